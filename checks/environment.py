@@ -1,0 +1,90 @@
+"""Area `environment`: which interpreter this is and what ML stack it holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from xladoctor.facts import Facts
+from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.registry import check, target_probed
+from xladoctor.remedy import detect_installer
+from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS
+
+
+@check("target-interpreter", area="environment", title="Target interpreter")
+def target_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """The interpreter answers, and is one the frameworks ship wheels for (CPython)."""
+    python = facts.python
+    if not facts.target.ok or python is None:
+        yield Outcome(
+            Status.FAIL,
+            f"Could not run the target interpreter {facts.target.requested}",
+            detail=f"Starting it to read package metadata failed: {facts.target.error}. A virtual "
+            "environment whose base Python was removed or upgraded fails like this.",
+            evidence={"requested": facts.target.requested, "error": facts.target.error},
+            fix=Fix(commands=(f"{facts.target.requested} -c 'import sys; print(sys.version)'",)),
+        )
+        return
+    installer = detect_installer(facts)
+    evidence: dict[str, Any] = {
+        "executable": python.executable,
+        "python": python.version,
+        "implementation": python.implementation,
+        "env_kind": python.env_kind,
+        "prefix": python.prefix,
+        "os": python.os,
+        "machine": python.machine,
+        "libc": python.libc,
+        "installer": installer.kind,
+        "installer_evidence": installer.evidence,
+    }
+    summary = f"{python.implementation} {python.version} ({python.env_kind}, {installer.kind}) on {python.os or python.system}"
+    if python.implementation != "CPython":
+        yield Outcome(
+            Status.WARN,
+            f"{python.implementation} {python.version}: torch, TensorFlow and JAX ship CPython wheels only",
+            detail="PyTorch, TensorFlow, torch_xla and JAX publish binary wheels for CPython; under "
+            f"{python.implementation} they fail to install or to import.",
+            evidence=evidence,
+            refs=("https://pypi.org/project/torch/#files",),
+        )
+        return
+    if python.gil_disabled:
+        yield Outcome(
+            Status.WARN,
+            f"Free-threaded CPython {python.version}t: most framework wheels are built for the GIL build",
+            detail="Free-threaded interpreters use a separate ABI (cp31Xt); wheels built for the default "
+            "ABI do not install there.",
+            evidence=evidence,
+        )
+        return
+    yield Outcome(Status.OK, summary, evidence=evidence)
+
+
+def _installed_versions(facts: Facts) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for component, names in COMPONENTS.items():
+        for name in names:
+            dist = facts.installed(name)
+            if dist is not None:
+                found.setdefault(component, {})[dist.name] = dist.version
+    return found
+
+
+@check("ml-stack-inventory", area="environment", title="ML stack inventory", requires=(target_probed(),))
+def ml_stack_inventory(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """List the frameworks and their companions as the metadata records them."""
+    versions = _installed_versions(facts)
+    frameworks = [c for c in FRAMEWORK_COMPONENTS if c in versions]
+    listing = ", ".join(f"{name} {version}" for comp in versions.values() for name, version in comp.items())
+    if not frameworks:
+        yield Outcome(
+            Status.OK,
+            "No ML framework installed (torch, torch_xla, TensorFlow, JAX)",
+            detail="Nothing to pair or smoke-test here." + (f" Found: {listing}." if listing else ""),
+            evidence={"components": versions},
+        )
+        return
+    yield Outcome(Status.OK, f"Installed: {listing}", evidence={"components": versions})

@@ -1,0 +1,221 @@
+"""Area `packages`: the installed distributions are whole, unique, and agree with each other."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+
+from packaging.utils import canonicalize_name
+
+from xladoctor.facts import Distribution, Facts
+from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.registry import check, target_probed
+from xladoctor.requirements import applicable_requirements, base_version, requirement_on, satisfies
+from xladoctor.stack import COMPONENTS, ML_DISTRIBUTIONS
+
+PIP_UNINSTALL_REF = "https://pip.pypa.io/en/stable/cli/pip_uninstall/"
+PIP_CHECK_REF = "https://pip.pypa.io/en/stable/cli/pip_check/"
+# (requirer, required) pairs judged by a dedicated check with a better explanation.
+_OWNED_ELSEWHERE = {("torch", n) for n in COMPONENTS["triton"]} | {("jax", "jaxlib")}
+
+
+def _pin(dist: Distribution) -> tuple[str, str]:
+    return (dist.name, f"=={base_version(dist.version)}")
+
+
+@check(
+    "conflicting-distributions",
+    area="packages",
+    title="Distributions that overwrite each other",
+    requires=(target_probed(),),
+)
+def conflicting_distributions(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Two distributions of one import package (tensorflow + tensorflow-cpu) leave a mix of both."""
+    found = False
+    for row in matrix.get("conflicting-distributions").rows:
+        present = [d for d in (facts.installed(n) for n in row["distributions"]) if d is not None]
+        # A dist that another one requires is its deliberate companion (tensorflow -> tensorflow-intel).
+        companions = {str(canonicalize_name(r.name)) for d in present for r in applicable_requirements(d, facts)}
+        rivals = [d for d in present if d.key not in companions]
+        if len(rivals) < 2:
+            continue
+        found = True
+        wanted = {
+            str(canonicalize_name(r.name))
+            for d in facts.distributions
+            if d not in present
+            for r in applicable_requirements(d, facts)
+        }
+        keep = next((d for d in rivals if d.key in wanted), rivals[0])
+        names = " and ".join(f"{d.name} {d.version}" for d in rivals)
+        yield Outcome(
+            Status.FAIL,
+            f"{names} both install the `{row['import_package']}` package",
+            detail=f"Each overwrote the other's files in {row['import_package']}/, so what imports is a mix of "
+            f"both releases. Uninstall all of them and reinstall the one you need (the plan keeps "
+            f"{keep.name}{', which another package requires' if keep.key in wanted else ''}).",
+            evidence={
+                "import_package": row["import_package"],
+                "installed": {d.name: d.version for d in rivals},
+                "keep": keep.name,
+            },
+            fix=Fix(uninstall=tuple(d.name for d in rivals), install=(_pin(keep),)),
+            refs=(str(row["source"]),),
+        )
+    if not found:
+        yield Outcome(
+            Status.OK,
+            "No two distributions install the same framework package",
+            evidence={"groups": [r["import_package"] for r in matrix.get("conflicting-distributions").rows]},
+        )
+
+
+@check(
+    "shadowed-distribution",
+    area="packages",
+    title="One distribution installed twice on sys.path",
+    requires=(target_probed(),),
+)
+def shadowed_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """A copy earlier on sys.path (user site, PYTHONPATH) hides the one pip manages."""
+    seen: set[str] = set()
+    shadowed = False
+    for dist in facts.distributions:
+        if dist.key in seen or dist.key not in ML_DISTRIBUTIONS:
+            continue
+        seen.add(dist.key)
+        copies = [d for d in facts.all_installed(dist.name) if d.path_index >= 0]
+        if len(copies) < 2:
+            continue
+        shadowed = True
+        winner, hidden = copies[0], copies[1:]
+        differ = any(base_version(h.version) != base_version(winner.version) for h in hidden)
+        yield Outcome(
+            Status.FAIL if differ else Status.WARN,
+            f"{winner.name} {winner.version} in {winner.location} shadows "
+            + ", ".join(f"{h.version} in {h.location}" for h in hidden),
+            detail="Python imports the copy that comes first on sys.path; pip and other tools may report "
+            "the other one. Remove the copy you did not mean to use (this uninstalls the first).",
+            evidence={
+                "copies": [{"version": c.version, "location": c.location, "path_index": c.path_index} for c in copies]
+            },
+            fix=Fix(uninstall=(winner.name,)),
+            refs=(PIP_UNINSTALL_REF,),
+        )
+    if not shadowed:
+        yield Outcome(Status.OK, "Every ML distribution is installed once", evidence={"checked": sorted(seen)})
+
+
+@check(
+    "broken-distribution",
+    area="packages",
+    title="Distributions with missing files or metadata",
+    requires=(target_probed(),),
+)
+def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Metadata that promises files which are gone, unreadable dist-info, and pip's `~` leftovers."""
+    problems = 0
+    for dist in facts.distributions:
+        where = dist.metadata_dir or dist.location
+        if dist.error or not dist.name or not dist.version:
+            problems += 1
+            yield Outcome(
+                Status.FAIL,
+                f"Unreadable package metadata in {where}",
+                detail=f"The dist-info has no usable Name/Version ({dist.error or 'empty fields'}); pip and "
+                "importlib.metadata skip or misreport it. Remove the folder and reinstall the package.",
+                evidence={"metadata_dir": where, "error": dist.error},
+                fix=Fix(commands=(f"rm -rf {shlex.quote(where)}",)) if dist.metadata_dir else None,
+            )
+        elif dist.missing_top_level:
+            problems += 1
+            yield Outcome(
+                Status.FAIL,
+                f"{dist.name} {dist.version} is installed but its files are gone: " + ", ".join(dist.missing_top_level),
+                detail="Its RECORD lists them, so pip thinks it is installed, but importing it fails. This is "
+                "what an interrupted install or a manual delete leaves. Reinstall it.",
+                evidence={
+                    "distribution": dist.name,
+                    "missing": list(dist.missing_top_level),
+                    "location": dist.location,
+                },
+                fix=Fix(install=(_pin(dist),), reinstall=True),
+            )
+        elif not dist.record_present and dist.key in ML_DISTRIBUTIONS and (dist.installer or "") != "conda":
+            problems += 1
+            yield Outcome(
+                Status.WARN,
+                f"{dist.name} {dist.version} has no RECORD file",
+                detail="pip cannot uninstall or upgrade it cleanly (it does not know its files), so a later "
+                "install may leave a mix of two versions.",
+                evidence={"distribution": dist.name, "metadata_dir": where},
+                fix=Fix(install=(_pin(dist),), reinstall=True),
+                refs=(PIP_UNINSTALL_REF,),
+            )
+    for leftover in facts.leftovers:
+        problems += 1
+        yield Outcome(
+            Status.WARN,
+            f"Leftover of an interrupted pip uninstall: {leftover}",
+            detail="pip renames a package to `~name` while uninstalling it; this one stayed behind, and pip "
+            "prints 'Ignoring invalid distribution' for it on every run.",
+            evidence={"path": leftover},
+            fix=Fix(commands=(f"rm -rf {shlex.quote(leftover)}",)),
+        )
+    if problems == 0:
+        yield Outcome(
+            Status.OK,
+            f"All {len(facts.distributions)} distributions have their files and metadata",
+            evidence={"distributions": len(facts.distributions)},
+        )
+
+
+@check(
+    "unsatisfied-requirements", area="packages", title="Requirements of the ML packages", requires=(target_probed(),)
+)
+def unsatisfied_requirements(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """What torch, TensorFlow, torch_xla, JAX... declare (Requires-Dist) is installed, in a fitting version."""
+    requirers = [d for d in (facts.installed(n) for n in sorted(ML_DISTRIBUTIONS)) if d is not None]
+    checked = 0
+    problems = 0
+    for dist in requirers:
+        extras = ("tpu",) if dist.key == "torch-xla" and facts.installed("libtpu") else ()
+        reqs = applicable_requirements(dist, facts, extras)
+        for req in reqs:
+            required = str(canonicalize_name(req.name))
+            if (dist.key, required) in _OWNED_ELSEWHERE:
+                continue
+            checked += 1
+            have = facts.installed(required)
+            if have is not None and satisfies(req, have.version):
+                continue
+            problems += 1
+            evidence = {
+                "requirer": f"{dist.name} {dist.version}",
+                "requirement": str(req),
+                "installed": have.version if have else None,
+            }
+            why = f"but {have.name} {have.version} is installed" if have else "which is not installed"
+            via = (
+                " (its `tpu` extra, since libtpu is installed)"
+                if extras and requirement_on(dist, req.name, facts) is None
+                else ""
+            )
+            yield Outcome(
+                Status.FAIL,
+                f"{dist.name} {dist.version} requires {req.name}{req.specifier}{via}, {why}",
+                detail="pip installed these separately or was told to ignore dependencies; the requiring package "
+                "may fail at import or at run time.",
+                evidence=evidence,
+                fix=Fix(install=((req.name, str(req.specifier)),)),
+                refs=(PIP_CHECK_REF,),
+            )
+    if problems == 0:
+        yield Outcome(
+            Status.OK if requirers else Status.SKIP,
+            f"{checked} declared requirements of {len(requirers)} ML packages are satisfied"
+            if requirers
+            else "No ML package installed to check requirements of",
+            evidence={"requirers": [d.name for d in requirers], "checked": checked},
+        )

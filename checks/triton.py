@@ -1,0 +1,123 @@
+"""Area `triton`: torch's compiled GPU path (Inductor) generates Triton code for one Triton release.
+
+torch's own wheel metadata pins Triton for its Linux CUDA builds (`Requires-Dist: triton==X;
+platform_system == "Linux" and platform_machine == "x86_64"`); that declaration wins over the
+matrix, which only speaks for builds that declare nothing (CPU wheels, source builds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from xladoctor.facts import Distribution, Facts
+from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.registry import check, installed, target_probed
+from xladoctor.requirements import requirement_on, satisfies
+from xladoctor.stack import COMPONENTS
+
+WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
+
+
+def _installed_triton(facts: Facts) -> Distribution | None:
+    for name in COMPONENTS["triton"]:
+        dist = facts.installed(name)
+        if dist is not None:
+            return dist
+    return None
+
+
+def _declared(torch: Distribution, facts: Facts) -> Requirement | None:
+    for name in COMPONENTS["triton"]:
+        req = requirement_on(torch, name, facts)
+        if req is not None:
+            return req
+    return None
+
+
+@check(
+    "torch-triton-mismatch",
+    area="triton",
+    title="torch and Triton pairing",
+    requires=(target_probed(), installed("torch")),
+)
+def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """The Triton next to torch is the one torch was built and tested with."""
+    torch = facts.installed("torch")
+    assert torch is not None
+    triton = _installed_triton(facts)
+    declared = _declared(torch, facts)
+    evidence: dict[str, Any] = {
+        "torch": torch.version,
+        "triton": f"{triton.name} {triton.version}" if triton else None,
+        "declared_by_torch": str(declared) if declared else None,
+    }
+    if declared is not None:
+        evidence["source"] = "torch wheel metadata (Requires-Dist)"
+        pin = (declared.name, str(declared.specifier))
+        if triton is None:
+            yield Outcome(
+                Status.FAIL,
+                f"torch {torch.version} requires {declared}, which is not installed",
+                detail="torch.compile and Inductor generate Triton kernels for CUDA; without Triton they "
+                "fail on the GPU.",
+                evidence=evidence,
+                fix=Fix(install=(pin,)),
+            )
+        elif triton.key != canonicalize_name(declared.name) or not satisfies(declared, triton.version):
+            yield Outcome(
+                Status.FAIL,
+                f"torch {torch.version} requires {declared}, but {triton.name} {triton.version} is installed",
+                detail="Inductor emits code for the Triton release torch was built with; another release "
+                "fails at compile time (ImportError or missing attributes in triton.*).",
+                evidence=evidence,
+                fix=Fix(install=(pin,)),
+            )
+        else:
+            yield Outcome(
+                Status.OK,
+                f"{triton.name} {triton.version} is the Triton torch {torch.version} declares",
+                evidence=evidence,
+            )
+        return
+    rows = matrix.get("torch-triton").rows_where("torch", torch.version)
+    if triton is None:
+        yield Outcome(
+            Status.OK,
+            f"torch {torch.version} declares no Triton dependency and none is installed",
+            detail="This torch build (a CPU or non-Linux-x86_64 wheel) does not use Triton.",
+            evidence=evidence,
+        )
+        return
+    if not rows:
+        yield Outcome(
+            Status.SKIP,
+            f"No Triton pairing is known for torch {torch.version}",
+            detail="The compatibility matrix has no row for this torch series and torch's metadata declares none.",
+            evidence=evidence,
+        )
+        return
+    row = rows[0]
+    evidence["matrix_row"] = dict(row)
+    expected = str(row["triton"])
+    if Requirement(f"triton=={expected}").specifier.contains(triton.version, prereleases=True):
+        yield Outcome(
+            Status.OK,
+            f"{triton.name} {triton.version} matches torch {torch.version}",
+            evidence=evidence,
+            refs=(str(row["source"]),),
+        )
+        return
+    yield Outcome(
+        Status.WARN,
+        f"torch {torch.version} was released with triton {expected}, but {triton.name} {triton.version} is installed",
+        detail="This torch build does not declare Triton itself (CPU wheels do not use it), so nothing "
+        "breaks on the CPU; a GPU build of this torch would need that Triton.",
+        evidence=evidence,
+        fix=Fix(install=(("triton", f"=={expected}"),)),
+        refs=(str(row["source"]),),
+    )

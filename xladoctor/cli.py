@@ -1,0 +1,224 @@
+"""Command line: `xladoctor [check]`, `snapshot`, `matrix`, `schema`; `main(argv) -> int`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from xladoctor import __version__
+from xladoctor.diagnosis import SelectionError, exit_code, run_diagnosis, select_checks
+from xladoctor.exitcodes import HELP_TEXT, ExitCode
+from xladoctor.facts import Facts, FactsError, load_facts
+from xladoctor.matrix import MatrixError
+from xladoctor.reporters import OutputFormat
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=False,
+    help="Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
+    "`xladoctor` alone means `xladoctor check`. " + HELP_TEXT,
+    epilog=HELP_TEXT,
+    rich_markup_mode=None,
+)
+
+
+class UsageProblem(Exception):
+    """Bad usage or bad input: one line on stderr, exit code 2."""
+
+
+def _resolve_python(python: str | None) -> str:
+    if python is None:
+        return sys.executable
+    found = python if os.sep in python else shutil.which(python)
+    if not found or not os.path.exists(found):
+        raise UsageProblem(f"--python {python}: no such interpreter")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise UsageProblem(f"--python {python}: not an executable file")
+    return os.path.abspath(found)
+
+
+def _read_facts(path: Path) -> Facts:
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageProblem(f"--facts {path}: cannot read it ({exc.__class__.__name__}: {exc})") from None
+    try:
+        return load_facts(text)
+    except FactsError as exc:
+        raise UsageProblem(f"--facts {path}: {exc}") from None
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def _gather(python: str | None) -> Facts:
+    from xladoctor.probes.collect import collect_facts  # start-up stays light for --help
+
+    return collect_facts(_resolve_python(python))
+
+
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python", help="Interpreter to diagnose (a venv's or conda env's python); default: the one running xladoctor."
+    ),
+]
+
+
+@app.command()
+def check(
+    python: PythonOption = None,
+    facts_file: Annotated[
+        Path | None,
+        typer.Option("--facts", help="Replay the diagnosis from a snapshot file (`-` for stdin) instead of probing."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
+    ] = OutputFormat.TEXT,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Run only these check ids or areas (repeat or comma-separate).")
+    ] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Skip these check ids or areas.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("-v", "--verbose", help="Show details, skipped checks and references.")
+    ] = False,
+) -> None:
+    """Diagnose an environment: versions, pairings, broken installs, and the commands that fix them."""
+    if python is not None and facts_file is not None:
+        raise UsageProblem("--python and --facts cannot be used together: --facts replays a snapshot")
+    try:
+        checks = select_checks(_split(only), _split(skip))
+    except SelectionError as exc:
+        raise UsageProblem(str(exc)) from None
+    facts = _read_facts(facts_file) if facts_file is not None else _gather(python)
+    report = run_diagnosis(facts, checks)
+    if as_json or output_format is OutputFormat.JSON:
+        from xladoctor.reporters.json_report import render_json
+
+        sys.stdout.write(render_json(report))
+    else:
+        from xladoctor.reporters.terminal import render_text
+
+        render_text(report, Console(soft_wrap=True), verbose=verbose)
+    raise typer.Exit(int(exit_code(report, strict)))
+
+
+@app.command()
+def snapshot(
+    python: PythonOption = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the snapshot here instead of stdout.")
+    ] = None,
+) -> None:
+    """Write the facts of an environment as JSON: the bug-report and replay format (secrets redacted)."""
+    facts = _gather(python)
+    text = facts.dumps()
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageProblem(f"-o {output}: cannot write ({exc})") from None
+    print(f"wrote {output}", file=sys.stderr)
+
+
+@app.command()
+def matrix(
+    relation: Annotated[
+        str | None, typer.Argument(help="A relation such as torch-torch_xla; all when omitted.")
+    ] = None,
+    output_format: Annotated[OutputFormat, typer.Option("--format", case_sensitive=False)] = OutputFormat.TEXT,
+) -> None:
+    """Print the compatibility matrix, every row with its upstream source."""
+    from xladoctor.matrix import load_matrix
+    from xladoctor.reporters.matrix_text import render_matrix
+
+    table = load_matrix()
+    names = sorted(table.relations)
+    if relation is not None and relation not in table.relations:
+        raise UsageProblem(f"unknown relation {relation!r}; valid: {', '.join(names)}")
+    chosen = [relation] if relation else names
+    if output_format is OutputFormat.JSON:
+        docs = {
+            n: {
+                "title": table.get(n).title,
+                "key": table.get(n).key,
+                "columns": dict(table.get(n).columns),
+                "rows": [dict(r) for r in table.get(n).rows],
+            }
+            for n in chosen
+        }
+        sys.stdout.write(json.dumps(docs, indent=2) + "\n")
+        return
+    render_matrix([table.get(n) for n in chosen], Console(soft_wrap=True))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the `--format json` report."""
+    from xladoctor.reporters.json_report import report_schema
+
+    sys.stdout.write(json.dumps(report_schema(), indent=2) + "\n")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"xladoctor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Tell whether this Python environment can really run the compiled ML stack."""
+
+
+_COMMANDS = ("check", "snapshot", "matrix", "schema")
+
+
+def _error(message: str) -> None:
+    print(f"xladoctor: error: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code; every failure is mapped here, in one place."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or (args[0] not in _COMMANDS and args[0] not in ("--help", "-h", "--version")):
+        args.insert(0, "check")  # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`
+    try:
+        result = app(args=args, prog_name="xladoctor", standalone_mode=False)
+        return int(result) if isinstance(result, int) else int(ExitCode.OK)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except UsageProblem as exc:
+        _error(str(exc))
+        return int(ExitCode.USAGE)
+    except typer.TyperException as exc:  # unknown option, bad value, missing argument
+        message = exc.format_message().strip().splitlines()
+        _error(message[0] if message else type(exc).__name__)
+        return int(ExitCode.USAGE)
+    except (typer.Abort, KeyboardInterrupt):
+        _error("interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except MatrixError as exc:
+        _error(f"bundled compatibility matrix is broken (a bug in xladoctor): {exc}")
+        return int(ExitCode.INTERNAL)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Gather every fact about a target interpreter into one Facts snapshot."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from xladoctor import __version__
+from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
+from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
+from xladoctor.redact import allowed_environment, redact
+
+
+def collect_facts(
+    python: str,
+    environ: Mapping[str, str] | None = None,
+    timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+) -> Facts:
+    """Probe `python` and return its facts; a broken interpreter is recorded, not raised."""
+    env = os.environ if environ is None else environ
+    probe = run_probe(python, "packages", timeout_s)
+    record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "xladoctor_version": __version__,
+        "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "target": {"requested": python, "ok": probe.data is not None, "error": probe.error},
+        "env": allowed_environment(env),
+        "probes": [record.__dict__],
+    }
+    if probe.data is not None:
+        doc["python"] = probe.data.get("python")
+        doc["distributions"] = [d for d in probe.data.get("distributions", []) if isinstance(d, dict)]
+        doc["leftovers"] = probe.data.get("leftovers", [])
+    try:
+        return facts_from_json(redact(doc))
+    except FactsError as exc:  # the probe printed a shape we do not understand: record, go on
+        doc.pop("python", None)
+        doc["distributions"], doc["leftovers"] = [], []
+        doc["target"] = {"requested": python, "ok": False, "error": f"probe output unusable: {exc}"}
+        return facts_from_json(redact(doc))

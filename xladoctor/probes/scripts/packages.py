@@ -1,0 +1,238 @@
+"""Package facts, gathered inside the target interpreter from metadata alone.
+
+Runs as `python -c <this source> MARKER` in the environment being diagnosed. It must not import
+xladoctor (absent there) nor any framework (slow, and may crash); it reads files only. Python 3.8+
+and stdlib only. Its JSON goes between MARKER-BEGIN and MARKER-END so that anything else printed
+on stdout (a sitecustomize, a .pth file) is ignored.
+"""
+
+import ast
+import json
+import os
+import platform
+import sys
+import sysconfig
+
+try:
+    from importlib import metadata as importlib_metadata
+except ImportError:  # Python < 3.8: nothing to read with
+    importlib_metadata = None
+
+# Files a package writes about itself, read as text (never imported): version and build facts.
+SELF_DECLARED_FILES = {
+    "torch": "torch/version.py",
+    "torch_xla": "torch_xla/version.py",
+    "jax": "jax/version.py",
+    "jaxlib": "jaxlib/version.py",
+    "triton": "triton/__init__.py",
+    "tensorflow": "tensorflow/python/platform/build_info.py",
+}
+MAX_SELF_DECLARED_BYTES = 200000
+
+
+def constant_assignments(path):
+    """Top-level `NAME = <literal>` assignments of a Python file, without executing it."""
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read(MAX_SELF_DECLARED_BYTES)
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    values = {}
+    for node in tree.body:
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    literal = ast.literal_eval(value)
+                except ValueError:
+                    continue
+                if literal is None or isinstance(literal, (str, bool, int, float)):
+                    values[target.id] = literal
+                elif isinstance(literal, (list, tuple)) and all(isinstance(x, str) for x in literal):
+                    values[target.id] = list(literal)
+    return values
+
+
+def marker_environment():
+    """PEP 508 marker values of this interpreter (as packaging.markers.default_environment)."""
+    impl = sys.implementation
+    iver = f"{impl.version.major}.{impl.version.minor}.{impl.version.micro}"
+    if impl.version.releaselevel != "final":
+        iver += impl.version.releaselevel[0] + str(impl.version.serial)
+    return {
+        "implementation_name": impl.name,
+        "implementation_version": iver,
+        "os_name": os.name,
+        "platform_machine": platform.machine(),
+        "platform_release": platform.release(),
+        "platform_system": platform.system(),
+        "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "platform_python_implementation": platform.python_implementation(),
+        "python_version": ".".join(platform.python_version_tuple()[:2]),
+        "sys_platform": sys.platform,
+    }
+
+
+def read_pyvenv_cfg():
+    path = os.path.join(sys.prefix, "pyvenv.cfg")
+    values = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, sep, value = line.partition("=")
+                if sep:
+                    values[key.strip()] = value.strip()
+    except OSError:
+        return None
+    return values
+
+
+def os_release():
+    for path in ("/etc/os-release", "/usr/lib/os-release"):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if line.startswith("PRETTY_NAME="):
+                        return line.split("=", 1)[1].strip().strip('"')
+        except OSError:
+            continue
+    return None
+
+
+def python_facts():
+    in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+    conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
+    libc = platform.libc_ver()
+    return {
+        "executable": sys.executable,
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "cache_tag": sys.implementation.cache_tag,
+        "abiflags": getattr(sys, "abiflags", ""),
+        "gil_disabled": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "env_kind": "venv" if in_venv else ("conda" if conda else "system"),
+        "conda_meta": conda,
+        "pyvenv_cfg": read_pyvenv_cfg(),
+        "sys_path": [p for p in sys.path],
+        "purelib": sysconfig.get_paths().get("purelib"),
+        "user_site": _user_site(),
+        "marker_env": marker_environment(),
+        "os": os_release(),
+        "libc": "{} {}".format(*libc).strip() if libc[0] else None,
+        "machine": platform.machine(),
+        "system": platform.system(),
+    }
+
+
+def _user_site():
+    try:
+        import site
+
+        return {"path": site.getusersitepackages(), "enabled": bool(site.ENABLE_USER_SITE)}
+    except Exception as exc:  # some embedded interpreters lack parts of site
+        return {"path": None, "enabled": False, "error": repr(exc)}
+
+
+def record_top_levels(record_text):
+    """First path components named in RECORD: the importable names a distribution owns."""
+    tops, has_init = [], set()
+    for line in record_text.splitlines():
+        path = line.split(",", 1)[0].strip().strip('"')
+        if not path or path.startswith(("..", "/")):
+            continue
+        parts = path.replace("\\", "/").split("/")
+        first = parts[0]
+        if first.endswith((".dist-info", ".data", ".egg-info")) or first == "__pycache__":
+            continue
+        if first not in tops:
+            tops.append(first)
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            has_init.add(first)
+    return tops, sorted(has_init)
+
+
+def path_index(location, sys_path):
+    norm = os.path.normcase(os.path.realpath(location))
+    for index, entry in enumerate(sys_path):
+        if os.path.normcase(os.path.realpath(entry or os.getcwd())) == norm:
+            return index
+    return -1
+
+
+def distribution_facts(dist, sys_path):
+    meta = dist.metadata
+    name = meta.get("Name") if meta is not None else None
+    try:
+        location = str(dist.locate_file(""))
+    except Exception:
+        location = ""
+    record = dist.read_text("RECORD")
+    tops, packages = record_top_levels(record) if record else ([], [])
+    missing = [t for t in tops if not os.path.exists(os.path.join(location, t))]
+    wheel = dist.read_text("WHEEL") or ""
+    tags = [ln.split(":", 1)[1].strip() for ln in wheel.splitlines() if ln.startswith("Tag:")]
+    installer = (dist.read_text("INSTALLER") or "").strip() or None
+    info_dir = getattr(dist, "_path", None)
+    facts = {
+        "name": name or "",
+        "version": (meta.get("Version") if meta is not None else None) or "",
+        "location": location,
+        "metadata_dir": str(info_dir) if info_dir is not None else None,
+        "path_index": path_index(location, sys_path) if location else -1,
+        "installer": installer,
+        "requires": list(dist.requires or []),
+        "requires_python": meta.get("Requires-Python") if meta is not None else None,
+        "wheel_tags": tags,
+        "record_present": record is not None,
+        "top_level": tops,
+        "packages": packages,
+        "missing_top_level": missing,
+        "self_declared": None,
+    }
+    norm = (name or "").lower().replace("-", "_")
+    for module, relative in SELF_DECLARED_FILES.items():
+        if norm == module or (module == "tensorflow" and module in tops):
+            facts["self_declared"] = {
+                "file": relative,
+                "values": constant_assignments(os.path.join(location, relative)),
+            }
+    return facts
+
+
+def leftover_entries(sys_path):
+    """`~name` folders that an interrupted pip uninstall leaves ("Ignoring invalid distribution")."""
+    found = []
+    for entry in sys_path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        found.extend(os.path.join(entry, n) for n in sorted(names) if n.startswith("~"))
+    return found
+
+
+def main():
+    marker = sys.argv[1]
+    sys_path = list(sys.path)
+    result = {"python": python_facts(), "distributions": [], "leftovers": leftover_entries(sys_path)}
+    if importlib_metadata is not None:
+        for dist in importlib_metadata.distributions():
+            try:
+                result["distributions"].append(distribution_facts(dist, sys_path))
+            except Exception as exc:  # one unreadable dist-info must not hide the others
+                result["distributions"].append({"name": "", "error": repr(exc)})
+    sys.stdout.write("\n" + marker + "-BEGIN\n" + json.dumps(result) + "\n" + marker + "-END\n")
+    sys.stdout.flush()
+
+
+main()

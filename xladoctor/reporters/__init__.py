@@ -1,0 +1,10 @@
+"""Reporters only render a Report; the format is picked from an exhaustive enum."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class OutputFormat(str, Enum):
+    TEXT = "text"
+    JSON = "json"

@@ -1,0 +1,56 @@
+"""The JSON report: the stable machine contract, validated by report.schema.json."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from xladoctor import __version__
+from xladoctor.diagnosis import Report
+from xladoctor.redact import redact
+
+REPORT_SCHEMA_VERSION = 1
+
+
+def report_to_json(report: Report) -> dict[str, Any]:
+    """Everything DESIGN.md lists: versions, target, summary, findings, smoke results, fix plan."""
+    facts = report.facts
+    python = facts.python
+    doc = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "xladoctor_version": __version__,
+        "facts_schema_version": facts.schema_version,
+        "created_at": facts.created_at,
+        "target": {
+            "requested": facts.target.requested,
+            "executable": python.executable if python else None,
+            "python_version": python.version if python else None,
+            "env_kind": python.env_kind if python else None,
+            "ok": facts.target.ok,
+            "error": facts.target.error,
+        },
+        "summary": report.summary,
+        "findings": [f.to_json() for f in report.findings],
+        "smoke": [],  # smoke tests run in their own issue; the key is part of the contract already
+        "plan": {
+            "installer": report.plan.installer.kind,
+            "installer_evidence": report.plan.installer.evidence,
+            "commands": list(report.plan.commands),
+            "findings": list(report.plan.findings),
+            "conflicts": list(report.plan.conflicts),
+        },
+    }
+    redacted: dict[str, Any] = redact(doc)
+    return redacted
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_to_json(report), indent=2) + "\n"
+
+
+def report_schema() -> dict[str, Any]:
+    """The published JSON Schema of the report (`xladoctor schema`)."""
+    text = resources.files("xladoctor").joinpath("report.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

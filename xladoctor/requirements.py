@@ -1,0 +1,67 @@
+"""Declared requirements (Requires-Dist) evaluated for the target interpreter, never the host."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from xladoctor.facts import Distribution, Facts
+
+
+def base_version(version: str) -> str:
+    """'2.13.0+cpu' -> '2.13.0': the public release, without the local build label."""
+    return Version(version).public
+
+
+def applicable_requirements(dist: Distribution, facts: Facts, extras: Iterable[str] = ()) -> list[Requirement]:
+    """The requirements of `dist` whose markers hold in the target (base set plus `extras`)."""
+    env = dict(facts.python.marker_env) if facts.python else {}
+    found: list[Requirement] = []
+    for text in dist.requires:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.marker is None:
+            found.append(req)
+            continue
+        for extra in ("", *extras):
+            try:
+                if req.marker.evaluate({**env, "extra": extra}):
+                    found.append(req)
+                    break
+            except (UndefinedEnvironmentName, UndefinedComparison, InvalidMarker):
+                found.append(req)  # cannot tell: keep it, so that a problem is not hidden
+                break
+    return found
+
+
+def requirement_on(dist: Distribution, name: str, facts: Facts, extras: Iterable[str] = ()) -> Requirement | None:
+    """What `dist` requires of distribution `name` in the target, if anything."""
+    key = canonicalize_name(name)
+    for req in applicable_requirements(dist, facts, extras):
+        if canonicalize_name(req.name) == key:
+            return req
+    return None
+
+
+def satisfies(req: Requirement, version: str) -> bool:
+    """Whether an installed version meets a requirement (pre-releases count, as pip check does)."""
+    try:
+        return req.specifier.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def dependents_broken_by(facts: Facts, name: str, new_version: str) -> list[tuple[Distribution, Requirement]]:
+    """Installed distributions whose requirement on `name` would not accept `new_version`."""
+    broken: list[tuple[Distribution, Requirement]] = []
+    for dist in facts.distributions:
+        req = requirement_on(dist, name, facts)
+        if req is not None and not satisfies(req, new_version):
+            broken.append((dist, req))
+    return broken
