@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from xladoctor.facts import Facts
@@ -11,6 +13,14 @@ from xladoctor.matrix import Matrix
 from xladoctor.registry import check, target_probed
 from xladoctor.remedy import detect_installer
 from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS
+
+
+def _repair_venv(requested: str) -> Fix | None:
+    """`python3 -m venv --upgrade` relinks a venv to the current base Python (docs.python.org/3/library/venv)."""
+    path = PurePosixPath(requested)
+    if path.parent.name != "bin" or not path.name.startswith("python"):
+        return None
+    return Fix(commands=(f"python3 -m venv --upgrade {shlex.quote(str(path.parent.parent))}",))
 
 
 @check("target-interpreter", area="environment", title="Target interpreter")
@@ -24,7 +34,7 @@ def target_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail=f"Starting it to read package metadata failed: {facts.target.error}. A virtual "
             "environment whose base Python was removed or upgraded fails like this.",
             evidence={"requested": facts.target.requested, "error": facts.target.error},
-            fix=Fix(commands=(f"{facts.target.requested} -c 'import sys; print(sys.version)'",)),
+            fix=_repair_venv(facts.target.requested),
         )
         return
     installer = detect_installer(facts)
@@ -40,7 +50,8 @@ def target_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         "installer": installer.kind,
         "installer_evidence": installer.evidence,
     }
-    summary = f"{python.implementation} {python.version} ({python.env_kind}, {installer.kind}) on {python.os or python.system}"
+    where = python.os or python.system
+    summary = f"{python.implementation} {python.version} ({python.env_kind}, {installer.kind}) on {where}"
     if python.implementation != "CPython":
         yield Outcome(
             Status.WARN,

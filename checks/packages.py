@@ -21,7 +21,8 @@ _OWNED_ELSEWHERE = {("torch", n) for n in COMPONENTS["triton"]} | {("jax", "jaxl
 
 
 def _pin(dist: Distribution) -> tuple[str, str]:
-    return (dist.name, f"=={base_version(dist.version)}")
+    """Reinstall exactly what is there, local build label (+cpu, +cu128) included."""
+    return (dist.name, f"=={dist.version}")
 
 
 @check(

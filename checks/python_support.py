@@ -11,7 +11,6 @@ from xladoctor.facts import Distribution, Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix, series_of
 from xladoctor.registry import check, target_probed
-from xladoctor.requirements import base_version
 from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
 
 # Matrix relations that say which Pythons a framework release supports: relation -> key column.
@@ -65,7 +64,7 @@ def python_version_support(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "requires_python": dist.requires_python,
             "wheel_tags": list(dist.wheel_tags),
         }
-        reinstall = Fix(install=((dist.name, f"=={base_version(dist.version)}"),), reinstall=True)
+        reinstall = Fix(install=((dist.name, f"=={dist.version}"),), reinstall=True)
         try:
             spec = SpecifierSet(dist.requires_python) if dist.requires_python else None
         except InvalidSpecifier:

@@ -97,7 +97,9 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         )
         return
     direction, row = _plan_move(rel, base_version(torch.version), python)
-    pins: list[tuple[str, str]] = [("torch_xla", f"=={row['torch_xla']}")]
+    # On TPU hosts torch_xla's `tpu` extra pins the libtpu it was built with; keep that pairing too.
+    xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
+    pins: list[tuple[str, str]] = [(xla_name, f"=={row['torch_xla']}")]
     if series_of(str(row["torch"])) != series_of(torch.version):
         pins.insert(0, ("torch", f"=={row['torch']}"))
     moved_torch = next((spec[2:] for name, spec in pins if name == "torch"), None)
@@ -111,8 +113,9 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         broken = dependents_broken_by(facts, "torch", moved_torch)
         if broken:
             names = ", ".join(f"{d.name} {d.version} (requires {r})" for d, r in broken)
-            notes.append(f"These pin torch and must move with it: {names}.")
+            notes.append(f"These pin torch and must move with it (the plan lets pip pick matching releases): {names}.")
             evidence["dependents_pinning_torch"] = [d.name for d, _ in broken]
+            pins.extend((d.name, "") for d, _ in broken)
     evidence["move"] = direction
     yield Outcome(
         Status.FAIL,
@@ -123,5 +126,5 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         ).strip(),
         evidence=evidence,
         fix=Fix(install=tuple(pins)),
-        refs=(source, str(row["source"])),
+        refs=tuple(dict.fromkeys((source, str(row["source"])))),
     )

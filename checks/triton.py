@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from xladoctor.facts import Distribution, Facts
@@ -59,10 +60,11 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     if declared is not None:
         evidence["source"] = "torch wheel metadata (Requires-Dist)"
         pin = (declared.name, str(declared.specifier))
+        wanted = f"{declared.name}{declared.specifier}"
         if triton is None:
             yield Outcome(
                 Status.FAIL,
-                f"torch {torch.version} requires {declared}, which is not installed",
+                f"torch {torch.version} requires {wanted}, which is not installed",
                 detail="torch.compile and Inductor generate Triton kernels for CUDA; without Triton they "
                 "fail on the GPU.",
                 evidence=evidence,
@@ -71,7 +73,7 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         elif triton.key != canonicalize_name(declared.name) or not satisfies(declared, triton.version):
             yield Outcome(
                 Status.FAIL,
-                f"torch {torch.version} requires {declared}, but {triton.name} {triton.version} is installed",
+                f"torch {torch.version} requires {wanted}, but {triton.name} {triton.version} is installed",
                 detail="Inductor emits code for the Triton release torch was built with; another release "
                 "fails at compile time (ImportError or missing attributes in triton.*).",
                 evidence=evidence,
@@ -103,8 +105,8 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         return
     row = rows[0]
     evidence["matrix_row"] = dict(row)
-    expected = str(row["triton"])
-    if Requirement(f"triton=={expected}").specifier.contains(triton.version, prereleases=True):
+    expected = str(row["triton"])  # a specifier, as torch's wheels declare it: "==3.5.0", "~=3.8.0"
+    if SpecifierSet(expected).contains(triton.version, prereleases=True):
         yield Outcome(
             Status.OK,
             f"{triton.name} {triton.version} matches torch {torch.version}",
@@ -114,10 +116,10 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         return
     yield Outcome(
         Status.WARN,
-        f"torch {torch.version} was released with triton {expected}, but {triton.name} {triton.version} is installed",
+        f"torch {torch.version} was released with triton{expected}, but {triton.name} {triton.version} is installed",
         detail="This torch build does not declare Triton itself (CPU wheels do not use it), so nothing "
         "breaks on the CPU; a GPU build of this torch would need that Triton.",
         evidence=evidence,
-        fix=Fix(install=(("triton", f"=={expected}"),)),
+        fix=Fix(install=(("triton", expected),)),
         refs=(str(row["source"]),),
     )

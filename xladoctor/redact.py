@@ -73,7 +73,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![0-9A-Fa-f])[0-9a-f]{32}(?![0-9A-Fa-f])"), REDACTED),
 )
 # A long run of mixed-case letters and digits looks like a random secret; wheel tags and paths do not.
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9+=_-]{24,}")
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+_-]{24,}={0,2}")
 
 
 def _looks_random(run: str) -> bool:

@@ -6,6 +6,7 @@ two commands that fight (pip resolving `torch==2.9.0` and later `torch==2.13.0`)
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,13 +50,28 @@ def detect_installer(facts: Facts) -> Installer:
     return Installer("pip", f"{where}; {counts.get('pip', 0)} packages record pip as their INSTALLER")
 
 
+def _key(name: str) -> str:
+    """'torch_xla[tpu]' -> 'torch-xla': extras do not make a different distribution."""
+    return str(canonicalize_name(name.split("[", 1)[0]))
+
+
 def _quote(items: Iterable[str]) -> str:
     return " ".join(shlex.quote(i) for i in items)
 
 
+# PyTorch's local build labels live on its own index (pytorch.org/get-started/locally), not on PyPI.
+_PYTORCH_INDEX = "https://download.pytorch.org/whl/"
+_PYTORCH_LABEL = re.compile(r"==[^+,]+\+(cpu|cu\d+|rocm[\d.]+|xpu)$")
+
+
+def _pytorch_index_flags(pins: Iterable[tuple[str, str]]) -> str:
+    labels = sorted({m.group(1) for _, spec in pins if (m := _PYTORCH_LABEL.search(spec))})
+    return "".join(f" --extra-index-url {_PYTORCH_INDEX}{label}" for label in labels)
+
+
 def _pin(name: str, spec: str, kind: str) -> str:
     if kind == "conda":
-        return _CONDA_NAMES.get(str(canonicalize_name(name)), name) + spec
+        return _CONDA_NAMES.get(_key(name), name.split("[", 1)[0]) + spec
     return name + spec
 
 
@@ -75,14 +91,15 @@ def render_fix(fix: Fix, facts: Facts) -> tuple[str, ...]:
             commands.append(f"{shlex.quote(python)} -m pip uninstall -y {_quote(fix.uninstall)}")
     if fix.install:
         pins = [_pin(name, spec, installer.kind) for name, spec in fix.install]
+        index = _pytorch_index_flags(fix.install)
         if installer.kind == "uv":
-            flag = " --reinstall" if fix.reinstall else ""
+            flag = (" --reinstall" if fix.reinstall else "") + index
             commands.append(f"uv pip install --python {shlex.quote(python)}{flag} {_quote(pins)}")
         elif installer.kind == "conda":
             flag = " --force-reinstall" if fix.reinstall else ""
             commands.append(f"conda install -y -p {shlex.quote(prefix)} -c conda-forge{flag} {_quote(pins)}")
         else:
-            flag = " --force-reinstall --no-deps" if fix.reinstall else ""
+            flag = (" --force-reinstall --no-deps" if fix.reinstall else "") + index
             commands.append(f"{shlex.quote(python)} -m pip install{flag} {_quote(pins)}")
     commands.extend(fix.commands)
     return tuple(commands)
@@ -124,7 +141,7 @@ def build_plan(findings: Iterable[Finding], facts: Facts) -> Plan:
                 uninstall.append(name)
         target = reinstall if finding.fix.reinstall else pins
         for name, spec in finding.fix.install:
-            key = str(canonicalize_name(name))
+            key = _key(name)
             if key not in target:
                 target[key] = (name, spec)
                 continue

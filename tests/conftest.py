@@ -1,0 +1,42 @@
+"""Shared test helpers: run the CLI as a real subprocess, load fixtures, build real venvs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).parent
+FACTS_DIR = TESTS / "facts"
+sys.path.insert(0, str(TESTS))  # tests/envs.py
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m xladoctor ARGS` in a child process, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "xladoctor", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        input=input,
+        timeout=timeout,
+    )
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def real_env():
+    """Factory: the cached real venv for a name in tests/envs.py SPECS."""
+    import envs
+
+    return envs.ensure_env

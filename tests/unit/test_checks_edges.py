@@ -1,0 +1,159 @@
+"""Branches of checks that the platform fixtures do not reach: each is made to warn or fail here."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from conftest import FACTS_DIR, load_json
+
+from xladoctor.diagnosis import run_diagnosis, select_checks
+from xladoctor.facts import facts_from_json
+from xladoctor.findings import Finding
+
+
+def diagnose(case: str, edit: Callable[[dict[str, Any]], None], check_id: str) -> list[Finding]:
+    doc = copy.deepcopy(load_json(FACTS_DIR / f"{case}.json"))
+    edit(doc)
+    report = run_diagnosis(facts_from_json(doc), select_checks(only=[check_id]))
+    return list(report.findings)
+
+
+def dist(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(d for d in doc["distributions"] if d["name"].lower().replace("_", "-") == name)
+
+
+def test_triton_beside_a_cpu_torch_that_declares_none_is_a_warning() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["distributions"].append(
+            {
+                "name": "triton",
+                "version": "3.4.0",
+                "location": dist(doc, "torch")["location"],
+                "path_index": dist(doc, "torch")["path_index"],
+            }
+        )
+
+    [finding] = diagnose("real-torch213-xla29", edit, "torch-triton-mismatch")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "torch 2.13.0+cpu was released with triton==3.7.1, but triton 3.4.0 is installed",
+    )
+    assert finding.remediation[-1].endswith("-m pip install triton==3.7.1")
+
+
+def test_torch_requiring_triton_without_triton_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["distributions"].remove(dist(doc, "triton"))
+
+    [finding] = diagnose("real-torch29-xla29", edit, "torch-triton-mismatch")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "torch 2.9.0 requires triton==3.5.0, which is not installed",
+    )
+
+
+def test_python_outside_the_matrix_release_list_warns() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # torch_xla 2.7.0 was built for 3.9-3.11 only
+        dist(doc, "torch-xla")["version"] = "2.7.0"
+        dist(doc, "torch-xla")["wheel_tags"] = []
+        dist(doc, "torch-xla")["requires_python"] = ">=3.8"
+        doc["python"]["version"] = "3.12.3"
+        doc["python"]["marker_env"]["python_version"] = "3.12"
+        for d in doc["distributions"]:
+            d["wheel_tags"] = []
+
+    findings = diagnose("real-torch29-xla29", edit, "python-version-support")
+    assert [(f.status.value, f.title) for f in findings] == [("warn", "torch-xla 2.7 is not released for Python 3.12")]
+
+
+def test_requires_python_violation_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["requires_python"] = ">=3.12"
+
+    findings = diagnose("real-torch29-xla29", edit, "python-version-support")
+    assert [(f.status.value, f.title) for f in findings] == [
+        ("fail", "torch 2.9.0 requires Python >=3.12, but this is Python 3.11.7")
+    ]
+
+
+def test_missing_record_warns_unless_conda_installed() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["record_present"] = False
+
+    [finding] = diagnose("real-torch29-xla29", edit, "broken-distribution")
+    assert (finding.status.value, finding.title) == ("warn", "torch 2.9.0 has no RECORD file")
+
+    def conda(doc: dict[str, Any]) -> None:
+        edit(doc)
+        dist(doc, "torch")["installer"] = "conda"
+
+    [finding] = diagnose("real-torch29-xla29", conda, "broken-distribution")
+    assert finding.status.value == "ok"
+
+
+def test_unreadable_metadata_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["distributions"].append(
+            {
+                "name": "",
+                "version": "",
+                "location": "/x",
+                "metadata_dir": "/x/broken.dist-info",
+                "error": "KeyError('Name')",
+            }
+        )
+
+    [finding] = diagnose("real-bare", edit, "broken-distribution")
+    assert (finding.status.value, finding.title) == ("fail", "Unreadable package metadata in /x/broken.dist-info")
+    assert finding.remediation == ("rm -rf /x/broken.dist-info",)
+
+
+def test_jax_without_jaxlib_and_plugin_mismatch() -> None:
+    def no_jaxlib(doc: dict[str, Any]) -> None:
+        doc["distributions"].remove(dist(doc, "jaxlib"))
+
+    [finding] = diagnose("colab-gpu-healthy", no_jaxlib, "jax-jaxlib-mismatch")
+    assert (finding.status.value, finding.title) == ("fail", "jax 0.7.2 is installed without jaxlib")
+
+    def plugin(doc: dict[str, Any]) -> None:
+        doc["distributions"].append({"name": "jax-cuda12-plugin", "version": "0.6.2", "location": "/x"})
+
+    [finding] = diagnose("colab-gpu-healthy", plugin, "jax-jaxlib-mismatch")
+    assert finding.status.value == "fail"
+    assert finding.title == "JAX CUDA plugin versions differ from jaxlib 0.7.2: jax-cuda12-plugin 0.6.2"
+
+
+def test_libtpu_not_matching_torch_xla_tpu_extra_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "libtpu")["version"] = "0.0.17"
+
+    [finding] = diagnose("tpu-vm-healthy", edit, "unsatisfied-requirements")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "torch-xla 2.9.0 requires libtpu==0.0.21 (its `tpu` extra, since libtpu is installed), "
+        "but libtpu 0.0.17 is installed",
+    )
+
+
+def test_non_cpython_interpreter_warns() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"]["implementation"] = "PyPy"
+
+    [finding] = diagnose("real-bare", edit, "target-interpreter")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "PyPy 3.11.7: torch, TensorFlow and JAX ship CPython wheels only",
+    )
+
+
+def test_tensorflow_with_its_windows_companion_is_not_a_conflict() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # tensorflow on Windows requires tensorflow-intel==same version
+        doc["distributions"].remove(dist(doc, "tensorflow-cpu"))
+        tf = dist(doc, "tensorflow")
+        tf["requires"] = [*tf["requires"], 'tensorflow-intel==2.18.0; platform_system == "Linux"']
+        doc["distributions"].append({**tf, "name": "tensorflow-intel", "requires": []})
+
+    [finding] = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "conflicting-distributions")
+    assert finding.status.value == "ok"
