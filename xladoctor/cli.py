@@ -59,12 +59,17 @@ def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def _gather(python: str | None) -> Facts:
+def _gather(python: str | None, timeout_s: float) -> Facts:
     from xladoctor.probes.collect import collect_facts  # start-up stays light for --help
 
-    return collect_facts(_resolve_python(python))
+    if timeout_s <= 0:
+        raise UsageProblem(f"--timeout {timeout_s:g}: must be a positive number of seconds")
+    return collect_facts(_resolve_python(python), timeout_s=timeout_s)
 
 
+TimeoutOption = Annotated[
+    float, typer.Option("--timeout", help="Seconds each child process may run before its process group is killed.")
+]
 PythonOption = Annotated[
     str | None,
     typer.Option(
@@ -92,6 +97,7 @@ def check(
     verbose: Annotated[
         bool, typer.Option("-v", "--verbose", help="Show details, skipped checks and references.")
     ] = False,
+    timeout: TimeoutOption = 60.0,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, and the commands that fix them."""
     if python is not None and facts_file is not None:
@@ -100,7 +106,7 @@ def check(
         checks = select_checks(_split(only), _split(skip))
     except SelectionError as exc:
         raise UsageProblem(str(exc)) from None
-    facts = _read_facts(facts_file) if facts_file is not None else _gather(python)
+    facts = _read_facts(facts_file) if facts_file is not None else _gather(python, timeout)
     report = run_diagnosis(facts, checks)
     if as_json or output_format is OutputFormat.JSON:
         from xladoctor.reporters.json_report import render_json
@@ -119,9 +125,10 @@ def snapshot(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the snapshot here instead of stdout.")
     ] = None,
+    timeout: TimeoutOption = 60.0,
 ) -> None:
     """Write the facts of an environment as JSON: the bug-report and replay format (secrets redacted)."""
-    facts = _gather(python)
+    facts = _gather(python, timeout)
     text = facts.dumps()
     if output is None:
         sys.stdout.write(text)

@@ -1,26 +1,24 @@
-"""Render compatibility-matrix relations as tables, sources included."""
+"""Render compatibility-matrix relations as plain lines: one row a line, its source last."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 from xladoctor.matrix import Relation
 
 
 def _cell(value: object) -> str:
-    return ", ".join(value) if isinstance(value, list) else str(value)
+    return ",".join(value) if isinstance(value, list) else str(value)
 
 
 def render_matrix(relations: Iterable[Relation], console: Console) -> None:
     for relation in relations:
-        table = Table(title=f"{relation.name}: {relation.title}", title_justify="left", show_lines=False)
+        console.print(f"[bold]{escape(relation.name)}[/]: {escape(relation.title)}")
         columns = list(relation.columns)
-        for name in columns:
-            table.add_column(name, no_wrap=True)
-        table.add_column("source", overflow="fold")
         for row in relation.rows:
-            table.add_row(*[_cell(row.get(c, "")) for c in columns], str(row["source"]))
-        console.print(table)
+            cells = "  ".join(f"{c}={_cell(row[c])}" for c in columns if c in row)
+            console.print(f"  {escape(cells)}  [dim]source: {escape(str(row['source']))}[/]")
+        console.print()

@@ -1,0 +1,188 @@
+"""The command line as a user runs it: a real subprocess, exact exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import FACTS_DIR, run_cli
+
+
+def _one_line_error(result, needle: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xladoctor: error: "), result.stderr
+    assert needle in lines[0]
+
+
+def test_version_and_help_document_exit_codes() -> None:
+    assert run_cli("--version").stdout.strip() == "xladoctor 0.1.0"
+    help_text = run_cli("--help").stdout
+    assert "Exit codes: 0 nothing failed; 1 a check failed" in " ".join(help_text.split())
+
+
+def test_bare_command_means_check_on_the_running_interpreter() -> None:
+    result = run_cli()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"xladoctor diagnosing {sys.executable}" in result.stdout
+    assert "Summary:" in result.stdout
+
+
+def test_json_report_validates_against_the_published_schema() -> None:
+    schema = json.loads(run_cli("schema").stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for args in (
+        ("--json",),
+        ("check", "--format", "json", "--facts", str(FACTS_DIR / "colab-tpu-torch-upgraded.json")),
+    ):
+        result = run_cli(*args)
+        report = json.loads(result.stdout)
+        jsonschema.validate(report, schema)
+        assert result.stderr == ""
+    assert report["summary"] == {"ok": 8, "warn": 0, "fail": 1, "skip": 1, "error": 0}
+    assert report["plan"]["commands"] == ["/usr/bin/python3 -m pip install 'torch_xla[tpu]==2.9.0'"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--bogus",), "No such option: --bogus"),
+        (("--format", "yaml"), "'yaml' is not one of 'text', 'json'"),
+        (("--only", "nope"), "unknown check or area 'nope'; valid names: broken-distribution,"),
+        (("--skip", "torch-xla,nope2"), "unknown check or area 'nope2'"),
+        (("--python", "/nonexistent/bin/python"), "--python /nonexistent/bin/python: no such interpreter"),
+        (("--python", "/tmp"), "--python /tmp: not an executable file"),
+        (("--timeout", "-1"), "--timeout -1: must be a positive number of seconds"),
+        (("matrix", "torch-nothing"), "unknown relation 'torch-nothing'; valid: conflicting-distributions"),
+        (("snapshot", "-o", "/nonexistent-dir/x.json"), "-o /nonexistent-dir/x.json: cannot write"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(args: tuple[str, ...], needle: str) -> None:
+    _one_line_error(run_cli(*args), needle)
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"schema_version": 1, "xladoctor_ver', "not valid JSON (truncated or corrupted?)"),
+        ("[1, 2]", "not a facts snapshot: the top level must be a JSON object"),
+        ('{"hello": 1}', "not a facts snapshot: 'schema_version' is missing"),
+        ('{"schema_version": 99}', "facts schema_version 99 is newer than this xladoctor understands (1)"),
+        (
+            '{"schema_version": 1, "xladoctor_version": "0.1.0", "created_at": "x", "target": {"requested": "p", '
+            '"ok": "yes"}}',
+            "facts.target.ok: expected bool, got str",
+        ),
+        (
+            '{"schema_version": 1, "xladoctor_version": "0.1.0", "created_at": "x", "target": {"requested": "p", '
+            '"ok": true}, "distributions": {}}',
+            "facts.distributions: expected a list",
+        ),
+        ("\udcff", "cannot read it"),
+    ],
+)
+def test_malformed_facts_file_is_one_line_and_exit_2(tmp_path: Path, content: str, needle: str) -> None:
+    path = tmp_path / "facts.json"
+    path.write_bytes(content.encode("utf-8", "surrogateescape"))
+    _one_line_error(run_cli("check", "--facts", str(path)), needle)
+
+
+def test_missing_facts_file_and_conflicting_options() -> None:
+    _one_line_error(run_cli("check", "--facts", "/nonexistent/facts.json"), "cannot read it (FileNotFoundError")
+    _one_line_error(run_cli("check", "--facts", "x.json", "--python", sys.executable), "cannot be used together")
+
+
+def test_facts_from_stdin() -> None:
+    text = (FACTS_DIR / "torch-xla-without-torch.json").read_text()
+    result = run_cli("check", "--facts", "-", "--json", input=text)
+    assert result.returncode == 1
+    assert [f["id"] for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"] == [
+        "torch-xla-torch-mismatch"
+    ]
+
+
+def test_snapshot_then_replay_gives_identical_findings(tmp_path: Path) -> None:
+    snap = tmp_path / "snap.json"
+    written = run_cli("snapshot", "-o", str(snap))
+    assert written.returncode == 0 and written.stderr.strip() == f"wrote {snap}"
+    live = json.loads(run_cli("check", "--json").stdout)
+    replay = json.loads(run_cli("check", "--json", "--facts", str(snap)).stdout)
+    assert live["findings"] == replay["findings"] and live["plan"] == replay["plan"]
+
+
+def test_secrets_never_reach_snapshot_or_report() -> None:
+    secrets = {
+        "HF_TOKEN": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+        "PIP_INDEX_URL": "https://alice:pa55word@pypi.corp.example/simple",
+        "XLA_FLAGS": "--xla_dump_to=/tmp/d --xla_api_key=s3cr3tvalue",
+        "TORCH_HOME": "/tmp/ghp_abcdefghijklmnopqrstuvwxyz0123456789/cache",
+        "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    }
+    for args in (("snapshot",), ("check", "--json"), ("check", "-v")):
+        out = run_cli(*args, env=secrets).stdout
+        for leaked in ("hf_AbCd", "pa55word", "s3cr3tvalue", "ghp_abcdef", "wJalrXUtn"):
+            assert leaked not in out, (args, leaked)
+    snap = json.loads(run_cli("snapshot", env=secrets).stdout)
+    assert snap["env"]["XLA_FLAGS"] == "--xla_dump_to=/tmp/d --xla_api_key=<redacted>"
+    assert "AWS_SECRET_ACCESS_KEY" not in snap["env"] and "HF_TOKEN" not in snap["env"]
+
+
+def test_matrix_prints_rows_with_sources() -> None:
+    text = run_cli("matrix", "torch-torch_xla").stdout
+    assert "2.9.0" in text and "https://github.com/pytorch/xla/blob/v2.9.0/README.md" in text
+    assert (
+        "torch_xla=2.9.0  torch=2.9.0  python=3.10,3.11,3.12,3.13  source: https://github.com/pytorch/xla/blob/v2.9.0/README.md"
+        in text
+    )
+    data = json.loads(run_cli("matrix", "torch-triton", "--format", "json").stdout)
+    assert any(r["torch"] == "2.9.0" and r["triton"] == "==3.5.0" for r in data["torch-triton"]["rows"])
+
+
+# --- a target interpreter that misbehaves becomes a finding, never a traceback -------------------
+
+
+def _fake_python(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "bin" / "python"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ("sleep 120", "timed out after"),
+        ("kill -SEGV $$", "killed by SIGSEGV"),
+        ("echo 'not json at all'; exit 0", "printed no result: not json at all"),
+        ("echo 'Fatal Python error: init_fs_encoding' >&2; exit 1", "exited with status 1: Fatal Python error"),
+    ],
+)
+def test_broken_target_interpreter_is_a_finding(tmp_path: Path, body: str, error: str) -> None:
+    python = _fake_python(tmp_path, body)
+    started = time.monotonic()
+    result = run_cli("check", "--python", python, "--json", "--timeout", "2")
+    assert time.monotonic() - started < 20
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    [failed] = [f for f in report["findings"] if f["status"] == "fail"]
+    assert failed["id"] == "target-interpreter"
+    assert error in failed["evidence"]["error"]
+    assert failed["remediation"] == [f"python3 -m venv --upgrade {tmp_path}"]
+
+
+def test_probe_ignores_noise_printed_around_its_markers(tmp_path: Path) -> None:
+    noisy = tmp_path / "noisy"
+    noisy.mkdir()
+    (noisy / "sitecustomize.py").write_text("print('hello from sitecustomize'); print('{\"fake\": 1}')\n")
+    python = _fake_python(tmp_path, f'PYTHONPATH={noisy} exec {sys.executable} "$@"')
+    result = run_cli("snapshot", "--python", python)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["target"] == {"requested": python, "ok": True, "error": None}
+    assert str(noisy) in doc["python"]["sys_path"]

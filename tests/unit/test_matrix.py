@@ -1,0 +1,81 @@
+"""The compatibility matrix: every file has a valid shape and every row names its upstream source."""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib import resources
+
+import pytest
+from conftest import FACTS_DIR, load_json
+
+from xladoctor.diagnosis import run_diagnosis, select_checks
+from xladoctor.facts import facts_from_json
+from xladoctor.matrix import Matrix, Relation, load_matrix, validate_relation
+
+FILES = sorted(p.name for p in resources.files("xladoctor.compat_matrix").iterdir() if p.name.endswith(".json"))
+
+
+def _doc(name: str) -> dict:
+    return json.loads(resources.files("xladoctor.compat_matrix").joinpath(name).read_text())
+
+
+def test_the_issue_relations_are_all_there() -> None:
+    assert {
+        "torch-torch_xla.json",
+        "torch-triton.json",
+        "torch-python.json",
+        "torch_xla-python.json",
+        "tensorflow-python.json",
+        "conflicting-distributions.json",
+    } <= set(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_file_is_valid(name: str) -> None:
+    assert validate_relation(_doc(name), name[: -len(".json")]) == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda d: d["rows"][0].pop("source"), "row 0: needs a 'source' https URL naming the upstream file or release"),
+        (lambda d: d["rows"][0].update(source="see the README"), "row 0: needs a 'source' https URL"),
+        (lambda d: d["rows"][0].update(torch="two point nine"), "row 0.torch: 'two point nine' is not a version"),
+        (lambda d: d["rows"][0].update(python=["3.1x"]), "row 0.python: ['3.1x'] is not a non-empty list"),
+        (lambda d: d["rows"][0].update(extra=1), "row 0: unknown columns ['extra']"),
+        (lambda d: d["rows"][0].pop("torch"), "row 0: missing column 'torch'"),
+        (lambda d: d.update(relation="torch-xla"), "relation 'torch-xla' does not match the file name"),
+        (lambda d: d.update(rows=[]), "'rows' must be a non-empty list"),
+    ],
+)
+def test_invalid_shapes_are_named(edit, problem: str) -> None:
+    doc = copy.deepcopy(_doc("torch-torch_xla.json"))
+    edit(doc)
+    assert any(p.startswith(problem) for p in validate_relation(doc, "torch-torch_xla")), validate_relation(
+        doc, "torch-torch_xla"
+    )
+
+
+def test_pairing_rows_agree_with_upstream_release_naming() -> None:
+    # torch_xla X.Y is released for torch X.Y (pytorch/xla README); a row that broke this would be a typo.
+    for row in load_matrix().get("torch-torch_xla").rows:
+        assert row["torch_xla"].split(".")[:2] == row["torch"].split(".")[:2]
+
+
+def test_installed_wheel_declaration_wins_over_the_table() -> None:
+    # Corrupt the table's row for torch 2.9.0; torch's own Requires-Dist (triton==3.5.0) must still decide.
+    real = load_matrix()
+    rows = tuple({**r, "triton": "==9.9.9"} if r["torch"] == "2.9.0" else r for r in real.get("torch-triton").rows)
+    bent = Matrix(
+        {
+            **real.relations,
+            "torch-triton": Relation("torch-triton", "t", "torch", real.get("torch-triton").columns, rows),
+        }
+    )
+    facts = facts_from_json(load_json(FACTS_DIR / "real-torch29-xla29.json"))
+    [finding] = run_diagnosis(facts, select_checks(only=["torch-triton-mismatch"]), bent).findings
+    assert (finding.status.value, finding.evidence["declared_by_torch"]) == (
+        "ok",
+        'triton==3.5.0; platform_system == "Linux" and platform_machine == "x86_64"',
+    )
