@@ -1,0 +1,83 @@
+"""The built wheel carries the checks and the matrix, installs into a fresh venv, and runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from envs import python_of
+
+from xladoctor.matrix import load_matrix
+from xladoctor.registry import all_checks
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    [built] = out.glob("xladoctor-*.whl")
+    return built
+
+
+def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "xladoctor/checks/torch_xla.py" in names
+    assert "xladoctor/compat_matrix/torch-torch_xla.json" in names
+    assert "xladoctor/report.schema.json" in names
+    assert "xladoctor/probes/scripts/packages.py" in names
+    assert not [n for n in names if n.startswith(("checks/", "compat_matrix/", "tests/"))]
+
+
+def _fresh_venv(path: Path, *install: str) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    subprocess.run(
+        [str(python_of(path)), "-m", "pip", "install", "-q", "--disable-pip-version-check", *install],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
+    return path
+
+
+def test_wheel_installs_and_diagnoses_another_env(wheel: Path, tmp_path: Path, real_env) -> None:
+    env = _fresh_venv(tmp_path / "tool", str(wheel))
+    target = python_of(real_env("torch213-xla29"))
+    result = subprocess.run(
+        [str(env / "bin" / "xladoctor"), "check", "--python", str(target), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [f["id"] for f in report["findings"] if f["status"] == "fail"] == ["torch-xla-torch-mismatch"]
+    # nothing called plain `checks` or `compat_matrix` landed in site-packages
+    site = next((env / "lib").glob("python3*/site-packages"))
+    assert not (site / "checks").exists() and not (site / "compat_matrix").exists()
+
+
+def test_editable_install_works(tmp_path: Path) -> None:
+    env = _fresh_venv(tmp_path / "dev", "-e", str(ROOT))
+    code = (
+        "from xladoctor.matrix import load_matrix; from xladoctor.registry import all_checks; "
+        "print(len(load_matrix().relations), len(all_checks()))"
+    )
+    out = subprocess.run([str(python_of(env)), "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.split() == [str(len(load_matrix().relations)), str(len(all_checks()))]
+    result = subprocess.run(
+        [str(python_of(env)), "-m", "xladoctor", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert result.returncode == 0 and json.loads(result.stdout)["summary"]["fail"] == 0
