@@ -27,7 +27,8 @@ def _run_once(argv: list[str]) -> tuple[float, float]:
 
 def measure(argv: list[str], runs: int) -> dict[str, float]:
     _run_once(argv)  # warm-up: page cache, .pyc files
-    walls, rss = zip(*(_run_once(argv) for _ in range(runs)))
+    samples = [_run_once(argv) for _ in range(runs)]
+    walls, rss = [s[0] for s in samples], [s[1] for s in samples]
     return {"min": min(walls), "median": statistics.median(walls), "max": max(walls), "rss_mb": max(rss)}
 
 
@@ -53,7 +54,8 @@ def main() -> None:
     print(f"target: {args.python}; {args.runs} runs each after one warm-up; wall seconds")
     for name, r in results.items():
         print(
-            f"  {name:42s} min {r['min']:.3f}  median {r['median']:.3f}  max {r['max']:.3f}  peak RSS {r['rss_mb']:.0f} MB"
+            f"  {name:42s} min {r['min']:.3f}  median {r['median']:.3f}  max {r['max']:.3f}"
+            f"  peak RSS {r['rss_mb']:.0f} MB"
         )
     base = results["bare interpreter start (python -c pass)"]["median"]
     check = results["xladoctor check --json (static)"]["median"]

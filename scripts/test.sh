@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 .venv/bin/python tests/envs.py
-.venv/bin/python -m ruff check xladoctor checks tests
+.venv/bin/python -m ruff check xladoctor checks tests scripts
 .venv/bin/python -m mypy
 .venv/bin/python -m pytest "$@"
