@@ -14,7 +14,12 @@ from xladoctor.registry import check, target_probed
 from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
 
 # Matrix relations that say which Pythons a framework release supports: relation -> key column.
-_PYTHON_RELATIONS = {"torch": "torch-python", "torch-xla": "torch_xla-python", "tensorflow": "tensorflow-python"}
+# Every TensorFlow build (tensorflow-cpu, tf-nightly, ...) follows TensorFlow's release table.
+_PYTHON_RELATIONS = {
+    "torch": "torch-python",
+    "torch-xla": "torch_xla-python",
+    **{name: "tensorflow-python" for name in COMPONENTS["tensorflow"]},
+}
 _TAG_REF = "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/"
 
 

@@ -157,3 +157,16 @@ def test_tensorflow_with_its_windows_companion_is_not_a_conflict() -> None:
 
     [finding] = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "conflicting-distributions")
     assert finding.status.value == "ok"
+
+
+def test_tensorflow_cpu_follows_tensorflow_python_table() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # TensorFlow 2.15 was tested on Python 3.9-3.11 only
+        doc["distributions"].remove(dist(doc, "tensorflow"))
+        tf = dist(doc, "tensorflow-cpu")
+        tf.update(version="2.15.0", requires_python=">=3.9", wheel_tags=[])
+        doc["python"]["version"] = "3.12.4"
+        doc["python"]["marker_env"]["python_version"] = "3.12"
+
+    findings = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "python-version-support")
+    assert [(f.status.value, f.title) for f in findings] == [
+        ("warn", "tensorflow-cpu 2.15 is not released for Python 3.12")]
