@@ -32,24 +32,27 @@ def _prefer_python(rows: list[Mapping[str, Any]], python: str) -> Mapping[str, A
     return rows[0]
 
 
-def _plan_move(rel: Relation, torch_version: str, python: str) -> tuple[str, Mapping[str, Any]]:
-    """Which way to move, and the matrix row to move to, for an installed torch."""
+def _plan_move(
+    rel: Relation, torch_version: str, installed_row: Mapping[str, Any] | None, python: str
+) -> tuple[str, Mapping[str, Any]]:
+    """Which way to move, and the matrix row to move to.
+
+    Keep torch when a torch_xla exists for it (other packages pin torch); otherwise move torch to
+    the release the installed torch_xla was built for, or, for a torch_xla newer than the matrix,
+    to the newest pairing the matrix knows.
+    """
     same = rel.rows_where("torch", torch_version)
     if same:
         return "keep torch and install the torch_xla built for it", _prefer_python(same, python)
     newest = rel.newest()
+    row = installed_row or newest
     if Version(torch_version) > Version(str(newest["torch"])):
-        return (
-            f"no torch_xla release exists for torch {series_of(torch_version)}; the newest torch_xla "
-            f"({newest['torch_xla']}) needs torch {newest['torch']}, so move torch down"
-        ), newest
-    candidates = sorted(rel.rows, key=lambda r: Version(str(r["torch"])))
-    upward = [r for r in candidates if Version(str(r["torch"])) > Version(torch_version)]
-    row = upward[0] if upward else rel.oldest()
-    return (
-        f"no torch_xla release exists for torch {series_of(torch_version)}; move torch up to "
-        f"{row['torch']}, the oldest release with a torch_xla"
-    ), row
+        why = (f"no torch_xla release exists for torch {series_of(torch_version)} (the newest, "
+               f"{newest['torch_xla']}, is for torch {series_of(str(newest['torch']))})")
+    else:
+        why = f"no torch_xla release exists for torch {series_of(torch_version)}"
+    way = "down" if Version(str(row["torch"])) < Version(torch_version) else "up"
+    return f"{why}; move torch {way} to {row['torch']}, which torch_xla {row['torch_xla']} is built for", row
 
 
 @check(
@@ -96,7 +99,7 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             refs=(source,),
         )
         return
-    direction, row = _plan_move(rel, base_version(torch.version), python)
+    direction, row = _plan_move(rel, base_version(torch.version), required_row, python)
     # On TPU hosts torch_xla's `tpu` extra pins the libtpu it was built with; keep that pairing too.
     xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
     pins: list[tuple[str, str]] = [(xla_name, f"=={row['torch_xla']}")]

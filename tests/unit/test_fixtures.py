@@ -46,7 +46,7 @@ def test_cli_replay_gives_expected_findings(case: str) -> None:
     result = run_cli("check", "--facts", str(FACTS_DIR / f"{case}.json"), "--json")
     report = json.loads(result.stdout)
     expected = _expected(case)
-    got = [{k: f[k] for k in ("id", "status", "title", "remediation")} for f in report["findings"]]
+    got = [{k: f[k] for k in ("id", "status", "title", "detail", "remediation")} for f in report["findings"]]
     assert got == expected["findings"]
     assert report["plan"]["commands"] == expected["plan"]
     failed = any(f["status"] == "fail" for f in expected["findings"])
