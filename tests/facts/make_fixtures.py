@@ -362,7 +362,13 @@ def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
     report = run_diagnosis(facts_from_json(doc), select_checks())
     return {
         "findings": [
-            {"id": f.id, "status": f.status.value, "title": f.title, "remediation": list(f.remediation)}
+            {
+                "id": f.id,
+                "status": f.status.value,
+                "title": f.title,
+                "detail": f.detail,
+                "remediation": list(f.remediation),
+            }
             for f in report.findings
         ],
         "plan": list(report.plan.commands),

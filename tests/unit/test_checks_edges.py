@@ -169,7 +169,8 @@ def test_tensorflow_cpu_follows_tensorflow_python_table() -> None:
 
     findings = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "python-version-support")
     assert [(f.status.value, f.title) for f in findings] == [
-        ("warn", "tensorflow-cpu 2.15 is not released for Python 3.12")]
+        ("warn", "tensorflow-cpu 2.15 is not released for Python 3.12")
+    ]
 
 
 def test_torch_older_than_any_torch_xla_moves_up_to_the_installed_torch_xla() -> None:
@@ -179,5 +180,6 @@ def test_torch_older_than_any_torch_xla_moves_up_to_the_installed_torch_xla() ->
     [finding] = diagnose("real-torch29-xla29", edit, "torch-xla-torch-mismatch")
     assert finding.status.value == "fail"
     assert finding.evidence["move"] == (
-        "no torch_xla release exists for torch 1.13; move torch up to 2.9.0, which torch_xla 2.9.0 is built for")
+        "no torch_xla release exists for torch 1.13; move torch up to 2.9.0, which torch_xla 2.9.0 is built for"
+    )
     assert finding.remediation[0].endswith("-m pip install torch==2.9.0 torch_xla==2.9.0")

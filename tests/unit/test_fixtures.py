@@ -34,7 +34,7 @@ def test_there_are_enough_fixtures() -> None:
 def test_api_gives_expected_findings(case: str) -> None:
     report = run_diagnosis(facts_from_json(load_json(FACTS_DIR / f"{case}.json")), select_checks())
     got = [
-        {"id": f.id, "status": f.status.value, "title": f.title, "remediation": list(f.remediation)}
+        {"id": f.id, "status": f.status.value, "title": f.title, "detail": f.detail, "remediation": list(f.remediation)}
         for f in report.findings
     ]
     assert got == _expected(case)["findings"]
