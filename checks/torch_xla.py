@@ -47,8 +47,10 @@ def _plan_move(
     newest = rel.newest()
     row = installed_row or newest
     if Version(torch_version) > Version(str(newest["torch"])):
-        why = (f"no torch_xla release exists for torch {series_of(torch_version)} (the newest, "
-               f"{newest['torch_xla']}, is for torch {series_of(str(newest['torch']))})")
+        why = (
+            f"no torch_xla release exists for torch {series_of(torch_version)} (the newest, "
+            f"{newest['torch_xla']}, is for torch {series_of(str(newest['torch']))})"
+        )
     else:
         why = f"no torch_xla release exists for torch {series_of(torch_version)}"
     way = "down" if Version(str(row["torch"])) < Version(torch_version) else "up"

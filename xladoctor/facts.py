@@ -16,6 +16,8 @@ from typing import Any, Union
 
 from packaging.utils import canonicalize_name
 
+from xladoctor.system_facts import SystemFacts
+
 SCHEMA_VERSION = 1
 
 
@@ -99,6 +101,8 @@ class PythonFacts:
     libc: str | None = None
     machine: str | None = None
     system: str | None = None
+    include: str | None = None  # sysconfig's include dir, where Python.h lives
+    python_h: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class Facts:
     leftovers: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     probes: tuple[ProbeRecord, ...] = ()
+    system: SystemFacts | None = None  # None in snapshots made before host probes existed
 
     def installed(self, name: str) -> Distribution | None:
         """The distribution that imports resolve to (first on sys.path), or None."""

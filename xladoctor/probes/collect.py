@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
+from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
 from xladoctor.redact import allowed_environment, redact
 
@@ -20,7 +22,10 @@ def collect_facts(
 ) -> Facts:
     """Probe `python` and return its facts; a broken interpreter is recorded, not raised."""
     env = os.environ if environ is None else environ
-    probe = run_probe(python, "packages", timeout_s)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
+        host = pool.submit(collect_system, env, timeout_s)
+        probe = run_probe(python, "packages", timeout_s)
+        system, system_records = host.result()
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -28,7 +33,8 @@ def collect_facts(
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "target": {"requested": python, "ok": probe.data is not None, "error": probe.error},
         "env": allowed_environment(env),
-        "probes": [record.__dict__],
+        "probes": [record.__dict__, *system_records],
+        "system": system,
     }
     if probe.data is not None:
         doc["python"] = probe.data.get("python")
@@ -40,4 +46,5 @@ def collect_facts(
         doc.pop("python", None)
         doc["distributions"], doc["leftovers"] = [], []
         doc["target"] = {"requested": python, "ok": False, "error": f"probe output unusable: {exc}"}
+        doc["system"] = None
         return facts_from_json(redact(doc))

@@ -129,6 +129,8 @@ def python_facts():
         "libc": "{} {}".format(*libc).strip() if libc[0] else None,
         "machine": platform.machine(),
         "system": platform.system(),
+        "include": sysconfig.get_paths().get("include"),
+        "python_h": os.path.exists(os.path.join(sysconfig.get_paths().get("include") or "", "Python.h")),
     }
 
 

@@ -1,0 +1,44 @@
+"""Host facts (driver, GPUs, toolchain, libraries, resources), gathered in parallel threads."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from xladoctor.probes.libraries import probe_libraries
+from xladoctor.probes.nvidia import probe_nvidia
+from xladoctor.probes.resources import probe_resources
+from xladoctor.probes.toolchain import TOOLS, probe_tool, probe_toolkits
+
+
+def _guarded(name: str, probe: Callable[[], Any]) -> tuple[Any, str | None, float]:
+    """Run one probe; a bug in it is recorded as that probe's error, never raised."""
+    started = time.monotonic()
+    try:
+        return probe(), None, time.monotonic() - started
+    except Exception as exc:  # a probe must never end the run
+        return None, f"{name} probe failed: {type(exc).__name__}: {exc}", time.monotonic() - started
+
+
+def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The `system` section of Facts, and one probe record per part."""
+    short = min(timeout_s, 15.0)  # a tool's --version never needs long; a hung one must not hold the run
+    jobs: dict[str, Callable[[], Any]] = {
+        "nvidia": lambda: probe_nvidia(env, short),
+        "tools": lambda: [probe_tool(name, env, short) for name in TOOLS],
+        "cuda_toolkits": lambda: probe_toolkits(env, short),
+        "libraries": lambda: probe_libraries(env, short),
+        "resources": probe_resources,
+    }
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}
+    system: dict[str, Any] = {}
+    records = []
+    for name, future in futures.items():
+        value, error, duration = future.result()
+        if value is not None:
+            system[name] = value
+        records.append({"name": name, "ok": error is None, "duration_s": round(duration, 3), "error": error})
+    return system, records

@@ -1,0 +1,97 @@
+"""The host part of Facts: driver and GPUs, toolchain, shared libraries, resources."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int
+    name: str
+    compute_capability: str | None = None  # "8.0"
+    memory_mib: int | None = None
+    mig_mode: str | None = None  # Enabled | Disabled | None (not supported)
+    driver_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ProbeAttempt:
+    """One way of reading the driver (nvml, proc, nvidia-smi) and how it went."""
+
+    method: str
+    ok: bool
+    error: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class NvidiaFacts:
+    source: str | None = None  # which attempt gave the driver version
+    driver_version: str | None = None
+    cuda_version: str | None = None  # the CUDA driver API version the driver supports (NVML)
+    gpus: tuple[Gpu, ...] = ()
+    attempts: tuple[ProbeAttempt, ...] = ()
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    path: str | None = None
+    version: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class CudaToolkit:
+    path: str
+    realpath: str
+    exists: bool
+    version: str | None = None
+    nvcc: bool = False
+
+
+@dataclass(frozen=True)
+class LibraryPathEntry:
+    entry: str  # as written in LD_LIBRARY_PATH ("" for an empty entry)
+    exists: bool
+    libraries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LibraryFacts:
+    ldconfig: Mapping[str, Any] = field(default_factory=dict)  # soname -> paths
+    ldconfig_error: str | None = None
+    glibc: str | None = None
+    glibcxx: str | None = None
+    ld_library_path: tuple[LibraryPathEntry, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResourceFacts:
+    cpu_count: int | None = None
+    cpu_affinity: int | None = None
+    cgroup_cpus: float | None = None
+    memory_bytes: int | None = None
+    cgroup_memory_bytes: int | None = None
+    shm_bytes: int | None = None
+    disk_free: Mapping[str, Any] = field(default_factory=dict)
+    devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SystemFacts:
+    nvidia: NvidiaFacts | None = None
+    tools: tuple[Tool, ...] = ()
+    cuda_toolkits: tuple[CudaToolkit, ...] = ()
+    libraries: LibraryFacts | None = None
+    resources: ResourceFacts | None = None
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name and t.path), None)
+
+    @property
+    def gpus(self) -> tuple[Gpu, ...]:
+        return self.nvidia.gpus if self.nvidia else ()
