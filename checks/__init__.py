@@ -1,5 +1,17 @@
 """Checks, one module per area; importing this package registers every check."""
 
-from . import environment, jax, packages, python_support, torch_xla, triton
+from . import cuda, environment, gpu, jax, libraries, packages, python_support, resources, toolchain, torch_xla, triton
 
-__all__ = ["environment", "jax", "packages", "python_support", "torch_xla", "triton"]
+__all__ = [
+    "cuda",
+    "environment",
+    "gpu",
+    "jax",
+    "libraries",
+    "packages",
+    "python_support",
+    "resources",
+    "toolchain",
+    "torch_xla",
+    "triton",
+]

@@ -129,6 +129,21 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 evidence={"metadata_dir": where, "error": dist.error},
                 fix=Fix(commands=(f"rm -rf {shlex.quote(where)}",)) if dist.metadata_dir else None,
             )
+        elif dist.missing_shared_libs:
+            problems += 1
+            yield Outcome(
+                Status.FAIL,
+                f"{dist.name} {dist.version} is missing bundled libraries: "
+                + ", ".join(dist.missing_shared_libs[:5])
+                + (f" and {len(dist.missing_shared_libs) - 5} more" if len(dist.missing_shared_libs) > 5 else ""),
+                detail="Its import fails with 'cannot open shared object file'. Reinstall it to restore them.",
+                evidence={
+                    "distribution": dist.name,
+                    "missing": list(dist.missing_shared_libs),
+                    "location": dist.location,
+                },
+                fix=Fix(install=(_pin(dist),), reinstall=True),
+            )
         elif dist.missing_top_level:
             problems += 1
             yield Outcome(

@@ -69,6 +69,8 @@ class Distribution:
     top_level: tuple[str, ...] = ()
     packages: tuple[str, ...] = ()
     missing_top_level: tuple[str, ...] = ()
+    shared_libs: tuple[str, ...] = ()  # RECORD paths of bundled .so files (ML distributions only)
+    missing_shared_libs: tuple[str, ...] = ()
     self_declared: SelfDeclared | None = None
     error: str | None = None
 

@@ -237,6 +237,155 @@ def _target_broken(doc: dict[str, Any]) -> None:
     doc["probes"][0].update(ok=False, error=doc["target"]["error"])
 
 
+def host(
+    driver: str | None = None,
+    gpus: tuple[tuple[str, str, int], ...] = (),
+    nvcc: str | None = None,
+    compilers: bool = True,
+    toolkits: tuple[tuple[str, str], ...] = (),
+    ld_library_path: str | None = None,
+    ld_libs: dict[str, list[str]] | None = None,
+    shm_mib: int = 32768,
+    cpus: int = 32,
+    cgroup_cpus: float | None = None,
+    memory_gib: int = 256,
+    cgroup_memory_gib: int | None = None,
+) -> dict[str, Any]:
+    """A `system` section in the shapes the host probes write (nvidia-smi's CSV, nvcc --version, ...)."""
+    attempts = [{"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "path": None}]
+    if driver:
+        attempts.append({"method": "proc", "ok": True, "error": None, "path": None})
+        attempts.append({"method": "nvidia-smi", "ok": True, "error": None, "path": "/usr/bin/nvidia-smi"})
+    else:
+        attempts.append(
+            {
+                "method": "proc",
+                "ok": False,
+                "error": "/proc/driver/nvidia/version: No such file or directory",
+                "path": None,
+            }
+        )
+        attempts.append({"method": "nvidia-smi", "ok": False, "error": "nvidia-smi is not on PATH", "path": None})
+    tools = [
+        {
+            "name": "nvcc",
+            "path": f"/usr/local/cuda-{nvcc.rsplit('.', 1)[0]}/bin/nvcc" if nvcc else None,
+            "version": nvcc,
+            "error": None if nvcc else "not on PATH",
+        }
+    ]
+    for name in ("cc", "gcc", "c++", "g++"):
+        real = "/usr/bin/x86_64-linux-gnu-" + ("g++-11" if "+" in name else "gcc-11")
+        tools.append(
+            {
+                "name": name,
+                "path": real if compilers else None,
+                "version": "11.4.0" if compilers else None,
+                "error": None if compilers else "not on PATH",
+            }
+        )
+    ld_entries = []
+    for entry in ld_library_path.split(":") if ld_library_path is not None else []:
+        libs = (ld_libs or {}).get(entry, [])
+        ld_entries.append({"entry": entry, "exists": entry in (ld_libs or {}) or entry == ".", "libraries": libs})
+    return {
+        "nvidia": {
+            "source": "proc" if driver else None,
+            "driver_version": driver,
+            "cuda_version": None,
+            "gpus": [
+                {
+                    "index": i,
+                    "name": n,
+                    "compute_capability": cc,
+                    "memory_mib": mem,
+                    "mig_mode": "Disabled" if "H100" in n or "A100" in n else None,
+                    "driver_version": driver,
+                }
+                for i, (n, cc, mem) in enumerate(gpus)
+            ],
+            "attempts": attempts,
+        },
+        "tools": tools,
+        "cuda_toolkits": [{"path": p, "realpath": p, "exists": True, "version": v, "nvcc": True} for p, v in toolkits],
+        "libraries": {
+            "ldconfig": {
+                "libgomp.so.1": ["/lib/x86_64-linux-gnu/libgomp.so.1"],
+                "libstdc++.so.6": ["/lib/x86_64-linux-gnu/libstdc++.so.6"],
+            },
+            "ldconfig_error": None,
+            "glibc": "glibc 2.35",
+            "glibcxx": "3.4.30",
+            "ld_library_path": ld_entries,
+        },
+        "resources": {
+            "cpu_count": cpus,
+            "cpu_affinity": cpus,
+            "cgroup_cpus": cgroup_cpus,
+            "memory_bytes": memory_gib << 30,
+            "cgroup_memory_bytes": cgroup_memory_gib << 30 if cgroup_memory_gib else None,
+            "shm_bytes": shm_mib << 20,
+            "disk_free": {"/root/.cache": 200 << 30, "/tmp": 200 << 30},
+            "devices": [f"/dev/nvidia{i}" for i in range(len(gpus))] + (["/dev/nvidiactl"] if gpus else []),
+        },
+    }
+
+
+def _source_built_torch(doc: dict[str, Any]) -> None:
+    torch = dist(doc, "torch")
+    torch.update(
+        installer=None,
+        wheel_tags=["cp311-cp311-linux_x86_64"],
+        shared_libs=[
+            "torch/lib/libc10.so",
+            "torch/lib/libtorch.so",
+            "torch/lib/libtorch_cpu.so",
+            "torch/lib/libtorch_python.so",
+            "torch/lib/libshm.so",
+        ],
+    )
+
+
+def _without_libgomp() -> dict[str, Any]:
+    system = host(None, (), cpus=8, memory_gib=32)
+    del system["libraries"]["ldconfig"]["libgomp.so.1"]
+    return system
+
+
+def tpu_host(chips: int) -> dict[str, Any]:
+    """A TPU VM: no NVIDIA driver, TPU chips as /dev/accel*."""
+    system = host(None, (), cpus=96 if chips > 1 else 44, memory_gib=335 if chips > 1 else 47)
+    system["resources"]["devices"] = [f"/dev/accel{i}" for i in range(chips)]
+    return system
+
+
+def torch_build(version: str, cuda: str | None) -> Callable[[dict[str, Any]], None]:
+    """torch/version.py as the probe reads it."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["self_declared"] = {
+            "file": "torch/version.py",
+            "values": {"__version__": version, "debug": False, "cuda": cuda, "hip": None, "xpu": None},
+        }
+
+    return edit
+
+
+def both(*edits: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        for e in edits:
+            e(doc)
+
+    return edit
+
+
+def with_host(system: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"] = system
+
+    return edit
+
+
 COLAB_SITE = "/usr/local/lib/python3.12/dist-packages"
 SYSTEM = dict(executable="/usr/bin/python3", prefix="/usr", base_prefix="/usr", env_kind="system", pyvenv_cfg=None)
 
@@ -248,6 +397,20 @@ SCENARIOS: list[Scenario] = [
         python="3.12",
         site=COLAB_SITE,
         env={"COLAB_RELEASE_TAG": "release-colab_20251110-060110_RC00"},
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "580.95.05",
+                    (("NVIDIA A100-SXM4-40GB", "8.0", 40960),),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    shm_mib=43008,
+                    cpus=12,
+                    memory_gib=83,
+                )
+            ),
+        ),
         **SYSTEM,
     ),
     Scenario(
@@ -257,6 +420,7 @@ SCENARIOS: list[Scenario] = [
         python="3.12",
         site=COLAB_SITE,
         env={"COLAB_RELEASE_TAG": "release-colab_20251110-060110_RC00", "PJRT_DEVICE": "TPU"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(tpu_host(1))),
         **SYSTEM,
     ),
     Scenario(
@@ -271,7 +435,7 @@ SCENARIOS: list[Scenario] = [
         pyvenv_cfg=None,
         env={"KAGGLE_KERNEL_RUN_TYPE": "Interactive", "KAGGLE_URL_BASE": "https://www.kaggle.com"},
         os_name="Ubuntu 22.04.5 LTS",
-        edit=lambda d: add_copy(d, "tensorflow", "tensorflow-cpu"),
+        edit=both(lambda d: add_copy(d, "tensorflow", "tensorflow-cpu"), with_host(host(cpus=4, memory_gib=31))),
     ),
     Scenario(
         "tpu-vm-healthy",
@@ -280,6 +444,7 @@ SCENARIOS: list[Scenario] = [
         python="3.10",
         site="/usr/local/lib/python3.10/dist-packages",
         env={"PJRT_DEVICE": "TPU"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(tpu_host(4))),
         **SYSTEM,
     ),
     Scenario(
@@ -351,6 +516,155 @@ SCENARIOS: list[Scenario] = [
         ("torch==2.13.0", "torchvision==0.28.0", "torch_xla==2.9.0"),
     ),
     Scenario("target-broken", "the venv's base Python was removed", (), edit=_target_broken),
+    # --- GPU machines: host facts in the shapes nvidia-smi, nvcc and the kernel report them ----------
+    Scenario(
+        "gpu-h100-healthy",
+        "8x H100 80GB, driver 570.124.06, torch 2.9.0 (cu128), nvcc 12.8",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    tuple(("NVIDIA H100 80GB HBM3", "9.0", 81559) for _ in range(8)),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    shm_mib=1 << 19,
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "gpu-old-driver-minor-compat",
+        "driver 535.104.05 (CUDA 12.2) under torch 2.9.0 cu128 on an A100",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(host("535.104.05", (("NVIDIA A100-SXM4-40GB", "8.0", 40960),))),
+        ),
+    ),
+    Scenario(
+        "gpu-driver-too-old",
+        "driver 470.182.03 (CUDA 11.4) under torch 2.9.0 cu128 on a V100",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"), with_host(host("470.182.03", (("Tesla V100-SXM2-16GB", "7.0", 16384),)))
+        ),
+    ),
+    Scenario(
+        "gpu-blackwell-old-torch",
+        "RTX 5090 (compute capability 12.0) under torch 2.5.1 cu124",
+        ("torch==2.5.1",),
+        edit=both(
+            torch_build("2.5.1+cu124", "12.4"),
+            with_host(host("575.57.08", (("NVIDIA GeForce RTX 5090", "12.0", 32607),))),
+        ),
+    ),
+    Scenario(
+        "colab-t4",
+        "Colab T4 runtime: driver 550.54.15 with torch 2.7.1 (PyPI's CUDA 12.6 build)",
+        ("torch==2.7.1", "setuptools"),
+        python="3.12",
+        site=COLAB_SITE,
+        env={"COLAB_RELEASE_TAG": "release-colab_20251110-060110_RC00"},
+        edit=both(
+            torch_build("2.7.1+cu126", "12.6"),
+            with_host(
+                host(
+                    "550.54.15",
+                    (("Tesla T4", "7.5", 15360),),
+                    nvcc="12.5.82",
+                    toolkits=(("/usr/local/cuda-12.5", "12.5.82"),),
+                    shm_mib=5980,
+                )
+            ),
+        ),
+        **SYSTEM,
+    ),
+    Scenario(
+        "gpu-container-no-driver",
+        "a CUDA torch in a container started without the GPU runtime, "
+        "with Docker's 64 MiB /dev/shm and a 4-CPU quota on a 64-core host",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(host(None, (), shm_mib=64, cpus=64, cgroup_cpus=4.0, memory_gib=512, cgroup_memory_gib=16)),
+        ),
+    ),
+    Scenario(
+        "gpu-cpu-torch-on-a100",
+        "torch 2.13.0+cpu on a machine with an A100 and driver 560.35.05",
+        ("torch==2.13.0",),
+        local_wheels=True,
+        edit=both(
+            torch_build("2.13.0+cpu", None), with_host(host("560.35.05", (("NVIDIA A100-SXM4-80GB", "8.0", 81920),)))
+        ),
+    ),
+    Scenario(
+        "gpu-ld-library-path-shadowing",
+        "LD_LIBRARY_PATH with an empty entry, a missing dir and two system "
+        "CUDAs in front of torch's pip CUDA libraries",
+        ("torch==2.9.0",),
+        env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64::/usr/local/cuda-12.4/lib64:/opt/missing"},
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    (("NVIDIA L4", "8.9", 23034),),
+                    ld_library_path="/usr/local/cuda-11.8/lib64::/usr/local/cuda-12.4/lib64:/opt/missing",
+                    ld_libs={
+                        "/usr/local/cuda-11.8/lib64": ["libcudart.so.11.0", "libcudnn.so.8"],
+                        "/usr/local/cuda-12.4/lib64": ["libcudart.so.12", "libcublas.so.12"],
+                    },
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "gpu-slim-no-compiler",
+        "slim image: torch with triton, no C/C++ compiler, no Python.h",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            lambda d: d["python"].update(python_h=False, include="/usr/include/python3.11"),
+            with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),), compilers=False)),
+        ),
+    ),
+    Scenario(
+        "gpu-cuda-visible-devices-empty",
+        "CUDA_VISIBLE_DEVICES='' exported by a job script on a 2x A10G host",
+        ("torch==2.9.0",),
+        env={"CUDA_VISIBLE_DEVICES": ""},
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(host("570.124.06", (("NVIDIA A10G", "8.6", 23028), ("NVIDIA A10G", "8.6", 23028)))),
+        ),
+    ),
+    Scenario(
+        "torch-source-build-slim-image",
+        "torch built from source (links the system libgomp, bundles none) in a slim image without libgomp1",
+        ("torch==2.13.0",),
+        local_wheels=True,
+        edit=both(torch_build("2.13.0a0+git1234567", None), _source_built_torch, with_host(_without_libgomp())),
+    ),
+    Scenario(
+        "gpu-cuda-home-mismatch",
+        "CUDA_HOME=/usr/local/cuda-11.8 while nvcc on PATH is 12.8",
+        ("torch==2.9.0",),
+        env={"CUDA_HOME": "/usr/local/cuda-11.8"},
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    (("NVIDIA A10G", "8.6", 23028),),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-11.8", "11.8.89"), ("/usr/local/cuda-12.8", "12.8.93")),
+                )
+            ),
+        ),
+    ),
 ]
 REAL = {"real-torch213-xla29": "torch213-xla29", "real-torch29-xla29": "torch29-xla29", "real-bare": "bare"}
 

@@ -28,6 +28,8 @@ SELF_DECLARED_FILES = {
     "tensorflow": "tensorflow/python/platform/build_info.py",
 }
 MAX_SELF_DECLARED_BYTES = 200000
+# Distributions whose bundled shared libraries are listed (and checked to exist).
+SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax", "jaxlib", "nvidia-", "libtpu")
 
 
 def constant_assignments(path):
@@ -161,6 +163,17 @@ def record_top_levels(record_text):
     return tops, sorted(has_init)
 
 
+def record_shared_libs(record_text):
+    """RECORD paths of shared libraries (libfoo.so, libfoo.so.1, _C.cpython-311-x86_64-linux-gnu.so)."""
+    libs = []
+    for line in record_text.splitlines():
+        path = line.split(",", 1)[0].strip().strip('"')
+        name = path.rsplit("/", 1)[-1]
+        if not path.startswith(("..", "/")) and (name.endswith(".so") or ".so." in name):
+            libs.append(path)
+    return libs
+
+
 def path_index(location, sys_path):
     norm = os.path.normcase(os.path.realpath(location))
     for index, entry in enumerate(sys_path):
@@ -179,6 +192,9 @@ def distribution_facts(dist, sys_path):
     record = dist.read_text("RECORD")
     tops, packages = record_top_levels(record) if record else ([], [])
     missing = [t for t in tops if not os.path.exists(os.path.join(location, t))]
+    key = (name or "").lower().replace("_", "-")
+    libs = record_shared_libs(record) if record and key.startswith(SHARED_LIB_OWNERS) else []
+    missing_libs = [lib for lib in libs if not os.path.exists(os.path.join(location, lib))]
     wheel = dist.read_text("WHEEL") or ""
     tags = [ln.split(":", 1)[1].strip() for ln in wheel.splitlines() if ln.startswith("Tag:")]
     installer = (dist.read_text("INSTALLER") or "").strip() or None
@@ -197,6 +213,8 @@ def distribution_facts(dist, sys_path):
         "top_level": tops,
         "packages": packages,
         "missing_top_level": missing,
+        "shared_libs": libs,
+        "missing_shared_libs": missing_libs,
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")

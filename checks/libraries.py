@@ -1,0 +1,111 @@
+"""Area `libraries`: what the dynamic loader will pick: LD_LIBRARY_PATH, LD_PRELOAD, libgomp."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from typing import Any
+
+from xladoctor.builds import cuda_runtimes, torch_cuda
+from xladoctor.facts import Facts
+from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.registry import Prerequisite, check
+
+LD_SO = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
+LIBS_PROBED = Prerequisite(
+    "libraries",
+    lambda f: f.system is not None and f.system.libraries is not None,
+    "shared libraries were not probed (a snapshot from before host probes)",
+)
+_CUDA_LIB = re.compile(r"^lib(cudart|cudnn|cublas|nvrtc|nccl)\.so")
+_CUDART = re.compile(r"^libcudart\.so\.(\d+)")
+
+
+@check("ld-library-path", area="libraries", title="LD_LIBRARY_PATH", requires=(LIBS_PROBED,))
+def ld_library_path(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Empty or relative entries, missing directories, two CUDAs, or system CUDA shadowing pip's."""
+    assert facts.system is not None and facts.system.libraries is not None
+    entries = facts.system.libraries.ld_library_path
+    if not entries:
+        yield Outcome(Status.OK, "LD_LIBRARY_PATH is not set", evidence={})
+        return
+    problems: list[str] = []
+    bad: set[str] = set()
+    for e in entries:
+        if e.entry == "" or not e.entry.startswith("/"):
+            problems.append(
+                f"'{e.entry}' means the current directory: whatever directory a job starts in can "
+                "inject libraries (a security and reproducibility hazard)"
+            )
+            bad.add(e.entry)
+        elif not e.exists:
+            problems.append(f"{e.entry} does not exist")
+            bad.add(e.entry)
+    cudart = {m.group(1): e.entry for e in entries for lib in e.libraries if (m := _CUDART.match(lib))}
+    if len(cudart) > 1:
+        problems.append(
+            "two CUDA runtimes are on it: " + ", ".join(f"CUDA {k} in {v}" for k, v in sorted(cudart.items()))
+        )
+    pip_cuda = [n for n in cuda_runtimes(facts) if n != "torch"]
+    shadowing = [e.entry for e in entries if any(_CUDA_LIB.match(lib) for lib in e.libraries)]
+    if torch_cuda(facts) and pip_cuda and shadowing:
+        problems.append(
+            f"{', '.join(shadowing)} hold CUDA libraries the loader takes before the ones torch "
+            "installed from pip (LD_LIBRARY_PATH is searched before torch's RUNPATH)"
+        )
+        bad.update(shadowing)
+    evidence: dict[str, Any] = {"entries": [e.entry for e in entries], "cuda_runtimes_on_path": cudart}
+    if not problems:
+        yield Outcome(Status.OK, f"LD_LIBRARY_PATH has {len(entries)} clean entries", evidence=evidence)
+        return
+    keep = [e.entry for e in entries if e.entry not in bad]
+    command = f"export LD_LIBRARY_PATH={shlex.quote(':'.join(keep))}" if keep else "unset LD_LIBRARY_PATH"
+    yield Outcome(
+        Status.WARN,
+        f"LD_LIBRARY_PATH: {len(problems)} problem(s)",
+        detail="; ".join(problems) + ".",
+        evidence=evidence,
+        fix=Fix(commands=(command,)),
+        refs=(LD_SO,),
+    )
+
+
+@check("libgomp", area="libraries", title="OpenMP runtime (libgomp)", requires=(LIBS_PROBED,))
+def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """torch's CPU kernels need libgomp.so.1: missing breaks the import, several copies mix versions."""
+    assert facts.system is not None and facts.system.libraries is not None
+    libs = facts.system.libraries
+    system = list(libs.ldconfig.get("libgomp.so.1", ()))
+    on_path = [e.entry for e in libs.ld_library_path if any(n.startswith("libgomp") for n in e.libraries)]
+    preload = [p for p in re.split(r"[:\s]+", facts.env.get("LD_PRELOAD", "")) if "libgomp" in p]
+    torch = facts.installed("torch")
+    bundled = [p for p in (torch.shared_libs if torch else ()) if "libgomp" in p]
+    evidence = {"system": system, "ld_library_path": on_path, "ld_preload": preload, "bundled_by_torch": bundled}
+    if torch and not (system or on_path or preload or bundled):
+        yield Outcome(
+            Status.FAIL,
+            "libgomp.so.1 is nowhere to be found, and torch needs it",
+            detail="`import torch` fails with 'libgomp.so.1: cannot open shared object file'. Slim "
+            "container images often lack it.",
+            evidence=evidence,
+            fix=Fix(commands=("sudo apt-get install -y libgomp1",)),
+            refs=(LD_SO,),
+        )
+        return
+    overriding = on_path + preload
+    if bundled and overriding:
+        yield Outcome(
+            Status.WARN,
+            f"libgomp from {', '.join(overriding)} overrides the copy torch ships",
+            detail="The loader takes LD_PRELOAD and LD_LIBRARY_PATH first, so torch runs with another "
+            "libgomp than it was built with ('version GOMP_x not found' or crashes in threads).",
+            evidence=evidence,
+            refs=(LD_SO,),
+        )
+        return
+    where = bundled or system or overriding
+    yield Outcome(
+        Status.OK, "libgomp: " + (", ".join(where) if where else "not needed (torch not installed)"), evidence=evidence
+    )

@@ -1,0 +1,41 @@
+"""What the installed frameworks were built for, read from the files they write about themselves."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from xladoctor.facts import Distribution, Facts
+from xladoctor.matrix import series_of
+
+_CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime(-cu\d+)?$")
+
+
+def declared(dist: Distribution | None, key: str) -> Any:
+    """A constant from the dist's self-declared file (torch/version.py: cuda, hip, git_version ...)."""
+    if dist is None or dist.self_declared is None or dist.self_declared.values is None:
+        return None
+    return dist.self_declared.values.get(key)
+
+
+def torch_cuda(facts: Facts) -> str | None:
+    """torch.version.cuda without importing torch: '12.8', or None for CPU/ROCm builds."""
+    value = declared(facts.installed("torch"), "cuda")
+    return value if isinstance(value, str) and value else None
+
+
+def torch_is_gpu_build(facts: Facts) -> bool:
+    torch = facts.installed("torch")
+    return bool(torch_cuda(facts) or declared(torch, "hip") or declared(torch, "rocm") or declared(torch, "xpu"))
+
+
+def cuda_runtimes(facts: Facts) -> dict[str, str]:
+    """Every CUDA runtime the environment will load, by who brings it: {'torch': '12.8', ...}."""
+    found: dict[str, str] = {}
+    cuda = torch_cuda(facts)
+    if cuda:
+        found["torch"] = series_of(cuda)
+    for dist in facts.distributions:
+        if _CUDA_RUNTIME_WHEEL.match(dist.key):
+            found[dist.name] = series_of(dist.version)
+    return found
