@@ -183,3 +183,77 @@ def test_torch_older_than_any_torch_xla_moves_up_to_the_installed_torch_xla() ->
         "no torch_xla release exists for torch 1.13; move torch up to 2.9.0, which torch_xla 2.9.0 is built for"
     )
     assert finding.remediation[0].endswith("-m pip install torch==2.9.0 torch_xla==2.9.0")
+
+
+def test_libgomp_on_ld_library_path_overrides_torchs_own() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["libraries"]["ld_library_path"] = [
+            {"entry": "/opt/intel/lib", "exists": True, "libraries": ["libgomp.so.1"]}
+        ]
+
+    [finding] = diagnose("real-torch213-xla29", edit, "libgomp")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "libgomp from /opt/intel/lib overrides the copy torch ships",
+    )
+
+
+def test_cuda_visible_devices_naming_a_missing_gpu() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["env"]["CUDA_VISIBLE_DEVICES"] = "0,3"
+
+    [finding] = diagnose("gpu-cuda-visible-devices-empty", edit, "cuda-visible-devices")
+    assert (finding.status.value, finding.title, finding.remediation) == (
+        "warn",
+        "CUDA_VISIBLE_DEVICES names GPU 3, but only 2 GPU(s) exist",
+        ("export CUDA_VISIBLE_DEVICES=0,1",),
+    )
+
+
+def test_cuda_home_that_does_not_exist() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["env"]["CUDA_HOME"] = "/usr/local/cuda-10.2"
+
+    [finding] = diagnose("gpu-cuda-home-mismatch", edit, "cuda-home-mismatch")
+    assert (finding.status.value, finding.title, finding.remediation) == (
+        "warn",
+        "CUDA_HOME=/usr/local/cuda-10.2 does not exist",
+        ("unset CUDA_HOME",),
+    )
+
+
+def test_memory_cap_far_below_the_host() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["resources"].update(cgroup_cpus=None, cgroup_memory_bytes=8 << 30, memory_bytes=256 << 30)
+
+    [finding] = diagnose("gpu-container-no-driver", edit, "cgroup-limits")
+    assert finding.status.value == "warn"
+    assert "memory is capped at 8.0 GiB while the host shows 256.0 GiB" in finding.detail
+
+
+def test_cpu_torch_on_a_gpu_with_a_driver_new_enough_for_pypi_wheel() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"]["driver_version"] = "580.95.05"
+
+    [finding] = diagnose("gpu-cpu-torch-on-a100", edit, "torch-build-vs-hardware")
+    assert finding.remediation == ("/opt/venv/bin/python -m pip install --force-reinstall torch==2.13.0",)
+
+
+def test_arch_unknown_to_the_matrix_is_skipped_not_guessed() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # torch 2.6's architectures are not verified upstream: no row
+        dist(doc, "torch")["version"] = "2.6.0"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "12.4"
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
+    assert (finding.status.value, finding.title) == (
+        "skip",
+        "The architectures of torch 2.6 with CUDA 12.4 are not in the matrix",
+    )
+
+
+def test_driver_new_enough_is_ok() -> None:
+    [finding] = diagnose("gpu-h100-healthy", lambda d: None, "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == (
+        "ok",
+        "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8), torch (CUDA 12.8)",
+    )
