@@ -70,8 +70,8 @@ def test_a_deleted_bundled_library_breaks_the_import_and_is_diagnosed(tmp_path: 
             "torch 2.13.0+cpu is missing bundled libraries: torch/lib/libc10.so",
         )
         assert finding["remediation"] == [
-            f"{python} -m pip install --force-reinstall --no-deps --extra-index-url https://download.pytorch.org/whl/cpu "
-            "torch==2.13.0+cpu"
+            f"{python} -m pip install --force-reinstall --no-deps "
+            "--extra-index-url https://download.pytorch.org/whl/cpu torch==2.13.0+cpu"
         ]
     finally:
         shutil.rmtree(env, ignore_errors=True)

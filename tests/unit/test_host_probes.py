@@ -19,7 +19,10 @@ NO_DRIVER = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
     "latest NVIDIA driver is installed and running."
 )
-SMI_CSV = "0, NVIDIA H100 80GB HBM3, 570.124.06, 9.0, 81559, Disabled\n1, NVIDIA H100 80GB HBM3, 570.124.06, 9.0, 81559, Disabled\n"
+SMI_CSV = (
+    "0, NVIDIA H100 80GB HBM3, 570.124.06, 9.0, 81559, Disabled\n"
+    "1, NVIDIA H100 80GB HBM3, 570.124.06, 9.0, 81559, Disabled\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -31,8 +34,8 @@ SMI_CSV = "0, NVIDIA H100 80GB HBM3, 570.124.06, 9.0, 81559, Disabled\n1, NVIDIA
             "515.76",
         ),
         (
-            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  (dvs-builder@U16-I3-B03-4-3)"
-            "  Thu Oct 10 12:02:58 UTC 2024\n",
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  "
+            "(dvs-builder@U16-I3-B03-4-3)  Thu Oct 10 12:02:58 UTC 2024\n",
             "565.57.01",
         ),
         ("garbage\n", None),
