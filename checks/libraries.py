@@ -109,3 +109,54 @@ def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     yield Outcome(
         Status.OK, "libgomp: " + (", ".join(where) if where else "not needed (torch not installed)"), evidence=evidence
     )
+
+
+_MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_")
+_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+PEP600 = "https://peps.python.org/pep-0600/"
+
+
+def _needed_glibc(tags: tuple[str, ...]) -> tuple[int, int] | None:
+    """The oldest glibc any of a wheel's platform tags accepts (a wheel installs if one tag fits)."""
+    needs = []
+    for tag in tags:
+        platform = tag.split("-")[-1]
+        match = _MANYLINUX.search(platform + "_")
+        if match:
+            needs.append((int(match.group(1)), int(match.group(2))))
+        for legacy, version in _LEGACY.items():
+            if platform.startswith(legacy + "_"):
+                needs.append(version)
+    return min(needs) if needs else None
+
+
+@check(
+    "glibc-too-old",
+    area="libraries",
+    title="glibc against the installed wheels' manylinux tags",
+    requires=(LIBS_PROBED,),
+)
+def glibc_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """A wheel built for a newer glibc (a venv copied between hosts) fails with 'GLIBC_2.xx not found'."""
+    assert facts.system is not None and facts.system.libraries is not None
+    glibc = facts.system.libraries.glibc
+    match = re.search(r"(\d+)\.(\d+)", glibc or "")
+    if match is None:
+        yield Outcome(Status.SKIP, "The glibc version is unknown (not a glibc system?)", evidence={"glibc": glibc})
+        return
+    have = (int(match.group(1)), int(match.group(2)))
+    too_new = [(d, need) for d in facts.distributions if (need := _needed_glibc(d.wheel_tags)) and need > have]
+    evidence: dict[str, Any] = {"glibc": glibc, "too_new": {d.name: f"{n[0]}.{n[1]}" for d, n in too_new}}
+    if too_new:
+        names = ", ".join(f"{d.name} {d.version} (needs glibc {n[0]}.{n[1]})" for d, n in too_new[:5])
+        yield Outcome(
+            Status.FAIL,
+            f"This system has glibc {have[0]}.{have[1]}; wheels need newer: {names}",
+            detail="Their extensions fail to load with 'version `GLIBC_2.xx' not found'. This happens when a "
+            "venv or site-packages is copied from a newer host or installed with --platform. Recreate "
+            "the environment on this host (pip then picks wheels it can run) or use a newer base image.",
+            evidence=evidence,
+            refs=(PEP600,),
+        )
+        return
+    yield Outcome(Status.OK, f"glibc {have[0]}.{have[1]} runs every installed wheel", evidence=evidence)

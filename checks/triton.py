@@ -123,3 +123,51 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         fix=Fix(install=(("triton", expected),)),
         refs=(str(row["source"]),),
     )
+
+
+TRITON_PTXAS = "https://github.com/triton-lang/triton/blob/main/python/triton/knobs.py"
+
+
+@check(
+    "triton-ptxas",
+    area="triton",
+    title="ptxas for Triton's GPU kernels",
+    requires=(target_probed(), installed("triton")),
+)
+def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Triton compiles PTX with its bundled ptxas, or the one TRITON_PTXAS_PATH names; without it no kernel builds."""
+    triton = facts.installed("triton")
+    assert triton is not None
+    override = facts.env.get("TRITON_PTXAS_PATH")
+    bundled = dict(triton.bundled_tools)
+    gpus = facts.system.gpus if facts.system is not None else ()
+    evidence: dict[str, Any] = {"TRITON_PTXAS_PATH": override, "bundled": bundled, "gpus": len(gpus)}
+    if override:
+        exists = facts.system.env_paths.get("TRITON_PTXAS_PATH") if facts.system is not None else None
+        evidence["override_exists"] = exists
+        if exists is False:
+            yield Outcome(
+                Status.FAIL,
+                f"TRITON_PTXAS_PATH={override} does not exist",
+                detail="Triton uses this ptxas instead of its own, so every kernel compile fails.",
+                evidence=evidence,
+                fix=Fix(commands=("unset TRITON_PTXAS_PATH",)),
+                refs=(TRITON_PTXAS,),
+            )
+            return
+        yield Outcome(Status.OK, f"Triton uses TRITON_PTXAS_PATH={override}", evidence=evidence)
+        return
+    missing = [path for path, present in bundled.items() if not present]
+    if missing and gpus:
+        yield Outcome(
+            Status.FAIL,
+            f"triton {triton.version} lacks its bundled ptxas ({', '.join(missing)})",
+            detail="Every Triton kernel (torch.compile on the GPU included) fails to compile. Reinstall "
+            "triton, or point TRITON_PTXAS_PATH at a CUDA toolkit's ptxas.",
+            evidence=evidence,
+            fix=Fix(install=((triton.name, f"=={triton.version}"),), reinstall=True),
+            refs=(TRITON_PTXAS,),
+        )
+        return
+    state = "present" if bundled and not missing else ("missing, but no GPU needs it" if missing else "not bundled")
+    yield Outcome(Status.OK, f"triton {triton.version}: bundled ptxas {state}", evidence=evidence)

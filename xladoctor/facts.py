@@ -71,6 +71,7 @@ class Distribution:
     missing_top_level: tuple[str, ...] = ()
     shared_libs: tuple[str, ...] = ()  # RECORD paths of bundled .so files (ML distributions only)
     missing_shared_libs: tuple[str, ...] = ()
+    bundled_tools: Mapping[str, bool] = field(default_factory=dict)  # relative path -> exists
     self_declared: SelfDeclared | None = None
     error: str | None = None
 

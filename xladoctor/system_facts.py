@@ -88,6 +88,7 @@ class SystemFacts:
     cuda_toolkits: tuple[CudaToolkit, ...] = ()
     libraries: LibraryFacts | None = None
     resources: ResourceFacts | None = None
+    env_paths: Mapping[str, Any] = field(default_factory=dict)  # variable -> whether the path it names exists
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name and t.path), None)

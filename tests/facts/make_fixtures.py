@@ -346,6 +346,19 @@ def _source_built_torch(doc: dict[str, Any]) -> None:
     )
 
 
+def _glibc(version: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"]["libc"] = f"glibc {version}"
+
+    return edit
+
+
+def _glibc_host(glibc: str) -> dict[str, Any]:
+    system = host("570.124.06", (("NVIDIA A10G", "8.6", 23028),))
+    system["libraries"]["glibc"] = glibc
+    return system
+
+
 def _without_libgomp() -> dict[str, Any]:
     system = host(None, (), cpus=8, memory_gib=32)
     del system["libraries"]["ldconfig"]["libgomp.so.1"]
@@ -647,6 +660,23 @@ SCENARIOS: list[Scenario] = [
         ("torch==2.13.0",),
         local_wheels=True,
         edit=both(torch_build("2.13.0a0+git1234567", None), _source_built_torch, with_host(_without_libgomp())),
+    ),
+    Scenario(
+        "venv-copied-to-old-host",
+        "a venv built on Ubuntu 22.04 copied to a CentOS 7 host (glibc 2.17)",
+        ("torch==2.9.0",),
+        os_name="CentOS Linux 7 (Core)",
+        edit=both(torch_build("2.9.0+cu128", "12.8"), _glibc("2.17"), with_host(_glibc_host("glibc 2.17"))),
+    ),
+    Scenario(
+        "triton-without-ptxas",
+        "triton whose bundled ptxas was stripped by an image-slimming step, on an L4",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            lambda d: dist(d, "triton").update(bundled_tools={"triton/backends/nvidia/bin/ptxas": False}),
+            with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),))),
+        ),
     ),
     Scenario(
         "gpu-cuda-home-mismatch",

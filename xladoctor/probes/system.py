@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +12,9 @@ from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
 from xladoctor.probes.toolchain import TOOLS, probe_tool, probe_toolkits
+
+# Variables that name a file or directory the frameworks will use.
+PATH_VARIABLES = ("TRITON_PTXAS_PATH", "CUDA_HOME", "CUDA_PATH")
 
 
 def _guarded(name: str, probe: Callable[[], Any]) -> tuple[Any, str | None, float]:
@@ -31,6 +35,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "cuda_toolkits": lambda: probe_toolkits(env, short),
         "libraries": lambda: probe_libraries(env, short),
         "resources": probe_resources,
+        "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}

@@ -29,6 +29,8 @@ SELF_DECLARED_FILES = {
 }
 MAX_SELF_DECLARED_BYTES = 200000
 # Distributions whose bundled shared libraries are listed (and checked to exist).
+# Tools a distribution bundles, relative to its location: checked to exist (Triton compiles with its ptxas).
+BUNDLED_TOOLS = {"triton": ("triton/backends/nvidia/bin/ptxas",)}
 SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax", "jaxlib", "nvidia-", "libtpu")
 
 
@@ -215,6 +217,7 @@ def distribution_facts(dist, sys_path):
         "missing_top_level": missing,
         "shared_libs": libs,
         "missing_shared_libs": missing_libs,
+        "bundled_tools": {rel: os.path.exists(os.path.join(location, rel)) for rel in BUNDLED_TOOLS.get(key, ())},
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
