@@ -1,6 +1,19 @@
 """Checks, one module per area; importing this package registers every check."""
 
-from . import cuda, environment, gpu, jax, libraries, packages, python_support, resources, toolchain, torch_xla, triton
+from . import (
+    cuda,
+    environment,
+    gpu,
+    jax,
+    libraries,
+    packages,
+    python_support,
+    resources,
+    tensorflow,
+    toolchain,
+    torch_xla,
+    triton,
+)
 
 __all__ = [
     "cuda",
@@ -12,6 +25,7 @@ __all__ = [
     "python_support",
     "resources",
     "toolchain",
+    "tensorflow",
     "torch_xla",
     "triton",
 ]

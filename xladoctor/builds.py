@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from xladoctor.facts import Distribution, Facts
 from xladoctor.matrix import series_of
+from xladoctor.stack import COMPONENTS
 
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime(-cu\d+)?$")
 
@@ -38,4 +40,17 @@ def cuda_runtimes(facts: Facts) -> dict[str, str]:
     for dist in facts.distributions:
         if _CUDA_RUNTIME_WHEEL.match(dist.key):
             found[dist.name] = series_of(dist.version)
+    tf, info = tensorflow_build(facts)
+    if tf is not None and info.get("is_cuda_build") and isinstance(info.get("cuda_version"), str):
+        found[tf.name] = series_of(str(info["cuda_version"]))
     return found
+
+
+def tensorflow_build(facts: Facts) -> tuple[Distribution | None, dict[str, Any]]:
+    """The installed TensorFlow distribution and its build_info (tensorflow/python/platform/build_info.py)."""
+    for name in COMPONENTS["tensorflow"]:
+        dist = facts.installed(name)
+        if dist is not None:
+            info = declared(dist, "build_info")
+            return dist, dict(info) if isinstance(info, Mapping) else {}
+    return None, {}

@@ -384,6 +384,29 @@ def torch_build(version: str, cuda: str | None) -> Callable[[dict[str, Any]], No
     return edit
 
 
+# tensorflow/python/platform/build_info.py of the tensorflow and tensorflow-cpu 2.20.0 wheels, as the probe reads it
+TF_CUDA_BUILD = {
+    "cpu_compiler": "clang 18",
+    "cuda_compute_capabilities": ["sm_60", "sm_70", "sm_80", "sm_89", "compute_90"],
+    "cuda_version": "12.5.1",
+    "cudnn_version": "9",
+    "is_cuda_build": True,
+    "is_rocm_build": False,
+    "is_tensorrt_build": False,
+}
+TF_CPU_BUILD = {"is_cuda_build": False, "is_rocm_build": False, "is_tensorrt_build": False}
+
+
+def tf_build(name: str, info: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, name)["self_declared"] = {
+            "file": "tensorflow/python/platform/build_info.py",
+            "values": {"build_info": info},
+        }
+
+    return edit
+
+
 def both(*edits: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
     def edit(doc: dict[str, Any]) -> None:
         for e in edits:
@@ -412,6 +435,7 @@ SCENARIOS: list[Scenario] = [
         env={"COLAB_RELEASE_TAG": "release-colab_20251110-060110_RC00"},
         edit=both(
             torch_build("2.9.0+cu128", "12.8"),
+            tf_build("tensorflow", TF_CUDA_BUILD),
             with_host(
                 host(
                     "580.95.05",
@@ -448,7 +472,11 @@ SCENARIOS: list[Scenario] = [
         pyvenv_cfg=None,
         env={"KAGGLE_KERNEL_RUN_TYPE": "Interactive", "KAGGLE_URL_BASE": "https://www.kaggle.com"},
         os_name="Ubuntu 22.04.5 LTS",
-        edit=both(lambda d: add_copy(d, "tensorflow", "tensorflow-cpu"), with_host(host(cpus=4, memory_gib=31))),
+        edit=both(
+            tf_build("tensorflow", TF_CUDA_BUILD),
+            lambda d: add_copy(d, "tensorflow", "tensorflow-cpu"),
+            with_host(host(cpus=4, memory_gib=31)),
+        ),
     ),
     Scenario(
         "tpu-vm-healthy",
@@ -660,6 +688,27 @@ SCENARIOS: list[Scenario] = [
         ("torch==2.13.0",),
         local_wheels=True,
         edit=both(torch_build("2.13.0a0+git1234567", None), _source_built_torch, with_host(_without_libgomp())),
+    ),
+    Scenario(
+        "tf-gpu-without-cuda-libs",
+        "tensorflow 2.20.0 without its and-cuda extra on an L4 host",
+        ("tensorflow==2.20.0",),
+        edit=both(tf_build("tensorflow", TF_CUDA_BUILD), with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),)))),
+    ),
+    Scenario(
+        "tf-and-cuda-on-l4",
+        "tensorflow[and-cuda] 2.20.0 on an L4 host",
+        ("tensorflow[and-cuda]==2.20.0",),
+        edit=both(tf_build("tensorflow", TF_CUDA_BUILD), with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),)))),
+    ),
+    Scenario(
+        "tf-cpu-on-gpu",
+        "tensorflow-cpu 2.20.0 on an A100 host",
+        ("tensorflow-cpu==2.20.0",),
+        edit=both(
+            tf_build("tensorflow-cpu", TF_CPU_BUILD),
+            with_host(host("570.124.06", (("NVIDIA A100-SXM4-80GB", "8.0", 81920),))),
+        ),
     ),
     Scenario(
         "venv-copied-to-old-host",

@@ -34,6 +34,35 @@ BUNDLED_TOOLS = {"triton": ("triton/backends/nvidia/bin/ptxas",)}
 SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax", "jaxlib", "nvidia-", "libtpu")
 
 
+def _is_dict_call(node):
+    """`collections.OrderedDict([...])` or `dict([...])`, as TensorFlow's build_info.py writes it."""
+    func = getattr(node, "func", None)
+    name = getattr(func, "attr", None) or getattr(func, "id", None)
+    return isinstance(node, ast.Call) and name in ("OrderedDict", "dict") and len(node.args) == 1 and not node.keywords
+
+
+def _dict_call_argument(node):
+    return node.args[0] if _is_dict_call(node) else node
+
+
+def _json_dict(pairs):
+    """A list of (key, value) pairs as a dict of JSON-safe values, or None."""
+    out = {}
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)):
+            return None
+        key, value = pair
+        if isinstance(value, tuple):
+            value = list(value)
+        if (
+            value is None
+            or isinstance(value, (str, bool, int, float))
+            or (isinstance(value, list) and all(isinstance(x, str) for x in value))
+        ):
+            out[key] = value
+    return out
+
+
 def constant_assignments(path):
     """Top-level `NAME = <literal>` assignments of a Python file, without executing it."""
     try:
@@ -52,8 +81,13 @@ def constant_assignments(path):
         for target in targets:
             if isinstance(target, ast.Name):
                 try:
-                    literal = ast.literal_eval(value)
+                    literal = ast.literal_eval(_dict_call_argument(value))
                 except ValueError:
+                    continue
+                if isinstance(literal, (list, tuple)) and _is_dict_call(value):
+                    literal = _json_dict(literal)
+                    if literal is not None:
+                        values[target.id] = literal
                     continue
                 if literal is None or isinstance(literal, (str, bool, int, float)):
                     values[target.id] = literal

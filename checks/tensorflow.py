@@ -1,0 +1,124 @@
+"""Area `tensorflow`: the CUDA libraries a GPU build of TensorFlow will dlopen are there, in its versions.
+
+TensorFlow records its build in tensorflow/python/platform/build_info.py (is_cuda_build, cuda_version,
+cudnn_version), read as text. Its `and-cuda` extra pins the nvidia-* wheels it was tested with. When it
+cannot load them it logs "Cannot dlopen some GPU libraries" and silently runs on the CPU.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from xladoctor.builds import tensorflow_build
+from xladoctor.facts import Facts
+from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.registry import Prerequisite, check, target_probed
+from xladoctor.requirements import applicable_requirements, base_version, satisfies
+
+TF_PIP = "https://www.tensorflow.org/install/pip"
+TF_PRESENT = Prerequisite("tensorflow", lambda f: tensorflow_build(f)[0] is not None, "TensorFlow is not installed")
+HOST = Prerequisite("host", lambda f: f.system is not None, "the host was not probed")
+
+
+def _system_lib(facts: Facts, prefix: str) -> list[str]:
+    assert facts.system is not None
+    ldconfig = facts.system.libraries.ldconfig if facts.system.libraries else {}
+    return sorted(name for name in ldconfig if name.startswith(prefix))
+
+
+@check(
+    "tensorflow-cuda-libraries",
+    area="tensorflow",
+    title="CUDA libraries for TensorFlow's GPU build",
+    requires=(target_probed(), TF_PRESENT, HOST),
+)
+def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    tf, info = tensorflow_build(facts)
+    assert tf is not None and facts.system is not None and facts.python is not None
+    gpus = facts.system.gpus
+    version = base_version(tf.version)
+    evidence: dict[str, Any] = {"tensorflow": f"{tf.name} {tf.version}", "build_info": info, "gpus": len(gpus)}
+    if not info:
+        yield Outcome(Status.SKIP, f"{tf.name} {tf.version} has no readable build_info", evidence=evidence)
+        return
+    if not info.get("is_cuda_build"):
+        if gpus:
+            uninstall = (tf.name,) if tf.key != "tensorflow" else ()
+            yield Outcome(
+                Status.WARN,
+                f"{tf.name} {tf.version} is a CPU-only build, but {len(gpus)} GPU(s) are present",
+                detail="TensorFlow will not use the GPU. On Linux the `tensorflow` package with its "
+                "`and-cuda` extra brings the CUDA libraries it needs.",
+                evidence=evidence,
+                fix=Fix(uninstall=uninstall, install=(("tensorflow[and-cuda]", f"=={version}"),)),
+                refs=(TF_PIP,),
+            )
+            return
+        yield Outcome(Status.OK, f"{tf.name} {tf.version}: CPU build, no GPU", evidence=evidence)
+        return
+    if not gpus:
+        yield Outcome(
+            Status.OK,
+            f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} build, no GPU to use it",
+            evidence=evidence,
+        )
+        return
+    extra = [
+        r
+        for r in applicable_requirements(tf, facts, ("and-cuda",))
+        if r.marker is not None and "extra" in str(r.marker) and str(canonicalize_name(r.name)).startswith("nvidia-")
+    ]
+    installed = {r.name: facts.installed(r.name) for r in extra}
+    wrong = [
+        f"{r.name} {d.version} (needs {r.specifier})"
+        for r in extra
+        if (d := installed[r.name]) is not None and not satisfies(r, d.version)
+    ]
+    missing_wheels = [r.name for r in extra if installed[r.name] is None]
+    system_cudnn = _system_lib(facts, "libcudnn.so")
+    evidence.update(wrong=wrong, missing_wheels=missing_wheels, system_cudnn=system_cudnn)
+    if wrong:
+        yield Outcome(
+            Status.FAIL,
+            f"{tf.name} {tf.version} needs other CUDA wheels: " + ", ".join(wrong[:4]),
+            detail="TensorFlow dlopens the CUDA libraries at start; wrong majors fail to load and it falls "
+            "back to the CPU ('Cannot dlopen some GPU libraries').",
+            evidence=evidence,
+            fix=Fix(install=(("tensorflow[and-cuda]", f"=={version}"),)),
+            refs=(TF_PIP,),
+        )
+        return
+    cudnn_major = str(info.get("cudnn_version", "")).split(".")[0]
+    cuda_major = str(info.get("cuda_version", "")).split(".")[0]
+    have = {str(canonicalize_name(r.name)) for r in extra if installed[r.name] is not None}
+    cudnn = any(n.startswith("nvidia-cudnn") for n in have) or any(
+        re.match(rf"libcudnn\.so\.{cudnn_major}$", n) for n in system_cudnn
+    )
+    cudart = any(n.startswith("nvidia-cuda-runtime") for n in have) or any(
+        re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(facts, "libcudart.so")
+    )
+    if not (cudnn and cudart):
+        lacking = " and ".join(
+            x for x, ok in ((f"cuDNN {cudnn_major}", cudnn), (f"CUDA {cuda_major} runtime", cudart)) if not ok
+        )
+        yield Outcome(
+            Status.FAIL,
+            f"{tf.name} {tf.version} will not find {lacking}",
+            detail="Neither the nvidia-* wheels of its `and-cuda` extra nor system libraries provide them, so "
+            "it logs 'Cannot dlopen some GPU libraries' and runs on the CPU.",
+            evidence=evidence,
+            fix=Fix(install=(("tensorflow[and-cuda]", f"=={version}"),)),
+            refs=(TF_PIP,),
+        )
+        return
+    yield Outcome(
+        Status.OK,
+        f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} and cuDNN {cudnn_major} libraries present",
+        evidence=evidence,
+        refs=(TF_PIP,),
+    )
