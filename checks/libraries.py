@@ -82,8 +82,10 @@ def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     preload = [p for p in re.split(r"[:\s]+", facts.env.get("LD_PRELOAD", "")) if "libgomp" in p]
     torch = facts.installed("torch")
     bundled = [p for p in (torch.shared_libs if torch else ()) if "libgomp" in p]
-    evidence = {"system": system, "ld_library_path": on_path, "ld_preload": preload, "bundled_by_torch": bundled}
-    if torch and not (system or on_path or preload or bundled):
+    conda = [f"conda {n}" for n in ("libgomp", "llvm-openmp") if facts.python and n in facts.python.conda_packages]
+    evidence = {"system": system, "ld_library_path": on_path, "ld_preload": preload, "bundled_by_torch": bundled,
+                "conda": conda}
+    if torch and not (system or on_path or preload or bundled or conda):
         yield Outcome(
             Status.FAIL,
             "libgomp.so.1 is nowhere to be found, and torch needs it",
@@ -105,7 +107,7 @@ def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             refs=(LD_SO,),
         )
         return
-    where = bundled or system or overriding
+    where = bundled or conda or system or overriding
     yield Outcome(
         Status.OK, "libgomp: " + (", ".join(where) if where else "not needed (torch not installed)"), evidence=evidence
     )

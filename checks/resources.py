@@ -88,3 +88,36 @@ def cgroup_limits(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         )
         return
     yield Outcome(Status.OK, "No CPU or memory limit below what the host shows", evidence=evidence)
+
+
+MIN_FREE = 5 << 30
+# Where compile caches grow: TorchInductor (/tmp/torchinductor_<user>), Triton (~/.triton/cache), pip, HF.
+INDUCTOR_CACHE = "https://pytorch.org/tutorials/recipes/torch_compile_caching_tutorial.html"
+
+
+@check("disk-space-low", area="resources", title="Free disk where compile caches live", requires=(RESOURCES,))
+def disk_space_low(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    assert facts.system is not None and facts.system.resources is not None
+    free = {path: size for path, size in facts.system.resources.disk_free.items() if isinstance(size, int)}
+    low = {path: size for path, size in free.items() if size < MIN_FREE}
+    evidence = {"free_bytes": free}
+    if not free:
+        yield Outcome(Status.SKIP, "Free disk space could not be read", evidence=evidence)
+        return
+    if low:
+        where = ", ".join(f"{p} ({s / GIB:.1f} GiB free)" for p, s in sorted(low.items()))
+        yield Outcome(
+            Status.WARN,
+            f"Little disk left for compile caches: {where}",
+            detail="torch.compile, Triton and XLA write kernels and caches there; when the disk fills they "
+            "fail with 'No space left on device' in the middle of a run.",
+            evidence=evidence,
+            fix=Fix(commands=('rm -rf ~/.triton/cache "/tmp/torchinductor_$(whoami)"',)),
+            refs=(INDUCTOR_CACHE,),
+        )
+        return
+    yield Outcome(
+        Status.OK,
+        "Disk: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
+        evidence=evidence,
+    )

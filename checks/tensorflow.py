@@ -96,10 +96,14 @@ def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
     cudnn_major = str(info.get("cudnn_version", "")).split(".")[0]
     cuda_major = str(info.get("cuda_version", "")).split(".")[0]
     have = {str(canonicalize_name(r.name)) for r in extra if installed[r.name] is not None}
-    cudnn = any(n.startswith("nvidia-cudnn") for n in have) or any(
-        re.match(rf"libcudnn\.so\.{cudnn_major}$", n) for n in system_cudnn
+    conda = facts.python.conda_packages
+    cudnn = (
+        any(n.startswith("nvidia-cudnn") for n in have)
+        or conda.get("cudnn", "").split(".")[0] == cudnn_major
+        or any(re.match(rf"libcudnn\.so\.{cudnn_major}$", n) for n in system_cudnn)
     )
     cudart = any(n.startswith("nvidia-cuda-runtime") for n in have) or any(
+        conda.get(n, "").split(".")[0] == cuda_major for n in ("cuda-cudart", "cudatoolkit")) or any(
         re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(facts, "libcudart.so")
     )
     if not (cudnn and cudart):

@@ -40,6 +40,10 @@ def cuda_runtimes(facts: Facts) -> dict[str, str]:
     for dist in facts.distributions:
         if _CUDA_RUNTIME_WHEEL.match(dist.key):
             found[dist.name] = series_of(dist.version)
+    conda = facts.python.conda_packages if facts.python else {}
+    for name in ("cuda-cudart", "cudatoolkit"):  # conda's CUDA runtime (cudatoolkit before CUDA 12)
+        if name in conda:
+            found[f"conda {name}"] = series_of(conda[name])
     tf, info = tensorflow_build(facts)
     if tf is not None and info.get("is_cuda_build") and isinstance(info.get("cuda_version"), str):
         found[tf.name] = series_of(str(info["cuda_version"]))

@@ -55,6 +55,14 @@ def _read_facts(path: Path) -> Facts:
         raise UsageProblem(f"--facts {path}: {exc}") from None
 
 
+def _write(path: Path, text: str, option: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageProblem(f"{option} {path}: cannot write ({exc})") from None
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
@@ -98,6 +106,9 @@ def check(
         bool, typer.Option("-v", "--verbose", help="Show details, skipped checks and references.")
     ] = False,
     timeout: TimeoutOption = 60.0,
+    save_facts: Annotated[
+        Path | None, typer.Option("--save-facts", help="Also write the facts this diagnosis used (a snapshot) here.")
+    ] = None,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, and the commands that fix them."""
     if python is not None and facts_file is not None:
@@ -107,6 +118,8 @@ def check(
     except SelectionError as exc:
         raise UsageProblem(str(exc)) from None
     facts = _read_facts(facts_file) if facts_file is not None else _gather(python, timeout)
+    if save_facts is not None:
+        _write(save_facts, facts.dumps(), "--save-facts")
     report = run_diagnosis(facts, checks)
     if as_json or output_format is OutputFormat.JSON:
         from xladoctor.reporters.json_report import render_json
@@ -129,15 +142,10 @@ def snapshot(
 ) -> None:
     """Write the facts of an environment as JSON: the bug-report and replay format (secrets redacted)."""
     facts = _gather(python, timeout)
-    text = facts.dumps()
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(facts.dumps())
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageProblem(f"-o {output}: cannot write ({exc})") from None
-    print(f"wrote {output}", file=sys.stderr)
+    _write(output, facts.dumps(), "-o")
 
 
 @app.command()

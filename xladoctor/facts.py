@@ -104,6 +104,7 @@ class PythonFacts:
     libc: str | None = None
     machine: str | None = None
     system: str | None = None
+    conda_packages: Mapping[str, str] = field(default_factory=dict)  # CUDA/OpenMP packages from conda-meta
     include: str | None = None  # sysconfig's include dir, where Python.h lives
     python_h: bool | None = None
 

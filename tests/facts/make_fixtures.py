@@ -250,6 +250,7 @@ def host(
     cgroup_cpus: float | None = None,
     memory_gib: int = 256,
     cgroup_memory_gib: int | None = None,
+    disk_gib: int = 200,
 ) -> dict[str, Any]:
     """A `system` section in the shapes the host probes write (nvidia-smi's CSV, nvcc --version, ...)."""
     attempts = [{"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "path": None}]
@@ -325,7 +326,7 @@ def host(
             "memory_bytes": memory_gib << 30,
             "cgroup_memory_bytes": cgroup_memory_gib << 30 if cgroup_memory_gib else None,
             "shm_bytes": shm_mib << 20,
-            "disk_free": {"/root/.cache": 200 << 30, "/tmp": 200 << 30},
+            "disk_free": {"/root/.cache": disk_gib << 30, "/tmp": disk_gib << 30},
             "devices": [f"/dev/nvidia{i}" for i in range(len(gpus))] + (["/dev/nvidiactl"] if gpus else []),
         },
     }
@@ -629,7 +630,9 @@ SCENARIOS: list[Scenario] = [
         ("torch==2.9.0",),
         edit=both(
             torch_build("2.9.0+cu128", "12.8"),
-            with_host(host(None, (), shm_mib=64, cpus=64, cgroup_cpus=4.0, memory_gib=512, cgroup_memory_gib=16)),
+            with_host(
+                host(None, (), shm_mib=64, cpus=64, cgroup_cpus=4.0, memory_gib=512, cgroup_memory_gib=16, disk_gib=2)
+            ),
         ),
     ),
     Scenario(
@@ -708,6 +711,24 @@ SCENARIOS: list[Scenario] = [
         edit=both(
             tf_build("tensorflow-cpu", TF_CPU_BUILD),
             with_host(host("570.124.06", (("NVIDIA A100-SXM4-80GB", "8.0", 81920),))),
+        ),
+    ),
+    Scenario(
+        "conda-tensorflow-conda-cuda",
+        "conda env: tensorflow from pip, CUDA 12.5 runtime and cuDNN 9 from conda packages, on an A10G",
+        ("tensorflow==2.20.0",),
+        executable="/opt/conda/envs/tf/bin/python",
+        prefix="/opt/conda/envs/tf",
+        base_prefix="/opt/conda/envs/tf",
+        env_kind="conda",
+        conda_meta=True,
+        pyvenv_cfg=None,
+        edit=both(
+            tf_build("tensorflow", TF_CUDA_BUILD),
+            lambda d: d["python"].update(
+                conda_packages={"cuda-cudart": "12.5.82", "cudnn": "9.3.0.75", "libgomp": "15.2.0"}
+            ),
+            with_host(host("570.124.06", (("NVIDIA A10G", "8.6", 23028),))),
         ),
     ),
     Scenario(

@@ -113,9 +113,14 @@ def test_snapshot_then_replay_gives_identical_findings(tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"
     written = run_cli("snapshot", "-o", str(snap))
     assert written.returncode == 0 and written.stderr.strip() == f"wrote {snap}"
-    live = json.loads(run_cli("check", "--json").stdout)
-    replay = json.loads(run_cli("check", "--json", "--facts", str(snap)).stdout)
-    assert live["findings"] == replay["findings"] and live["plan"] == replay["plan"]
+    assert json.loads(snap.read_text())["schema_version"] == 1
+    # a live diagnosis and the replay of the facts it saved agree finding for finding
+    used = tmp_path / "used.json"
+    live = run_cli("check", "--json", "--save-facts", str(used))
+    replay = run_cli("check", "--json", "--facts", str(used))
+    live_doc, replay_doc = json.loads(live.stdout), json.loads(replay.stdout)
+    assert live_doc["findings"] == replay_doc["findings"] and live_doc["plan"] == replay_doc["plan"]
+    assert live.returncode == replay.returncode
 
 
 def test_secrets_never_reach_snapshot_or_report() -> None:

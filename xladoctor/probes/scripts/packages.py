@@ -143,6 +143,38 @@ def os_release():
     return None
 
 
+CONDA_PACKAGES = (
+    "cuda-cudart",
+    "cudatoolkit",
+    "cudnn",
+    "cuda-nvcc",
+    "libcublas",
+    "nccl",
+    "libgomp",
+    "llvm-openmp",
+    "pytorch",
+    "tensorflow",
+    "jaxlib",
+    "triton",
+)
+
+
+def conda_packages(prefix):
+    """Versions of the conda packages that bring CUDA or OpenMP libraries, from conda-meta/*.json names."""
+    found = {}
+    try:
+        names = os.listdir(os.path.join(prefix, "conda-meta"))
+    except OSError:
+        return found
+    for filename in names:
+        if not filename.endswith(".json"):
+            continue
+        parts = filename[: -len(".json")].rsplit("-", 2)
+        if len(parts) == 3 and parts[0] in CONDA_PACKAGES:
+            found[parts[0]] = parts[1]
+    return found
+
+
 def python_facts():
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
@@ -167,6 +199,7 @@ def python_facts():
         "libc": "{} {}".format(*libc).strip() if libc[0] else None,
         "machine": platform.machine(),
         "system": platform.system(),
+        "conda_packages": conda_packages(sys.prefix) if conda else {},
         "include": sysconfig.get_paths().get("include"),
         "python_h": os.path.exists(os.path.join(sysconfig.get_paths().get("include") or "", "Python.h")),
     }
