@@ -83,8 +83,13 @@ def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     torch = facts.installed("torch")
     bundled = [p for p in (torch.shared_libs if torch else ()) if "libgomp" in p]
     conda = [f"conda {n}" for n in ("libgomp", "llvm-openmp") if facts.python and n in facts.python.conda_packages]
-    evidence = {"system": system, "ld_library_path": on_path, "ld_preload": preload, "bundled_by_torch": bundled,
-                "conda": conda}
+    evidence = {
+        "system": system,
+        "ld_library_path": on_path,
+        "ld_preload": preload,
+        "bundled_by_torch": bundled,
+        "conda": conda,
+    }
     if torch and not (system or on_path or preload or bundled or conda):
         yield Outcome(
             Status.FAIL,

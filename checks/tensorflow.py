@@ -102,9 +102,10 @@ def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
         or conda.get("cudnn", "").split(".")[0] == cudnn_major
         or any(re.match(rf"libcudnn\.so\.{cudnn_major}$", n) for n in system_cudnn)
     )
-    cudart = any(n.startswith("nvidia-cuda-runtime") for n in have) or any(
-        conda.get(n, "").split(".")[0] == cuda_major for n in ("cuda-cudart", "cudatoolkit")) or any(
-        re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(facts, "libcudart.so")
+    cudart = (
+        any(n.startswith("nvidia-cuda-runtime") for n in have)
+        or any(conda.get(n, "").split(".")[0] == cuda_major for n in ("cuda-cudart", "cudatoolkit"))
+        or any(re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(facts, "libcudart.so"))
     )
     if not (cudnn and cudart):
         lacking = " and ".join(

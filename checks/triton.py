@@ -7,19 +7,21 @@ matrix, which only speaks for builds that declare nothing (CPU wheels, source bu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from xladoctor.facts import Distribution, Facts
 from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
+from xladoctor.matrix import Matrix, series_of
 from xladoctor.registry import check, installed, target_probed
 from xladoctor.requirements import requirement_on, satisfies
 from xladoctor.stack import COMPONENTS
+from xladoctor.system_facts import Gpu
 
 WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
 
@@ -128,6 +130,19 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
 TRITON_PTXAS = "https://github.com/triton-lang/triton/blob/main/python/triton/knobs.py"
 
 
+def _gpus_beyond(matrix: Matrix, ptxas: str | None, gpus: Iterable[Gpu]) -> list[tuple[Gpu, str]]:
+    """GPUs whose architecture needs a newer CUDA than this ptxas comes from (compat_matrix/gpu_arch-cuda.json)."""
+    if ptxas is None:
+        return []
+    rows = {str(r["compute_capability"]): str(r["min_cuda"]) for r in matrix.get("gpu_arch-cuda").rows}
+    beyond = []
+    for gpu in gpus:
+        need = rows.get(str(gpu.compute_capability))
+        if need is not None and Version(series_of(ptxas)) < Version(need):
+            beyond.append((gpu, need))
+    return beyond
+
+
 @check(
     "triton-ptxas",
     area="triton",
@@ -166,6 +181,30 @@ def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "triton, or point TRITON_PTXAS_PATH at a CUDA toolkit's ptxas.",
             evidence=evidence,
             fix=Fix(install=((triton.name, f"=={triton.version}"),), reinstall=True),
+            refs=(TRITON_PTXAS,),
+        )
+        return
+    ptxas = next((t for t in (facts.system.tools if facts.system else ()) if t.name == f"ptxas ({triton.name})"), None)
+    evidence["ptxas_version"] = ptxas.version if ptxas else None
+    too_new = _gpus_beyond(matrix, ptxas.version if ptxas else None, gpus)
+    if too_new:
+        newer = [
+            t
+            for t in (facts.system.cuda_toolkits if facts.system else ())
+            if t.nvcc and t.version and all(Version(t.version) >= Version(str(need)) for _, need in too_new)
+        ]
+        fix = Fix(commands=(f"export TRITON_PTXAS_PATH={newer[-1].realpath}/bin/ptxas",)) if newer else None
+        names = ", ".join(
+            f"{g.name} (sm_{str(g.compute_capability).replace('.', '')} needs CUDA {need})" for g, need in too_new
+        )
+        yield Outcome(
+            Status.FAIL,
+            f"Triton's bundled ptxas {ptxas.version if ptxas else ''} cannot compile for {names}",
+            detail="ptxas rejects an architecture newer than its CUDA release, so every Triton kernel fails "
+            "to build. Install a triton built with a newer CUDA, or point TRITON_PTXAS_PATH at a "
+            "newer toolkit's ptxas.",
+            evidence=evidence,
+            fix=fix,
             refs=(TRITON_PTXAS,),
         )
         return

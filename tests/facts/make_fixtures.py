@@ -170,6 +170,9 @@ def synthesize(s: Scenario) -> dict[str, Any]:
     }
     if s.edit:
         s.edit(doc)
+    extra_tools = doc.pop("_tools", [])
+    if extra_tools and doc.get("system"):
+        doc["system"]["tools"].extend(extra_tools)
     return doc
 
 
@@ -345,6 +348,20 @@ def _source_built_torch(doc: dict[str, Any]) -> None:
             "torch/lib/libshm.so",
         ],
     )
+
+
+def _ptxas(dist_name: str, version: str) -> Callable[[dict[str, Any]], None]:
+    """A dist that bundles ptxas, and the tool entry the collector writes after running `ptxas --version`."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        rel = "triton/backends/nvidia/bin/ptxas"
+        d = dist(doc, dist_name)
+        d["bundled_tools"] = {rel: True}
+        doc.setdefault("_tools", []).append(
+            {"name": f"ptxas ({d['name']})", "path": f"{d['location']}/{rel}", "version": version, "error": None}
+        )
+
+    return edit
 
 
 def _glibc(version: str) -> Callable[[dict[str, Any]], None]:
@@ -729,6 +746,24 @@ SCENARIOS: list[Scenario] = [
                 conda_packages={"cuda-cudart": "12.5.82", "cudnn": "9.3.0.75", "libgomp": "15.2.0"}
             ),
             with_host(host("570.124.06", (("NVIDIA A10G", "8.6", 23028),))),
+        ),
+    ),
+    Scenario(
+        "triton-ptxas-too-old-for-blackwell",
+        "torch 2.6.0 with triton 3.2.0, whose ptxas is from CUDA 12.4, on an "
+        "RTX PRO 6000 Blackwell (sm_120); a CUDA 12.8 toolkit is installed",
+        ("torch==2.6.0",),
+        edit=both(
+            torch_build("2.6.0+cu124", "12.4"),
+            _ptxas("triton", "12.4.131"),
+            with_host(
+                host(
+                    "575.57.08",
+                    (("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0", 97887),),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                )
+            ),
         ),
     ),
     Scenario(

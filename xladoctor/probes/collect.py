@@ -12,7 +12,21 @@ from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
 from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
+from xladoctor.probes.toolchain import probe_tool
 from xladoctor.redact import allowed_environment, redact
+
+
+def bundled_tools(
+    distributions: list[dict[str, Any]], env: Mapping[str, str], timeout_s: float
+) -> list[dict[str, Any]]:
+    """Versions of the tools the installed packages bundle (Triton's ptxas), run as plain binaries."""
+    found = []
+    for dist in distributions:
+        for relative, present in (dist.get("bundled_tools") or {}).items():
+            if present and relative.endswith("/ptxas"):
+                tool = probe_tool("ptxas", env, min(timeout_s, 15.0), path=os.path.join(dist["location"], relative))
+                found.append({**tool, "name": f"ptxas ({dist['name']})"})
+    return found
 
 
 def collect_facts(
@@ -40,6 +54,7 @@ def collect_facts(
         doc["python"] = probe.data.get("python")
         doc["distributions"] = [d for d in probe.data.get("distributions", []) if isinstance(d, dict)]
         doc["leftovers"] = probe.data.get("leftovers", [])
+        system.setdefault("tools", []).extend(bundled_tools(doc["distributions"], env, timeout_s))
     try:
         return facts_from_json(redact(doc))
     except FactsError as exc:  # the probe printed a shape we do not understand: record, go on

@@ -19,7 +19,7 @@ _FIRST_VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 
 def _version_of(name: str, output: str) -> str | None:
-    if name == "nvcc":
+    if name in ("nvcc", "ptxas"):  # "Cuda compilation tools, release 12.8, V12.8.93"
         match = _NVCC_RELEASE.search(output)
         return match.group(2) if match else None
     first = output.strip().splitlines()[0] if output.strip() else ""
