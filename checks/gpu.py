@@ -12,16 +12,12 @@ from xladoctor.builds import cuda_runtimes, torch_cuda, torch_is_gpu_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import Prerequisite, check, installed, target_probed
+from xladoctor.registry import check, host_probed, installed, target_probed
 from xladoctor.requirements import applicable_requirements, base_version
 
 PYTORCH_INSTALL = "https://pytorch.org/get-started/locally/"
 CUDA_ENV_VARS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"
-HOST_PROBED = Prerequisite(
-    "host",
-    lambda f: f.system is not None and f.system.nvidia is not None,
-    "the host was not probed (a snapshot from before host probes)",
-)
+HOST_PROBED = host_probed("nvidia")
 
 
 def _has_gpu(facts: Facts) -> bool:

@@ -11,14 +11,10 @@ from xladoctor.builds import cuda_runtimes, torch_cuda
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check
+from xladoctor.registry import check, host_probed
 
 LD_SO = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
-LIBS_PROBED = Prerequisite(
-    "libraries",
-    lambda f: f.system is not None and f.system.libraries is not None,
-    "shared libraries were not probed (a snapshot from before host probes)",
-)
+LIBS_PROBED = host_probed("libraries")
 _CUDA_LIB = re.compile(r"^lib(cudart|cudnn|cublas|nvrtc|nccl)\.so")
 _CUDART = re.compile(r"^libcudart\.so\.(\d+)")
 

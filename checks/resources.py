@@ -8,13 +8,9 @@ from collections.abc import Iterator
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check, installed
+from xladoctor.registry import check, host_probed, installed
 
-RESOURCES = Prerequisite(
-    "resources",
-    lambda f: f.system is not None and f.system.resources is not None,
-    "resources were not probed (a snapshot from before host probes)",
-)
+RESOURCES = host_probed("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a
 # container's default segment is too small: run with --ipc=host or --shm-size.
 PYTORCH_DOCKER = "https://github.com/pytorch/pytorch/blob/main/README.md#using-pre-built-images"

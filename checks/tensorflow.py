@@ -17,12 +17,12 @@ from xladoctor.builds import tensorflow_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check, target_probed
+from xladoctor.registry import Prerequisite, check, host_probed, target_probed
 from xladoctor.requirements import applicable_requirements, base_version, satisfies
 
 TF_PIP = "https://www.tensorflow.org/install/pip"
 TF_PRESENT = Prerequisite("tensorflow", lambda f: tensorflow_build(f)[0] is not None, "TensorFlow is not installed")
-HOST = Prerequisite("host", lambda f: f.system is not None, "the host was not probed")
+HOST = host_probed("nvidia")
 
 
 def _system_lib(facts: Facts, prefix: str) -> list[str]:

@@ -10,13 +10,9 @@ from xladoctor.builds import torch_cuda
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import Prerequisite, any_installed, check, installed, target_probed
+from xladoctor.registry import any_installed, check, host_probed, installed, target_probed
 
-HOST_PROBED = Prerequisite(
-    "host-tools",
-    lambda f: f.system is not None and bool(f.system.tools),
-    "the host toolchain was not probed (a snapshot from before host probes)",
-)
+HOST_PROBED = host_probed("tools")
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
 INDUCTOR_CPU = "https://pytorch.org/docs/stable/torch.compiler_faq.html"
 

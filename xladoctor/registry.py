@@ -30,6 +30,18 @@ def target_probed() -> Prerequisite:
     )
 
 
+def host_probed(part: str) -> Prerequisite:
+    """A part of the host facts (nvidia, tools, libraries, resources) is present; snapshots made before
+    host probes existed lack it, and their checks are skipped rather than judged on nothing."""
+
+    def test(facts: Facts) -> bool:
+        value = getattr(facts.system, part, None) if facts.system is not None else None
+        return bool(value) if isinstance(value, tuple) else value is not None
+
+    why = f"host facts ({part}) were not probed (a snapshot from before host probes)"
+    return Prerequisite(f"host:{part}", test, why)
+
+
 def installed(*names: str) -> Prerequisite:
     """All of `names` are installed."""
     label = " and ".join(names)
