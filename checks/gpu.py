@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -166,6 +166,21 @@ def driver_runs(matrix: Matrix, driver: str | None, cuda: str) -> bool:
         return True
 
 
+def _installed_arch_list(counts: Mapping[str, Any] | None) -> str | None:
+    """'7.0;8.0;9.0+PTX' from fatbin entry counts; an arch with a handful of kernels among hundreds is a
+    special case (one sm_89 kernel in torch 2.9), not support for the architecture."""
+    if not counts:
+        return None
+    cubin = {int(a): int(n) for a, n in dict(counts.get("cubin", {})).items()}
+    ptx = {int(a): int(n) for a, n in dict(counts.get("ptx", {})).items()}
+    if not cubin and not ptx:
+        return None
+    floor = max([*cubin.values(), *ptx.values()]) / 10
+    archs = {a: "" for a, n in cubin.items() if n >= floor}
+    archs.update({a: "+PTX" for a, n in ptx.items() if n >= floor})
+    return ";".join(f"{a // 10}.{a % 10}{suffix}" for a, suffix in sorted(archs.items()))
+
+
 def _runs_on(arch_list: str, capability: str) -> bool:
     """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor, or PTX <= it."""
     major, minor = (int(x) for x in capability.split("."))
@@ -199,27 +214,34 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     table = matrix.get("torch-cuda_arch")
     series, cuda_series = series_of(torch.version), series_of(cuda)
     row = next((r for r in table.rows if r["torch"] == series and r["cuda"] == cuda_series), None)
-    if row is None:
+    # What the installed libtorch_cuda.so embeds wins over the build-recipe table.
+    installed_archs = _installed_arch_list(torch.cuda_archs)
+    arch_list = installed_archs or (str(row["arch_list"]) if row else None)
+    if arch_list is None:
         yield Outcome(
             Status.SKIP,
             f"The architectures of torch {series} with CUDA {cuda_series} are not in the matrix",
             evidence={"torch": torch.version, "torch_cuda": cuda},
         )
         return
+    source = (
+        "installed torch/lib/libtorch_cuda.so (.nv_fatbin)" if installed_archs else str(row["source"]) if row else ""
+    )
     evidence: dict[str, Any] = {
         "torch": torch.version,
         "torch_cuda": cuda,
-        "arch_list": row["arch_list"],
+        "arch_list": arch_list,
+        "arch_list_source": source,
         "gpus": {g.name: g.compute_capability for g in gpus},
     }
-    unsupported = [g for g in gpus if not _runs_on(str(row["arch_list"]), str(g.compute_capability))]
+    unsupported = [g for g in gpus if not _runs_on(arch_list, str(g.compute_capability))]
     if not unsupported:
         yield Outcome(
             Status.OK,
-            f"torch's kernels ({row['arch_list']}) run on "
+            f"torch's kernels ({arch_list}) run on "
             + ", ".join(f"{g.name} (sm_{str(g.compute_capability).replace('.', '')})" for g in gpus),
             evidence=evidence,
-            refs=(str(row["source"]),),
+            refs=(source,) if source.startswith("https://") else (),
         )
         return
     caps = {str(g.compute_capability) for g in unsupported}
@@ -247,10 +269,10 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     yield Outcome(
         Status.FAIL,
         f"torch {torch.version} (CUDA {cuda}) has no kernels for {names}",
-        detail=f"This build carries kernels for {row['arch_list']} only, so CUDA calls fail with 'no kernel "
+        detail=f"This build carries kernels for {arch_list} only, so CUDA calls fail with 'no kernel "
         "image is available for execution on the device' and torch warns that the GPU 'is not "
         "compatible with the current PyTorch installation'.",
         evidence=evidence,
         fix=fix,
-        refs=(str(row["source"]), ARCH_SOURCE),
+        refs=((source,) if source.startswith("https://") else ()) + (ARCH_SOURCE,),
     )

@@ -91,3 +91,17 @@ def test_real_nvcc_against_a_cuda_torch(real_env) -> None:
     out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     major = out.split("release ")[1].split(".")[0]
     assert finding["status"] == ("ok" if major == "12" else "warn")
+
+
+def test_fatbin_census_of_a_real_torch_agrees_with_the_build_recipe(real_env) -> None:
+    """The architectures read from torch 2.9.0's libtorch_cuda.so equal PyTorch's cu128 build list."""
+    python = python_of(real_env("torch29-xla29"))
+    snap = json.loads(run_cli("snapshot", "--python", str(python)).stdout)
+    [torch] = [d for d in snap["distributions"] if d["name"] == "torch"]
+    cubin = torch["cuda_archs"]["cubin"]
+    main = sorted(int(a) for a, n in cubin.items() if n >= max(cubin.values()) / 10)
+    assert main == [70, 75, 80, 86, 90, 100, 120]
+    from xladoctor.matrix import load_matrix
+
+    [row] = [r for r in load_matrix().get("torch-cuda_arch").rows if r["torch"] == "2.9" and r["cuda"] == "12.8"]
+    assert row["arch_list"] == ";".join(f"{a // 10}.{a % 10}" for a in main)

@@ -257,3 +257,32 @@ def test_driver_new_enough_is_ok() -> None:
         "ok",
         "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8), torch (CUDA 12.8)",
     )
+
+
+def _with_gpu(name: str, capability: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"].update(
+            driver_version="570.124.06",
+            gpus=[{"index": 0, "name": name, "compute_capability": capability, "memory_mib": 8192}],
+        )
+
+    return edit
+
+
+def test_arch_list_read_from_the_real_libtorch_cuda_binary() -> None:
+    # real-torch29-xla29 carries the fatbin census of a real torch 2.9.0 (cu128) libtorch_cuda.so
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("NVIDIA H100 80GB HBM3", "9.0"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.evidence["arch_list"], finding.evidence["arch_list_source"]) == (
+        "ok",
+        "7.0;7.5;8.0;8.6;9.0;10.0;12.0",
+        "installed torch/lib/libtorch_cuda.so (.nv_fatbin)",
+    )
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("NVIDIA GeForce GTX 1080", "6.1"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "torch 2.9.0 (CUDA 12.8) has no kernels for NVIDIA GeForce GTX 1080 (compute capability 6.1)",
+    )
+    python = load_json(FACTS_DIR / "real-torch29-xla29.json")["python"]["executable"]
+    assert finding.remediation == (
+        f"{python} -m pip install --force-reinstall torch==2.9.0 --index-url https://download.pytorch.org/whl/cu126",
+    )

@@ -10,6 +10,7 @@ import ast
 import json
 import os
 import platform
+import struct
 import sys
 import sysconfig
 
@@ -175,6 +176,68 @@ def conda_packages(prefix):
     return found
 
 
+FATBIN_MAGIC = 0xBA55ED50
+# Libraries whose embedded CUDA fatbins list the GPU architectures a framework was compiled for.
+FATBIN_LIBRARIES = {"torch": "torch/lib/libtorch_cuda.so"}
+
+
+def _elf_section(handle, wanted):
+    """(offset, size) of a section of a 64-bit little-endian ELF file, or None."""
+    header = handle.read(64)
+    if header[:4] != b"\x7fELF" or header[4] != 2:
+        return None
+    shoff = struct.unpack_from("<Q", header, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", header, 0x3A)
+    handle.seek(shoff)
+    table = handle.read(shentsize * shnum)
+    sections = [struct.unpack_from("<IIQQQQ", table, i * shentsize) for i in range(shnum)]
+    handle.seek(sections[shstrndx][4])
+    names = handle.read(sections[shstrndx][5])
+    for name_at, _type, _flags, _addr, offset, size in sections:
+        if names[name_at:names.index(b"\0", name_at)] == wanted:
+            return offset, size
+    return None
+
+
+def fatbin_archs(path, max_entries=200000):
+    """GPU architectures embedded in a shared library's .nv_fatbin, without loading it.
+
+    The section is a run of fatbin containers (magic 0xBA55ED50, a header, then entries); each entry
+    header gives its kind (1 PTX, 2 ELF cubin) and its sm_ number. Only the headers are read.
+    Returns {"cubin": {"80": count, ...}, "ptx": {...}} or None.
+    """
+    counts = {"cubin": {}, "ptx": {}}
+    try:
+        with open(path, "rb") as handle:
+            found = _elf_section(handle, b".nv_fatbin")
+            if found is None:
+                return None
+            start, size = found
+            pos, end, seen = start, start + size, 0
+            while pos + 16 <= end and seen < max_entries:
+                handle.seek(pos)
+                magic, _version, header_size, body_size = struct.unpack("<IHHQ", handle.read(16))
+                if magic != FATBIN_MAGIC:
+                    pos += 8  # containers are 8-byte aligned
+                    continue
+                entry, stop = pos + header_size, pos + header_size + body_size
+                while entry + 32 <= stop and seen < max_entries:
+                    handle.seek(entry)
+                    head = handle.read(32)
+                    kind, _unused, entry_header, entry_size = struct.unpack_from("<HHIQ", head, 0)
+                    arch = struct.unpack_from("<I", head, 28)[0]
+                    if entry_header == 0:
+                        break
+                    bucket = counts["ptx" if kind == 1 else "cubin"]
+                    bucket[str(arch)] = bucket.get(str(arch), 0) + 1
+                    entry += entry_header + entry_size
+                    seen += 1
+                pos = stop
+    except (OSError, struct.error, ValueError, IndexError):
+        return None
+    return counts
+
+
 def python_facts():
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
@@ -288,6 +351,10 @@ def distribution_facts(dist, sys_path):
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
+    library = FATBIN_LIBRARIES.get(norm)
+    facts["cuda_archs"] = None
+    if library and os.path.exists(os.path.join(location, library)):
+        facts["cuda_archs"] = fatbin_archs(os.path.join(location, library))
     for module, relative in SELF_DECLARED_FILES.items():
         if norm == module or (module == "tensorflow" and module in tops):
             facts["self_declared"] = {
