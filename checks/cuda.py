@@ -45,6 +45,7 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     runtimes = cuda_runtimes(facts)
     table, compat = matrix.get("cuda-driver"), matrix.get("cuda-minor_compat")
     worst: tuple[int, Outcome] | None = None
+    unknown: dict[str, str] = {}
     for owner, cuda in sorted(runtimes.items()):
         rows = [r for r in table.rows if r["cuda"] == cuda]
         family = [r for r in compat.rows if r["cuda_major"] == cuda.split(".")[0]]
@@ -52,8 +53,10 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         try:
             have = Version(driver)
         except InvalidVersion:
+            unknown[owner] = cuda
             continue
-        if not rows:
+        if not rows:  # a CUDA newer than the matrix: say so rather than guess
+            unknown[owner] = cuda
             continue
         need = str(rows[0]["min_driver"])
         evidence["min_driver"] = need
@@ -88,5 +91,18 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     if worst is not None:
         yield worst[1]
         return
-    listing = ", ".join(f"{owner} (CUDA {cuda})" for owner, cuda in sorted(runtimes.items()))
-    yield Outcome(Status.OK, f"Driver {driver} runs {listing}", evidence={"driver": driver, "runtimes": runtimes})
+    judged = {owner: cuda for owner, cuda in runtimes.items() if owner not in unknown}
+    evidence = {"driver": driver, "runtimes": runtimes, "not_in_matrix": unknown}
+    if not judged:
+        yield Outcome(
+            Status.SKIP,
+            f"No minimum driver is known for CUDA {', '.join(sorted(set(unknown.values())))}",
+            detail="The compatibility matrix has no NVIDIA release-notes row for it yet.",
+            evidence=evidence,
+        )
+        return
+    listing = ", ".join(f"{owner} (CUDA {cuda})" for owner, cuda in sorted(judged.items()))
+    rest = (
+        f"; no minimum known for {', '.join(f'{o} (CUDA {c})' for o, c in sorted(unknown.items()))}" if unknown else ""
+    )
+    yield Outcome(Status.OK, f"Driver {driver} runs {listing}{rest}", evidence=evidence)

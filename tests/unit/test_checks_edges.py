@@ -286,3 +286,12 @@ def test_arch_list_read_from_the_real_libtorch_cuda_binary() -> None:
     assert finding.remediation == (
         f"{python} -m pip install --force-reinstall torch==2.9.0 --index-url https://download.pytorch.org/whl/cu126",
     )
+
+
+def test_a_cuda_newer_than_the_driver_table_is_not_judged() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "nvidia-cuda-runtime-cu12")["version"] = "13.4.1"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "13.4"
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == ("skip", "No minimum driver is known for CUDA 13.4")
