@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
-
-from packaging.version import InvalidVersion, Version
 
 from xladoctor.builds import cuda_runtimes, torch_cuda, torch_is_gpu_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.gpu_support import driver_runs, installed_arch_list, runs_on
 from xladoctor.matrix import Matrix, series_of
 from xladoctor.registry import check, host_probed, installed, target_probed
 from xladoctor.requirements import applicable_requirements, base_version
@@ -155,43 +154,6 @@ def cuda_visible_devices(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     yield Outcome(Status.OK, f"CUDA_VISIBLE_DEVICES={value}", evidence=evidence)
 
 
-def driver_runs(matrix: Matrix, driver: str | None, cuda: str) -> bool:
-    """Whether a driver meets the release-notes minimum of a CUDA version (unknown driver: assume yes)."""
-    if driver is None:
-        return True
-    rows = [r for r in matrix.get("cuda-driver").rows if r["cuda"] == cuda]
-    try:
-        return not rows or Version(driver) >= Version(str(rows[0]["min_driver"]))
-    except InvalidVersion:
-        return True
-
-
-def _installed_arch_list(counts: Mapping[str, Any] | None) -> str | None:
-    """'7.0;8.0;9.0+PTX' from fatbin entry counts; an arch with a handful of kernels among hundreds is a
-    special case (one sm_89 kernel in torch 2.9), not support for the architecture."""
-    if not counts:
-        return None
-    cubin = {int(a): int(n) for a, n in dict(counts.get("cubin", {})).items()}
-    ptx = {int(a): int(n) for a, n in dict(counts.get("ptx", {})).items()}
-    if not cubin and not ptx:
-        return None
-    floor = max([*cubin.values(), *ptx.values()]) / 10
-    archs = {a: "" for a, n in cubin.items() if n >= floor}
-    archs.update({a: "+PTX" for a, n in ptx.items() if n >= floor})
-    return ";".join(f"{a // 10}.{a % 10}{suffix}" for a, suffix in sorted(archs.items()))
-
-
-def _runs_on(arch_list: str, capability: str) -> bool:
-    """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor, or PTX <= it."""
-    major, minor = (int(x) for x in capability.split("."))
-    for arch in arch_list.split(";"):
-        ptx = arch.endswith("+PTX")
-        a_major, a_minor = (int(x) for x in arch.replace("+PTX", "").split("."))
-        if (a_major == major and a_minor <= minor) or (ptx and (a_major, a_minor) <= (major, minor)):
-            return True
-    return False
-
-
 ARCH_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
 
 
@@ -215,7 +177,7 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     series, cuda_series = series_of(torch.version), series_of(cuda)
     row = next((r for r in table.rows if r["torch"] == series and r["cuda"] == cuda_series), None)
     # What the installed libtorch_cuda.so embeds wins over the build-recipe table.
-    installed_archs = _installed_arch_list(torch.cuda_archs)
+    installed_archs = installed_arch_list(torch.cuda_archs)
     arch_list = installed_archs or (str(row["arch_list"]) if row else None)
     if arch_list is None:
         yield Outcome(
@@ -234,7 +196,7 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         "arch_list_source": source,
         "gpus": {g.name: g.compute_capability for g in gpus},
     }
-    unsupported = [g for g in gpus if not _runs_on(arch_list, str(g.compute_capability))]
+    unsupported = [g for g in gpus if not runs_on(arch_list, str(g.compute_capability))]
     if not unsupported:
         yield Outcome(
             Status.OK,
@@ -250,7 +212,7 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     fitting = [
         r
         for r in table.rows
-        if all(_runs_on(str(r["arch_list"]), c) for c in caps) and driver_runs(matrix, driver, str(r["cuda"]))
+        if all(runs_on(str(r["arch_list"]), c) for c in caps) and driver_runs(matrix, driver, str(r["cuda"]))
     ]
     same_series = [r for r in fitting if r["torch"] == series]
     target = same_series[-1] if same_series else (fitting[-1] if fitting else None)

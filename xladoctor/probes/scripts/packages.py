@@ -194,7 +194,7 @@ def _elf_section(handle, wanted):
     handle.seek(sections[shstrndx][4])
     names = handle.read(sections[shstrndx][5])
     for name_at, _type, _flags, _addr, offset, size in sections:
-        if names[name_at:names.index(b"\0", name_at)] == wanted:
+        if names[name_at : names.index(b"\0", name_at)] == wanted:
             return offset, size
     return None
 
