@@ -23,7 +23,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
     help="Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
-    "`xladoctor` alone means `xladoctor check`. " + HELP_TEXT,
+    "`xladoctor` alone means `xladoctor check`.",
     epilog=HELP_TEXT,
     rich_markup_mode=None,
 )
@@ -86,7 +86,7 @@ PythonOption = Annotated[
 ]
 
 
-@app.command()
+@app.command(epilog=HELP_TEXT)
 def check(
     python: PythonOption = None,
     facts_file: Annotated[
