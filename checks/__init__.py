@@ -13,6 +13,7 @@ from . import (
     toolchain,
     torch_xla,
     triton,
+    xla_config,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "tensorflow",
     "torch_xla",
     "triton",
+    "xla_config",
 ]

@@ -21,6 +21,8 @@ SPECS: dict[str, tuple[str, ...]] = {
     "bare": (),
     "torch213-xla29": ("torch==2.13.0", "torch_xla==2.9.0"),
     "torch29-xla29": ("torch==2.9.0", "torch_xla==2.9.0"),
+    # TensorFlow's current release, CPU build (TF_XLA_FLAGS, XLA_CPU and autoclustering run for real)
+    "tensorflow-cpu": ("tensorflow-cpu==2.21.0",),
 }
 _BUILDER_VERSION = 1
 _COMPLETE = ".xladoctor-env-complete"

@@ -188,19 +188,20 @@ def set_version(doc: dict[str, Any], name: str, version: str, requires: list[str
         d["requires"] = requires
 
 
-def real_snapshot(env_name: str) -> dict[str, Any]:
+def real_snapshot(env_name: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     from envs import ensure_env, python_of
 
     python = python_of(ensure_env(env_name))
+    variables = {"PJRT_DEVICE": "CPU", **(extra_env or {})}
     out = subprocess.run(
         [sys.executable, "-m", "xladoctor", "snapshot", "--python", str(python)],
         check=True,
         capture_output=True,
         text=True,
-        env={**os.environ, "PJRT_DEVICE": "CPU"},
+        env={**os.environ, **variables},
     )
     doc: dict[str, Any] = json.loads(out.stdout)
-    doc["env"] = {k: v for k, v in doc["env"].items() if k in ("PJRT_DEVICE",)}  # keep fixtures host-independent
+    doc["env"] = {k: v for k, v in doc["env"].items() if k in variables}  # keep fixtures host-independent
     return doc
 
 
@@ -801,7 +802,13 @@ SCENARIOS: list[Scenario] = [
         ),
     ),
 ]
-REAL = {"real-torch213-xla29": "torch213-xla29", "real-torch29-xla29": "torch29-xla29", "real-bare": "bare"}
+REAL = {
+    "real-torch213-xla29": "torch213-xla29",
+    "real-torch29-xla29": "torch29-xla29",
+    "real-bare": "bare",
+    "real-tensorflow-cpu-unknown-tf-xla-flag": "tensorflow-cpu",
+}
+REAL_ENV = {"real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"}}
 
 
 def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
@@ -834,7 +841,7 @@ def main(argv: list[str]) -> None:
         path = HERE / f"{name}.json"
         if not update_expected:
             scenario = next((s for s in SCENARIOS if s.name == name), None)
-            doc = real_snapshot(REAL[name]) if scenario is None else synthesize(scenario)
+            doc = real_snapshot(REAL[name], REAL_ENV.get(name)) if scenario is None else synthesize(scenario)
             doc["_about"] = about[name]
             path.write_text(json.dumps(doc, indent=1) + "\n")
         doc = json.loads(path.read_text())

@@ -8,6 +8,7 @@ on stdout (a sitecustomize, a .pth file) is ignored.
 
 import ast
 import json
+import mmap
 import os
 import platform
 import struct
@@ -238,6 +239,42 @@ def fatbin_archs(path, max_entries=200000):
     return counts
 
 
+# TF_XLA_FLAGS names are looked up as string literals in TensorFlow's own libraries (registered flags
+# such as "tf_xla_auto_jit" are NUL-terminated strings there); only the names the user set are sought.
+TF_FLAG_LIBRARIES = ("tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2")
+
+
+def tf_xla_flag_names(value):
+    """Flag names in a TF_XLA_FLAGS value: '--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit' -> [...]."""
+    names = []
+    for token in value.split():
+        if token.startswith("-"):
+            name = token.lstrip("-").split("=", 1)[0]
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def known_in_libraries(location, names, libraries):
+    """For each name, whether any library holds it as a NUL-terminated string (mmap, no load)."""
+    found = dict((n, False) for n in names)
+    for relative in libraries:
+        path = os.path.join(location, relative)
+        try:
+            with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                for name in names:
+                    needle = name.encode() + b"\0"
+                    start = data.find(needle)
+                    while start > 0 and not found[name]:
+                        before = data[start - 1 : start]
+                        if not (before.isalnum() or before == b"_"):
+                            found[name] = True
+                        start = data.find(needle, start + 1)
+        except (OSError, ValueError):
+            return None
+    return found
+
+
 def python_facts():
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
@@ -351,6 +388,10 @@ def distribution_facts(dist, sys_path):
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
+    facts["known_flags"] = None
+    if "tensorflow" in tops and os.environ.get("TF_XLA_FLAGS", "").strip():
+        names = tf_xla_flag_names(os.environ["TF_XLA_FLAGS"])
+        facts["known_flags"] = known_in_libraries(location, names, TF_FLAG_LIBRARIES) if names else {}
     library = FATBIN_LIBRARIES.get(norm)
     facts["cuda_archs"] = None
     if library and os.path.exists(os.path.join(location, library)):
