@@ -807,8 +807,12 @@ REAL = {
     "real-torch29-xla29": "torch29-xla29",
     "real-bare": "bare",
     "real-tensorflow-cpu-unknown-tf-xla-flag": "tensorflow-cpu",
+    "real-tensorflow-cpu-autojit": "tensorflow-cpu",
 }
-REAL_ENV = {"real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"}}
+REAL_ENV = {
+    "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
+    "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+}
 
 
 def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
