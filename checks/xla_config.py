@@ -59,3 +59,101 @@ def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         evidence=evidence,
         refs=(TF_FLAGS,),
     )
+
+
+TROUBLESHOOT = "https://github.com/pytorch/xla/blob/master/docs/source/learn/troubleshoot.md#environment-variables"
+# pytorch/xla troubleshoot.md: "Setting such variables will cause different degrees of performance
+# degradation, so they should only be enabled for debugging."
+TORCH_XLA_DEBUG_VARIABLES = (
+    "XLA_IR_DEBUG",
+    "XLA_HLO_DEBUG",
+    "XLA_SAVE_TENSORS_FILE",
+    "XLA_METRICS_FILE",
+    "XLA_SYNC_WAIT",
+    "XLA_USE_EAGER_DEBUG_MODE",
+    "PT_XLA_DEBUG",
+    "PT_XLA_DEBUG_LEVEL",
+)
+PERSISTENT_CACHES = (
+    "torch_xla: torch_xla.runtime.initialize_cache(path); TensorFlow: "
+    "--tf_xla_persistent_cache_directory in TF_XLA_FLAGS; JAX: jax_compilation_cache_dir"
+)
+XLA_STACK = Prerequisite(
+    "xla",
+    lambda f: any(f.installed(n) for n in ("torch_xla", "jax", "jaxlib")) or tensorflow_build(f)[0] is not None,
+    "no XLA framework (torch_xla, TensorFlow, JAX) is installed",
+)
+
+
+def _on(value: str | None) -> bool:
+    return value is not None and value.strip() not in ("", "0", "false", "False")
+
+
+@check("xla-debug-switches", area="xla-config", title="XLA debug switches left on", requires=(XLA_STACK,))
+def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
+    on = [v for v in TORCH_XLA_DEBUG_VARIABLES if facts.installed("torch_xla") and _on(facts.env.get(v))]
+    dump = [t for t in facts.env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
+    evidence = {"set": {v: facts.env[v] for v in on}, "xla_dump_flags": dump}
+    if not on and not dump:
+        yield Outcome(Status.OK, "No XLA debug switch or dump is on", evidence=evidence)
+        return
+    commands = [f"unset {v}" for v in on]
+    notes = []
+    if on:
+        notes.append(
+            f"{', '.join(on)} make PyTorch/XLA record stack traces or write graphs and metrics at every "
+            "step (pytorch/xla: 'different degrees of performance degradation')"
+        )
+    if dump:
+        kept = [t for t in facts.env.get("XLA_FLAGS", "").split() if not t.startswith("--xla_dump")]
+        commands.append(f"export XLA_FLAGS={shlex.quote(' '.join(kept))}" if kept else "unset XLA_FLAGS")
+        notes.append(
+            f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
+            f"cache (persistent caches: {PERSISTENT_CACHES})"
+        )
+    yield Outcome(
+        Status.WARN,
+        "Debug switches are on: " + ", ".join(on + [d.split("=")[0] for d in dump]),
+        detail="; ".join(notes) + ".",
+        evidence=evidence,
+        fix=Fix(commands=tuple(commands)),
+        refs=(TROUBLESHOOT,),
+    )
+
+
+@check(
+    "xla-env-deprecated",
+    area="xla-config",
+    title="Variables the installed torch_xla declares deprecated",
+    requires=(
+        target_probed(),
+        Prerequisite("torch_xla", lambda f: f.installed("torch_xla") is not None, "torch_xla is not installed"),
+    ),
+)
+def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    xla = facts.installed("torch_xla")
+    assert xla is not None
+    declared = list((xla.declared_lists or {}).get("deprecated_env_vars", []))
+    set_now = [v for v in declared if facts.env.get(v)]
+    evidence = {"declared_by_torch_xla": declared, "set": set_now, "torch_xla": xla.version}
+    if xla.declared_lists is None:
+        yield Outcome(
+            Status.SKIP, f"torch_xla {xla.version} declares no deprecated variables we could read", evidence=evidence
+        )
+        return
+    if set_now:
+        yield Outcome(
+            Status.WARN,
+            f"torch_xla {xla.version} deprecates {', '.join(set_now)}, which is set",
+            detail="torch_xla warns about it at import and may ignore it; its own source lists it in "
+            "deprecated_env_vars.",
+            evidence=evidence,
+            fix=Fix(commands=tuple(f"unset {v}" for v in set_now)),
+        )
+        return
+    yield Outcome(
+        Status.OK,
+        f"None of the variables torch_xla {xla.version} deprecates is set ({', '.join(declared) or 'none declared'})",
+        evidence=evidence,
+    )

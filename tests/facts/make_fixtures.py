@@ -808,10 +808,17 @@ REAL = {
     "real-bare": "bare",
     "real-tensorflow-cpu-unknown-tf-xla-flag": "tensorflow-cpu",
     "real-tensorflow-cpu-autojit": "tensorflow-cpu",
+    "real-torch29-xla29-debug-switches": "torch29-xla29",
 }
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+    "real-torch29-xla29-debug-switches": {
+        "XLA_IR_DEBUG": "1",
+        "XLA_HLO_DEBUG": "1",
+        "XLA_USE_FP16": "1",
+        "XLA_FLAGS": "--xla_dump_to=/tmp/xla_dump",
+    },
 }
 
 

@@ -275,6 +275,31 @@ def known_in_libraries(location, names, libraries):
     return found
 
 
+def named_string_lists(path, wanted):
+    """String-list literals assigned to NAME anywhere in a file (torch_xla's `deprecated_env_vars`)."""
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(MAX_SELF_DECLARED_BYTES))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple)):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in wanted:
+                    try:
+                        value = ast.literal_eval(node.value)
+                    except ValueError:
+                        continue
+                    if all(isinstance(x, str) for x in value):
+                        found[target.id] = list(value)
+    return found
+
+
+# Lists a package keeps in its own source: torch_xla/__init__.py warns about `deprecated_env_vars`.
+DECLARED_LISTS = {"torch_xla": ("torch_xla/__init__.py", ("deprecated_env_vars",))}
+
+
 def python_facts():
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     conda = os.path.isdir(os.path.join(sys.prefix, "conda-meta"))
@@ -388,6 +413,10 @@ def distribution_facts(dist, sys_path):
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
+    declared_lists = DECLARED_LISTS.get(norm)
+    facts["declared_lists"] = (
+        named_string_lists(os.path.join(location, declared_lists[0]), declared_lists[1]) if declared_lists else None
+    )
     facts["known_flags"] = None
     if "tensorflow" in tops and os.environ.get("TF_XLA_FLAGS", "").strip():
         names = tf_xla_flag_names(os.environ["TF_XLA_FLAGS"])
