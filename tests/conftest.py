@@ -17,14 +17,15 @@ sys.path.insert(0, str(TESTS))  # tests/envs.py
 
 
 def run_cli(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120
+    *args: str, env: dict[str, str | None] | None = None, input: str | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m xladoctor ARGS` in a child process, as a user runs it."""
+    """`python -m xladoctor ARGS` in a child process, as a user runs it; a None in env unsets that variable."""
+    merged = {**os.environ, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "xladoctor", *args],
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env={k: v for k, v in merged.items() if v is not None},
         input=input,
         timeout=timeout,
     )

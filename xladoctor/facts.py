@@ -72,6 +72,7 @@ class Distribution:
     shared_libs: tuple[str, ...] = ()  # RECORD paths of bundled .so files (ML distributions only)
     missing_shared_libs: tuple[str, ...] = ()
     bundled_tools: Mapping[str, bool] = field(default_factory=dict)  # relative path -> exists
+    entry_points: Mapping[str, Any] = field(default_factory=dict)  # group -> names (torch_xla.plugins)
     declared_lists: Mapping[str, Any] | None = None  # e.g. torch_xla's deprecated_env_vars, read from its source
     known_flags: Mapping[str, bool] | None = None  # TF_XLA_FLAGS names found in TensorFlow's libraries
     cuda_archs: Mapping[str, Any] | None = None  # {"cubin": {"80": n, ...}, "ptx": {...}} from the fatbins

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
@@ -170,6 +172,9 @@ def synthesize(s: Scenario) -> dict[str, Any]:
     }
     if s.edit:
         s.edit(doc)
+    for d in doc.get("distributions", []):  # what torch_xla's setup.py registers (v2.5.0 .. v2.9.0)
+        if d["name"].lower().replace("_", "-") == "torch-xla" and Version(d["version"]) >= Version("2.5"):
+            d["entry_points"] = {"torch_xla.plugins": ["neuron", "tpu", "xpu"]}
     extra_tools = doc.pop("_tools", [])
     if extra_tools and doc.get("system"):
         doc["system"]["tools"].extend(extra_tools)
@@ -809,10 +814,12 @@ REAL = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": "tensorflow-cpu",
     "real-tensorflow-cpu-autojit": "tensorflow-cpu",
     "real-torch29-xla29-debug-switches": "torch29-xla29",
+    "real-torch29-xla29-pjrt-cuda": "torch29-xla29",
 }
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+    "real-torch29-xla29-pjrt-cuda": {"PJRT_DEVICE": "CUDA"},
     "real-torch29-xla29-debug-switches": {
         "XLA_IR_DEBUG": "1",
         "XLA_HLO_DEBUG": "1",

@@ -34,3 +34,46 @@ def test_deprecated_variable_is_what_the_installed_torch_xla_warns_about(real_en
         ["unset XLA_USE_FP16"],
     )
     assert finding["evidence"]["declared_by_torch_xla"] == ["XLA_USE_FP16", "XLA_DOWNCAST_FP16"]
+
+
+STEP = "import torch, torch_xla; t = torch.ones(2, device='xla'); print((t + 1).cpu().tolist())"
+
+
+def _pjrt(python, value: str | None) -> tuple[subprocess.CompletedProcess[str], dict]:
+    env = {"PATH": "/usr/bin:/bin"} | ({"PJRT_DEVICE": value} if value is not None else {})
+    ran = subprocess.run([str(python), "-c", STEP], capture_output=True, text=True, timeout=600, env=env)
+    result = run_cli("check", "--python", str(python), "--json", "--only", "pjrt-device", env={"PJRT_DEVICE": value})
+    [finding] = json.loads(result.stdout)["findings"]
+    return ran, finding
+
+
+@pytest.mark.parametrize(
+    ("value", "runs", "status", "title"),
+    [
+        ("CPU", True, "ok", "PJRT_DEVICE=CPU is accepted by torch_xla 2.9.0"),
+        (None, True, "warn", "PJRT_DEVICE is not set: torch_xla will pick CPU by itself"),
+        (
+            "cpu",
+            False,
+            "fail",
+            "PJRT_DEVICE=cpu is not a device torch_xla 2.9.0 knows here (accepted: CPU, NEURON, TPU, XPU)",
+        ),
+        (
+            "CUDA",
+            False,
+            "fail",
+            "PJRT_DEVICE=CUDA is not a device torch_xla 2.9.0 knows here (accepted: CPU, NEURON, TPU, XPU)",
+        ),
+    ],
+)
+def test_pjrt_device_verdicts_match_what_torch_xla_does(real_env, value, runs, status, title) -> None:
+    python = python_of(real_env("torch29-xla29"))
+    ran, finding = _pjrt(python, value)
+    assert (finding["status"], finding["title"]) == (status, title)
+    if runs:
+        assert ran.returncode == 0 and ran.stdout.strip().splitlines()[-1] == "[2.0, 2.0]", ran.stderr[-2000:]
+        if value is None:
+            assert "Defaulting to PJRT_DEVICE=CPU" in ran.stderr
+    else:
+        assert ran.returncode != 0 and f"No PjRtPlugin registered for: {value}" in ran.stderr
+        assert finding["remediation"] == ["export PJRT_DEVICE=CPU"]

@@ -296,6 +296,22 @@ def named_string_lists(path, wanted):
     return found
 
 
+# Entry-point groups that register backends (torch_xla finds its PJRT device plugins through this one).
+ENTRY_POINT_GROUPS = ("torch_xla.plugins",)
+
+
+def plugin_entry_points(dist):
+    try:
+        points = dist.entry_points
+    except Exception:  # a malformed entry_points.txt must not hide the distribution
+        return {}
+    found = {}
+    for point in points:
+        if point.group in ENTRY_POINT_GROUPS:
+            found.setdefault(point.group, []).append(point.name)
+    return found
+
+
 # Lists a package keeps in its own source: torch_xla/__init__.py warns about `deprecated_env_vars`.
 DECLARED_LISTS = {"torch_xla": ("torch_xla/__init__.py", ("deprecated_env_vars",))}
 
@@ -413,6 +429,7 @@ def distribution_facts(dist, sys_path):
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
+    facts["entry_points"] = plugin_entry_points(dist)
     declared_lists = DECLARED_LISTS.get(norm)
     facts["declared_lists"] = (
         named_string_lists(os.path.join(location, declared_lists[0]), declared_lists[1]) if declared_lists else None
