@@ -157,3 +157,40 @@ def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         f"None of the variables torch_xla {xla.version} deprecates is set ({', '.join(declared) or 'none declared'})",
         evidence=evidence,
     )
+
+
+@check(
+    "xla-env-ignored",
+    area="xla-config",
+    title="Variables the installed torch_xla no longer reads",
+    requires=(
+        target_probed(),
+        Prerequisite("torch_xla", lambda f: f.installed("torch_xla") is not None, "torch_xla is not installed"),
+    ),
+)
+def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """XRT-era settings (XRT_TPU_CONFIG, GPU_NUM_DEVICES, ...) do nothing once torch_xla stopped reading them."""
+    xla = facts.installed("torch_xla")
+    assert xla is not None
+    mentions = dict(xla.env_var_mentions or {})
+    ignored = [v for v, named in mentions.items() if not named]
+    evidence = {"checked": mentions, "torch_xla": xla.version}
+    if ignored:
+        yield Outcome(
+            Status.WARN,
+            f"torch_xla {xla.version} no longer reads {', '.join(ignored)}",
+            detail="No file of the installed torch_xla (its Python code or its _XLAC extension) names "
+            "it, so it has no effect: a leftover of the XRT runtime or of an older release. Since "
+            "torch_xla 2.0 the runtime is PJRT, configured with PJRT_DEVICE.",
+            evidence=evidence,
+            fix=Fix(commands=tuple(f"unset {v}" for v in ignored)),
+            refs=("https://github.com/pytorch/xla/blob/master/docs/source/learn/pjrt.md",),
+        )
+        return
+    yield Outcome(
+        Status.OK,
+        "No retired torch_xla variable is set"
+        if not mentions
+        else f"torch_xla {xla.version} still reads {', '.join(mentions)}",
+        evidence=evidence,
+    )

@@ -815,11 +815,17 @@ REAL = {
     "real-tensorflow-cpu-autojit": "tensorflow-cpu",
     "real-torch29-xla29-debug-switches": "torch29-xla29",
     "real-torch29-xla29-pjrt-cuda": "torch29-xla29",
+    "real-torch29-xla29-xrt-leftovers": "torch29-xla29",
 }
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
     "real-torch29-xla29-pjrt-cuda": {"PJRT_DEVICE": "CUDA"},
+    "real-torch29-xla29-xrt-leftovers": {
+        "XRT_TPU_CONFIG": "localservice;0;localhost:51011",
+        "GPU_NUM_DEVICES": "2",
+        "XLA_USE_BF16": "1",
+    },
     "real-torch29-xla29-debug-switches": {
         "XLA_IR_DEBUG": "1",
         "XLA_HLO_DEBUG": "1",

@@ -312,6 +312,49 @@ def plugin_entry_points(dist):
     return found
 
 
+# XRT-era and retired variables: whether the installed torch_xla still reads one is decided by looking
+# for its name in torch_xla's own Python files and compiled extension, only for the ones that are set.
+RETIRED_CANDIDATES = (
+    "XRT_TPU_CONFIG",
+    "XRT_DEVICE_MAP",
+    "XRT_WORKERS",
+    "XRT_MESH_SERVICE_ADDRESS",
+    "XRT_LOCAL_WORKER",
+    "XRT_SHARD_WORLD_SIZE",
+    "XRT_SHARD_ORDINAL",
+    "XRT_MULTI_PROCESSING_DEVICE",
+    "XRT_START_LOCAL_SERVER",
+    "GPU_NUM_DEVICES",
+    "XLA_USE_BF16",
+    "XLA_USE_F16",
+    "XLA_DOWNCAST_BF16",
+    "XLA_USE_32BIT_LONG",
+)
+
+
+def mentions(location, names):
+    """Whether torch_xla's files name each variable (Python sources and its _XLAC extension)."""
+    left = set(names)
+    found = dict((n, False) for n in names)
+    roots = [os.path.join(location, "torch_xla")]
+    files = [os.path.join(location, f) for f in os.listdir(location) if f.startswith("_XLAC") and f.endswith(".so")]
+    for root in roots:
+        for folder, _dirs, names_here in os.walk(root):
+            files.extend(os.path.join(folder, f) for f in names_here if f.endswith((".py", ".so")))
+    for path in files:
+        if not left:
+            break
+        try:
+            with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                for name in list(left):
+                    if data.find(name.encode()) >= 0:
+                        found[name] = True
+                        left.discard(name)
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 # Lists a package keeps in its own source: torch_xla/__init__.py warns about `deprecated_env_vars`.
 DECLARED_LISTS = {"torch_xla": ("torch_xla/__init__.py", ("deprecated_env_vars",))}
 
@@ -430,6 +473,8 @@ def distribution_facts(dist, sys_path):
     }
     norm = (name or "").lower().replace("-", "_")
     facts["entry_points"] = plugin_entry_points(dist)
+    retired = [v for v in RETIRED_CANDIDATES if os.environ.get(v)]
+    facts["env_var_mentions"] = mentions(location, retired) if norm == "torch_xla" and retired else None
     declared_lists = DECLARED_LISTS.get(norm)
     facts["declared_lists"] = (
         named_string_lists(os.path.join(location, declared_lists[0]), declared_lists[1]) if declared_lists else None
