@@ -15,6 +15,7 @@ from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
 from xladoctor.registry import Prerequisite, check, target_probed
+from xladoctor.stack import COMPONENTS
 
 PARSE_FLAGS = "https://github.com/openxla/xla/blob/main/xla/parse_flags_from_env.cc"
 TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
@@ -34,9 +35,10 @@ def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     tf, _ = tensorflow_build(facts)
     assert tf is not None
     value = facts.env["TF_XLA_FLAGS"]
-    known = dict(tf.known_flags or {})
+    recorded = (tf.known_flags or {}).get("TF_XLA_FLAGS")
+    known = dict(recorded or {})
     evidence = {"TF_XLA_FLAGS": value, "tensorflow": f"{tf.name} {tf.version}", "known": known}
-    if tf.known_flags is None:
+    if recorded is None:
         yield Outcome(Status.SKIP, f"Could not read the flags {tf.name} {tf.version} registers", evidence=evidence)
         return
     unknown = [name for name, ok in known.items() if not ok]
@@ -194,3 +196,48 @@ def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         else f"torch_xla {xla.version} still reads {', '.join(mentions)}",
         evidence=evidence,
     )
+
+
+XLA_READERS = ("torch_xla", "jaxlib", *COMPONENTS["tensorflow"])
+XLA_FLAGS_SET = Prerequisite("XLA_FLAGS", lambda f: bool(f.env.get("XLA_FLAGS", "").strip()), "XLA_FLAGS is not set")
+
+
+@check(
+    "xla-flags-unknown",
+    area="xla-config",
+    title="XLA_FLAGS against each installed XLA",
+    requires=(target_probed(), XLA_STACK, XLA_FLAGS_SET),
+)
+def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+    """Every framework carries its own XLA; each aborts on an XLA_FLAGS name its XLA does not register."""
+    value = facts.env["XLA_FLAGS"]
+    readers = [d for d in (facts.installed(n) for n in XLA_READERS) if d is not None]
+    verdicts = {
+        d.name: dict((d.known_flags or {}).get("XLA_FLAGS") or {})
+        for d in readers
+        if (d.known_flags or {}).get("XLA_FLAGS") is not None
+    }
+    evidence = {"XLA_FLAGS": value, "known": verdicts}
+    if not verdicts:
+        yield Outcome(Status.SKIP, "Could not read the XLA flags the installed frameworks register", evidence=evidence)
+        return
+    unknown = sorted({n for names in verdicts.values() for n, ok in names.items() if not ok})
+    if unknown:
+        who = ", ".join(
+            f"{d} (--{', --'.join(n for n, ok in names.items() if not ok)})"
+            for d, names in verdicts.items()
+            if not all(names.values())
+        )
+        kept = [t for t in value.split() if t.lstrip("-").split("=", 1)[0] not in unknown]
+        command = f"export XLA_FLAGS={shlex.quote(' '.join(kept))}" if kept else "unset XLA_FLAGS"
+        yield Outcome(
+            Status.FAIL,
+            f"XLA_FLAGS names flags the installed XLA does not know: {who}",
+            detail="The framework aborts at its first compilation with 'Unknown flag in XLA_FLAGS: "
+            f"--{unknown[0]}...' (torch_xla is killed by SIGABRT). XLA flags change between releases.",
+            evidence=evidence,
+            fix=Fix(commands=(command,)),
+            refs=(PARSE_FLAGS,),
+        )
+        return
+    yield Outcome(Status.OK, "Every XLA_FLAGS flag is known to " + ", ".join(verdicts), evidence=evidence)

@@ -75,7 +75,7 @@ class Distribution:
     entry_points: Mapping[str, Any] = field(default_factory=dict)  # group -> names (torch_xla.plugins)
     env_var_mentions: Mapping[str, bool] | None = None  # set retired variables -> still named in torch_xla?
     declared_lists: Mapping[str, Any] | None = None  # e.g. torch_xla's deprecated_env_vars, read from its source
-    known_flags: Mapping[str, bool] | None = None  # TF_XLA_FLAGS names found in TensorFlow's libraries
+    known_flags: Mapping[str, Any] | None = None  # variable -> {flag name: found in the framework's libraries}
     cuda_archs: Mapping[str, Any] | None = None  # {"cubin": {"80": n, ...}, "ptx": {...}} from the fatbins
     self_declared: SelfDeclared | None = None
     error: str | None = None

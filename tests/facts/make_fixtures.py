@@ -816,11 +816,13 @@ REAL = {
     "real-torch29-xla29-debug-switches": "torch29-xla29",
     "real-torch29-xla29-pjrt-cuda": "torch29-xla29",
     "real-torch29-xla29-xrt-leftovers": "torch29-xla29",
+    "real-torch29-xla29-unknown-xla-flag": "torch29-xla29",
 }
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
     "real-torch29-xla29-pjrt-cuda": {"PJRT_DEVICE": "CUDA"},
+    "real-torch29-xla29-unknown-xla-flag": {"XLA_FLAGS": "--xla_cpu_enable_fast_math=false --xla_bogus_flag=1"},
     "real-torch29-xla29-xrt-leftovers": {
         "XRT_TPU_CONFIG": "localservice;0;localhost:51011",
         "GPU_NUM_DEVICES": "2",

@@ -77,3 +77,33 @@ def test_pjrt_device_verdicts_match_what_torch_xla_does(real_env, value, runs, s
     else:
         assert ran.returncode != 0 and f"No PjRtPlugin registered for: {value}" in ran.stderr
         assert finding["remediation"] == ["export PJRT_DEVICE=CPU"]
+
+
+def test_unknown_xla_flag_aborts_torch_xla_and_is_reported(real_env) -> None:
+    python = python_of(real_env("torch29-xla29"))
+    bad, good = "--xla_cpu_enable_fast_math=false --xla_bogus_flag=1", "--xla_cpu_enable_fast_math=false"
+    env = {"PATH": "/usr/bin:/bin", "PJRT_DEVICE": "CPU"}
+    aborted = subprocess.run(
+        [str(python), "-c", STEP], capture_output=True, text=True, timeout=600, env={**env, "XLA_FLAGS": bad}
+    )
+    assert aborted.returncode == -6 and "Unknown flag in XLA_FLAGS: --xla_bogus_flag=1" in aborted.stderr
+    [finding] = json.loads(
+        run_cli(
+            "check", "--python", str(python), "--json", "--only", "xla-flags-unknown", env={"XLA_FLAGS": bad}
+        ).stdout
+    )["findings"]
+    assert (finding["status"], finding["title"], finding["remediation"]) == (
+        "fail",
+        "XLA_FLAGS names flags the installed XLA does not know: torch-xla (--xla_bogus_flag)",
+        [f"export XLA_FLAGS={good}"],
+    )
+    ran = subprocess.run(
+        [str(python), "-c", STEP], capture_output=True, text=True, timeout=600, env={**env, "XLA_FLAGS": good}
+    )
+    assert ran.returncode == 0 and ran.stdout.strip().splitlines()[-1] == "[2.0, 2.0]", ran.stderr[-2000:]
+    [finding] = json.loads(
+        run_cli(
+            "check", "--python", str(python), "--json", "--only", "xla-flags-unknown", env={"XLA_FLAGS": good}
+        ).stdout
+    )["findings"]
+    assert (finding["status"], finding["title"]) == ("ok", "Every XLA_FLAGS flag is known to torch-xla")

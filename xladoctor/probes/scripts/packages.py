@@ -7,6 +7,7 @@ on stdout (a sitecustomize, a .pth file) is ignored.
 """
 
 import ast
+import glob
 import json
 import mmap
 import os
@@ -239,9 +240,15 @@ def fatbin_archs(path, max_entries=200000):
     return counts
 
 
-# TF_XLA_FLAGS names are looked up as string literals in TensorFlow's own libraries (registered flags
-# such as "tf_xla_auto_jit" are NUL-terminated strings there); only the names the user set are sought.
-TF_FLAG_LIBRARIES = ("tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2")
+# Flag names in TF_XLA_FLAGS / XLA_FLAGS are looked up as string literals in each framework's own
+# libraries (registered flags such as "tf_xla_auto_jit" or "xla_dump_to" are NUL-terminated strings
+# there); only the names the user set are sought. Patterns are relative to the dist's location.
+FLAG_LIBRARIES = {
+    "tensorflow": ("tensorflow/libtensorflow_cc.so.2", "tensorflow/libtensorflow_framework.so.2"),
+    "torch_xla": ("_XLAC*.so",),
+    "jaxlib": ("jaxlib/*.so", "jaxlib/**/*.so"),
+}
+FLAG_VARIABLES = {"TF_XLA_FLAGS": ("tensorflow",), "XLA_FLAGS": ("tensorflow", "torch_xla", "jaxlib")}
 
 
 def tf_xla_flag_names(value):
@@ -255,11 +262,13 @@ def tf_xla_flag_names(value):
     return names
 
 
-def known_in_libraries(location, names, libraries):
+def known_in_libraries(location, names, patterns):
     """For each name, whether any library holds it as a NUL-terminated string (mmap, no load)."""
     found = dict((n, False) for n in names)
-    for relative in libraries:
-        path = os.path.join(location, relative)
+    paths = sorted({p for pattern in patterns for p in glob.glob(os.path.join(location, pattern), recursive=True)})
+    if not paths:
+        return None
+    for path in paths:
         try:
             with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 for name in names:
@@ -479,10 +488,15 @@ def distribution_facts(dist, sys_path):
     facts["declared_lists"] = (
         named_string_lists(os.path.join(location, declared_lists[0]), declared_lists[1]) if declared_lists else None
     )
+    framework = "tensorflow" if "tensorflow" in tops else norm
     facts["known_flags"] = None
-    if "tensorflow" in tops and os.environ.get("TF_XLA_FLAGS", "").strip():
-        names = tf_xla_flag_names(os.environ["TF_XLA_FLAGS"])
-        facts["known_flags"] = known_in_libraries(location, names, TF_FLAG_LIBRARIES) if names else {}
+    if framework in FLAG_LIBRARIES:
+        for variable, frameworks in FLAG_VARIABLES.items():
+            names = tf_xla_flag_names(os.environ.get(variable, ""))
+            if framework in frameworks and names:
+                known = known_in_libraries(location, names, FLAG_LIBRARIES[framework])
+                facts["known_flags"] = facts["known_flags"] or {}
+                facts["known_flags"][variable] = known
     library = FATBIN_LIBRARIES.get(norm)
     facts["cuda_archs"] = None
     if library and os.path.exists(os.path.join(location, library)):
