@@ -1,6 +1,7 @@
 """Checks, one module per area; importing this package registers every check."""
 
 from . import (
+    compile_debug,
     cuda,
     environment,
     gpu,
@@ -18,6 +19,7 @@ from . import (
 )
 
 __all__ = [
+    "compile_debug",
     "cuda",
     "environment",
     "gpu",

@@ -773,6 +773,13 @@ SCENARIOS: list[Scenario] = [
         ),
     ),
     Scenario(
+        "gpu-compile-debug-left-on",
+        "TORCH_COMPILE_DEBUG=1 and TRITON_INTERPRET=1 left in a job script on an L4 host",
+        ("torch==2.9.0",),
+        env={"TORCH_COMPILE_DEBUG": "1", "TRITON_INTERPRET": "1"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),)))),
+    ),
+    Scenario(
         "venv-copied-to-old-host",
         "a venv built on Ubuntu 22.04 copied to a CentOS 7 host (glibc 2.17)",
         ("torch==2.9.0",),
