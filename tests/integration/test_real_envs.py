@@ -15,7 +15,8 @@ pytestmark = pytest.mark.integration
 
 
 def _check(python: Path) -> tuple[int, dict]:
-    result = run_cli("check", "--python", str(python), "--json", timeout=300)
+    # PJRT_DEVICE=CPU as a torch_xla user on a CPU machine sets it (unset, pjrt-device adds its own fix)
+    result = run_cli("check", "--python", str(python), "--json", timeout=300, env={"PJRT_DEVICE": "CPU"})
     return result.returncode, json.loads(result.stdout)
 
 
