@@ -17,11 +17,10 @@ from xladoctor.builds import tensorflow_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check, host_probed, target_probed
+from xladoctor.registry import check, host_probed, target_probed, tensorflow_installed
 from xladoctor.requirements import applicable_requirements, base_version, satisfies
 
 TF_PIP = "https://www.tensorflow.org/install/pip"
-TF_PRESENT = Prerequisite("tensorflow", lambda f: tensorflow_build(f)[0] is not None, "TensorFlow is not installed")
 HOST = host_probed("nvidia")
 
 
@@ -35,7 +34,7 @@ def _system_lib(facts: Facts, prefix: str) -> list[str]:
     "tensorflow-cuda-libraries",
     area="tensorflow",
     title="CUDA libraries for TensorFlow's GPU build",
-    requires=(target_probed(), TF_PRESENT, HOST),
+    requires=(target_probed(), tensorflow_installed(), HOST),
 )
 def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     tf, info = tensorflow_build(facts)

@@ -8,28 +8,34 @@ the installed TensorFlow's own libraries, where each registered flag is a string
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from xladoctor.builds import tensorflow_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check, target_probed
+from xladoctor.registry import Prerequisite, check, env_set, installed, target_probed, tensorflow_installed
 from xladoctor.stack import COMPONENTS
 
 PARSE_FLAGS = "https://github.com/openxla/xla/blob/main/xla/parse_flags_from_env.cc"
 TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
-TF_XLA_FLAGS_SET = Prerequisite(
-    "TF_XLA_FLAGS", lambda f: bool(f.env.get("TF_XLA_FLAGS", "").strip()), "TF_XLA_FLAGS is not set"
-)
-TF_INSTALLED = Prerequisite("tensorflow", lambda f: tensorflow_build(f)[0] is not None, "TensorFlow is not installed")
+
+
+def _set_without(variable: str, value: str, drop: Callable[[str], bool]) -> str:
+    """The command that keeps a flags variable's other tokens: `export VAR='...'`, or `unset VAR`."""
+    kept = [t for t in value.split() if not drop(t)]
+    return f"export {variable}={shlex.quote(' '.join(kept))}" if kept else f"unset {variable}"
+
+
+def _named(names: list[str]) -> Callable[[str], bool]:
+    return lambda token: token.lstrip("-").split("=", 1)[0] in names
 
 
 @check(
     "tf-xla-flags-unknown",
     area="xla-config",
     title="TF_XLA_FLAGS against the installed TensorFlow",
-    requires=(target_probed(), TF_INSTALLED, TF_XLA_FLAGS_SET),
+    requires=(target_probed(), tensorflow_installed(), env_set("TF_XLA_FLAGS")),
 )
 def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     tf, _ = tensorflow_build(facts)
@@ -43,8 +49,7 @@ def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         return
     unknown = [name for name, ok in known.items() if not ok]
     if unknown:
-        kept = [t for t in value.split() if t.lstrip("-").split("=", 1)[0] not in unknown]
-        command = f"export TF_XLA_FLAGS={shlex.quote(' '.join(kept))}" if kept else "unset TF_XLA_FLAGS"
+        command = _set_without("TF_XLA_FLAGS", value, _named(unknown))
         yield Outcome(
             Status.FAIL,
             f"TF_XLA_FLAGS has flags {tf.name} {tf.version} does not know: " + ", ".join(f"--{n}" for n in unknown),
@@ -108,8 +113,7 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "step (pytorch/xla: 'different degrees of performance degradation')"
         )
     if dump:
-        kept = [t for t in facts.env.get("XLA_FLAGS", "").split() if not t.startswith("--xla_dump")]
-        commands.append(f"export XLA_FLAGS={shlex.quote(' '.join(kept))}" if kept else "unset XLA_FLAGS")
+        commands.append(_set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump")))
         notes.append(
             f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
             f"cache (persistent caches: {PERSISTENT_CACHES})"
@@ -130,7 +134,7 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     title="Variables the installed torch_xla declares deprecated",
     requires=(
         target_probed(),
-        Prerequisite("torch_xla", lambda f: f.installed("torch_xla") is not None, "torch_xla is not installed"),
+        installed("torch_xla"),
     ),
 )
 def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
@@ -167,7 +171,7 @@ def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     title="Variables the installed torch_xla no longer reads",
     requires=(
         target_probed(),
-        Prerequisite("torch_xla", lambda f: f.installed("torch_xla") is not None, "torch_xla is not installed"),
+        installed("torch_xla"),
     ),
 )
 def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
@@ -199,14 +203,13 @@ def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
 
 
 XLA_READERS = ("torch_xla", "jaxlib", *COMPONENTS["tensorflow"])
-XLA_FLAGS_SET = Prerequisite("XLA_FLAGS", lambda f: bool(f.env.get("XLA_FLAGS", "").strip()), "XLA_FLAGS is not set")
 
 
 @check(
     "xla-flags-unknown",
     area="xla-config",
     title="XLA_FLAGS against each installed XLA",
-    requires=(target_probed(), XLA_STACK, XLA_FLAGS_SET),
+    requires=(target_probed(), XLA_STACK, env_set("XLA_FLAGS")),
 )
 def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     """Every framework carries its own XLA; each aborts on an XLA_FLAGS name its XLA does not register."""
@@ -228,8 +231,7 @@ def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             for d, names in verdicts.items()
             if not all(names.values())
         )
-        kept = [t for t in value.split() if t.lstrip("-").split("=", 1)[0] not in unknown]
-        command = f"export XLA_FLAGS={shlex.quote(' '.join(kept))}" if kept else "unset XLA_FLAGS"
+        command = _set_without("XLA_FLAGS", value, _named(unknown))
         yield Outcome(
             Status.FAIL,
             f"XLA_FLAGS names flags the installed XLA does not know: {who}",

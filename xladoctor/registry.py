@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from xladoctor.facts import Facts
 from xladoctor.findings import Finding, Outcome, Status
 from xladoctor.matrix import Matrix
+from xladoctor.stack import COMPONENTS
 
 _KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -50,6 +51,20 @@ def installed(*names: str) -> Prerequisite:
         lambda f: all(f.installed(n) is not None for n in names),
         f"{label} {'is' if len(names) == 1 else 'are'} not installed",
     )
+
+
+def tensorflow_installed() -> Prerequisite:
+    """Any TensorFlow build (tensorflow, tensorflow-cpu, tf-nightly, ...) is installed."""
+    return Prerequisite(
+        "installed:tensorflow",
+        lambda f: any(f.installed(n) is not None for n in COMPONENTS["tensorflow"]),
+        "TensorFlow is not installed",
+    )
+
+
+def env_set(name: str) -> Prerequisite:
+    """An environment variable holds a non-blank value."""
+    return Prerequisite(f"env:{name}", lambda f: bool(f.env.get(name, "").strip()), f"{name} is not set")
 
 
 def any_installed(*names: str) -> Prerequisite:

@@ -251,8 +251,8 @@ FLAG_LIBRARIES = {
 FLAG_VARIABLES = {"TF_XLA_FLAGS": ("tensorflow",), "XLA_FLAGS": ("tensorflow", "torch_xla", "jaxlib")}
 
 
-def tf_xla_flag_names(value):
-    """Flag names in a TF_XLA_FLAGS value: '--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit' -> [...]."""
+def flag_names(value):
+    """Flag names in a TF_XLA_FLAGS / XLA_FLAGS value: '--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit' -> [...]."""
     names = []
     for token in value.split():
         if token.startswith("-"):
@@ -492,7 +492,7 @@ def distribution_facts(dist, sys_path):
     facts["known_flags"] = None
     if framework in FLAG_LIBRARIES:
         for variable, frameworks in FLAG_VARIABLES.items():
-            names = tf_xla_flag_names(os.environ.get(variable, ""))
+            names = flag_names(os.environ.get(variable, ""))
             if framework in frameworks and names:
                 known = known_in_libraries(location, names, FLAG_LIBRARIES[framework])
                 facts["known_flags"] = facts["known_flags"] or {}
