@@ -16,13 +16,29 @@ FACTS_DIR = TESTS / "facts"
 sys.path.insert(0, str(TESTS))  # tests/envs.py
 
 
+_NOT_CHECK = {"snapshot", "matrix", "schema", "--help", "-h", "--version"}
+
+
+def _static(args: tuple[str, ...]) -> tuple[str, ...]:
+    """A live `check` runs the smoke tests by default; tests of the static checks ask for --no-smoke."""
+    if (args and args[0] in _NOT_CHECK) or {"--facts", "--smoke", "--no-smoke", "--help"} & set(args):
+        return args
+    return (*args, "--no-smoke")
+
+
 def run_cli(
-    *args: str, env: dict[str, str | None] | None = None, input: str | None = None, timeout: float = 120
+    *args: str,
+    env: dict[str, str | None] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+    smoke: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m xladoctor ARGS` in a child process, as a user runs it; a None in env unsets that variable."""
+    """`python -m xladoctor ARGS` in a child process, as a user runs it; a None in env unsets that variable.
+
+    A live `check` gets --no-smoke unless `smoke` is true or the arguments choose smoke tests themselves."""
     merged = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "xladoctor", *args],
+        [sys.executable, "-m", "xladoctor", *(args if smoke else _static(args))],
         capture_output=True,
         text=True,
         env={k: v for k, v in merged.items() if v is not None},

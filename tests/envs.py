@@ -23,6 +23,9 @@ SPECS: dict[str, tuple[str, ...]] = {
     "torch29-xla29": ("torch==2.9.0", "torch_xla==2.9.0"),
     # TensorFlow's current release, CPU build (TF_XLA_FLAGS, XLA_CPU and autoclustering run for real)
     "tensorflow-cpu": ("tensorflow-cpu==2.21.0",),
+    # Every smoke test in one environment: torch 2.9.0 brings triton 3.5.0 (its Requires-Dist), torch_xla
+    # runs with PJRT_DEVICE=CPU, and tensorflow-cpu shares the interpreter (the smoke benchmark's target).
+    "full-cpu": ("torch==2.9.0", "torch_xla==2.9.0", "tensorflow-cpu==2.21.0"),
 }
 _BUILDER_VERSION = 1
 _COMPLETE = ".xladoctor-env-complete"

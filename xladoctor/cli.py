@@ -18,6 +18,13 @@ from xladoctor.exitcodes import HELP_TEXT, ExitCode
 from xladoctor.facts import Facts, FactsError, load_facts
 from xladoctor.matrix import MatrixError
 from xladoctor.reporters import OutputFormat
+from xladoctor.smoke.catalog import SMOKE_NAMES, SmokeTest
+from xladoctor.smoke.model import SmokeResult
+from xladoctor.smoke.runner import SmokeSelectionError, select_smoke
+
+# One bound for every child process: a framework import on a cold disk, or a first torch.compile on two
+# cores (about 20 s here), fits well inside it; a hang costs at most this long.
+DEFAULT_TIMEOUT_S = 120.0
 
 app = typer.Typer(
     add_completion=False,
@@ -76,7 +83,10 @@ def _gather(python: str | None, timeout_s: float) -> Facts:
 
 
 TimeoutOption = Annotated[
-    float, typer.Option("--timeout", help="Seconds each child process may run before its process group is killed.")
+    float,
+    typer.Option(
+        "--timeout", help="Seconds each child process (probe or smoke test) may run before its process group is killed."
+    ),
 ]
 PythonOption = Annotated[
     str | None,
@@ -84,6 +94,18 @@ PythonOption = Annotated[
         "--python", help="Interpreter to diagnose (a venv's or conda env's python); default: the one running xladoctor."
     ),
 ]
+
+
+def _run_smoke(facts: Facts, tests: list[SmokeTest], timeout_s: float, show_progress: bool) -> tuple[SmokeResult, ...]:
+    from xladoctor.reporters.progress import TerminalProgress
+    from xladoctor.smoke.runner import run_smoke
+
+    python = facts.python.executable if facts.python else facts.target.requested
+    console = Console(stderr=True)
+    if not (show_progress and console.is_terminal):
+        return run_smoke(facts, python, tests, timeout_s)
+    with TerminalProgress(console, [t.name for t in tests]) as progress:
+        return run_smoke(facts, python, tests, timeout_s, progress)
 
 
 @app.command(epilog=HELP_TEXT)
@@ -105,23 +127,39 @@ def check(
     verbose: Annotated[
         bool, typer.Option("-v", "--verbose", help="Show details, skipped checks and references.")
     ] = False,
-    timeout: TimeoutOption = 60.0,
+    no_smoke: Annotated[
+        bool, typer.Option("--no-smoke", help="Static checks only: read metadata, import no framework, run nothing.")
+    ] = False,
+    smoke: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--smoke", help=f"Run only these smoke tests (repeat or comma-separate): {', '.join(SMOKE_NAMES)}."
+        ),
+    ] = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
     save_facts: Annotated[
         Path | None, typer.Option("--save-facts", help="Also write the facts this diagnosis used (a snapshot) here.")
     ] = None,
 ) -> None:
-    """Diagnose an environment: versions, pairings, broken installs, and the commands that fix them."""
+    """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
     if python is not None and facts_file is not None:
         raise UsageProblem("--python and --facts cannot be used together: --facts replays a snapshot")
+    if no_smoke and smoke:
+        raise UsageProblem("--no-smoke and --smoke cannot be used together")
+    if facts_file is not None and smoke:
+        raise UsageProblem("--smoke needs a live environment; --facts replays a snapshot, where nothing can run")
     try:
         checks = select_checks(_split(only), _split(skip))
-    except SelectionError as exc:
+        smoke_tests = [] if no_smoke or facts_file is not None else select_smoke(_split(smoke))
+    except (SelectionError, SmokeSelectionError) as exc:
         raise UsageProblem(str(exc)) from None
     facts = _read_facts(facts_file) if facts_file is not None else _gather(python, timeout)
     if save_facts is not None:
         _write(save_facts, facts.dumps(), "--save-facts")
-    report = run_diagnosis(facts, checks)
-    if as_json or output_format is OutputFormat.JSON:
+    json_out = as_json or output_format is OutputFormat.JSON
+    results = _run_smoke(facts, smoke_tests, timeout, show_progress=not json_out) if smoke_tests else ()
+    report = run_diagnosis(facts, checks, smoke=results)
+    if json_out:
         from xladoctor.reporters.json_report import render_json
 
         sys.stdout.write(render_json(report))
@@ -138,7 +176,7 @@ def snapshot(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the snapshot here instead of stdout.")
     ] = None,
-    timeout: TimeoutOption = 60.0,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Write the facts of an environment as JSON: the bug-report and replay format (secrets redacted)."""
     facts = _gather(python, timeout)

@@ -12,6 +12,8 @@ from xladoctor.findings import SEVERITY, Finding, Status
 from xladoctor.matrix import Matrix, load_matrix
 from xladoctor.registry import Check, all_checks, run_check
 from xladoctor.remedy import Plan, build_plan, render_fix
+from xladoctor.smoke.model import SmokeResult
+from xladoctor.smoke.summary import smoke_findings, with_remediation
 
 
 class SelectionError(ValueError):
@@ -25,6 +27,7 @@ class Report:
     facts: Facts
     findings: tuple[Finding, ...]
     plan: Plan
+    smoke: tuple[SmokeResult, ...] = ()
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.status is status)
@@ -47,8 +50,10 @@ def select_checks(only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Ch
     return [c for c in chosen if c.id not in skip and c.area not in skip]
 
 
-def run_diagnosis(facts: Facts, checks: Iterable[Check], matrix: Matrix | None = None) -> Report:
-    """Run checks in registration order and attach each finding's commands."""
+def run_diagnosis(
+    facts: Facts, checks: Iterable[Check], matrix: Matrix | None = None, smoke: Iterable[SmokeResult] = ()
+) -> Report:
+    """Run checks in registration order, attach each finding's commands, and add the smoke tests' verdicts."""
     table = matrix if matrix is not None else load_matrix()
     findings: list[Finding] = []
     for item in checks:
@@ -56,7 +61,9 @@ def run_diagnosis(facts: Facts, checks: Iterable[Check], matrix: Matrix | None =
             if finding.fix is not None and finding.status in (Status.FAIL, Status.WARN):
                 finding = dataclasses.replace(finding, remediation=render_fix(finding.fix, facts))
             findings.append(finding)
-    return Report(facts, tuple(findings), build_plan(findings, facts))
+    smoke_results = with_remediation(smoke, facts)
+    findings.extend(smoke_findings(smoke_results))
+    return Report(facts, tuple(findings), build_plan(findings, facts), smoke_results)
 
 
 def exit_code(report: Report, strict: bool = False) -> ExitCode:

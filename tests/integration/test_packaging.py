@@ -55,7 +55,7 @@ def test_wheel_installs_and_diagnoses_another_env(wheel: Path, tmp_path: Path, r
     env = _fresh_venv(tmp_path / "tool", str(wheel))
     target = python_of(real_env("torch213-xla29"))
     result = subprocess.run(
-        [str(env / "bin" / "xladoctor"), "check", "--python", str(target), "--json"],
+        [str(env / "bin" / "xladoctor"), "check", "--python", str(target), "--json", "--smoke", "xla"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -63,7 +63,11 @@ def test_wheel_installs_and_diagnoses_another_env(wheel: Path, tmp_path: Path, r
     )
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
-    assert [f["id"] for f in report["findings"] if f["status"] == "fail"] == ["torch-xla-torch-mismatch"]
+    failed = [f["id"] for f in report["findings"] if f["status"] == "fail"]
+    assert failed == ["torch-xla-torch-mismatch", "smoke-xla"]
+    # the smoke scripts and the failure signatures ship in the wheel: the real crash is classified
+    [xla] = report["smoke"]
+    assert xla["cause"].startswith("torch_xla's C++ extension (_XLAC) was built against another torch release")
     # nothing called plain `checks` or `compat_matrix` landed in site-packages
     site = next((env / "lib").glob("python3*/site-packages"))
     assert not (site / "checks").exists() and not (site / "compat_matrix").exists()

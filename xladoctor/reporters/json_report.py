@@ -32,7 +32,7 @@ def report_to_json(report: Report) -> dict[str, Any]:
         },
         "summary": report.summary,
         "findings": [f.to_json() for f in report.findings],
-        "smoke": [],  # smoke tests run in their own issue; the key is part of the contract already
+        "smoke": [r.to_json() for r in report.smoke],
         "plan": {
             "installer": report.plan.installer.kind,
             "installer_evidence": report.plan.installer.evidence,

@@ -10,6 +10,7 @@ from rich.markup import escape
 from xladoctor.diagnosis import Report, ordered
 from xladoctor.findings import Finding, Status
 from xladoctor.redact import redact_text
+from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
     Status.OK: "[green]✔[/]",
@@ -39,12 +40,32 @@ def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:
         console.print(f"      [dim]see: {_text(' '.join(finding.refs))}[/]")
 
 
+def _render_smoke(console: Console, result: SmokeResult, verbose: bool) -> None:
+    if result.status is Status.SKIP and not verbose:
+        return
+    where = f" on {_text(result.device)}" if result.device else ""
+    console.print(f"  {_MARKS[result.status]} {escape(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
+    if result.verified:
+        console.print(f"      [dim]{_text(result.verified)}[/]")
+    if result.cause:
+        console.print(f"      {_text(result.cause)}")
+    if result.status in (Status.FAIL, Status.ERROR) or verbose:
+        for line in result.evidence:
+            console.print(f"      [dim]> {_text(line)}[/]")
+    if result.status is not Status.OK:
+        for command in result.remediation:
+            console.print(f"      [cyan]$ {_text(command)}[/]")
+    if verbose and result.refs:
+        console.print(f"      [dim]see: {_text(' '.join(result.refs))}[/]")
+
+
 def render_text(report: Report, console: Console, verbose: bool = False) -> None:
     """Print the report for a person."""
     facts = report.facts
     who = facts.python.executable if facts.python else facts.target.requested
     console.print(f"[bold]xladoctor[/] diagnosing {_text(who)}")
-    by_area = sorted(report.findings, key=lambda f: f.area)
+    # smoke findings sum up report.smoke, which is shown below with timings and devices
+    by_area = sorted((f for f in report.findings if f.area != "smoke"), key=lambda f: f.area)
     for area, group in groupby(by_area, key=lambda f: f.area):
         items = ordered(group)
         if not verbose and all(f.status is Status.SKIP for f in items):
@@ -52,6 +73,10 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         console.print(f"\n[bold]{escape(area)}[/]")
         for finding in items:
             _render_finding(console, finding, verbose)
+    if report.smoke:
+        console.print("\n[bold]smoke tests[/] (each in its own process)")
+        for result in report.smoke:
+            _render_smoke(console, result, verbose)
     summary = report.summary
     parts = [f"{summary[s.value]} {s.value}" for s in Status if summary[s.value]]
     console.print(f"\n[bold]Summary:[/] {', '.join(parts)}")

@@ -1,0 +1,54 @@
+"""A terminal spinner for smoke tests: which are running, which are done. Never used for JSON output."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from types import TracebackType
+
+from rich.console import Console
+from rich.status import Status as Spinner
+
+from xladoctor.smoke.model import SmokeResult
+
+
+class TerminalProgress:
+    """Progress observer (see xladoctor.smoke.runner.Progress) drawing one status line on stderr."""
+
+    def __init__(self, console: Console, names: Sequence[str]) -> None:
+        self._console = console
+        self._total = len(names)
+        self._running: list[str] = []
+        self._done = 0
+        self._lock = threading.Lock()
+        self._spinner: Spinner | None = None
+
+    def __enter__(self) -> TerminalProgress:
+        self._spinner = self._console.status(self._text())
+        self._spinner.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._spinner is not None:
+            self._spinner.stop()
+
+    def _text(self) -> str:
+        running = ", ".join(self._running) or "starting"
+        return f"smoke tests {self._done}/{self._total} done; running: {running}"
+
+    def _update(self) -> None:
+        if self._spinner is not None:
+            self._spinner.update(self._text())
+
+    def started(self, name: str) -> None:
+        with self._lock:
+            self._running.append(name)
+            self._update()
+
+    def finished(self, name: str, results: Sequence[SmokeResult]) -> None:
+        with self._lock:
+            self._running.remove(name)
+            self._done += 1
+            worst = ", ".join(sorted({r.status.value for r in results}))
+            self._console.log(f"smoke test {name}: {worst}")
+            self._update()
