@@ -14,6 +14,7 @@ from . import (
     tensorflow,
     toolchain,
     torch_xla,
+    tpu_topology,
     triton,
     xla_config,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "toolchain",
     "tensorflow",
     "torch_xla",
+    "tpu_topology",
     "triton",
     "xla_config",
 ]

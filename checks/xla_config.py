@@ -92,6 +92,29 @@ XLA_STACK = Prerequisite(
 )
 
 
+LOGGING_CC = "https://github.com/openxla/xla/blob/main/xla/tsl/platform/default/logging.cc"
+
+
+def _int(value: str | None) -> int:
+    """What logging.cc ParseInteger makes of a variable: its integer, or 0."""
+    try:
+        return int(value or "0")
+    except ValueError:
+        return 0
+
+
+def vlog_on(facts: Facts) -> bool:
+    """TF_CPP_MAX_VLOG_LEVEL > 0 with INFO lines printed: TensorFlow/torch_xla's C++ runtime logs every step.
+
+    logging.cc: VLOG(n) is on when n <= TF_CPP_MAX_VLOG_LEVEL, and is printed as INFO, which
+    TF_CPP_MIN_LOG_LEVEL >= 1 drops. TensorFlow 2.21 and torch_xla 2.9 (_XLAC) read TF_CPP_MAX_VLOG_LEVEL;
+    the older name TF_CPP_MIN_VLOG_LEVEL is in neither library and does nothing there.
+    """
+    readers = facts.installed("torch_xla") or tensorflow_build(facts)[0]
+    env = facts.env
+    return bool(readers) and _int(env.get("TF_CPP_MAX_VLOG_LEVEL")) > 0 and _int(env.get("TF_CPP_MIN_LOG_LEVEL")) <= 0
+
+
 def _on(value: str | None) -> bool:
     return value is not None and value.strip() not in ("", "0", "false", "False")
 
@@ -101,8 +124,9 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
     on = [v for v in TORCH_XLA_DEBUG_VARIABLES if facts.installed("torch_xla") and _on(facts.env.get(v))]
     dump = [t for t in facts.env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
-    evidence = {"set": {v: facts.env[v] for v in on}, "xla_dump_flags": dump}
-    if not on and not dump:
+    vlog = ["TF_CPP_MAX_VLOG_LEVEL"] if vlog_on(facts) else []
+    evidence = {"set": {v: facts.env[v] for v in on + vlog}, "xla_dump_flags": dump}
+    if not on and not dump and not vlog:
         yield Outcome(Status.OK, "No XLA debug switch or dump is on", evidence=evidence)
         return
     commands = [f"unset {v}" for v in on]
@@ -118,13 +142,20 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
             f"cache (persistent caches: {PERSISTENT_CACHES})"
         )
+    if vlog:
+        commands.append("unset TF_CPP_MAX_VLOG_LEVEL")
+        notes.append(
+            f"TF_CPP_MAX_VLOG_LEVEL={facts.env['TF_CPP_MAX_VLOG_LEVEL']} makes TensorFlow's C++ runtime (and "
+            "torch_xla's, which reads the same variable) print its verbose log on every step (tensorflow-cpu "
+            "2.21: 15 lines per call of a one-op tf.function at level 1, 32 at level 3)"
+        )
     yield Outcome(
         Status.WARN,
-        "Debug switches are on: " + ", ".join(on + [d.split("=")[0] for d in dump]),
+        "Debug switches are on: " + ", ".join(on + [d.split("=")[0] for d in dump] + vlog),
         detail="; ".join(notes) + ".",
         evidence=evidence,
         fix=Fix(commands=tuple(commands)),
-        refs=(TROUBLESHOOT,),
+        refs=(TROUBLESHOOT,) + ((LOGGING_CC,) if vlog else ()),
     )
 
 

@@ -44,6 +44,7 @@ _ALLOWED_NAMES = frozenset(
         "CC",
         "CXX",
         "HOSTNAME_TPU_WORKER",
+        "CLOUD_TPU_TASK_ID",  # torch_xla/_internal/tpu.py: the process index in a TPU slice
         "CLOUDSDK_CONFIG",
     }
 )

@@ -396,6 +396,28 @@ def tpu_host(chips: int) -> dict[str, Any]:
     return system
 
 
+def vfio_tpu_host(chips: int) -> dict[str, Any]:
+    """A TPU v5e/v6e VM: the chips show as /dev/vfio/<n> beside the /dev/vfio/vfio control node."""
+    system = tpu_host(chips)
+    system["resources"]["devices"] = [f"/dev/vfio/{i}" for i in range(chips)] + ["/dev/vfio/vfio"]
+    return system
+
+
+# Kaggle/docker-python tpu/Dockerfile: `ENV TPU_PROCESS_ADDRESSES=local`; the KAGGLE_* variables every kernel has.
+KAGGLE_TPU_ENV = {
+    "KAGGLE_KERNEL_RUN_TYPE": "Interactive",
+    "KAGGLE_URL_BASE": "https://www.kaggle.com",
+    "TPU_PROCESS_ADDRESSES": "local",
+}
+# torch_xla/_internal/tpu.py configure_one_chip_topology and pjrt.py initialize_singleprocess (v2.8, v2.9)
+ONE_CHIP_LEFTOVERS = {
+    "TPU_VISIBLE_CHIPS": "0",
+    "TPU_CHIPS_PER_PROCESS_BOUNDS": "1,1,1",
+    "TPU_PROCESS_BOUNDS": "1,1,1",
+    "PJRT_LOCAL_PROCESS_COUNT": "1",
+}
+
+
 def torch_build(version: str, cuda: str | None) -> Callable[[dict[str, Any]], None]:
     """torch/version.py as the probe reads it."""
 
@@ -511,6 +533,33 @@ SCENARIOS: list[Scenario] = [
         env={"PJRT_DEVICE": "TPU"},
         edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(tpu_host(4))),
         **SYSTEM,
+    ),
+    Scenario(
+        "tpu-vm-topology-leftovers",
+        "Cloud TPU v4-8 VM (4 chips) whose ~/.bashrc exports the one-chip recipe of torch_xla's PJRT docs "
+        "(TPU_PROCESS_BOUNDS=1,1,1 TPU_VISIBLE_CHIPS=0); torch_xla.launch then starts one process",
+        ("torch==2.9.0", "torch_xla[tpu]==2.9.0"),
+        python="3.10",
+        site="/usr/local/lib/python3.10/dist-packages",
+        env={"PJRT_DEVICE": "TPU", "TPU_PROCESS_BOUNDS": "1,1,1", "TPU_VISIBLE_CHIPS": "0"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(tpu_host(4))),
+        **SYSTEM,
+    ),
+    Scenario(
+        "kaggle-tpu-single-process-leftovers",
+        "Kaggle TPU v5e-8 notebook (Kaggle/docker-python tpu/: Python 3.12, torch and torch_xla 2.8.0) after a "
+        "cell ran torch_xla.launch(..., debug_single_process=True): the one-chip topology stays in the kernel",
+        ("torch==2.8.0", "torch_xla[tpu]==2.8.0"),
+        python="3.12",
+        executable="/usr/local/bin/python",
+        prefix="/usr/local",
+        base_prefix="/usr/local",
+        env_kind="system",
+        pyvenv_cfg=None,
+        site="/usr/local/lib/python3.12/site-packages",
+        env={**KAGGLE_TPU_ENV, **ONE_CHIP_LEFTOVERS, "PJRT_DEVICE": "TPU"},
+        os_name="Debian GNU/Linux 12 (bookworm)",
+        edit=both(torch_build("2.8.0+cu128", "12.8"), with_host(vfio_tpu_host(8))),
     ),
     Scenario(
         "torch-triton-mismatch",
@@ -824,11 +873,18 @@ REAL = {
     "real-torch29-xla29-pjrt-cuda": "torch29-xla29",
     "real-torch29-xla29-xrt-leftovers": "torch29-xla29",
     "real-torch29-xla29-unknown-xla-flag": "torch29-xla29",
+    "real-tensorflow-cpu-vlog": "tensorflow-cpu",
+    "real-torch29-xla29-torch-logs": "torch29-xla29",
+    "real-torch29-xla29-torch-logs-empty": "torch29-xla29",
 }
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
     "real-torch29-xla29-pjrt-cuda": {"PJRT_DEVICE": "CUDA"},
+    # TF_CPP_MIN_VLOG_LEVEL is the old name: TensorFlow 2.21 does not read it (no verdict on it)
+    "real-tensorflow-cpu-vlog": {"TF_CPP_MAX_VLOG_LEVEL": "1", "TF_CPP_MIN_VLOG_LEVEL": "1"},
+    "real-torch29-xla29-torch-logs": {"TORCH_LOGS": "+dynamo,+autograd,recompiles"},
+    "real-torch29-xla29-torch-logs-empty": {"TORCH_LOGS": ""},
     "real-torch29-xla29-unknown-xla-flag": {"XLA_FLAGS": "--xla_cpu_enable_fast_math=false --xla_bogus_flag=1"},
     "real-torch29-xla29-xrt-leftovers": {
         "XRT_TPU_CONFIG": "localservice;0;localhost:51011",
