@@ -9,6 +9,8 @@ Two kinds of fixture:
 
 Usage: python tests/facts/make_fixtures.py [--expected] [NAME...]
   --expected rewrites NAME.expected.json from the current diagnosis: review every diff by hand.
+  A fixture recorded on another machine (RECORDED_ELSEWHERE) is added once with
+  RECORDED_SNAPSHOT=path/to/its/snapshot.json and never rewritten.
 """
 
 from __future__ import annotations
@@ -877,6 +879,12 @@ REAL = {
     "real-torch29-xla29-torch-logs": "torch29-xla29",
     "real-torch29-xla29-torch-logs-empty": "torch29-xla29",
 }
+# Recorded on machines this one is not: kept as recorded, never rewritten (only their expected files are).
+RECORDED_ELSEWHERE = {
+    "real-gpu-h200": "real: `xladoctor snapshot` on a lent GPU machine (one NVIDIA H200, driver 580.159.04, "
+    "NVML; torch 2.11.0+cu130, triton 3.6.0, jax 0.11.2), written by `bash scripts/gpu_smoke.sh OUT` as "
+    "OUT/gpu-facts.json on 2026-11-29",
+}
 REAL_ENV = {
     "real-tensorflow-cpu-unknown-tf-xla-flag": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_bogus_flag=1"},
     "real-tensorflow-cpu-autojit": {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
@@ -926,9 +934,13 @@ def main(argv: list[str]) -> None:
     about = {s.name: s.about for s in SCENARIOS}
     for name, env_name in REAL.items():
         about[name] = f"real: `xladoctor snapshot` of the venv tests/envs.py builds as {env_name!r}"
-    for name in names or [*REAL, *(s.name for s in SCENARIOS)]:
+    for name in names or [*REAL, *RECORDED_ELSEWHERE, *(s.name for s in SCENARIOS)]:
         path = HERE / f"{name}.json"
-        if not update_expected:
+        if name in RECORDED_ELSEWHERE and not path.exists():
+            doc = json.loads(Path(os.environ["RECORDED_SNAPSHOT"]).read_text())  # the file that machine wrote
+            doc["_about"] = RECORDED_ELSEWHERE[name]
+            path.write_text(json.dumps(doc, indent=1) + "\n")
+        elif not update_expected and name not in RECORDED_ELSEWHERE:
             scenario = next((s for s in SCENARIOS if s.name == name), None)
             doc = real_snapshot(REAL[name], REAL_ENV.get(name)) if scenario is None else synthesize(scenario)
             doc["_about"] = about[name]

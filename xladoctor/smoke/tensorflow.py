@@ -52,7 +52,12 @@ def _with_dump(ctx: SmokeContext, flags: list[str], folder: str) -> tuple[dict[s
 def tensorflow_autocluster(ctx: SmokeContext) -> list[SmokeResult]:
     user = ctx.facts.env.get("TF_XLA_FLAGS", "").strip()
     asked = _auto_jit_on(user)
-    flags = user.split() if asked else [*_without(user, ["tf_xla_auto_jit"]), "--tf_xla_auto_jit=2"]
+    cpu_only = not (ctx.facts.system is not None and ctx.facts.system.gpus)
+    if asked:
+        flags = user.split()
+    else:  # the user's own flags say nothing about autoclustering: use what this machine needs for it
+        flags = [*_without(user, ["tf_xla_auto_jit", "tf_xla_cpu_global_jit"]), "--tf_xla_auto_jit=2"]
+        flags += ["--tf_xla_cpu_global_jit"] if cpu_only else []
     env, dump = _with_dump(ctx, flags, "dump-a")
     run = ctx.run("tf_autocluster", env=env, args={"dump_dir": dump})
     parts = _parts(run.records)
@@ -66,6 +71,9 @@ def tensorflow_autocluster(ctx: SmokeContext) -> list[SmokeResult]:
         verified = f"XLA compiled autoclustered {', '.join(m.split('__')[0] for m in auto['modules'])} {where}"
         if not asked:
             verified += "; your TF_XLA_FLAGS does not turn autoclustering on"
+            verified += (
+                " (on the CPU it needs --tf_xla_cpu_global_jit as well as --tf_xla_auto_jit)" if cpu_only else ""
+            )
         results.append(SmokeResult("tensorflow", Status.OK, auto.get("device"), seconds, verified=verified))
         return results
     if not auto.get("ran"):
