@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_static.py [--runs N] [--python TARGET]
 
-Times `python -c pass` and `python -m xladoctor check --python TARGET --json` (and `snapshot`) over N
+Times `python -c pass` and `python -m xladoctor check --python TARGET --json --no-smoke` (and `snapshot`) over N
 runs after a warm-up each, and prints min / median / max wall time and the peak RSS of the process
 tree (from wait4's rusage). Static diagnosis reads metadata only: no framework is imported.
 """
@@ -47,6 +47,7 @@ def main() -> None:
             "--python",
             args.python,
             "--json",
+            "--no-smoke",
         ],
         "xladoctor snapshot": [sys.executable, "-m", "xladoctor", "snapshot", "--python", args.python],
     }

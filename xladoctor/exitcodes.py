@@ -16,6 +16,6 @@ class ExitCode(IntEnum):
 
 
 HELP_TEXT = (
-    "Exit codes: 0 nothing failed; 1 a check failed (or warned, with --strict); "
+    "Exit codes: 0 nothing failed; 1 a check or smoke test failed (or warned, with --strict); "
     "2 bad usage or bad input; 3 xladoctor's own bug (a check raised); 130 interrupted."
 )
