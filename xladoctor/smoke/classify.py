@@ -123,7 +123,9 @@ def results_from_run(
             )
             continue
         error = str(record.get("error") or "failed")
-        lines = [*error.splitlines(), *str(record.get("traceback") or "").splitlines()]  # the error line first
+        # the error line first, then its traceback, then what the process printed: a compiler's own message
+        # ("fatal error: Python.h: No such file or directory") reaches stderr, not the exception
+        lines = [*error.splitlines(), *str(record.get("traceback") or "").splitlines(), *tail(run.result.stderr)]
         cause, evidence, fix, refs = diagnose(name, lines, error.splitlines()[0], context)
         results.append(
             SmokeResult(
