@@ -78,6 +78,8 @@ _RANDOM_RUN = re.compile(r"[A-Za-z0-9+_-]{24,}={0,2}")
 
 
 def _looks_random(run: str) -> bool:
+    if run.startswith("_Z"):  # an Itanium-mangled C++ symbol ("undefined symbol: _ZN5torch8autograd..."): evidence
+        return False
     return any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run)
 
 

@@ -113,11 +113,11 @@ def load_signatures() -> tuple[Signature, ...]:
 
 
 def find_signature(lines: Iterable[str], signatures: Iterable[Signature] | None = None) -> Match | None:
-    """The first signature (in bundled order) that matches any line; the matching line is the evidence."""
+    """The first line (in the order given) that a signature matches, and that signature (specific ones are
+    bundled before generic ones, so they win a line both match). Callers put the likeliest lines first."""
     table = tuple(signatures) if signatures is not None else load_signatures()
-    text = list(lines)
-    for signature in table:
-        for line in text:
+    for line in lines:
+        for signature in table:
             hit = signature.pattern.search(line)
             if hit:
                 groups = {k: v for k, v in hit.groupdict().items() if v is not None}

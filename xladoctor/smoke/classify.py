@@ -91,8 +91,9 @@ def diagnose(
     text = list(lines)
     match = find_signature(text)
     if match is None:
-        evidence = tuple(line for line in text if re.search(r"Error|error:|Fatal|FATAL|abort", line))[-3:]
-        return fallback, evidence or tuple(text[-3:]), None, ()
+        # the callers put the likeliest lines first
+        evidence = tuple(line for line in text if re.search(r"Error|error:|Fatal|FATAL|abort", line))[:3]
+        return fallback, evidence or tuple(text[:3]), None, ()
     return match.cause(context), (match.line,), match.fix(context), (match.signature.source,)
 
 
@@ -149,7 +150,7 @@ def results_from_run(
         frame = crash_frame(run.result.stderr)
         if frame is not None:
             fallback += f"; it was in {frame}"
-    lines = tail(run.result.stderr) + tail(run.result.stdout, 10)
+    lines = tail(run.result.stderr)[::-1] + tail(run.result.stdout, 10)[::-1]  # the last lines explain a crash
     cause, evidence, fix, refs = diagnose(name, lines, fallback, context)
     if cause != fallback and not run.result.ok:
         cause = f"{cause} (the process {fallback})"

@@ -1,0 +1,117 @@
+"""Explain a log: scan it, then turn each signature found into a cause and a fix for this environment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from xladoctor.explain.scan import ChunkReader, ScanResult, SignatureHits, scan
+from xladoctor.facts import Facts
+from xladoctor.remedy import render_fix
+from xladoctor.signature_values import template_values, unfilled
+
+
+@dataclass(frozen=True)
+class Explained:
+    """One known failure found in the log."""
+
+    id: str
+    category: str
+    cause: str
+    count: int
+    evidence: tuple[tuple[int, str], ...]  # (line number, line)
+    remediation: tuple[str, ...]
+    source: str
+    note: str | None  # why there is no exact command, when there is none
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": self.category,
+            "cause": self.cause,
+            "count": self.count,
+            "evidence": [{"line": n, "text": t} for n, t in self.evidence],
+            "remediation": list(self.remediation),
+            "source": self.source,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Everything `explain` reports: what was read, what it means, and with which facts."""
+
+    name: str
+    format: str  # text | notebook
+    bytes: int
+    lines: int
+    facts_target: str | None  # the interpreter whose facts made the fixes exact
+    matches: tuple[Explained, ...]
+    candidates: tuple[tuple[int, str], ...]  # error-like lines, when no signature matched
+
+
+_NEEDS_FACTS = (
+    "the exact command needs the facts of the environment that wrote this log: run explain there, or pass --python"
+)
+
+
+def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
+    signature = hit.signature
+    groups: dict[str, str] = {}
+    match = signature.pattern.search(hit.evidence[0][1])
+    if match is not None:
+        groups = {k: v for k, v in match.groupdict().items() if v is not None}
+    values = {**(template_values(facts) if facts is not None else {}), **groups}
+    from xladoctor.signatures import Match
+
+    found = Match(signature, hit.evidence[0][1], groups)
+    cause = found.cause(values)
+    fix = found.fix(values)
+    remediation: tuple[str, ...] = ()
+    note = None
+    if fix is not None:
+        pieces = [*fix.commands, *fix.uninstall, *(n + s for n, s in fix.install)]
+        if any(unfilled(p) for p in pieces):
+            note = _NEEDS_FACTS
+        elif facts is not None:
+            remediation = render_fix(fix, facts)
+        else:
+            remediation = fix.commands
+            if fix.install or fix.uninstall:
+                note = _NEEDS_FACTS
+    return Explained(
+        signature.id, signature.category, cause, hit.count, tuple(hit.evidence), remediation, signature.source, note
+    )
+
+
+def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts | None) -> Explanation:
+    matches = tuple(_explained(hit, facts) for hit in result.hits)
+    candidates = () if matches else tuple(result.candidates)
+    target = facts.python.executable if facts is not None and facts.python is not None else None
+    return Explanation(name, kind, size, result.lines, target, matches, candidates)
+
+
+def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanation:
+    """Explain a log, traceback or notebook (.ipynb, scanned as text) read from `stream`, in bounded memory."""
+    reader = ChunkReader(stream)
+    chunks = iter(reader)
+    first = next(chunks, "")
+    notebook = name.endswith(".ipynb") or ('"cells"' in first and '"nbformat"' in first)
+    result = scan(_chain(first, chunks))
+    return _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
+
+
+def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
+    if first:
+        yield first
+    yield from rest
+
+
+def exit_status(explanation: Explanation) -> int:
+    """1 when a known failure was found (like a failed check), else 0."""
+    return 1 if explanation.matches else 0
+
+
+def signature_ids(explanation: Explanation) -> Iterable[str]:
+    return (m.id for m in explanation.matches)

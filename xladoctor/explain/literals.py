@@ -1,0 +1,66 @@
+"""The plain text every match of a signature's pattern must contain, so a log is searched at C speed.
+
+Scanning a multi-GB log line by line with ~40 regular expressions in Python would take minutes; instead
+each 1 MiB chunk is first searched with `in` for these literals, and only chunks (then lines) holding one
+are given to the regular expressions.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+if sys.version_info >= (3, 11):  # the regex parser moved into re in 3.11
+    from re import _constants as _c  # type: ignore[attr-defined]
+    from re import _parser as _p  # type: ignore[attr-defined]
+else:  # pragma: no cover
+    import sre_constants as _c
+    import sre_parse as _p
+
+MIN_LITERAL = 4
+
+
+def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    def score(t: tuple[str, ...] | None) -> int:
+        return min(len(x) for x in t) if t else 0
+
+    return b if score(b) > score(a) else a
+
+
+def _sequence(items: Any) -> tuple[str, ...] | None:
+    """The best set of alternatives one of which every match contains, from a parsed pattern sequence."""
+    best: tuple[str, ...] | None = None
+    run: list[str] = []
+
+    def flush() -> None:
+        nonlocal best, run
+        if run:
+            best = _better(best, ("".join(run),))
+            run = []
+
+    for op, av in items:
+        if op is _c.LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        if op is _c.SUBPATTERN:
+            best = _better(best, _sequence(av[-1]))
+        elif op is _c.BRANCH:
+            branches = [_sequence(branch) for branch in av[1]]
+            if all(branches):
+                best = _better(best, tuple(x for b in branches if b for x in b))
+        elif op is _c.MAX_REPEAT or op is _c.MIN_REPEAT:
+            low, _, body = av
+            if low >= 1:
+                best = _better(best, _sequence(body))
+    flush()
+    return best
+
+
+def required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Strings one of which every match contains (lower-cased for IGNORECASE patterns), or None if unknown."""
+    found = _sequence(_p.parse(pattern.pattern, pattern.flags))
+    if not found or min(len(x) for x in found) < MIN_LITERAL:
+        return None
+    return tuple(x.lower() for x in found) if pattern.flags & re.IGNORECASE else found
