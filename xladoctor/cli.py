@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, BinaryIO
 
@@ -18,6 +19,7 @@ from xladoctor.exitcodes import HELP_TEXT, ExitCode
 from xladoctor.facts import Facts, FactsError, load_facts
 from xladoctor.matrix import MatrixError
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.output import emit_report
 from xladoctor.smoke.catalog import SMOKE_NAMES, SmokeTest
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.runner import SmokeSelectionError, select_smoke
@@ -140,6 +142,9 @@ def check(
     save_facts: Annotated[
         Path | None, typer.Option("--save-facts", help="Also write the facts this diagnosis used (a snapshot) here.")
     ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the report (any --format) to this file, not stdout.")
+    ] = None,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
     if python is not None and facts_file is not None:
@@ -156,18 +161,76 @@ def check(
     facts = _read_facts(facts_file) if facts_file is not None else _gather(python, timeout)
     if save_facts is not None:
         _write(save_facts, facts.dumps(), "--save-facts")
-    json_out = as_json or output_format is OutputFormat.JSON
-    results = _run_smoke(facts, smoke_tests, timeout, show_progress=not json_out) if smoke_tests else ()
+    chosen = OutputFormat.JSON if as_json else output_format
+    results = _run_smoke(facts, smoke_tests, timeout, show_progress=chosen is OutputFormat.TEXT) if smoke_tests else ()
     report = run_diagnosis(facts, checks, smoke=results)
-    if json_out:
-        from xladoctor.reporters.json_report import render_json
-
-        sys.stdout.write(render_json(report))
-    else:
-        from xladoctor.reporters.terminal import render_text
-
-        render_text(report, Console(soft_wrap=True), verbose=verbose)
+    try:
+        emit_report(report, chosen, output, verbose=verbose, strict=strict)
+    except OSError as exc:
+        raise UsageProblem(f"--output {output}: cannot write ({exc.strerror or exc})") from None
     raise typer.Exit(int(exit_code(report, strict)))
+
+
+@app.command(context_settings={"allow_interspersed_args": False}, epilog=HELP_TEXT)
+def gate(
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The command to start when the checks pass: -- CMD [ARGS...]")
+    ] = None,
+    require: Annotated[
+        list[str] | None,
+        typer.Option("--require", help="Check ids or areas that must pass (repeat or comma-separate); default all."),
+    ] = None,
+    no_smoke: Annotated[bool, typer.Option("--no-smoke", help="Static checks only (the default).")] = False,
+    smoke: Annotated[
+        list[str] | None, typer.Option("--smoke", help=f"Also run these smoke tests: {', '.join(SMOKE_NAMES)}.")
+    ] = None,
+    python: PythonOption = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse on warnings too.")] = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+) -> None:
+    """Container entrypoint: run the checks, then exec CMD (same PID, its signals, its exit code), or refuse.
+
+    Set XLADOCTOR_GATE=off to start CMD without checking."""
+    from xladoctor.gate import GateCommandError, become, gate_disabled
+
+    if not command:
+        raise UsageProblem("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
+    if no_smoke and smoke:
+        raise UsageProblem("--no-smoke and --smoke cannot be used together")
+    try:
+        if gate_disabled(os.environ):
+            print(
+                f"xladoctor gate: skipped (XLADOCTOR_GATE={os.environ['XLADOCTOR_GATE']}); starting {command[0]}",
+                file=sys.stderr,
+            )
+            become(command)
+        checks = select_checks(_split(require), ())
+        smoke_tests = select_smoke(_split(smoke)) if smoke else []
+    except (SelectionError, SmokeSelectionError, GateCommandError) as exc:
+        raise UsageProblem(str(exc)) from None
+    started = time.monotonic()
+    facts = _gather(python, timeout)
+    results = _run_smoke(facts, smoke_tests, timeout, show_progress=False) if smoke_tests else ()
+    report = run_diagnosis(facts, checks, smoke=results)
+    code = exit_code(report, strict)
+    if code is ExitCode.OK:
+        summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
+        print(
+            f"xladoctor gate: passed ({summary}) in {time.monotonic() - started:.1f} s; starting {command[0]}",
+            file=sys.stderr,
+        )
+        try:
+            become(command)
+        except GateCommandError as exc:
+            raise UsageProblem(str(exc)) from None
+    from xladoctor.reporters.terminal import render_text
+
+    render_text(report, Console(stderr=True, soft_wrap=True))
+    print(
+        f"xladoctor gate: refusing to start {command[0]} (exit {int(code)}); XLADOCTOR_GATE=off skips the gate",
+        file=sys.stderr,
+    )
+    raise typer.Exit(int(code))
 
 
 @app.command()
@@ -197,6 +260,8 @@ def matrix(
     from xladoctor.matrix import load_matrix
     from xladoctor.reporters.matrix_text import render_matrix
 
+    if output_format is OutputFormat.JUNIT:
+        raise UsageProblem("--format junit is for `check`; matrix prints text or json")
     table = load_matrix()
     names = sorted(table.relations)
     if relation is not None and relation not in table.relations:
@@ -267,6 +332,9 @@ def explain(
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
     from xladoctor.explain.engine import exit_status, explain_stream
 
+    if output_format is OutputFormat.JUNIT:
+        raise UsageProblem("--format junit is for `check`; explain prints text or json")
+
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageProblem("choose one of --python, --facts and --no-facts")
     stream = _open_log(log)
@@ -305,7 +373,7 @@ def _root(
     """Tell whether this Python environment can really run the compiled ML stack."""
 
 
-_COMMANDS = ("check", "snapshot", "matrix", "schema", "explain")
+_COMMANDS = ("check", "snapshot", "matrix", "schema", "explain", "gate")
 
 
 def _error(message: str) -> None:

@@ -55,7 +55,7 @@ def test_json_report_validates_against_the_published_schema() -> None:
     ("args", "needle"),
     [
         (("--bogus",), "No such option: --bogus"),
-        (("--format", "yaml"), "'yaml' is not one of 'text', 'json'"),
+        (("--format", "yaml"), "'yaml' is not one of 'text', 'json', 'junit'"),
         (("--only", "nope"), "unknown check or area 'nope'; valid names: broken-distribution,"),
         (("--skip", "torch-xla,nope2"), "unknown check or area 'nope2'"),
         (("--python", "/nonexistent/bin/python"), "--python /nonexistent/bin/python: no such interpreter"),

@@ -8,3 +8,4 @@ from enum import Enum
 class OutputFormat(str, Enum):
     TEXT = "text"
     JSON = "json"
+    JUNIT = "junit"  # check only: one test case per check and smoke test, for CI dashboards
