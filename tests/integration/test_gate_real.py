@@ -58,16 +58,14 @@ def test_sigterm_reaches_the_command_directly(real_env) -> None:
     assert proc.wait(timeout=30) == 42
 
 
+def _gate(*args: str, **env: str | None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*GATE, *args], capture_output=True, text=True, env=_env(**env), timeout=120)
+
+
 def test_a_failing_environment_is_refused_with_the_report_on_stderr(real_env, tmp_path: Path) -> None:
-    broken = python_of(real_env("torch213-xla29"))
+    broken = str(python_of(real_env("torch213-xla29")))
     marker = tmp_path / "started"
-    result = subprocess.run(
-        [*GATE, "--python", str(broken), "--", "touch", str(marker)],
-        capture_output=True,
-        text=True,
-        env=_env(PJRT_DEVICE="CPU"),
-        timeout=120,
-    )
+    result = _gate("--python", broken, "--", "touch", str(marker), PJRT_DEVICE="CPU")
     assert result.returncode == 1
     assert not marker.exists() and result.stdout == ""
     assert "torch-xla-torch-mismatch" in result.stderr
@@ -75,22 +73,10 @@ def test_a_failing_environment_is_refused_with_the_report_on_stderr(real_env, tm
         "xladoctor gate: refusing to start touch (exit 1); XLADOCTOR_GATE=off skips the gate"
     )
     # --require narrows what must pass; the emergency switch skips the gate
-    narrowed = subprocess.run(
-        [*GATE, "--python", str(broken), "--require", "python,libraries", "--", "touch", str(marker)],
-        capture_output=True,
-        text=True,
-        env=_env(PJRT_DEVICE="CPU"),
-        timeout=120,
-    )
+    narrowed = _gate("--python", broken, "--require", "python,libraries", "--", "touch", str(marker), PJRT_DEVICE="CPU")
     assert narrowed.returncode == 0 and marker.exists()
     marker.unlink()
-    skipped = subprocess.run(
-        [*GATE, "--python", str(broken), "--", "touch", str(marker)],
-        capture_output=True,
-        text=True,
-        env=_env(XLADOCTOR_GATE="off"),
-        timeout=120,
-    )
+    skipped = _gate("--python", broken, "--", "touch", str(marker), XLADOCTOR_GATE="off")
     assert skipped.returncode == 0 and marker.exists()
     assert skipped.stderr == "xladoctor gate: skipped (XLADOCTOR_GATE=off); starting touch\n"
 
@@ -101,6 +87,6 @@ def test_bad_gate_usage_is_one_line_and_exit_2() -> None:
         (["--", "/nonexistent/program"], "cannot start /nonexistent/program: No such file or directory"),
         (["--require", "nonsense", "--", "true"], "unknown check or area 'nonsense'"),
     ]:
-        result = subprocess.run([*GATE, *args], capture_output=True, text=True, env=_env(), timeout=120)
+        result = _gate(*args)
         lines = result.stderr.strip().splitlines()
         assert result.returncode == 2 and lines[-1].startswith("xladoctor: error: ") and needle in lines[-1], lines

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from rich.console import Console
@@ -12,6 +11,7 @@ from rich.markup import escape
 from xladoctor import __version__
 from xladoctor.explain.engine import Explanation
 from xladoctor.redact import redact, redact_text
+from xladoctor.reporters.json_report import bundled_schema
 
 EXPLAIN_SCHEMA_VERSION = 1
 
@@ -39,9 +39,8 @@ def render_explanation_json(explanation: Explanation) -> str:
 
 
 def explain_schema() -> dict[str, Any]:
-    text = resources.files("xladoctor").joinpath("explain.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    """The published JSON Schema of `explain --json` (`xladoctor schema explain`)."""
+    return bundled_schema("explain.schema.json")
 
 
 def _t(value: str) -> str:

@@ -49,8 +49,12 @@ def render_json(report: Report) -> str:
     return json.dumps(report_to_json(report), indent=2) + "\n"
 
 
+def bundled_schema(filename: str) -> dict[str, Any]:
+    """A JSON Schema shipped in the package (report.schema.json, explain.schema.json)."""
+    schema: dict[str, Any] = json.loads(resources.files("xladoctor").joinpath(filename).read_text("utf-8"))
+    return schema
+
+
 def report_schema() -> dict[str, Any]:
     """The published JSON Schema of the report (`xladoctor schema`)."""
-    text = resources.files("xladoctor").joinpath("report.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_schema("report.schema.json")
