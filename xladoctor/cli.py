@@ -195,9 +195,9 @@ COMPARE_EXIT_TEXT = (
 @app.command(epilog=COMPARE_EXIT_TEXT)
 def compare(
     snapshots: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(help="Snapshot files (`xladoctor snapshot -o FILE` on each worker), or directories of *.json."),
-    ],
+    ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
     ] = OutputFormat.TEXT,
@@ -214,7 +214,7 @@ def compare(
     from xladoctor.fleet.inputs import FleetInputError, load_workers
 
     try:
-        workers = load_workers(snapshots)
+        workers = load_workers(snapshots or [])
     except FleetInputError as exc:
         raise UsageProblem(str(exc)) from None
     fleet = compare_fleet(workers)

@@ -101,6 +101,15 @@ def _version_of(component: str) -> Callable[[Facts], Value]:
     return read
 
 
+# The name people type (and the project's other fixes use) where the metadata's differs: torch_xla's
+# METADATA says torch-xla.
+_INSTALL_NAMES = {"torch-xla": "torch_xla"}
+
+
+def _install_name(dist: Distribution) -> str:
+    return _INSTALL_NAMES.get(dist.key, dist.name)
+
+
 def _torch_pin(outlier: Facts, reference: Facts) -> tuple[str, str] | None:
     """The reference's torch, with its CUDA build label when the outlier's build differs (PyPI has no label)."""
     torch = reference.installed("torch")
@@ -121,7 +130,7 @@ def _package_fix(component: str) -> FixFor:
         if wanted is None:
             return Fix(uninstall=(have.name,)) if have is not None else None
         uninstall = (have.name,) if have is not None and have.key != wanted.key else ()
-        return Fix(install=((wanted.name, f"=={wanted.version}"),), uninstall=uninstall)
+        return Fix(install=((_install_name(wanted), f"=={wanted.version}"),), uninstall=uninstall)
 
     return fix
 
