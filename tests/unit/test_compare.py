@@ -158,6 +158,13 @@ def test_python_minor_skew_fails_and_patch_skew_warns() -> None:
     assert (failing.status, failing.title) == (Status.FAIL, "Python differs across the 3 workers")
     assert failing.detail.splitlines()[1:] == ["worker-2.json has Python 3.12.3; 2 others have Python 3.11.7."]
     assert failing.remediation == ()
+    threads = copy.deepcopy(T29)
+    threads["python"]["gil_disabled"] = True
+    free = _find(_fleet(T29, threads, T29), "fleet-python-skew")
+    assert (free.status, free.detail.splitlines()[1]) == (
+        Status.FAIL,
+        "worker-2.json has Python 3.11.7 free-threaded; 2 others have Python 3.11.7.",
+    )
     warning = _find(_fleet(T29, T29, patch), "fleet-python-skew")
     assert (warning.status, warning.detail.splitlines()[1]) == (
         Status.WARN,

@@ -7,6 +7,7 @@ host facts); workers with an unknown value are left out of that property's compa
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -154,8 +155,13 @@ def _python(facts: Facts) -> Value:
     return f"{name}{python.version}{' free-threaded' if python.gil_disabled else ''}"
 
 
-def _series(depth: int) -> Callable[[str], str]:
-    return lambda value: ".".join(value.split(".")[:depth])
+def _major(value: str) -> str:
+    return value.split(".", 1)[0]
+
+
+def _python_minor(value: str) -> str:
+    """'3.11.7' -> '3.11', 'PyPy 3.10.13' -> 'PyPy 3.10', '3.13.1 free-threaded' -> '3.13 free-threaded'."""
+    return re.sub(r"(\d+\.\d+)\.\S+", r"\1", value, count=1)
 
 
 def _driver(facts: Facts) -> Value:
@@ -212,8 +218,8 @@ def properties(workers: Iterable[Facts]) -> Iterator[Property]:
     cpu = "{have} a CPU build of torch"
     yield Property("fleet-cuda-skew", "torch's CUDA runtime", _torch_cuda, Status.FAIL, "none (a CPU build)",
                    fix=_cuda_fix, absent_phrase=cpu)
-    yield Property("fleet-python-skew", "Python", _python, Status.FAIL, series=_series(2))
-    yield Property("fleet-driver-skew", "NVIDIA driver", _driver, Status.FAIL, "none", _series(1))
+    yield Property("fleet-python-skew", "Python", _python, Status.FAIL, series=_python_minor)
+    yield Property("fleet-driver-skew", "NVIDIA driver", _driver, Status.FAIL, "none", _major)
     yield Property("fleet-accelerator-skew", "GPU count", _gpu_count, Status.FAIL)
     yield Property("fleet-accelerator-skew", "GPU model", _gpu_models, Status.FAIL, "none")
     yield Property("fleet-accelerator-skew", "TPU chips", _tpu_chips, Status.FAIL)
