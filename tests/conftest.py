@@ -16,7 +16,7 @@ FACTS_DIR = TESTS / "facts"
 sys.path.insert(0, str(TESTS))  # tests/envs.py
 
 
-_NOT_CHECK = {"snapshot", "matrix", "schema", "explain", "--help", "-h", "--version"}
+_NOT_CHECK = {"snapshot", "matrix", "schema", "explain", "compare", "gate", "--help", "-h", "--version"}
 
 
 def _static(args: tuple[str, ...]) -> tuple[str, ...]:

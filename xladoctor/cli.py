@@ -1,4 +1,4 @@
-"""Command line: `xladoctor [check]`, `snapshot`, `matrix`, `schema`; `main(argv) -> int`."""
+"""Command line: `xladoctor [check]`, `snapshot`, `compare`, `explain`, `matrix`, `schema`; `main(argv) -> int`."""
 
 from __future__ import annotations
 
@@ -249,6 +249,49 @@ def snapshot(
     _write(output, facts.dumps(), "-o")
 
 
+COMPARE_EXIT_TEXT = (
+    "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
+    "2 bad input (an unreadable or malformed snapshot, fewer than 2); 130 interrupted."
+)
+
+
+@app.command(epilog=COMPARE_EXIT_TEXT)
+def compare(
+    snapshots: Annotated[
+        list[str] | None,
+        typer.Argument(help="Snapshot files (`xladoctor snapshot -o FILE` on each worker), or directories of *.json."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
+    ] = OutputFormat.TEXT,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    each: Annotated[
+        bool, typer.Option("--each", help="Also show each worker's whole diagnosis (JSON: under workers[].report).")
+    ] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show why each finding matters.")] = False,
+) -> None:
+    """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
+    from xladoctor.fleet.compare import compare_fleet
+    from xladoctor.fleet.compare import exit_code as fleet_exit_code
+    from xladoctor.fleet.inputs import FleetInputError, load_workers
+
+    try:
+        workers = load_workers(snapshots or [])
+    except FleetInputError as exc:
+        raise UsageProblem(str(exc)) from None
+    fleet = compare_fleet(workers)
+    if as_json or output_format is OutputFormat.JSON:
+        from xladoctor.reporters.compare_report import render_compare_json
+
+        sys.stdout.write(render_compare_json(fleet, each=each))
+    else:
+        from xladoctor.reporters.compare_report import render_compare_text
+
+        render_compare_text(fleet, Console(soft_wrap=True), verbose=verbose, each=each)
+    raise typer.Exit(int(fleet_exit_code(fleet, strict)))
+
+
 @app.command()
 def matrix(
     relation: Annotated[
@@ -285,7 +328,11 @@ def matrix(
 @app.command()
 def schema(
     which: Annotated[
-        str, typer.Argument(help="`report` (xladoctor check --json) or `explain` (xladoctor explain --json).")
+        str,
+        typer.Argument(
+            help="`report` (xladoctor check --json), `explain` (xladoctor explain --json) or `compare` "
+            "(xladoctor compare --json)."
+        ),
     ] = "report",
 ) -> None:
     """Print the JSON Schema of a `--format json` output."""
@@ -297,8 +344,12 @@ def schema(
         from xladoctor.reporters.explain_report import explain_schema
 
         document = explain_schema()
+    elif which == "compare":
+        from xladoctor.reporters.compare_report import compare_schema
+
+        document = compare_schema()
     else:
-        raise UsageProblem(f"unknown schema {which!r}; valid: report, explain")
+        raise UsageProblem(f"unknown schema {which!r}; valid: report, explain, compare")
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
 
@@ -373,7 +424,7 @@ def _root(
     """Tell whether this Python environment can really run the compiled ML stack."""
 
 
-_COMMANDS = ("check", "snapshot", "matrix", "schema", "explain", "gate")
+_COMMANDS = ("check", "snapshot", "matrix", "schema", "explain", "gate", "compare")
 
 
 def _error(message: str) -> None:

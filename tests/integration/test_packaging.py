@@ -36,6 +36,8 @@ def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
     assert "xladoctor/checks/torch_xla.py" in names
     assert "xladoctor/compat_matrix/torch-torch_xla.json" in names
     assert "xladoctor/report.schema.json" in names
+    assert "xladoctor/compare.schema.json" in names
+    assert "xladoctor/fleet/compare.py" in names
     assert "xladoctor/probes/scripts/packages.py" in names
     assert not [n for n in names if n.startswith(("checks/", "compat_matrix/", "tests/"))]
 

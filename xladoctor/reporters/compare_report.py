@@ -1,0 +1,112 @@
+"""Render a fleet comparison: rich text for people, JSON (compare.schema.json) for machines."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from rich.console import Console
+
+from xladoctor import __version__
+from xladoctor.diagnosis import ordered
+from xladoctor.findings import Status
+from xladoctor.fleet.compare import FleetReport
+from xladoctor.fleet.skew import MAJORITY_RULE
+from xladoctor.redact import redact
+from xladoctor.reporters.json_report import report_to_json
+from xladoctor.reporters.terminal import _MARKS, _text, render_text
+
+COMPARE_SCHEMA_VERSION = 1
+
+
+def _failing(report: Any) -> list[str]:
+    return [f.id for f in report.findings if f.status in (Status.FAIL, Status.ERROR)]
+
+
+def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
+    workers = []
+    for worker, report in zip(fleet.workers, fleet.reports, strict=True):
+        single = report_to_json(report)
+        entry = {
+            "label": worker.label,
+            "path": worker.path,
+            "created_at": worker.facts.created_at,
+            "facts_schema_version": worker.facts.schema_version,
+            "target": single["target"],
+            "summary": report.summary,
+            "failing": _failing(report),
+        }
+        if each:
+            entry["report"] = single
+        workers.append(entry)
+    doc = {
+        "schema_version": COMPARE_SCHEMA_VERSION,
+        "xladoctor_version": __version__,
+        "majority_rule": MAJORITY_RULE,
+        "workers": workers,
+        "summary": fleet.summary,
+        "findings": [f.to_json() for f in fleet.findings],
+        "plans": [
+            {
+                "worker": p.worker,
+                "installer": p.plan.installer.kind,
+                "installer_evidence": p.plan.installer.evidence,
+                "commands": list(p.plan.commands),
+                "findings": list(p.plan.findings),
+                "conflicts": list(p.plan.conflicts),
+            }
+            for p in fleet.plans
+        ],
+    }
+    redacted: dict[str, Any] = redact(doc)
+    return redacted
+
+
+def render_compare_json(fleet: FleetReport, each: bool = False) -> str:
+    return json.dumps(compare_to_json(fleet, each), indent=2) + "\n"
+
+
+def compare_schema() -> dict[str, Any]:
+    """The published JSON Schema of `xladoctor compare --json` (`xladoctor schema compare`)."""
+    text = resources.files("xladoctor").joinpath("compare.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = False, each: bool = False) -> None:
+    """Workers, then the fleet findings worst first, then each outlier's fix plan."""
+    console.print(f"[bold]xladoctor compare[/]: {len(fleet.workers)} snapshots")
+    for worker, report in zip(fleet.workers, fleet.reports, strict=True):
+        python = worker.facts.python
+        who = f"{python.executable} (Python {python.version})" if python else worker.facts.target.requested
+        own = report.count(Status.FAIL)
+        console.print(f"  {_text(worker.label)}  [dim]{_text(who)}; own checks: {own} fail[/]")
+    console.print("\n[bold]fleet[/]")
+    for finding in ordered(fleet.findings):
+        if finding.status is Status.SKIP and not verbose:
+            continue
+        console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({finding.id})[/]")
+        lines = finding.detail.splitlines()
+        shown = lines if verbose else lines[1:] if finding.status is not Status.OK else []
+        for line in shown:
+            console.print(f"      [dim]{_text(line)}[/]")
+        if finding.status is not Status.OK:
+            for command in finding.remediation:
+                console.print(f"      [cyan]$ {_text(command)}[/]")
+    summary = fleet.summary
+    parts = [f"{summary[s.value]} {s.value}" for s in Status if summary[s.value]]
+    console.print(f"\n[bold]Summary:[/] {', '.join(parts)}")
+    if fleet.plans:
+        console.print("\n[bold]Fix plan per outlier worker[/] (paste on that worker, in order):")
+        for item in fleet.plans:
+            console.print(f"  [bold]{_text(item.worker)}[/] ({item.plan.installer.kind}):")
+            for command in item.plan.commands:
+                console.print(f"    [cyan]{_text(command)}[/]")
+            for conflict in item.plan.conflicts:
+                console.print(f"    [yellow]note:[/] {_text(conflict)}")
+        console.print("  [dim]then take new snapshots and re-run xladoctor compare[/]")
+    if each:
+        for worker, report in zip(fleet.workers, fleet.reports, strict=True):
+            console.print(f"\n[bold]── {_text(worker.label)} ──[/]")
+            render_text(report, console, verbose=verbose)
