@@ -79,13 +79,14 @@ def tpu_chips(facts: Facts) -> int:
 
 
 def _hosted(env: dict[str, str]) -> tuple[str, list[str]]:
-    colab = [f"{k}={env[k]}" for k in ("COLAB_RELEASE_TAG", "COLAB_GPU", "COLAB_TPU_ADDR") if k in env]
+    # names only: a value such as COLAB_RELEASE_TAG's looks random enough for redact.py to hide it anyway
+    colab = [f"{k} is set" for k in ("COLAB_RELEASE_TAG", "COLAB_GPU", "COLAB_TPU_ADDR") if k in env]
     if colab:
         return "colab", colab
     kaggle_names = ("KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_DATA_PROXY_URL", "KAGGLE_DATA_PROXY_PROJECT")
-    kaggle = [f"{k}={env[k]}" for k in kaggle_names if k in env]
+    kaggle = [f"{k} is set" for k in kaggle_names if k in env]
     if kaggle:
-        return "kaggle", kaggle + ([f"KAGGLE_URL_BASE={env['KAGGLE_URL_BASE']}"] if "KAGGLE_URL_BASE" in env else [])
+        return "kaggle", kaggle + (["KAGGLE_URL_BASE is set"] if "KAGGLE_URL_BASE" in env else [])
     return "local", []
 
 
