@@ -73,7 +73,10 @@ class DiagnosisReport:
         from xladoctor.reporters.terminal import render_text
 
         buffer = io.StringIO()
-        console = Console(file=buffer, width=width, color_system=None, force_terminal=False, soft_wrap=True)
+        # force_jupyter=False: inside a kernel rich would otherwise display the text itself and leave the buffer empty
+        console = Console(
+            file=buffer, width=width, color_system=None, force_terminal=False, force_jupyter=False, soft_wrap=True
+        )
         render_text(self.report, console, verbose=verbose)
         return buffer.getvalue()
 
