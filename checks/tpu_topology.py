@@ -23,6 +23,7 @@ from typing import Any
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
 from xladoctor.matrix import Matrix
+from xladoctor.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
 from xladoctor.registry import check, installed, target_probed
 
 TPU_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/tpu.py"
@@ -61,12 +62,6 @@ def _bounds_size(value: str) -> int | None:
     except ValueError:
         return None
     return prod(dims) if dims else None
-
-
-def tpu_chips(facts: Facts) -> int:
-    """TPU chips the host shows as /dev/accel* (v2-v4) or /dev/vfio/<n> (v5e and later)."""
-    devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
-    return sum(1 for d in devices if d.startswith("/dev/accel") or (d.startswith("/dev/vfio/") and d[10:].isdigit()))
 
 
 @check(

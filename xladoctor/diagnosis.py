@@ -10,6 +10,7 @@ from xladoctor.exitcodes import ExitCode
 from xladoctor.facts import Facts
 from xladoctor.findings import SEVERITY, Finding, Status
 from xladoctor.matrix import Matrix, load_matrix
+from xladoctor.platform import detect_platform
 from xladoctor.registry import Check, all_checks, run_check
 from xladoctor.remedy import Plan, build_plan, render_fix
 from xladoctor.smoke.model import SmokeResult
@@ -51,9 +52,16 @@ def select_checks(only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Ch
 
 
 def run_diagnosis(
-    facts: Facts, checks: Iterable[Check], matrix: Matrix | None = None, smoke: Iterable[SmokeResult] = ()
+    facts: Facts,
+    checks: Iterable[Check],
+    matrix: Matrix | None = None,
+    smoke: Iterable[SmokeResult] = (),
+    kernel_python: str | None = None,
 ) -> Report:
-    """Run checks in registration order, attach each finding's commands, and add the smoke tests' verdicts."""
+    """Run checks in registration order, attach each finding's commands, and add the smoke tests' verdicts.
+
+    `kernel_python` is the interpreter of the Jupyter kernel asking (the notebook API), so the plan can speak
+    in notebook cells when that kernel is the diagnosed environment."""
     table = matrix if matrix is not None else load_matrix()
     findings: list[Finding] = []
     for item in checks:
@@ -63,7 +71,8 @@ def run_diagnosis(
             findings.append(finding)
     smoke_results = with_remediation(smoke, facts)
     findings.extend(smoke_findings(smoke_results))
-    return Report(facts, tuple(findings), build_plan(findings, facts), smoke_results)
+    plan = build_plan(findings, facts, detect_platform(facts, kernel_python), table)
+    return Report(facts, tuple(findings), plan, smoke_results)
 
 
 def exit_code(report: Report, strict: bool = False) -> ExitCode:

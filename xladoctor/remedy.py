@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
+from xladoctor import hosted
 from xladoctor.facts import Facts
 from xladoctor.findings import SEVERITY, Finding, Fix, Status
+from xladoctor.matrix import Matrix, load_matrix
+from xladoctor.platform import Platform, detect_platform
 
 # conda-forge names of the distributions whose PyPI name differs (conda-forge feedstocks
 # https://github.com/conda-forge/pytorch-cpu-feedstock builds the `pytorch` package).
@@ -111,8 +114,11 @@ class Plan:
 
     commands: tuple[str, ...]
     findings: tuple[str, ...]  # ids of the findings it addresses
-    conflicts: tuple[str, ...]  # pins that could not be merged, explained
+    conflicts: tuple[str, ...]  # pins that could not be merged, or commands refused, explained
     installer: Installer
+    platform: Platform = Platform("local", "cpu")
+    notes: tuple[str, ...] = ()  # what to know or do after the commands (restart the kernel, ...)
+    cells: tuple[str, ...] = ()  # the commands as notebook cell lines, when the platform is a notebook
 
 
 def _merge_pin(current: str, new: str) -> str | None:
@@ -125,8 +131,11 @@ def _merge_pin(current: str, new: str) -> str | None:
     return str(merged)
 
 
-def build_plan(findings: Iterable[Finding], facts: Facts) -> Plan:
-    """Merge every fix of failing or warning findings, worst first."""
+def build_plan(
+    findings: Iterable[Finding], facts: Facts, platform: Platform | None = None, matrix: Matrix | None = None
+) -> Plan:
+    """Merge every fix of failing or warning findings, worst first, for the platform they are pasted on."""
+    platform = platform if platform is not None else detect_platform(facts)
     actionable = [f for f in findings if f.fix is not None and f.status in (Status.FAIL, Status.WARN)]
     actionable.sort(key=lambda f: SEVERITY[f.status])
     pins: dict[str, tuple[str, str]] = {}  # key -> (display name, specifier)
@@ -154,6 +163,18 @@ def build_plan(findings: Iterable[Finding], facts: Facts) -> Plan:
             else:
                 target[key] = (target[key][0], merged)
         extra.extend(c for c in finding.fix.commands if c not in extra)
+    paired = False
+    if hosted.guarded(platform, facts):
+        table = matrix if matrix is not None else load_matrix()
+        for group in (pins, reinstall):
+            had_torch = "torch" in group and "torch-xla" not in group
+            refusal = hosted.pair_torch_xla(group, facts, table)
+            conflicts.extend([refusal] if refusal else [])
+            paired = paired or (had_torch and refusal is None)
+        extra, refused = hosted.guard_commands(extra)
+        conflicts.extend(refused)
+    extra, refused = hosted.hosted_commands(extra, platform)
+    conflicts.extend(refused)
     commands: list[str] = []
     if uninstall:
         commands.extend(render_fix(Fix(uninstall=tuple(uninstall)), facts))
@@ -163,5 +184,11 @@ def build_plan(findings: Iterable[Finding], facts: Facts) -> Plan:
         commands.extend(render_fix(Fix(install=tuple(reinstall.values()), reinstall=True), facts))
     commands.extend(extra)
     return Plan(
-        tuple(commands), tuple(dict.fromkeys(f.id for f in actionable)), tuple(conflicts), detect_installer(facts)
+        tuple(commands),
+        tuple(dict.fromkeys(f.id for f in actionable)),
+        tuple(conflicts),
+        detect_installer(facts),
+        platform,
+        hosted.notes(commands, platform, paired),
+        hosted.notebook_cells(commands, platform),
     )

@@ -925,6 +925,9 @@ def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
             for f in report.findings
         ],
         "plan": list(report.plan.commands),
+        "platform": {"name": report.plan.platform.name, "accelerator": report.plan.platform.accelerator},
+        "plan_notes": [*report.plan.conflicts, *report.plan.notes],
+        "plan_cells": list(report.plan.cells),
     }
 
 

@@ -49,6 +49,19 @@ def test_json_report_validates_against_the_published_schema() -> None:
         s: sum(f["status"] == s for f in expected) for s in ("ok", "warn", "fail", "skip", "error")
     }
     assert report["plan"]["commands"] == ["/usr/bin/python3 -m pip install 'torch_xla[tpu]==2.9.0'"]
+    assert report["plan"]["platform"] == {
+        "name": "colab",
+        "accelerator": "tpu",
+        "notebook": True,
+        "hosted": True,
+        "restart": "Runtime > Restart session",
+        "evidence": ["COLAB_RELEASE_TAG is set", "1 TPU chip(s) in /dev"],
+    }
+    assert report["plan"]["cells"] == ["!/usr/bin/python3 -m pip install 'torch_xla[tpu]==2.9.0'"]
+    assert report["plan"]["notes"] == [
+        "then restart the kernel (Runtime > Restart session): a running kernel keeps the modules it has already "
+        "imported and the variables it has set"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -37,8 +37,13 @@ def test_api_gives_expected_findings(case: str) -> None:
         {"id": f.id, "status": f.status.value, "title": f.title, "detail": f.detail, "remediation": list(f.remediation)}
         for f in report.findings
     ]
-    assert got == _expected(case)["findings"]
-    assert list(report.plan.commands) == _expected(case)["plan"]
+    expected = _expected(case)
+    assert got == expected["findings"]
+    assert list(report.plan.commands) == expected["plan"]
+    platform = report.plan.platform
+    assert {"name": platform.name, "accelerator": platform.accelerator} == expected["platform"]
+    assert [*report.plan.conflicts, *report.plan.notes] == expected["plan_notes"]
+    assert list(report.plan.cells) == expected["plan_cells"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -49,6 +54,9 @@ def test_cli_replay_gives_expected_findings(case: str) -> None:
     got = [{k: f[k] for k in ("id", "status", "title", "detail", "remediation")} for f in report["findings"]]
     assert got == expected["findings"]
     assert report["plan"]["commands"] == expected["plan"]
+    assert {k: report["plan"]["platform"][k] for k in ("name", "accelerator")} == expected["platform"]
+    assert report["plan"]["conflicts"] + report["plan"]["notes"] == expected["plan_notes"]
+    assert report["plan"]["cells"] == expected["plan_cells"]
     failed = any(f["status"] == "fail" for f in expected["findings"])
     assert result.returncode == (1 if failed else 0), result.stderr
 

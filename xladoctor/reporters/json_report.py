@@ -39,6 +39,16 @@ def report_to_json(report: Report) -> dict[str, Any]:
             "commands": list(report.plan.commands),
             "findings": list(report.plan.findings),
             "conflicts": list(report.plan.conflicts),
+            "platform": {
+                "name": report.plan.platform.name,
+                "accelerator": report.plan.platform.accelerator,
+                "notebook": report.plan.platform.notebook,
+                "hosted": report.plan.platform.hosted,
+                "restart": report.plan.platform.restart,
+                "evidence": list(report.plan.platform.evidence),
+            },
+            "notes": list(report.plan.notes),
+            "cells": list(report.plan.cells),
         },
     }
     redacted: dict[str, Any] = redact(doc)

@@ -80,10 +80,18 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     summary = report.summary
     parts = [f"{summary[s.value]} {s.value}" for s in Status if summary[s.value]]
     console.print(f"\n[bold]Summary:[/] {', '.join(parts)}")
-    if report.plan.commands:
-        console.print(f"\n[bold]Fix plan[/] ({report.plan.installer.kind}; paste in order):")
-        for command in report.plan.commands:
+    plan = report.plan
+    if plan.commands or plan.conflicts:
+        platform = f"; {_text(plan.platform.describe())}" if plan.platform.name != "local" else ""
+        console.print(f"\n[bold]Fix plan[/] ({plan.installer.kind}{platform}; paste in order):")
+        for command in plan.commands:
             console.print(f"  [cyan]{_text(command)}[/]")
-        for conflict in report.plan.conflicts:
+        if plan.cells:
+            console.print("  [dim]in a notebook cell:[/]")
+            for cell in plan.cells:
+                console.print(f"  [cyan]{_text(cell)}[/]")
+        for conflict in plan.conflicts:
             console.print(f"  [yellow]note:[/] {_text(conflict)}")
+        for note in plan.notes:
+            console.print(f"  [yellow]note:[/] {_text(note)}")
         console.print(f"  [dim]then re-run: xladoctor check --python {_text(who)}[/]")
