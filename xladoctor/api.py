@@ -17,7 +17,7 @@ from xladoctor.remedy import Plan
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.runner import SmokeSelectionError
 
-DEFAULT_TIMEOUT_S = 120.0  # the CLI's default (xladoctor/cli.py DEFAULT_TIMEOUT_S)
+DEFAULT_TIMEOUT_S = 120.0  # the CLI's default (xladoctor/cli/app.py DEFAULT_TIMEOUT_S)
 
 
 class DiagnoseError(ValueError):
@@ -136,7 +136,7 @@ def diagnose(
     progress: bool = True,
 ) -> DiagnosisReport:
     """Diagnose an environment as `xladoctor check` does; keyword options mirror the CLI's."""
-    from xladoctor.cli import UsageProblem, _resolve_python
+    from xladoctor.cli.app import UsageProblem, resolve_python
     from xladoctor.smoke.runner import run_smoke, select_smoke
 
     if timeout <= 0:
@@ -144,7 +144,7 @@ def diagnose(
     try:
         checks = select_checks(_names(only), _names(skip))
         tests = [] if smoke is False else select_smoke([] if smoke is True else _smoke_names(smoke))
-        target = _resolve_python(python)
+        target = resolve_python(python)
     except (SelectionError, SmokeSelectionError, UsageProblem) as exc:
         raise DiagnoseError(str(exc)) from None
     from xladoctor.probes.collect import collect_facts

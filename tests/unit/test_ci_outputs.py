@@ -69,7 +69,11 @@ def test_github_actions_annotations_on_stderr_only_under_actions() -> None:
 
 
 def test_junit_is_refused_where_it_means_nothing() -> None:
-    for args in (("explain", "-", "--no-facts", "--format", "junit"), ("matrix", "--format", "junit")):
+    for args in (
+        ("explain", "-", "--no-facts", "--format", "junit"),
+        ("matrix", "--format", "junit"),
+        ("compare", "a.json", "b.json", "--format", "junit"),
+    ):
         result = run_cli(*args, input="")
         assert result.returncode == 2 and "--format junit is for `check`" in result.stderr
 

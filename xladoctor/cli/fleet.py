@@ -1,0 +1,59 @@
+"""`xladoctor compare`: skew across the snapshots of a job's workers."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from xladoctor.cli.app import (
+    UsageProblem,
+    app,
+)
+from xladoctor.reporters import OutputFormat
+
+COMPARE_EXIT_TEXT = (
+    "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
+    "2 bad input (an unreadable or malformed snapshot, fewer than 2); 130 interrupted."
+)
+
+
+@app.command(epilog=COMPARE_EXIT_TEXT)
+def compare(
+    snapshots: Annotated[
+        list[str] | None,
+        typer.Argument(help="Snapshot files (`xladoctor snapshot -o FILE` on each worker), or directories of *.json."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
+    ] = OutputFormat.TEXT,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    each: Annotated[
+        bool, typer.Option("--each", help="Also show each worker's whole diagnosis (JSON: under workers[].report).")
+    ] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show why each finding matters.")] = False,
+) -> None:
+    """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
+    from xladoctor.fleet.compare import compare_fleet
+    from xladoctor.fleet.compare import exit_code as fleet_exit_code
+    from xladoctor.fleet.inputs import FleetInputError, load_workers
+
+    if output_format is OutputFormat.JUNIT:
+        raise UsageProblem("--format junit is for `check`; compare prints text or json")
+    try:
+        workers = load_workers(snapshots or [])
+    except FleetInputError as exc:
+        raise UsageProblem(str(exc)) from None
+    fleet = compare_fleet(workers)
+    if as_json or output_format is OutputFormat.JSON:
+        from xladoctor.reporters.compare_report import render_compare_json
+
+        sys.stdout.write(render_compare_json(fleet, each=each))
+    else:
+        from xladoctor.reporters.compare_report import render_compare_text
+
+        render_compare_text(fleet, Console(soft_wrap=True), verbose=verbose, each=each)
+    raise typer.Exit(int(fleet_exit_code(fleet, strict)))

@@ -1,0 +1,79 @@
+"""`xladoctor explain`: known failure signatures in a log, with the cause and the fix."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, BinaryIO
+
+import typer
+from rich.console import Console
+
+from xladoctor.cli.app import (
+    DEFAULT_TIMEOUT_S,
+    PythonOption,
+    TimeoutOption,
+    UsageProblem,
+    app,
+    gather_facts,
+    read_facts,
+)
+from xladoctor.reporters import OutputFormat
+
+
+def _open_log(path: str) -> BinaryIO:
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise UsageProblem(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+@app.command()
+def explain(
+    log: Annotated[str, typer.Argument(help="A log, traceback or notebook (.ipynb) file; `-` reads stdin.")] = "-",
+    python: PythonOption = None,
+    facts_file: Annotated[
+        Path | None,
+        typer.Option("--facts", help="Make fixes exact with a snapshot of the environment that wrote the log."),
+    ] = None,
+    no_facts: Annotated[
+        bool, typer.Option("--no-facts", help="Read the log only; give fixes without this machine's versions.")
+    ] = False,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
+    ] = OutputFormat.TEXT,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every evidence line.")] = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+) -> None:
+    """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
+    from xladoctor.explain.engine import exit_status, explain_stream
+
+    if output_format is OutputFormat.JUNIT:
+        raise UsageProblem("--format junit is for `check`; explain prints text or json")
+
+    if sum((python is not None, facts_file is not None, no_facts)) > 1:
+        raise UsageProblem("choose one of --python, --facts and --no-facts")
+    stream = _open_log(log)
+    try:
+        facts = (
+            None if no_facts else read_facts(facts_file) if facts_file is not None else gather_facts(python, timeout)
+        )
+        try:
+            explanation = explain_stream("<stdin>" if log == "-" else log, stream, facts)
+        except OSError as exc:
+            raise UsageProblem(f"cannot read {log}: {exc.strerror or exc}") from None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if as_json or output_format is OutputFormat.JSON:
+        from xladoctor.reporters.explain_report import render_explanation_json
+
+        sys.stdout.write(render_explanation_json(explanation))
+    else:
+        from xladoctor.reporters.explain_report import render_explanation_text
+
+        render_explanation_text(explanation, Console(soft_wrap=True), verbose=verbose)
+    raise typer.Exit(exit_status(explanation))
