@@ -21,7 +21,7 @@ def diagnose(
     smoke: bool | str | Sequence[str] = True,
     only: str | Sequence[str] | None = None,
     skip: str | Sequence[str] | None = None,
-    timeout: float = 120.0,
+    timeout: float = 300.0,
     strict: bool = False,
     progress: bool = True,
 ) -> DiagnosisReport:

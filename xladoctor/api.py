@@ -17,7 +17,7 @@ from xladoctor.remedy import Plan
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.runner import SmokeSelectionError
 
-DEFAULT_TIMEOUT_S = 120.0  # the CLI's default (xladoctor/cli/app.py DEFAULT_TIMEOUT_S)
+DEFAULT_TIMEOUT_S = 300.0  # the CLI's default (xladoctor/cli/app.py DEFAULT_TIMEOUT_S)
 
 
 class DiagnoseError(ValueError):
