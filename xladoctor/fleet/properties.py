@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from xladoctor.builds import torch_cuda
 from xladoctor.facts import Distribution, Facts
 from xladoctor.findings import Fix, Status
+from xladoctor.platform import tpu_chips
 from xladoctor.stack import COMPONENTS
 
 
@@ -184,12 +185,10 @@ def _gpu_models(facts: Facts) -> Value:
 
 
 def _tpu_chips(facts: Facts) -> Value:
-    """TPU chips as /dev/accel* (v2-v4) or /dev/vfio/<n> (v5e and later), counted as checks/tpu_topology.py does."""
+    """TPU chips the host shows, counted as everywhere else (xladoctor.platform.tpu_chips)."""
     if facts.system is None or facts.system.resources is None:
         return UNKNOWN
-    devices = facts.system.resources.devices
-    chips = [d for d in devices if d.startswith("/dev/accel") or (d.startswith("/dev/vfio/") and d[10:].isdigit())]
-    return str(len(chips))
+    return str(tpu_chips(facts))
 
 
 def _env(name: str) -> Callable[[Facts], Value]:
