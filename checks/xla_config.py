@@ -7,28 +7,18 @@ the installed TensorFlow's own libraries, where each registered flag is a string
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from xladoctor.builds import tensorflow_build
 from xladoctor.facts import Facts
 from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.flags import named, set_without
 from xladoctor.matrix import Matrix
 from xladoctor.registry import Prerequisite, check, env_set, installed, target_probed, tensorflow_installed
 from xladoctor.stack import COMPONENTS
 
 PARSE_FLAGS = "https://github.com/openxla/xla/blob/main/xla/parse_flags_from_env.cc"
 TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
-
-
-def _set_without(variable: str, value: str, drop: Callable[[str], bool]) -> str:
-    """The command that keeps a flags variable's other tokens: `export VAR='...'`, or `unset VAR`."""
-    kept = [t for t in value.split() if not drop(t)]
-    return f"export {variable}={shlex.quote(' '.join(kept))}" if kept else f"unset {variable}"
-
-
-def _named(names: list[str]) -> Callable[[str], bool]:
-    return lambda token: token.lstrip("-").split("=", 1)[0] in names
 
 
 @check(
@@ -49,7 +39,7 @@ def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         return
     unknown = [name for name, ok in known.items() if not ok]
     if unknown:
-        command = _set_without("TF_XLA_FLAGS", value, _named(unknown))
+        command = set_without("TF_XLA_FLAGS", value, named(unknown))
         yield Outcome(
             Status.FAIL,
             f"TF_XLA_FLAGS has flags {tf.name} {tf.version} does not know: " + ", ".join(f"--{n}" for n in unknown),
@@ -137,7 +127,7 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "step (pytorch/xla: 'different degrees of performance degradation')"
         )
     if dump:
-        commands.append(_set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump")))
+        commands.append(set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump")))
         notes.append(
             f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
             f"cache (persistent caches: {PERSISTENT_CACHES})"
@@ -262,7 +252,7 @@ def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             for d, names in verdicts.items()
             if not all(names.values())
         )
-        command = _set_without("XLA_FLAGS", value, _named(unknown))
+        command = set_without("XLA_FLAGS", value, named(unknown))
         yield Outcome(
             Status.FAIL,
             f"XLA_FLAGS names flags the installed XLA does not know: {who}",

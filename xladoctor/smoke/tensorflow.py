@@ -12,11 +12,11 @@ What the three TF_XLA_FLAGS switches do is read off the installed TensorFlow by 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from typing import Any
 
 from xladoctor.findings import Fix, Status
+from xladoctor.flags import flag_name, named, set_command, tokens_without
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 
@@ -25,17 +25,12 @@ TF_XLA_AUTOCLUSTERING = "https://openxla.org/xla/tf2xla#auto-clustering"
 TF_JIT_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
 
 
-def _flag_name(token: str) -> str:
-    return token.lstrip("-").split("=", 1)[0]
-
-
 def _without(flags: str, names: Iterable[str]) -> list[str]:
-    drop = set(names)
-    return [t for t in flags.split() if _flag_name(t) not in drop]
+    return tokens_without(flags, named(names))
 
 
 def _auto_jit_on(flags: str) -> bool:
-    values = [t.split("=", 1)[1] if "=" in t else "" for t in flags.split() if _flag_name(t) == "tf_xla_auto_jit"]
+    values = [t.split("=", 1)[1] if "=" in t else "" for t in flags.split() if flag_name(t) == "tf_xla_auto_jit"]
     return bool(values) and values[-1] in ("1", "2", "fusible")
 
 
@@ -100,7 +95,7 @@ def _why_no_cluster(
 ) -> SmokeResult:
     """Autoclustering compiled nothing: on the CPU, prove whether --tf_xla_cpu_global_jit is what is missing."""
     device = str(auto.get("device"))
-    if "CPU" not in device or any(_flag_name(t) == "tf_xla_cpu_global_jit" for t in flags):
+    if "CPU" not in device or any(flag_name(t) == "tf_xla_cpu_global_jit" for t in flags):
         return SmokeResult(
             "tensorflow",
             Status.FAIL,
@@ -134,7 +129,7 @@ def _why_no_cluster(
             device,
             seconds,
             cause=f"TF_XLA_FLAGS={user!r} asks for autoclustering, but {proof}",
-            fix=Fix(commands=(f"export TF_XLA_FLAGS={shlex.quote(fixed)}",)),
+            fix=Fix(commands=(set_command("TF_XLA_FLAGS", retry_flags),)),
             refs=(TF_XLA_AUTOCLUSTERING, TF_JIT_FLAGS),
         )
     return SmokeResult(
@@ -172,7 +167,7 @@ def tensorflow_xla_devices(ctx: SmokeContext) -> list[SmokeResult]:
         f"{'registered' if on['xla_cpu_registered'] else 'still not registered'} with it (ran on {_device_tail(on)})"
     )
     metrics = {"without": off, "with": on, "deprecation": deprecation}
-    user_sets = any(_flag_name(t) == "tf_xla_enable_xla_devices" for t in user.split())
+    user_sets = any(flag_name(t) == "tf_xla_enable_xla_devices" for t in user.split())
     if user_sets and (deprecation or not on["xla_cpu_registered"]):
         why = deprecation or "this TensorFlow no longer registers XLA_CPU for it"
         return [
@@ -185,7 +180,7 @@ def tensorflow_xla_devices(ctx: SmokeContext) -> list[SmokeResult]:
                 cause=f"TF_XLA_FLAGS sets --tf_xla_enable_xla_devices: {why}. Only code that places ops on "
                 "/device:XLA_CPU:0 needs it; jit_compile=True and autoclustering work without it",
                 metrics=metrics,
-                fix=Fix(commands=(_set_flags(_without(user, ["tf_xla_enable_xla_devices"])),)),
+                fix=Fix(commands=(set_command("TF_XLA_FLAGS", _without(user, ["tf_xla_enable_xla_devices"])),)),
                 refs=(TF_RELEASE_2_4,),
             )
         ]
@@ -198,7 +193,3 @@ def tensorflow_xla_devices(ctx: SmokeContext) -> list[SmokeResult]:
 def _device_tail(record: dict[str, Any]) -> str:
     placed = record.get("placed_on") or f"nothing ({record.get('placement_error')})"
     return str(placed).rsplit("/", 1)[-1]
-
-
-def _set_flags(tokens: list[str]) -> str:
-    return f"export TF_XLA_FLAGS={shlex.quote(' '.join(tokens))}" if tokens else "unset TF_XLA_FLAGS"
