@@ -115,20 +115,25 @@ def all_checks() -> list[Check]:
     return list(_REGISTRY.values())
 
 
+def unmet(requires: Iterable[Prerequisite], facts: Facts) -> Prerequisite | None:
+    """The first prerequisite these facts do not meet (checks and smoke tests declare them alike)."""
+    return next((p for p in requires if not p.test(facts)), None)
+
+
 def run_check(item: Check, facts: Facts, matrix: Matrix) -> list[Finding]:
     """Run one check; unmet prerequisites skip it, and an exception becomes an `error` finding."""
-    for prerequisite in item.requires:
-        if not prerequisite.test(facts):
-            return [
-                Finding(
-                    item.id,
-                    item.area,
-                    Status.SKIP,
-                    f"{item.title}: skipped",
-                    detail=f"Skipped because {prerequisite.reason}.",
-                    evidence={"prerequisite": prerequisite.name},
-                )
-            ]
+    prerequisite = unmet(item.requires, facts)
+    if prerequisite is not None:
+        return [
+            Finding(
+                item.id,
+                item.area,
+                Status.SKIP,
+                f"{item.title}: skipped",
+                detail=f"Skipped because {prerequisite.reason}.",
+                evidence={"prerequisite": prerequisite.name},
+            )
+        ]
     try:
         outcomes = list(item.function(facts, matrix))
     except Exception as exc:  # a bug in one check must not end the run

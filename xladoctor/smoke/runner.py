@@ -12,6 +12,7 @@ from typing import Protocol
 
 from xladoctor.facts import Facts
 from xladoctor.findings import Status
+from xladoctor.registry import target_probed, unmet
 from xladoctor.smoke.catalog import SMOKE_NAMES, SMOKE_TESTS, SmokeTest
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
@@ -55,9 +56,8 @@ def usable_cores() -> int:
 
 
 def _skip_reason(test: SmokeTest, facts: Facts) -> str | None:
-    if not facts.target.ok or facts.python is None:
-        return "the target interpreter could not be probed"
-    return next((p.reason for p in test.requires if not p.test(facts)), None)
+    missing = unmet((target_probed(), *test.requires), facts)  # every smoke test runs in the target
+    return missing.reason if missing is not None else None
 
 
 def _run_one(test: SmokeTest, python: str, facts: Facts, timeout_s: float, progress: Progress) -> list[SmokeResult]:
