@@ -45,6 +45,11 @@ class Match:
     line: str
     groups: Mapping[str, str]
 
+    @classmethod
+    def of(cls, signature: Signature, line: str, hit: re.Match[str]) -> Match:
+        """The match `hit` of `signature` in `line`, with its named groups."""
+        return cls(signature, line.strip()[:500], {k: v for k, v in hit.groupdict().items() if v is not None})
+
     def cause(self, context: Mapping[str, str]) -> str:
         return fill(self.signature.cause, {**context, **self.groups})
 
@@ -120,6 +125,5 @@ def find_signature(lines: Iterable[str], signatures: Iterable[Signature] | None 
         for signature in table:
             hit = signature.pattern.search(line)
             if hit:
-                groups = {k: v for k, v in hit.groupdict().items() if v is not None}
-                return Match(signature, line.strip()[:500], groups)
+                return Match.of(signature, line, hit)
     return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -58,16 +58,9 @@ _NEEDS_FACTS = (
 
 def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
     signature = hit.signature
-    groups: dict[str, str] = {}
-    match = signature.pattern.search(hit.evidence[0][1])
-    if match is not None:
-        groups = {k: v for k, v in match.groupdict().items() if v is not None}
-    values = {**(template_values(facts) if facts is not None else {}), **groups}
-    from xladoctor.signatures import Match
-
-    found = Match(signature, hit.evidence[0][1], groups)
-    cause = found.cause(values)
-    fix = found.fix(values)
+    values = template_values(facts) if facts is not None else {}
+    cause = hit.first.cause(values)
+    fix = hit.first.fix(values)
     remediation: tuple[str, ...] = ()
     note = None
     if fix is not None:
@@ -111,7 +104,3 @@ def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
 def exit_status(explanation: Explanation) -> int:
     """1 when a known failure was found (like a failed check), else 0."""
     return 1 if explanation.matches else 0
-
-
-def signature_ids(explanation: Explanation) -> Iterable[str]:
-    return (m.id for m in explanation.matches)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from xladoctor.explain.literals import required_literals
-from xladoctor.signatures import Signature, load_signatures
+from xladoctor.signatures import Match, Signature, load_signatures
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10
@@ -36,9 +36,10 @@ _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w i
 
 @dataclass
 class SignatureHits:
-    """Where one signature matched: how often, and the first few lines (number, text)."""
+    """Where one signature matched: the first match (with its groups), how often, the first few lines."""
 
     signature: Signature
+    first: Match
     count: int = 0
     evidence: list[tuple[int, str]] = field(default_factory=list)
 
@@ -158,8 +159,13 @@ def _match_lines(chunk: str, line_base: int, live: list[_Prepared], hits: dict[s
             haystack = line.lower() if item.folded else line
             if item.literals is not None and not any(literal in haystack for literal in item.literals):
                 continue
-            if item.signature.pattern.search(line):
-                entry = hits.setdefault(item.signature.id, SignatureHits(item.signature))
+            hit = item.signature.pattern.search(line)
+            if hit:
+                entry = hits.get(item.signature.id)
+                if entry is None:  # groups from the text the line holds (a notebook's line is JSON-quoted)
+                    text = unquote(line)
+                    first = Match.of(item.signature, text, item.signature.pattern.search(text) or hit)
+                    entry = hits[item.signature.id] = SignatureHits(item.signature, first)
                 entry.count += 1
                 if len(entry.evidence) < EVIDENCE_PER_SIGNATURE:
                     entry.evidence.append((line_base + offset + 1, unquote(line)[:500]))
