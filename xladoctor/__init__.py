@@ -21,7 +21,7 @@ def diagnose(
     smoke: bool | str | Sequence[str] = True,
     only: str | Sequence[str] | None = None,
     skip: str | Sequence[str] | None = None,
-    timeout: float = 300.0,
+    timeout: float = 300.0,  # xladoctor.proc.DEFAULT_TIMEOUT_S (not imported: `import xladoctor` stays light)
     strict: bool = False,
     progress: bool = True,
 ) -> DiagnosisReport:

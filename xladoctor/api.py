@@ -8,16 +8,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from xladoctor.diagnosis import Report, SelectionError, exit_code, run_diagnosis, select_checks
+from xladoctor.diagnosis import Report, SelectionError, exit_code, run_diagnosis, select_checks, split_names
 from xladoctor.exitcodes import ExitCode
 from xladoctor.facts import Facts
 from xladoctor.findings import Finding
 from xladoctor.platform import Platform
+from xladoctor.proc import DEFAULT_TIMEOUT_S
 from xladoctor.remedy import Plan
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.runner import SmokeSelectionError
-
-DEFAULT_TIMEOUT_S = 300.0  # the CLI's default (xladoctor/cli/app.py DEFAULT_TIMEOUT_S)
 
 
 class DiagnoseError(ValueError):
@@ -109,13 +108,8 @@ class LineProgress:
         self._say(f"xladoctor: smoke test {name}: {statuses}")
 
 
-def _names(value: str | Sequence[str] | None) -> list[str]:
-    items = [value] if isinstance(value, str) else list(value or ())
-    return [part.strip() for item in items for part in item.split(",") if part.strip()]
-
-
 def _smoke_names(value: str | Sequence[str]) -> list[str]:
-    names = _names(value)
+    names = split_names(value)
     if not names:
         raise DiagnoseError("smoke: name at least one smoke test, or pass smoke=False for none")
     return names
@@ -142,7 +136,7 @@ def diagnose(
     if timeout <= 0:
         raise DiagnoseError(f"timeout {timeout:g}: must be a positive number of seconds")
     try:
-        checks = select_checks(_names(only), _names(skip))
+        checks = select_checks(split_names(only), split_names(skip))
         tests = [] if smoke is False else select_smoke([] if smoke is True else _smoke_names(smoke))
         target = resolve_python(python)
     except (SelectionError, SmokeSelectionError, UsageProblem) as exc:
@@ -152,8 +146,7 @@ def diagnose(
     facts = collect_facts(target, timeout_s=timeout)
     results: tuple[SmokeResult, ...] = ()
     if tests:
-        executable = facts.python.executable if facts.python else facts.target.requested
-        results = run_smoke(facts, executable, tests, timeout, LineProgress() if progress else None)
+        results = run_smoke(facts, tests, timeout, LineProgress() if progress else None)
     kernel = _kernel_python()  # the plan speaks in %pip only when the kernel is the diagnosed interpreter
     own = facts.python.executable if facts.python and kernel and os.path.abspath(target) == kernel else None
     report = run_diagnosis(facts, checks, smoke=results, kernel_python=own)

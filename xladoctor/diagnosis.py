@@ -38,6 +38,12 @@ class Report:
         return {s.value: self.count(s) for s in Status}
 
 
+def split_names(values: str | Sequence[str] | None) -> list[str]:
+    """Names given as "a,b", ["a", "b,c"] or None (--only, --smoke, diagnose(only=...)) as one list."""
+    items = [values] if isinstance(values, str) else list(values or ())
+    return [part.strip() for item in items for part in item.split(",") if part.strip()]
+
+
 def select_checks(only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Check]:
     """The checks named by --only/--skip (ids or areas); unknown names raise SelectionError."""
     checks = all_checks()

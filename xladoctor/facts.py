@@ -148,6 +148,11 @@ class Facts:
     probes: tuple[ProbeRecord, ...] = ()
     system: SystemFacts | None = None  # None in snapshots made before host probes existed
 
+    @property
+    def interpreter(self) -> str:
+        """The diagnosed interpreter: its resolved executable, or the path asked for when it could not run."""
+        return self.python.executable if self.python else self.target.requested
+
     def installed(self, name: str) -> Distribution | None:
         """The distribution that imports resolve to (first on sys.path), or None."""
         matches = self.all_installed(name)

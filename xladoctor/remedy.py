@@ -81,7 +81,7 @@ def _pin(name: str, spec: str, kind: str) -> str:
 def render_fix(fix: Fix, facts: Facts) -> tuple[str, ...]:
     """Shell commands for one fix, for the installer this environment uses."""
     installer = detect_installer(facts)
-    python = facts.python.executable if facts.python else facts.target.requested
+    python = facts.interpreter
     prefix = facts.python.prefix if facts.python else ""
     commands: list[str] = []
     if fix.uninstall:

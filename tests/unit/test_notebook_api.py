@@ -195,3 +195,12 @@ def test_import_xladoctor_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "['xladoctor']\n"
+
+
+def test_the_notebook_default_timeout_is_the_clis() -> None:
+    import inspect
+
+    import xladoctor
+    from xladoctor.proc import DEFAULT_TIMEOUT_S
+
+    assert inspect.signature(xladoctor.diagnose).parameters["timeout"].default == DEFAULT_TIMEOUT_S

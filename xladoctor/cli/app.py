@@ -17,11 +17,6 @@ from xladoctor.facts import Facts, FactsError, load_facts
 from xladoctor.smoke.catalog import SmokeTest
 from xladoctor.smoke.model import SmokeResult
 
-# One bound for every child process; a hang costs at most this long. A first torch.compile with empty caches
-# took about 15 s on this project's 2-core machine but 55-80 s for the CPU half of the compile smoke test on a
-# real H200 host (scripts/gpu_smoke.sh, three runs): 300 s keeps a slow compiler from reading as a hang.
-DEFAULT_TIMEOUT_S = 300.0
-
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
@@ -66,10 +61,6 @@ def write_text(path: Path, text: str, option: str) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
-def split_names(values: list[str] | None) -> list[str]:
-    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
-
-
 def gather_facts(python: str | None, timeout_s: float) -> Facts:
     from xladoctor.probes.collect import collect_facts  # start-up stays light for --help
 
@@ -98,12 +89,11 @@ def run_smoke_tests(
     from xladoctor.reporters.progress import TerminalProgress
     from xladoctor.smoke.runner import run_smoke
 
-    python = facts.python.executable if facts.python else facts.target.requested
     console = Console(stderr=True)
     if not (show_progress and console.is_terminal):
-        return run_smoke(facts, python, tests, timeout_s)
+        return run_smoke(facts, tests, timeout_s)
     with TerminalProgress(console, [t.name for t in tests]) as progress:
-        return run_smoke(facts, python, tests, timeout_s, progress)
+        return run_smoke(facts, tests, timeout_s, progress)
 
 
 def _version_callback(value: bool) -> None:

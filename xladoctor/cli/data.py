@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
-    DEFAULT_TIMEOUT_S,
     PythonOption,
     TimeoutOption,
     UsageProblem,
@@ -19,6 +18,7 @@ from xladoctor.cli.app import (
     gather_facts,
     write_text,
 )
+from xladoctor.proc import DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 
 

@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
-    DEFAULT_TIMEOUT_S,
     PythonOption,
     TimeoutOption,
     UsageProblem,
@@ -20,11 +19,11 @@ from xladoctor.cli.app import (
     gather_facts,
     read_facts,
     run_smoke_tests,
-    split_names,
     write_text,
 )
-from xladoctor.diagnosis import SelectionError, exit_code, run_diagnosis, select_checks
+from xladoctor.diagnosis import SelectionError, exit_code, run_diagnosis, select_checks, split_names
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
+from xladoctor.proc import DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.output import emit_report
 from xladoctor.smoke.catalog import SMOKE_NAMES

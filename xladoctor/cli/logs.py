@@ -10,7 +10,6 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
-    DEFAULT_TIMEOUT_S,
     PythonOption,
     TimeoutOption,
     UsageProblem,
@@ -18,6 +17,7 @@ from xladoctor.cli.app import (
     gather_facts,
     read_facts,
 )
+from xladoctor.proc import DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 
 

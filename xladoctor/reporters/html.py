@@ -97,7 +97,7 @@ def _plan(report: Report) -> str:
 def render_html(report: Report) -> str:
     """The report as one self-contained HTML fragment."""
     facts = report.facts
-    who = facts.python.executable if facts.python else facts.target.requested
+    who = facts.interpreter
     summary = ", ".join(f"{n} {s}" for s, n in report.summary.items() if n)
     head = f"<p><b>xladoctor</b> diagnosing <code>{esc(who)}</code> ({esc(report.plan.platform.describe())})</p>"
     return (

@@ -62,7 +62,7 @@ def _render_smoke(console: Console, result: SmokeResult, verbose: bool) -> None:
 def render_text(report: Report, console: Console, verbose: bool = False) -> None:
     """Print the report for a person."""
     facts = report.facts
-    who = facts.python.executable if facts.python else facts.target.requested
+    who = facts.interpreter
     console.print(f"[bold]xladoctor[/] diagnosing {_text(who)}")
     # smoke findings sum up report.smoke, which is shown below with timings and devices
     by_area = sorted((f for f in report.findings if f.area != "smoke"), key=lambda f: f.area)

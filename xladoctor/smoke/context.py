@@ -18,15 +18,14 @@ from xladoctor.smoke.model import SmokeResult
 
 @dataclass(frozen=True)
 class SmokeContext:
-    python: str
-    facts: Facts
+    facts: Facts  # of the target: its interpreter runs the smoke scripts
     timeout_s: float
     scratch: Path  # empty, private to this test, removed afterwards
 
     def run(
         self, script: str, env: Mapping[str, str | None] | None = None, args: Mapping[str, Any] | None = None
     ) -> ScriptRun:
-        return run_script(self.python, script, self.timeout_s, self.scratch, env=env, args=args)
+        return run_script(self.facts.interpreter, script, self.timeout_s, self.scratch, env=env, args=args)
 
     def results(self, name: str, run: ScriptRun) -> list[SmokeResult]:
         return results_from_run(name, run, self.timeout_s, template_values(self.facts))

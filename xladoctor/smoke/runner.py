@@ -60,11 +60,11 @@ def _skip_reason(test: SmokeTest, facts: Facts) -> str | None:
     return missing.reason if missing is not None else None
 
 
-def _run_one(test: SmokeTest, python: str, facts: Facts, timeout_s: float, progress: Progress) -> list[SmokeResult]:
+def _run_one(test: SmokeTest, facts: Facts, timeout_s: float, progress: Progress) -> list[SmokeResult]:
     progress.started(test.name)
     scratch = Path(tempfile.mkdtemp(prefix=f"xladoctor-smoke-{test.name}-"))
     try:
-        results = test.run(SmokeContext(python, facts, timeout_s, scratch))
+        results = test.run(SmokeContext(facts, timeout_s, scratch))
     except Exception as exc:  # a bug in xladoctor's own smoke code: report it, never crash the run
         results = [SmokeResult(test.name, Status.ERROR, None, 0.0, cause=f"xladoctor bug: {type(exc).__name__}: {exc}")]
     finally:
@@ -75,13 +75,14 @@ def _run_one(test: SmokeTest, python: str, facts: Facts, timeout_s: float, progr
 
 def run_smoke(
     facts: Facts,
-    python: str,
     tests: Sequence[SmokeTest],
     timeout_s: float,
     progress: Progress | None = None,
     workers: int | None = None,
 ) -> tuple[SmokeResult, ...]:
-    """Every chosen test's results, in catalog order; tests whose prerequisites are missing are skipped."""
+    """Every chosen test's results, in catalog order; tests whose prerequisites are missing are skipped.
+
+    Each runs in the interpreter the facts describe (facts.interpreter)."""
     observer = progress or _Silent()
     skipped = {
         t.name: [SmokeResult(t.name, Status.SKIP, None, 0.0, cause=r)] for t in tests if (r := _skip_reason(t, facts))
@@ -91,6 +92,6 @@ def run_smoke(
     if runnable:
         pool_size = max(1, min(len(runnable), workers or usable_cores()))
         with ThreadPoolExecutor(max_workers=pool_size) as pool:
-            futures = {t.name: pool.submit(_run_one, t, python, facts, timeout_s, observer) for t in runnable}
+            futures = {t.name: pool.submit(_run_one, t, facts, timeout_s, observer) for t in runnable}
             done.update({name: future.result() for name, future in futures.items()})
     return tuple(r for t in tests for r in done[t.name])
