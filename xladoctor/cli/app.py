@@ -14,6 +14,7 @@ from rich.console import Console
 from xladoctor import __version__
 from xladoctor.exitcodes import HELP_TEXT
 from xladoctor.facts import Facts, FactsError, load_facts
+from xladoctor.reporters import OutputFormat
 from xladoctor.smoke.catalog import SmokeTest
 from xladoctor.smoke.model import SmokeResult
 
@@ -81,6 +82,17 @@ PythonOption = Annotated[
         "--python", help="Interpreter to diagnose (a venv's or conda env's python); default: the one running xladoctor."
     ),
 ]
+
+
+FormatOption = Annotated[OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+
+
+def text_or_json(output_format: OutputFormat, as_json: bool, command: str) -> OutputFormat:
+    """The format a command other than `check` prints (JUnit's test cases are checks and smoke tests)."""
+    if output_format is OutputFormat.JUNIT:
+        raise UsageProblem(f"--format junit is for `check`; {command} prints text or json")
+    return OutputFormat.JSON if as_json else output_format
 
 
 def run_smoke_tests(

@@ -16,6 +16,7 @@ from xladoctor.cli.app import (
     UsageProblem,
     app,
     gather_facts,
+    text_or_json,
     write_text,
 )
 from xladoctor.proc import DEFAULT_TIMEOUT_S
@@ -49,14 +50,13 @@ def matrix(
     from xladoctor.matrix import load_matrix
     from xladoctor.reporters.matrix_text import render_matrix
 
-    if output_format is OutputFormat.JUNIT:
-        raise UsageProblem("--format junit is for `check`; matrix prints text or json")
+    chosen_format = text_or_json(output_format, False, "matrix")
     table = load_matrix()
     names = sorted(table.relations)
     if relation is not None and relation not in table.relations:
         raise UsageProblem(f"unknown relation {relation!r}; valid: {', '.join(names)}")
     chosen = [relation] if relation else names
-    if output_format is OutputFormat.JSON:
+    if chosen_format is OutputFormat.JSON:
         docs = {
             n: {
                 "title": table.get(n).title,

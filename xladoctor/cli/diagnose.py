@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
+    FormatOption,
+    JsonOption,
     PythonOption,
     TimeoutOption,
     UsageProblem,
@@ -37,10 +39,8 @@ def check(
         Path | None,
         typer.Option("--facts", help="Replay the diagnosis from a snapshot file (`-` for stdin) instead of probing."),
     ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
-    ] = OutputFormat.TEXT,
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    output_format: FormatOption = OutputFormat.TEXT,
+    as_json: JsonOption = False,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Run only these check ids or areas (repeat or comma-separate).")
     ] = None,

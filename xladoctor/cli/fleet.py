@@ -9,8 +9,11 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
+    FormatOption,
+    JsonOption,
     UsageProblem,
     app,
+    text_or_json,
 )
 from xladoctor.reporters import OutputFormat
 
@@ -26,10 +29,8 @@ def compare(
         list[str] | None,
         typer.Argument(help="Snapshot files (`xladoctor snapshot -o FILE` on each worker), or directories of *.json."),
     ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
-    ] = OutputFormat.TEXT,
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    output_format: FormatOption = OutputFormat.TEXT,
+    as_json: JsonOption = False,
     each: Annotated[
         bool, typer.Option("--each", help="Also show each worker's whole diagnosis (JSON: under workers[].report).")
     ] = False,
@@ -41,14 +42,13 @@ def compare(
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
     from xladoctor.fleet.inputs import FleetInputError, load_workers
 
-    if output_format is OutputFormat.JUNIT:
-        raise UsageProblem("--format junit is for `check`; compare prints text or json")
+    chosen = text_or_json(output_format, as_json, "compare")
     try:
         workers = load_workers(snapshots or [])
     except FleetInputError as exc:
         raise UsageProblem(str(exc)) from None
     fleet = compare_fleet(workers)
-    if as_json or output_format is OutputFormat.JSON:
+    if chosen is OutputFormat.JSON:
         from xladoctor.reporters.compare_report import render_compare_json
 
         sys.stdout.write(render_compare_json(fleet, each=each))

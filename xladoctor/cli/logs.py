@@ -10,12 +10,15 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
+    FormatOption,
+    JsonOption,
     PythonOption,
     TimeoutOption,
     UsageProblem,
     app,
     gather_facts,
     read_facts,
+    text_or_json,
 )
 from xladoctor.proc import DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
@@ -41,19 +44,15 @@ def explain(
     no_facts: Annotated[
         bool, typer.Option("--no-facts", help="Read the log only; give fixes without this machine's versions.")
     ] = False,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")
-    ] = OutputFormat.TEXT,
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    output_format: FormatOption = OutputFormat.TEXT,
+    as_json: JsonOption = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every evidence line.")] = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
     from xladoctor.explain.engine import exit_status, explain_stream
 
-    if output_format is OutputFormat.JUNIT:
-        raise UsageProblem("--format junit is for `check`; explain prints text or json")
-
+    chosen = text_or_json(output_format, as_json, "explain")
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageProblem("choose one of --python, --facts and --no-facts")
     stream = _open_log(log)
@@ -68,7 +67,7 @@ def explain(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    if as_json or output_format is OutputFormat.JSON:
+    if chosen is OutputFormat.JSON:
         from xladoctor.reporters.explain_report import render_explanation_json
 
         sys.stdout.write(render_explanation_json(explanation))
