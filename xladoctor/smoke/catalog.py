@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from xladoctor.findings import Status
 from xladoctor.registry import Prerequisite, any_installed, installed, tensorflow_installed
-from xladoctor.smoke.context import SmokeContext, downgrade
+from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.tensorflow import tensorflow_autocluster, tensorflow_xla_devices
 from xladoctor.stack import COMPONENTS
@@ -59,7 +59,7 @@ def _judge_xla_metrics(result: SmokeResult) -> SmokeResult:
         problems.append(f"ops fell back to the CPU (no XLA lowering): {', '.join(fallbacks)}")
     if not problems:
         return result
-    return downgrade(result, Status.WARN, "; ".join(problems), refs=(TORCH_XLA_METRICS,))
+    return dataclasses.replace(result, status=Status.WARN, cause="; ".join(problems), refs=(TORCH_XLA_METRICS,))
 
 
 def _xla(ctx: SmokeContext) -> list[SmokeResult]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xladoctor.facts import Facts
-from xladoctor.findings import Status
 from xladoctor.signature_values import template_values
 from xladoctor.smoke.child import ScriptRun, run_script
 from xladoctor.smoke.classify import results_from_run
@@ -29,8 +27,3 @@ class SmokeContext:
 
     def results(self, name: str, run: ScriptRun) -> list[SmokeResult]:
         return results_from_run(name, run, self.timeout_s, template_values(self.facts))
-
-
-def downgrade(result: SmokeResult, status: Status, cause: str, **changes: Any) -> SmokeResult:
-    """The same result with a worse status and the reason why."""
-    return dataclasses.replace(result, status=status, cause=cause, **changes)
