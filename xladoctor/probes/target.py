@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -41,12 +42,24 @@ def _tail(text: str, lines: int = 5) -> str:
     return " | ".join(text.strip().splitlines()[-lines:])
 
 
+def target_environment(overrides: Mapping[str, str | None] | None = None) -> dict[str, str]:
+    """The user's environment (a child must see what their programs see), minus what would leave a trace or
+    stop the child at a prompt, plus `overrides` (None removes a variable)."""
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no .pyc in the diagnosed environment
+    env.pop("PYTHONINSPECT", None)
+    for key, value in (overrides or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
 def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> ProbeOutput:
     """Execute probe NAME with the target interpreter; never raises."""
     marker = "XLADOCTOR-" + secrets.token_hex(8)
-    env = dict(os.environ)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # a probe leaves no trace in the diagnosed environment
-    env.pop("PYTHONINSPECT", None)
+    env = target_environment()
     result = run_command([python, "-c", probe_source(name), marker], timeout_s, env=env)
     payload = _between_markers(result.stdout, marker)
     if payload is None:

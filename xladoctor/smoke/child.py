@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from xladoctor.probes.target import target_environment
 from xladoctor.proc import CommandResult, run_command
 
 # faulthandler dumps every thread's Python stack this long before the hard timeout, so a hang is
@@ -47,20 +47,6 @@ def _records(stdout: str, marker: str) -> tuple[dict[str, Any], ...]:
     return tuple(found)
 
 
-def child_environment(overrides: Mapping[str, str | None]) -> dict[str, str]:
-    """The user's environment (the smoke test must see what their programs see) plus the test's own settings."""
-    env = dict(os.environ)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # leave no trace in the diagnosed environment
-    env["PYTHONUNBUFFERED"] = "1"  # records survive a crash
-    env.pop("PYTHONINSPECT", None)
-    for key, value in overrides.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-    return env
-
-
 def run_script(
     python: str,
     name: str,
@@ -78,5 +64,6 @@ def run_script(
     script = folder / f"xladoctor_smoke_{name}.py"
     script.write_text(script_source(name), encoding="utf-8")
     argv = [python, "-X", "faulthandler", str(script), marker, json.dumps(payload)]
-    result = run_command(argv, timeout_s, env=child_environment(env or {}), cwd=str(folder))
+    environment = target_environment({"PYTHONUNBUFFERED": "1", **(env or {})})  # records survive a crash
+    result = run_command(argv, timeout_s, env=environment, cwd=str(folder))
     return ScriptRun(_records(result.stdout, marker), result)
