@@ -1,39 +1,5 @@
-"""Checks, one module per area; importing this package registers every check."""
+"""Checks, one module per area (installed as xladoctor.checks).
 
-from . import (
-    compile_debug,
-    cuda,
-    environment,
-    gpu,
-    jax,
-    libraries,
-    packages,
-    pjrt,
-    python_support,
-    resources,
-    tensorflow,
-    toolchain,
-    torch_xla,
-    tpu_topology,
-    triton,
-    xla_config,
-)
-
-__all__ = [
-    "compile_debug",
-    "cuda",
-    "environment",
-    "gpu",
-    "jax",
-    "libraries",
-    "packages",
-    "pjrt",
-    "python_support",
-    "resources",
-    "toolchain",
-    "tensorflow",
-    "torch_xla",
-    "tpu_topology",
-    "triton",
-    "xla_config",
-]
+xladoctor.diagnosis.registry.all_checks imports every module here whose name does not start with `_`; a
+module registers its checks with `check = area("name")` and `@check(...)`. See CONTRIBUTING.md.
+"""

@@ -15,12 +15,16 @@ logs "Executing: <node> with grad_outputs: ...".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, any_installed, check, installed
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.prerequisites import any_installed, env_present
+from xladoctor.facts.system import Gpu
+from xladoctor.findings import Outcome, Status
+from xladoctor.remedy.fix import Fix, export, unset
+
+check = area("compile")
 
 INDUCTOR_CONFIG = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inductor/config.py"
 TRITON_KNOBS = "https://github.com/triton-lang/triton/blob/main/python/triton/knobs.py"
@@ -39,69 +43,60 @@ def per_step_torch_logs(value: str) -> list[str]:
     return [t.strip() for t in value.split(",") if t.strip().startswith("+") and t.strip()[1:] in _AUTOGRAD_NAMES]
 
 
-def _torch_logs_without(value: str, drop: list[str]) -> str:
+def _torch_logs_without(value: str, drop: list[str]) -> Fix:
     kept = [t.strip() for t in value.split(",") if t.strip() and t.strip() not in drop]
-    return f"export TORCH_LOGS={','.join(kept)}" if kept else "unset TORCH_LOGS"
+    return export("TORCH_LOGS", ",".join(kept)) if kept else unset("TORCH_LOGS")
 
 
 @check(
     "compile-debug-switches",
-    area="compile",
-    title="torch.compile and Triton debug switches",
+    "torch.compile and Triton debug switches",
     requires=(any_installed("torch", "triton"),),
 )
-def compile_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    gpus = facts.system.gpus if facts.system else ()
-    notes, unset = [], []
-    if facts.installed("torch") and facts.env.get("TORCH_COMPILE_DEBUG") == "1":
+def compile_debug_switches(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> Iterator[Outcome]:
+    names: list[str] = []
+    notes: list[str] = []
+    if facts.installed("torch") and env.get("TORCH_COMPILE_DEBUG") == "1":
         notes.append(
             "TORCH_COMPILE_DEBUG=1 writes a torch_compile_debug directory of graphs, IR and generated code "
             "for every compilation (slower compiles, growing disk use)"
         )
-        unset.append("TORCH_COMPILE_DEBUG")
-    if facts.installed("triton") and facts.env.get("TRITON_INTERPRET") in _TRUE and gpus:
+        names.append("TORCH_COMPILE_DEBUG")
+    if facts.installed("triton") and env.get("TRITON_INTERPRET") in _TRUE and gpus:
         notes.append(
             "TRITON_INTERPRET runs every Triton kernel in the interpreter on the CPU although a GPU is "
             "present (orders of magnitude slower)"
         )
-        unset.append("TRITON_INTERPRET")
-    commands = [f"unset {v}" for v in unset]
-    logs = facts.env.get("TORCH_LOGS", "")
+        names.append("TRITON_INTERPRET")
+    fix = unset(*names)
+    logs = env.get("TORCH_LOGS", "")
     verbose = per_step_torch_logs(logs) if facts.installed("torch") else []
     if verbose:
         notes.append(
             f"TORCH_LOGS={logs} sets the torch.autograd log to DEBUG ({', '.join(verbose)}): torch hooks every "
             "node of every backward pass and logs a line for each ('Executing: <node> with grad_outputs: ...')"
         )
-        unset.append("TORCH_LOGS")
-        commands.append(_torch_logs_without(logs, verbose))
+        names.append("TORCH_LOGS")
+        fix += _torch_logs_without(logs, verbose)
     evidence: dict[str, str | int | None] = {"gpus": len(gpus)}
-    evidence.update({v: facts.env.get(v) for v in ("TORCH_COMPILE_DEBUG", "TRITON_INTERPRET", "TORCH_LOGS")})
+    evidence.update({v: env.get(v) for v in ("TORCH_COMPILE_DEBUG", "TRITON_INTERPRET", "TORCH_LOGS")})
     if notes:
         yield Outcome(
             Status.WARN,
-            "Compiler debug switches are on: " + ", ".join(unset),
+            "Compiler debug switches are on: " + ", ".join(names),
             detail="; ".join(notes) + ".",
             evidence=evidence,
-            fix=Fix(commands=tuple(commands)),
+            fix=fix,
             refs=(INDUCTOR_CONFIG, TRITON_KNOBS) + ((TORCH_LOGGING, AUTOGRAD_GRAPH) if verbose else ()),
         )
         return
     yield Outcome(Status.OK, "No torch.compile or Triton debug switch is on", evidence=evidence)
 
 
-@check(
-    "torch-logs-invalid",
-    area="compile",
-    title="TORCH_LOGS that torch can parse",
-    requires=(
-        installed("torch"),
-        Prerequisite("env:TORCH_LOGS", lambda f: "TORCH_LOGS" in f.env, "TORCH_LOGS is not set"),
-    ),
-)
-def torch_logs_invalid(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("torch-logs-invalid", "TORCH_LOGS that torch can parse", requires=(env_present("TORCH_LOGS"),))
+def torch_logs_invalid(torch: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
     """torch parses TORCH_LOGS at import; a value it cannot parse makes `import torch` itself fail."""
-    value = facts.env["TORCH_LOGS"]
+    value = env["TORCH_LOGS"]
     evidence = {"TORCH_LOGS": value}
     if value not in ("help", "+help") and _SETTINGS.fullmatch(value):
         yield Outcome(Status.OK, f"TORCH_LOGS={value} is a list of log names torch can parse", evidence=evidence)
@@ -118,6 +113,6 @@ def torch_logs_invalid(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         detail=f'torch reads TORCH_LOGS at import and ends it with "{error}". Unset the variable, or give '
         "log names, e.g. TORCH_LOGS=recompiles.",
         evidence=evidence,
-        fix=Fix(commands=("unset TORCH_LOGS",)),
+        fix=unset("TORCH_LOGS"),
         refs=(TORCH_LOGGING,),
     )

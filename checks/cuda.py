@@ -12,36 +12,29 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.builds import cuda_runtimes
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import cuda_runtimes
+from xladoctor.facts.model import Facts
+from xladoctor.facts.prerequisites import Prerequisite
+from xladoctor.findings import Outcome, Skip, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check
+from xladoctor.remedy.fix import Fix, system_install
 
-DRIVER_KNOWN = Prerequisite(
-    "driver",
-    lambda f: f.system is not None and f.system.nvidia is not None and bool(f.system.nvidia.driver_version),
-    "no NVIDIA driver was found on this machine",
-)
+check = area("cuda")
+
 RUNTIME_PRESENT = Prerequisite(
     "cuda-runtime", lambda f: bool(cuda_runtimes(f)), "no CUDA runtime is installed in the environment"
 )
 
 
-def _install_driver(branch: str) -> tuple[str, ...]:
-    return (f"sudo apt-get install -y nvidia-driver-{branch}  # Ubuntu; then reboot",)
+def _install_driver(branch: str) -> Fix:
+    return system_install("apt", f"nvidia-driver-{branch}", note="Ubuntu; then reboot", driver=True)
 
 
-@check(
-    "cuda-driver-too-old",
-    area="cuda",
-    title="NVIDIA driver against the CUDA runtimes",
-    requires=(DRIVER_KNOWN, RUNTIME_PRESENT),
-)
-def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("cuda-driver-too-old", "NVIDIA driver against the CUDA runtimes", requires=(RUNTIME_PRESENT,))
+def cuda_driver_too_old(facts: Facts, driver_version: str, matrix: Matrix) -> Iterator[Outcome]:
     """Each CUDA runtime (torch's, the nvidia-cuda-runtime wheels) runs on the installed driver."""
-    assert facts.system is not None and facts.system.nvidia is not None
-    driver = str(facts.system.nvidia.driver_version)
+    driver = driver_version
     runtimes = cuda_runtimes(facts)
     table, compat = matrix.get("cuda-driver"), matrix.get("cuda-minor_compat")
     worst: tuple[int, Outcome] | None = None
@@ -71,7 +64,7 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="Most kernels run, but PTX JIT compilation fails on the older driver and newer CUDA "
                 "APIs return cudaErrorCallRequiresNewerDriver.",
                 evidence=evidence,
-                fix=Fix(commands=_install_driver(branch)),
+                fix=_install_driver(branch),
                 refs=(str(family[0]["source"]), str(rows[0]["source"])),
             )
             rank = 1
@@ -82,7 +75,7 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="CUDA refuses to start: 'CUDA driver version is insufficient for CUDA runtime version'. "
                 "Upgrade the driver, or install a build of the framework for an older CUDA.",
                 evidence=evidence,
-                fix=Fix(commands=_install_driver(branch)),
+                fix=_install_driver(branch),
                 refs=(str(rows[0]["source"]),),
             )
             rank = 2
@@ -94,13 +87,11 @@ def cuda_driver_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     judged = {owner: cuda for owner, cuda in runtimes.items() if owner not in unknown}
     evidence = {"driver": driver, "runtimes": runtimes, "not_in_matrix": unknown}
     if not judged:
-        yield Outcome(
-            Status.SKIP,
-            f"No minimum driver is known for CUDA {', '.join(sorted(set(unknown.values())))}",
-            detail="The compatibility matrix has no NVIDIA release-notes row for it yet.",
-            evidence=evidence,
+        raise Skip(
+            f"no minimum driver is known for CUDA {', '.join(sorted(set(unknown.values())))} (the compatibility "
+            "matrix has no NVIDIA release-notes row for it yet)",
+            evidence,
         )
-        return
     listing = ", ".join(f"{owner} (CUDA {cuda})" for owner, cuda in sorted(judged.items()))
     rest = (
         f"; no minimum known for {', '.join(f'{o} (CUDA {c})' for o, c in sorted(unknown.items()))}" if unknown else ""

@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, target_probed
-from xladoctor.remedy import detect_installer
-from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.installer import Installer
+from xladoctor.facts.model import Facts, PythonFacts
+from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS
+from xladoctor.findings import Outcome, Status
+from xladoctor.remedy.fix import Fix, shell
+
+check = area("environment")
 
 
 def _repair_venv(requested: str) -> Fix | None:
@@ -20,14 +22,13 @@ def _repair_venv(requested: str) -> Fix | None:
     path = PurePosixPath(requested)
     if path.parent.name != "bin" or not path.name.startswith("python"):
         return None
-    return Fix(commands=(f"python3 -m venv --upgrade {shlex.quote(str(path.parent.parent))}",))
+    return shell(f"python3 -m venv --upgrade {shlex.quote(str(path.parent.parent))}")
 
 
-@check("target-interpreter", area="environment", title="Target interpreter")
-def target_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("target-interpreter", "Target interpreter")
+def target_interpreter(facts: Facts, python: PythonFacts | None, installer: Installer) -> Iterator[Outcome]:
     """The interpreter answers, and is one the frameworks ship wheels for (CPython)."""
-    python = facts.python
-    if not facts.target.ok or python is None:
+    if python is None:
         yield Outcome(
             Status.FAIL,
             f"Could not run the target interpreter {facts.target.requested}",
@@ -37,7 +38,6 @@ def target_interpreter(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             fix=_repair_venv(facts.target.requested),
         )
         return
-    installer = detect_installer(facts)
     evidence: dict[str, Any] = {
         "executable": python.executable,
         "python": python.version,
@@ -84,8 +84,8 @@ def _installed_versions(facts: Facts) -> dict[str, dict[str, str]]:
     return found
 
 
-@check("ml-stack-inventory", area="environment", title="ML stack inventory", requires=(target_probed(),))
-def ml_stack_inventory(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("ml-stack-inventory", "ML stack inventory")
+def ml_stack_inventory(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     """List the frameworks and their companions as the metadata records them."""
     versions = _installed_versions(facts)
     frameworks = [c for c in FRAMEWORK_COMPONENTS if c in versions]

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from xladoctor.builds import cuda_runtimes, torch_cuda, torch_is_gpu_build
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.gpu_support import driver_runs, installed_arch_list, runs_on
-from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import check, host_probed, installed, target_probed
-from xladoctor.requirements import applicable_requirements, base_version
+from xladoctor.diagnosis.inputs import needs
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import cuda_runtimes, torch_cuda, torch_is_gpu_build
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.requirements import applicable_requirements
+from xladoctor.facts.system import Gpu, NvidiaFacts
+from xladoctor.facts.versions import base_version, series_of
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.matrix import Matrix
+from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on
+from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
+from xladoctor.remedy.render import PYTORCH_INDEX
 
+check = area("gpu")
 PYTORCH_INSTALL = "https://pytorch.org/get-started/locally/"
 CUDA_ENV_VARS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"
-HOST_PROBED = host_probed("nvidia")
-
-
-def _has_gpu(facts: Facts) -> bool:
-    assert facts.system is not None
-    return bool(facts.system.gpus) or bool(facts.system.nvidia and facts.system.nvidia.driver_version)
 
 
 def _only_for_torch(facts: Facts, names: list[str]) -> list[str]:
@@ -32,38 +32,24 @@ def _only_for_torch(facts: Facts, names: list[str]) -> list[str]:
     return [n for n in names if n.lower() not in needed]
 
 
-def _cpu_wheel_commands(facts: Facts, version: str) -> tuple[str, ...]:
+def _cpu_wheel(facts: Facts, torch: Distribution, version: str) -> Fix:
     """Swap to the CPU wheel of the same release, then drop CUDA wheels nothing else needs."""
-    torch = facts.installed("torch")
-    assert torch is not None and facts.python is not None
-    python = facts.python.executable
     cuda_wheels = {
         d.key for d in facts.distributions if d.key.startswith("nvidia-") or d.key in ("triton", "cuda-toolkit")
     }
     wanted = [r.name for r in applicable_requirements(torch, facts) if r.name.lower().replace("_", "-") in cuda_wheels]
     removable = _only_for_torch(facts, wanted)
-    commands = [
-        f"{python} -m pip install --force-reinstall --no-deps torch=={version} "
-        "--index-url https://download.pytorch.org/whl/cpu"
-    ]
-    if removable:
-        commands.append(f"{python} -m pip uninstall -y {' '.join(removable)}")
-    return tuple(commands)
+    fix = install(("torch", f"=={version}"), index_url=f"{PYTORCH_INDEX}cpu", reinstall=True, no_deps=True)
+    return fix + uninstall(*removable) if removable else fix
 
 
-@check(
-    "torch-build-vs-hardware",
-    area="gpu",
-    title="torch build and the GPUs present",
-    requires=(target_probed(), installed("torch"), HOST_PROBED),
-)
-def torch_build_vs_hardware(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("torch-build-vs-hardware", "torch build and the GPUs present")
+def torch_build_vs_hardware(
+    facts: Facts, python: PythonFacts, torch: Distribution, nvidia: NvidiaFacts, gpus: tuple[Gpu, ...], matrix: Matrix
+) -> Iterator[Outcome]:
     """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused."""
-    torch = facts.installed("torch")
-    assert torch is not None and facts.python is not None and facts.system is not None
-    gpus = facts.system.gpus
-    cuda, gpu = torch_cuda(facts), _has_gpu(facts)
-    driver = facts.system.nvidia.driver_version if facts.system.nvidia else None
+    cuda, driver = torch_cuda(facts), nvidia.driver_version
+    gpu = bool(gpus) or bool(driver)
     evidence: dict[str, Any] = {
         "torch": torch.version,
         "torch_cuda": cuda,
@@ -85,7 +71,7 @@ def torch_build_vs_hardware(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="It runs on the CPU, but carries several GB of CUDA libraries it cannot use. The CPU "
             "build of the same release is much smaller.",
             evidence=evidence,
-            fix=Fix(commands=_cpu_wheel_commands(facts, version)),
+            fix=_cpu_wheel(facts, torch, version),
             refs=(PYTORCH_INSTALL,),
         )
         return
@@ -94,7 +80,7 @@ def torch_build_vs_hardware(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         exact = [r for r in rows if r["torch"] == version]
         wheel_cuda = str((exact or rows)[0]["cuda"]) if rows else None
         evidence["pypi_wheel_cuda"] = wheel_cuda
-        reinstall = f"{facts.python.executable} -m pip install --force-reinstall torch=={version}"
+        index = None
         if wheel_cuda and not driver_runs(matrix, driver, wheel_cuda):
             builds = [
                 str(r["cuda"])
@@ -103,14 +89,14 @@ def torch_build_vs_hardware(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             ]
             evidence["driver_runs_builds"] = builds
             if builds:
-                reinstall += f" --index-url https://download.pytorch.org/whl/cu{builds[-1].replace('.', '')}"
+                index = f"{PYTORCH_INDEX}cu{builds[-1].replace('.', '')}"
         yield Outcome(
             Status.WARN,
             f"torch {torch.version} is a CPU-only build, but {len(gpus)} NVIDIA GPU(s) are present",
             detail="torch.cuda.is_available() is False with this build, so the GPU stays idle. PyPI's "
             f"torch {version} for Linux x86_64 is a CUDA{' ' + wheel_cuda if wheel_cuda else ''} build.",
             evidence=evidence,
-            fix=Fix(commands=(reinstall,)),
+            fix=install(("torch", f"=={version}"), index_url=index, reinstall=True),
             refs=(PYTORCH_INSTALL,),
         )
         return
@@ -118,12 +104,10 @@ def torch_build_vs_hardware(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     yield Outcome(Status.OK, f"torch {torch.version}: {state}", evidence=evidence)
 
 
-@check("cuda-visible-devices", area="gpu", title="CUDA_VISIBLE_DEVICES", requires=(HOST_PROBED,))
-def cuda_visible_devices(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES", requires=(needs("nvidia"),))
+def cuda_visible_devices(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> Iterator[Outcome]:
     """An empty value hides every GPU; an index that does not exist hides that one silently."""
-    assert facts.system is not None
-    value = facts.env.get("CUDA_VISIBLE_DEVICES")
-    gpus = facts.system.gpus
+    value = env.get("CUDA_VISIBLE_DEVICES")
     evidence = {"CUDA_VISIBLE_DEVICES": value, "gpus": len(gpus), "cuda_runtimes": cuda_runtimes(facts)}
     if value is None:
         yield Outcome(Status.OK, "CUDA_VISIBLE_DEVICES is not set: every GPU is visible", evidence=evidence)
@@ -134,7 +118,7 @@ def cuda_visible_devices(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"CUDA_VISIBLE_DEVICES is empty: all {len(gpus)} GPU(s) are hidden",
             detail="CUDA treats an empty list as 'no devices', so frameworks fall back to the CPU.",
             evidence=evidence,
-            fix=Fix(commands=("unset CUDA_VISIBLE_DEVICES",)),
+            fix=unset("CUDA_VISIBLE_DEVICES"),
             refs=(CUDA_ENV_VARS,),
         )
         return
@@ -147,7 +131,7 @@ def cuda_visible_devices(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"CUDA_VISIBLE_DEVICES names GPU {', '.join(missing)}, but only {len(gpus)} GPU(s) exist",
             detail="CUDA stops reading the list at the first invalid index, so it and every later index are ignored.",
             evidence=evidence,
-            fix=Fix(commands=(f"export CUDA_VISIBLE_DEVICES={valid}",)),
+            fix=export("CUDA_VISIBLE_DEVICES", valid),
             refs=(CUDA_ENV_VARS,),
         )
         return
@@ -157,22 +141,15 @@ def cuda_visible_devices(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
 ARCH_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
 
 
-@check(
-    "gpu-arch-unsupported",
-    area="gpu",
-    title="GPU architectures against torch's compiled kernels",
-    requires=(target_probed(), installed("torch"), HOST_PROBED),
-)
-def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("gpu-arch-unsupported", "GPU architectures against torch's compiled kernels")
+def gpu_arch_unsupported(
+    facts: Facts, python: PythonFacts, torch: Distribution, nvidia: NvidiaFacts, gpus: tuple[Gpu, ...], matrix: Matrix
+) -> Iterator[Outcome]:
     """A GPU newer or older than every architecture in the build fails with 'no kernel image is available'."""
-    assert facts.system is not None and facts.python is not None
-    torch = facts.installed("torch")
-    assert torch is not None
     cuda = torch_cuda(facts)
-    gpus = [g for g in facts.system.gpus if g.compute_capability]
-    if cuda is None or not gpus:
-        yield Outcome(Status.SKIP, "No CUDA build of torch and GPU to compare", evidence={"torch_cuda": cuda})
-        return
+    known = [g for g in gpus if g.compute_capability]
+    if cuda is None or not known:
+        raise Skip("there is no CUDA build of torch and GPU to compare", {"torch_cuda": cuda})
     table = matrix.get("torch-cuda_arch")
     series, cuda_series = series_of(torch.version), series_of(cuda)
     row = next((r for r in table.rows if r["torch"] == series and r["cuda"] == cuda_series), None)
@@ -180,12 +157,10 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     installed_archs = installed_arch_list(torch.cuda_archs)
     arch_list = installed_archs or (str(row["arch_list"]) if row else None)
     if arch_list is None:
-        yield Outcome(
-            Status.SKIP,
-            f"The architectures of torch {series} with CUDA {cuda_series} are not in the matrix",
-            evidence={"torch": torch.version, "torch_cuda": cuda},
+        raise Skip(
+            f"the architectures of torch {series} with CUDA {cuda_series} are not in the matrix",
+            {"torch": torch.version, "torch_cuda": cuda},
         )
-        return
     source = (
         "installed torch/lib/libtorch_cuda.so (.nv_fatbin)" if installed_archs else str(row["source"]) if row else ""
     )
@@ -194,20 +169,20 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         "torch_cuda": cuda,
         "arch_list": arch_list,
         "arch_list_source": source,
-        "gpus": {g.name: g.compute_capability for g in gpus},
+        "gpus": {g.name: g.compute_capability for g in known},
     }
-    unsupported = [g for g in gpus if not runs_on(arch_list, str(g.compute_capability))]
+    unsupported = [g for g in known if not runs_on(arch_list, str(g.compute_capability))]
     if not unsupported:
         yield Outcome(
             Status.OK,
             f"torch's kernels ({arch_list}) run on "
-            + ", ".join(f"{g.name} (sm_{str(g.compute_capability).replace('.', '')})" for g in gpus),
+            + ", ".join(f"{g.name} (sm_{str(g.compute_capability).replace('.', '')})" for g in known),
             evidence=evidence,
             refs=(source,) if source.startswith("https://") else (),
         )
         return
     caps = {str(g.compute_capability) for g in unsupported}
-    driver = facts.system.nvidia.driver_version if facts.system.nvidia else None
+    driver = nvidia.driver_version
     # builds whose kernels cover the GPUs and whose CUDA the installed driver runs, oldest first
     fitting = [
         r
@@ -220,12 +195,7 @@ def gpu_arch_unsupported(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     if target is not None:
         tag = "cu" + str(target["cuda"]).replace(".", "")
         version = base_version(torch.version) if target["torch"] == series else f"{target['torch']}.*"
-        fix = Fix(
-            commands=(
-                f"{facts.python.executable} -m pip install --force-reinstall torch=={version} "
-                f"--index-url https://download.pytorch.org/whl/{tag}",
-            )
-        )
+        fix = install(("torch", f"=={version}"), index_url=f"{PYTORCH_INDEX}{tag}", reinstall=True)
         evidence["suggested_build"] = f"torch {target['torch']} {tag}"
     names = ", ".join(f"{g.name} (compute capability {g.compute_capability})" for g in unsupported)
     yield Outcome(

@@ -13,35 +13,36 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, installed, target_probed
-from xladoctor.requirements import base_version, requirement_on, satisfies
-from xladoctor.stack import COMPONENTS
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.requirements import requirement_on, satisfies
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.facts.versions import base_version
+from xladoctor.findings import Outcome, Status
+from xladoctor.remedy.fix import install
+
+check = area("jax")
 
 JAX_LIB_CHECK = "https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py"
 JAX_VERSIONING = "https://github.com/jax-ml/jax/blob/main/docs/jep/9419-jax-versioning.md"
 
 
-def _minimum_from_version_file(facts: Facts) -> str | None:
-    jax = facts.installed("jax")
-    if jax is None or jax.self_declared is None or jax.self_declared.values is None:
+def _minimum_from_version_file(jax: Distribution) -> str | None:
+    if jax.self_declared is None or jax.self_declared.values is None:
         return None
     value = jax.self_declared.values.get("_minimum_jaxlib_version")
     return value if isinstance(value, str) else None
 
 
-@check("jax-jaxlib-mismatch", area="jax", title="jax and jaxlib pairing", requires=(target_probed(), installed("jax")))
-def jax_jaxlib_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("jax-jaxlib-mismatch", "jax and jaxlib pairing")
+def jax_jaxlib_pairing(
+    facts: Facts, python: PythonFacts, jax: Distribution, jaxlib: Distribution | None
+) -> Iterator[Outcome]:
     """jaxlib lies between jax's minimum and jax itself; CUDA plugins match jaxlib exactly."""
-    jax = facts.installed("jax")
-    jaxlib = facts.installed("jaxlib")
-    assert jax is not None
     jax_version = base_version(jax.version)
-    pin = Fix(install=(("jaxlib", f"=={jax_version}"),))
+    pin = install(("jaxlib", f"=={jax_version}"))
     declared = requirement_on(jax, "jaxlib", facts)
-    minimum = _minimum_from_version_file(facts)
+    minimum = _minimum_from_version_file(jax)
     evidence: dict[str, Any] = {
         "jax": jax.version,
         "jaxlib": jaxlib.version if jaxlib else None,
@@ -88,7 +89,7 @@ def jax_jaxlib_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="The CUDA plugin is built with jaxlib and loaded by it; mismatched versions fail to "
             "register the GPU backend.",
             evidence=evidence,
-            fix=Fix(install=tuple((d.name, f"=={base_version(jaxlib.version)}") for d in mismatched)),
+            fix=install(*((d.name, f"=={base_version(jaxlib.version)}") for d in mismatched)),
             refs=(JAX_VERSIONING,),
         )
         return

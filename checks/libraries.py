@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from xladoctor.builds import cuda_runtimes, torch_cuda
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, host_probed
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import cuda_runtimes, torch_cuda
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.system import LibraryFacts
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import export, system_install, unset
 
+check = area("libraries")
 LD_SO = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
-LIBS_PROBED = host_probed("libraries")
 _CUDA_LIB = re.compile(r"^lib(cudart|cudnn|cublas|nvrtc|nccl)\.so")
 _CUDART = re.compile(r"^libcudart\.so\.(\d+)")
 
 
-@check("ld-library-path", area="libraries", title="LD_LIBRARY_PATH", requires=(LIBS_PROBED,))
-def ld_library_path(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("ld-library-path", "LD_LIBRARY_PATH")
+def ld_library_path(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
     """Empty or relative entries, missing directories, two CUDAs, or system CUDA shadowing pip's."""
-    assert facts.system is not None and facts.system.libraries is not None
-    entries = facts.system.libraries.ld_library_path
+    entries = libraries.ld_library_path
     if not entries:
         yield Outcome(Status.OK, "LD_LIBRARY_PATH is not set", evidence={})
         return
@@ -57,28 +56,27 @@ def ld_library_path(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         yield Outcome(Status.OK, f"LD_LIBRARY_PATH has {len(entries)} clean entries", evidence=evidence)
         return
     keep = [e.entry for e in entries if e.entry not in bad]
-    command = f"export LD_LIBRARY_PATH={shlex.quote(':'.join(keep))}" if keep else "unset LD_LIBRARY_PATH"
+    fix = export("LD_LIBRARY_PATH", ":".join(keep)) if keep else unset("LD_LIBRARY_PATH")
     yield Outcome(
         Status.WARN,
         f"LD_LIBRARY_PATH: {len(problems)} problem(s)",
         detail="; ".join(problems) + ".",
         evidence=evidence,
-        fix=Fix(commands=(command,)),
+        fix=fix,
         refs=(LD_SO,),
     )
 
 
-@check("libgomp", area="libraries", title="OpenMP runtime (libgomp)", requires=(LIBS_PROBED,))
-def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("libgomp", "OpenMP runtime (libgomp)")
+def libgomp(
+    libraries: LibraryFacts, env: Mapping[str, str], torch: Distribution | None, python: PythonFacts | None
+) -> Iterator[Outcome]:
     """torch's CPU kernels need libgomp.so.1: missing breaks the import, several copies mix versions."""
-    assert facts.system is not None and facts.system.libraries is not None
-    libs = facts.system.libraries
-    system = list(libs.ldconfig.get("libgomp.so.1", ()))
-    on_path = [e.entry for e in libs.ld_library_path if any(n.startswith("libgomp") for n in e.libraries)]
-    preload = [p for p in re.split(r"[:\s]+", facts.env.get("LD_PRELOAD", "")) if "libgomp" in p]
-    torch = facts.installed("torch")
+    system = list(libraries.ldconfig.get("libgomp.so.1", ()))
+    on_path = [e.entry for e in libraries.ld_library_path if any(n.startswith("libgomp") for n in e.libraries)]
+    preload = [p for p in re.split(r"[:\s]+", env.get("LD_PRELOAD", "")) if "libgomp" in p]
     bundled = [p for p in (torch.shared_libs if torch else ()) if "libgomp" in p]
-    conda = [f"conda {n}" for n in ("libgomp", "llvm-openmp") if facts.python and n in facts.python.conda_packages]
+    conda = [f"conda {n}" for n in ("libgomp", "llvm-openmp") if python and n in python.conda_packages]
     evidence = {
         "system": system,
         "ld_library_path": on_path,
@@ -93,7 +91,7 @@ def libgomp(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="`import torch` fails with 'libgomp.so.1: cannot open shared object file'. Slim "
             "container images often lack it.",
             evidence=evidence,
-            fix=Fix(commands=("sudo apt-get install -y libgomp1",)),
+            fix=system_install("apt", "libgomp1"),
             refs=(LD_SO,),
         )
         return
@@ -133,20 +131,13 @@ def _needed_glibc(tags: tuple[str, ...]) -> tuple[int, int] | None:
     return min(needs) if needs else None
 
 
-@check(
-    "glibc-too-old",
-    area="libraries",
-    title="glibc against the installed wheels' manylinux tags",
-    requires=(LIBS_PROBED,),
-)
-def glibc_too_old(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("glibc-too-old", "glibc against the installed wheels' manylinux tags")
+def glibc_too_old(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
     """A wheel built for a newer glibc (a venv copied between hosts) fails with 'GLIBC_2.xx not found'."""
-    assert facts.system is not None and facts.system.libraries is not None
-    glibc = facts.system.libraries.glibc
+    glibc = libraries.glibc
     match = re.search(r"(\d+)\.(\d+)", glibc or "")
     if match is None:
-        yield Outcome(Status.SKIP, "The glibc version is unknown (not a glibc system?)", evidence={"glibc": glibc})
-        return
+        raise Skip("the glibc version is unknown (not a glibc system?)", {"glibc": glibc})
     have = (int(match.group(1)), int(match.group(2)))
     too_new = [(d, need) for d in facts.distributions if (need := _needed_glibc(d.wheel_tags)) and need > have]
     evidence: dict[str, Any] = {"glibc": glibc, "too_new": {d.name: f"{n[0]}.{n[1]}" for d, n in too_new}}

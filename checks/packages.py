@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator
 
 from packaging.utils import canonicalize_name
 
-from xladoctor.facts import Distribution, Facts
-from xladoctor.findings import Fix, Outcome, Status
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.prerequisites import Prerequisite
+from xladoctor.facts.requirements import applicable_requirements, requirement_on, satisfies
+from xladoctor.facts.stack import COMPONENTS, ML_DISTRIBUTIONS
+from xladoctor.facts.versions import base_version
+from xladoctor.findings import Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.registry import check, target_probed
-from xladoctor.requirements import applicable_requirements, base_version, requirement_on, satisfies
-from xladoctor.stack import COMPONENTS, ML_DISTRIBUTIONS
+from xladoctor.remedy.fix import install, reinstall_exactly, remove_path, uninstall
+
+check = area("packages")
 
 PIP_UNINSTALL_REF = "https://pip.pypa.io/en/stable/cli/pip_uninstall/"
 PIP_CHECK_REF = "https://pip.pypa.io/en/stable/cli/pip_check/"
@@ -25,13 +29,8 @@ def _pin(dist: Distribution) -> tuple[str, str]:
     return (dist.name, f"=={dist.version}")
 
 
-@check(
-    "conflicting-distributions",
-    area="packages",
-    title="Distributions that overwrite each other",
-    requires=(target_probed(),),
-)
-def conflicting_distributions(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("conflicting-distributions", "Distributions that overwrite each other")
+def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Outcome]:
     """Two distributions of one import package (tensorflow + tensorflow-cpu) leave a mix of both."""
     found = False
     for row in matrix.get("conflicting-distributions").rows:
@@ -61,7 +60,7 @@ def conflicting_distributions(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
                 "installed": {d.name: d.version for d in rivals},
                 "keep": keep.name,
             },
-            fix=Fix(uninstall=tuple(d.name for d in rivals), install=(_pin(keep),)),
+            fix=uninstall(*(d.name for d in rivals)) + install(_pin(keep)),
             refs=(str(row["source"]),),
         )
     if not found:
@@ -72,13 +71,8 @@ def conflicting_distributions(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
         )
 
 
-@check(
-    "shadowed-distribution",
-    area="packages",
-    title="One distribution installed twice on sys.path",
-    requires=(target_probed(),),
-)
-def shadowed_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("shadowed-distribution", "One distribution installed twice on sys.path")
+def shadowed_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     """A copy earlier on sys.path (user site, PYTHONPATH) hides the one pip manages."""
     seen: set[str] = set()
     shadowed = False
@@ -101,20 +95,15 @@ def shadowed_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             evidence={
                 "copies": [{"version": c.version, "location": c.location, "path_index": c.path_index} for c in copies]
             },
-            fix=Fix(uninstall=(winner.name,)),
+            fix=uninstall(winner.name),
             refs=(PIP_UNINSTALL_REF,),
         )
     if not shadowed:
         yield Outcome(Status.OK, "Every ML distribution is installed once", evidence={"checked": sorted(seen)})
 
 
-@check(
-    "broken-distribution",
-    area="packages",
-    title="Distributions with missing files or metadata",
-    requires=(target_probed(),),
-)
-def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("broken-distribution", "Distributions with missing files or metadata")
+def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     """Metadata that promises files which are gone, unreadable dist-info, and pip's `~` leftovers."""
     problems = 0
     for dist in facts.distributions:
@@ -127,7 +116,7 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail=f"The dist-info has no usable Name/Version ({dist.error or 'empty fields'}); pip and "
                 "importlib.metadata skip or misreport it. Remove the folder and reinstall the package.",
                 evidence={"metadata_dir": where, "error": dist.error},
-                fix=Fix(commands=(f"rm -rf {shlex.quote(where)}",)) if dist.metadata_dir else None,
+                fix=remove_path(where) if dist.metadata_dir else None,
             )
         elif dist.missing_shared_libs:
             problems += 1
@@ -142,7 +131,7 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                     "missing": list(dist.missing_shared_libs),
                     "location": dist.location,
                 },
-                fix=Fix(install=(_pin(dist),), reinstall=True),
+                fix=reinstall_exactly(_pin(dist)),
             )
         elif dist.missing_top_level:
             problems += 1
@@ -156,7 +145,7 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                     "missing": list(dist.missing_top_level),
                     "location": dist.location,
                 },
-                fix=Fix(install=(_pin(dist),), reinstall=True),
+                fix=reinstall_exactly(_pin(dist)),
             )
         elif not dist.record_present and dist.key in ML_DISTRIBUTIONS and (dist.installer or "") != "conda":
             problems += 1
@@ -166,7 +155,7 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="pip cannot uninstall or upgrade it cleanly (it does not know its files), so a later "
                 "install may leave a mix of two versions.",
                 evidence={"distribution": dist.name, "metadata_dir": where},
-                fix=Fix(install=(_pin(dist),), reinstall=True),
+                fix=reinstall_exactly(_pin(dist)),
                 refs=(PIP_UNINSTALL_REF,),
             )
     for leftover in facts.leftovers:
@@ -177,7 +166,7 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="pip renames a package to `~name` while uninstalling it; this one stayed behind, and pip "
             "prints 'Ignoring invalid distribution' for it on every run.",
             evidence={"path": leftover},
-            fix=Fix(commands=(f"rm -rf {shlex.quote(leftover)}",)),
+            fix=remove_path(leftover),
         )
     if problems == 0:
         yield Outcome(
@@ -187,12 +176,19 @@ def broken_distribution(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         )
 
 
-@check(
-    "unsatisfied-requirements", area="packages", title="Requirements of the ML packages", requires=(target_probed(),)
+def _requirers(facts: Facts) -> list[Distribution]:
+    return [d for d in (facts.installed(n) for n in sorted(ML_DISTRIBUTIONS)) if d is not None]
+
+
+ML_PACKAGE = Prerequisite(
+    "ml-package", lambda f: bool(_requirers(f)), "no ML package is installed to check requirements of"
 )
-def unsatisfied_requirements(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+
+
+@check("unsatisfied-requirements", "Requirements of the ML packages", requires=(ML_PACKAGE,))
+def unsatisfied_requirements(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     """What torch, TensorFlow, torch_xla, JAX... declare (Requires-Dist) is installed, in a fitting version."""
-    requirers = [d for d in (facts.installed(n) for n in sorted(ML_DISTRIBUTIONS)) if d is not None]
+    requirers = _requirers(facts)
     checked = 0
     problems = 0
     for dist in requirers:
@@ -224,14 +220,12 @@ def unsatisfied_requirements(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="pip installed these separately or was told to ignore dependencies; the requiring package "
                 "may fail at import or at run time.",
                 evidence=evidence,
-                fix=Fix(install=((req.name, str(req.specifier)),)),
+                fix=install((req.name, str(req.specifier))),
                 refs=(PIP_CHECK_REF,),
             )
     if problems == 0:
         yield Outcome(
-            Status.OK if requirers else Status.SKIP,
-            f"{checked} declared requirements of {len(requirers)} ML packages are satisfied"
-            if requirers
-            else "No ML package installed to check requirements of",
+            Status.OK,
+            f"{checked} declared requirements of {len(requirers)} ML packages are satisfied",
             evidence={"requirers": [d.name for d in requirers], "checked": checked},
         )

@@ -11,15 +11,18 @@ CPU ("Defaulting to PJRT_DEVICE=CPU").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from packaging.version import Version
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, installed, target_probed
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.system import Gpu
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import export, install
+
+check = area("xla-config")
 
 PJRT_REGISTRY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/csrc/runtime/pjrt_registry.cpp"
 PLUGINS_DOC = "https://github.com/pytorch/xla/blob/master/docs/source/contribute/plugins.md"
@@ -39,32 +42,29 @@ def _tpu_present(facts: Facts) -> bool:
     return any(d.startswith(("/dev/accel", "/dev/vfio/")) for d in devices)
 
 
-@check(
-    "pjrt-device",
-    area="xla-config",
-    title="PJRT_DEVICE for torch_xla",
-    requires=(target_probed(), installed("torch_xla")),
-)
-def pjrt_device(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    xla = facts.installed("torch_xla")
-    assert xla is not None
-    value = facts.env.get("PJRT_DEVICE")
+@check("pjrt-device", "PJRT_DEVICE for torch_xla")
+def pjrt_device(
+    facts: Facts,
+    python: PythonFacts,
+    torch_xla: Distribution,
+    env: Mapping[str, str],
+    libtpu: Distribution | None,
+    gpus: tuple[Gpu, ...],
+) -> Iterator[Outcome]:
+    xla = torch_xla
+    value = env.get("PJRT_DEVICE")
     accepted = accepted_devices(facts)
-    tpu, libtpu = _tpu_present(facts), facts.installed("libtpu") is not None
-    gpus = facts.system.gpus if facts.system else ()
+    tpu = _tpu_present(facts)
     evidence: dict[str, Any] = {
         "PJRT_DEVICE": value,
         "accepted": accepted,
         "tpu_devices": tpu,
-        "libtpu": libtpu,
+        "libtpu": libtpu is not None,
         "gpus": len(gpus),
         "torch_xla": xla.version,
     }
     if Version(xla.version) < Version("2.5"):
-        yield Outcome(
-            Status.SKIP, f"torch_xla {xla.version} predates plugin registration (2.5); not judged", evidence=evidence
-        )
-        return
+        raise Skip(f"torch_xla {xla.version} predates plugin registration (2.5)", evidence)
     best = "TPU" if tpu and libtpu and "TPU" in accepted else "CPU"
     if not value:
         yield Outcome(
@@ -74,7 +74,7 @@ def pjrt_device(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "libneuronpjrt is found, else CPU ('Defaulting to PJRT_DEVICE=CPU'). Set it so the run uses the "
             "device you meant.",
             evidence=evidence,
-            fix=Fix(commands=(f"export PJRT_DEVICE={best}",)),
+            fix=export("PJRT_DEVICE", best),
             refs=(RUNTIME_PY,),
         )
         return
@@ -92,19 +92,15 @@ def pjrt_device(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"PJRT_DEVICE={value} is not a device torch_xla {xla.version} knows here (accepted: {', '.join(accepted)})",
             detail=f"The first XLA tensor fails with 'No PjRtPlugin registered for: {value}'.{hint}",
             evidence=evidence,
-            fix=Fix(commands=(f"export PJRT_DEVICE={best}",)),
+            fix=export("PJRT_DEVICE", best),
             refs=(PJRT_REGISTRY, PLUGINS_DOC),
         )
         return
     if value == "TPU" and not (tpu and libtpu):
         missing = " and ".join(
-            x for x, ok in (("a TPU device (/dev/accel*, /dev/vfio)", tpu), ("libtpu", libtpu)) if not ok
+            x for x, ok in (("a TPU device (/dev/accel*, /dev/vfio)", tpu), ("libtpu", libtpu is not None)) if not ok
         )
-        fix = (
-            Fix(install=(("torch_xla[tpu]", f"=={xla.version}"),))
-            if tpu and not libtpu
-            else Fix(commands=("export PJRT_DEVICE=CPU",))
-        )
+        fix = install(("torch_xla[tpu]", f"=={xla.version}")) if tpu and not libtpu else export("PJRT_DEVICE", "CPU")
         yield Outcome(
             Status.FAIL,
             f"PJRT_DEVICE=TPU, but {missing} is missing",

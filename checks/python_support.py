@@ -7,11 +7,16 @@ from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from xladoctor.facts import Distribution, Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import check, target_probed
-from xladoctor.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.prerequisites import Prerequisite
+from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
+from xladoctor.facts.versions import series_of
+from xladoctor.findings import Outcome, Status
+from xladoctor.matrix import Matrix
+from xladoctor.remedy.fix import reinstall_exactly
+
+check = area("python")
 
 # Matrix relations that say which Pythons a framework release supports: relation -> key column.
 # Every TensorFlow build (tensorflow-cpu, tf-nightly, ...) follows TensorFlow's release table.
@@ -39,27 +44,24 @@ def _tag_fits(tag: str, cp: str, minor: int) -> bool:
 
 def _framework_dists(facts: Facts) -> list[Distribution]:
     names = [n for comp in FRAMEWORK_COMPONENTS + ("triton", "jaxlib", "libtpu") for n in COMPONENTS[comp]]
-    return [d for d in (facts.installed(n) for n in names) if d is not None]
+    found = [d for d in (facts.installed(n) for n in names) if d is not None]
+    return [d for d in found if d.key in ML_DISTRIBUTIONS]
 
 
-@check(
-    "python-version-support",
-    area="python",
-    title="Python supported by the installed wheels",
-    requires=(target_probed(),),
+FRAMEWORK_WHEEL = Prerequisite(
+    "framework-wheel",
+    lambda f: bool(_framework_dists(f)),
+    "no framework wheel is installed to check against this Python",
 )
-def python_version_support(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+
+
+@check("python-version-support", "Python supported by the installed wheels", requires=(FRAMEWORK_WHEEL,))
+def python_version_support(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Outcome]:
     """Requires-Python, wheel tags and the matrix all accept the target Python."""
-    assert facts.python is not None
-    version = facts.python.version
+    version = python.version
     major, minor = (int(x) for x in version.split(".")[:2])
     cp = f"cp{major}{minor}"
-    dists = [d for d in _framework_dists(facts) if d.key in ML_DISTRIBUTIONS]
-    if not dists:
-        yield Outcome(
-            Status.SKIP, "No framework wheel installed to check against this Python", evidence={"python": version}
-        )
-        return
+    dists = _framework_dists(facts)
     problems = 0
     for dist in dists:
         evidence: dict[str, Any] = {
@@ -69,7 +71,7 @@ def python_version_support(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "requires_python": dist.requires_python,
             "wheel_tags": list(dist.wheel_tags),
         }
-        reinstall = Fix(install=((dist.name, f"=={dist.version}"),), reinstall=True)
+        reinstall = reinstall_exactly((dist.name, f"=={dist.version}"))
         try:
             spec = SpecifierSet(dist.requires_python) if dist.requires_python else None
         except InvalidSpecifier:

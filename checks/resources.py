@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, host_probed, installed
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution
+from xladoctor.facts.system import ResourceFacts
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import export, shell
 
-RESOURCES = host_probed("resources")
+check = area("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a
 # container's default segment is too small: run with --ipc=host or --shm-size.
 PYTORCH_DOCKER = "https://github.com/pytorch/pytorch/blob/main/README.md#using-pre-built-images"
@@ -18,15 +19,11 @@ MIN_SHM = 1 << 30
 GIB = float(1 << 30)
 
 
-@check(
-    "dev-shm-small", area="resources", title="/dev/shm for DataLoader workers", requires=(RESOURCES, installed("torch"))
-)
-def dev_shm_small(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    assert facts.system is not None and facts.system.resources is not None
-    shm = facts.system.resources.shm_bytes
+@check("dev-shm-small", "/dev/shm for DataLoader workers")
+def dev_shm_small(resources: ResourceFacts, torch: Distribution) -> Iterator[Outcome]:
+    shm = resources.shm_bytes
     if shm is None:
-        yield Outcome(Status.SKIP, "/dev/shm could not be read", evidence={})
-        return
+        raise Skip("/dev/shm could not be read")
     evidence = {"shm_bytes": shm}
     if shm < MIN_SHM:
         yield Outcome(
@@ -36,11 +33,9 @@ def dev_shm_small(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "they die with 'Bus error' or 'unable to write to file </torch_...>'. Docker's default "
             "is 64 MiB.",
             evidence=evidence,
-            fix=Fix(
-                commands=(
-                    "docker run --ipc=host ...  # or --shm-size=8g; Kubernetes: mount an "
-                    "emptyDir with medium: Memory at /dev/shm",
-                )
+            fix=shell(
+                "docker run --ipc=host ...  # or --shm-size=8g; Kubernetes: mount an emptyDir with medium: Memory at "
+                "/dev/shm"
             ),
             refs=(PYTORCH_DOCKER,),
         )
@@ -48,27 +43,25 @@ def dev_shm_small(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     yield Outcome(Status.OK, f"/dev/shm has {shm / GIB:.1f} GiB", evidence=evidence)
 
 
-@check("cgroup-limits", area="resources", title="CPU and memory limits of this container", requires=(RESOURCES,))
-def cgroup_limits(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("cgroup-limits", "CPU and memory limits of this container")
+def cgroup_limits(resources: ResourceFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
     """Frameworks size thread pools from the host's cores and see the host's memory, not the cgroup's."""
-    assert facts.system is not None and facts.system.resources is not None
-    r = facts.system.resources
+    r = resources
     evidence = {
         "cpu_count": r.cpu_count,
         "cgroup_cpus": r.cgroup_cpus,
         "memory_bytes": r.memory_bytes,
         "cgroup_memory_bytes": r.cgroup_memory_bytes,
-        "OMP_NUM_THREADS": facts.env.get("OMP_NUM_THREADS"),
+        "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS"),
     }
     notes: list[str] = []
-    commands: list[str] = []
-    if r.cgroup_cpus is not None and r.cpu_count and r.cgroup_cpus < r.cpu_count and "OMP_NUM_THREADS" not in facts.env:
+    threads: int | None = None
+    if r.cgroup_cpus is not None and r.cpu_count and r.cgroup_cpus < r.cpu_count and "OMP_NUM_THREADS" not in env:
         threads = max(1, math.floor(r.cgroup_cpus))
         notes.append(
             f"the CPU quota is {r.cgroup_cpus:g} CPUs but {r.cpu_count} are visible, so torch and TensorFlow "
             f"start {r.cpu_count} threads and get throttled"
         )
-        commands.append(f"export OMP_NUM_THREADS={threads}")
     if r.cgroup_memory_bytes is not None and r.memory_bytes and r.cgroup_memory_bytes < r.memory_bytes / 2:
         notes.append(
             f"memory is capped at {r.cgroup_memory_bytes / GIB:.1f} GiB while the host shows "
@@ -80,7 +73,7 @@ def cgroup_limits(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "Container limits are below what the host shows",
             detail="; ".join(notes) + ".",
             evidence=evidence,
-            fix=Fix(commands=tuple(commands)) if commands else None,
+            fix=export("OMP_NUM_THREADS", str(threads)) if threads is not None else None,
         )
         return
     yield Outcome(Status.OK, "No CPU or memory limit below what the host shows", evidence=evidence)
@@ -91,15 +84,13 @@ MIN_FREE = 5 << 30
 INDUCTOR_CACHE = "https://pytorch.org/tutorials/recipes/torch_compile_caching_tutorial.html"
 
 
-@check("disk-space-low", area="resources", title="Free disk where compile caches live", requires=(RESOURCES,))
-def disk_space_low(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    assert facts.system is not None and facts.system.resources is not None
-    free = {path: size for path, size in facts.system.resources.disk_free.items() if isinstance(size, int)}
+@check("disk-space-low", "Free disk where compile caches live")
+def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
+    free = {path: size for path, size in resources.disk_free.items() if isinstance(size, int)}
     low = {path: size for path, size in free.items() if size < MIN_FREE}
     evidence = {"free_bytes": free}
     if not free:
-        yield Outcome(Status.SKIP, "Free disk space could not be read", evidence=evidence)
-        return
+        raise Skip("free disk space could not be read", evidence)
     if low:
         where = ", ".join(f"{p} ({s / GIB:.1f} GiB free)" for p, s in sorted(low.items()))
         yield Outcome(
@@ -108,7 +99,7 @@ def disk_space_low(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="torch.compile, Triton and XLA write kernels and caches there; when the disk fills they "
             "fail with 'No space left on device' in the middle of a run.",
             evidence=evidence,
-            fix=Fix(commands=('rm -rf ~/.triton/cache "/tmp/torchinductor_$(whoami)"',)),
+            fix=shell('rm -rf ~/.triton/cache "/tmp/torchinductor_$(whoami)"'),
             refs=(INDUCTOR_CACHE,),
         )
         return

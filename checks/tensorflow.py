@@ -13,48 +13,44 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from xladoctor.builds import tensorflow_build
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import check, host_probed, target_probed, tensorflow_installed
-from xladoctor.requirements import applicable_requirements, base_version, satisfies
+from xladoctor.diagnosis.inputs import needs
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import tensorflow_build
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.requirements import applicable_requirements, satisfies
+from xladoctor.facts.system import Gpu
+from xladoctor.facts.versions import base_version
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import install, uninstall
 
+check = area("tensorflow")
 TF_PIP = "https://www.tensorflow.org/install/pip"
-HOST = host_probed("nvidia")
 
 
 def _system_lib(facts: Facts, prefix: str) -> list[str]:
-    assert facts.system is not None
-    ldconfig = facts.system.libraries.ldconfig if facts.system.libraries else {}
+    ldconfig = facts.system.libraries.ldconfig if facts.system and facts.system.libraries else {}
     return sorted(name for name in ldconfig if name.startswith(prefix))
 
 
-@check(
-    "tensorflow-cuda-libraries",
-    area="tensorflow",
-    title="CUDA libraries for TensorFlow's GPU build",
-    requires=(target_probed(), tensorflow_installed(), HOST),
-)
-def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    tf, info = tensorflow_build(facts)
-    assert tf is not None and facts.system is not None and facts.python is not None
-    gpus = facts.system.gpus
+@check("tensorflow-cuda-libraries", "CUDA libraries for TensorFlow's GPU build", requires=(needs("nvidia"),))
+def tensorflow_cuda_libraries(
+    facts: Facts, python: PythonFacts, tensorflow: Distribution, gpus: tuple[Gpu, ...]
+) -> Iterator[Outcome]:
+    tf, info = tensorflow, tensorflow_build(facts)[1]
     version = base_version(tf.version)
     evidence: dict[str, Any] = {"tensorflow": f"{tf.name} {tf.version}", "build_info": info, "gpus": len(gpus)}
     if not info:
-        yield Outcome(Status.SKIP, f"{tf.name} {tf.version} has no readable build_info", evidence=evidence)
-        return
+        raise Skip(f"{tf.name} {tf.version} has no readable build_info", evidence)
     if not info.get("is_cuda_build"):
         if gpus:
-            uninstall = (tf.name,) if tf.key != "tensorflow" else ()
+            rival = (tf.name,) if tf.key != "tensorflow" else ()
             yield Outcome(
                 Status.WARN,
                 f"{tf.name} {tf.version} is a CPU-only build, but {len(gpus)} GPU(s) are present",
                 detail="TensorFlow will not use the GPU. On Linux the `tensorflow` package with its "
                 "`and-cuda` extra brings the CUDA libraries it needs.",
                 evidence=evidence,
-                fix=Fix(uninstall=uninstall, install=(("tensorflow[and-cuda]", f"=={version}"),)),
+                fix=uninstall(*rival) + install(("tensorflow[and-cuda]", f"=={version}")),
                 refs=(TF_PIP,),
             )
             return
@@ -88,14 +84,14 @@ def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
             detail="TensorFlow dlopens the CUDA libraries at start; wrong majors fail to load and it falls "
             "back to the CPU ('Cannot dlopen some GPU libraries').",
             evidence=evidence,
-            fix=Fix(install=(("tensorflow[and-cuda]", f"=={version}"),)),
+            fix=install(("tensorflow[and-cuda]", f"=={version}")),
             refs=(TF_PIP,),
         )
         return
     cudnn_major = str(info.get("cudnn_version", "")).split(".")[0]
     cuda_major = str(info.get("cuda_version", "")).split(".")[0]
     have = {str(canonicalize_name(r.name)) for r in extra if installed[r.name] is not None}
-    conda = facts.python.conda_packages
+    conda = python.conda_packages
     cudnn = (
         any(n.startswith("nvidia-cudnn") for n in have)
         or conda.get("cudnn", "").split(".")[0] == cudnn_major
@@ -116,7 +112,7 @@ def tensorflow_cuda_libraries(facts: Facts, matrix: Matrix) -> Iterator[Outcome]
             detail="Neither the nvidia-* wheels of its `and-cuda` extra nor system libraries provide them, so "
             "it logs 'Cannot dlopen some GPU libraries' and runs on the CPU.",
             evidence=evidence,
-            fix=Fix(install=(("tensorflow[and-cuda]", f"=={version}"),)),
+            fix=install(("tensorflow[and-cuda]", f"=={version}")),
             refs=(TF_PIP,),
         )
         return

@@ -2,54 +2,54 @@
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from xladoctor.builds import torch_cuda
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import any_installed, check, host_probed, installed, target_probed
+from xladoctor.diagnosis.inputs import needs
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import torch_cuda
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.prerequisites import any_installed
+from xladoctor.facts.system import CudaToolkit, Tool, find_tool
+from xladoctor.facts.versions import series_of
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import Fix, export, prepend_path, system_install, unset
 
-HOST_PROBED = host_probed("tools")
+check = area("toolchain")
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
 INDUCTOR_CPU = "https://pytorch.org/docs/stable/torch.compiler_faq.html"
 
 
-def _compiler(facts: Facts, env_var: str, names: tuple[str, ...]) -> str | None:
-    assert facts.system is not None
-    chosen = facts.env.get(env_var)
+def _compiler(tools: tuple[Tool, ...], env: Mapping[str, str], env_var: str, names: tuple[str, ...]) -> str | None:
+    chosen = env.get(env_var)
     if chosen:  # an explicit CC / CXX is what Inductor and Triton use
         return chosen
-    return next((t.path for n in names if (t := facts.system.tool(n)) is not None), None)
+    return next((t.path for n in names if (t := find_tool(tools, n)) is not None), None)
 
 
-def _install_commands(facts: Facts, packages: list[str]) -> tuple[str, ...]:
-    assert facts.python is not None
-    distro = (facts.python.os or "").lower()
+def _install_packages(python: PythonFacts, packages: list[str]) -> Fix | None:
+    distro = (python.os or "").lower()
     if any(word in distro for word in ("debian", "ubuntu")):
-        return (f"sudo apt-get install -y {' '.join(packages)}",)
+        return system_install("apt", *packages)
     if any(word in distro for word in ("red hat", "rocky", "alma", "fedora", "centos", "amazon")):
         mapping = {"build-essential": "gcc gcc-c++ make"}
-        names = [mapping.get(p, p.replace("-dev", "-devel")) for p in packages]
-        return (f"sudo dnf install -y {' '.join(names)}",)
-    return ()
+        names = [n for p in packages for n in mapping.get(p, p.replace("-dev", "-devel")).split()]
+        return system_install("dnf", *names)
+    return None
 
 
 @check(
     "compiler-missing",
-    area="toolchain",
-    title="C/C++ compiler and Python.h for Inductor and Triton",
-    requires=(target_probed(), any_installed("torch", "triton"), HOST_PROBED),
+    "C/C++ compiler and Python.h for Inductor and Triton",
+    requires=(any_installed("torch", "triton"), needs("tools")),
 )
-def compiler_missing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+def compiler_missing(facts: Facts, python: PythonFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
     """Inductor on the CPU compiles C++; Triton builds its launcher with a C compiler and Python.h."""
-    assert facts.python is not None
-    cxx = _compiler(facts, "CXX", ("c++", "g++", "clang++"))
-    cc = _compiler(facts, "CC", ("cc", "gcc", "clang"))
-    python_h = facts.python.python_h
-    evidence: dict[str, Any] = {"cxx": cxx, "cc": cc, "python_h": python_h, "include": facts.python.include}
+    tools = facts.system.tools if facts.system is not None else ()
+    cxx = _compiler(tools, env, "CXX", ("c++", "g++", "clang++"))
+    cc = _compiler(tools, env, "CC", ("cc", "gcc", "clang"))
+    python_h = python.python_h
+    evidence: dict[str, Any] = {"cxx": cxx, "cc": cc, "python_h": python_h, "include": python.include}
     missing: list[str] = []
     packages: list[str] = []
     if facts.installed("torch") and cxx is None:
@@ -60,9 +60,9 @@ def compiler_missing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         if "build-essential" not in packages:
             packages.append("build-essential")
     if facts.installed("triton") and python_h is False:
-        missing.append(f"Python.h (Triton's launcher includes it; looked in {facts.python.include})")
-        if facts.python.env_kind != "conda":
-            packages.append(f"python{series_of(facts.python.version)}-dev")
+        missing.append(f"Python.h (Triton's launcher includes it; looked in {python.include})")
+        if python.env_kind != "conda":
+            packages.append(f"python{series_of(python.version)}-dev")
     if not missing:
         yield Outcome(
             Status.OK,
@@ -75,42 +75,39 @@ def compiler_missing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         "Missing " + "; ".join(m.split(" (")[0] for m in missing),
         detail="Eager mode works, but compilation fails at run time: " + "; ".join(missing) + ".",
         evidence=evidence,
-        fix=Fix(commands=_install_commands(facts, packages)) if packages else None,
+        fix=_install_packages(python, packages) if packages else None,
         refs=(INDUCTOR_CPU,),
     )
 
 
-def _nvcc(facts: Facts) -> tuple[str | None, str | None]:
-    assert facts.system is not None
-    tool = facts.system.tool("nvcc")
+def _nvcc(tools: tuple[Tool, ...]) -> tuple[str | None, str | None]:
+    tool = find_tool(tools, "nvcc")
     return (tool.path, tool.version) if tool else (None, None)
 
 
-@check(
-    "nvcc-torch-cuda-mismatch",
-    area="toolchain",
-    title="nvcc against torch's CUDA",
-    requires=(target_probed(), installed("torch"), HOST_PROBED),
-)
-def nvcc_torch_cuda_mismatch(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("nvcc-torch-cuda-mismatch", "nvcc against torch's CUDA")
+def nvcc_torch_cuda_mismatch(
+    facts: Facts,
+    python: PythonFacts,
+    torch: Distribution,
+    tools: tuple[Tool, ...],
+    cuda_toolkits: tuple[CudaToolkit, ...],
+) -> Iterator[Outcome]:
     """torch.utils.cpp_extension refuses to build when nvcc's CUDA major differs from torch's."""
-    assert facts.system is not None
     cuda = torch_cuda(facts)
-    path, version = _nvcc(facts)
+    path, version = _nvcc(tools)
     evidence = {"torch_cuda": cuda, "nvcc": path, "nvcc_version": version}
     if cuda is None or version is None:
-        yield Outcome(
-            Status.SKIP,
-            "Nothing to compare: " + ("torch is not a CUDA build" if cuda is None else "no nvcc on PATH"),
-            evidence=evidence,
+        raise Skip(
+            "there is nothing to compare: " + ("torch is not a CUDA build" if cuda is None else "no nvcc on PATH"),
+            evidence,
         )
-        return
     if version.split(".")[0] != cuda.split(".")[0]:
-        same = [t for t in facts.system.cuda_toolkits if t.version and series_of(t.version) == series_of(cuda)]
+        same = [t for t in cuda_toolkits if t.version and series_of(t.version) == series_of(cuda)]
         fix = (
-            (f"export CUDA_HOME={shlex.quote(same[0].realpath)} PATH={shlex.quote(same[0].realpath)}/bin:$PATH",)
+            export("CUDA_HOME", same[0].realpath) + prepend_path("PATH", f"{same[0].realpath}/bin")
             if same
-            else (f"sudo apt-get install -y cuda-toolkit-{cuda.replace('.', '-')}  # NVIDIA's apt repository",)
+            else system_install("apt", f"cuda-toolkit-{cuda.replace('.', '-')}", note="NVIDIA's apt repository")
         )
         yield Outcome(
             Status.WARN,
@@ -118,19 +115,20 @@ def nvcc_torch_cuda_mismatch(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="Building CUDA extensions (torch.utils.cpp_extension, flash-attn, ...) fails: "
             "'The detected CUDA version mismatches the version that was used to compile PyTorch'.",
             evidence=evidence,
-            fix=Fix(commands=fix),
+            fix=fix,
             refs=(CPP_EXTENSION,),
         )
         return
     yield Outcome(Status.OK, f"nvcc {version} matches torch's CUDA {cuda}", evidence=evidence)
 
 
-@check("cuda-home-mismatch", area="toolchain", title="CUDA_HOME against the nvcc on PATH", requires=(HOST_PROBED,))
-def cuda_home_mismatch(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("cuda-home-mismatch", "CUDA_HOME against the nvcc on PATH")
+def cuda_home_mismatch(
+    facts: Facts, tools: tuple[Tool, ...], cuda_toolkits: tuple[CudaToolkit, ...], env: Mapping[str, str]
+) -> Iterator[Outcome]:
     """Extension builds take headers from CUDA_HOME and the compiler from PATH: they must agree."""
-    assert facts.system is not None
-    home_var = next((v for v in ("CUDA_HOME", "CUDA_PATH") if facts.env.get(v)), None)
-    path, version = _nvcc(facts)
+    home_var = next((v for v in ("CUDA_HOME", "CUDA_PATH") if env.get(v)), None)
+    path, version = _nvcc(tools)
     if home_var is None:
         yield Outcome(
             Status.OK,
@@ -138,8 +136,8 @@ def cuda_home_mismatch(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             evidence={"nvcc": path},
         )
         return
-    home = facts.env[home_var]
-    toolkit = next((t for t in facts.system.cuda_toolkits if t.path == home), None)
+    home = env[home_var]
+    toolkit = next((t for t in cuda_toolkits if t.path == home), None)
     evidence = {
         home_var: home,
         "toolkit_version": toolkit.version if toolkit else None,
@@ -152,26 +150,24 @@ def cuda_home_mismatch(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"{home_var}={home} does not exist",
             detail="torch.utils.cpp_extension and Triton read it to find CUDA headers and tools.",
             evidence=evidence,
-            fix=Fix(commands=(f"unset {home_var}",)),
+            fix=unset(home_var),
             refs=(CPP_EXTENSION,),
         )
         return
     if version and toolkit.version and series_of(version) != series_of(toolkit.version):
         # Move whichever side disagrees with torch's CUDA; with no CUDA torch, follow the nvcc on PATH.
         cuda = torch_cuda(facts)
-        nvcc_kit = next(
-            (t for t in facts.system.cuda_toolkits if t.version and series_of(t.version) == series_of(version)), None
-        )
+        nvcc_kit = next((t for t in cuda_toolkits if t.version and series_of(t.version) == series_of(version)), None)
         if nvcc_kit is not None and (cuda is None or series_of(cuda) != series_of(toolkit.version)):
-            command = f"export {home_var}={shlex.quote(nvcc_kit.realpath)}"
+            fix = export(home_var, nvcc_kit.realpath)
         else:
-            command = f"export PATH={shlex.quote(toolkit.realpath)}/bin:$PATH"
+            fix = prepend_path("PATH", f"{toolkit.realpath}/bin")
         yield Outcome(
             Status.WARN,
             f"{home_var} is CUDA {toolkit.version}, but the nvcc on PATH is {version}",
             detail="A build would mix headers and libraries of one CUDA with the compiler of another.",
             evidence={**evidence, "torch_cuda": cuda},
-            fix=Fix(commands=(command,)),
+            fix=fix,
             refs=(CPP_EXTENSION,),
         )
         return

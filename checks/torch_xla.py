@@ -11,17 +11,17 @@ from typing import Any
 
 from packaging.version import Version
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix, Relation, series_of
-from xladoctor.registry import check, installed, target_probed
-from xladoctor.requirements import base_version, dependents_broken_by
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.requirements import dependents_broken_by
+from xladoctor.facts.versions import base_version, series_of
+from xladoctor.findings import Outcome, Status
+from xladoctor.matrix import Matrix, Relation
+from xladoctor.remedy.fix import install
+
+check = area("torch-xla")
 
 RELEASE_RULE_SOURCE = "https://github.com/pytorch/xla/blob/master/README.md"
-
-
-def _python_series(facts: Facts) -> str:
-    return series_of(facts.python.version) if facts.python else ""
 
 
 def _prefer_python(rows: list[Mapping[str, Any]], python: str) -> Mapping[str, Any]:
@@ -57,19 +57,14 @@ def _plan_move(
     return f"{why}; move torch {way} to {row['torch']}, which torch_xla {row['torch_xla']} is built for", row
 
 
-@check(
-    "torch-xla-torch-mismatch",
-    area="torch-xla",
-    title="torch_xla and torch pairing",
-    requires=(target_probed(), installed("torch_xla")),
-)
-def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("torch-xla-torch-mismatch", "torch_xla and torch pairing")
+def torch_xla_torch_pairing(
+    facts: Facts, python: PythonFacts, torch_xla: Distribution, torch: Distribution | None, matrix: Matrix
+) -> Iterator[Outcome]:
     """torch_xla X.Y must run with torch X.Y; otherwise `import torch_xla` fails with undefined symbols."""
-    xla = facts.installed("torch_xla")
-    torch = facts.installed("torch")
-    assert xla is not None
+    xla = torch_xla
     rel = matrix.get("torch-torch_xla")
-    python = _python_series(facts)
+    python_series = series_of(python.version)
     rows = rel.rows_where("torch_xla", xla.version)
     required_row: Mapping[str, Any] | None = rows[0] if rows else None
     required_series = series_of(str(required_row["torch"])) if required_row else series_of(xla.version)
@@ -89,7 +84,7 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"torch_xla {xla.version} is installed but torch is not",
             detail=f"torch_xla is an extension of torch and needs torch {required_series} to import.",
             evidence=evidence,
-            fix=Fix(install=(("torch", f"=={pin}"),)),
+            fix=install(("torch", f"=={pin}")),
             refs=(source,),
         )
         return
@@ -101,7 +96,7 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             refs=(source,),
         )
         return
-    direction, row = _plan_move(rel, base_version(torch.version), required_row, python)
+    direction, row = _plan_move(rel, base_version(torch.version), required_row, python_series)
     # On TPU hosts torch_xla's `tpu` extra pins the libtpu it was built with; keep that pairing too.
     xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
     pins: list[tuple[str, str]] = [(xla_name, f"=={row['torch_xla']}")]
@@ -109,9 +104,9 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         pins.insert(0, ("torch", f"=={row['torch']}"))
     moved_torch = next((spec[2:] for name, spec in pins if name == "torch"), None)
     notes = []
-    if python and python not in row.get("python", [python]):
+    if python_series not in row.get("python", [python_series]):
         notes.append(
-            f"torch_xla {row['torch_xla']} has no wheels for Python {python} "
+            f"torch_xla {row['torch_xla']} has no wheels for Python {python_series} "
             f"(it has {', '.join(row['python'])}); use one of those Pythons."
         )
     if moved_torch:
@@ -130,6 +125,6 @@ def torch_xla_torch_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             f"errors from _XLAC. Fix: {direction}. " + " ".join(notes)
         ).strip(),
         evidence=evidence,
-        fix=Fix(install=tuple(pins)),
+        fix=install(*pins),
         refs=tuple(dict.fromkeys((source, str(row["source"])))),
     )

@@ -20,11 +20,13 @@ from collections.abc import Iterator
 from math import prod
 from typing import Any
 
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
-from xladoctor.registry import check, installed, target_probed
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
+from xladoctor.findings import Outcome, Status
+from xladoctor.remedy.fix import unset
+
+check = area("xla-config")
 
 TPU_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/tpu.py"
 PJRT_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/pjrt.py"
@@ -64,13 +66,8 @@ def _bounds_size(value: str) -> int | None:
     return prod(dims) if dims else None
 
 
-@check(
-    "tpu-topology-env",
-    area="xla-config",
-    title="Per-process TPU topology variables",
-    requires=(target_probed(), installed("torch_xla")),
-)
-def tpu_topology_env(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("tpu-topology-env", "Per-process TPU topology variables")
+def tpu_topology_env(facts: Facts, python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
     env = facts.env
     preset = {v: env[v] for v in PER_PROCESS if env.get(v, "").strip() and (v, env[v]) not in PLATFORM_PRESETS}
     chips = tpu_chips(facts)
@@ -112,6 +109,6 @@ def tpu_topology_env(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         detail="; ".join(notes) + ". Unset them unless you meant to pin this run to those chips "
         "(in a notebook: restart the runtime, or os.environ.pop each one before importing torch_xla).",
         evidence=evidence,
-        fix=Fix(commands=tuple(f"unset {v}" for v in preset)),
+        fix=unset(*preset),
         refs=(TPU_PY, PJRT_PY, PJRT_DOC),
     )

@@ -15,13 +15,17 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from xladoctor.facts import Distribution, Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.matrix import Matrix, series_of
-from xladoctor.registry import check, installed, target_probed
-from xladoctor.requirements import requirement_on, satisfies
-from xladoctor.stack import COMPONENTS
-from xladoctor.system_facts import Gpu
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.requirements import requirement_on, satisfies
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.facts.system import Gpu
+from xladoctor.facts.versions import series_of
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.matrix import Matrix
+from xladoctor.remedy.fix import export, install, reinstall_exactly, unset
+
+check = area("triton")
 
 WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
 
@@ -42,16 +46,9 @@ def _declared(torch: Distribution, facts: Facts) -> Requirement | None:
     return None
 
 
-@check(
-    "torch-triton-mismatch",
-    area="triton",
-    title="torch and Triton pairing",
-    requires=(target_probed(), installed("torch")),
-)
-def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("torch-triton-mismatch", "torch and Triton pairing")
+def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution, matrix: Matrix) -> Iterator[Outcome]:
     """The Triton next to torch is the one torch was built and tested with."""
-    torch = facts.installed("torch")
-    assert torch is not None
     triton = _installed_triton(facts)
     declared = _declared(torch, facts)
     evidence: dict[str, Any] = {
@@ -70,7 +67,7 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="torch.compile and Inductor generate Triton kernels for CUDA; without Triton they "
                 "fail on the GPU.",
                 evidence=evidence,
-                fix=Fix(install=(pin,)),
+                fix=install(pin),
             )
         elif triton.key != canonicalize_name(declared.name) or not satisfies(declared, triton.version):
             yield Outcome(
@@ -79,7 +76,7 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 detail="Inductor emits code for the Triton release torch was built with; another release "
                 "fails at compile time (ImportError or missing attributes in triton.*).",
                 evidence=evidence,
-                fix=Fix(install=(pin,)),
+                fix=install(pin),
             )
         else:
             yield Outcome(
@@ -98,13 +95,11 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         )
         return
     if not rows:
-        yield Outcome(
-            Status.SKIP,
-            f"No Triton pairing is known for torch {torch.version}",
-            detail="The compatibility matrix has no row for this torch series and torch's metadata declares none.",
-            evidence=evidence,
+        raise Skip(
+            f"no Triton pairing is known for torch {torch.version} (the compatibility matrix has no row for this "
+            "torch series and torch's metadata declares none)",
+            evidence,
         )
-        return
     row = rows[0]
     evidence["matrix_row"] = dict(row)
     expected = str(row["triton"])  # a specifier, as torch's wheels declare it: "==3.5.0", "~=3.8.0"
@@ -122,7 +117,7 @@ def torch_triton_pairing(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         detail="This torch build does not declare Triton itself (CPU wheels do not use it), so nothing "
         "breaks on the CPU; a GPU build of this torch would need that Triton.",
         evidence=evidence,
-        fix=Fix(install=(("triton", expected),)),
+        fix=install(("triton", expected)),
         refs=(str(row["source"]),),
     )
 
@@ -143,19 +138,13 @@ def _gpus_beyond(matrix: Matrix, ptxas: str | None, gpus: Iterable[Gpu]) -> list
     return beyond
 
 
-@check(
-    "triton-ptxas",
-    area="triton",
-    title="ptxas for Triton's GPU kernels",
-    requires=(target_probed(), installed("triton")),
-)
-def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("triton-ptxas", "ptxas for Triton's GPU kernels")
+def triton_ptxas(
+    facts: Facts, python: PythonFacts, triton: Distribution, gpus: tuple[Gpu, ...], matrix: Matrix
+) -> Iterator[Outcome]:
     """Triton compiles PTX with its bundled ptxas, or the one TRITON_PTXAS_PATH names; without it no kernel builds."""
-    triton = facts.installed("triton")
-    assert triton is not None
     override = facts.env.get("TRITON_PTXAS_PATH")
     bundled = dict(triton.bundled_tools)
-    gpus = facts.system.gpus if facts.system is not None else ()
     evidence: dict[str, Any] = {"TRITON_PTXAS_PATH": override, "bundled": bundled, "gpus": len(gpus)}
     if override:
         exists = facts.system.env_paths.get("TRITON_PTXAS_PATH") if facts.system is not None else None
@@ -166,7 +155,7 @@ def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
                 f"TRITON_PTXAS_PATH={override} does not exist",
                 detail="Triton uses this ptxas instead of its own, so every kernel compile fails.",
                 evidence=evidence,
-                fix=Fix(commands=("unset TRITON_PTXAS_PATH",)),
+                fix=unset("TRITON_PTXAS_PATH"),
                 refs=(TRITON_PTXAS,),
             )
             return
@@ -180,7 +169,7 @@ def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="Every Triton kernel (torch.compile on the GPU included) fails to compile. Reinstall "
             "triton, or point TRITON_PTXAS_PATH at a CUDA toolkit's ptxas.",
             evidence=evidence,
-            fix=Fix(install=((triton.name, f"=={triton.version}"),), reinstall=True),
+            fix=reinstall_exactly((triton.name, f"=={triton.version}")),
             refs=(TRITON_PTXAS,),
         )
         return
@@ -193,7 +182,7 @@ def triton_ptxas(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             for t in (facts.system.cuda_toolkits if facts.system else ())
             if t.nvcc and t.version and all(Version(t.version) >= Version(str(need)) for _, need in too_new)
         ]
-        fix = Fix(commands=(f"export TRITON_PTXAS_PATH={newer[-1].realpath}/bin/ptxas",)) if newer else None
+        fix = export("TRITON_PTXAS_PATH", f"{newer[-1].realpath}/bin/ptxas") if newer else None
         names = ", ".join(
             f"{g.name} (sm_{str(g.compute_capability).replace('.', '')} needs CUDA {need})" for g, need in too_new
         )

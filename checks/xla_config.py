@@ -7,46 +7,48 @@ the installed TensorFlow's own libraries, where each registered flag is a string
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
-from xladoctor.builds import tensorflow_build
-from xladoctor.facts import Facts
-from xladoctor.findings import Fix, Outcome, Status
-from xladoctor.flags import named, set_without
-from xladoctor.matrix import Matrix
-from xladoctor.registry import Prerequisite, check, env_set, installed, target_probed, tensorflow_installed
-from xladoctor.stack import COMPONENTS
+from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import tensorflow_build
+from xladoctor.facts.flags import named, tokens_without
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.prerequisites import Prerequisite, env_set
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.remedy.fix import Fix, set_or_unset, unset
+
+check = area("xla-config")
+
+
+def set_without(variable: str, value: str, drop: Callable[[str], bool]) -> Fix:
+    """The fix that keeps a flags variable's other tokens (or unsets it when none are left)."""
+    return set_or_unset(variable, tokens_without(value, drop))
+
 
 PARSE_FLAGS = "https://github.com/openxla/xla/blob/main/xla/parse_flags_from_env.cc"
 TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
 
 
-@check(
-    "tf-xla-flags-unknown",
-    area="xla-config",
-    title="TF_XLA_FLAGS against the installed TensorFlow",
-    requires=(target_probed(), tensorflow_installed(), env_set("TF_XLA_FLAGS")),
-)
-def tf_xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    tf, _ = tensorflow_build(facts)
-    assert tf is not None
-    value = facts.env["TF_XLA_FLAGS"]
+@check("tf-xla-flags-unknown", "TF_XLA_FLAGS against the installed TensorFlow", requires=(env_set("TF_XLA_FLAGS"),))
+def tf_xla_flags_unknown(python: PythonFacts, tensorflow: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+    tf = tensorflow
+    value = env["TF_XLA_FLAGS"]
     recorded = (tf.known_flags or {}).get("TF_XLA_FLAGS")
     known = dict(recorded or {})
     evidence = {"TF_XLA_FLAGS": value, "tensorflow": f"{tf.name} {tf.version}", "known": known}
     if recorded is None:
-        yield Outcome(Status.SKIP, f"Could not read the flags {tf.name} {tf.version} registers", evidence=evidence)
-        return
+        raise Skip(f"the flags {tf.name} {tf.version} registers could not be read", evidence)
     unknown = [name for name, ok in known.items() if not ok]
     if unknown:
-        command = set_without("TF_XLA_FLAGS", value, named(unknown))
+        fix = set_without("TF_XLA_FLAGS", value, named(unknown))
         yield Outcome(
             Status.FAIL,
             f"TF_XLA_FLAGS has flags {tf.name} {tf.version} does not know: " + ", ".join(f"--{n}" for n in unknown),
             detail="TensorFlow ends the process at its first XLA use (jit_compile or autoclustering) with "
             f"'Unknown flag in TF_XLA_FLAGS: --{unknown[0]}...'. Flags come and go between releases.",
             evidence=evidence,
-            fix=Fix(commands=(command,)),
+            fix=fix,
             refs=(PARSE_FLAGS, TF_FLAGS),
         )
         return
@@ -109,8 +111,8 @@ def _on(value: str | None) -> bool:
     return value is not None and value.strip() not in ("", "0", "false", "False")
 
 
-@check("xla-debug-switches", area="xla-config", title="XLA debug switches left on", requires=(XLA_STACK,))
-def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("xla-debug-switches", "XLA debug switches left on", requires=(XLA_STACK,))
+def xla_debug_switches(facts: Facts) -> Iterator[Outcome]:
     """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
     on = [v for v in TORCH_XLA_DEBUG_VARIABLES if facts.installed("torch_xla") and _on(facts.env.get(v))]
     dump = [t for t in facts.env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
@@ -119,7 +121,7 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     if not on and not dump and not vlog:
         yield Outcome(Status.OK, "No XLA debug switch or dump is on", evidence=evidence)
         return
-    commands = [f"unset {v}" for v in on]
+    fix = unset(*on)
     notes = []
     if on:
         notes.append(
@@ -127,13 +129,13 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "step (pytorch/xla: 'different degrees of performance degradation')"
         )
     if dump:
-        commands.append(set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump")))
+        fix += set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump"))
         notes.append(
             f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
             f"cache (persistent caches: {PERSISTENT_CACHES})"
         )
     if vlog:
-        commands.append("unset TF_CPP_MAX_VLOG_LEVEL")
+        fix += unset("TF_CPP_MAX_VLOG_LEVEL")
         notes.append(
             f"TF_CPP_MAX_VLOG_LEVEL={facts.env['TF_CPP_MAX_VLOG_LEVEL']} makes TensorFlow's C++ runtime (and "
             "torch_xla's, which reads the same variable) print its verbose log on every step (tensorflow-cpu "
@@ -144,31 +146,19 @@ def xla_debug_switches(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
         "Debug switches are on: " + ", ".join(on + [d.split("=")[0] for d in dump] + vlog),
         detail="; ".join(notes) + ".",
         evidence=evidence,
-        fix=Fix(commands=tuple(commands)),
+        fix=fix,
         refs=(TROUBLESHOOT,) + ((LOGGING_CC,) if vlog else ()),
     )
 
 
-@check(
-    "xla-env-deprecated",
-    area="xla-config",
-    title="Variables the installed torch_xla declares deprecated",
-    requires=(
-        target_probed(),
-        installed("torch_xla"),
-    ),
-)
-def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    xla = facts.installed("torch_xla")
-    assert xla is not None
+@check("xla-env-deprecated", "Variables the installed torch_xla declares deprecated")
+def xla_env_deprecated(facts: Facts, python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
+    xla = torch_xla
     declared = list((xla.declared_lists or {}).get("deprecated_env_vars", []))
     set_now = [v for v in declared if facts.env.get(v)]
     evidence = {"declared_by_torch_xla": declared, "set": set_now, "torch_xla": xla.version}
     if xla.declared_lists is None:
-        yield Outcome(
-            Status.SKIP, f"torch_xla {xla.version} declares no deprecated variables we could read", evidence=evidence
-        )
-        return
+        raise Skip(f"torch_xla {xla.version} declares no deprecated variables xladoctor could read", evidence)
     if set_now:
         yield Outcome(
             Status.WARN,
@@ -176,7 +166,7 @@ def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             detail="torch_xla warns about it at import and may ignore it; its own source lists it in "
             "deprecated_env_vars.",
             evidence=evidence,
-            fix=Fix(commands=tuple(f"unset {v}" for v in set_now)),
+            fix=unset(*set_now),
         )
         return
     yield Outcome(
@@ -186,19 +176,10 @@ def xla_env_deprecated(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     )
 
 
-@check(
-    "xla-env-ignored",
-    area="xla-config",
-    title="Variables the installed torch_xla no longer reads",
-    requires=(
-        target_probed(),
-        installed("torch_xla"),
-    ),
-)
-def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("xla-env-ignored", "Variables the installed torch_xla no longer reads")
+def xla_env_ignored(python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
     """XRT-era settings (XRT_TPU_CONFIG, GPU_NUM_DEVICES, ...) do nothing once torch_xla stopped reading them."""
-    xla = facts.installed("torch_xla")
-    assert xla is not None
+    xla = torch_xla
     mentions = dict(xla.env_var_mentions or {})
     ignored = [v for v, named in mentions.items() if not named]
     evidence = {"checked": mentions, "torch_xla": xla.version}
@@ -210,7 +191,7 @@ def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             "it, so it has no effect: a leftover of the XRT runtime or of an older release. Since "
             "torch_xla 2.0 the runtime is PJRT, configured with PJRT_DEVICE.",
             evidence=evidence,
-            fix=Fix(commands=tuple(f"unset {v}" for v in ignored)),
+            fix=unset(*ignored),
             refs=("https://github.com/pytorch/xla/blob/master/docs/source/learn/pjrt.md",),
         )
         return
@@ -226,13 +207,8 @@ def xla_env_ignored(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
 XLA_READERS = ("torch_xla", "jaxlib", *COMPONENTS["tensorflow"])
 
 
-@check(
-    "xla-flags-unknown",
-    area="xla-config",
-    title="XLA_FLAGS against each installed XLA",
-    requires=(target_probed(), XLA_STACK, env_set("XLA_FLAGS")),
-)
-def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+@check("xla-flags-unknown", "XLA_FLAGS against each installed XLA", requires=(XLA_STACK, env_set("XLA_FLAGS")))
+def xla_flags_unknown(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     """Every framework carries its own XLA; each aborts on an XLA_FLAGS name its XLA does not register."""
     value = facts.env["XLA_FLAGS"]
     readers = [d for d in (facts.installed(n) for n in XLA_READERS) if d is not None]
@@ -243,8 +219,7 @@ def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
     }
     evidence = {"XLA_FLAGS": value, "known": verdicts}
     if not verdicts:
-        yield Outcome(Status.SKIP, "Could not read the XLA flags the installed frameworks register", evidence=evidence)
-        return
+        raise Skip("the XLA flags the installed frameworks register could not be read", evidence)
     unknown = sorted({n for names in verdicts.values() for n, ok in names.items() if not ok})
     if unknown:
         who = ", ".join(
@@ -252,14 +227,14 @@ def xla_flags_unknown(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
             for d, names in verdicts.items()
             if not all(names.values())
         )
-        command = set_without("XLA_FLAGS", value, named(unknown))
+        fix = set_without("XLA_FLAGS", value, named(unknown))
         yield Outcome(
             Status.FAIL,
             f"XLA_FLAGS names flags the installed XLA does not know: {who}",
             detail="The framework aborts at its first compilation with 'Unknown flag in XLA_FLAGS: "
             f"--{unknown[0]}...' (torch_xla is killed by SIGABRT). XLA flags change between releases.",
             evidence=evidence,
-            fix=Fix(commands=(command,)),
+            fix=fix,
             refs=(PARSE_FLAGS,),
         )
         return

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from xladoctor.diagnosis import Report, SelectionError, exit_code, run_diagnosis, select_checks, split_names
+from xladoctor.diagnosis.pipeline import Observer, make_request
+from xladoctor.diagnosis.pipeline import diagnose as run_pipeline
+from xladoctor.diagnosis.report import Report, exit_code
+from xladoctor.errors import UsageError
 from xladoctor.exitcodes import ExitCode
 from xladoctor.facts import Facts
+from xladoctor.facts.platform import Platform
 from xladoctor.findings import Finding
-from xladoctor.platform import Platform
-from xladoctor.proc import DEFAULT_TIMEOUT_S
-from xladoctor.remedy import Plan
+from xladoctor.options import BY_NAME, diagnose_signature
+from xladoctor.remedy.plan import Plan
 from xladoctor.smoke.model import SmokeResult
-from xladoctor.smoke.runner import SmokeSelectionError
 
-
-class DiagnoseError(ValueError):
-    """Bad arguments to diagnose(): the CLI's usage errors (exit code 2), as one line."""
+# Bad arguments to diagnose(): the CLI's usage errors (its exit code 2), as one line; a ValueError.
+DiagnoseError = UsageError
 
 
 class DiagnosisReport:
@@ -91,8 +93,8 @@ class DiagnosisReport:
         return self.text()
 
 
-class LineProgress:
-    """Progress observer (xladoctor.smoke.runner.Progress) writing one plain line per event; fine in a notebook."""
+class LineProgress(Observer):
+    """Progress observer writing one plain line per smoke test event; fine in a notebook."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream
@@ -108,46 +110,23 @@ class LineProgress:
         self._say(f"xladoctor: smoke test {name}: {statuses}")
 
 
-def _smoke_names(value: str | Sequence[str]) -> list[str]:
-    names = split_names(value)
-    if not names:
-        raise DiagnoseError("smoke: name at least one smoke test, or pass smoke=False for none")
-    return names
-
-
 def _kernel_python() -> str | None:
     """sys.executable when this process is a Jupyter/IPython kernel (ipykernel is imported), else None."""
     return os.path.abspath(sys.executable) if "ipykernel" in sys.modules else None
 
 
-def diagnose(
-    python: str | None = None,
-    smoke: bool | str | Sequence[str] = True,
-    only: str | Sequence[str] | None = None,
-    skip: str | Sequence[str] | None = None,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    strict: bool = False,
-    progress: bool = True,
-) -> DiagnosisReport:
-    """Diagnose an environment as `xladoctor check` does; keyword options mirror the CLI's."""
-    from xladoctor.cli.app import UsageProblem, resolve_python
-    from xladoctor.smoke.runner import run_smoke, select_smoke
+def diagnose(progress: bool = True, **options: Any) -> DiagnosisReport:
+    """Diagnose an environment as `xladoctor check` does; the keywords are xladoctor.options.OPTIONS.
 
-    if timeout <= 0:
-        raise DiagnoseError(f"timeout {timeout:g}: must be a positive number of seconds")
-    try:
-        checks = select_checks(split_names(only), split_names(skip))
-        tests = [] if smoke is False else select_smoke([] if smoke is True else _smoke_names(smoke))
-        target = resolve_python(python)
-    except (SelectionError, SmokeSelectionError, UsageProblem) as exc:
-        raise DiagnoseError(str(exc)) from None
-    from xladoctor.probes.collect import collect_facts
+    Bad arguments raise DiagnoseError (xladoctor.errors.UsageError, a ValueError) with the CLI's one-line message."""
+    unknown = sorted(set(options) - set(BY_NAME))
+    if unknown:
+        raise DiagnoseError(f"unknown option {', '.join(unknown)}; valid: {', '.join(BY_NAME)}")
+    request = make_request(**options, kernel_python=_kernel_python())
+    report = run_pipeline(request, LineProgress() if progress else None)
+    return DiagnosisReport(report, request.strict)
 
-    facts = collect_facts(target, timeout_s=timeout)
-    results: tuple[SmokeResult, ...] = ()
-    if tests:
-        results = run_smoke(facts, tests, timeout, LineProgress() if progress else None)
-    kernel = _kernel_python()  # the plan speaks in %pip only when the kernel is the diagnosed interpreter
-    own = facts.python.executable if facts.python and kernel and os.path.abspath(target) == kernel else None
-    report = run_diagnosis(facts, checks, smoke=results, kernel_python=own)
-    return DiagnosisReport(report, strict)
+
+diagnose.__signature__ = diagnose_signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=True, annotation="bool")]
+)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from xladoctor.remedy.fix import Fix
+
 
 class Status(str, Enum):
     """A check's verdict; `error` means xladoctor itself could not decide."""
@@ -29,18 +31,8 @@ SEVERITY: dict[Status, int] = {
 
 
 @dataclass(frozen=True)
-class Fix:
-    """A structured remedy; remedy.py renders it for the environment's installer."""
-
-    install: tuple[tuple[str, str], ...] = ()  # (distribution, PEP 440 specifier), e.g. ("torch", "==2.9.0")
-    uninstall: tuple[str, ...] = ()  # removed before installing
-    commands: tuple[str, ...] = ()  # extra shell commands that are not package installs
-    reinstall: bool = False  # pass --force-reinstall (files were clobbered or are missing)
-
-
-@dataclass(frozen=True)
 class Outcome:
-    """What a check function returns; the registry adds the check's id and area."""
+    """What a check function yields; the registry adds the check's id and area."""
 
     status: Status
     title: str
@@ -48,6 +40,18 @@ class Outcome:
     evidence: Mapping[str, Any] = field(default_factory=dict)
     fix: Fix | None = None
     refs: tuple[str, ...] = ()
+
+
+class Skip(Exception):
+    """Raised by a check that cannot judge these facts: the finding becomes `skip` with this reason.
+
+    The same wording as an unmet prerequisite ("<check title>: skipped" / "Skipped because <reason>."), so a
+    reason reads as the end of that sentence: "the glibc version is unknown"."""
+
+    def __init__(self, reason: str, evidence: Mapping[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.evidence: Mapping[str, Any] = dict(evidence or {})
 
 
 @dataclass(frozen=True)

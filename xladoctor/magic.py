@@ -1,4 +1,7 @@
-"""`%load_ext xladoctor` and the `%xladoctor` line magic: run diagnose() and show its report in the notebook."""
+"""`%load_ext xladoctor` and the `%xladoctor` line magic: run diagnose() and show its report in the notebook.
+
+The magic's arguments are the CLI's diagnosis options (xladoctor/options.py), parsed with argparse.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,12 @@ import shlex
 import sys
 from typing import Any, NoReturn
 
-from xladoctor.api import DiagnoseError, DiagnosisReport, diagnose
+from xladoctor.api import DiagnosisReport, diagnose
+from xladoctor.errors import UsageError
+from xladoctor.options import OPTIONS
 
 
-class MagicUsageError(ValueError):
+class MagicUsageError(UsageError):
     """Bad `%xladoctor` arguments: shown as one line, never a traceback."""
 
 
@@ -21,14 +26,19 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> _Parser:
     parser = _Parser(prog="%xladoctor", add_help=False)
-    parser.add_argument("--python", help="interpreter to diagnose (default: this kernel's)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--no-smoke", action="store_true", help="static checks only")
-    group.add_argument("--smoke", action="append", help="smoke tests to run (repeat or comma-separate)")
-    parser.add_argument("--only", action="append", help="check ids or areas to run")
-    parser.add_argument("--skip", action="append", help="check ids or areas to skip")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per child process")
-    parser.add_argument("--strict", action="store_true", help="count warnings as failures in exit_code")
+    for option in OPTIONS:
+        if option.kind == "smoke":
+            group = parser.add_mutually_exclusive_group()
+            group.add_argument("--no-smoke", action="store_true", help="static checks only")
+            group.add_argument(option.flag, dest=option.name, action="append", help=option.help)
+        elif option.kind == "names":
+            parser.add_argument(option.flag, dest=option.name, action="append", help=option.help)
+        elif option.kind == "switch":
+            parser.add_argument(option.flag, dest=option.name, action="store_true", help=option.help)
+        elif option.kind == "seconds":
+            parser.add_argument(option.flag, dest=option.name, type=float, default=option.default, help=option.help)
+        else:
+            parser.add_argument(option.flag, dest=option.name, default=option.default, help=option.help)
     return parser
 
 
@@ -38,19 +48,17 @@ def parse_line(line: str) -> dict[str, Any]:
         argv = shlex.split(line)
     except ValueError as exc:
         raise MagicUsageError(f"cannot parse {line!r}: {exc}") from None
-    args = _parser().parse_args(argv)
-    kwargs: dict[str, Any] = {"python": args.python, "only": args.only, "skip": args.skip, "strict": args.strict}
-    kwargs["smoke"] = False if args.no_smoke else (args.smoke or True)
-    if args.timeout is not None:
-        kwargs["timeout"] = args.timeout
-    return kwargs
+    args = vars(_parser().parse_args(argv))
+    no_smoke = args.pop("no_smoke")
+    args["smoke"] = False if no_smoke else (args["smoke"] or True)
+    return args
 
 
 def xladoctor_magic(line: str = "") -> DiagnosisReport | None:
     """%xladoctor [--no-smoke | --smoke NAMES] [--python PATH] [--only/--skip IDS] [--timeout S] [--strict]"""
     try:
         return diagnose(**parse_line(line))
-    except (MagicUsageError, DiagnoseError) as exc:
+    except UsageError as exc:
         print(f"%xladoctor: error: {exc}", file=sys.stderr)
         return None
 

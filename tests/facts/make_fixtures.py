@@ -909,7 +909,8 @@ REAL_ENV = {
 
 
 def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
-    from xladoctor.diagnosis import run_diagnosis, select_checks
+    from xladoctor.diagnosis.pipeline import run_diagnosis
+    from xladoctor.diagnosis.selection import select_checks
     from xladoctor.facts import facts_from_json
 
     report = run_diagnosis(facts_from_json(doc), select_checks())

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from envs import python_of
 
+from xladoctor.diagnosis.registry import all_checks
 from xladoctor.matrix import load_matrix
-from xladoctor.registry import all_checks
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +35,9 @@ def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "xladoctor/checks/torch_xla.py" in names
     assert "xladoctor/compat_matrix/torch-torch_xla.json" in names
-    assert "xladoctor/report.schema.json" in names
-    assert "xladoctor/compare.schema.json" in names
+    assert "xladoctor/reporters/schemas/report.schema.json" in names
+    assert "xladoctor/reporters/schemas/compare.schema.json" in names
+    assert "xladoctor/compat_matrix/signatures/10-xla.json" in names
     assert "xladoctor/fleet/compare.py" in names
     assert "xladoctor/probes/scripts/packages.py" in names
     assert not [n for n in names if n.startswith(("checks/", "compat_matrix/", "tests/"))]
@@ -75,10 +76,25 @@ def test_wheel_installs_and_diagnoses_another_env(wheel: Path, tmp_path: Path, r
     assert not (site / "checks").exists() and not (site / "compat_matrix").exists()
 
 
+def test_the_checkout_runs_from_the_repository_root(wheel: Path, tmp_path: Path) -> None:
+    """In the repository root the checkout's xladoctor/ shadows an installed one; checks/ and compat_matrix/
+    beside it must still be found (they are xladoctor.checks and xladoctor.compat_matrix once installed)."""
+    env = _fresh_venv(tmp_path / "tool", str(wheel))
+    code = "import xladoctor, xladoctor.checks; print(xladoctor.__file__, xladoctor.checks.__file__)"
+    where = subprocess.run([str(python_of(env)), "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert where.stdout.split() == [str(ROOT / "xladoctor" / "__init__.py"), str(ROOT / "checks" / "__init__.py")]
+    result = subprocess.run(
+        [str(python_of(env)), "-m", "xladoctor", "--json", "--no-smoke"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["error"] == 0 and len(report["findings"]) == len(all_checks())
+
+
 def test_editable_install_works(tmp_path: Path) -> None:
     env = _fresh_venv(tmp_path / "dev", "-e", str(ROOT))
     code = (
-        "from xladoctor.matrix import load_matrix; from xladoctor.registry import all_checks; "
+        "from xladoctor.matrix import load_matrix; from xladoctor.diagnosis.registry import all_checks; "
         "print(len(load_matrix().relations), len(all_checks()))"
     )
     out = subprocess.run([str(python_of(env)), "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)

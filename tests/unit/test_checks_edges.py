@@ -8,7 +8,8 @@ from typing import Any
 
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.diagnosis import run_diagnosis, select_checks
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Finding
 
@@ -245,9 +246,9 @@ def test_arch_unknown_to_the_matrix_is_skipped_not_guessed() -> None:
         dist(doc, "torch")["self_declared"]["values"]["cuda"] = "12.4"
 
     [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
-    assert (finding.status.value, finding.title) == (
+    assert (finding.status.value, finding.detail) == (
         "skip",
-        "The architectures of torch 2.6 with CUDA 12.4 are not in the matrix",
+        "Skipped because the architectures of torch 2.6 with CUDA 12.4 are not in the matrix.",
     )
 
 
@@ -294,4 +295,8 @@ def test_a_cuda_newer_than_the_driver_table_is_not_judged() -> None:
         dist(doc, "torch")["self_declared"]["values"]["cuda"] = "13.4"
 
     [finding] = diagnose("gpu-h100-healthy", edit, "cuda-driver-too-old")
-    assert (finding.status.value, finding.title) == ("skip", "No minimum driver is known for CUDA 13.4")
+    assert (finding.status.value, finding.detail) == (
+        "skip",
+        "Skipped because no minimum driver is known for CUDA 13.4 (the compatibility matrix has no NVIDIA "
+        "release-notes row for it yet).",
+    )

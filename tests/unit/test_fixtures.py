@@ -7,9 +7,10 @@ import json
 import pytest
 from conftest import FACTS_DIR, load_json, run_cli
 
-from xladoctor.diagnosis import run_diagnosis, select_checks
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.registry import all_checks
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts import facts_from_json
-from xladoctor.registry import all_checks
 
 CASES = sorted(p.name[: -len(".json")] for p in FACTS_DIR.glob("*.json") if not p.name.endswith(".expected.json"))
 # Checks that only describe the environment and have no failing verdict of their own.

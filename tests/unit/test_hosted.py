@@ -5,9 +5,11 @@ from __future__ import annotations
 from conftest import FACTS_DIR, load_json
 
 from xladoctor.facts import Facts, facts_from_json
-from xladoctor.findings import Finding, Fix, Status
-from xladoctor.platform import Platform, detect_platform
-from xladoctor.remedy import build_plan
+from xladoctor.facts.platform import Platform, detect_platform
+from xladoctor.findings import Finding, Status
+from xladoctor.remedy.fix import Fix, export, install, remove_path, system_install, uninstall, unset
+from xladoctor.remedy.plan import build_plan
+from xladoctor.remedy.render import PYTORCH_INDEX
 
 PAIRED = (
     "torch_xla is pinned beside torch: on a TPU runtime torch only changes together with the torch_xla built "
@@ -25,24 +27,24 @@ def _plan(case: str, *fixes: Fix, platform: Platform | None = None):
 
 
 def test_a_torch_pin_on_a_tpu_vm_brings_the_matching_torch_xla() -> None:
-    plan = _plan("tpu-vm-healthy", Fix(install=(("torch", "==2.9.1"),)))
+    plan = _plan("tpu-vm-healthy", install(("torch", "==2.9.1")))
     assert plan.commands == ("/usr/bin/python3 -m pip install torch==2.9.1 'torch_xla[tpu]==2.9.0'",)
     assert plan.notes == (PAIRED,)
     assert plan.conflicts == ()
 
 
 def test_a_torch_range_is_narrowed_to_the_series_of_the_installed_torch_xla() -> None:
-    plan = _plan("tpu-vm-healthy", Fix(install=(("torch", ">=2.8"),)))
+    plan = _plan("tpu-vm-healthy", install(("torch", ">=2.8")))
     assert plan.commands == ("/usr/bin/python3 -m pip install 'torch==2.9.*,>=2.8' 'torch_xla[tpu]==2.9.0'",)
 
 
 def test_a_torch_pin_in_another_series_takes_that_series_torch_xla() -> None:
-    plan = _plan("tpu-vm-healthy", Fix(install=(("torch", "==2.8.0"),)))
+    plan = _plan("tpu-vm-healthy", install(("torch", "==2.8.0")))
     assert plan.commands == ("/usr/bin/python3 -m pip install torch==2.8.0 'torch_xla[tpu]==2.8.1'",)
 
 
 def test_a_torch_with_no_torch_xla_release_is_refused_on_a_tpu() -> None:
-    plan = _plan("tpu-vm-healthy", Fix(install=(("torch", "==2.13.0"),), uninstall=("triton",)))
+    plan = _plan("tpu-vm-healthy", uninstall("triton") + install(("torch", "==2.13.0")))
     assert plan.commands == ("/usr/bin/python3 -m pip uninstall -y triton",)
     assert plan.conflicts == (
         "refused: torch==2.13.0 on this TPU runtime, because no torch_xla release is built for that torch and "
@@ -52,25 +54,26 @@ def test_a_torch_with_no_torch_xla_release_is_refused_on_a_tpu() -> None:
 
 
 def test_a_reinstall_of_torch_on_a_tpu_reinstalls_torch_xla_with_it() -> None:
-    plan = _plan("tpu-vm-healthy", Fix(install=(("torch", "==2.9.0"),), reinstall=True))
+    plan = _plan("tpu-vm-healthy", install(("torch", "==2.9.0"), reinstall=True, no_deps=True))
     assert plan.commands == (
         "/usr/bin/python3 -m pip install --force-reinstall --no-deps torch==2.9.0 'torch_xla[tpu]==2.9.0'",
     )
 
 
-def test_a_literal_command_that_moves_torch_alone_is_refused_on_a_tpu() -> None:
-    alone = "/usr/bin/python3 -m pip install --force-reinstall torch==2.9.0 --index-url https://download.pytorch.org/whl/cu126"
-    paired = "/usr/bin/python3 -m pip install torch==2.9.0 'torch_xla[tpu]==2.9.0'"
-    plan = _plan("tpu-vm-healthy", Fix(commands=(alone, paired, "export PJRT_DEVICE=TPU")))
-    assert plan.commands == (paired, "export PJRT_DEVICE=TPU")
-    assert plan.conflicts == (
-        f"refused `{alone}`: it changes torch on this TPU runtime without torch_xla, and torch_xla only imports "
-        "beside the torch release it was built for",
+def test_a_torch_build_swap_on_a_tpu_moves_torch_xla_in_the_same_command() -> None:
+    """The swap a GPU check asks for (another index, a forced reinstall) keeps torch_xla in its command."""
+    swap = install(("torch", "==2.9.0"), index_url=f"{PYTORCH_INDEX}cu126", reinstall=True)
+    plan = _plan("tpu-vm-healthy", swap, export("PJRT_DEVICE", "TPU"))
+    assert plan.commands == (
+        "/usr/bin/python3 -m pip install --force-reinstall torch==2.9.0 'torch_xla[tpu]==2.9.0' "
+        "--index-url https://download.pytorch.org/whl/cu126",
+        "export PJRT_DEVICE=TPU",
     )
+    assert plan.conflicts == ()
 
 
 def test_off_a_tpu_torch_moves_alone() -> None:
-    plan = _plan("real-torch29-xla29", Fix(install=(("torch", "==2.9.1"),)))
+    plan = _plan("real-torch29-xla29", install(("torch", "==2.9.1")))
     python = _facts("real-torch29-xla29").python
     assert python is not None
     assert plan.commands == (f"{python.executable} -m pip install torch==2.9.1",)
@@ -78,7 +81,7 @@ def test_off_a_tpu_torch_moves_alone() -> None:
 
 
 def test_colab_tpu_plan_in_cells_ends_with_the_restart() -> None:
-    plan = _plan("colab-tpu-torch-upgraded", Fix(install=(("torch", "==2.8.0"),)))
+    plan = _plan("colab-tpu-torch-upgraded", install(("torch", "==2.8.0")))
     assert plan.commands == ("/usr/bin/python3 -m pip install torch==2.8.0 'torch_xla[tpu]==2.8.1'",)
     assert plan.cells == ("!/usr/bin/python3 -m pip install torch==2.8.0 'torch_xla[tpu]==2.8.1'",)
     assert plan.notes == (
@@ -95,7 +98,7 @@ def test_cells_use_pip_and_env_magics_in_the_kernel_they_diagnose() -> None:
     platform = detect_platform(facts, kernel_python=python)
     plan = _plan(
         "real-torch29-xla29",
-        Fix(install=(("numpy", "<2.1"),), commands=("export PJRT_DEVICE=CPU", "unset XLA_FLAGS", "rm -rf /tmp/x")),
+        install(("numpy", "<2.1")) + export("PJRT_DEVICE", "CPU") + unset("XLA_FLAGS") + remove_path("/tmp/x"),
         platform=platform,
     )
     assert plan.cells == (
@@ -111,14 +114,15 @@ def test_cells_use_pip_and_env_magics_in_the_kernel_they_diagnose() -> None:
 
 
 def test_outside_a_notebook_there_are_no_cells_and_no_restart_note() -> None:
-    plan = _plan("real-torch29-xla29", Fix(install=(("numpy", "<2.1"),)))
+    plan = _plan("real-torch29-xla29", install(("numpy", "<2.1")))
     assert (plan.cells, plan.notes, plan.platform) == ((), (), Platform("local", "cpu"))
 
 
 def test_a_hosted_notebook_gets_no_driver_install() -> None:
     driver = "sudo apt-get install -y nvidia-driver-570  # Ubuntu; then reboot"
-    assert _plan("gpu-driver-too-old", Fix(commands=(driver,))).commands == (driver,)
-    plan = _plan("colab-t4", Fix(commands=(driver,)))
+    fix = system_install("apt", "nvidia-driver-570", note="Ubuntu; then reboot", driver=True)
+    assert _plan("gpu-driver-too-old", fix).commands == (driver,)
+    plan = _plan("colab-t4", fix)
     assert plan.commands == ()
     assert plan.conflicts == (
         f"not for Colab: `{driver}`; the NVIDIA driver belongs to the hosted runtime and a notebook can neither "

@@ -12,12 +12,15 @@ from conftest import FACTS_DIR, load_json
 
 import xladoctor
 from xladoctor.api import DiagnoseError, DiagnosisReport, LineProgress
-from xladoctor.diagnosis import Report, run_diagnosis, select_checks
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.report import Report
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.exitcodes import ExitCode
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Finding, Status
 from xladoctor.magic import MagicUsageError, load_ipython_extension, parse_line, xladoctor_magic
-from xladoctor.remedy import build_plan
+from xladoctor.options import DEFAULT_TIMEOUT_S
+from xladoctor.remedy.plan import build_plan
 from xladoctor.smoke.model import SmokeResult
 
 RESTART = (
@@ -33,8 +36,9 @@ def _report(case: str) -> DiagnosisReport:
 
 def test_report_exposes_the_diagnosis() -> None:
     report = _report("colab-tpu-torch-upgraded")
+    expected = load_json(FACTS_DIR / "colab-tpu-torch-upgraded.expected.json")["findings"]
     assert report.exit_code is ExitCode.FAILED
-    assert report.summary == {"ok": 24, "warn": 0, "fail": 1, "skip": 9, "error": 0}
+    assert report.summary == {s.value: sum(f["status"] == s.value for f in expected) for s in Status}
     assert [f.id for f in report.findings if f.status is Status.FAIL] == ["torch-xla-torch-mismatch"]
     assert report.plan.commands == ("/usr/bin/python3 -m pip install 'torch_xla[tpu]==2.9.0'",)
     assert (report.platform.name, report.platform.accelerator) == ("colab", "tpu")
@@ -53,7 +57,8 @@ def test_html_groups_findings_by_area_and_shows_the_plan_as_cells() -> None:
     assert "<h4>Fix plan (pip; as notebook cells, run in order)</h4>" in page
     assert "<pre style='margin:2px 0'>!/usr/bin/python3 -m pip install &#x27;torch_xla[tpu]==2.9.0&#x27;</pre>" in page
     assert page.endswith(f"<p><b>note:</b> {RESTART}</p></div></div>")
-    assert "<b>Summary:</b> 24 ok, 1 fail, 9 skip" in page
+    summary = _report("colab-tpu-torch-upgraded").summary
+    assert f"<b>Summary:</b> {summary['ok']} ok, 1 fail, {summary['skip']} skip" in page
     assert "skipped" not in page  # skipped checks are left out, as on the terminal without -v
 
 
@@ -100,8 +105,14 @@ def test_line_progress_writes_one_line_per_event() -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("", {"python": None, "only": None, "skip": None, "strict": False, "smoke": True}),
-        ("--no-smoke", {"python": None, "only": None, "skip": None, "strict": False, "smoke": False}),
+        (
+            "",
+            {"python": None, "only": None, "skip": None, "strict": False, "smoke": True, "timeout": DEFAULT_TIMEOUT_S},
+        ),
+        (
+            "--no-smoke",
+            {"python": None, "only": None, "skip": None, "strict": False, "smoke": False, "timeout": DEFAULT_TIMEOUT_S},
+        ),
         (
             "--smoke compile,xla --python '/opt/my env/bin/python' --timeout 30",
             {
@@ -115,7 +126,14 @@ def test_line_progress_writes_one_line_per_event() -> None:
         ),
         (
             "--only torch-xla --skip gpu --strict --smoke matmul --smoke xla",
-            {"python": None, "only": ["torch-xla"], "skip": ["gpu"], "strict": True, "smoke": ["matmul", "xla"]},
+            {
+                "python": None,
+                "only": ["torch-xla"],
+                "skip": ["gpu"],
+                "strict": True,
+                "smoke": ["matmul", "xla"],
+                "timeout": DEFAULT_TIMEOUT_S,
+            },
         ),
     ],
 )
@@ -149,7 +167,8 @@ def test_bad_magic_lines_are_one_clear_error(line: str, message: str, capsys: py
         ),
         ("--python /no/such/python --no-smoke", "--python /no/such/python: no such interpreter"),
         ("--only nope --no-smoke", "unknown check or area 'nope'; valid names: "),
-        ("--timeout 0 --no-smoke", "timeout 0: must be a positive number of seconds"),
+        ("--timeout 0 --no-smoke", "--timeout 0: must be a positive number of seconds"),
+        ("--timeout nan --no-smoke", "--timeout nan: must be a positive number of seconds"),
     ],
 )
 def test_bad_diagnose_arguments_are_one_clear_error(
@@ -161,8 +180,10 @@ def test_bad_diagnose_arguments_are_one_clear_error(
 
 
 def test_diagnose_rejects_an_empty_smoke_selection() -> None:
-    with pytest.raises(DiagnoseError, match="^smoke: name at least one smoke test, or pass smoke=False for none$"):
+    with pytest.raises(DiagnoseError, match="^--smoke: name at least one smoke test, or use --no-smoke for none$"):
         xladoctor.diagnose(smoke="")
+    with pytest.raises(ValueError, match="^unknown option smokes; valid: python, smoke, only, skip, timeout, strict$"):
+        xladoctor.diagnose(smokes=False)
 
 
 def test_diagnose_runs_the_static_checks_of_this_interpreter() -> None:
@@ -194,13 +215,19 @@ def test_import_xladoctor_stays_light() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('xladoctor', 'rich', 'typer', 'packaging')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out == "['xladoctor']\n"
+    assert out == "['xladoctor', 'xladoctor.options']\n"
 
 
-def test_the_notebook_default_timeout_is_the_clis() -> None:
+def test_the_notebook_options_are_the_clis() -> None:
+    """diagnose(), the magic and `check` take the options declared once in xladoctor.options."""
     import inspect
 
-    import xladoctor
-    from xladoctor.proc import DEFAULT_TIMEOUT_S
+    from xladoctor.cli.check import check
+    from xladoctor.options import OPTIONS
 
-    assert inspect.signature(xladoctor.diagnose).parameters["timeout"].default == DEFAULT_TIMEOUT_S
+    api = inspect.signature(xladoctor.diagnose).parameters
+    assert [n for n in api if n != "progress"] == [o.name for o in OPTIONS]
+    assert {n: p.default for n, p in api.items() if n != "progress"} == {o.name: o.default for o in OPTIONS}
+    cli = inspect.signature(check).parameters
+    assert cli["timeout"].default == DEFAULT_TIMEOUT_S
+    assert {"python", "smoke", "no_smoke", "only", "skip", "timeout", "strict"} <= set(cli)

@@ -8,7 +8,7 @@ import pytest
 from conftest import FACTS_DIR, load_json
 
 from xladoctor.facts import Facts, facts_from_json
-from xladoctor.platform import Platform, detect_platform
+from xladoctor.facts.platform import Platform, detect_platform
 
 
 def _facts(case: str, env: dict[str, str] | None = None, devices: list[str] | None = None) -> Facts:

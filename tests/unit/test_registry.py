@@ -1,36 +1,63 @@
-"""The registry: skips with reasons, turns a raising or mutating check into an `error`, goes on."""
+"""The registry: inputs by parameter name, skips with one wording, errors that never end a run, no lost module."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import pytest
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.diagnosis import exit_code, run_diagnosis, select_checks
+from xladoctor.diagnosis.inputs import INPUTS
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.registry import all_checks, area, make_check, run_check
+from xladoctor.diagnosis.report import exit_code
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.exitcodes import ExitCode
-from xladoctor.facts import Facts, facts_from_json
-from xladoctor.findings import Outcome, Status
-from xladoctor.matrix import Matrix
-from xladoctor.registry import Check, all_checks, check, installed, run_check
+from xladoctor.facts import Distribution, Facts, facts_from_json
+from xladoctor.facts.prerequisites import env_set
+from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.matrix import load_matrix
+
+CHECKS_DIR = Path(__file__).resolve().parents[2] / "checks"
 
 
 def _facts(case: str = "real-torch29-xla29") -> Facts:
     return facts_from_json(load_json(FACTS_DIR / f"{case}.json"))
 
 
-def _raises(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
+def _raises(facts: Facts) -> Iterator[Outcome]:
     raise KeyError("boom")
     yield  # pragma: no cover
 
 
-def _mutates(facts: Facts, matrix: Matrix) -> Iterator[Outcome]:
-    facts.env["PJRT_DEVICE"] = "TPU"  # type: ignore[index]
+def _mutates(env: Mapping[str, str]) -> Iterator[Outcome]:
+    env["PJRT_DEVICE"] = "TPU"  # type: ignore[index]
     yield Outcome(Status.OK, "changed the facts")
 
 
+def _needs_jax(jax: Distribution) -> Iterator[Outcome]:
+    yield Outcome(Status.OK, f"jax {jax.version}")
+
+
+def _maybe_jax(jax: Distribution | None) -> Iterator[Outcome]:
+    yield Outcome(Status.OK, "no jax" if jax is None else "jax")
+
+
+def _skips(torch: Distribution) -> Iterator[Outcome]:
+    raise Skip("torch 2.9 is not in the table", {"torch": torch.version})
+    yield  # pragma: no cover
+
+
+def _run(function: object, requires: tuple = (), case: str = "real-torch29-xla29"):  # type: ignore[type-arg]
+    item = make_check("under-test", "test", "Under test", function, requires)  # type: ignore[arg-type]
+    return run_check(item, _facts(case), load_matrix())
+
+
 def test_a_raising_check_becomes_an_error_finding_and_the_run_goes_on() -> None:
-    broken = Check("always-raises", "test", "Always raises", (), _raises)
+    broken = make_check("always-raises", "test", "Always raises", _raises)
     report = run_diagnosis(_facts(), [broken, *select_checks(only=["torch-xla"])])
     first, second = report.findings
     assert (first.id, first.status, first.title) == (
@@ -44,27 +71,96 @@ def test_a_raising_check_becomes_an_error_finding_and_the_run_goes_on() -> None:
 
 
 def test_a_check_that_mutates_facts_is_caught() -> None:
-    [finding] = run_check(Check("mutates", "test", "Mutates", (), _mutates), _facts(), None)  # type: ignore[arg-type]
+    [finding] = _run(_mutates)
     assert finding.status is Status.ERROR
     assert (
         finding.title
-        == "check 'mutates' could not decide: TypeError: 'mappingproxy' object does not support item assignment"
+        == "check 'under-test' could not decide: TypeError: 'mappingproxy' object does not support item assignment"
     )
 
 
-def test_unmet_prerequisite_skips_with_reason() -> None:
-    item = Check("needs-jax", "test", "Needs jax", (installed("jax"),), _raises)
-    [finding] = run_check(item, _facts(), None)  # type: ignore[arg-type]
-    assert (finding.status, finding.detail) == (Status.SKIP, "Skipped because jax is not installed.")
+def test_an_input_that_is_absent_skips_with_its_reason() -> None:
+    [finding] = _run(_needs_jax)
+    assert (finding.status, finding.title, finding.detail) == (
+        Status.SKIP,
+        "Under test: skipped",
+        "Skipped because jax is not installed.",
+    )
+    assert finding.evidence == {"prerequisite": "installed:jax"}
+
+
+def test_an_optional_input_is_handed_over_as_none() -> None:
+    [finding] = _run(_maybe_jax)
+    assert (finding.status, finding.title) == (Status.OK, "no jax")
+
+
+def test_a_declared_prerequisite_skips_after_the_inputs() -> None:
+    [finding] = _run(_needs_jax, (env_set("NOT_SET_ANYWHERE"),), case="jax-jaxlib-mismatch-conda")
+    assert finding.detail == "Skipped because NOT_SET_ANYWHERE is not set."
+
+
+def test_skip_raised_in_a_check_reads_like_a_prerequisite() -> None:
+    [finding] = _run(_skips)
+    assert (finding.status, finding.title, finding.detail) == (
+        Status.SKIP,
+        "Under test: skipped",
+        "Skipped because torch 2.9 is not in the table.",
+    )
+    assert finding.evidence == {"torch": "2.9.0"}
+
+
+def test_an_unknown_input_fails_when_the_check_registers() -> None:
+    def misspelt(tourch: Distribution) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, "never")
+
+    with pytest.raises(TypeError, match="parameter 'tourch' is not an input; inputs are "):
+        make_check("misspelt", "test", "Misspelt", misspelt)
 
 
 def test_ids_are_kebab_case_and_unique() -> None:
     with pytest.raises(ValueError):
-        check("Not_Kebab", area="test", title="x")
+        area("test")("Not_Kebab", "x")(_raises)
     with pytest.raises(ValueError, match="duplicate"):
-        check("torch-xla-torch-mismatch", area="torch-xla", title="x")(_raises)
+        area("torch-xla")("torch-xla-torch-mismatch", "x")(_raises)
     ids = [c.id for c in all_checks()]
     assert len(ids) == len(set(ids))
+
+
+def _silent_modules(directory: Path, package: str) -> set[str]:
+    """Modules of a checks directory that register no check (helpers belong in `_name.py`)."""
+    registered = {c.module for c in all_checks()}
+    names = {m.name for m in pkgutil.iter_modules([str(directory)]) if not m.name.startswith("_")}
+    for name in names:
+        importlib.import_module(f"{package}.{name}")
+    registered = {c.module for c in all_checks()}
+    return {n for n in names if f"{package}.{n}" not in registered}
+
+
+def test_every_check_module_registers_checks_of_one_area() -> None:
+    """A module in checks/ that registers nothing would silently never run."""
+    assert _silent_modules(CHECKS_DIR, "xladoctor.checks") == set()
+    areas: dict[str, set[str]] = {}
+    for item in all_checks():
+        areas.setdefault(item.module, set()).add(item.area)
+    assert all(len(found) == 1 for found in areas.values()), areas
+
+
+def test_a_module_without_checks_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "fakechecks"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "forgotten.py").write_text("VALUE = 1\n")
+    (package / "_helpers.py").write_text("VALUE = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _silent_modules(package, "fakechecks") == {"forgotten"}
+
+
+def test_every_input_reads_any_fixture_without_error() -> None:
+    for case in ("real-bare", "target-broken", "gpu-h100-healthy"):
+        facts = _facts(case)
+        for name, source in INPUTS.items():
+            if name != "matrix":
+                source.read(facts)
 
 
 def test_only_and_skip_select_by_id_or_area() -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 from conftest import FACTS_DIR, load_json
 
 from xladoctor.facts import facts_from_json
-from xladoctor.findings import Finding, Fix, Status
-from xladoctor.remedy import build_plan, detect_installer, render_fix
+from xladoctor.facts.installer import detect_installer
+from xladoctor.findings import Finding, Status
+from xladoctor.remedy.fix import Fix, install, reinstall_exactly, uninstall
+from xladoctor.remedy.plan import build_plan
+from xladoctor.remedy.render import render_fix
 
 
 def _facts(case: str):
@@ -22,12 +25,12 @@ def test_installer_is_detected_from_the_environment() -> None:
 
 
 def test_fix_renders_for_each_installer() -> None:
-    fix = Fix(uninstall=("triton",), install=(("torch", "==2.9.0"), ("torch_xla[tpu]", "==2.9.0")))
+    fix = uninstall("triton") + install(("torch", "==2.9.0"), ("torch_xla[tpu]", "==2.9.0"))
     assert render_fix(fix, _facts("uv-venv-torch-xla-mismatch")) == (
         "uv pip uninstall --python /opt/venv/bin/python triton",
         "uv pip install --python /opt/venv/bin/python torch==2.9.0 'torch_xla[tpu]==2.9.0'",
     )
-    assert render_fix(Fix(install=(("torch", "==2.9.0"),)), _facts("jax-jaxlib-mismatch-conda")) == (
+    assert render_fix(install(("torch", "==2.9.0")), _facts("jax-jaxlib-mismatch-conda")) == (
         "conda install -y -p /opt/conda/envs/ml -c conda-forge pytorch==2.9.0",
     )
 
@@ -40,9 +43,9 @@ def test_plan_merges_pins_into_one_command_and_intersects_ranges() -> None:
     facts = _facts("real-torch29-xla29")
     plan = build_plan(
         [
-            _finding("a", Status.FAIL, Fix(install=(("torch", "==2.9.0"),))),
-            _finding("b", Status.FAIL, Fix(install=(("numpy", ">=1.26"), ("torch_xla", "==2.9.0")))),
-            _finding("c", Status.WARN, Fix(install=(("numpy", "<2.1"),))),
+            _finding("a", Status.FAIL, install(("torch", "==2.9.0"))),
+            _finding("b", Status.FAIL, install(("numpy", ">=1.26"), ("torch_xla", "==2.9.0"))),
+            _finding("c", Status.WARN, install(("numpy", "<2.1"))),
         ],
         facts,
     )
@@ -54,8 +57,8 @@ def test_plan_merges_pins_into_one_command_and_intersects_ranges() -> None:
 def test_plan_keeps_the_more_severe_pin_and_says_so() -> None:
     plan = build_plan(
         [
-            _finding("warned", Status.WARN, Fix(install=(("triton", "==3.4.0"),))),
-            _finding("failed", Status.FAIL, Fix(install=(("triton", "==3.5.0"),))),
+            _finding("warned", Status.WARN, install(("triton", "==3.4.0"))),
+            _finding("failed", Status.FAIL, install(("triton", "==3.5.0"))),
         ],
         _facts("real-torch29-xla29"),
     )
@@ -69,14 +72,56 @@ def test_plan_keeps_the_more_severe_pin_and_says_so() -> None:
 def test_uninstall_comes_before_install_and_ok_findings_add_nothing() -> None:
     plan = build_plan(
         [
-            _finding(
-                "x", Status.FAIL, Fix(uninstall=("tensorflow", "tensorflow-cpu"), install=(("tensorflow", "==2.18.0"),))
-            ),
-            _finding("y", Status.OK, Fix(install=(("numpy", "==1.0"),))),
+            _finding("x", Status.FAIL, uninstall("tensorflow", "tensorflow-cpu") + install(("tensorflow", "==2.18.0"))),
+            _finding("y", Status.OK, install(("numpy", "==1.0"))),
         ],
         _facts("kaggle-tensorflow-and-tensorflow-cpu"),
     )
     assert plan.commands == (
         "/opt/conda/bin/python -m pip uninstall -y tensorflow tensorflow-cpu",
         "/opt/conda/bin/python -m pip install tensorflow==2.18.0",
+    )
+
+
+def test_uv_gets_uv_commands_for_every_kind_of_install() -> None:
+    """A uv venv has no pip: reinstalls and other indexes are written for `uv pip` too (a reinstall names its
+    package, where uv's --reinstall would reinstall every dependency)."""
+    facts = _facts("uv-venv-torch-xla-mismatch")
+    swap = install(("torch", "==2.9.0"), index_url="https://download.pytorch.org/whl/cu128", reinstall=True)
+    assert render_fix(swap, facts) == (
+        "uv pip install --python /opt/venv/bin/python --reinstall-package torch torch==2.9.0 "
+        "--index-url https://download.pytorch.org/whl/cu128",
+    )
+    assert render_fix(reinstall_exactly(("triton", "==3.5.0")), facts) == (
+        "uv pip install --python /opt/venv/bin/python --reinstall-package triton --no-deps triton==3.5.0",
+    )
+
+
+def test_a_reinstall_and_a_pin_of_the_same_package_become_one_pin() -> None:
+    """Two findings that install torch never give two torch commands: the pins merge, or the worse one wins."""
+    facts = _facts("real-torch29-xla29")
+    python = facts.interpreter
+    swap = install(("torch", "==2.9.0"), index_url="https://download.pytorch.org/whl/cu128", reinstall=True)
+    plan = build_plan(
+        [_finding("gpu", Status.WARN, swap), _finding("xla", Status.FAIL, install(("torch", "~=2.9.0")))], facts
+    )
+    assert plan.commands == (
+        f"{python} -m pip install --force-reinstall 'torch==2.9.0,~=2.9.0' --index-url https://download.pytorch.org/whl/cu128",
+    )
+    fight = build_plan(
+        [_finding("gpu", Status.WARN, swap), _finding("xla", Status.FAIL, install(("torch", "==2.8.0")))], facts
+    )
+    assert fight.commands == (f"{python} -m pip install torch==2.8.0",)
+    assert fight.conflicts == (
+        "gpu asks for torch==2.9.0 from https://download.pytorch.org/whl/cu128, which contradicts torch==2.8.0 from a "
+        "more severe finding; the plan keeps the latter",
+    )
+
+
+def test_shell_quoting_survives_spaces_and_dollars() -> None:
+    doc = load_json(FACTS_DIR / "real-torch29-xla29.json")
+    doc["python"]["executable"] = "/home/me/my envs/$HOME/bin/python"
+    facts = facts_from_json(doc)
+    assert render_fix(install(("numpy", "<2")), facts) == (
+        "'/home/me/my envs/$HOME/bin/python' -m pip install 'numpy<2'",
     )

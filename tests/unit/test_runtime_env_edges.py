@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.diagnosis import run_diagnosis, select_checks
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Finding
 

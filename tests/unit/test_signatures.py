@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from xladoctor.explain.literals import required_literals
-from xladoctor.signatures import find_signature, load_signatures
+from xladoctor.matrix.signatures import find_signature, load_signatures
+from xladoctor.remedy.fix import Fix, Shell, UnsetEnv, install
 
 EXAMPLES: dict[str, Any] = json.loads((Path(__file__).parent.parent / "signatures" / "examples.json").read_text())[
     "examples"
@@ -51,7 +52,7 @@ def test_fix_templates_are_filled_from_the_environment() -> None:
     match = find_signature([EXAMPLES["torch-xla-undefined-symbol"]["text"]])
     assert match is not None
     fix = match.fix({"torch_xla_series": "2.9", "torch_xla_version": "2.9.0"})
-    assert fix is not None and fix.install == (("torch", "~=2.9.0"), ("torch_xla", "==2.9.0"))
+    assert fix == install(("torch", "~=2.9.0"), ("torch_xla", "==2.9.0"))
     assert "_ZN2at6native12cpu_fallback" in match.cause({})
 
 
@@ -60,7 +61,27 @@ def test_named_groups_reach_the_cause_and_fix() -> None:
     assert match is not None
     assert "--tf_xla_bogus_flag" in match.cause({})
     fix = match.fix({})
-    assert fix is not None and fix.commands == ("unset TF_XLA_FLAGS  # or remove --tf_xla_bogus_flag from it",)
+    assert fix == Fix((UnsetEnv("TF_XLA_FLAGS", "or remove --tf_xla_bogus_flag from it"),))
+
+
+def test_a_step_no_value_fills_is_left_out_of_the_fix() -> None:
+    """With torch_xla's facts but no JAX, the JAX step of a PJRT mismatch does not apply and is not offered."""
+    match = find_signature([EXAMPLES["pjrt-api-version-mismatch"]["text"]])
+    assert match is not None
+    fix = match.fix({"torch_xla_version": "2.9.0"})
+    assert fix is not None and [type(s).__name__ for s in fix.steps] == ["Install", "SetEnv"]
+    assert fix.installs[0].packages == (("torch_xla[tpu]", "==2.9.0"),)
+    assert match.unfilled({"torch_xla_version": "2.9.0"}) is True
+    assert match.fix({}) is not None and match.unfilled({"torch_xla_version": "2.9.0", "jax_version": "0.7.2"}) is False
+
+
+def test_no_signature_writes_an_installer_command_as_text() -> None:
+    """Installs are structured steps, rendered for the environment's installer; text steps only look or clean.
+    A `<placeholder>` line is an instruction to adapt, never pasted as is."""
+    for signature in load_signatures():
+        for step in signature.fix.steps:
+            if isinstance(step, Shell) and "<" not in step.text:
+                assert not re.search(r"\bpip (install|uninstall)\b|\buv pip\b", step.text), (signature.id, step.text)
 
 
 def test_every_signature_names_its_source() -> None:

@@ -1,12 +1,12 @@
-"""Command line: `xladoctor [check]`, `gate`, `explain`, `snapshot`, `compare`, `matrix`, `schema`.
+"""Command line: one module per command, named after it; each registers itself on the shared typer app.
 
-Each command lives in its own module and registers itself on the shared typer app when imported here.
+Nothing outside this package imports it: the commands are adapters over the pipeline and the stages.
 """
 
 from __future__ import annotations
 
-from xladoctor.cli import data, diagnose, fleet, logs  # noqa: F401  (importing registers the commands)
-from xladoctor.cli.app import UsageProblem, resolve_python
+# importing registers the commands, in the order --help lists them
+from xladoctor.cli import check, compare, explain, gate, matrix, schema, snapshot  # noqa: F401, I001
 from xladoctor.cli.main import main, run
 
-__all__ = ["UsageProblem", "main", "resolve_python", "run"]
+__all__ = ["main", "run"]

@@ -6,14 +6,13 @@ import sys
 
 import typer
 
-from xladoctor.cli.app import (
-    UsageProblem,
-    app,
-)
+from xladoctor.cli.app import app
+from xladoctor.errors import InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
 from xladoctor.matrix import MatrixError
 
-_COMMANDS = ("check", "snapshot", "matrix", "schema", "explain", "gate", "compare")
+# `xladoctor` and `xladoctor --json` mean `xladoctor check ...`; the order is the one --help lists.
+COMMANDS = ("check", "gate", "explain", "snapshot", "compare", "matrix", "schema")
 
 
 def _error(message: str) -> None:
@@ -23,14 +22,14 @@ def _error(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code; every failure is mapped here, in one place."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or (args[0] not in _COMMANDS and args[0] not in ("--help", "-h", "--version")):
-        args.insert(0, "check")  # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`
+    if not args or (args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version")):
+        args.insert(0, "check")
     try:
         result = app(args=args, prog_name="xladoctor", standalone_mode=False)
         return int(result) if isinstance(result, int) else int(ExitCode.OK)
     except typer.Exit as exc:
         return int(exc.exit_code)
-    except UsageProblem as exc:
+    except UsageError as exc:
         _error(str(exc))
         return int(ExitCode.USAGE)
     except typer.TyperException as exc:  # unknown option, bad value, missing argument
@@ -42,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except MatrixError as exc:
         _error(f"bundled compatibility matrix is broken (a bug in xladoctor): {exc}")
+        return int(ExitCode.INTERNAL)
+    except InternalError as exc:
+        _error(f"a bug in xladoctor: {exc}")
         return int(ExitCode.INTERNAL)
 
 

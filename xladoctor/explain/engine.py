@@ -8,8 +8,9 @@ from typing import Any, BinaryIO
 
 from xladoctor.explain.scan import ChunkReader, ScanResult, SignatureHits, scan
 from xladoctor.facts import Facts
-from xladoctor.remedy import render_fix
-from xladoctor.signature_values import template_values, unfilled
+from xladoctor.remedy.fix import PACKAGE_STEPS, Fix
+from xladoctor.remedy.render import render_fix
+from xladoctor.remedy.templates import template_values
 
 
 @dataclass(frozen=True)
@@ -60,19 +61,11 @@ def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
     signature = hit.signature
     values = template_values(facts) if facts is not None else {}
     cause = hit.first.cause(values)
-    fix = hit.first.fix(values)
-    remediation: tuple[str, ...] = ()
-    note = None
-    if fix is not None:
-        pieces = [*fix.commands, *fix.uninstall, *(n + s for n, s in fix.install)]
-        if any(unfilled(p) for p in pieces):
-            note = _NEEDS_FACTS
-        elif facts is not None:
-            remediation = render_fix(fix, facts)
-        else:
-            remediation = fix.commands
-            if fix.install or fix.uninstall:
-                note = _NEEDS_FACTS
+    fix = hit.first.fix(values) or Fix()  # the steps whose {placeholders} these facts and the line fill
+    # without facts, package steps are written for a plain `python -m pip`: the installer is unknown
+    generic = facts is None and any(isinstance(s, PACKAGE_STEPS) for s in fix.steps)
+    remediation = render_fix(fix, facts)
+    note = _NEEDS_FACTS if hit.first.unfilled(values) or generic else None
     return Explained(
         signature.id, signature.category, cause, hit.count, tuple(hit.evidence), remediation, signature.source, note
     )

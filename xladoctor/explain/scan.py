@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from xladoctor.explain.literals import required_literals
-from xladoctor.signatures import Match, Signature, load_signatures
+from xladoctor.matrix.signatures import Match, Signature, load_signatures
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xladoctor.diagnosis import Report, run_diagnosis, select_checks
+from xladoctor.diagnosis.pipeline import run_diagnosis
+from xladoctor.diagnosis.report import Report
+from xladoctor.diagnosis.selection import select_checks
 from xladoctor.exitcodes import ExitCode
-from xladoctor.findings import SEVERITY, Finding, Fix, Status
+from xladoctor.findings import SEVERITY, Finding, Status
 from xladoctor.fleet.properties import properties
 from xladoctor.fleet.skew import Comparison, Worker, compare, describe, names
 from xladoctor.fleet.workers import target_failed, worker_checks
-from xladoctor.remedy import Plan, build_plan
+from xladoctor.remedy.fix import Fix
+from xladoctor.remedy.plan import Plan, build_plan
 
 AREA = "fleet"
 

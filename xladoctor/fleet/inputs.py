@@ -7,11 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from xladoctor.errors import UsageError
 from xladoctor.facts import FactsError, load_facts
 from xladoctor.fleet.skew import Worker
 
 
-class FleetInputError(ValueError):
+class FleetInputError(UsageError):
     """A snapshot that cannot be compared, or fewer than two of them: bad input (exit 2)."""
 
 

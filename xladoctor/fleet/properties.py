@@ -8,15 +8,15 @@ host facts); workers with an unknown value are left out of that property's compa
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from xladoctor.builds import torch_cuda
 from xladoctor.facts import Distribution, Facts
-from xladoctor.findings import Fix, Status
-from xladoctor.platform import tpu_chips
-from xladoctor.stack import COMPONENTS
+from xladoctor.facts.builds import torch_cuda
+from xladoctor.facts.platform import tpu_chips
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.findings import Status
+from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
 
 
 class Unknown:
@@ -127,12 +127,12 @@ def _package_fix(component: str) -> FixFor:
     def fix(outlier: Facts, reference: Facts) -> Fix | None:
         if component == "torch" and reference.installed("torch") is not None:
             pin = _torch_pin(outlier, reference)
-            return Fix(install=(pin,)) if pin else None
+            return install(pin) if pin else None
         wanted, have = _dist(reference, component), _dist(outlier, component)
         if wanted is None:
-            return Fix(uninstall=(have.name,)) if have is not None else None
-        uninstall = (have.name,) if have is not None and have.key != wanted.key else ()
-        return Fix(install=((_install_name(wanted), f"=={wanted.version}"),), uninstall=uninstall)
+            return uninstall(have.name) if have is not None else None
+        rival = uninstall(have.name) if have is not None and have.key != wanted.key else Fix()
+        return rival + install((_install_name(wanted), f"=={wanted.version}"))
 
     return fix
 
@@ -145,7 +145,7 @@ def _torch_cuda(facts: Facts) -> Value:
 
 def _cuda_fix(outlier: Facts, reference: Facts) -> Fix | None:
     pin = _torch_pin(outlier, reference)
-    return Fix(install=(pin,)) if pin else None
+    return install(pin) if pin else None
 
 
 def _python(facts: Facts) -> Value:
@@ -185,7 +185,7 @@ def _gpu_models(facts: Facts) -> Value:
 
 
 def _tpu_chips(facts: Facts) -> Value:
-    """TPU chips the host shows, counted as everywhere else (xladoctor.platform.tpu_chips)."""
+    """TPU chips the host shows, counted as everywhere else (xladoctor.facts.platform.tpu_chips)."""
     if facts.system is None or facts.system.resources is None:
         return UNKNOWN
     return str(tpu_chips(facts))
@@ -198,7 +198,7 @@ def _env(name: str) -> Callable[[Facts], Value]:
 def _env_fix(name: str) -> FixFor:
     def fix(outlier: Facts, reference: Facts) -> Fix:
         value = reference.env.get(name)
-        return Fix(commands=(f"unset {name}" if value is None else f"export {name}={shlex.quote(value)}",))
+        return unset(name) if value is None else export(name, value)
 
     return fix
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from xladoctor.diagnosis import Report
+from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Finding, Status
 from xladoctor.fleet.skew import Worker, names
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from xladoctor.errors import UsageError
 from xladoctor.proc import CommandResult, run_command
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
@@ -22,6 +25,18 @@ class ProbeOutput:
     data: dict[str, Any] | None
     error: str | None
     result: CommandResult
+
+
+def resolve_interpreter(python: str | None) -> str:
+    """The interpreter to diagnose: `python` as a path or a name on PATH, or the one running xladoctor."""
+    if python is None:
+        return sys.executable
+    found = python if os.sep in python else shutil.which(python)
+    if not found or not os.path.exists(found):
+        raise UsageError(f"--python {python}: no such interpreter")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise UsageError(f"--python {python}: not an executable file")
+    return os.path.abspath(found)
 
 
 def probe_source(name: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xladoctor.diagnosis import Report
+from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Status
 from xladoctor.redact import redact_text
 

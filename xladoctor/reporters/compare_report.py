@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from rich.console import Console
 
 from xladoctor import __version__
-from xladoctor.diagnosis import ordered
+from xladoctor.diagnosis.report import ordered
 from xladoctor.findings import Status
 from xladoctor.fleet.compare import FleetReport
 from xladoctor.fleet.skew import MAJORITY_RULE
 from xladoctor.redact import redact
 from xladoctor.reporters.json_report import report_to_json
+from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _MARKS, _text, render_text
 
 COMPARE_SCHEMA_VERSION = 1
@@ -69,9 +69,7 @@ def render_compare_json(fleet: FleetReport, each: bool = False) -> str:
 
 def compare_schema() -> dict[str, Any]:
     """The published JSON Schema of `xladoctor compare --json` (`xladoctor schema compare`)."""
-    text = resources.files("xladoctor").joinpath("compare.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_schema("compare.schema.json")
 
 
 def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = False, each: bool = False) -> None:

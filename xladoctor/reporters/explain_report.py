@@ -11,7 +11,7 @@ from rich.markup import escape
 from xladoctor import __version__
 from xladoctor.explain.engine import Explanation
 from xladoctor.redact import redact, redact_text
-from xladoctor.reporters.json_report import bundled_schema
+from xladoctor.reporters.schemas import bundled_schema
 
 EXPLAIN_SCHEMA_VERSION = 1
 

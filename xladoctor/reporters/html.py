@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from itertools import groupby
 
-from xladoctor.diagnosis import Report, ordered
+from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
 from xladoctor.redact import redact_text
 from xladoctor.smoke.model import SmokeResult

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 from xladoctor import __version__
-from xladoctor.diagnosis import Report
+from xladoctor.diagnosis.report import Report
 from xladoctor.redact import redact
+from xladoctor.reporters.schemas import bundled_schema
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -57,12 +57,6 @@ def report_to_json(report: Report) -> dict[str, Any]:
 
 def render_json(report: Report) -> str:
     return json.dumps(report_to_json(report), indent=2) + "\n"
-
-
-def bundled_schema(filename: str) -> dict[str, Any]:
-    """A JSON Schema shipped in the package (report.schema.json, explain.schema.json)."""
-    schema: dict[str, Any] = json.loads(resources.files("xladoctor").joinpath(filename).read_text("utf-8"))
-    return schema
 
 
 def report_schema() -> dict[str, Any]:

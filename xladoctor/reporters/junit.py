@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from xladoctor.diagnosis import Report
+from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Finding, Status
 from xladoctor.redact import redact_text
 

@@ -9,7 +9,7 @@ from typing import TextIO
 
 from rich.console import Console
 
-from xladoctor.diagnosis import Report
+from xladoctor.diagnosis.report import Report
 from xladoctor.reporters import OutputFormat
 
 

@@ -9,28 +9,28 @@ from types import TracebackType
 from rich.console import Console
 from rich.status import Status as Spinner
 
+from xladoctor.diagnosis.pipeline import Observer
 from xladoctor.smoke.model import SmokeResult
 
 
-class TerminalProgress:
-    """Progress observer (see xladoctor.smoke.runner.Progress) drawing one status line on stderr."""
+class TerminalProgress(Observer):
+    """Draws one status line on stderr while smoke tests run; a context manager that always stops it."""
 
-    def __init__(self, console: Console, names: Sequence[str]) -> None:
+    def __init__(self, console: Console) -> None:
         self._console = console
-        self._total = len(names)
+        self._total = 0
         self._running: list[str] = []
         self._done = 0
         self._lock = threading.Lock()
         self._spinner: Spinner | None = None
 
     def __enter__(self) -> TerminalProgress:
-        self._spinner = self._console.status(self._text())
-        self._spinner.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._spinner is not None:
             self._spinner.stop()
+            self._spinner = None
 
     def _text(self) -> str:
         running = ", ".join(self._running) or "starting"
@@ -39,6 +39,12 @@ class TerminalProgress:
     def _update(self) -> None:
         if self._spinner is not None:
             self._spinner.update(self._text())
+
+    def smoke_planned(self, names: Sequence[str]) -> None:
+        self._total = len(names)
+        if names and self._spinner is None:
+            self._spinner = self._console.status(self._text())
+            self._spinner.start()
 
     def started(self, name: str) -> None:
         with self._lock:

@@ -7,7 +7,7 @@ from itertools import groupby
 from rich.console import Console
 from rich.markup import escape
 
-from xladoctor.diagnosis import Report, ordered
+from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
 from xladoctor.redact import redact_text
 from xladoctor.smoke.model import SmokeResult

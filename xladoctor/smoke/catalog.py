@@ -10,12 +10,12 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from xladoctor.facts.prerequisites import Prerequisite, any_installed, installed, tensorflow_installed
+from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
-from xladoctor.registry import Prerequisite, any_installed, installed, tensorflow_installed
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.tensorflow import tensorflow_autocluster, tensorflow_xla_devices
-from xladoctor.stack import COMPONENTS
 
 TORCH_XLA_METRICS = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/troubleshoot.md"
 

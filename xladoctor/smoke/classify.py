@@ -11,9 +11,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from xladoctor.findings import Fix, Status
+from xladoctor.findings import Status
+from xladoctor.matrix.signatures import find_signature
 from xladoctor.proc import CommandResult
-from xladoctor.signatures import find_signature
+from xladoctor.remedy.fix import Fix
 from xladoctor.smoke.child import ScriptRun
 from xladoctor.smoke.model import SmokeResult
 

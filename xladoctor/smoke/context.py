@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor.facts import Facts
-from xladoctor.signature_values import template_values
+from xladoctor.remedy.templates import template_values
 from xladoctor.smoke.child import ScriptRun, run_script
 from xladoctor.smoke.classify import results_from_run
 from xladoctor.smoke.model import SmokeResult

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from xladoctor.findings import Fix, Status
+from xladoctor.findings import Status
+from xladoctor.remedy.fix import Fix
 
 
 @dataclass(frozen=True)

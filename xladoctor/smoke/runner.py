@@ -10,15 +10,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
+from xladoctor.errors import UsageError
 from xladoctor.facts import Facts
+from xladoctor.facts.prerequisites import target_probed, unmet
 from xladoctor.findings import Status
-from xladoctor.registry import target_probed, unmet
 from xladoctor.smoke.catalog import SMOKE_NAMES, SMOKE_TESTS, SmokeTest
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 
 
-class SmokeSelectionError(ValueError):
+class SmokeSelectionError(UsageError):
     """--smoke named a test that does not exist."""
 
 

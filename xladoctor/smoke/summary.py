@@ -8,7 +8,7 @@ from itertools import groupby
 
 from xladoctor.facts import Facts
 from xladoctor.findings import SEVERITY, Finding, Status
-from xladoctor.remedy import render_fix
+from xladoctor.remedy.render import render_fix
 from xladoctor.smoke.model import SmokeResult
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from xladoctor.findings import Fix, Status
-from xladoctor.flags import flag_name, named, set_command, tokens_without
+from xladoctor.facts.flags import flag_name, named, tokens_without
+from xladoctor.findings import Status
+from xladoctor.remedy.fix import set_or_unset
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 
@@ -129,7 +130,7 @@ def _why_no_cluster(
             device,
             seconds,
             cause=f"TF_XLA_FLAGS={user!r} asks for autoclustering, but {proof}",
-            fix=Fix(commands=(set_command("TF_XLA_FLAGS", retry_flags),)),
+            fix=set_or_unset("TF_XLA_FLAGS", retry_flags),
             refs=(TF_XLA_AUTOCLUSTERING, TF_JIT_FLAGS),
         )
     return SmokeResult(
@@ -180,7 +181,7 @@ def tensorflow_xla_devices(ctx: SmokeContext) -> list[SmokeResult]:
                 cause=f"TF_XLA_FLAGS sets --tf_xla_enable_xla_devices: {why}. Only code that places ops on "
                 "/device:XLA_CPU:0 needs it; jit_compile=True and autoclustering work without it",
                 metrics=metrics,
-                fix=Fix(commands=(set_command("TF_XLA_FLAGS", _without(user, ["tf_xla_enable_xla_devices"])),)),
+                fix=set_or_unset("TF_XLA_FLAGS", _without(user, ["tf_xla_enable_xla_devices"])),
                 refs=(TF_RELEASE_2_4,),
             )
         ]

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from xladoctor.facts import Distribution, Facts
-from xladoctor.matrix import series_of
-from xladoctor.stack import COMPONENTS
+from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.facts.versions import series_of
 
 _CUDA_RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime(-cu\d+)?$")
 

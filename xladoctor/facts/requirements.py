@@ -9,12 +9,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.facts import Distribution, Facts
-
-
-def base_version(version: str) -> str:
-    """'2.13.0+cpu' -> '2.13.0': the public release, without the local build label."""
-    return Version(version).public
+from xladoctor.facts.model import Distribution, Facts
 
 
 def applicable_requirements(dist: Distribution, facts: Facts, extras: Iterable[str] = ()) -> list[Requirement]:

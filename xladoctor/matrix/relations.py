@@ -17,20 +17,17 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from xladoctor.errors import InternalError
+from xladoctor.facts.versions import series_of
+
 _SERIES = re.compile(r"^\d+\.\d+$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _RELATION = re.compile(r"^[a-z0-9_]+(-[a-z0-9_]+)+$")
 KINDS = ("version", "series", "python-list", "name", "name-list", "specifier", "text")
 
 
-class MatrixError(RuntimeError):
+class MatrixError(InternalError):
     """A bundled matrix file is malformed: a bug in xladoctor, not in the user's input."""
-
-
-def series_of(version: str) -> str:
-    """'2.9.0+cu128' -> '2.9': the release series that pairing rules speak of."""
-    release = Version(version).release
-    return f"{release[0]}.{release[1] if len(release) > 1 else 0}"
 
 
 def _check_value(kind: str, value: Any) -> str | None:

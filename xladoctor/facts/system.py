@@ -44,6 +44,11 @@ class Tool:
     error: str | None = None
 
 
+def find_tool(tools: tuple[Tool, ...], name: str) -> Tool | None:
+    """The tool PATH found under this name, if any."""
+    return next((t for t in tools if t.name == name and t.path), None)
+
+
 @dataclass(frozen=True)
 class CudaToolkit:
     path: str
@@ -91,7 +96,7 @@ class SystemFacts:
     env_paths: Mapping[str, Any] = field(default_factory=dict)  # variable -> whether the path it names exists
 
     def tool(self, name: str) -> Tool | None:
-        return next((t for t in self.tools if t.name == name and t.path), None)
+        return find_tool(self.tools, name)
 
     @property
     def gpus(self) -> tuple[Gpu, ...]:

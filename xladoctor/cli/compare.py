@@ -8,13 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from xladoctor.cli.app import (
-    FormatOption,
-    JsonOption,
-    UsageProblem,
-    app,
-    text_or_json,
-)
+from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json
 from xladoctor.reporters import OutputFormat
 
 COMPARE_EXIT_TEXT = (
@@ -40,13 +34,10 @@ def compare(
     """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
     from xladoctor.fleet.compare import compare_fleet
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
-    from xladoctor.fleet.inputs import FleetInputError, load_workers
+    from xladoctor.fleet.inputs import load_workers
 
     chosen = text_or_json(output_format, as_json, "compare")
-    try:
-        workers = load_workers(snapshots or [])
-    except FleetInputError as exc:
-        raise UsageProblem(str(exc)) from None
+    workers = load_workers(snapshots or [])
     fleet = compare_fleet(workers)
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.compare_report import render_compare_json

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xladoctor.facts import Facts
+from xladoctor.facts.model import Facts
 
 # The menu entry that restarts the kernel. Neither Colab nor Kaggle publishes a menu reference, so the wording is
 # the one that notebooks written for each platform quote: Colab "Runtime > Restart session" (for example

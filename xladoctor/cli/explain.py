@@ -10,17 +10,17 @@ import typer
 from rich.console import Console
 
 from xladoctor.cli.app import (
+    DEFAULT_TIMEOUT,
     FormatOption,
     JsonOption,
     PythonOption,
     TimeoutOption,
-    UsageProblem,
     app,
     gather_facts,
     read_facts,
     text_or_json,
 )
-from xladoctor.proc import DEFAULT_TIMEOUT_S
+from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 
 
@@ -30,7 +30,7 @@ def _open_log(path: str) -> BinaryIO:
     try:
         return open(path, "rb")  # noqa: SIM115 - closed by the caller
     except OSError as exc:
-        raise UsageProblem(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 @app.command()
@@ -47,14 +47,14 @@ def explain(
     output_format: FormatOption = OutputFormat.TEXT,
     as_json: JsonOption = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every evidence line.")] = False,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
     from xladoctor.explain.engine import exit_status, explain_stream
 
     chosen = text_or_json(output_format, as_json, "explain")
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
-        raise UsageProblem("choose one of --python, --facts and --no-facts")
+        raise UsageError("choose one of --python, --facts and --no-facts")
     stream = _open_log(log)
     try:
         facts = (
@@ -63,7 +63,7 @@ def explain(
         try:
             explanation = explain_stream("<stdin>" if log == "-" else log, stream, facts)
         except OSError as exc:
-            raise UsageProblem(f"cannot read {log}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot read {log}: {exc.strerror or exc}") from None
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -9,38 +9,33 @@ from __future__ import annotations
 import dataclasses
 import json
 import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from xladoctor.system_facts import SystemFacts
+from xladoctor.facts.system import SystemFacts
 
 SCHEMA_VERSION = 1
 
 
-class FactsError(ValueError):
-    """A facts file that cannot be used: malformed, truncated, wrong shape or a future schema."""
-
-
-def _freeze(value: Any) -> Any:
+def freeze(value: Any) -> Any:
     """Deep-freeze JSON data so a check cannot mutate what other checks read."""
     if isinstance(value, Mapping):
-        return types.MappingProxyType({k: _freeze(v) for k, v in value.items()})
+        return types.MappingProxyType({k: freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
+        return tuple(freeze(v) for v in value)
     return value
 
 
-def _thaw(value: Any) -> Any:
+def thaw(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _thaw(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: thaw(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
+        return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_thaw(v) for v in value]
+        return [thaw(v) for v in value]
     return value
 
 
@@ -165,78 +160,8 @@ class Facts:
         return sorted(found, key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = _thaw(self)
+        data: dict[str, Any] = thaw(self)
         return data
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n"
-
-
-# --- loading ------------------------------------------------------------------------------------
-
-
-def _build(cls: Any, data: Any, where: str) -> Any:
-    """Build a dataclass from JSON, checking the types that the checks rely on."""
-    if not isinstance(data, Mapping):
-        raise FactsError(f"{where}: expected an object, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name not in data:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise FactsError(f"{where}: missing required field '{f.name}'")
-            continue
-        kwargs[f.name] = _convert(hints[f.name], data[f.name], f"{where}.{f.name}")
-    return cls(**kwargs)
-
-
-def _convert(hint: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], value, where)
-    if dataclasses.is_dataclass(hint):
-        return _build(hint, value, where)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise FactsError(f"{where}: expected a list")
-        return tuple(_convert(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin in (Mapping, dict) or hint is Mapping:
-        if not isinstance(value, dict):
-            raise FactsError(f"{where}: expected an object")
-        return _freeze(value)
-    expected: dict[Any, tuple[type, ...]] = {str: (str,), int: (int,), bool: (bool,), float: (int, float)}
-    kinds = expected.get(hint)
-    if kinds is not None and (not isinstance(value, kinds) or (hint is int and isinstance(value, bool))):
-        raise FactsError(f"{where}: expected {hint.__name__}, got {type(value).__name__}")
-    return _freeze(value)
-
-
-def facts_from_json(data: Any) -> Facts:
-    """Validate and freeze a decoded facts document."""
-    if not isinstance(data, Mapping):
-        raise FactsError("not a facts snapshot: the top level must be a JSON object")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise FactsError("not a facts snapshot: 'schema_version' is missing")
-    if version > SCHEMA_VERSION:
-        raise FactsError(
-            f"facts schema_version {version} is newer than this xladoctor understands "
-            f"({SCHEMA_VERSION}); upgrade xladoctor: python -m pip install -U xladoctor"
-        )
-    if version < 1:
-        raise FactsError(f"facts schema_version {version} is not a valid version")
-    facts: Facts = _build(Facts, data, "facts")
-    return facts
-
-
-def load_facts(text: str) -> Facts:
-    """Parse a facts file's text; every problem becomes one FactsError line."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FactsError(f"not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}") from None
-    return facts_from_json(data)

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from packaging.requirements import InvalidRequirement, Requirement
 
 from xladoctor.facts import Facts
-from xladoctor.matrix import series_of
-from xladoctor.stack import COMPONENTS
-
-_PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+from xladoctor.facts.stack import COMPONENTS
+from xladoctor.facts.versions import series_of
 
 
 def _triton_pin(facts: Facts) -> str:
@@ -40,8 +36,3 @@ def template_values(facts: Facts) -> dict[str, str]:
             values[f"{component}_version"] = dist.version.split("+", 1)[0]
             values[f"{component}_series"] = series_of(dist.version)
     return values
-
-
-def unfilled(text: str) -> bool:
-    """True when a filled template still holds a {placeholder} no fact could fill."""
-    return bool(_PLACEHOLDER.search(text))

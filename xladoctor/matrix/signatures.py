@@ -17,12 +17,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from xladoctor.findings import Fix
-from xladoctor.matrix import MatrixError
+from xladoctor.matrix.relations import MatrixError
+from xladoctor.remedy.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, UnsetEnv, step_texts
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _FIELDS = {"id", "category", "pattern", "cause", "fix", "source"}
-_FIX_FIELDS = {"install", "uninstall", "commands", "reinstall"}
+# One object per step of a fix; its kind is the one key of these it has (see compat_matrix/signatures/README.md).
+_STEP_KINDS = {"install", "uninstall", "set_env", "unset_env", "run"}
+_STEP_OPTIONS = {"index_url", "reinstall", "no_deps", "upgrade", "note"}
+_PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class Signature:
     category: str
     pattern: re.Pattern[str]
     cause: str
-    fix: Mapping[str, Any]  # a Fix with {placeholders}: install [[name, spec]], uninstall, commands, reinstall
+    fix: Fix  # its text may hold {placeholders}, filled from the environment's facts and the matched line
     source: str
 
 
@@ -54,16 +57,19 @@ class Match:
         return fill(self.signature.cause, {**context, **self.groups})
 
     def fix(self, context: Mapping[str, str]) -> Fix | None:
-        """The signature's remedy with this environment's values filled in; None when it has none."""
+        """The signature's remedy with these values filled in; None when it has none.
+
+        A step whose {placeholder} no value fills is left out: with an environment's facts that means it does not
+        apply there (a JAX step where JAX is not installed), and a command with a hole in it is never right."""
         values = {**context, **self.groups}
-        spec = self.signature.fix
-        fix = Fix(
-            install=tuple((fill(n, values), fill(s, values)) for n, s in spec.get("install", [])),
-            uninstall=tuple(fill(n, values) for n in spec.get("uninstall", [])),
-            commands=tuple(fill(c, values) for c in spec.get("commands", [])),
-            reinstall=bool(spec.get("reinstall", False)),
-        )
-        return fix if (fix.install or fix.uninstall or fix.commands) else None
+        filled = self.signature.fix.map_text(lambda text: fill(text, values))
+        kept = tuple(step for step in filled.steps if not unfilled_step(step))
+        return Fix(kept) if kept else None
+
+    def unfilled(self, context: Mapping[str, str]) -> bool:
+        """Whether some step of the remedy needs a value that `context` and the line do not give."""
+        values = {**context, **self.groups}
+        return any(unfilled_step(s) for s in self.signature.fix.map_text(lambda text: fill(text, values)).steps)
 
 
 class _Lenient(dict[str, str]):
@@ -76,6 +82,47 @@ def fill(template: str, values: Mapping[str, str]) -> str:
     return string.Formatter().vformat(template, (), _Lenient(values))
 
 
+def unfilled_step(step: Step) -> bool:
+    """True when a filled step still holds a {placeholder} no fact could fill."""
+    return any(_PLACEHOLDER.search(text) for text in step_texts(step))
+
+
+def _step(doc: Any, where: str) -> Step:
+    """One step of a signature's fix, validated."""
+    kinds = set(doc) & _STEP_KINDS if isinstance(doc, dict) else set()
+    if len(kinds) != 1 or not set(doc) <= _STEP_KINDS | _STEP_OPTIONS:
+        raise MatrixError(f"{where}: a fix step needs one of {sorted(_STEP_KINDS)} and only {sorted(_STEP_OPTIONS)}")
+    note = doc.get("note")
+    if note is not None and not isinstance(note, str):
+        raise MatrixError(f"{where}: note must be text")
+    (kind,) = kinds
+    value = doc[kind]
+    if kind == "install":
+        if not value or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in value
+        ):
+            raise MatrixError(f"{where}: install must be [name, specifier] pairs")
+        return Install(
+            tuple((n, s) for n, s in value),
+            index_url=doc.get("index_url"),
+            reinstall=bool(doc.get("reinstall")),
+            no_deps=bool(doc.get("no_deps")),
+            upgrade=bool(doc.get("upgrade")),
+            note=note,
+        )
+    if set(doc) - {kind, "note"}:
+        raise MatrixError(f"{where}: only an install step takes {sorted(_STEP_OPTIONS - {'note'})}")
+    if kind == "uninstall" and isinstance(value, list) and value and all(isinstance(n, str) for n in value):
+        return Uninstall(tuple(value), note)
+    if kind == "set_env" and isinstance(value, list) and len(value) == 2 and all(isinstance(x, str) for x in value):
+        return SetEnv(value[0], value[1], note)
+    if kind == "unset_env" and isinstance(value, str) and value:
+        return UnsetEnv(value, note)
+    if kind == "run" and isinstance(value, str) and value and note is None:
+        return Shell(value)
+    raise MatrixError(f"{where}: malformed {kind} step {value!r}")
+
+
 def _signature(doc: Any, where: str) -> Signature:
     if not isinstance(doc, dict) or set(doc) != _FIELDS:
         raise MatrixError(f"{where}: a signature needs exactly the fields {sorted(_FIELDS)}")
@@ -85,15 +132,9 @@ def _signature(doc: Any, where: str) -> Signature:
         pattern = re.compile(doc["pattern"])
     except (re.error, TypeError) as exc:
         raise MatrixError(f"{where} {doc['id']}: bad pattern: {exc}") from None
-    fix = doc["fix"]
-    if not isinstance(fix, dict) or not set(fix) <= _FIX_FIELDS:
-        raise MatrixError(f"{where} {doc['id']}: fix may only have the fields {sorted(_FIX_FIELDS)}")
-    pairs = fix.get("install", [])
-    if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs):
-        raise MatrixError(f"{where} {doc['id']}: fix.install must be [name, specifier] pairs")
-    for field in ("uninstall", "commands"):
-        if not all(isinstance(c, str) for c in fix.get(field, [])):
-            raise MatrixError(f"{where} {doc['id']}: fix.{field} must be a list of strings")
+    if not isinstance(doc["fix"], list):
+        raise MatrixError(f"{where} {doc['id']}: fix must be a list of steps")
+    fix = Fix(tuple(_step(step, f"{where} {doc['id']}") for step in doc["fix"]))
     for field in ("category", "cause", "source"):
         if not isinstance(doc[field], str) or not doc[field]:
             raise MatrixError(f"{where} {doc['id']}: {field} must be non-empty text")

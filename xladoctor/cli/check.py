@@ -1,0 +1,85 @@
+"""`xladoctor check` (the default command): diagnose an environment and print the report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from xladoctor.cli.app import FormatOption, JsonOption, app, read_facts, write_text
+from xladoctor.cli.options import diagnosis_options, request_values
+from xladoctor.diagnosis.pipeline import Observer, diagnose, make_request
+from xladoctor.diagnosis.report import exit_code
+from xladoctor.errors import UsageError
+from xladoctor.exitcodes import HELP_TEXT
+from xladoctor.facts import Facts
+from xladoctor.reporters import OutputFormat
+from xladoctor.smoke.model import SmokeResult
+
+
+class CheckObserver(Observer):
+    """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run."""
+
+    def __init__(self, save_facts: Path | None, progress: Observer | None) -> None:
+        self._save = save_facts
+        self._progress = progress or Observer()
+
+    def facts_ready(self, facts: Facts) -> None:
+        if self._save is not None:
+            write_text(self._save, facts.dumps(), "--save-facts")
+
+    def smoke_planned(self, names: Sequence[str]) -> None:
+        self._progress.smoke_planned(names)
+
+    def started(self, name: str) -> None:
+        self._progress.started(name)
+
+    def finished(self, name: str, results: Sequence[SmokeResult]) -> None:
+        self._progress.finished(name, results)
+
+
+@app.command(epilog=HELP_TEXT)
+@diagnosis_options()
+def check(
+    facts_file: Annotated[
+        Path | None,
+        typer.Option("--facts", help="Replay the diagnosis from a snapshot file (`-` for stdin) instead of probing."),
+    ] = None,
+    output_format: FormatOption = OutputFormat.TEXT,
+    as_json: JsonOption = False,
+    verbose: Annotated[
+        bool, typer.Option("-v", "--verbose", help="Show details, skipped checks and references.")
+    ] = False,
+    save_facts: Annotated[
+        Path | None, typer.Option("--save-facts", help="Also write the facts this diagnosis used (a snapshot) here.")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the report (any --format) to this file, not stdout.")
+    ] = None,
+    **options: Any,
+) -> None:
+    """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
+    from xladoctor.reporters.output import emit_report
+
+    values = request_values(options, smoke_default=True)
+    if facts_file is not None and options.get("python") is not None:  # before reading a snapshot from stdin
+        raise UsageError("--python and --facts cannot be used together: --facts replays a snapshot")
+    request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
+    chosen = OutputFormat.JSON if as_json else output_format
+    with ExitStack() as stack:
+        progress = None
+        console = Console(stderr=True)
+        if chosen is OutputFormat.TEXT and console.is_terminal:
+            from xladoctor.reporters.progress import TerminalProgress
+
+            progress = stack.enter_context(TerminalProgress(console))
+        report = diagnose(request, CheckObserver(save_facts, progress))
+    try:
+        emit_report(report, chosen, output, verbose=verbose, strict=request.strict)
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
+    raise typer.Exit(int(exit_code(report, request.strict)))

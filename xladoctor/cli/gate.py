@@ -1,0 +1,81 @@
+"""`xladoctor gate`, the container entrypoint: check the environment, then become the real command (exec).
+
+exec keeps the PID (PID 1 in a container stays the user's program), so signals reach the program directly
+and its exit status is the container's; nothing of xladoctor stays resident.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from xladoctor.cli.app import app
+from xladoctor.cli.options import diagnosis_options, request_values
+from xladoctor.diagnosis.pipeline import diagnose, make_request
+from xladoctor.diagnosis.report import exit_code
+from xladoctor.errors import UsageError
+from xladoctor.exitcodes import HELP_TEXT, ExitCode
+
+# XLADOCTOR_GATE=off (or 0, false, no, skip) starts the command without checking: the emergency switch for
+# a known-bad check blocking a production start.
+GATE_SWITCH = "XLADOCTOR_GATE"
+_OFF = {"off", "0", "false", "no", "skip"}
+REQUIRE = ("--require", "Check ids or areas that must pass (repeat or comma-separate); default all.")
+
+
+def gate_disabled(environ: Mapping[str, str]) -> bool:
+    return environ.get(GATE_SWITCH, "").strip().lower() in _OFF
+
+
+def become(command: Sequence[str]) -> None:
+    """Replace this process with `command` (searched on PATH); a command that cannot start is bad usage."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(command[0], list(command))
+    except OSError as exc:
+        raise UsageError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
+
+
+@app.command(context_settings={"allow_interspersed_args": False}, epilog=HELP_TEXT)
+@diagnosis_options(rename={"only": REQUIRE}, exclude=("skip",), smoke_default=False)
+def gate(
+    command: Annotated[
+        list[str] | None, typer.Argument(help="The command to start when the checks pass: -- CMD [ARGS...]")
+    ] = None,
+    **options: Any,
+) -> None:
+    """Container entrypoint: run the checks, then exec CMD (same PID, its signals, its exit code), or refuse.
+
+    Set XLADOCTOR_GATE=off to start CMD without checking."""
+    if not command:
+        raise UsageError("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
+    values = request_values(options, smoke_default=False)
+    if gate_disabled(os.environ):
+        print(
+            f"xladoctor gate: skipped ({GATE_SWITCH}={os.environ[GATE_SWITCH]}); starting {command[0]}", file=sys.stderr
+        )
+        become(command)
+    request = make_request(**values)
+    started = time.monotonic()
+    report = diagnose(request)
+    code = exit_code(report, request.strict)
+    if code is ExitCode.OK:
+        summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
+        elapsed = time.monotonic() - started
+        print(f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {command[0]}", file=sys.stderr)
+        become(command)
+    from xladoctor.reporters.terminal import render_text
+
+    render_text(report, Console(stderr=True, soft_wrap=True))
+    print(
+        f"xladoctor gate: refusing to start {command[0]} (exit {int(code)}); {GATE_SWITCH}=off skips the gate",
+        file=sys.stderr,
+    )
+    raise typer.Exit(int(code))

@@ -1,0 +1,40 @@
+"""`xladoctor schema`: the JSON Schema of each --format json output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from xladoctor.cli.app import app
+from xladoctor.errors import UsageError
+
+
+@app.command()
+def schema(
+    which: Annotated[
+        str,
+        typer.Argument(
+            help="`report` (xladoctor check --json), `explain` (xladoctor explain --json) or `compare` "
+            "(xladoctor compare --json)."
+        ),
+    ] = "report",
+) -> None:
+    """Print the JSON Schema of a `--format json` output."""
+    if which == "report":
+        from xladoctor.reporters.json_report import report_schema
+
+        document = report_schema()
+    elif which == "explain":
+        from xladoctor.reporters.explain_report import explain_schema
+
+        document = explain_schema()
+    elif which == "compare":
+        from xladoctor.reporters.compare_report import compare_schema
+
+        document = compare_schema()
+    else:
+        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare")
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")

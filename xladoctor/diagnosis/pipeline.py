@@ -1,0 +1,154 @@
+"""The one diagnosis pipeline: a Request in, a Report out. Every front end (check, gate, diagnose(), %xladoctor)
+is a thin adapter over `diagnose`.
+
+    request -> facts (probed, or a snapshot replayed) -> smoke tests -> checks -> findings -> fix plan -> Report
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from xladoctor.diagnosis.registry import Check, run_check
+from xladoctor.diagnosis.report import Report
+from xladoctor.diagnosis.selection import select_checks, split_names
+from xladoctor.errors import UsageError
+from xladoctor.facts.model import Facts
+from xladoctor.facts.platform import detect_platform
+from xladoctor.findings import Finding, Status
+from xladoctor.matrix import Matrix, load_matrix
+from xladoctor.options import DEFAULT_TIMEOUT_S
+from xladoctor.remedy.plan import build_plan
+from xladoctor.remedy.render import render_fix
+from xladoctor.smoke.model import SmokeResult
+from xladoctor.smoke.summary import smoke_findings, with_remediation
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to diagnose and how; made by make_request, which validates it."""
+
+    python: str | None = None  # the interpreter to probe (an absolute path); None: the one running xladoctor
+    facts: Facts | None = None  # a snapshot to replay instead of probing (then no smoke test can run)
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    smoke: bool | tuple[str, ...] = True  # True: every smoke test, False: none, or these names
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    strict: bool = False
+    kernel_python: str | None = None  # the Jupyter kernel asking, so a plan can speak in %pip cells
+
+
+class Observer:
+    """Hears how a diagnosis goes (a terminal spinner, a notebook's lines, --save-facts); all optional."""
+
+    def facts_ready(self, facts: Facts) -> None:
+        """The facts are gathered (or loaded); smoke tests and checks come next."""
+
+    def smoke_planned(self, names: Sequence[str]) -> None:
+        """These smoke tests will be run."""
+
+    def started(self, name: str) -> None:
+        """A smoke test started."""
+
+    def finished(self, name: str, results: Sequence[SmokeResult]) -> None:
+        """A smoke test ended with these results."""
+
+
+def _smoke_value(smoke: bool | str | Sequence[str]) -> bool | tuple[str, ...]:
+    if isinstance(smoke, bool):
+        return smoke
+    names = split_names(smoke)
+    if not names:
+        raise UsageError("--smoke: name at least one smoke test, or use --no-smoke for none")
+    return tuple(names)
+
+
+def make_request(
+    python: str | None = None,
+    smoke: bool | str | Sequence[str] = True,
+    only: str | Sequence[str] | None = None,
+    skip: str | Sequence[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    strict: bool = False,
+    facts: Facts | None = None,
+    kernel_python: str | None = None,
+) -> Request:
+    """Validate the options of xladoctor.options.OPTIONS (and a snapshot to replay) into a Request.
+
+    Raises UsageError with the one line every front end shows."""
+    from xladoctor.probes.target import resolve_interpreter
+    from xladoctor.smoke.runner import select_smoke
+
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise UsageError(f"--timeout {timeout!r}: must be a positive number of seconds")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"--timeout {timeout:g}: must be a positive number of seconds")
+    chosen = _smoke_value(smoke)
+    if facts is not None and python is not None:
+        raise UsageError("--python and --facts cannot be used together: --facts replays a snapshot")
+    if facts is not None and isinstance(chosen, tuple):
+        raise UsageError("--smoke needs a live environment; --facts replays a snapshot, where nothing can run")
+    only_names, skip_names = tuple(split_names(only)), tuple(split_names(skip))
+    select_checks(only_names, skip_names)  # unknown names fail here, before anything runs
+    if isinstance(chosen, tuple):
+        select_smoke(chosen)
+    return Request(
+        python=None if facts is not None else resolve_interpreter(python),
+        facts=facts,
+        only=only_names,
+        skip=skip_names,
+        smoke=False if facts is not None else chosen,
+        timeout_s=float(timeout),
+        strict=strict,
+        kernel_python=kernel_python,
+    )
+
+
+def diagnose(request: Request, observer: Observer | None = None) -> Report:
+    """Gather (or replay) the facts, run the smoke tests, run the checks, and merge the fix plan."""
+    from xladoctor.smoke.runner import run_smoke, select_smoke
+
+    listener = observer or Observer()
+    checks = select_checks(request.only, request.skip)
+    facts = request.facts
+    if facts is None:
+        from xladoctor.probes.collect import collect_facts  # probing is only for live diagnoses
+
+        facts = collect_facts(request.python or sys.executable, timeout_s=request.timeout_s)
+    listener.facts_ready(facts)
+    results: tuple[SmokeResult, ...] = ()
+    if request.smoke is not False and request.facts is None:
+        tests = select_smoke(() if request.smoke is True else request.smoke)
+        listener.smoke_planned([t.name for t in tests])
+        results = run_smoke(facts, tests, request.timeout_s, listener)
+    # the plan speaks in %pip only when the kernel asking is the diagnosed interpreter
+    kernel = request.kernel_python if request.kernel_python == request.python else None
+    own = facts.python.executable if facts.python is not None and kernel else None
+    return run_diagnosis(facts, checks, smoke=results, kernel_python=own)
+
+
+def run_diagnosis(
+    facts: Facts,
+    checks: Iterable[Check],
+    matrix: Matrix | None = None,
+    smoke: Iterable[SmokeResult] = (),
+    kernel_python: str | None = None,
+) -> Report:
+    """Run checks in registration order, attach each finding's commands, and add the smoke tests' verdicts.
+
+    `kernel_python` is the interpreter of the Jupyter kernel asking (the notebook API), so the plan can speak
+    in notebook cells when that kernel is the diagnosed environment."""
+    table = matrix if matrix is not None else load_matrix()
+    findings: list[Finding] = []
+    for item in checks:
+        for finding in run_check(item, facts, table):
+            if finding.fix is not None and finding.status in (Status.FAIL, Status.WARN):
+                finding = dataclasses.replace(finding, remediation=render_fix(finding.fix, facts))
+            findings.append(finding)
+    smoke_results = with_remediation(smoke, facts)
+    findings.extend(smoke_findings(smoke_results))
+    plan = build_plan(findings, facts, detect_platform(facts, kernel_python), table)
+    return Report(facts, tuple(findings), plan, smoke_results)

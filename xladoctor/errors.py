@@ -1,0 +1,17 @@
+"""The two kinds of error xladoctor itself raises, and what every front end makes of them.
+
+UsageError: bad usage or bad input (an unknown option value, a malformed snapshot, a missing file). The CLI
+prints it as one `xladoctor: error:` line and exits 2, the magic prints one line, the Python API lets it
+through: it is a ValueError. Every more specific bad-input error subclasses it, so a front end catches one
+class. InternalError: xladoctor's own bug (its bundled data is broken); exit 3.
+"""
+
+from __future__ import annotations
+
+
+class UsageError(ValueError):
+    """Bad usage or bad input: one line for a person, exit code 2."""
+
+
+class InternalError(RuntimeError):
+    """A bug in xladoctor, not in the user's environment or input: exit code 3."""

@@ -1,0 +1,99 @@
+"""Fix plans for where they are pasted: torch kept paired with torch_xla on TPUs, no driver installs on Colab/Kaggle.
+
+A TPU image (a Cloud TPU VM, Colab's or Kaggle's TPU runtime) ships torch and torch_xla of one release series:
+torch_xla X.Y only imports beside torch X.Y (compat_matrix/torch-torch_xla.json, with its sources). A command that
+moves torch alone there breaks `import torch_xla` (`undefined symbol` from _XLAC), so every plan that installs torch
+on a TPU with torch_xla installed also pins the matching torch_xla in the same command, or refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, MutableMapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from xladoctor.facts.model import Facts
+from xladoctor.facts.platform import Platform
+from xladoctor.facts.versions import series_of
+from xladoctor.matrix import Matrix
+from xladoctor.remedy.fix import Step, SystemInstall
+from xladoctor.remedy.render import Target, render_step
+
+if TYPE_CHECKING:
+    from xladoctor.remedy.plan import Pin
+
+Pins = MutableMapping[str, "Pin"]  # package key -> the pin the plan merged
+
+
+def guarded(platform: Platform, facts: Facts) -> bool:
+    """Whether torch must move together with torch_xla: a TPU with torch_xla installed."""
+    return platform.accelerator == "tpu" and facts.installed("torch_xla") is not None
+
+
+def _allows(spec: str, torch: str) -> bool:
+    """Whether `spec` admits some torch of `torch`'s release series (an exact pin: the same X.Y)."""
+    try:
+        specifiers = SpecifierSet(spec)
+        exact = [s.version for s in specifiers if s.operator in ("==", "===") and "*" not in s.version]
+        if exact:
+            return all(series_of(v) == series_of(torch) for v in exact)
+        return specifiers.contains(Version(torch), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+
+
+def _rows(facts: Facts, matrix: Matrix) -> list[Mapping[str, Any]]:
+    """torch_xla releases to pair with, the installed one's series first, then newest first."""
+    rel = matrix.get("torch-torch_xla")
+    xla = facts.installed("torch_xla")
+    own = rel.rows_where("torch_xla", xla.version) if xla else []
+    rest = sorted(rel.rows, key=lambda r: Version(str(r["torch_xla"])), reverse=True)
+    return [*own, *(r for r in rest if r not in own)]
+
+
+def pair_torch_xla(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
+    """Add the torch_xla that matches a torch pin (narrowing torch to its series), or drop torch and say why."""
+    if "torch" not in group or "torch-xla" in group:
+        return None
+    torch_pin = group["torch"]
+    spec = torch_pin.spec
+    xla = facts.installed("torch_xla")
+    xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
+    for row in _rows(facts, matrix):
+        torch = str(row["torch"])
+        if _allows(spec, torch):
+            same = xla is not None and series_of(xla.version) == series_of(str(row["torch_xla"]))
+            if not any(s.operator in ("==", "===") for s in SpecifierSet(spec)):
+                group["torch"] = replace(
+                    torch_pin, spec=str(SpecifierSet(spec) & SpecifierSet(f"=={series_of(torch)}.*"))
+                )
+            # the same install step as torch (its index and flags), so both move in one command
+            group["torch-xla"] = replace(
+                group["torch"], name=xla_name, spec=f"=={xla.version if same and xla else row['torch_xla']}"
+            )
+            return None
+    del group["torch"]
+    installed = f"torch_xla {xla.version}" if xla else "torch_xla"
+    return (
+        f"refused: torch{spec} on this TPU runtime, because no torch_xla release is built for that torch and "
+        f"{installed} only imports beside the torch it was built for; the plan leaves torch as it is"
+    )
+
+
+def hosted_steps(steps: Iterable[Step], platform: Platform, target: Target) -> tuple[list[Step], list[str]]:
+    """On Colab or Kaggle, drop what a notebook cannot do: install an NVIDIA driver and reboot the machine."""
+    kept: list[Step] = []
+    refused: list[str] = []
+    for step in steps:
+        if platform.hosted and isinstance(step, SystemInstall) and step.driver:
+            refused.append(
+                f"not for {platform.label}: `{render_step(step, target)}`; the NVIDIA driver belongs to the hosted "
+                "runtime and a notebook can neither replace it nor reboot; keep to framework builds for the CUDA "
+                "this driver runs"
+            )
+            continue
+        kept.append(step)
+    return kept, refused

@@ -1,0 +1,131 @@
+"""Write structured fixes as shell commands for the environment's installer: pip, `uv pip` or conda.
+
+Every command is quoted for a POSIX shell (shlex.quote) so that paths with spaces or `$` paste safely.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+
+from packaging.utils import canonicalize_name
+
+from xladoctor.facts.installer import Installer, detect_installer
+from xladoctor.facts.model import Facts
+from xladoctor.remedy.fix import (
+    Fix,
+    Install,
+    PrependPath,
+    RemovePath,
+    SetEnv,
+    Shell,
+    Step,
+    SystemInstall,
+    Uninstall,
+    UnsetEnv,
+)
+
+# conda-forge names of the distributions whose PyPI name differs (conda-forge feedstocks
+# https://github.com/conda-forge/pytorch-cpu-feedstock builds the `pytorch` package).
+CONDA_NAMES = {"torch": "pytorch"}
+# PyTorch's local build labels live on its own index (pytorch.org/get-started/locally), not on PyPI.
+PYTORCH_INDEX = "https://download.pytorch.org/whl/"
+_PYTORCH_LABEL = re.compile(r"==[^+,]+\+(cpu|cu\d+|rocm[\d.]+|xpu)$")
+_SYSTEM_INSTALL = {"apt": "sudo apt-get install -y", "dnf": "sudo dnf install -y"}
+
+
+def package_key(name: str) -> str:
+    """'torch_xla[tpu]' -> 'torch-xla': extras do not make a different distribution."""
+    return str(canonicalize_name(name.split("[", 1)[0]))
+
+
+def _quote(items: Iterable[str]) -> str:
+    return " ".join(shlex.quote(i) for i in items)
+
+
+def _label_indexes(packages: Iterable[tuple[str, str]]) -> str:
+    """--extra-index-url for pins of PyTorch's local builds (torch==2.9.0+cpu lives on its CPU index)."""
+    labels = sorted({m.group(1) for _, spec in packages if (m := _PYTORCH_LABEL.search(spec))})
+    return "".join(f" --extra-index-url {PYTORCH_INDEX}{label}" for label in labels)
+
+
+def _wheel_only(step: Install) -> bool:
+    """Whether conda cannot install this step: a wheel index, extras, or NVIDIA's CUDA wheels (PyPI names that
+    conda-forge packages differently), so pip of the conda environment installs it, as conda's docs allow."""
+    return bool(step.index_url) or any("[" in n or package_key(n).startswith("nvidia-") for n, _ in step.packages)
+
+
+def _with_note(command: str, note: str | None) -> str:
+    return f"{command}  # {note}" if note else command
+
+
+class Target:
+    """The interpreter a fix is for, and who installs into it."""
+
+    def __init__(self, facts: Facts | None) -> None:
+        self.installer: Installer = detect_installer(facts) if facts is not None else Installer("pip", "no facts")
+        self.python = facts.interpreter if facts is not None else "python"
+        self.prefix = facts.python.prefix if facts is not None and facts.python is not None else ""
+
+    def pip(self) -> str:
+        """How this interpreter's pip is started: `PY -m pip`, or `uv pip ... --python PY` in a uv venv."""
+        return f"{shlex.quote(self.python)} -m pip"
+
+
+def _uninstall(step: Uninstall, target: Target) -> str:
+    kind = target.installer.kind
+    if kind == "uv":
+        return f"uv pip uninstall --python {shlex.quote(target.python)} {_quote(step.packages)}"
+    if kind == "conda":
+        names = [CONDA_NAMES.get(n, n) for n in step.packages]
+        return f"conda remove -y -p {shlex.quote(target.prefix)} --force {_quote(names)}"
+    return f"{target.pip()} uninstall -y {_quote(step.packages)}"
+
+
+def _install(step: Install, target: Target) -> str:
+    kind = target.installer.kind
+    pins = [name + spec for name, spec in step.packages]
+    index = f" --index-url {step.index_url}" if step.index_url else ""
+    extra = _label_indexes(step.packages)
+    if kind == "conda" and not _wheel_only(step):
+        conda_pins = [CONDA_NAMES.get(package_key(n), n.split("[", 1)[0]) + s for n, s in step.packages]
+        flag = " --force-reinstall" if step.reinstall else ""
+        return f"conda install -y -p {shlex.quote(target.prefix)} -c conda-forge{flag} {_quote(conda_pins)}"
+    if kind == "uv":
+        flags = " --upgrade" if step.upgrade else ""
+        # --reinstall-package names what to reinstall; uv's --reinstall would reinstall every dependency too
+        flags += "".join(
+            f" --reinstall-package {shlex.quote(package_key(n))}" for n, _ in step.packages if step.reinstall
+        )
+        flags += " --no-deps" if step.no_deps else ""
+        return f"uv pip install --python {shlex.quote(target.python)}{flags}{extra} {_quote(pins)}{index}"
+    flags = (" -U" if step.upgrade else "") + (" --force-reinstall" if step.reinstall else "")
+    flags += " --no-deps" if step.no_deps else ""
+    return f"{target.pip()} install{flags}{extra} {_quote(pins)}{index}"
+
+
+def render_step(step: Step, target: Target) -> str:
+    """One step as one shell command line."""
+    if isinstance(step, Install):
+        return _with_note(_install(step, target), step.note)
+    if isinstance(step, Uninstall):
+        return _with_note(_uninstall(step, target), step.note)
+    if isinstance(step, SetEnv):
+        return _with_note(f"export {step.name}={shlex.quote(step.value)}", step.note)
+    if isinstance(step, UnsetEnv):
+        return _with_note(f"unset {step.name}", step.note)
+    if isinstance(step, PrependPath):
+        return _with_note(f"export {step.name}={shlex.quote(step.directory)}:${step.name}", step.note)
+    if isinstance(step, SystemInstall):
+        return _with_note(f"{_SYSTEM_INSTALL[step.manager]} {_quote(step.packages)}", step.note)
+    if isinstance(step, RemovePath):
+        return _with_note(f"rm -rf {shlex.quote(step.path)}", step.note)
+    assert isinstance(step, Shell)
+    return step.text
+
+
+def render_fix(fix: Fix, facts: Facts | None) -> tuple[str, ...]:
+    """Shell commands for one fix, in order, for the installer `facts` shows (pip with `python` without facts)."""
+    target = Target(facts)
+    return tuple(render_step(step, target) for step in fix.steps)
