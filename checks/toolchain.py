@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -13,7 +14,7 @@ from xladoctor.facts.prerequisites import any_installed
 from xladoctor.facts.system import CudaToolkit, Tool, find_tool
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, export, prepend_path, system_install, unset
+from xladoctor.remedy.fix import Fix, export, install, prepend_path, system_install, unset
 
 check = area("toolchain")
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
@@ -175,4 +176,63 @@ def cuda_home_mismatch(
         Status.OK,
         f"{home_var} is CUDA {toolkit.version or 'unknown'}" + (f", as is nvcc {version}" if version else ""),
         evidence=evidence,
+    )
+
+
+NINJA_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/utils/cpp_extension.py"
+# PR 117693 (torch 2.3) moved Inductor's cpp_wrapper off cpp_extension.load_inline, which needed ninja.
+CPP_WRAPPER_PR = "https://github.com/pytorch/pytorch/pull/117693"
+
+
+@check("ninja-missing", "ninja for torch's C++/CUDA extension builds", requires=(any_installed("torch", "ninja"),))
+def ninja_missing(
+    python: PythonFacts, tools: tuple[Tool, ...], env: Mapping[str, str], ninja: Distribution | None
+) -> Iterator[Outcome]:
+    """torch.utils.cpp_extension runs `ninja --version` from PATH: a ninja installed in the environment but not on
+    PATH (a venv used without activating it) fails exactly like no ninja at all."""
+    found = find_tool(tools, "ninja")
+    installed = ninja.executables.get("ninja") if ninja is not None else None
+    evidence: dict[str, Any] = {
+        "on_path": found.path if found else None,
+        "version": found.version if found else None,
+        "distribution": f"{ninja.name} {ninja.version}" if ninja else None,
+        "installed_at": installed,
+        "PATH": env.get("PATH"),
+    }
+    why = (
+        "torch.utils.cpp_extension (load, load_inline, BuildExtension; and torch.compile's cpp_wrapper before "
+        "torch 2.3) runs `ninja --version` from PATH and raises 'Ninja is required to load C++ extensions'"
+    )
+    if found is not None and found.version is None:
+        yield Outcome(
+            Status.WARN,
+            f"ninja at {found.path} does not run: {found.error}",
+            detail=f"{why}; this one fails, so extension builds fail too. Reinstall it.",
+            evidence=evidence,
+            fix=install(("ninja", "")),
+            refs=(NINJA_SOURCE,),
+        )
+        return
+    if found is not None:
+        yield Outcome(Status.OK, f"ninja {found.version} is on PATH ({found.path})", evidence=evidence)
+        return
+    if ninja is not None:
+        folder = posixpath.dirname(installed) if installed else posixpath.dirname(python.executable)
+        yield Outcome(
+            Status.WARN,
+            f"{ninja.name} {ninja.version} is installed in {folder}, which is not on PATH",
+            detail=f"{why}; PATH does not reach the environment's own bin folder, which happens when a venv's "
+            "python is run without activating the venv. Put the folder on PATH (or activate the environment).",
+            evidence=evidence,
+            fix=prepend_path("PATH", folder),
+            refs=(NINJA_SOURCE,),
+        )
+        return
+    yield Outcome(
+        Status.OK,
+        "ninja is not installed: only building torch C++/CUDA extensions at run time needs it",
+        detail=f"{why}. Without it, setup.py builds fall back to slower serial compiles and JIT-built extensions "
+        "(cpp_extension.load) fail; `pip install ninja` when you need them.",
+        evidence=evidence,
+        refs=(NINJA_SOURCE, CPP_WRAPPER_PR),
     )

@@ -14,6 +14,7 @@ import pytest
 TESTS = Path(__file__).parent
 FACTS_DIR = TESTS / "facts"
 sys.path.insert(0, str(TESTS))  # tests/envs.py
+sys.path.insert(0, str(FACTS_DIR))  # tests/facts/make_fixtures.py
 
 
 _NOT_CHECK = {"snapshot", "matrix", "schema", "explain", "compare", "gate", "--help", "-h", "--version"}

@@ -9,11 +9,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-# One bound for every child process; a hang costs at most this long. A first torch.compile with empty caches
-# took about 15 s on this project's 2-core machine but 55-80 s for the CPU half of the compile smoke test on a
-# real H200 host (scripts/gpu_smoke.sh, three runs): 300 s keeps a slow compiler from reading as a hang.
-DEFAULT_TIMEOUT_S = 300.0
-
 # How long a terminated group gets to exit before it is killed (nox/virtualenv do the same dance).
 _TERMINATE_GRACE_S = 1.0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,8 +59,16 @@ def _expand_tags(filename: str) -> list[str]:
     return [f"{a}-{b}-{c}" for a in py.split(".") for b in abi.split(".") for c in plat.split(".")]
 
 
-def resolve(s: Scenario) -> list[dict[str, Any]]:
-    """Distributions pip would install for the scenario, as facts."""
+RESOLVED = HERE / "resolved.json"  # what pip's resolver chose for each scenario: the offline source of fixtures
+_ASKED: set[str] = set()
+
+
+def _resolution_key(s: Scenario) -> str:
+    return f"python {s.resolve_python or s.python}: {' '.join(s.requirements)}"
+
+
+def pip_resolve(s: Scenario) -> list[dict[str, Any]]:
+    """Ask pip's resolver (the package index) which wheels it would install for the scenario: `--resolve` only."""
     env = {**os.environ, "PIP_CONSTRAINT": "/dev/null"}
     if not s.local_wheels:
         env.update(PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS="")
@@ -93,22 +102,43 @@ def resolve(s: Scenario) -> list[dict[str, Any]]:
             env=env,
         )
         items = json.loads(report.read_text())["install"]
+    return [
+        {
+            "name": item["metadata"]["name"],
+            "version": item["metadata"]["version"],
+            "requires_dist": item["metadata"].get("requires_dist", []),
+            "requires_python": item["metadata"].get("requires_python"),
+            "wheel": item["download_info"]["url"].rsplit("/", 1)[-1].replace("%2B", "+"),
+        }
+        for item in items
+    ]
+
+
+def resolve(s: Scenario, refresh: bool = False) -> list[dict[str, Any]]:
+    """Distributions pip would install for the scenario, as facts; read from resolved.json (offline)."""
+    store = json.loads(RESOLVED.read_text()) if RESOLVED.exists() else {}
+    key = _resolution_key(s)
+    if (refresh and key not in _ASKED) or key not in store:
+        if not refresh:
+            command = f"python {Path(__file__).name} --resolve {s.name}"
+            sys.exit(f"{RESOLVED.name} has no resolution for {key!r}: run `{command}` (needs the package index)")
+        store[key] = pip_resolve(s)
+        _ASKED.add(key)  # scenarios that share requirements share one answer per run
+        RESOLVED.write_text(json.dumps(dict(sorted(store.items())), indent=1) + "\n")
     site = s.site or f"{s.prefix}/lib/python{s.python}/site-packages"
     dists = []
-    for item in items:
-        meta = item["metadata"]
-        wheel = item["download_info"]["url"].rsplit("/", 1)[-1].replace("%2B", "+")
+    for item in store[key]:
         dists.append(
             {
-                "name": meta["name"],
-                "version": meta["version"],
+                "name": item["name"],
+                "version": item["version"],
                 "location": site,
-                "metadata_dir": f"{site}/{meta['name'].replace('-', '_')}-{meta['version']}.dist-info",
+                "metadata_dir": f"{site}/{item['name'].replace('-', '_')}-{item['version']}.dist-info",
                 "path_index": 4,
                 "installer": s.installer,
-                "requires": meta.get("requires_dist", []),
-                "requires_python": meta.get("requires_python"),
-                "wheel_tags": _expand_tags(wheel),
+                "requires": item["requires_dist"],
+                "requires_python": item["requires_python"],
+                "wheel_tags": _expand_tags(item["wheel"]),
                 "record_present": True,
                 "top_level": [],
                 "packages": [],
@@ -119,7 +149,7 @@ def resolve(s: Scenario) -> list[dict[str, Any]]:
     return sorted(dists, key=lambda d: d["name"].lower())
 
 
-def synthesize(s: Scenario) -> dict[str, Any]:
+def synthesize(s: Scenario, refresh: bool = False) -> dict[str, Any]:
     major, minor = s.python.split(".")
     full = {"3.10": "3.10.12", "3.11": "3.11.9", "3.12": "3.12.12", "3.13": "3.13.5"}[s.python]
     site = s.site or f"{s.prefix}/lib/python{s.python}/site-packages"
@@ -167,20 +197,63 @@ def synthesize(s: Scenario) -> dict[str, Any]:
             "machine": "x86_64",
             "system": "Linux",
         },
-        "distributions": resolve(s) if s.requirements else [],
+        "distributions": resolve(s, refresh) if s.requirements else [],
         "leftovers": [],
         "env": dict(sorted(s.env.items())),
         "probes": [{"name": "packages", "ok": True, "duration_s": 0.1, "error": None}],
     }
     if s.edit:
         s.edit(doc)
-    for d in doc.get("distributions", []):  # what torch_xla's setup.py registers (v2.5.0 .. v2.9.0)
-        if d["name"].lower().replace("_", "-") == "torch-xla" and Version(d["version"]) >= Version("2.5"):
-            d["entry_points"] = {"torch_xla.plugins": ["neuron", "tpu", "xpu"]}
+    as_probed(doc)
     extra_tools = doc.pop("_tools", [])
     if extra_tools and doc.get("system"):
         doc["system"]["tools"].extend(extra_tools)
-    return doc
+    return complete(doc)
+
+
+# torch's Linux x86_64 wheels on PyPI pin the CUDA runtime they were built with (Requires-Dist), and
+# torch/version.py says the same as `cuda`; a torch without such a pin (the local CPU wheel) is a CPU build.
+_CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu\d+)?\s*==\s*(\d+)\.(\d+)")
+
+
+def torch_declared(torch: dict[str, Any]) -> dict[str, Any]:
+    """torch/version.py as the probe reads it, derived from the wheel's own Requires-Dist."""
+    pins = [m for r in torch["requires"] if (m := _CUDA_RUNTIME_PIN.match(r))]
+    cuda = f"{pins[0].group(1)}.{pins[0].group(2)}" if pins else None
+    label = "" if "+" in torch["version"] else (f"+cu{cuda.replace('.', '')}" if cuda else "+cpu")
+    values = {"__version__": torch["version"] + label, "debug": False, "cuda": cuda, "hip": None, "xpu": None}
+    return {"file": "torch/version.py", "values": values}
+
+
+def as_probed(doc: dict[str, Any]) -> None:
+    """Fill in what the probes write for these wheels where the case did not say otherwise, so that a fixture
+    holds every key a real snapshot holds, with the values such an install really has."""
+    for d in doc.get("distributions", []):
+        key = d["name"].lower().replace("_", "-")
+        if key == "torch-xla" and Version(d["version"]) >= Version("2.5"):  # torch_xla's setup.py (v2.5.0 .. v2.9.0)
+            d["entry_points"] = {"torch_xla.plugins": ["neuron", "tpu", "xpu"]}
+        if key == "torch" and d.get("self_declared") is None:
+            d["self_declared"] = torch_declared(d)
+        if key == "triton":  # PyPI's triton wheels bundle ptxas (triton/backends/nvidia/bin/ptxas)
+            d.setdefault("bundled_tools", {"triton/backends/nvidia/bin/ptxas": True})
+    python = doc.get("python")
+    if python is not None:
+        python.setdefault("include", f"/usr/include/python{python['marker_env']['python_version']}")
+        python.setdefault("python_h", True)
+    if "system" not in doc:  # every probe run describes its host: a GPU one for a CUDA torch, else a CPU one
+        torch = next((d for d in doc.get("distributions", []) if d["name"] == "torch"), None)
+        cuda = torch is not None and (torch.get("self_declared") or {}).get("values", {}).get("cuda")
+        doc["system"] = host("570.124.06", (("NVIDIA L4", "8.9", 23034),)) if cuda else host()
+    if doc["system"] is not None and len(doc["probes"]) == 1:
+        parts = ("nvidia", "tools", "cuda_toolkits", "libraries", "resources", "env_paths")
+        doc["probes"] += [{"name": p, "ok": True, "duration_s": 0.05, "error": None} for p in parts]
+
+
+def complete(doc: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot as `xladoctor snapshot` writes it: through the Facts model, every key present."""
+    from xladoctor.facts import facts_from_json
+
+    return facts_from_json(doc).to_json()
 
 
 def dist(doc: dict[str, Any], name: str) -> dict[str, Any]:
@@ -253,6 +326,7 @@ def host(
     gpus: tuple[tuple[str, str, int], ...] = (),
     nvcc: str | None = None,
     compilers: bool = True,
+    ninja: str | None = None,
     toolkits: tuple[tuple[str, str], ...] = (),
     ld_library_path: str | None = None,
     ld_libs: dict[str, list[str]] | None = None,
@@ -296,6 +370,13 @@ def host(
                 "error": None if compilers else "not on PATH",
             }
         )
+    # the probe asks PATH for every tool of probes/toolchain.py TOOLS
+    tools += [{"name": n, "path": None, "version": None, "error": "not on PATH"} for n in ("clang", "clang++")]
+    tools.append(
+        {"name": "ninja", "path": "/usr/bin/ninja", "version": ninja, "error": None}
+        if ninja
+        else {"name": "ninja", "path": None, "version": None, "error": "not on PATH"}
+    )
     ld_entries = []
     for entry in ld_library_path.split(":") if ld_library_path is not None else []:
         libs = (ld_libs or {}).get(entry, [])
@@ -635,7 +716,7 @@ SCENARIOS: list[Scenario] = [
     # --- GPU machines: host facts in the shapes nvidia-smi, nvcc and the kernel report them ----------
     Scenario(
         "gpu-h100-healthy",
-        "8x H100 80GB, driver 570.124.06, torch 2.9.0 (cu128), nvcc 12.8",
+        "8x H100 80GB, driver 570.124.06, torch 2.9.0 (cu128), nvcc 12.8, ninja 1.11.1 from the OS",
         ("torch==2.9.0",),
         edit=both(
             torch_build("2.9.0+cu128", "12.8"),
@@ -646,9 +727,27 @@ SCENARIOS: list[Scenario] = [
                     nvcc="12.8.93",
                     toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
                     shm_mib=1 << 19,
+                    ninja="1.11.1",
                 )
             ),
         ),
+    ),
+    Scenario(
+        "torch-ninja-not-on-path",
+        "`pip install ninja` in a venv whose python is run without activating it: ninja is in /opt/venv/bin, "
+        "which is not on PATH, so torch.utils.cpp_extension cannot find it",
+        ("torch==2.9.0", "ninja==1.13.0"),
+        env={"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+        edit=lambda d: dist(d, "ninja").update(executables={"ninja": "/opt/venv/bin/ninja"}),
+    ),
+    Scenario(
+        "uv-venv-cpu-torch-on-a100",
+        "uv-created venv with torch 2.13.0+cpu on an A100 host: the reinstall of a CUDA build is a `uv pip` command",
+        ("torch==2.13.0",),
+        local_wheels=True,
+        installer="uv",
+        pyvenv_cfg={"home": "/usr/bin", "implementation": "CPython", "uv": "0.9.5", "version_info": "3.11.9"},
+        edit=with_host(host("560.35.05", (("NVIDIA A100-SXM4-80GB", "8.0", 81920),))),
     ),
     Scenario(
         "gpu-old-driver-minor-compat",
@@ -932,21 +1031,38 @@ def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def regenerate_command(*names: str) -> str:
+    """The one command that rewrites these fixtures' expected files (printed by a failing fixture test)."""
+    return f".venv/bin/python tests/facts/{Path(__file__).name} --expected {' '.join(names)}".rstrip()
+
+
 def main(argv: list[str]) -> None:
+    """make_fixtures.py [--expected | --resolve] [NAME...]
+
+    no flag: rewrite the named fixtures (default: every synthetic one) and their expected files. Synthetic
+             fixtures come from resolved.json, offline; a real-* name re-records its venv's snapshot.
+    --expected: rewrite only the expected files from the fixtures as they are (default: all).
+    --resolve: ask the package index again for the named synthetic scenarios (default: all), then rewrite them.
+    """
     update_expected = "--expected" in argv
+    refresh = "--resolve" in argv
     names = [a for a in argv if not a.startswith("--")]
+    synthetic = {s.name: s for s in SCENARIOS}
     about = {s.name: s.about for s in SCENARIOS}
     for name, env_name in REAL.items():
         about[name] = f"real: `xladoctor snapshot` of the venv tests/envs.py builds as {env_name!r}"
-    for name in names or [*REAL, *RECORDED_ELSEWHERE, *(s.name for s in SCENARIOS)]:
+    everything = [*REAL, *RECORDED_ELSEWHERE, *synthetic]
+    for name in names or (everything if update_expected else list(synthetic)):
         path = HERE / f"{name}.json"
+        if name not in about and name not in RECORDED_ELSEWHERE:
+            sys.exit(f"unknown fixture {name!r}")
         if name in RECORDED_ELSEWHERE and not path.exists():
             doc = json.loads(Path(os.environ["RECORDED_SNAPSHOT"]).read_text())  # the file that machine wrote
             doc["_about"] = RECORDED_ELSEWHERE[name]
             path.write_text(json.dumps(doc, indent=1) + "\n")
         elif not update_expected and name not in RECORDED_ELSEWHERE:
-            scenario = next((s for s in SCENARIOS if s.name == name), None)
-            doc = real_snapshot(REAL[name], REAL_ENV.get(name)) if scenario is None else synthesize(scenario)
+            scenario = synthetic.get(name)
+            doc = real_snapshot(REAL[name], REAL_ENV.get(name)) if scenario is None else synthesize(scenario, refresh)
             doc["_about"] = about[name]
             path.write_text(json.dumps(doc, indent=1) + "\n")
         doc = json.loads(path.read_text())

@@ -45,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     except InternalError as exc:
         _error(f"a bug in xladoctor: {exc}")
         return int(ExitCode.INTERNAL)
+    except Exception as exc:  # xladoctor's own bug: one line and exit 3, never a traceback for a user to decode
+        _error(f"a bug in xladoctor ({type(exc).__name__}: {exc}); please report it with `xladoctor snapshot`")
+        return int(ExitCode.INTERNAL)
 
 
 def run() -> None:

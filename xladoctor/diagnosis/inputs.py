@@ -87,6 +87,7 @@ INPUTS: dict[str, Input] = {
         _dist("jax"),
         _dist("jaxlib"),
         _dist("libtpu"),
+        _dist("ninja"),
         Input("tensorflow", lambda f: tensorflow_build(f)[0], "TensorFlow is not installed", "installed:tensorflow"),
     )
 }

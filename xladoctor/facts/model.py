@@ -67,6 +67,7 @@ class Distribution:
     shared_libs: tuple[str, ...] = ()  # RECORD paths of bundled .so files (ML distributions only)
     missing_shared_libs: tuple[str, ...] = ()
     bundled_tools: Mapping[str, bool] = field(default_factory=dict)  # relative path -> exists
+    executables: Mapping[str, str] = field(default_factory=dict)  # name -> where it installed it (ninja)
     entry_points: Mapping[str, Any] = field(default_factory=dict)  # group -> names (torch_xla.plugins)
     env_var_mentions: Mapping[str, bool] | None = None  # set retired variables -> still named in torch_xla?
     declared_lists: Mapping[str, Any] | None = None  # e.g. torch_xla's deprecated_env_vars, read from its source

@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -75,7 +76,10 @@ def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S
     """Execute probe NAME with the target interpreter; never raises."""
     marker = "XLADOCTOR-" + secrets.token_hex(8)
     env = target_environment()
-    result = run_command([python, "-c", probe_source(name), marker], timeout_s, env=env)
+    # `python -c` puts the working directory on sys.path: run in an empty one, so that what the target has
+    # installed does not depend on where xladoctor was started (a checkout's *.egg-info, a stray json.py)
+    with tempfile.TemporaryDirectory(prefix="xladoctor-probe-") as empty:
+        result = run_command([python, "-c", probe_source(name), marker], timeout_s, env=env, cwd=empty)
     payload = _between_markers(result.stdout, marker)
     if payload is None:
         why = result.describe_failure() if not result.ok else "printed no result"

@@ -35,6 +35,9 @@ MAX_SELF_DECLARED_BYTES = 200000
 # Tools a distribution bundles, relative to its location: checked to exist (Triton compiles with its ptxas).
 BUNDLED_TOOLS = {"triton": ("triton/backends/nvidia/bin/ptxas",)}
 SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax", "jaxlib", "nvidia-", "libtpu")
+# Distributions whose executables the frameworks call by name from PATH (torch.utils.cpp_extension runs
+# `ninja --version`): where each one was installed, from RECORD, so a check can tell "not on PATH" apart.
+EXECUTABLE_OWNERS = ("ninja",)
 
 
 def _is_dict_call(node):
@@ -436,6 +439,19 @@ def record_shared_libs(record_text):
     return libs
 
 
+def record_executables(record_text, location):
+    """{name: absolute path} of the files RECORD installed into a bin/ (Scripts/ on Windows) folder."""
+    found = {}
+    for line in record_text.splitlines():
+        path = line.split(",", 1)[0].strip().strip('"').replace("\\", "/")
+        parts = path.split("/")
+        if len(parts) >= 2 and parts[-2] in ("bin", "Scripts") and parts[-1]:
+            full = os.path.normpath(os.path.join(location, path))
+            if os.path.exists(full):
+                found[parts[-1].rsplit(".exe", 1)[0]] = full
+    return found
+
+
 def path_index(location, sys_path):
     norm = os.path.normcase(os.path.realpath(location))
     for index, entry in enumerate(sys_path):
@@ -478,6 +494,7 @@ def distribution_facts(dist, sys_path):
         "shared_libs": libs,
         "missing_shared_libs": missing_libs,
         "bundled_tools": {rel: os.path.exists(os.path.join(location, rel)) for rel in BUNDLED_TOOLS.get(key, ())},
+        "executables": record_executables(record, location) if record and key in EXECUTABLE_OWNERS else {},
         "self_declared": None,
     }
     norm = (name or "").lower().replace("-", "_")
