@@ -9,7 +9,7 @@ from typing import Any
 
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.installer import Installer
-from xladoctor.facts.model import Facts, PythonFacts
+from xladoctor.facts.model import Facts, PythonFacts, TargetFacts
 from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS
 from xladoctor.findings import Outcome, Status
 from xladoctor.remedy.fix import Fix, shell
@@ -17,10 +17,13 @@ from xladoctor.remedy.fix import Fix, shell
 check = area("environment")
 
 
-def _repair_venv(requested: str) -> Fix | None:
-    """`python3 -m venv --upgrade` relinks a venv to the current base Python (docs.python.org/3/library/venv)."""
-    path = PurePosixPath(requested)
-    if path.parent.name != "bin" or not path.name.startswith("python"):
+def _repair_venv(target: TargetFacts) -> Fix | None:
+    """`python3.X -m venv --upgrade DIR` relinks a venv to a Python installed again after its base was removed
+    (docs.python.org/3/library/venv, --upgrade). Offered only when the venv's own pyvenv.cfg names a base folder
+    that holds no python any more: any other failure (a hang, a crash, a Python 2) is not this, and the command
+    would write a pyvenv.cfg into whatever folder it is pointed at."""
+    path = PurePosixPath(target.requested)
+    if target.venv_home is None or target.venv_base_exists is not False or path.parent.name != "bin":
         return None
     return shell(f"python3 -m venv --upgrade {shlex.quote(str(path.parent.parent))}")
 
@@ -28,14 +31,35 @@ def _repair_venv(requested: str) -> Fix | None:
 @check("target-interpreter", "Target interpreter")
 def target_interpreter(facts: Facts, python: PythonFacts | None, installer: Installer) -> Iterator[Outcome]:
     """The interpreter answers, and is one the frameworks ship wheels for (CPython)."""
-    if python is None:
+    target = facts.target
+    if python is None and target.unsupported_python:
         yield Outcome(
             Status.FAIL,
-            f"Could not run the target interpreter {facts.target.requested}",
-            detail=f"Starting it to read package metadata failed: {facts.target.error}. A virtual "
-            "environment whose base Python was removed or upgraded fails like this.",
-            evidence={"requested": facts.target.requested, "error": facts.target.error},
-            fix=_repair_venv(facts.target.requested),
+            f"{target.requested} is Python {target.unsupported_python}, which xladoctor does not diagnose",
+            detail=f"{target.error}. The frameworks need a current Python 3 too: point --python at the Python 3 "
+            "interpreter of the environment that runs your job.",
+            evidence={"requested": target.requested, "python": target.unsupported_python},
+        )
+        return
+    if python is None:
+        repair = _repair_venv(target)
+        why = (
+            f"Its venv's base Python is gone (pyvenv.cfg: home = {target.venv_home}); `venv --upgrade` relinks the "
+            "venv once a Python of the same version is installed again."
+            if repair is not None
+            else f"Run it yourself to see how it fails: {shlex.quote(target.requested)} -c pass"
+        )
+        yield Outcome(
+            Status.FAIL,
+            f"Could not run the target interpreter {target.requested}",
+            detail=f"Starting it to read package metadata failed: {target.error}. {why}",
+            evidence={
+                "requested": target.requested,
+                "error": target.error,
+                "venv_home": target.venv_home,
+                "venv_base_exists": target.venv_base_exists,
+            },
+            fix=repair,
         )
         return
     evidence: dict[str, Any] = {

@@ -13,14 +13,17 @@ from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.requirements import applicable_requirements
 from xladoctor.facts.system import Gpu, NvidiaFacts
 from xladoctor.facts.versions import base_version, series_of
-from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.findings import Alternative, Outcome, Skip, Status
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on
-from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
+from xladoctor.remedy.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.remedy.render import PYTORCH_INDEX
 
 check = area("gpu")
 PYTORCH_INSTALL = "https://pytorch.org/get-started/locally/"
+NVIDIA_CONTAINER_TOOLKIT = (
+    "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html"
+)
 CUDA_ENV_VARS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"
 
 
@@ -45,7 +48,13 @@ def _cpu_wheel(facts: Facts, torch: Distribution, version: str) -> Fix:
 
 @check("torch-build-vs-hardware", "torch build and the GPUs present")
 def torch_build_vs_hardware(
-    facts: Facts, python: PythonFacts, torch: Distribution, nvidia: NvidiaFacts, gpus: tuple[Gpu, ...], matrix: Matrix
+    facts: Facts,
+    python: PythonFacts,
+    torch: Distribution,
+    nvidia: NvidiaFacts,
+    gpus: tuple[Gpu, ...],
+    env: Mapping[str, str],
+    matrix: Matrix,
 ) -> Iterator[Outcome]:
     """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused."""
     cuda, driver = torch_cuda(facts), nvidia.driver_version
@@ -65,14 +74,35 @@ def torch_build_vs_hardware(
                 evidence=evidence,
             )
             return
+        container = facts.system.resources.container if facts.system and facts.system.resources else None
+        # the NVIDIA Container Toolkit's way of giving a container no GPU (docs: NVIDIA_VISIBLE_DEVICES)
+        hidden = "NVIDIA_VISIBLE_DEVICES" in env and env["NVIDIA_VISIBLE_DEVICES"].strip().lower() in (
+            "void",
+            "none",
+            "",
+        )
+        where = (
+            f"This is a {container} container: when the host has GPUs, the container was started without them "
+            "(docker run --gpus all with the NVIDIA Container Toolkit; on Kubernetes the NVIDIA device plugin and a "
+            "nvidia.com/gpu resource limit)"
+            + (f"; NVIDIA_VISIBLE_DEVICES is {env.get('NVIDIA_VISIBLE_DEVICES')!r}" if hidden and container else "")
+            if container
+            else "No NVIDIA driver or device node is visible on this host"
+        )
+        evidence.update(container=container, NVIDIA_VISIBLE_DEVICES=env.get("NVIDIA_VISIBLE_DEVICES"))
         yield Outcome(
             Status.WARN,
             f"torch {torch.version} is a CUDA {cuda} build, but this machine has no NVIDIA GPU",
-            detail="It runs on the CPU, but carries several GB of CUDA libraries it cannot use. The CPU "
-            "build of the same release is much smaller.",
+            detail=f"{where}. Check first that no GPU was meant to be here: swapping torch for its CPU build "
+            "removes the CUDA libraries a GPU run needs. If the machine is meant to run on the CPU, the CPU build "
+            "of the same release saves several GB.",
             evidence=evidence,
-            fix=_cpu_wheel(facts, torch, version),
-            refs=(PYTORCH_INSTALL,),
+            fix=shell(
+                "ls -l /dev/nvidia* 2>&1 | head -n 3  # no device nodes: no GPU reached this machine or container",
+                "nvidia-smi -L  # the GPUs the driver sees, where there is a driver",
+            ),
+            alternatives=(Alternative("this machine is meant to run on the CPU", _cpu_wheel(facts, torch, version)),),
+            refs=(PYTORCH_INSTALL, NVIDIA_CONTAINER_TOOLKIT),
         )
         return
     if not torch_is_gpu_build(facts) and gpus:
@@ -207,4 +237,36 @@ def gpu_arch_unsupported(
         evidence=evidence,
         fix=fix,
         refs=((source,) if source.startswith("https://") else ()) + (ARCH_SOURCE,),
+    )
+
+
+NVIDIA_XID = "https://docs.nvidia.com/deploy/xid-errors/index.html"
+
+
+@check("nvidia-driver-unresponsive", "NVIDIA driver tools answer")
+def nvidia_driver_unresponsive(nvidia: NvidiaFacts) -> Iterator[Outcome]:
+    """nvidia-smi or NVML that does not answer within its bound is a driver in trouble, not a missing GPU."""
+    hung = [a for a in nvidia.attempts if a.timed_out]
+    evidence = {a.method: {"ok": a.ok, "error": a.error, "seconds": a.duration_s} for a in nvidia.attempts}
+    if not hung:
+        answered = [a.method for a in nvidia.attempts if a.ok]
+        state = f"answered: {', '.join(answered)}" if answered else "nothing to ask (no NVIDIA driver here)"
+        yield Outcome(Status.OK, f"NVIDIA driver tools {state}", evidence=evidence)
+        return
+    names = ", ".join(
+        f"{'nvidia-smi' if a.method == 'nvidia-smi' else 'NVML'} ({a.duration_s or 0:.1f} s)" for a in hung
+    )
+    yield Outcome(
+        Status.WARN,
+        f"The NVIDIA driver did not answer: {names} timed out and was killed",
+        detail="A driver query that hangs usually means the GPU or the driver is wedged (an Xid error such as "
+        "79, 'GPU has fallen off the bus', a GPU stuck in a reset, a hung persistence daemon), not that no GPU is "
+        "present; CUDA programs started now hang the same way. Look at the kernel log for NVRM/Xid lines; a reset "
+        "(nvidia-smi -r, as root, when no process uses the GPU) or a reboot usually clears it.",
+        evidence=evidence,
+        fix=shell(
+            "sudo dmesg -T | grep -i -E 'NVRM|Xid' | tail -n 20  # the driver's errors; Xid codes: " + NVIDIA_XID,
+            "ps -eo pid,stat,cmd | grep -E ' D|nvidia' | head  # processes stuck in the driver (state D)",
+        ),
+        refs=(NVIDIA_XID,),
     )

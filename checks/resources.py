@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Iterator, Mapping
 
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution
 from xladoctor.facts.system import ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import export, shell
+from xladoctor.remedy.fix import Fix, RemovePath, export, shell
 
 check = area("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a
@@ -34,8 +35,8 @@ def dev_shm_small(resources: ResourceFacts, torch: Distribution) -> Iterator[Out
             "is 64 MiB.",
             evidence=evidence,
             fix=shell(
-                "docker run --ipc=host ...  # or --shm-size=8g; Kubernetes: mount an emptyDir with medium: Memory at "
-                "/dev/shm"
+                "df -h /dev/shm  # its size; raise it when starting the container: docker run --shm-size=8g (or "
+                "--ipc=host); Kubernetes: mount an emptyDir with medium: Memory at /dev/shm"
             ),
             refs=(PYTORCH_DOCKER,),
         )
@@ -84,6 +85,16 @@ MIN_FREE = 5 << 30
 INDUCTOR_CACHE = "https://pytorch.org/tutorials/recipes/torch_compile_caching_tutorial.html"
 
 
+def _clear_caches(resources: ResourceFacts) -> Fix:
+    """Remove the compile caches that exist (they are rebuilt on the next compile), by their real paths: never a
+    path guessed from $HOME, which in a container can be / or /proc; else only look at what fills the disk."""
+    caches = [str(p) for p in resources.caches.values()]
+    if caches:
+        return Fix(tuple(RemovePath(p, note="a compile cache: rebuilt on the next compile") for p in caches))
+    folders = " ".join(shlex.quote(p) for p in sorted(resources.disk_free))
+    return shell(f"du -xsh {folders} 2>/dev/null  # what fills the disk; clear what you can spare")
+
+
 @check("disk-space-low", "Free disk where compile caches live")
 def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
     free = {path: size for path, size in resources.disk_free.items() if isinstance(size, int)}
@@ -99,7 +110,7 @@ def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
             detail="torch.compile, Triton and XLA write kernels and caches there; when the disk fills they "
             "fail with 'No space left on device' in the middle of a run.",
             evidence=evidence,
-            fix=shell('rm -rf ~/.triton/cache "/tmp/torchinductor_$(whoami)"'),
+            fix=_clear_caches(resources),
             refs=(INDUCTOR_CACHE,),
         )
         return

@@ -19,6 +19,7 @@ from xladoctor.facts.platform import Platform
 from xladoctor.findings import Finding
 from xladoctor.options import BY_NAME, diagnose_signature
 from xladoctor.remedy.plan import Plan
+from xladoctor.reporters.console import ReportConsole
 from xladoctor.smoke.model import SmokeResult
 
 # Bad arguments to diagnose(): the CLI's usage errors (its exit code 2), as one line; a ValueError.
@@ -69,13 +70,12 @@ class DiagnosisReport:
 
     def text(self, verbose: bool = False, width: int = 100) -> str:
         """The terminal reporter's output, without colour."""
-        from rich.console import Console
 
         from xladoctor.reporters.terminal import render_text
 
         buffer = io.StringIO()
         # force_jupyter=False: inside a kernel rich would otherwise display the text itself and leave the buffer empty
-        console = Console(
+        console = ReportConsole(
             file=buffer, width=width, color_system=None, force_terminal=False, force_jupyter=False, soft_wrap=True
         )
         render_text(self.report, console, verbose=verbose)

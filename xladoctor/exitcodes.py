@@ -12,10 +12,11 @@ class ExitCode(IntEnum):
     FAILED = 1  # a check or smoke test failed (or warned, with --strict)
     USAGE = 2  # bad usage or bad input: unknown option value, malformed facts file, missing path
     INTERNAL = 3  # xladoctor's own bug: a check raised, or its bundled data is broken
-    INTERRUPTED = 130  # Ctrl-C
+    INTERRUPTED = 130  # Ctrl-C (SIGINT); any stopping signal N gives 128 + N (SIGTERM 143, SIGHUP 129)
 
 
 HELP_TEXT = (
     "Exit codes: 0 nothing failed; 1 a check or smoke test failed (or warned, with --strict); "
-    "2 bad usage or bad input; 3 xladoctor's own bug (a check raised); 130 interrupted."
+    "2 bad usage or bad input (also: the report could not be written); 3 xladoctor's own bug; "
+    "128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."
 )

@@ -31,6 +31,16 @@ SEVERITY: dict[Status, int] = {
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """A fix that is right only under a condition the facts cannot confirm: shown beside the finding, never
+    merged into the plan to paste (a destructive step needs evidence; this one needs the user's judgement)."""
+
+    when: str  # "this machine is meant to run on the CPU only"
+    fix: Fix
+    commands: tuple[str, ...] = ()  # rendered for the environment's installer
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a check function yields; the registry adds the check's id and area."""
 
@@ -40,6 +50,7 @@ class Outcome:
     evidence: Mapping[str, Any] = field(default_factory=dict)
     fix: Fix | None = None
     refs: tuple[str, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
 
 
 class Skip(Exception):
@@ -67,9 +78,11 @@ class Finding:
     remediation: tuple[str, ...] = ()
     refs: tuple[str, ...] = ()
     fix: Fix | None = None
+    alternatives: tuple[Alternative, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The JSON report's shape for one finding (the structured fix stays internal)."""
+        alternatives = [{"when": a.when, "commands": list(a.commands)} for a in self.alternatives]
         return {
             "id": self.id,
             "area": self.area,
@@ -79,4 +92,5 @@ class Finding:
             "evidence": dict(self.evidence),
             "remediation": list(self.remediation),
             "refs": list(self.refs),
+            **({"alternatives": alternatives} if alternatives else {}),
         }

@@ -1,16 +1,37 @@
-"""Child processes that never raise: a timeout kills the whole process group, in steps."""
+"""Child processes that never raise, never outlive xladoctor, and never make it wait past their bound.
+
+Every child runs in its own session (process group), its output goes to files rather than pipes (a grandchild
+that keeps a pipe open cannot make a finished child look hung), and only the tail of a huge output is read.
+A timeout, a cancel event or an interrupt stops the group in steps (terminate, wait, kill), the nox/virtualenv
+way; `stop_all` does it for every child still running, for the signal handlers of the CLI.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
 
-# How long a terminated group gets to exit before it is killed (nox/virtualenv do the same dance).
+# How long a terminated group gets to exit before it is killed.
 _TERMINATE_GRACE_S = 1.0
+# How often a waiting thread looks at its cancel event: an interrupt stops every child within about this.
+_POLL_S = 0.05
+# The end of a child's output that is kept: enough for tracebacks, faulthandler dumps and the JSON records of
+# a probe, bounded whatever the child prints (a framework that writes megabytes of logs).
+MAX_OUTPUT_BYTES = 4 << 20
+
+_LIVE: dict[subprocess.Popen[bytes], str] = {}  # running child -> what it is ("smoke test compile")
+_LIVE_LOCK = threading.Lock()
+_SCRATCH: set[str] = set()  # temporary folders in use, removed even by a second Ctrl-C
+INTERRUPTED = threading.Event()  # set by the CLI's signal handlers: every wait ends, every child is stopped
 
 
 @dataclass(frozen=True)
@@ -24,6 +45,7 @@ class CommandResult:
     duration_s: float
     timed_out: bool = False
     start_error: str | None = None
+    cancelled: bool = False  # stopped early: an interrupt, or another child's verdict made it pointless
 
     @property
     def signal_name(self) -> str | None:
@@ -37,12 +59,14 @@ class CommandResult:
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
+        return self.returncode == 0 and not self.timed_out and not self.cancelled
 
     def describe_failure(self) -> str:
         """One line saying why the child did not succeed."""
         if self.start_error is not None:
             return f"could not start {self.argv[0]}: {self.start_error}"
+        if self.cancelled:
+            return f"was stopped after {self.duration_s:.1f}s (interrupted)"
         if self.timed_out:
             return f"timed out after {self.duration_s:.1f}s and was killed"
         if self.signal_name is not None:
@@ -50,18 +74,65 @@ class CommandResult:
         return f"exited with status {self.returncode}"
 
 
-def _stop_group(proc: subprocess.Popen[str]) -> None:
+def _signal_group(pid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to a child's whole group; False when the group is gone."""
+    try:
+        os.killpg(pid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
     """Terminate, wait, then kill the child's whole process group."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
+        if not _signal_group(proc.pid, sig):
             return
         try:
             proc.wait(timeout=_TERMINATE_GRACE_S)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
+    _signal_group(proc.pid, signal.SIGKILL)  # what the child left behind in its group
+
+
+def stop_all() -> list[str]:
+    """Kill the group of every child still running (the CLI's signal handlers); what they were."""
+    with _LIVE_LOCK:
+        live = dict(_LIVE)
+    for proc in live:
+        _signal_group(proc.pid, signal.SIGKILL)
+    return sorted(set(live.values()))
+
+
+@contextlib.contextmanager
+def scratch_dir(prefix: str) -> Iterator[str]:
+    """A private temporary folder, removed on the way out and by `remove_scratch` on an interrupt."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    with _LIVE_LOCK:
+        _SCRATCH.add(path)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        with _LIVE_LOCK:
+            _SCRATCH.discard(path)
+
+
+def remove_scratch() -> None:
+    with _LIVE_LOCK:
+        paths = list(_SCRATCH)
+    for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _tail(handle: IO[bytes]) -> str:
+    """The end of a child's output file, at most MAX_OUTPUT_BYTES of it, decoded leniently."""
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    handle.seek(max(0, size - MAX_OUTPUT_BYTES))
+    data: bytes = handle.read(MAX_OUTPUT_BYTES)
+    return data.decode("utf-8", errors="replace")
 
 
 def run_command(
@@ -69,32 +140,116 @@ def run_command(
     timeout_s: float,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    cancel: threading.Event | None = None,
+    label: str | None = None,
 ) -> CommandResult:
-    """Run argv in its own session; return (returncode, stdout, stderr) as data, never raise."""
+    """Run argv in its own session and return its outcome as data; never raise, never wait past timeout_s.
+
+    `cancel` stops it early (another result made it pointless); so does an interrupt of xladoctor. `label` says
+    what the child is when an interrupt reports what it stopped."""
     started = time.monotonic()
     args = tuple(argv)
     try:
-        proc = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            start_new_session=True,  # its own process group, so a timeout can kill grandchildren too
-        )
-    except OSError as exc:
-        return CommandResult(args, None, "", "", time.monotonic() - started, start_error=str(exc))
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        _stop_group(proc)
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    except OSError as exc:  # a full or read-only /tmp
+        return CommandResult(args, None, "", "", 0.0, start_error=f"cannot create a file for its output: {exc}")
+    with out, err:
         try:
-            out, err = proc.communicate(timeout=_TERMINATE_GRACE_S)
-        except subprocess.TimeoutExpired:  # a grandchild outside the group holds the pipes
-            out, err = "", ""
-        timed_out = True
-    return CommandResult(args, proc.returncode, out or "", err or "", time.monotonic() - started, timed_out=timed_out)
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=True,  # its own process group, so a timeout can kill grandchildren too
+            )
+        except (OSError, ValueError) as exc:
+            return CommandResult(args, None, "", "", time.monotonic() - started, start_error=str(exc))
+        with _LIVE_LOCK:
+            _LIVE[proc] = label or os.path.basename(args[0])
+        timed_out = cancelled = False
+        try:
+            deadline = started + timeout_s
+            while proc.poll() is None:
+                if INTERRUPTED.is_set() or (cancel is not None and cancel.is_set()):
+                    cancelled = True
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=min(_POLL_S, remaining))
+            if timed_out or cancelled:
+                _stop_group(proc)
+            else:
+                _signal_group(proc.pid, signal.SIGKILL)  # grandchildren it left in its group
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.pop(proc, None)
+        stdout, stderr = _tail(out), _tail(err)
+    return CommandResult(
+        args,
+        proc.returncode,
+        stdout,
+        stderr,
+        time.monotonic() - started,
+        timed_out=timed_out,
+        cancelled=cancelled,
+    )
+
+
+# --- descendants that left our process groups ----------------------------------------------------------------
+
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of our children (a grandchild that setsid()s away and whose parent exits), so that
+    `kill_descendants` still finds them. Linux only; False elsewhere or when prctl is unavailable."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def stop_being_subreaper() -> None:
+    """Before exec'ing the user's command (gate): it should not inherit the role."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def kill_descendants() -> int:
+    """SIGKILL every process descended from this one (adopted orphans included); how many there were."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil is a dependency
+        return 0
+    try:
+        children = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return 0
+    for child in children:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    for child in children:  # reap the adopted ones, so no zombie is left
+        with contextlib.suppress(psutil.Error, ChildProcessError):
+            child.wait(timeout=1)
+    return len(children)
+
+
+@contextlib.contextmanager
+def children_cleaned_up() -> Iterator[None]:
+    """Within this block every child and descendant xladoctor starts is gone when the block is left."""
+    become_subreaper()
+    try:
+        yield
+    finally:
+        stop_all()
+        kill_descendants()

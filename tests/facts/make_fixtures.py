@@ -311,14 +311,24 @@ def _shadow(doc: dict[str, Any]) -> None:
     add_copy(doc, "torch", "torch", "2.9.0", location=user, path_index=4, metadata_dir=f"{user}/torch-2.9.0.dist-info")
 
 
-def _target_broken(doc: dict[str, Any]) -> None:
-    doc["target"] = {
-        "requested": "/opt/venv/bin/python",
-        "ok": False,
-        "error": "could not start /opt/venv/bin/python: [Errno 2] No such file or directory: '/opt/venv/bin/python'",
-    }
-    doc.pop("python")
-    doc["probes"][0].update(ok=False, error=doc["target"]["error"])
+def _target_failed(requested: str, error: str, **target: Any) -> Callable[[dict[str, Any]], None]:
+    """A target interpreter that did not answer the probe: the collector records why, and no python facts."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        doc["target"] = {"requested": requested, "ok": False, "error": error, **target}
+        doc.pop("python")
+        doc["probes"][0].update(ok=False, error=error)
+
+    return edit
+
+
+# the venv's python is a link to a base Python that was removed: the kernel says ENOENT for the link itself
+_target_broken = _target_failed(
+    "/opt/venv/bin/python",
+    "could not start /opt/venv/bin/python: [Errno 2] No such file or directory: '/opt/venv/bin/python'",
+    venv_home="/usr/bin",
+    venv_base_exists=False,
+)
 
 
 def host(
@@ -336,6 +346,8 @@ def host(
     memory_gib: int = 256,
     cgroup_memory_gib: int | None = None,
     disk_gib: int = 200,
+    container: str | None = None,
+    caches: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A `system` section in the shapes the host probes write (nvidia-smi's CSV, nvcc --version, ...)."""
     attempts = [{"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "path": None}]
@@ -420,6 +432,8 @@ def host(
             "shm_bytes": shm_mib << 20,
             "disk_free": {"/root/.cache": disk_gib << 30, "/tmp": disk_gib << 30},
             "devices": [f"/dev/nvidia{i}" for i in range(len(gpus))] + (["/dev/nvidiactl"] if gpus else []),
+            "container": container,
+            "caches": caches or {},
         },
     }
 
@@ -469,6 +483,16 @@ def _glibc_host(glibc: str) -> dict[str, Any]:
 def _without_libgomp() -> dict[str, Any]:
     system = host(None, (), cpus=8, memory_gib=32)
     del system["libraries"]["ldconfig"]["libgomp.so.1"]
+    return system
+
+
+def _smi_hangs() -> dict[str, Any]:
+    """A host whose driver is wedged: /proc still names the driver, nvidia-smi does not answer within 15 s."""
+    system = host("570.124.06", ())
+    system["nvidia"]["attempts"][-1].update(
+        ok=False, error="nvidia-smi timed out after 15.0s and was killed", timed_out=True, duration_s=15.003
+    )
+    system["resources"]["devices"] = ["/dev/nvidia0", "/dev/nvidiactl"]
     return system
 
 
@@ -713,6 +737,26 @@ SCENARIOS: list[Scenario] = [
         ("torch==2.13.0", "torchvision==0.28.0", "torch_xla==2.9.0"),
     ),
     Scenario("target-broken", "the venv's base Python was removed", (), edit=_target_broken),
+    Scenario(
+        "target-python2",
+        "--python pointed at a Python 2.7 (pyenv): the probe's bootstrap reports the version and stops",
+        (),
+        edit=_target_failed(
+            "/root/.pyenv/versions/2.7.18/bin/python",
+            "unsupported Python 2.7.18: xladoctor diagnoses Python 3.8 and newer",
+            unsupported_python="2.7.18",
+        ),
+    ),
+    Scenario(
+        "target-hangs-pyenv-python",
+        "a pyenv Python (not a venv: its base is itself) whose sitecustomize hangs: the probe times out; "
+        "`venv --upgrade` would write a pyvenv.cfg into the pyenv install, so no such fix is offered",
+        (),
+        edit=_target_failed(
+            "/root/.pyenv/versions/3.11.7/bin/python",
+            "timed out after 60.0s and was killed",
+        ),
+    ),
     # --- GPU machines: host facts in the shapes nvidia-smi, nvcc and the kernel report them ----------
     Scenario(
         "gpu-h100-healthy",
@@ -797,6 +841,12 @@ SCENARIOS: list[Scenario] = [
         **SYSTEM,
     ),
     Scenario(
+        "gpu-nvidia-smi-hangs",
+        "an 8-GPU host after an Xid error: the driver loads (/proc/driver/nvidia/version) but nvidia-smi hangs",
+        ("torch==2.9.0",),
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(_smi_hangs())),
+    ),
+    Scenario(
         "gpu-container-no-driver",
         "a CUDA torch in a container started without the GPU runtime, "
         "with Docker's 64 MiB /dev/shm and a 4-CPU quota on a 64-core host",
@@ -804,7 +854,18 @@ SCENARIOS: list[Scenario] = [
         edit=both(
             torch_build("2.9.0+cu128", "12.8"),
             with_host(
-                host(None, (), shm_mib=64, cpus=64, cgroup_cpus=4.0, memory_gib=512, cgroup_memory_gib=16, disk_gib=2)
+                host(
+                    None,
+                    (),
+                    shm_mib=64,
+                    cpus=64,
+                    cgroup_cpus=4.0,
+                    memory_gib=512,
+                    cgroup_memory_gib=16,
+                    disk_gib=2,
+                    container="docker",
+                    caches={"triton": "/root/.triton/cache", "inductor": "/tmp/torchinductor_root"},
+                )
             ),
         ),
     ),

@@ -194,7 +194,21 @@ def test_broken_target_interpreter_is_a_finding(tmp_path: Path, body: str, error
     [failed] = [f for f in report["findings"] if f["status"] == "fail"]
     assert failed["id"] == "target-interpreter"
     assert error in failed["evidence"]["error"]
+    assert failed["remediation"] == []  # not a venv whose base Python is gone: `venv --upgrade` would do harm
+
+
+def test_a_venv_whose_base_python_is_gone_gets_the_venv_repair(tmp_path: Path) -> None:
+    python = _fake_python(tmp_path, "exit 127")  # what the kernel's ENOENT for a dangling link looks like to us
+    (tmp_path / "pyvenv.cfg").write_text(f"home = {tmp_path / 'gone'}\nversion = 3.11.7\n")
+    report = json.loads(run_cli("check", "--python", python, "--json", "--timeout", "5").stdout)
+    [failed] = [f for f in report["findings"] if f["status"] == "fail"]
     assert failed["remediation"] == [f"python3 -m venv --upgrade {tmp_path}"]
+    assert failed["evidence"]["venv_base_exists"] is False
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "python3").touch()  # the base is there: something else is wrong, no venv repair
+    report = json.loads(run_cli("check", "--python", python, "--json", "--timeout", "5").stdout)
+    [failed] = [f for f in report["findings"] if f["status"] == "fail"]
+    assert failed["remediation"] == []
 
 
 def test_probe_ignores_noise_printed_around_its_markers(tmp_path: Path) -> None:
@@ -205,5 +219,9 @@ def test_probe_ignores_noise_printed_around_its_markers(tmp_path: Path) -> None:
     result = run_cli("snapshot", "--python", python)
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
-    assert doc["target"] == {"requested": python, "ok": True, "error": None}
+    assert {k: doc["target"][k] for k in ("requested", "ok", "error")} == {
+        "requested": python,
+        "ok": True,
+        "error": None,
+    }
     assert str(noisy) in doc["python"]["sys_path"]

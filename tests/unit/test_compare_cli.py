@@ -124,7 +124,7 @@ def test_text_names_the_outlier_the_majority_and_the_command(tmp_path: Path) -> 
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0] == "xladoctor compare: 8 snapshots"
-    assert lines[3] == f"  worker-3.json  {PY29} (Python 3.11.7); own checks: 1 fail"
+    assert lines[3] == f"  worker-3.json  {PY29} (Python 3.11.7); own checks failing: 1 (torch-xla-torch-mismatch)"
     start = lines.index("  ✖ torch_xla differs across the 8 workers (fleet-package-skew)")
     assert lines[start + 1 : start + 3] == [
         "      worker-3.json has torch_xla 2.8.0; 7 others have torch_xla 2.9.0.",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +15,7 @@ from xladoctor import __version__
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
 from xladoctor.facts import Facts, load_facts
+from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 
@@ -28,7 +32,13 @@ app = typer.Typer(
 def read_facts(path: Path) -> Facts:
     """A snapshot file (`-`: stdin), validated; every problem is one UsageError line."""
     try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+        if str(path) == "-":
+            if sys.stdin is None:
+                raise UsageError("--facts -: stdin is closed, so there is no snapshot to read")
+            text = read_snapshot(sys.stdin.buffer)
+        else:
+            with path.open("rb") as stream:
+                text = read_snapshot(stream)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--facts {path}: cannot read it ({exc.__class__.__name__}: {exc})") from None
     try:
@@ -38,11 +48,37 @@ def read_facts(path: Path) -> Facts:
 
 
 def write_text(path: Path, text: str, option: str) -> None:
+    """Write a file so that a failure leaves the previous one as it was: a temporary file beside it, then an atomic
+    rename. When `path` is a symbolic link, the link itself is replaced by the file and what it pointed to is
+    left untouched (README: Exit codes)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    temporary: str | None = None
     try:
-        path.write_text(text, encoding="utf-8")
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+        temporary = None
     except OSError as exc:
-        raise UsageError(f"{option} {path}: cannot write ({exc})") from None
+        kept = " (the previous file is unchanged)" if path.exists() else ""
+        raise UsageError(f"{option} {path}: cannot write ({exc.strerror or exc}){kept}") from None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
     print(f"wrote {path}", file=sys.stderr)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (a link or another spelling of it included)."""
+    if str(a) == "-" or str(b) == "-":
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def gather_facts(python: str | None, timeout_s: float) -> Facts:

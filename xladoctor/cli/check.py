@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, read_facts, write_text
+from xladoctor.cli.app import FormatOption, JsonOption, app, read_facts, same_file, write_text
 from xladoctor.cli.options import diagnosis_options, request_values
 from xladoctor.diagnosis.pipeline import Observer, diagnose, make_request
 from xladoctor.diagnosis.report import exit_code
@@ -18,6 +17,7 @@ from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
 from xladoctor.facts import Facts
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
 from xladoctor.smoke.model import SmokeResult
 
 
@@ -68,18 +68,21 @@ def check(
     values = request_values(options, smoke_default=True)
     if facts_file is not None and options.get("python") is not None:  # before reading a snapshot from stdin
         raise UsageError("--python and --facts cannot be used together: --facts replays a snapshot")
+    for written, option in ((output, "--output"), (save_facts, "--save-facts")):
+        if written is not None and facts_file is not None and same_file(written, facts_file):
+            raise UsageError(f"{option} {written} is the --facts input: writing it would destroy the snapshot")
+    if output is not None and save_facts is not None and same_file(output, save_facts):
+        raise UsageError(f"--output and --save-facts name the same file ({output}): give each its own")
     request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
     with ExitStack() as stack:
         progress = None
-        console = Console(stderr=True)
+        console = ReportConsole(stderr=True)
         if chosen is OutputFormat.TEXT and console.is_terminal:
             from xladoctor.reporters.progress import TerminalProgress
 
             progress = stack.enter_context(TerminalProgress(console))
         report = diagnose(request, CheckObserver(save_facts, progress))
-    try:
-        emit_report(report, chosen, output, verbose=verbose, strict=request.strict)
-    except OSError as exc:
-        raise UsageError(f"--output {output}: cannot write ({exc.strerror or exc})") from None
+    save = (lambda text: write_text(output, text, "--output")) if output is not None else None
+    emit_report(report, chosen, save, verbose=verbose, strict=request.strict)
     raise typer.Exit(int(exit_code(report, request.strict)))

@@ -6,10 +6,10 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
 
 COMPARE_EXIT_TEXT = (
     "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
@@ -46,5 +46,5 @@ def compare(
     else:
         from xladoctor.reporters.compare_report import render_compare_text
 
-        render_compare_text(fleet, Console(soft_wrap=True), verbose=verbose, each=each)
+        render_compare_text(fleet, ReportConsole(soft_wrap=True), verbose=verbose, each=each)
     raise typer.Exit(int(fleet_exit_code(fleet, strict)))

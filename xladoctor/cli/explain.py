@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, BinaryIO
 
 import typer
-from rich.console import Console
 
 from xladoctor.cli.app import (
     DEFAULT_TIMEOUT,
@@ -22,6 +21,7 @@ from xladoctor.cli.app import (
 )
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
 
 
 def _open_log(path: str) -> BinaryIO:
@@ -74,5 +74,5 @@ def explain(
     else:
         from xladoctor.reporters.explain_report import render_explanation_text
 
-        render_explanation_text(explanation, Console(soft_wrap=True), verbose=verbose)
+        render_explanation_text(explanation, ReportConsole(soft_wrap=True), verbose=verbose)
     raise typer.Exit(exit_status(explanation))

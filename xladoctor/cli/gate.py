@@ -7,13 +7,13 @@ and its exit status is the container's; nothing of xladoctor stays resident.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from xladoctor.cli.app import app
 from xladoctor.cli.options import diagnosis_options, request_values
@@ -21,6 +21,8 @@ from xladoctor.diagnosis.pipeline import diagnose, make_request
 from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
+from xladoctor.proc import stop_being_subreaper
+from xladoctor.reporters.console import ReportConsole
 
 # XLADOCTOR_GATE=off (or 0, false, no, skip) starts the command without checking: the emergency switch for
 # a known-bad check blocking a production start.
@@ -34,9 +36,15 @@ def gate_disabled(environ: Mapping[str, str]) -> bool:
 
 
 def become(command: Sequence[str]) -> None:
-    """Replace this process with `command` (searched on PATH); a command that cannot start is bad usage."""
+    """Replace this process with `command` (searched on PATH); a command that cannot start is bad usage.
+
+    The command gets the signal dispositions a process normally starts with: Python ignores SIGPIPE and
+    xladoctor ignores SIGXFSZ, and an ignored signal stays ignored across exec."""
     sys.stdout.flush()
     sys.stderr.flush()
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    stop_being_subreaper()
     try:
         os.execvp(command[0], list(command))
     except OSError as exc:
@@ -73,7 +81,7 @@ def gate(
         become(command)
     from xladoctor.reporters.terminal import render_text
 
-    render_text(report, Console(stderr=True, soft_wrap=True))
+    render_text(report, ReportConsole(stderr=True, soft_wrap=True))
     print(
         f"xladoctor gate: refusing to start {command[0]} (exit {int(code)}); {GATE_SWITCH}=off skips the gate",
         file=sys.stderr,

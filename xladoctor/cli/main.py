@@ -1,11 +1,17 @@
-"""`main(argv) -> int`: every failure mapped to an exit code, in one place."""
+"""`main(argv) -> int`: every failure mapped to an exit code, in one place; signals stop every child first."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import signal
 import sys
+from types import FrameType
 
 import typer
 
+from xladoctor import proc
 from xladoctor.cli.app import app
 from xladoctor.errors import InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
@@ -13,10 +19,100 @@ from xladoctor.matrix import MatrixError
 
 # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`; the order is the one --help lists.
 COMMANDS = ("check", "gate", "explain", "snapshot", "compare", "matrix", "schema")
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}
+
+
+class Interrupted(BaseException):
+    """A stopping signal arrived: unwinds the command (its `finally` blocks remove temporary folders)."""
+
+    def __init__(self, signum: int, stopped: list[str]) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.stopped = stopped
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    """First signal: stop every child now and unwind. A second one while unwinding: finish the job and leave."""
+    if proc.INTERRUPTED.is_set():
+        proc.stop_all()
+        proc.kill_descendants()
+        proc.remove_scratch()
+        os._exit(128 + signum)
+    proc.INTERRUPTED.set()
+    raise Interrupted(signum, proc.stop_all())
 
 
 def _error(message: str) -> None:
-    print(f"xladoctor: error: {message}", file=sys.stderr)
+    if sys.stderr is not None:  # a closed stderr (2>&-): the exit code still says it
+        with contextlib.suppress(OSError, ValueError):
+            print(f"xladoctor: error: {message}", file=sys.stderr, flush=True)
+
+
+def _ascii_safe_streams() -> None:
+    """A terminal or pipe that cannot encode the report's marks (PYTHONIOENCODING=ascii, LANG=C) gets escapes,
+    never a UnicodeEncodeError; the text reporter then uses ASCII marks too."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="backslashreplace")
+
+
+def _stdout_written() -> str | None:
+    """Flush stdout; why the report could not be written (a full disk, a closed pipe), or None."""
+    if sys.stdout is None:
+        return "stdout is closed, so the report could not be written"
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        return "stdout was closed before the report was written (a broken pipe)"
+    except OSError as exc:
+        return f"cannot write the report to stdout: {exc.strerror or exc}"
+    return None
+
+
+def _silence_stdout() -> None:
+    """After a failed write to stdout, the interpreter's own flush at exit must not print a traceback."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if sys.stdout is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, sys.stdout.fileno())
+
+
+def _run(args: list[str]) -> int:
+    try:
+        result = app(args=args, prog_name="xladoctor", standalone_mode=False)
+        code = int(result) if isinstance(result, int) else int(ExitCode.OK)
+    except typer.Exit as exc:
+        code = int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        _error("interrupted")
+        return int(ExitCode.INTERRUPTED)
+    except SystemExit:
+        # click answers EPIPE with sys.exit(1) after wrapping the streams in PacifyFlushWrapper; say what happened
+        if type(sys.stdout).__name__ != "PacifyFlushWrapper":
+            raise
+        _error("stdout was closed before the report was written (a broken pipe)")
+        _silence_stdout()
+        return int(ExitCode.USAGE)
+    except OSError as exc:  # the report's own writes: probes and files turn their errors into data or UsageError
+        if not isinstance(exc, BrokenPipeError) and exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        broken = isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE
+        _error(
+            "stdout was closed before the report was written (a broken pipe)"
+            if broken
+            else f"cannot write the report to stdout: {exc.strerror or exc}"
+        )
+        _silence_stdout()
+        return int(ExitCode.USAGE)
+    problem = _stdout_written()
+    if problem is not None:
+        _error(problem)
+        _silence_stdout()
+        return int(ExitCode.USAGE)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,11 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or (args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version")):
         args.insert(0, "check")
+    proc.INTERRUPTED.clear()
+    _ascii_safe_streams()
+    # a file-size limit (ulimit -f) must make a write fail with EFBIG, not kill xladoctor mid-write
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, _on_signal) for sig in STOPPING_SIGNALS}
     try:
-        result = app(args=args, prog_name="xladoctor", standalone_mode=False)
-        return int(result) if isinstance(result, int) else int(ExitCode.OK)
-    except typer.Exit as exc:
-        return int(exc.exit_code)
+        with proc.children_cleaned_up():
+            return _run(args)
+    except Interrupted as stop:
+        name = signal.Signals(stop.signum).name
+        what = f"; stopped {', '.join(stop.stopped)}" if stop.stopped else ""
+        _error(f"interrupted by {name}{what}; every child process was stopped and its temporary files removed")
+        return 128 + stop.signum
     except UsageError as exc:
         _error(str(exc))
         return int(ExitCode.USAGE)
@@ -36,9 +140,6 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.format_message().strip().splitlines()
         _error(message[0] if message else type(exc).__name__)
         return int(ExitCode.USAGE)
-    except (typer.Abort, KeyboardInterrupt):
-        _error("interrupted")
-        return int(ExitCode.INTERRUPTED)
     except MatrixError as exc:
         _error(f"bundled compatibility matrix is broken (a bug in xladoctor): {exc}")
         return int(ExitCode.INTERNAL)
@@ -48,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # xladoctor's own bug: one line and exit 3, never a traceback for a user to decode
         _error(f"a bug in xladoctor ({type(exc).__name__}: {exc}); please report it with `xladoctor snapshot`")
         return int(ExitCode.INTERNAL)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run() -> None:

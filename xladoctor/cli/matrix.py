@@ -7,11 +7,11 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from xladoctor.cli.app import app, text_or_json
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
 
 
 @app.command()
@@ -43,4 +43,4 @@ def matrix(
         }
         sys.stdout.write(json.dumps(docs, indent=2) + "\n")
         return
-    render_matrix([table.get(n) for n in chosen], Console(soft_wrap=True))
+    render_matrix([table.get(n) for n in chosen], ReportConsole(soft_wrap=True))

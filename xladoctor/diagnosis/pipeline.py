@@ -147,6 +147,11 @@ def run_diagnosis(
         for finding in run_check(item, facts, table):
             if finding.fix is not None and finding.status in (Status.FAIL, Status.WARN):
                 finding = dataclasses.replace(finding, remediation=render_fix(finding.fix, facts))
+            if finding.alternatives:
+                rendered = tuple(
+                    dataclasses.replace(a, commands=render_fix(a.fix, facts)) for a in finding.alternatives
+                )
+                finding = dataclasses.replace(finding, alternatives=rendered)
             findings.append(finding)
     smoke_results = with_remediation(smoke, facts)
     findings.extend(smoke_findings(smoke_results))

@@ -151,4 +151,7 @@ def run_check(item: Check, facts: Facts, matrix: Matrix) -> list[Finding]:
                 detail="This is a bug in xladoctor: every check must say something.",
             )
         ]
-    return [Finding(item.id, item.area, o.status, o.title, o.detail, o.evidence, (), o.refs, o.fix) for o in outcomes]
+    return [
+        Finding(item.id, item.area, o.status, o.title, o.detail, o.evidence, (), o.refs, o.fix, o.alternatives)
+        for o in outcomes
+    ]

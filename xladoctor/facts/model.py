@@ -117,6 +117,9 @@ class TargetFacts:
     requested: str
     ok: bool
     error: str | None = None
+    unsupported_python: str | None = None  # the version of a Python too old to probe ("2.7.18")
+    venv_home: str | None = None  # when it could not run: the `home` its pyvenv.cfg names, if it is a venv's
+    venv_base_exists: bool | None = None  # whether a python is still in that home (a removed base Python)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ class ProbeAttempt:
     ok: bool
     error: str | None = None
     path: str | None = None
+    timed_out: bool = False  # the tool did not answer within its bound (a wedged driver)
+    duration_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class ResourceFacts:
     shm_bytes: int | None = None
     disk_free: Mapping[str, Any] = field(default_factory=dict)
     devices: tuple[str, ...] = ()
+    container: str | None = None  # docker | podman | kubernetes | containerd | lxc, from the marks they leave
+    caches: Mapping[str, Any] = field(default_factory=dict)  # compile cache folders that exist: owner -> path
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from xladoctor.errors import UsageError
 from xladoctor.facts import FactsError, load_facts
+from xladoctor.facts.load import read_snapshot
 from xladoctor.fleet.skew import Worker
 
 
@@ -53,7 +54,8 @@ def load_workers(paths: Sequence[str]) -> list[Worker]:
     workers: list[Worker] = []
     for path, label in zip(files, _labels(files), strict=True):
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open("rb") as stream:
+                text = read_snapshot(stream)
         except (OSError, UnicodeDecodeError) as exc:
             raise FleetInputError(f"{path}: cannot read it ({exc.__class__.__name__}: {exc})") from None
         try:

@@ -39,13 +39,14 @@ def target_failed(workers: Sequence[Worker], area: str) -> Finding:
     )
 
 
-def _failing(report: Report) -> list[str]:
+def failing_checks(report: Report) -> list[str]:
+    """The ids of a worker's own checks that failed or could not decide: what the header and the finding count."""
     return [f.id for f in report.findings if f.status in (Status.FAIL, Status.ERROR)]
 
 
 def worker_checks(workers: Sequence[Worker], reports: Sequence[Report], area: str) -> Finding:
     """fleet-worker-checks: how many of its own checks each worker fails (a warning: skew is what compare judges)."""
-    failing = {w.label: _failing(r) for w, r in zip(workers, reports, strict=True)}
+    failing = {w.label: failing_checks(r) for w, r in zip(workers, reports, strict=True)}
     evidence = {
         w.label: {
             "fail": r.count(Status.FAIL),

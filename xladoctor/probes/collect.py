@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
 from xladoctor.probes.system import collect_system
@@ -20,13 +22,53 @@ def bundled_tools(
     distributions: list[dict[str, Any]], env: Mapping[str, str], timeout_s: float
 ) -> list[dict[str, Any]]:
     """Versions of the tools the installed packages bundle (Triton's ptxas), run as plain binaries."""
-    found = []
-    for dist in distributions:
-        for relative, present in (dist.get("bundled_tools") or {}).items():
-            if present and relative.endswith("/ptxas"):
-                tool = probe_tool("ptxas", env, min(timeout_s, 15.0), path=os.path.join(dist["location"], relative))
-                found.append({**tool, "name": f"ptxas ({dist['name']})"})
-    return found
+    wanted = [
+        (dist["name"], os.path.join(dist["location"], relative))
+        for dist in distributions
+        for relative, present in (dist.get("bundled_tools") or {}).items()
+        if present and relative.endswith("/ptxas")
+    ]
+
+    def version(name: str, path: str) -> dict[str, Any]:
+        return {**probe_tool("ptxas", env, min(timeout_s, 15.0), path=path), "name": f"ptxas ({name})"}
+
+    with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
+        return list(pool.map(lambda item: version(*item), wanted))
+
+
+def _usable(dist: dict[str, Any]) -> dict[str, Any]:
+    """A distribution whose version is not PEP 440 is recorded as broken metadata (a check reports it), so
+    that one odd dist-info cannot make the whole snapshot unusable."""
+    dist = {"name": "", "version": "", "location": "", **dist}  # an error record may lack them
+    version = dist.get("version")
+    if isinstance(version, str) and version:
+        try:
+            Version(version)
+        except InvalidVersion:
+            return {**dist, "version": "", "error": f"its version {version[:80]!r} is not a version (PEP 440)"}
+    return dist
+
+
+def venv_base(python: str) -> dict[str, Any]:
+    """For an interpreter that would not run: the base Python its venv's pyvenv.cfg names, and whether it is there.
+
+    venv writes `home = <folder of the base python>` (docs.python.org/3/library/venv); a base Python that was
+    removed or upgraded in place is the case `python -m venv --upgrade` repairs, and the only one."""
+    cfg = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(python))), "pyvenv.cfg")
+    try:
+        with open(cfg, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read(64 << 10).splitlines()
+    except OSError:
+        return {}
+    values = {k.strip(): v.strip() for k, _, v in (line.partition("=") for line in lines) if _}
+    home = values.get("home")
+    if not home:
+        return {}
+    try:
+        names = [n for n in os.listdir(home) if n.startswith("python")]
+    except OSError:
+        names = []
+    return {"venv_home": home, "venv_base_exists": bool(names)}
 
 
 def collect_facts(
@@ -41,18 +83,21 @@ def collect_facts(
         probe = run_probe(python, "packages", timeout_s)
         system, system_records = host.result()
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
+    target: dict[str, Any] = {"requested": python, "ok": probe.data is not None, "error": probe.error}
+    if probe.data is None:
+        target.update(unsupported_python=probe.unsupported_python, **venv_base(python))
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "xladoctor_version": __version__,
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "target": {"requested": python, "ok": probe.data is not None, "error": probe.error},
+        "target": target,
         "env": allowed_environment(env),
         "probes": [record.__dict__, *system_records],
         "system": system,
     }
     if probe.data is not None:
         doc["python"] = probe.data.get("python")
-        doc["distributions"] = [d for d in probe.data.get("distributions", []) if isinstance(d, dict)]
+        doc["distributions"] = [_usable(d) for d in probe.data.get("distributions", []) if isinstance(d, dict)]
         doc["leftovers"] = probe.data.get("leftovers", [])
         system.setdefault("tools", []).extend(bundled_tools(doc["distributions"], env, timeout_s))
     try:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from xladoctor.proc import run_command
+from xladoctor.proc import CommandResult, run_command
 
 PROC_VERSION = Path("/proc/driver/nvidia/version")
 # "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"
@@ -99,39 +99,50 @@ def parse_smi_csv(text: str, fields: tuple[str, ...]) -> list[dict[str, Any]]:
     return gpus
 
 
-def _nvml(timeout_s: float) -> tuple[dict[str, Any] | None, str | None]:
-    result = run_command([sys.executable, "-c", _NVML_SCRIPT], timeout_s)
+def _timing(result: CommandResult) -> dict[str, Any]:
+    return {"timed_out": result.timed_out, "duration_s": round(result.duration_s, 3)}
+
+
+def _nvml(timeout_s: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """NVML's answer (or None), and the attempt record."""
+    result = run_command([sys.executable, "-c", _NVML_SCRIPT], timeout_s, label="the NVML probe")
+    attempt = {"method": "nvml", "ok": False, "error": None, **_timing(result)}
     if not result.ok:
-        return None, f"NVML probe {result.describe_failure()}"
+        return None, {**attempt, "error": f"NVML probe {result.describe_failure()}"}
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        return None, "NVML probe printed no result"
-    return (None, data["error"]) if "error" in data else (data, None)
+        return None, {**attempt, "error": "NVML probe printed no result"}
+    if not isinstance(data, dict) or "error" in data:
+        return None, {**attempt, "error": str(data.get("error") if isinstance(data, dict) else data)}
+    return data, {**attempt, "ok": True}
 
 
-def _smi(path: str, env: Mapping[str, str], timeout_s: float) -> tuple[list[dict[str, Any]] | None, str | None]:
+def _smi(path: str, env: Mapping[str, str], timeout_s: float) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
+    """nvidia-smi's GPUs (or None), and the attempt record."""
+    attempt: dict[str, Any] = {"method": "nvidia-smi", "ok": False, "error": None, "path": path}
     for fields in (_SMI_FIELDS, tuple(f for f in _SMI_FIELDS if f != "compute_cap")):  # old drivers lack it
         argv = [path, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"]
-        result = run_command(argv, timeout_s, env=env)
+        result = run_command(argv, timeout_s, env=env, label="nvidia-smi")
+        attempt.update(_timing(result))
         if result.ok:
             try:
-                return parse_smi_csv(result.stdout, fields), None
+                return parse_smi_csv(result.stdout, fields), {**attempt, "ok": True}
             except ValueError as exc:
-                return None, f"nvidia-smi printed something unexpected: {exc}"
+                return None, {**attempt, "error": f"nvidia-smi printed something unexpected: {exc}"}
         output = (result.stdout + result.stderr).strip()
         if "compute_cap" in output and "not a valid field" in output:
             continue
         first = output.splitlines()[0][:200] if output else ""
-        return None, f"nvidia-smi {result.describe_failure()}" + (f": {first}" if first else "")
-    return None, "nvidia-smi rejected every query"
+        return None, {**attempt, "error": f"nvidia-smi {result.describe_failure()}" + (f": {first}" if first else "")}
+    return None, {**attempt, "error": "nvidia-smi rejected every query"}
 
 
 def probe_nvidia(env: Mapping[str, str], timeout_s: float = 15.0, proc_version: Path = PROC_VERSION) -> dict[str, Any]:
     """Driver version, CUDA driver API version and GPUs, with every attempt recorded."""
     facts: dict[str, Any] = {"source": None, "driver_version": None, "cuda_version": None, "gpus": [], "attempts": []}
-    data, error = _nvml(timeout_s)
-    facts["attempts"].append({"method": "nvml", "ok": data is not None, "error": error})
+    data, attempt = _nvml(timeout_s)
+    facts["attempts"].append(attempt)
     if data is not None:
         facts.update(
             source="nvml",
@@ -158,8 +169,8 @@ def probe_nvidia(env: Mapping[str, str], timeout_s: float = 15.0, proc_version: 
     if smi is None:
         facts["attempts"].append({"method": "nvidia-smi", "ok": False, "error": "nvidia-smi is not on PATH"})
         return facts
-    gpus, error = _smi(smi, env, timeout_s)
-    facts["attempts"].append({"method": "nvidia-smi", "ok": gpus is not None, "error": error, "path": smi})
+    gpus, attempt = _smi(smi, env, timeout_s)
+    facts["attempts"].append(attempt)
     if gpus is not None:
         facts["gpus"] = gpus
         facts["source"] = facts["source"] or "nvidia-smi"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,57 @@ def _free_bytes(path: str) -> int | None:
     return stat.f_bavail * stat.f_frsize
 
 
+def detect_container(root: Path = Path("/"), environ: Mapping[str, str] | None = None) -> str | None:
+    """Which container runtime this process runs under, from the marks each leaves; None on a plain host.
+
+    Docker writes /.dockerenv, Podman /run/.containerenv (containers.conf docs); Kubernetes sets
+    KUBERNETES_SERVICE_HOST in every pod; cgroup paths name docker, containerd/kubepods or lxc."""
+    env = os.environ if environ is None else environ
+    if "KUBERNETES_SERVICE_HOST" in env:
+        return "kubernetes"
+    if (root / ".dockerenv").exists():
+        return "docker"
+    if (root / "run" / ".containerenv").exists():
+        return "podman"
+    cgroup = _read(root / "proc" / "1" / "cgroup") or ""
+    for word, runtime in (
+        ("kubepods", "kubernetes"),
+        ("docker", "docker"),
+        ("containerd", "containerd"),
+        ("lxc", "lxc"),
+    ):
+        if word in cgroup:
+            return runtime
+    return None
+
+
+def _user() -> str:
+    """getpass.getuser() without its KeyError for a UID with no passwd entry (a container run with --user)."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(name):
+            return os.environ[name]
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return str(os.getuid())
+
+
+def compile_caches() -> dict[str, str]:
+    """The compile cache folders that exist, by owner: where Triton and TorchInductor write their kernels.
+
+    triton/knobs.py: TRITON_CACHE_DIR, else ~/.triton/cache; torch/_inductor/runtime/cache_dir_utils.py:
+    TORCHINDUCTOR_CACHE_DIR, else <tempdir>/torchinductor_<user> (characters \\/:*?"<>| made _)."""
+    user = re.sub(r'[\\/:*?"<>|]', "_", _user())
+    candidates = {
+        "triton": os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache"),
+        "inductor": os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        or os.path.join(tempfile.gettempdir(), f"torchinductor_{user}"),
+    }
+    return {owner: path for owner, path in candidates.items() if os.path.isdir(path)}
+
+
 def probe_resources() -> dict[str, Any]:
     try:
         shm = os.statvfs("/dev/shm")
@@ -65,4 +119,6 @@ def probe_resources() -> dict[str, Any]:
         "shm_bytes": shm_bytes,
         "disk_free": {p: _free_bytes(p) for p in (cache if os.path.isdir(cache) else os.path.expanduser("~"), "/tmp")},
         "devices": sorted(str(p) for pattern in ("nvidia*", "accel*", "vfio/*") for p in Path("/dev").glob(pattern)),
+        "container": detect_container(),
+        "caches": compile_caches(),
     }

@@ -11,7 +11,7 @@ from typing import Any
 from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
-from xladoctor.probes.toolchain import TOOLS, probe_tool, probe_toolkits
+from xladoctor.probes.toolchain import TOOLS, probe_toolkits, probe_tools
 
 # Variables that name a file or directory the frameworks will use.
 PATH_VARIABLES = ("TRITON_PTXAS_PATH", "CUDA_HOME", "CUDA_PATH")
@@ -31,7 +31,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
     short = min(timeout_s, 15.0)  # a tool's --version never needs long; a hung one must not hold the run
     jobs: dict[str, Callable[[], Any]] = {
         "nvidia": lambda: probe_nvidia(env, short),
-        "tools": lambda: [probe_tool(name, env, short) for name in TOOLS],
+        "tools": lambda: probe_tools(TOOLS, env, short),
         "cuda_toolkits": lambda: probe_toolkits(env, short),
         "libraries": lambda: probe_libraries(env, short),
         "resources": probe_resources,

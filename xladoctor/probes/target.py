@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
+import stat
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from xladoctor.errors import UsageError
-from xladoctor.proc import CommandResult, run_command
+from xladoctor.proc import CommandResult, run_command, scratch_dir
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
 
@@ -26,6 +27,7 @@ class ProbeOutput:
     data: dict[str, Any] | None
     error: str | None
     result: CommandResult
+    unsupported_python: str | None = None  # the version of a Python too old to probe
 
 
 def resolve_interpreter(python: str | None) -> str:
@@ -33,10 +35,17 @@ def resolve_interpreter(python: str | None) -> str:
     if python is None:
         return sys.executable
     found = python if os.sep in python else shutil.which(python)
-    if not found or not os.path.exists(found):
+    if not found:
         raise UsageError(f"--python {python}: no such interpreter")
-    if os.path.isdir(found) or not os.access(found, os.X_OK):
-        raise UsageError(f"--python {python}: not an executable file")
+    try:
+        mode = os.stat(found).st_mode
+    except PermissionError:
+        raise UsageError(f"--python {python}: permission denied (a folder on its path cannot be searched)") from None
+    except OSError:
+        raise UsageError(f"--python {python}: no such interpreter") from None
+    if stat.S_ISDIR(mode) or not os.access(found, os.X_OK):
+        why = "a directory" if stat.S_ISDIR(mode) else "not executable: permission denied"
+        raise UsageError(f"--python {python}: not an executable file ({why})")
     return os.path.abspath(found)
 
 
@@ -72,14 +81,48 @@ def target_environment(overrides: Mapping[str, str | None] | None = None) -> dic
     return env
 
 
+# Started with `-c` in the target before the probe itself: it parses on any Python (2.7 included), says which
+# Python it is when that is older than the probes support, caps the heap (a METADATA that is a link to
+# /dev/zero once took 3.3 GB in 5 s), then runs the probe file. RLIMIT_DATA leaves mapped files alone, so
+# reading a 2 GB libtorch_cuda.so through mmap still works.
+_BOOTSTRAP = """
+import sys
+if sys.version_info < (3, 8):
+    sys.stdout.write("\\n%s-UNSUPPORTED %d.%d.%d\\n" % ((sys.argv[1],) + tuple(sys.version_info[:3])))
+    sys.exit(3)
+try:
+    import resource
+    resource.setrlimit(resource.RLIMIT_DATA, (HEAP_BYTES, HEAP_BYTES))
+except (ImportError, ValueError, OSError):
+    pass
+path = sys.argv.pop(2)
+with open(path, "rb") as source:
+    code = compile(source.read(), path, "exec")
+exec(code, {"__name__": "__main__", "__file__": path})
+"""
+PROBE_HEAP_BYTES = 2 << 30
+MIN_PYTHON = (3, 8)
+_UNSUPPORTED = re.compile(r"-UNSUPPORTED (\d+\.\d+\.\d+)")
+
+
 def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> ProbeOutput:
     """Execute probe NAME with the target interpreter; never raises."""
     marker = "XLADOCTOR-" + secrets.token_hex(8)
     env = target_environment()
     # `python -c` puts the working directory on sys.path: run in an empty one, so that what the target has
     # installed does not depend on where xladoctor was started (a checkout's *.egg-info, a stray json.py)
-    with tempfile.TemporaryDirectory(prefix="xladoctor-probe-") as empty:
-        result = run_command([python, "-c", probe_source(name), marker], timeout_s, env=env, cwd=empty)
+    with scratch_dir("xladoctor-probe-") as empty:
+        script = os.path.join(empty, f"xladoctor_probe_{name}.py")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(probe_source(name))
+        bootstrap = _BOOTSTRAP.replace("HEAP_BYTES", str(PROBE_HEAP_BYTES))
+        argv = [python, "-c", bootstrap, marker, script]
+        result = run_command(argv, timeout_s, env=env, cwd=empty, label=f"the {name} probe of {python}")
+    unsupported = _UNSUPPORTED.search(result.stdout) if marker in result.stdout else None
+    if unsupported is not None:
+        lowest = ".".join(map(str, MIN_PYTHON))
+        why = f"unsupported Python {unsupported.group(1)}: xladoctor diagnoses Python {lowest} and newer"
+        return ProbeOutput(None, why, result, unsupported.group(1))
     payload = _between_markers(result.stdout, marker)
     if payload is None:
         why = result.describe_failure() if not result.ok else "printed no result"
@@ -87,8 +130,8 @@ def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S
         return ProbeOutput(None, f"{why}" + (f": {detail}" if detail else ""), result)
     try:
         data = json.loads(payload)
-    except json.JSONDecodeError as exc:
-        return ProbeOutput(None, f"printed malformed JSON: {exc.msg}", result)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return ProbeOutput(None, f"printed malformed JSON: {getattr(exc, 'msg', exc)}", result)
     if not isinstance(data, dict):
         return ProbeOutput(None, "printed JSON that is not an object", result)
     return ProbeOutput(data, None, result)

@@ -6,7 +6,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,16 @@ def probe_tool(name: str, env: Mapping[str, str], timeout_s: float, path: str | 
     found = path or shutil.which(name, path=env.get("PATH"))
     if found is None:
         return {"name": name, "path": None, "version": None, "error": "not on PATH"}
-    result = run_command([found, "--version"], timeout_s, env=env)
+    result = run_command([found, "--version"], timeout_s, env=env, label=f"{name} --version")
     version = _version_of(name, result.stdout + result.stderr) if result.ok else None
     error = None if version else (result.describe_failure() if not result.ok else "no version in its output")
     return {"name": name, "path": os.path.realpath(found), "version": version, "error": error}
+
+
+def probe_tools(names: Sequence[str], env: Mapping[str, str], timeout_s: float) -> list[dict[str, Any]]:
+    """Every tool at once: eight hanging compilers on PATH cost one timeout, not eight."""
+    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
+        return list(pool.map(lambda name: probe_tool(name, env, timeout_s), names))
 
 
 def toolkit_version(root: Path) -> str | None:
@@ -62,14 +69,14 @@ def probe_toolkits(
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(var):
             roots.setdefault(os.path.realpath(env[var]), env[var])
-    toolkits = []
-    for real, named in roots.items():
+
+    def describe(real: str, named: str) -> dict[str, Any]:
         root = Path(real)
         nvcc = root / "bin" / "nvcc"
         version = toolkit_version(root)
         if version is None and nvcc.exists():  # toolkits assembled from pip wheels have no version.json
             version = probe_tool("nvcc", env, timeout_s, path=str(nvcc))["version"]
-        toolkits.append(
-            {"path": named, "realpath": real, "exists": root.is_dir(), "version": version, "nvcc": nvcc.exists()}
-        )
-    return toolkits
+        return {"path": named, "realpath": real, "exists": root.is_dir(), "version": version, "nvcc": nvcc.exists()}
+
+    with ThreadPoolExecutor(max_workers=max(1, len(roots))) as pool:  # one timeout for any number of toolkits
+        return list(pool.map(lambda item: describe(*item), roots.items()))

@@ -12,6 +12,7 @@ from xladoctor.diagnosis.report import ordered
 from xladoctor.findings import Status
 from xladoctor.fleet.compare import FleetReport
 from xladoctor.fleet.skew import MAJORITY_RULE
+from xladoctor.fleet.workers import failing_checks
 from xladoctor.redact import redact
 from xladoctor.reporters.json_report import report_to_json
 from xladoctor.reporters.schemas import bundled_schema
@@ -78,8 +79,9 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
     for worker, report in zip(fleet.workers, fleet.reports, strict=True):
         python = worker.facts.python
         who = f"{python.executable} (Python {python.version})" if python else worker.facts.target.requested
-        own = report.count(Status.FAIL)
-        console.print(f"  {_text(worker.label)}  [dim]{_text(who)}; own checks: {own} fail[/]")
+        own = failing_checks(report)
+        listing = f" ({', '.join(own)})" if own else ""
+        console.print(f"  {_text(worker.label)}  [dim]{_text(who)}; own checks failing: {len(own)}{listing}[/]")
     console.print("\n[bold]fleet[/]")
     for finding in ordered(fleet.findings):
         if finding.status is Status.SKIP and not verbose:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import TextIO
-
-from rich.console import Console
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
 
 
 def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose: bool, strict: bool) -> None:
@@ -26,23 +26,28 @@ def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose
         from xladoctor.reporters.terminal import render_text
 
         console = (
-            Console(file=stream, soft_wrap=True)
+            ReportConsole(file=stream, soft_wrap=True)
             if stream is sys.stdout
-            else Console(file=stream, soft_wrap=True, force_terminal=False, no_color=True)
+            else ReportConsole(file=stream, soft_wrap=True, force_terminal=False, no_color=True)
         )
         render_text(report, console, verbose=verbose)
 
 
 def emit_report(
-    report: Report, output_format: OutputFormat, output: Path | None, verbose: bool = False, strict: bool = False
+    report: Report,
+    output_format: OutputFormat,
+    save: Callable[[str], None] | None = None,
+    verbose: bool = False,
+    strict: bool = False,
 ) -> None:
-    """Render to stdout or to `output`; under GitHub Actions, also print annotations on stderr."""
-    if output is None:
+    """Render to stdout, or hand the rendered text to `save` (the CLI writes it atomically); under GitHub
+    Actions, also print annotations on stderr."""
+    if save is None:
         _render(report, output_format, sys.stdout, verbose, strict)
     else:
-        with output.open("w", encoding="utf-8") as stream:
-            _render(report, output_format, stream, verbose, strict)
-        print(f"wrote {output}", file=sys.stderr)
+        buffer = io.StringIO()
+        _render(report, output_format, buffer, verbose, strict)
+        save(buffer.getvalue())
     from xladoctor.reporters.annotations import github_annotations, running_in_github_actions
 
     if running_in_github_actions(os.environ):

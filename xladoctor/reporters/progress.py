@@ -8,6 +8,7 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.status import Status as Spinner
+from rich.text import Text
 
 from xladoctor.diagnosis.pipeline import Observer
 from xladoctor.smoke.model import SmokeResult
@@ -32,9 +33,12 @@ class TerminalProgress(Observer):
             self._spinner.stop()
             self._spinner = None
 
-    def _text(self) -> str:
+    def _text(self) -> Text:
         running = ", ".join(self._running) or "starting"
-        return f"smoke tests {self._done}/{self._total} done; running: {running}"
+        # one line whatever the width (COLUMNS=20 once wrapped it into a character per row)
+        return Text(
+            f"smoke tests {self._done}/{self._total} done; running: {running}", no_wrap=True, overflow="ellipsis"
+        )
 
     def _update(self) -> None:
         if self._spinner is not None:

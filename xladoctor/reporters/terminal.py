@@ -19,6 +19,16 @@ _MARKS = {
     Status.SKIP: "[dim]-[/]",
     Status.ERROR: "[bold magenta]?[/]",
 }
+# for a stream that cannot encode ✔/✖ (PYTHONIOENCODING=ascii, a C locale)
+_ASCII_MARKS = {**_MARKS, Status.OK: "[green]+[/]", Status.FAIL: "[bold red]x[/]"}
+
+
+def _mark(console: Console, status: Status) -> str:
+    try:
+        "✔✖".encode(console.encoding)
+    except (UnicodeEncodeError, LookupError):
+        return _ASCII_MARKS[status]
+    return _MARKS[status]
 
 
 def _text(value: str) -> str:
@@ -28,13 +38,17 @@ def _text(value: str) -> str:
 def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:
     if finding.status is Status.SKIP and not verbose:
         return
-    console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({finding.id})[/]")
+    console.print(f"  {_mark(console, finding.status)} {_text(finding.title)} [dim]({finding.id})[/]")
     show_detail = verbose or finding.status in (Status.FAIL, Status.ERROR)
     if show_detail and finding.detail:
         for line in finding.detail.splitlines():
             console.print(f"      [dim]{_text(line)}[/]")
     if finding.remediation and finding.status is not Status.OK:
         for command in finding.remediation:
+            console.print(f"      [cyan]$ {_text(command)}[/]")
+    for alternative in finding.alternatives if finding.status is not Status.OK else ():
+        console.print(f"      [dim]only if {_text(alternative.when)}:[/]")
+        for command in alternative.commands:
             console.print(f"      [cyan]$ {_text(command)}[/]")
     if verbose and finding.refs:
         console.print(f"      [dim]see: {_text(' '.join(finding.refs))}[/]")
@@ -44,7 +58,7 @@ def _render_smoke(console: Console, result: SmokeResult, verbose: bool) -> None:
     if result.status is Status.SKIP and not verbose:
         return
     where = f" on {_text(result.device)}" if result.device else ""
-    console.print(f"  {_MARKS[result.status]} {escape(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
+    console.print(f"  {_mark(console, result.status)} {escape(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
     if result.verified:
         console.print(f"      [dim]{_text(result.verified)}[/]")
     if result.cause:
@@ -73,7 +87,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         console.print(f"\n[bold]{escape(area)}[/]")
         for finding in items:
             _render_finding(console, finding, verbose)
-    if report.smoke:
+    if any(verbose or r.status is not Status.SKIP for r in report.smoke):  # no heading over nothing
         console.print("\n[bold]smoke tests[/] (each in its own process)")
         for result in report.smoke:
             _render_smoke(console, result, verbose)

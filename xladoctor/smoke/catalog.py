@@ -27,6 +27,7 @@ class SmokeTest:
     requires: tuple[Prerequisite, ...]
     weight_s: float
     run: Callable[[SmokeContext], list[SmokeResult]]
+    imports: tuple[str, ...] = ()  # the framework modules its scripts import first: one that hangs, hangs it
 
 
 def _matmul(ctx: SmokeContext) -> list[SmokeResult]:
@@ -74,22 +75,40 @@ def _xla(ctx: SmokeContext) -> list[SmokeResult]:
 
 
 SMOKE_TESTS: tuple[SmokeTest, ...] = (
-    SmokeTest("matmul", "float32 matmul on CPU and each GPU vs a float64 reference", (installed("torch"),), 3, _matmul),
-    SmokeTest("compile", "torch.compile (Inductor) add on CPU and each GPU", (installed("torch"),), 20, _compile),
+    SmokeTest(
+        "matmul",
+        "float32 matmul on CPU and each GPU vs a float64 reference",
+        (installed("torch"),),
+        3,
+        _matmul,
+        ("torch",),
+    ),
+    SmokeTest(
+        "compile", "torch.compile (Inductor) add on CPU and each GPU", (installed("torch"),), 20, _compile, ("torch",)
+    ),
     SmokeTest(
         "triton",
         "Triton vector add (on a GPU, or in the interpreter)",
         (installed("torch"), any_installed(*COMPONENTS["triton"])),
         3,
         _triton,
+        ("torch", "triton"),
     ),
-    SmokeTest("xla", "torch_xla steps on the PJRT device, with metrics", (installed("torch-xla"),), 8, _xla),
+    SmokeTest(
+        "xla",
+        "torch_xla steps on the PJRT device, with metrics",
+        (installed("torch-xla"),),
+        8,
+        _xla,
+        ("torch", "torch_xla"),
+    ),
     SmokeTest(
         "tensorflow",
         "TensorFlow autoclustering and jit_compile, proven by XLA's compiled modules",
         (tensorflow_installed(),),
         5,
         tensorflow_autocluster,
+        ("tensorflow",),
     ),
     SmokeTest(
         "tf-xla-devices",
@@ -97,6 +116,7 @@ SMOKE_TESTS: tuple[SmokeTest, ...] = (
         (tensorflow_installed(),),
         6,
         tensorflow_xla_devices,
+        ("tensorflow",),
     ),
 )
 

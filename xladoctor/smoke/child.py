@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -54,6 +55,8 @@ def run_script(
     folder: Path,
     env: Mapping[str, str | None] | None = None,
     args: Mapping[str, Any] | None = None,
+    cancel: threading.Event | None = None,
+    label: str | None = None,
 ) -> ScriptRun:
     """Execute smoke script NAME in `python`; never raises (a crash or a hang is in the result)."""
     marker = "XLADOCTOR-SMOKE-" + secrets.token_hex(8)
@@ -65,5 +68,5 @@ def run_script(
     script.write_text(script_source(name), encoding="utf-8")
     argv = [python, "-X", "faulthandler", str(script), marker, json.dumps(payload)]
     environment = target_environment({"PYTHONUNBUFFERED": "1", **(env or {})})  # records survive a crash
-    result = run_command(argv, timeout_s, env=environment, cwd=str(folder))
+    result = run_command(argv, timeout_s, env=environment, cwd=str(folder), cancel=cancel, label=label)
     return ScriptRun(_records(result.stdout, marker), result)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,28 @@ from xladoctor.smoke.model import SmokeResult
 
 @dataclass(frozen=True)
 class SmokeContext:
+    name: str  # the smoke test's
     facts: Facts  # of the target: its interpreter runs the smoke scripts
     timeout_s: float
     scratch: Path  # empty, private to this test, removed afterwards
+    cancel: threading.Event = field(default_factory=threading.Event)  # set: stop now, the result is moot
+    runs: list[ScriptRun] = field(default_factory=list)  # every script run, for the runner to read
 
     def run(
         self, script: str, env: Mapping[str, str | None] | None = None, args: Mapping[str, Any] | None = None
     ) -> ScriptRun:
-        return run_script(self.facts.interpreter, script, self.timeout_s, self.scratch, env=env, args=args)
+        run = run_script(
+            self.facts.interpreter,
+            script,
+            self.timeout_s,
+            self.scratch,
+            env=env,
+            args=args,
+            cancel=self.cancel,
+            label=f"smoke test {self.name}",
+        )
+        self.runs.append(run)
+        return run
 
     def results(self, name: str, run: ScriptRun) -> list[SmokeResult]:
         return results_from_run(name, run, self.timeout_s, template_values(self.facts))

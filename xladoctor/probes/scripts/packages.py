@@ -12,6 +12,7 @@ import json
 import mmap
 import os
 import platform
+import stat
 import struct
 import sys
 import sysconfig
@@ -460,7 +461,31 @@ def path_index(location, sys_path):
     return -1
 
 
+# A dist-info file bigger than this, or not a regular file (a link to /dev/zero, a FIFO), is not read: reading
+# it would take the probe's memory or time, and no real one comes close (torch's RECORD is about 1 MB).
+MAX_METADATA_FILE_BYTES = 32 << 20
+METADATA_FILES = ("METADATA", "PKG-INFO", "RECORD", "WHEEL", "INSTALLER", "entry_points.txt", "top_level.txt")
+
+
+def check_metadata_files(dist):
+    """Raise ValueError for a metadata file that must not be read (the caller records the dist as broken)."""
+    folder = getattr(dist, "_path", None)
+    if folder is None:
+        return
+    for name in METADATA_FILES:
+        path = os.path.join(str(folder), name)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        if info.st_size > MAX_METADATA_FILE_BYTES:
+            raise ValueError(f"{path} is {info.st_size >> 20} MB, far larger than any real one")
+
+
 def distribution_facts(dist, sys_path):
+    check_metadata_files(dist)
     meta = dist.metadata
     name = meta.get("Name") if meta is not None else None
     try:
@@ -550,7 +575,16 @@ def main():
             try:
                 result["distributions"].append(distribution_facts(dist, sys_path))
             except Exception as exc:  # one unreadable dist-info must not hide the others
-                result["distributions"].append({"name": "", "error": repr(exc)})
+                folder = str(getattr(dist, "_path", "") or "")
+                result["distributions"].append(
+                    {
+                        "name": "",
+                        "version": "",
+                        "location": os.path.dirname(folder),
+                        "metadata_dir": folder or None,
+                        "error": repr(exc)[:500],
+                    }
+                )
     sys.stdout.write("\n" + marker + "-BEGIN\n" + json.dumps(result) + "\n" + marker + "-END\n")
     sys.stdout.flush()
 
