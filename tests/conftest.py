@@ -15,6 +15,7 @@ TESTS = Path(__file__).parent
 FACTS_DIR = TESTS / "facts"
 sys.path.insert(0, str(TESTS))  # tests/envs.py
 sys.path.insert(0, str(FACTS_DIR))  # tests/facts/make_fixtures.py
+sys.path.insert(0, str(TESTS / "faults"))  # tests/faults/fakes.py
 
 
 _NOT_CHECK = {"snapshot", "matrix", "schema", "explain", "compare", "gate", "--help", "-h", "--version"}

@@ -13,7 +13,7 @@ from xladoctor.reporters.console import ReportConsole
 
 COMPARE_EXIT_TEXT = (
     "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
-    "2 bad input (an unreadable or malformed snapshot, fewer than 2); 130 interrupted."
+    "2 bad input (an unreadable or malformed snapshot, fewer than 2); 128+N stopped by signal N (130 Ctrl-C)."
 )
 
 
