@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from xladoctor import proc
 from xladoctor.diagnosis.pipeline import Observer, make_request
 from xladoctor.diagnosis.pipeline import diagnose as run_pipeline
 from xladoctor.diagnosis.report import Report, exit_code
@@ -123,7 +124,13 @@ def diagnose(progress: bool = True, **options: Any) -> DiagnosisReport:
     if unknown:
         raise DiagnoseError(f"unknown option {', '.join(unknown)}; valid: {', '.join(BY_NAME)}")
     request = make_request(**options, kernel_python=_kernel_python())
-    report = run_pipeline(request, LineProgress() if progress else None)
+    proc.INTERRUPTED.clear()
+    try:
+        report = run_pipeline(request, LineProgress() if progress else None)
+    except KeyboardInterrupt:  # a notebook's interrupt button: stop every child before the kernel moves on
+        proc.INTERRUPTED.set()
+        proc.stop_all()
+        raise
     return DiagnosisReport(report, request.strict)
 
 

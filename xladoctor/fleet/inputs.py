@@ -45,7 +45,13 @@ def expand(paths: Sequence[str]) -> list[Path]:
 def _labels(paths: Sequence[Path]) -> list[str]:
     """The file name, or the path as given where two files share a name (snaps/a/w.json, snaps/b/w.json)."""
     counts = Counter(p.name for p in paths)
-    return [p.name if counts[p.name] == 1 else str(p) for p in paths]
+    # a label ends up after `# on` in a pasted command: a newline or control character in a file name must not
+    # start a new line of shell there
+    return [_printable(p.name if counts[p.name] == 1 else str(p)) for p in paths]
+
+
+def _printable(label: str) -> str:
+    return "".join(c if c.isprintable() else "?" for c in label)
 
 
 def load_workers(paths: Sequence[str]) -> list[Worker]:
