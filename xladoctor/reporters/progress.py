@@ -35,10 +35,11 @@ class TerminalProgress(Observer):
 
     def _text(self) -> Text:
         running = ", ".join(self._running) or "starting"
-        # one line whatever the width (COLUMNS=20 once wrapped it into a character per row)
-        return Text(
-            f"smoke tests {self._done}/{self._total} done; running: {running}", no_wrap=True, overflow="ellipsis"
-        )
+        # one line whatever the width (COLUMNS=20 once wrapped it into a character per row): the spinner and a
+        # space take 2 columns, the text is cut to the rest
+        line = f"smoke tests {self._done}/{self._total} done; running: {running}"
+        room = max(4, self._console.width - 3)
+        return Text(line if len(line) <= room else line[: room - 1] + "…", no_wrap=True, overflow="ellipsis")
 
     def _update(self) -> None:
         if self._spinner is not None:
