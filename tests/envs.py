@@ -26,6 +26,8 @@ SPECS: dict[str, tuple[str, ...]] = {
     # Every smoke test in one environment: torch 2.9.0 brings triton 3.5.0 (its Requires-Dist), torch_xla
     # runs with PJRT_DEVICE=CPU, and tensorflow-cpu shares the interpreter (the smoke benchmark's target).
     "full-cpu": ("torch==2.9.0", "torch_xla==2.9.0", "tensorflow-cpu==2.21.0"),
+    # JAX's newest release for Python 3.11 (0.11 needs 3.12), CPU jaxlib: the jax smoke test and its fallback
+    "jax-cpu": ("jax==0.10.2",),
 }
 _BUILDER_VERSION = 1
 _COMPLETE = ".xladoctor-env-complete"

@@ -229,3 +229,46 @@ def test_xla_step_follows_pjrt_device(real_env, pjrt_device: str | None, status:
     [xla] = _smoke(report, "xla")
     assert xla["status"] == status
     assert (xla["verified"] or xla["cause"]).startswith(text)
+
+
+def test_jax_runs_a_jit_step_and_names_its_backend(real_env) -> None:
+    python = python_of(real_env("jax-cpu"))
+    _, report = _report(python, "--smoke", "jax", "--timeout", "300")
+    [jax] = _smoke(report, "jax")
+    assert jax["status"] == "ok" and jax["device"] == "cpu:0 (cpu)"
+    assert jax["verified"].startswith("jax.jit step compiled by XLA (backend cpu) and run on TFRT_CPU_0") or jax[
+        "verified"
+    ].startswith("jax.jit step compiled by XLA (backend cpu) and run on cpu:0"), jax["verified"]
+    assert jax["metrics"]["backend"] == "cpu" and jax["metrics"]["max_rel_error"] < 1e-5
+
+
+def test_jax_on_the_cpu_of_a_gpu_host_is_a_failure_with_the_cuda_jaxlib_to_install(real_env) -> None:
+    """The real silent fallback: a CPU jaxlib really runs on the CPU while the host's facts show NVIDIA GPUs
+    (those of a recorded H100 host): the run says so and installs jax[cuda12], as its driver 570 is older than
+    CUDA 13.x needs."""
+    import dataclasses
+
+    from conftest import FACTS_DIR
+
+    from xladoctor.facts import facts_from_json
+    from xladoctor.probes.collect import collect_facts
+    from xladoctor.remedy.render import render_fix
+    from xladoctor.smoke.runner import run_smoke, select_smoke
+
+    python = python_of(real_env("jax-cpu"))
+    real = collect_facts(str(python), environ={"PATH": os.environ["PATH"]})
+    gpu_host = facts_from_json(json.loads((FACTS_DIR / "gpu-h100-healthy.json").read_text()))
+    facts = dataclasses.replace(real, system=gpu_host.system)
+    ran, fell_back = run_smoke(facts, select_smoke(["jax"]), 300)
+    assert ran.status.value == "ok" and ran.metrics["platform"] == "cpu"
+    assert fell_back.status.value == "fail"
+    assert fell_back.cause is not None and fell_back.cause.startswith(
+        "JAX ran on the CPU only, although this host has a GPU: no CUDA-enabled jaxlib is installed"
+    )
+    assert any("jax.devices('cuda')" in line for line in fell_back.evidence), fell_back.evidence
+    assert fell_back.fix is not None
+    assert render_fix(fell_back.fix, facts) == (f"{python} -m pip install 'jax[cuda12]==0.10.2'",)
+
+    asked = dataclasses.replace(facts, env={**facts.env, "JAX_PLATFORMS": "cpu"})
+    [only] = run_smoke(asked, select_smoke(["jax"]), 300)
+    assert only.status.value == "ok" and only.verified is not None and "as JAX_PLATFORMS='cpu' asks" in only.verified

@@ -163,7 +163,7 @@ def test_bad_magic_lines_are_one_clear_error(line: str, message: str, capsys: py
     [
         (
             "--smoke nope",
-            "unknown smoke test 'nope'; valid names: matmul, compile, triton, xla, tensorflow, tf-xla-devices",
+            "unknown smoke test 'nope'; valid names: matmul, compile, triton, xla, tensorflow, tf-xla-devices, jax",
         ),
         ("--python /no/such/python --no-smoke", "--python /no/such/python: no such interpreter"),
         ("--only nope --no-smoke", "unknown check or area 'nope'; valid names: "),

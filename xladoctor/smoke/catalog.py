@@ -14,6 +14,7 @@ from xladoctor.facts.prerequisites import Prerequisite, any_installed, installed
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
 from xladoctor.smoke.context import SmokeContext
+from xladoctor.smoke.jax import jax_jit
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.tensorflow import tensorflow_autocluster, tensorflow_xla_devices
 
@@ -117,6 +118,14 @@ SMOKE_TESTS: tuple[SmokeTest, ...] = (
         6,
         tensorflow_xla_devices,
         ("tensorflow",),
+    ),
+    SmokeTest(
+        "jax",
+        "jax.jit step compiled by XLA on every JAX device, naming the backend JAX chose",
+        (installed("jax", "jaxlib"),),
+        4,
+        jax_jit,
+        ("jax",),
     ),
 )
 
