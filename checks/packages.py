@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from xladoctor.diagnosis.registry import area
@@ -187,45 +189,61 @@ ML_PACKAGE = Prerequisite(
 
 @check("unsatisfied-requirements", "Requirements of the ML packages", requires=(ML_PACKAGE,))
 def unsatisfied_requirements(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
-    """What torch, TensorFlow, torch_xla, JAX... declare (Requires-Dist) is installed, in a fitting version."""
+    """What torch, TensorFlow, torch_xla, JAX... declare (Requires-Dist) is installed, in a fitting version.
+
+    One finding per requiring package: torch installed with --no-deps misses fifteen nvidia-* wheels for one cause,
+    fixed by one command; every unmet requirement stays in the evidence."""
     requirers = _requirers(facts)
     checked = 0
     problems = 0
     for dist in requirers:
         extras = ("tpu",) if dist.key == "torch-xla" and facts.installed("libtpu") else ()
-        reqs = applicable_requirements(dist, facts, extras)
-        for req in reqs:
-            required = str(canonicalize_name(req.name))
-            if (dist.key, required) in _OWNED_ELSEWHERE:
+        unmet: list[tuple[Requirement, Distribution | None]] = []
+        for req in applicable_requirements(dist, facts, extras):
+            if (dist.key, str(canonicalize_name(req.name))) in _OWNED_ELSEWHERE:
                 continue
             checked += 1
-            have = facts.installed(required)
-            if have is not None and satisfies(req, have.version):
-                continue
-            problems += 1
-            evidence = {
-                "requirer": f"{dist.name} {dist.version}",
-                "requirement": str(req),
-                "installed": have.version if have else None,
-            }
-            why = f"but {have.name} {have.version} is installed" if have else "which is not installed"
-            via = (
-                " (its `tpu` extra, since libtpu is installed)"
-                if extras and requirement_on(dist, req.name, facts) is None
-                else ""
-            )
-            yield Outcome(
-                Status.FAIL,
-                f"{dist.name} {dist.version} requires {req.name}{req.specifier}{via}, {why}",
-                detail="pip installed these separately or was told to ignore dependencies; the requiring package "
-                "may fail at import or at run time.",
-                evidence=evidence,
-                fix=install((req.name, str(req.specifier))),
-                refs=(PIP_CHECK_REF,),
-            )
+            have = facts.installed(req.name)
+            if have is None or not satisfies(req, have.version):
+                unmet.append((req, have))
+        if unmet:
+            problems += len(unmet)
+            from_extra = {r.name for r, _ in unmet if extras and requirement_on(dist, r.name, facts) is None}
+            yield _unmet(dist, unmet, from_extra)
     if problems == 0:
         yield Outcome(
             Status.OK,
             f"{checked} declared requirements of {len(requirers)} ML packages are satisfied",
             evidence={"requirers": [d.name for d in requirers], "checked": checked},
         )
+
+
+def _unmet(dist: Distribution, unmet: list[tuple[Requirement, Distribution | None]], from_extra: set[str]) -> Outcome:
+    """One finding for everything one package misses: one cause, one install command. `from_extra`: requirements
+    that only torch_xla's `tpu` extra declares (counted because libtpu is installed)."""
+    evidence: dict[str, Any] = {
+        "requirer": f"{dist.name} {dist.version}",
+        "unmet": [{"requirement": str(req), "installed": have.version if have else None} for req, have in unmet],
+    }
+    fix = install(*((req.name, str(req.specifier)) for req, _ in unmet))
+    detail = (
+        "pip installed these separately or was told to ignore dependencies; the requiring package may fail at "
+        "import or at run time."
+    )
+    if len(unmet) == 1:
+        [(req, have)] = unmet
+        why = f"but {have.name} {have.version} is installed" if have else "which is not installed"
+        via = " (its `tpu` extra, since libtpu is installed)" if req.name in from_extra else ""
+        title = f"{dist.name} {dist.version} requires {req.name}{req.specifier}{via}, {why}"
+        return Outcome(Status.FAIL, title, detail=detail, evidence=evidence, fix=fix, refs=(PIP_CHECK_REF,))
+    missing = sum(1 for _, have in unmet if have is None)
+    counts = [f"{missing} not installed"] if missing else []
+    counts += [f"{len(unmet) - missing} in another version"] if missing < len(unmet) else []
+    names = ", ".join(req.name for req, _ in unmet[:3]) + (", ..." if len(unmet) > 3 else "")
+    title = f"{dist.name} {dist.version}: {len(unmet)} requirements are unmet ({' and '.join(counts)}: {names})"
+    if missing == len(unmet):
+        detail = (
+            "None of them is installed: the usual cause is `pip install --no-deps` (or files copied in by hand). "
+            "One command installs them all; the evidence lists each one."
+        )
+    return Outcome(Status.FAIL, title, detail=detail, evidence=evidence, fix=fix, refs=(PIP_CHECK_REF,))

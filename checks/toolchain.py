@@ -13,7 +13,7 @@ from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.prerequisites import any_installed
 from xladoctor.facts.system import CudaToolkit, Tool, find_tool
 from xladoctor.facts.versions import series_of
-from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.findings import Alternative, Outcome, Skip, Status
 from xladoctor.remedy.fix import Fix, export, install, prepend_path, system_install, unset
 
 check = area("toolchain")
@@ -104,23 +104,50 @@ def nvcc_torch_cuda_mismatch(
             evidence,
         )
     if version.split(".")[0] != cuda.split(".")[0]:
-        same = [t for t in cuda_toolkits if t.version and series_of(t.version) == series_of(cuda)]
-        fix = (
-            export("CUDA_HOME", same[0].realpath) + prepend_path("PATH", f"{same[0].realpath}/bin")
-            if same
-            else system_install("apt", f"cuda-toolkit-{cuda.replace('.', '-')}", note="NVIDIA's apt repository")
-        )
-        yield Outcome(
-            Status.WARN,
-            f"nvcc {version} ({path}) does not match torch's CUDA {cuda}",
-            detail="Building CUDA extensions (torch.utils.cpp_extension, flash-attn, ...) fails: "
-            "'The detected CUDA version mismatches the version that was used to compile PyTorch'.",
-            evidence=evidence,
-            fix=fix,
-            refs=(CPP_EXTENSION,),
-        )
+        yield _nvcc_mismatch(facts, cuda, path, version, cuda_toolkits, evidence)
         return
     yield Outcome(Status.OK, f"nvcc {version} matches torch's CUDA {cuda}", evidence=evidence)
+
+
+def _nvcc_mismatch(
+    facts: Facts,
+    cuda: str,
+    path: str | None,
+    version: str,
+    toolkits: tuple[CudaToolkit, ...],
+    evidence: dict[str, Any],
+) -> Outcome:
+    """nvcc matters only for building CUDA extensions: a toolkit of torch's series already on disk is one variable
+    away, but a multi-GB system-wide toolkit install is offered beside the finding, never put in the plan, since
+    nothing in the facts says this machine builds extensions."""
+    same = [t for t in toolkits if t.version and series_of(t.version) == series_of(cuda)]
+    toolkit = system_install("apt", f"cuda-toolkit-{cuda.replace('.', '-')}", note="NVIDIA's apt repository")
+    builds = "you build CUDA extensions (torch.utils.cpp_extension, flash-attn, ...) on this machine"
+    detail = (
+        "Only building CUDA extensions (torch.utils.cpp_extension, flash-attn, ...) needs nvcc, and it fails: "
+        "'The detected CUDA version mismatches the version that was used to compile PyTorch'. Running torch does "
+        "not use nvcc."
+    )
+    switch = export("CUDA_HOME", same[0].realpath) + prepend_path("PATH", f"{same[0].realpath}/bin") if same else None
+    if not (facts.system and facts.system.gpus):
+        return Outcome(
+            Status.OK,
+            f"nvcc {version} differs from torch's CUDA {cuda}; only CUDA extension builds would mind, and this host "
+            "has no GPU",
+            detail=detail,
+            evidence=evidence,
+            alternatives=(Alternative(builds, switch or toolkit),),
+            refs=(CPP_EXTENSION,),
+        )
+    return Outcome(
+        Status.WARN,
+        f"nvcc {version} ({path}) does not match torch's CUDA {cuda}",
+        detail=detail if same else detail + f" No CUDA {series_of(cuda)} toolkit is installed.",
+        evidence=evidence,
+        fix=switch,
+        alternatives=() if switch else (Alternative(builds, toolkit),),
+        refs=(CPP_EXTENSION,),
+    )
 
 
 @check("cuda-home-mismatch", "CUDA_HOME against the nvcc on PATH")

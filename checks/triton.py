@@ -16,6 +16,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
@@ -94,6 +95,15 @@ def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution,
             evidence=evidence,
         )
         return
+    if torch_cuda(facts) is None:
+        yield Outcome(
+            Status.OK,
+            f"torch {torch.version} is a CPU build: it never uses Triton, so {triton.name} {triton.version} beside it "
+            "breaks nothing",
+            detail="Inductor generates Triton code for GPUs only; on the CPU it writes C++.",
+            evidence=evidence,
+        )
+        return
     if not rows:
         raise Skip(
             f"no Triton pairing is known for torch {torch.version} (the compatibility matrix has no row for this "
@@ -114,8 +124,8 @@ def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution,
     yield Outcome(
         Status.WARN,
         f"torch {torch.version} was released with triton{expected}, but {triton.name} {triton.version} is installed",
-        detail="This torch build does not declare Triton itself (CPU wheels do not use it), so nothing "
-        "breaks on the CPU; a GPU build of this torch would need that Triton.",
+        detail="This CUDA build of torch declares no Triton (a source or third-party build); Inductor generates code "
+        "for the Triton it was released with, and another release can fail at compile time.",
         evidence=evidence,
         fix=install(("triton", expected)),
         refs=(str(row["source"]),),

@@ -777,6 +777,45 @@ SCENARIOS: list[Scenario] = [
         ),
     ),
     Scenario(
+        "gpu-torch-no-deps",
+        "`pip install --no-deps torch==2.9.0` on the H100 host: torch alone, none of the nvidia-* wheels, Triton or "
+        "the pure-Python requirements it declares; one cause, one finding, one install command",
+        ("torch==2.9.0",),
+        edit=both(
+            lambda d: d.update(distributions=[x for x in d["distributions"] if x["name"].lower() in ("torch", "pip")]),
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    tuple(("NVIDIA H100 80GB HBM3", "9.0", 81559) for _ in range(8)),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    shm_mib=1 << 19,
+                    ninja="1.11.1",
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "gpu-nvcc-13-beside-cu128-torch",
+        "8x H100, torch 2.9.0 (cu128), and only a CUDA 13.0 toolkit: its nvcc cannot build extensions for this torch; "
+        "a system-wide toolkit install is offered beside the finding, not put in the plan",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "580.65.06",
+                    tuple(("NVIDIA H100 80GB HBM3", "9.0", 81559) for _ in range(8)),
+                    nvcc="13.0.88",
+                    toolkits=(("/usr/local/cuda-13.0", "13.0.88"),),
+                    shm_mib=1 << 19,
+                    ninja="1.11.1",
+                )
+            ),
+        ),
+    ),
+    Scenario(
         "torch-ninja-not-on-path",
         "`pip install ninja` in a venv whose python is run without activating it: ninja is in /opt/venv/bin, "
         "which is not on PATH, so torch.utils.cpp_extension cannot find it",

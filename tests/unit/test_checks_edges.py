@@ -25,23 +25,33 @@ def dist(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return next(d for d in doc["distributions"] if d["name"].lower().replace("_", "-") == name)
 
 
-def test_triton_beside_a_cpu_torch_that_declares_none_is_a_warning() -> None:
+def _add_triton(doc: dict[str, Any], version: str) -> None:
+    torch = dist(doc, "torch")
+    doc["distributions"].append(
+        {"name": "triton", "version": version, "location": torch["location"], "path_index": torch["path_index"]}
+    )
+
+
+def test_triton_beside_a_cpu_torch_breaks_nothing() -> None:
+    """A CPU wheel never runs Triton: no warning, so `--strict` passes a healthy CPU environment."""
+    [finding] = diagnose("real-torch213-xla29", lambda d: _add_triton(d, "3.4.0"), "torch-triton-mismatch")
+    assert (finding.status.value, finding.title) == (
+        "ok",
+        "torch 2.13.0+cpu is a CPU build: it never uses Triton, so triton 3.4.0 beside it breaks nothing",
+    )
+
+
+def test_triton_beside_a_cuda_torch_that_declares_none_is_a_warning() -> None:
+    """A source build of torch for CUDA declares no Triton: the matrix's release pairing is the yardstick."""
+
     def edit(doc: dict[str, Any]) -> None:
-        doc["distributions"].append(
-            {
-                "name": "triton",
-                "version": "3.4.0",
-                "location": dist(doc, "torch")["location"],
-                "path_index": dist(doc, "torch")["path_index"],
-            }
-        )
+        _add_triton(doc, "3.4.0")
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "13.0"
 
     [finding] = diagnose("real-torch213-xla29", edit, "torch-triton-mismatch")
-    assert (finding.status.value, finding.title) == (
-        "warn",
-        "torch 2.13.0+cpu was released with triton==3.7.1, but triton 3.4.0 is installed",
-    )
-    assert finding.remediation[-1].endswith("-m pip install triton==3.7.1")
+    assert finding.status.value == "warn"
+    assert finding.title.startswith("torch 2.13.0+cpu was released with triton==3.7."), finding.title
+    assert "-m pip install triton==3.7." in finding.remediation[-1]
 
 
 def test_torch_requiring_triton_without_triton_fails() -> None:
@@ -300,3 +310,39 @@ def test_a_cuda_newer_than_the_driver_table_is_not_judged() -> None:
         "Skipped because no minimum driver is known for CUDA 13.4 (the compatibility matrix has no NVIDIA "
         "release-notes row for it yet).",
     )
+
+
+def _nvcc_13_on_gpu_host(toolkit_12_8: bool) -> Callable[[dict[str, Any]], None]:
+    """The H100 host (torch 2.9.0 cu128) with nvcc 13.0 first on PATH, and a CUDA 12.8 toolkit or none."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        [nvcc] = [t for t in doc["system"]["tools"] if t["name"] == "nvcc"]
+        nvcc.update(path="/usr/local/cuda-13.0/bin/nvcc", version="13.0.88")
+        thirteen = {"path": "/usr/local/cuda-13.0", "realpath": "/usr/local/cuda-13.0", "exists": True}
+        kept = doc["system"]["cuda_toolkits"] if toolkit_12_8 else []
+        doc["system"]["cuda_toolkits"] = [*kept, {**thirteen, "version": "13.0.88", "nvcc": True}]
+
+    return edit
+
+
+def test_nvcc_mismatch_on_a_gpu_host_switches_to_the_toolkit_already_there() -> None:
+    [finding] = diagnose("gpu-h100-healthy", _nvcc_13_on_gpu_host(True), "nvcc-torch-cuda-mismatch")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "nvcc 13.0.88 (/usr/local/cuda-13.0/bin/nvcc) does not match torch's CUDA 12.8",
+    )
+    assert finding.remediation == (
+        "export CUDA_HOME=/usr/local/cuda-12.8",
+        "export PATH=/usr/local/cuda-12.8/bin:$PATH",
+    )
+    assert finding.alternatives == ()
+
+
+def test_nvcc_mismatch_never_puts_a_system_toolkit_install_in_the_plan() -> None:
+    """A multi-GB system-wide toolkit is offered beside the finding, for those who build extensions, not pasted."""
+    [finding] = diagnose("gpu-h100-healthy", _nvcc_13_on_gpu_host(False), "nvcc-torch-cuda-mismatch")
+    assert finding.status.value == "warn" and finding.remediation == ()
+    assert "No CUDA 12.8 toolkit is installed." in finding.detail
+    [alternative] = finding.alternatives
+    assert alternative.when.startswith("you build CUDA extensions")
+    assert alternative.commands == ("sudo apt-get install -y cuda-toolkit-12-8  # NVIDIA's apt repository",)
