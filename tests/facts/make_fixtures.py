@@ -348,6 +348,7 @@ def host(
     disk_gib: int = 200,
     container: str | None = None,
     caches: dict[str, str] | None = None,
+    compile_caches: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A `system` section in the shapes the host probes write (nvidia-smi's CSV, nvcc --version, ...)."""
     attempts = [{"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "path": None}]
@@ -435,7 +436,37 @@ def host(
             "container": container,
             "caches": caches or {},
         },
+        "compile_caches": compile_caches or cache_dirs(),
     }
+
+
+def cache_folder(owner: str, path: str, source: str = "default", **changes: Any) -> dict[str, Any]:
+    """One compile cache folder as probes/caches.py records it: by default there, writable, local ext4."""
+    variable = {"inductor": "TORCHINDUCTOR_CACHE_DIR", "triton": "TRITON_CACHE_DIR"}.get(
+        owner, "JAX_COMPILATION_CACHE_DIR"
+    )
+    folder = {"owner": owner, "variable": variable, "path": path, "source": source, "exists": True}
+    folder.update(existing_parent=path, writable=True, fs_type="ext4", read_only=False, free_inodes=12_000_000)
+    return {**folder, **changes}
+
+
+def cache_dirs(uid: int = 0, user: str = "root", home: str | None = "/root", **changes: Any) -> dict[str, Any]:
+    """The compile caches of a host: root's by default, Inductor's in /tmp and Triton's in ~/.triton/cache."""
+    doc = {
+        "uid": uid,
+        "user": user,
+        "local_base": "/tmp",
+        "passwd_entry": True,
+        "user_variable": None,
+        "home_set": home is not None,
+        "home": home,
+        "home_writable": home is not None,
+        "dirs": [
+            cache_folder("inductor", f"/tmp/torchinductor_{user}"),
+            cache_folder("triton", f"{home or '/root'}/.triton/cache"),
+        ],
+    }
+    return {**doc, **changes}
 
 
 def _source_built_torch(doc: dict[str, Any]) -> None:
@@ -811,6 +842,73 @@ SCENARIOS: list[Scenario] = [
                     toolkits=(("/usr/local/cuda-13.0", "13.0.88"),),
                     shm_mib=1 << 19,
                     ninja="1.11.1",
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "container-uid-without-passwd",
+        "`docker run --user 12345` of an image with torch 2.9.0 (cu128) on an H100: UID 12345 has no passwd entry "
+        "and USER is unset, so torch's getpass.getuser() raises KeyError: 'getpwuid(): uid not found: 12345'; HOME "
+        "is / (read-only), so Triton cannot create /.triton/cache",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    (("NVIDIA H100 80GB HBM3", "9.0", 81559),),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    ninja="1.11.1",
+                    container="docker",
+                    compile_caches=cache_dirs(
+                        uid=12345,
+                        user="uid_12345",
+                        home="/",
+                        passwd_entry=False,
+                        home_writable=False,
+                        dirs=[
+                            cache_folder(
+                                "inductor", "/tmp/torchinductor_uid_12345", exists=False, existing_parent="/tmp"
+                            ),
+                            cache_folder(
+                                "triton",
+                                "/.triton/cache",
+                                exists=False,
+                                existing_parent="/",
+                                writable=False,
+                                fs_type="overlay",
+                            ),
+                        ],
+                    ),
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "hpc-triton-cache-on-nfs",
+        "a Slurm node with 4x A100, torch 2.9.0 (cu128) and HOME on NFS: Triton's default cache ~/.triton/cache "
+        "is shared by every node of a job (Stale file handle), Inductor's stays in the local /tmp",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    tuple(("NVIDIA A100-SXM4-80GB", "8.0", 81920) for _ in range(4)),
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    ninja="1.11.1",
+                    compile_caches=cache_dirs(
+                        uid=41007,
+                        user="ada",
+                        home="/home/ada",
+                        dirs=[
+                            cache_folder("inductor", "/tmp/torchinductor_ada"),
+                            cache_folder("triton", "/home/ada/.triton/cache", fs_type="nfs4"),
+                        ],
+                    ),
                 )
             ),
         ),

@@ -346,3 +346,55 @@ def test_nvcc_mismatch_never_puts_a_system_toolkit_install_in_the_plan() -> None
     [alternative] = finding.alternatives
     assert alternative.when.startswith("you build CUDA extensions")
     assert alternative.commands == ("sudo apt-get install -y cuda-toolkit-12-8  # NVIDIA's apt repository",)
+
+
+def _cache_folder(doc: dict[str, Any], owner: str) -> dict[str, Any]:
+    return next(d for d in doc["system"]["compile_caches"]["dirs"] if d["owner"] == owner)
+
+
+def test_compile_cache_without_free_inodes_or_as_a_file_or_hung_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        _cache_folder(doc, "inductor").update(free_inodes=0)
+        _cache_folder(doc, "triton").update(unresponsive=True)
+
+    findings = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
+    assert [(f.status.value, f.title) for f in findings] == [
+        (
+            "fail",
+            "/tmp/torchinductor_root (TORCHINDUCTOR_CACHE_DIR, the default) is on a filesystem with 0 free inodes",
+        ),
+        (
+            "fail",
+            "/root/.triton/cache (TRITON_CACHE_DIR, the default) did not answer within the probe's bound: a hung "
+            "network mount?",
+        ),
+    ]
+    assert findings[0].remediation == ("export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache-root",)
+
+
+def test_compile_cache_moves_are_look_first_without_a_local_temp_folder() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["compile_caches"]["local_base"] = None
+        _cache_folder(doc, "triton").update(not_a_folder=True, exists=False)
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
+    assert finding.title == "/root/.triton/cache (TRITON_CACHE_DIR, the default) is a file, not a folder"
+    assert finding.remediation[0].startswith("df -hT /tmp /var/tmp  # find a local (not nfs/lustre), writable folder")
+
+
+def test_torch_2_13_names_its_cache_after_the_uid_when_the_user_is_unknown() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["version"] = "2.13.0"
+
+    [finding] = diagnose("container-uid-without-passwd", edit, "compile-cache-dirs")
+    assert finding.title.startswith("/.triton/cache (TRITON_CACHE_DIR, the default) cannot be created")
+
+
+def test_home_unset_without_a_home_folder_puts_triton_s_cache_under_the_working_directory() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["compile_caches"].update(home_set=False, home=None, passwd_entry=False, user_variable="USER")
+        _cache_folder(doc, "triton").update(path="/work/~/.triton/cache")
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
+    assert finding.status.value == "warn"
+    assert finding.title.startswith("HOME is unset and UID 0 has no home folder: Triton caches in a folder named '~'")

@@ -90,6 +90,48 @@ class ResourceFacts:
     caches: Mapping[str, Any] = field(default_factory=dict)  # compile cache folders that exist: owner -> path
 
 
+# Filesystems that share one folder between machines: file locks and renames misbehave on them (ESTALE, EBUSY)
+NETWORK_FILESYSTEMS = ("nfs", "nfs4", "lustre", "gpfs", "cifs", "smb3", "smbfs", "ceph", "beegfs", "glusterfs")
+NETWORK_FUSE = ("fuse.gcsfuse", "fuse.s3fs", "fuse.sshfs", "fuse.juicefs", "fuse.rclone", "fuse.goofys")
+
+
+def is_network(fstype: str | None) -> bool:
+    return fstype is not None and (fstype in NETWORK_FILESYSTEMS or fstype in NETWORK_FUSE)
+
+
+@dataclass(frozen=True)
+class CacheDir:
+    """A compile cache folder as the diagnosed programs would resolve it (xladoctor/probes/caches.py)."""
+
+    owner: str  # inductor | triton | jax
+    variable: str  # the variable that chooses it: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, ...
+    path: str
+    source: str  # env (the variable is set) | default (the framework's own choice)
+    exists: bool = False
+    not_a_folder: bool = False  # something else sits at the path
+    existing_parent: str | None = None  # the path itself, or the nearest folder above it that exists
+    writable: bool = False  # that folder, for this UID: the cache can be written or created
+    fs_type: str | None = None  # of the mount holding it (/proc/self/mountinfo)
+    read_only: bool = False  # that mount is read-only
+    free_inodes: int | None = None
+    unresponsive: bool = False  # looking at it did not finish within the probe's bound (a hung network mount)
+
+
+@dataclass(frozen=True)
+class CompileCacheFacts:
+    """Who the caches are named after (the UID and its passwd entry, HOME) and every cache folder."""
+
+    uid: int | None = None
+    user: str | None = None  # the name the caches are named after (getpass.getuser(), or uid_<uid>)
+    local_base: str | None = None  # the temp folder, when it is local and writable: where a moved cache can go
+    passwd_entry: bool | None = None  # the UID has a passwd entry (getpass.getuser() falls back to it)
+    user_variable: str | None = None  # the first of LOGNAME, USER, LNAME, USERNAME that is set
+    home_set: bool = False
+    home: str | None = None  # HOME, else the passwd entry's home folder
+    home_writable: bool = False
+    dirs: tuple[CacheDir, ...] = ()
+
+
 @dataclass(frozen=True)
 class SystemFacts:
     nvidia: NvidiaFacts | None = None
@@ -98,6 +140,7 @@ class SystemFacts:
     libraries: LibraryFacts | None = None
     resources: ResourceFacts | None = None
     env_paths: Mapping[str, Any] = field(default_factory=dict)  # variable -> whether the path it names exists
+    compile_caches: CompileCacheFacts | None = None
 
     def tool(self, name: str) -> Tool | None:
         return find_tool(self.tools, name)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from xladoctor.probes.caches import probe_cache_dirs
 from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
@@ -35,6 +36,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "cuda_toolkits": lambda: probe_toolkits(env, short),
         "libraries": lambda: probe_libraries(env, short),
         "resources": probe_resources,
+        "compile_caches": lambda: probe_cache_dirs(env),
         "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:

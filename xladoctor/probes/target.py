@@ -43,7 +43,9 @@ def resolve_interpreter(python: str | None) -> str:
         raise UsageError(f"--python {python}: permission denied (a folder on its path cannot be searched)") from None
     except OSError:
         raise UsageError(f"--python {python}: no such interpreter") from None
-    if stat.S_ISDIR(mode) or not os.access(found, os.X_OK):
+    # effective IDs: exec() runs with them (and their capabilities); access() by default asks for the real ones
+    effective = os.access in os.supports_effective_ids
+    if stat.S_ISDIR(mode) or not os.access(found, os.X_OK, effective_ids=effective):
         why = "a directory" if stat.S_ISDIR(mode) else "not executable: permission denied"
         raise UsageError(f"--python {python}: not an executable file ({why})")
     return os.path.abspath(found)
