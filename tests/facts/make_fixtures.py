@@ -914,6 +914,13 @@ SCENARIOS: list[Scenario] = [
         ),
     ),
     Scenario(
+        "py312-torch23-compile-refused",
+        "Python 3.12 with torch 2.3.1: PyPI has cp312 wheels of torch 2.3, so it installs and imports, but "
+        "torch.compile raises 'Dynamo is not supported on Python 3.12+' until torch 2.4",
+        ("torch==2.3.1",),
+        python="3.12",
+    ),
+    Scenario(
         "torch-ninja-not-on-path",
         "`pip install ninja` in a venv whose python is run without activating it: ninja is in /opt/venv/bin, "
         "which is not on PATH, so torch.utils.cpp_extension cannot find it",

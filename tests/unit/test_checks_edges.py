@@ -398,3 +398,30 @@ def test_home_unset_without_a_home_folder_puts_triton_s_cache_under_the_working_
     [finding] = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
     assert finding.status.value == "warn"
     assert finding.title.startswith("HOME is unset and UID 0 has no home folder: Triton caches in a folder named '~'")
+
+
+def _python(version: str, gil_disabled: bool = False) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"].update(version=version, gil_disabled=gil_disabled)
+
+    return edit
+
+
+def test_torch_compile_refuses_a_python_its_wheels_exist_for() -> None:
+    """torch 2.9.0 ships cp314 wheels, but its torch.compile raises on 3.14: the first torch that accepts it."""
+    [finding] = diagnose("gpu-h100-healthy", _python("3.14.0"), "torch-compile-python")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "torch.compile in torch 2.9.0 refuses Python 3.14.0: it does not support Python 3.14 and newer",
+    )
+    assert finding.remediation == ("/opt/venv/bin/python -m pip install 'torch~=2.10.0'",)
+
+
+def test_torch_compile_free_threaded_needs_python_3_13_3() -> None:
+    [finding] = diagnose("gpu-h100-healthy", _python("3.13.2", gil_disabled=True), "torch-compile-python")
+    assert finding.title.endswith(
+        "refuses Python 3.13.2 (free-threaded): it does not support free-threaded Python older than 3.13.3"
+    )
+    assert finding.remediation == ()  # no torch release accepts it: the fix is a newer Python, said in the detail
+    [ok] = diagnose("gpu-h100-healthy", _python("3.13.5", gil_disabled=True), "torch-compile-python")
+    assert (ok.status.value, ok.title) == ("ok", "torch 2.9.0 compiles on Python 3.13.5 (free-threaded)")
