@@ -35,6 +35,9 @@ GETUSER_FIX = "https://github.com/pytorch/pytorch/pull/184208"
 TRITON_KNOBS = "https://github.com/triton-lang/triton/blob/main/python/triton/knobs.py"
 NFS_STALE = "https://github.com/pytorch/pytorch/issues/173679"
 DEEPSPEED_NFS = "https://github.com/deepspeedai/DeepSpeed/pull/5323"
+TRITON_HOME_FIX = "https://github.com/triton-lang/triton/pull/1364"
+TRITON_CACHE_PY = "https://github.com/triton-lang/triton/blob/v3.1.0/python/triton/runtime/cache.py"
+NOEXEC = "https://github.com/pytorch/pytorch/issues/91005"
 GETPASS = "https://docs.python.org/3/library/getpass.html#getpass.getuser"
 FIRST_TORCH_WITHOUT_GETUSER_FAILURE = Version("2.13")
 MIN_FREE_INODES = 1000
@@ -72,14 +75,30 @@ def _problem(folder: CacheDir) -> tuple[Status, str] | None:
         return Status.FAIL, f"{where} is a file, not a folder"
     if folder.read_only:
         return Status.FAIL, f"{where} is on a read-only filesystem"
+    if folder.noexec and folder.owner != "jax":
+        return Status.FAIL, f"{where} is on a filesystem mounted noexec"
     if not folder.writable:
         verb = "written" if folder.exists else f"created (in {folder.existing_parent})"
         return Status.FAIL, f"{where} cannot be {verb} by this user"
     if folder.free_inodes is not None and folder.free_inodes < MIN_FREE_INODES:
         return Status.FAIL, f"{where} is on a filesystem with {folder.free_inodes} free inodes"
-    if is_network(folder.fs_type):
+    if is_network(folder.fs_type) and folder.owner != "jax":  # JAX documents a shared persistent cache as intended
         return Status.WARN, f"{where} is on a network filesystem ({folder.fs_type})"
     return None
+
+
+def _consequence(status: Status, folder: CacheDir) -> str:
+    if status is Status.WARN:
+        return (
+            "on a filesystem shared between nodes, concurrent compiles fail with 'Stale file handle' or 'Device or "
+            "resource busy' when they rename cache files. A local folder avoids it."
+        )
+    if folder.noexec:
+        return (
+            "compiled kernels are shared objects loaded from it, which a noexec mount refuses ('failed to map "
+            "segment from shared object')."
+        )
+    return "the first compile fails (PermissionError, OSError) or every run recompiles."
 
 
 def _getuser_fails(torch: Distribution | None, caches: CompileCacheFacts) -> bool:
@@ -89,6 +108,47 @@ def _getuser_fails(torch: Distribution | None, caches: CompileCacheFacts) -> boo
         return Version(torch.version).release[:2] < FIRST_TORCH_WITHOUT_GETUSER_FAILURE.release
     except InvalidVersion:
         return True
+
+
+def _triton_without_home(facts: Facts, caches: CompileCacheFacts, folders: list[CacheDir]) -> Outcome | None:
+    """Triton's default cache hangs off the home folder; without HOME (and, but for triton <= 2.0, without a passwd
+    home) each release fails differently: triton <= 2.0 KeyError: 'HOME'; 2.1-3.3 Path.home() raises "Could not
+    determine home directory."; 3.4+ (TRITON_HOME, os.path.expanduser) quietly uses a folder named '~' under the
+    working directory."""
+    triton = next((d for d in folders if d.owner == "triton" and d.source == "default"), None)
+    dist = next((d for d in (facts.installed(n) for n in COMPONENTS["triton"]) if d is not None), None)
+    if triton is None or dist is None or caches.home_set or facts.env.get("TRITON_HOME"):
+        return None
+    release = _release(dist.version)
+    evidence = {"triton": dist.version, "home_set": False, "passwd_home": caches.home, "uid": caches.uid}
+    if release is not None and release <= (2, 0):
+        title = f"HOME is unset: triton {dist.version} fails at its first compile with KeyError: 'HOME'"
+        return Outcome(Status.FAIL, title, evidence=evidence, fix=_move(triton, caches), refs=(TRITON_HOME_FIX,))
+    if caches.home is not None:
+        return None  # the passwd entry's home folder stands in for HOME
+    if release is not None and release < (3, 4):
+        title = (
+            f"HOME is unset and UID {caches.uid} has no home folder: triton {dist.version} fails at its first "
+            "compile with RuntimeError: Could not determine home directory."
+        )
+        return Outcome(Status.FAIL, title, evidence=evidence, fix=_move(triton, caches), refs=(TRITON_CACHE_PY,))
+    return Outcome(
+        Status.WARN,
+        f"HOME is unset and UID {caches.uid} has no home folder: Triton caches in a folder named '~' under the "
+        "working directory",
+        detail="triton/knobs.py takes TRITON_HOME or os.path.expanduser('~/'), which stays '~/' without HOME or a "
+        "passwd entry; each working directory gets its own cache, so kernels are recompiled.",
+        evidence=evidence,
+        fix=_move(triton, caches),
+        refs=(TRITON_KNOBS,),
+    )
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    try:
+        return Version(version).release[:2]
+    except InvalidVersion:
+        return None
 
 
 @check("compile-cache-dirs", "Folders the compilers cache kernels in", requires=(_COMPILERS,))
@@ -128,34 +188,21 @@ def compile_cache_dirs(facts: Facts, torch: Distribution | None) -> Iterator[Out
         status, title = found
         problems += 1
         user = _USED_BY.get(folder.owner, folder.owner)
-        detail = f"{user} writes every compiled kernel here; " + (
-            "on a filesystem shared between nodes, concurrent compiles fail with 'Stale file handle' or "
-            "'Device or resource busy' when they rename cache files. A local folder avoids it."
-            if status is Status.WARN
-            else "the first compile fails (PermissionError, OSError) or every run recompiles."
-        )
+        detail = f"{user} writes every compiled kernel here; " + _consequence(status, folder)
         yield Outcome(
             status,
             title,
             detail=detail,
             evidence={**evidence, "folder": folder.__dict__},
             fix=_move(folder, caches),
-            refs=(INDUCTOR_CACHE_DIR, TRITON_KNOBS) + ((NFS_STALE, DEEPSPEED_NFS) if status is Status.WARN else ()),
+            refs=(INDUCTOR_CACHE_DIR, TRITON_KNOBS)
+            + ((NFS_STALE, DEEPSPEED_NFS) if status is Status.WARN else ())
+            + ((NOEXEC,) if folder.noexec else ()),
         )
-    if folders and not caches.home_set and not any(d.owner == "triton" and d.source == "env" for d in folders):
-        triton = next((d for d in folders if d.owner == "triton"), None)
-        if triton is not None and caches.home is None:
-            problems += 1
-            yield Outcome(
-                Status.WARN,
-                f"HOME is unset and UID {caches.uid} has no home folder: Triton caches in a folder named '~' "
-                "under the working directory",
-                detail="triton/knobs.py takes TRITON_HOME or os.path.expanduser('~/'), which stays '~/' without "
-                "HOME or a passwd entry; each working directory gets its own cache, so kernels are recompiled.",
-                evidence=evidence,
-                fix=_move(triton, caches),
-                refs=(TRITON_KNOBS,),
-            )
+    triton_home = _triton_without_home(facts, caches, folders)
+    if triton_home is not None:
+        problems += 1
+        yield triton_home
     if problems == 0:
         listed = ", ".join(f"{d.owner} {d.path}" for d in folders)
         title = f"Compile caches can be written: {listed}" if folders else "No compile cache folder is in use"

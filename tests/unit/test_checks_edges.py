@@ -425,3 +425,30 @@ def test_torch_compile_free_threaded_needs_python_3_13_3() -> None:
     assert finding.remediation == ()  # no torch release accepts it: the fix is a newer Python, said in the detail
     [ok] = diagnose("gpu-h100-healthy", _python("3.13.5", gil_disabled=True), "torch-compile-python")
     assert (ok.status.value, ok.title) == ("ok", "torch 2.9.0 compiles on Python 3.13.5 (free-threaded)")
+
+
+def test_compile_cache_on_a_noexec_mount_fails() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        _cache_folder(doc, "inductor").update(noexec=True)
+        doc["system"]["compile_caches"]["local_base"] = "/root/.cache"
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
+    assert (
+        finding.title
+        == "/tmp/torchinductor_root (TORCHINDUCTOR_CACHE_DIR, the default) is on a filesystem mounted noexec"
+    )
+    assert "failed to map segment from shared object" in finding.detail
+    assert finding.remediation == ("export TORCHINDUCTOR_CACHE_DIR=/root/.cache/inductor-cache-root",)
+
+
+def test_triton_before_3_4_cannot_find_a_home_without_home_or_passwd() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["compile_caches"].update(home_set=False, home=None, passwd_entry=False, user_variable="USER")
+        dist(doc, "triton")["version"] = "3.1.0"
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "compile-cache-dirs")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "HOME is unset and UID 0 has no home folder: triton 3.1.0 fails at its first compile with RuntimeError: "
+        "Could not determine home directory.",
+    )

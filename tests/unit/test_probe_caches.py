@@ -17,6 +17,7 @@ MOUNTINFO = """\
 35 22 0:33 / /home rw,relatime shared:5 - nfs4 fs1:/export/home rw,vers=4.2
 36 35 0:34 / /home/ada/My\\040Data ro,relatime shared:6 - ext4 /dev/sdb1 ro
 37 22 0:35 / /proc rw,nosuid - proc proc rw
+38 22 0:36 / /tmp rw,nosuid,nodev,noexec - tmpfs tmpfs rw
 garbage line without a separator
 """
 
@@ -25,14 +26,15 @@ def test_mountinfo_is_read_longest_mount_first_with_escapes_and_read_only_flags(
     table = tmp_path / "mountinfo"
     table.write_text(MOUNTINFO)
     found = mounts(table)
-    assert found[0] == ("/home/ada/My Data", "ext4", True)
-    assert ("/home", "nfs4", False) in found and ("/", "overlay", False) in found
+    assert found[0] == ("/home/ada/My Data", "ext4", True, False)
+    assert ("/home", "nfs4", False, False) in found and ("/", "overlay", False, False) in found
+    assert ("/tmp", "tmpfs", False, True) in found
     assert mounts(tmp_path / "missing") == []
 
 
 def test_a_folder_under_an_nfs_mount_is_on_nfs(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
-    table = [(str(tmp_path), "nfs4", False), ("/", "ext4", False)]
+    table = [(str(tmp_path), "nfs4", False, False), ("/", "ext4", False, False)]
     found = describe_dir("triton", "TRITON_CACHE_DIR", str(folder), "env", table)
     assert (found["fs_type"], found["exists"], found["existing_parent"]) == ("nfs4", False, str(tmp_path))
     assert found["writable"] is True

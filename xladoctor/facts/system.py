@@ -113,6 +113,7 @@ class CacheDir:
     writable: bool = False  # that folder, for this UID: the cache can be written or created
     fs_type: str | None = None  # of the mount holding it (/proc/self/mountinfo)
     read_only: bool = False  # that mount is read-only
+    noexec: bool = False  # that mount forbids executing (and mmap-exec of) its files
     free_inodes: int | None = None
     unresponsive: bool = False  # looking at it did not finish within the probe's bound (a hung network mount)
 

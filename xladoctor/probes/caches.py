@@ -68,8 +68,11 @@ def _nearest_existing(path: str) -> str:
     return current
 
 
-def mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[tuple[str, str, bool]]:
-    """(mount point, filesystem type, read-only) of every mount, longest mount point first."""
+Mount = tuple[str, str, bool, bool]  # mount point, filesystem type, read-only, noexec
+
+
+def mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[Mount]:
+    """(mount point, filesystem type, read-only, noexec) of every mount, longest mount point first."""
     found = []
     try:
         lines = mountinfo.read_text(errors="replace").splitlines()
@@ -81,15 +84,16 @@ def mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[tuple[str, st
         if len(fields) < 6 or not tail:
             continue
         point = re.sub(r"\\(\d{3})", lambda m: chr(int(m.group(1), 8)), fields[4])  # "\040" is a space
-        found.append((point, tail[0], "ro" in fields[5].split(",")))
+        options = fields[5].split(",")
+        found.append((point, tail[0], "ro" in options, "noexec" in options))
     return sorted(found, key=lambda m: len(m[0]), reverse=True)
 
 
-def _mount_of(path: str, table: list[tuple[str, str, bool]]) -> tuple[str | None, bool]:
-    for point, fstype, read_only in table:
+def _mount_of(path: str, table: list[Mount]) -> tuple[str | None, bool, bool]:
+    for point, fstype, read_only, noexec in table:
         if path == point or path.startswith(point.rstrip("/") + "/"):
-            return fstype, read_only
-    return None, False
+            return fstype, read_only, noexec
+    return None, False, False
 
 
 def _free_inodes(path: str) -> int | None:
@@ -113,9 +117,9 @@ def _can_create_in(folder: str) -> bool:
     return True
 
 
-def _look(path: str, table: list[tuple[str, str, bool]]) -> dict[str, Any]:
+def _look(path: str, table: list[Mount]) -> dict[str, Any]:
     existing = _nearest_existing(path)
-    fstype, read_only = _mount_of(os.path.realpath(existing), table)
+    fstype, read_only, noexec = _mount_of(os.path.realpath(existing), table)
     return {
         "exists": os.path.isdir(path),
         "not_a_folder": os.path.exists(path) and not os.path.isdir(path),
@@ -123,6 +127,7 @@ def _look(path: str, table: list[tuple[str, str, bool]]) -> dict[str, Any]:
         "writable": os.path.isdir(existing) and _can_create_in(existing),
         "fs_type": fstype,
         "read_only": read_only,
+        "noexec": noexec,
         "free_inodes": _free_inodes(existing),
     }
 
@@ -132,7 +137,7 @@ def describe_dir(
     variable: str,
     path: str,
     source: str,
-    table: list[tuple[str, str, bool]],
+    table: list[Mount],
     timeout_s: float = DIR_TIMEOUT_S,
 ) -> dict[str, Any]:
     """What a cache folder looks like to this UID: there or creatable, writable, on which kind of filesystem.
@@ -147,6 +152,17 @@ def describe_dir(
     if worker.is_alive() or not found:
         return {**facts, "unresponsive": True}
     return {**facts, **found}
+
+
+def _base_candidates(env: Mapping[str, str], cwd: str, home: str | None) -> list[str]:
+    """Where a cache that cannot stay can go: the temp folder, ~/.cache, /var/tmp."""
+    return [temp_dir(env, cwd), *([os.path.join(home, ".cache")] if home else []), "/var/tmp"]
+
+
+def _usable_base(folder: str, table: list[Mount]) -> bool:
+    """Local, writable, and allowed to hold loadable kernels."""
+    fstype, read_only, noexec = _mount_of(os.path.realpath(folder), table)
+    return not (read_only or noexec or is_network(fstype)) and os.path.isdir(folder) and _can_create_in(folder)
 
 
 def probe_cache_dirs(
@@ -176,13 +192,11 @@ def probe_cache_dirs(
     )
     if env.get("JAX_COMPILATION_CACHE_DIR"):
         dirs.append(describe_dir("jax", "JAX_COMPILATION_CACHE_DIR", env["JAX_COMPILATION_CACHE_DIR"], "env", table))
-    base = temp_dir(env, here)
-    base_fstype, base_read_only = _mount_of(os.path.realpath(base), table)
-    local = not base_read_only and not is_network(base_fstype) and _can_create_in(base)
+    local_base = next((b for b in _base_candidates(env, here, home) if _usable_base(b, table)), None)
     return {
         "uid": uid,
         "user": re.sub(r'[\\/:*?"<>|]', "_", user),
-        "local_base": base if local else None,
+        "local_base": local_base,
         "passwd_entry": passwd is not None if uid is not None else None,
         "user_variable": user_variable,
         "home_set": bool(env.get("HOME")),
