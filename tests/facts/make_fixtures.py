@@ -921,6 +921,18 @@ SCENARIOS: list[Scenario] = [
         python="3.12",
     ),
     Scenario(
+        "numpy2-beside-torch22",
+        "`pip install torch==2.2.2 numpy`: torch declares no numpy, so pip takes numpy 2; torch 2.2 is a NumPy 1 "
+        "build ('_ARRAY_API not found', 'Numpy is not available'); numpy<2 is the one-package way back",
+        ("torch==2.2.2", "numpy==2.1.3"),
+    ),
+    Scenario(
+        "numpy2-opencv412-beside-torch22",
+        "torch 2.2.2 with opencv-python-headless 4.12.0.88, which requires numpy>=2,<2.3: numpy<2 is no way out, "
+        "torch must become a NumPy 2 build",
+        ("torch==2.2.2", "opencv-python-headless==4.12.0.88"),
+    ),
+    Scenario(
         "torch-ninja-not-on-path",
         "`pip install ninja` in a venv whose python is run without activating it: ninja is in /opt/venv/bin, "
         "which is not on PATH, so torch.utils.cpp_extension cannot find it",

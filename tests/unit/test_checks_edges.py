@@ -452,3 +452,16 @@ def test_triton_before_3_4_cannot_find_a_home_without_home_or_passwd() -> None:
         "HOME is unset and UID 0 has no home folder: triton 3.1.0 fails at its first compile with RuntimeError: "
         "Could not determine home directory.",
     )
+
+
+def test_numpy2_abi_uses_the_windows_first_build_on_windows() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"]["system"] = "Windows"
+        dist(doc, "torch")["version"] = "2.3.1"
+
+    [finding] = diagnose("numpy2-beside-torch22", edit, "numpy2-abi")
+    assert finding.title == "numpy 2.1.3 is installed beside NumPy 1 builds: torch 2.3.1"
+    [alternative] = finding.alternatives
+    assert alternative.commands[-1].endswith("-m pip install 'torch>=2.4.1'")
+    [linux] = diagnose("numpy2-beside-torch22", lambda d: dist(d, "torch").update(version="2.3.1"), "numpy2-abi")
+    assert linux.status.value == "ok"

@@ -165,6 +165,7 @@ def test_every_input_reads_any_fixture_without_error() -> None:
 
 def test_only_and_skip_select_by_id_or_area() -> None:
     assert [c.id for c in select_checks(only=["packages"], skip=["broken-distribution"])] == [
+        "numpy2-abi",
         "conflicting-distributions",
         "shadowed-distribution",
         "unsatisfied-requirements",
