@@ -245,7 +245,7 @@ def as_probed(doc: dict[str, Any]) -> None:
         cuda = torch is not None and (torch.get("self_declared") or {}).get("values", {}).get("cuda")
         doc["system"] = host("570.124.06", (("NVIDIA L4", "8.9", 23034),)) if cuda else host()
     if doc["system"] is not None and len(doc["probes"]) == 1:
-        parts = ("nvidia", "tools", "cuda_toolkits", "libraries", "resources", "env_paths")
+        parts = ("nvidia", "tools", "cuda_toolkits", "libraries", "resources", "env_paths", "compile_caches", "fabric")
         doc["probes"] += [{"name": p, "ok": True, "duration_s": 0.05, "error": None} for p in parts]
 
 
@@ -349,6 +349,7 @@ def host(
     container: str | None = None,
     caches: dict[str, str] | None = None,
     compile_caches: dict[str, Any] | None = None,
+    fabric: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A `system` section in the shapes the host probes write (nvidia-smi's CSV, nvcc --version, ...)."""
     attempts = [{"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "path": None}]
@@ -437,6 +438,7 @@ def host(
             "caches": caches or {},
         },
         "compile_caches": compile_caches or cache_dirs(),
+        "fabric": fabric if fabric is not None else fabric_of(driver, gpus, container),
     }
 
 
@@ -467,6 +469,98 @@ def cache_dirs(uid: int = 0, user: str = "root", home: str | None = "/root", **c
         ],
     }
     return {**doc, **changes}
+
+
+# PCI ids as lspci shows them on HGX boards: "Bridge [0680]: NVIDIA Corporation GH100 [H100 NVSwitch] [10de:22a3]"
+# beside "3D controller [0302]: ... GH100 [H200 SXM 141GB] [10de:2335]" (bigstack-oss/cubecos#259); A100's six
+# switches are GA100 [A100 NVSwitch] 10de:1af1. The GPUs' own ids are left out (None): no check reads them.
+NVSWITCHES = {"8.0": ("0x1af1", 6), "9.0": ("0x22a3", 4)}
+NOT_ASKED = "not asked: no NVSwitch and fewer than two NVIDIA GPUs on PCI"
+FM_ACTIVE = {"LoadState": "loaded", "ActiveState": "active", "SubState": "running", "Result": "success"}
+FM_ABSENT = {"LoadState": "not-found", "ActiveState": "inactive", "SubState": "dead", "Result": "success"}
+SYSTEMD_IN_CONTAINER = (
+    "systemctl exited with status 1: System has not been booted with systemd as init system (PID 1). Can't operate."
+)
+NO_FM_BINARY = "nv-fabricmanager is not installed (not on PATH, nor in /usr/bin or /usr/sbin)"
+
+
+def fabric_of(
+    driver: str | None,
+    gpus: tuple[tuple[str, str, int], ...],
+    container: str | None = None,
+    fabricmanager: dict[str, str] | None = None,
+    fm_version: str | None = "driver",
+    state: str | None = None,
+) -> dict[str, Any]:
+    """The `fabric` section the probe writes. An 8-GPU SXM board has its NVSwitches on PCI and Fabric Manager
+    running at the driver's version (fabric registration Completed on Hopper, N/A on Ampere); two PCIe GPUs or more
+    get the tools asked (systemd knows no such unit); one GPU or none, the tools are not asked. In a container
+    systemd cannot answer and /proc shows only the container's processes."""
+    pci = [
+        {"address": f"0000:{0x18 + 0x10 * i:02x}:00.0", "pci_class": "0x030200", "device": None}
+        for i in range(len(gpus))
+    ]
+    if len(gpus) < 2:
+        return {
+            "nvidia_pci": pci,
+            "fabricmanager_error": NOT_ASKED,
+            "fabricmanager_version_error": NOT_ASKED,
+            "gpu_fabric_error": NOT_ASKED,
+        }
+    board = len(gpus) >= 8 and all("SXM" in n or "HBM3" in n for n, _, _ in gpus)
+    switches = None
+    if board:
+        device, switches = NVSWITCHES[gpus[0][1]]
+        pci = [
+            {"address": f"0000:{5 + i:02x}:00.0", "pci_class": "0x068000", "device": device} for i in range(switches)
+        ] + pci
+    unit = fabricmanager if fabricmanager is not None else (FM_ACTIVE if board else FM_ABSENT)
+    version = (driver if board else None) if fm_version == "driver" else fm_version
+    if state is None and board and float(gpus[0][1]) >= 9.0:
+        state = "Completed"
+    return {
+        "nvidia_pci": pci,
+        "nvswitch_devices": switches,
+        "fabricmanager": None if container else unit,
+        "fabricmanager_error": SYSTEMD_IN_CONTAINER if container else None,
+        "fabricmanager_running": False if container else unit.get("ActiveState") == "active",
+        "fabricmanager_version": None if container else version,
+        "fabricmanager_version_error": NO_FM_BINARY if container or not version else None,
+        "gpu_fabric": [
+            {"index": i, "state": state, "status": "Success" if state == "Completed" else None}
+            for i in range(len(gpus))
+        ],
+    }
+
+
+H100_BOARD = tuple(("NVIDIA H100 80GB HBM3", "9.0", 81559) for _ in range(8))
+NCCL_LIB = "nvidia/nccl/lib/libnccl.so.2"  # in the RECORD of every nvidia-nccl-cuXX wheel (research r2 2.2)
+
+
+def _leftover_cu12_wheels(doc: dict[str, Any]) -> None:
+    """The nvidia-*-cu12 wheels torch 2.9.0 brought, left behind by an upgrade to a CUDA 13 torch."""
+    site = dist(doc, "torch")["location"]
+    old = [d for d in resolve(Scenario("torch-2.9.0-wheels", "", ("torch==2.9.0",))) if d["name"].endswith("-cu12")]
+    for d in old:
+        d.update(location=site, metadata_dir=f"{site}/{d['name'].replace('-', '_')}-{d['version']}.dist-info")
+        if d["name"] == "nvidia-nccl-cu12":
+            d["shared_libs"] = [NCCL_LIB]
+    doc["distributions"] = sorted(doc["distributions"] + old, key=lambda x: x["name"].lower())
+    dist(doc, "nvidia-nccl-cu13")["shared_libs"] = [NCCL_LIB]
+
+
+def _jax_cuda_extra_wheels(doc: dict[str, Any]) -> None:
+    """What `jax[cuda12]` installs beyond torch's wheels: the wheels its CUDA plugin's `with-cuda` extra names."""
+    plugin = dist(doc, "jax-cuda12-plugin")
+    have = {d["name"].lower() for d in doc["distributions"]}
+    for text in plugin["requires"]:
+        if 'extra == "with-cuda"' not in text:
+            continue
+        name = re.split(r"[<>=!~;\[ ]", text, maxsplit=1)[0].lower()
+        if name not in have:
+            minimum = re.search(r">=([\w.]+)", text)
+            add_copy(doc, "nvidia-cuda-runtime-cu12", name, minimum.group(1) if minimum else "12.6.85", requires=[])
+            have.add(name)
 
 
 def _source_built_torch(doc: dict[str, Any]) -> None:
@@ -524,6 +618,10 @@ def _smi_hangs() -> dict[str, Any]:
         ok=False, error="nvidia-smi timed out after 15.0s and was killed", timed_out=True, duration_s=15.003
     )
     system["resources"]["devices"] = ["/dev/nvidia0", "/dev/nvidiactl"]
+    # PCI still lists the eight GPUs (no NVSwitch), so the fabric probe asked its tools: nvidia-smi hung there too
+    eight = tuple(("NVIDIA A10G", "8.6", 23028) for _ in range(8))
+    system["fabric"] = fabric_of("570.124.06", eight)
+    system["fabric"].update(gpu_fabric=[], gpu_fabric_error="nvidia-smi timed out after 15.0s and was killed")
     return system
 
 
@@ -805,6 +903,50 @@ SCENARIOS: list[Scenario] = [
                     ninja="1.11.1",
                 )
             ),
+        ),
+    ),
+    Scenario(
+        "gpu-hgx-h100-no-fabric-manager",
+        "the 8x H100 SXM board (four NVSwitches on PCI) with driver 570.124.06 and no nvidia-fabricmanager unit: "
+        "the GPUs stay 'In Progress' in fabric registration and CUDA fails with error 802",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    H100_BOARD,
+                    nvcc="12.8.93",
+                    toolkits=(("/usr/local/cuda-12.8", "12.8.93"),),
+                    shm_mib=1 << 19,
+                    ninja="1.11.1",
+                    fabric=fabric_of(
+                        "570.124.06", H100_BOARD, fabricmanager=FM_ABSENT, fm_version=None, state="In Progress"
+                    ),
+                )
+            ),
+        ),
+    ),
+    Scenario(
+        "torch-nccl-cu12-and-cu13",
+        "`pip install -U torch` from 2.9.0 (CUDA 12 wheels) to 2.11.0 (CUDA 13 wheels) on an L4: the cu12 wheels "
+        "stay behind, nvidia-nccl-cu12 among them, beside nvidia-nccl-cu13 (both write nvidia/nccl/lib/libnccl.so.2)",
+        ("torch==2.11.0",),
+        edit=both(
+            torch_build("2.11.0+cu130", "13.0"),
+            _leftover_cu12_wheels,
+            with_host(host("580.95.05", (("NVIDIA L4", "8.9", 23034),))),
+        ),
+    ),
+    Scenario(
+        "torch27-jax06-cudnn-conflict",
+        "`pip install 'jax[cuda12]==0.6.0'`, then `pip install torch==2.7.1`, on an L4: torch's cuDNN pin "
+        "(nvidia-cudnn-cu12==9.5.1.17) replaced the one jax's CUDA plugin requires (>=9.8,<10.0); none satisfies both",
+        ("torch==2.7.1", "jax==0.6.0", "jaxlib==0.6.0", "jax-cuda12-plugin==0.6.0"),
+        edit=both(
+            torch_build("2.7.1+cu126", "12.6"),
+            _jax_cuda_extra_wheels,
+            with_host(host("570.124.06", (("NVIDIA L4", "8.9", 23034),))),
         ),
     ),
     Scenario(

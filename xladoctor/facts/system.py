@@ -134,6 +134,48 @@ class CompileCacheFacts:
 
 
 @dataclass(frozen=True)
+class PciDevice:
+    """One NVIDIA PCI function (vendor 0x10de) as /sys/bus/pci/devices/<address>/ describes it."""
+
+    address: str  # "0000:07:00.0"
+    pci_class: str  # "0x068000": an NVSwitch (bridge, other); "0x030200": a GPU (3D controller)
+    device: str | None = None  # "0x2330"
+
+
+@dataclass(frozen=True)
+class GpuFabric:
+    """One GPU's registration with the NVLink fabric, as `nvidia-smi --query-gpu=fabric.state` reports it."""
+
+    index: int
+    state: str | None = None  # Completed | In Progress | Not Started | Not Supported; None: N/A
+    status: str | None = None  # Success | an error; None: N/A or not asked
+
+
+@dataclass(frozen=True)
+class FabricFacts:
+    """What CUDA needs before it starts on an NVSwitch board: the switches, Fabric Manager, fabric registration.
+
+    Each `*_error` says why the value beside it is unknown (not asked, no systemd, a tool that failed)."""
+
+    nvidia_pci: tuple[PciDevice, ...] = ()
+    pci_error: str | None = None  # /sys/bus/pci/devices could not be read
+    nvswitch_devices: int | None = None  # entries of /proc/driver/nvidia-nvswitch/devices; None: no such folder
+    fabricmanager: Mapping[str, str] | None = None  # `systemctl show` of nvidia-fabricmanager: LoadState, ...
+    fabricmanager_error: str | None = None
+    fabricmanager_running: bool | None = None  # an nv-fabricmanager process in /proc (systemd's or a container's)
+    fabricmanager_version: str | None = None  # `nv-fabricmanager -v`
+    fabricmanager_version_error: str | None = None
+    gpu_fabric: tuple[GpuFabric, ...] = ()
+    gpu_fabric_error: str | None = None
+
+    @property
+    def nvswitches(self) -> int:
+        """NVSwitches on PCI (class 0x0680xx), else those the nvswitch kernel driver lists."""
+        on_pci = sum(1 for d in self.nvidia_pci if d.pci_class.startswith("0x0680"))
+        return on_pci or (self.nvswitch_devices or 0)
+
+
+@dataclass(frozen=True)
 class SystemFacts:
     nvidia: NvidiaFacts | None = None
     tools: tuple[Tool, ...] = ()
@@ -142,6 +184,7 @@ class SystemFacts:
     resources: ResourceFacts | None = None
     env_paths: Mapping[str, Any] = field(default_factory=dict)  # variable -> whether the path it names exists
     compile_caches: CompileCacheFacts | None = None
+    fabric: FabricFacts | None = None  # None in snapshots made before the fabric probe existed
 
     def tool(self, name: str) -> Tool | None:
         return find_tool(self.tools, name)

@@ -1,4 +1,4 @@
-"""Host facts (driver, GPUs, toolchain, libraries, resources), gathered in parallel threads."""
+"""Host facts (driver, GPUs, NVSwitch fabric, toolchain, libraries, resources), gathered in parallel threads."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xladoctor.probes.caches import probe_cache_dirs
+from xladoctor.probes.fabric import probe_fabric
 from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
@@ -38,6 +39,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "resources": probe_resources,
         "compile_caches": lambda: probe_cache_dirs(env),
         "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
+        "fabric": lambda: probe_fabric(env, short),
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}
