@@ -78,6 +78,7 @@ INPUTS: dict[str, Input] = {
         _host("tools"),
         _host("libraries"),
         _host("resources"),
+        _host("tpu"),
         Input("gpus", lambda f: f.system.gpus if f.system is not None else ()),
         Input("cuda_toolkits", lambda f: f.system.cuda_toolkits if f.system is not None else ()),
         Input("driver_version", _driver_version, "no NVIDIA driver was found on this machine", "driver"),

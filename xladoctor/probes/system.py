@@ -12,6 +12,7 @@ from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
 from xladoctor.probes.toolchain import TOOLS, probe_toolkits, probe_tools
+from xladoctor.probes.tpu import probe_tpu
 
 # Variables that name a file or directory the frameworks will use.
 PATH_VARIABLES = ("TRITON_PTXAS_PATH", "CUDA_HOME", "CUDA_PATH")
@@ -36,6 +37,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "libraries": lambda: probe_libraries(env, short),
         "resources": probe_resources,
         "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
+        "tpu": probe_tpu,
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}
