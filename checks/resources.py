@@ -6,6 +6,8 @@ import math
 import shlex
 from collections.abc import Iterator, Mapping
 
+from packaging.version import Version
+
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.system import ResourceFacts
@@ -124,10 +126,11 @@ def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
     )
 
 
-# torch/_inductor/config.py decide_compile_threads() (v2.0 to v2.14): int(TORCHINDUCTOR_COMPILE_THREADS) when set (an
+# torch/_inductor/config.py decide_compile_threads() (v2.1 to v2.14): int(TORCHINDUCTOR_COMPILE_THREADS) when set (an
 # empty or non-integer value raises ValueError when torch._inductor.config is imported), 1 on Windows, else
 # min(32, len(os.sched_getaffinity(0))) (torch._utils.cpu_count() from 2.13, which counts the same CPUs). No version
 # reads the cgroup CPU quota (cpu.max). async_compile.py: a value <= 1 compiles in the calling process, no pool.
+# torch 2.0 computed the same min(32, affinity) without reading the variable (v2.0.0 config.py `compile_threads`).
 INDUCTOR_CONFIG = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inductor/config.py"
 ASYNC_COMPILE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inductor/async_compile.py"
 CGROUP_CPU_MAX = "https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu-interface-files"
@@ -149,6 +152,8 @@ def compile_workers(
 
     Complements `cgroup-limits` (OMP_NUM_THREADS for the intra-op threads): this one sets TORCHINDUCTOR_COMPILE_THREADS,
     the size of Inductor's pool of compile processes, which follows the CPU affinity and never the quota."""
+    if Version(Version(torch.version).base_version) < Version("2.1"):
+        raise Skip(f"torch {torch.version} reads no {THREADS} (decide_compile_threads came with torch 2.1)")
     value = env.get(THREADS)
     affinity = resources.cpu_affinity or resources.cpu_count
     budget = _budget(resources)

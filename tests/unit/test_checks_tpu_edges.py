@@ -286,3 +286,16 @@ def test_the_conflict_fixture_plan_installs_nothing() -> None:
     """Two pins that exclude each other: no install command could satisfy both, so the plan has none."""
     [finding] = diagnose("tpu-vm-torch-xla-beside-jax", lambda d: None, "libtpu-pins")
     assert finding.fix is not None and not finding.fix.installs
+
+
+def test_torch_20_reads_no_compile_threads_variable() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["version"] = "2.0.1"
+        doc["env"]["TORCHINDUCTOR_COMPILE_THREADS"] = "four"
+
+    [finding] = diagnose("gpu-container-no-driver", edit, "compile-workers")
+    assert (finding.status.value, finding.detail) == (
+        "skip",
+        "Skipped because torch 2.0.1 reads no TORCHINDUCTOR_COMPILE_THREADS (decide_compile_threads came with "
+        "torch 2.1).",
+    )

@@ -26,7 +26,7 @@ MAX_PROCESSES = 32768
 MAX_FDS = 4096
 MAX_HOLDERS = 64
 MAX_LOCKS_BYTES = 1 << 20
-DEADLINE_S = 2.0
+DEADLINE_S = 1.0
 _DEVICE_ID = re.compile(r"^([0-9a-fA-F]+):([0-9a-fA-F]+):(\d+)$")
 
 
