@@ -22,8 +22,13 @@ check = area("packages")
 
 PIP_UNINSTALL_REF = "https://pip.pypa.io/en/stable/cli/pip_uninstall/"
 PIP_CHECK_REF = "https://pip.pypa.io/en/stable/cli/pip_check/"
-# (requirer, required) pairs judged by a dedicated check with a better explanation.
-_OWNED_ELSEWHERE = {("torch", n) for n in COMPONENTS["triton"]} | {("jax", "jaxlib")}
+# (requirer, required) pairs judged by a dedicated check with a better explanation: triton (torch-triton-mismatch),
+# jaxlib (jax-jaxlib-mismatch), the libtpu of torch_xla's `tpu` extra (libtpu-pins, which also sees JAX's pin).
+_OWNED_ELSEWHERE = (
+    {("torch", n) for n in COMPONENTS["triton"]}
+    | {("jax", "jaxlib")}
+    | {("torch-xla", n) for n in COMPONENTS["libtpu"]}
+)
 
 
 def _pin(dist: Distribution) -> tuple[str, str]:

@@ -6,7 +6,9 @@ the built-in CPU client (torch_xla/__init__.py `register_installed_plugins`,
 torch_xla/csrc/runtime/pjrt_registry.cpp). Any other value fails at the first XLA tensor with "No
 PjRtPlugin registered for: <value>" (names are case-sensitive). When PJRT_DEVICE is unset,
 torch_xla/runtime.py `_maybe_select_default_device` picks TPU (libtpu and a TPU found), NEURON, or
-CPU ("Defaulting to PJRT_DEVICE=CPU").
+CPU ("Defaulting to PJRT_DEVICE=CPU"); torch_xla 2.3 to 2.8 picked CUDA before NEURON when GPU_NUM_DEVICES
+was set or torch saw a GPU (added by pytorch/xla#6605, removed for 2.9 by pytorch/xla#9540). That case is
+`torch-xla-on-gpu-host`'s, so `pjrt-device` skips it: one finding for one cause.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from typing import Any
 from packaging.version import Version
 
 from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.platform import tpu_chips
 from xladoctor.facts.system import Gpu
-from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import export, install
+from xladoctor.findings import Alternative, Outcome, Skip, Status
+from xladoctor.remedy.fix import export, install, uninstall
 
 check = area("xla-config")
 
@@ -66,6 +70,8 @@ def pjrt_device(
     if Version(xla.version) < Version("2.5"):
         raise Skip(f"torch_xla {xla.version} predates plugin registration (2.5)", evidence)
     best = "TPU" if tpu and libtpu and "TPU" in accepted else "CPU"
+    if not value and cuda_default(facts, xla, env, gpus) is not None:
+        raise Skip("torch_xla picks CUDA by itself on this GPU host: torch-xla-on-gpu-host reports it", evidence)
     if not value:
         yield Outcome(
             Status.WARN,
@@ -111,3 +117,101 @@ def pjrt_device(
         )
         return
     yield Outcome(Status.OK, f"PJRT_DEVICE={value} is accepted by torch_xla {xla.version}", evidence=evidence)
+
+
+# torch_xla/runtime.py `_maybe_select_default_device`, v2.3.0 to v2.8.1: after the TPU branch,
+#   elif xu.getenv_as(xenv.GPU_NUM_DEVICES, int, 0) > 0: ... os.environ[xenv.PJRT_DEVICE] = 'CUDA'
+#   elif torch.cuda.is_available() and torch.cuda.device_count() > 0: ... 'Found CUDA without GPU_NUM_DEVICES.
+#   Defaulting to PJRT_DEVICE=CUDA with GPU_NUM_DEVICES=N'
+CUDA_DEFAULT_ADDED = "https://github.com/pytorch/xla/pull/6605"
+CUDA_DEFAULT_REMOVED = "https://github.com/pytorch/xla/pull/9540"
+RUNTIME_PY_28 = "https://github.com/pytorch/xla/blob/v2.8.0/torch_xla/runtime.py"
+UNKNOWN_CUDA = "https://github.com/unslothai/unsloth/issues/2006"
+CUDA_PLUGIN = "https://github.com/pytorch/xla/blob/v2.3.0/README.md"  # "GPU support through a plugin package"
+
+
+def _gpu_num_devices(env: Mapping[str, str]) -> int:
+    try:
+        return int(env.get("GPU_NUM_DEVICES", "0"))
+    except ValueError:
+        return 0
+
+
+def _torch_sees_gpu(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> bool:
+    """torch.cuda.is_available() and a device, judged from the facts: a CUDA torch, a GPU, not all hidden."""
+    hidden = env.get("CUDA_VISIBLE_DEVICES")
+    if hidden is not None and (hidden.strip() == "" or hidden.strip().startswith("-1")):
+        return False
+    return bool(gpus) and torch_cuda(facts) is not None
+
+
+def cuda_default(facts: Facts, xla: Distribution, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> str | None:
+    """Why this torch_xla, with PJRT_DEVICE unset, will set PJRT_DEVICE=CUDA by itself; None when it will not."""
+    if "PJRT_DEVICE" in env or env.get("PJRT_SELECT_DEFAULT_DEVICE", "1") == "0" or tpu_chips(facts):
+        return None
+    if not Version("2.3") <= Version(Version(xla.version).base_version) < Version("2.9"):
+        return None
+    if _gpu_num_devices(env) > 0:
+        return f"GPU_NUM_DEVICES={env['GPU_NUM_DEVICES']} is set"
+    if _torch_sees_gpu(facts, env, gpus):
+        return f"a CUDA {torch_cuda(facts)} torch sees {len(gpus)} GPU(s)"
+    return None
+
+
+@check("torch-xla-on-gpu-host", "torch_xla's own device choice on a GPU host")
+def torch_xla_on_gpu_host(
+    facts: Facts, python: PythonFacts, torch_xla: Distribution, env: Mapping[str, str], gpus: tuple[Gpu, ...]
+) -> Iterator[Outcome]:
+    """torch_xla 2.3-2.8 with PJRT_DEVICE unset picks CUDA where torch sees a GPU; PyPI's wheels have no CUDA."""
+    xla = torch_xla
+    accepted = accepted_devices(facts)
+    evidence: dict[str, Any] = {
+        "torch_xla": xla.version,
+        "PJRT_DEVICE": env.get("PJRT_DEVICE"),
+        "GPU_NUM_DEVICES": env.get("GPU_NUM_DEVICES"),
+        "gpus": len(gpus),
+        "tpu_chips": tpu_chips(facts),
+        "accepted": accepted,
+    }
+    why = cuda_default(facts, xla, env, gpus)
+    if why is None:
+        if "PJRT_DEVICE" in env:
+            title = f"PJRT_DEVICE is set: torch_xla {xla.version} does not choose a device by itself"
+        elif tpu_chips(facts):
+            title = "TPU chips are present: torch_xla looks for them before any GPU"
+        elif Version(Version(xla.version).base_version) >= Version("2.9"):
+            title = f"torch_xla {xla.version} never picks CUDA by itself (pytorch/xla#9540)"
+        else:
+            title = f"torch_xla {xla.version} will not pick CUDA here (no GPU that torch can use)"
+        yield Outcome(Status.OK, title, evidence=evidence)
+        return
+    evidence["reason"] = why
+    if "CUDA" in accepted:
+        owner = next((d for d in facts.distributions if "cuda" in d.entry_points.get("torch_xla.plugins", ())), None)
+        by = f"{owner.name} {owner.version}" if owner else "a CUDA plugin"
+        yield Outcome(
+            Status.OK, f"torch_xla {xla.version} will pick PJRT_DEVICE=CUDA ({why}), served by {by}", evidence=evidence
+        )
+        return
+    removable = [xla.name] + [d.name for d in (facts.installed(n) for n in ("libtpu", "libtpu-nightly")) if d]
+    yield Outcome(
+        Status.WARN,
+        f"torch_xla {xla.version} will set PJRT_DEVICE=CUDA by itself ({why}), but no CUDA plugin is installed",
+        detail=(
+            "With PJRT_DEVICE unset, torch_xla 2.3 to 2.8 choose CUDA when GPU_NUM_DEVICES is set or torch sees a GPU "
+            "(torch_xla/runtime.py; 2.9 stopped doing so). PyPI's torch_xla wheels are built for TPU and CPU: CUDA "
+            "came from separate builds (Google's wheel storage, or the torch_xla_cuda_plugin package, which registers "
+            'a `cuda` plugin). Unless this torch_xla is such a CUDA build, the first XLA tensor fails ("Unknown '
+            "PJRT_DEVICE 'CUDA'\"). Set PJRT_DEVICE=CPU to run torch_xla on the CPU; torch itself uses the GPU with "
+            "device='cuda'."
+        ),
+        evidence=evidence,
+        fix=export("PJRT_DEVICE", "CPU"),
+        refs=(RUNTIME_PY_28, CUDA_DEFAULT_ADDED, CUDA_DEFAULT_REMOVED, UNKNOWN_CUDA, CUDA_PLUGIN),
+        alternatives=(
+            Alternative(
+                "torch_xla is not used on this machine (libraries such as transformers import it when it is installed)",
+                uninstall(*removable),
+            ),
+        ),
+    )

@@ -6,11 +6,13 @@ import math
 import shlex
 from collections.abc import Iterator, Mapping
 
+from packaging.version import Version
+
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution
+from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.system import ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, RemovePath, export, shell
+from xladoctor.remedy.fix import Fix, RemovePath, export, shell, unset
 
 check = area("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a
@@ -46,7 +48,10 @@ def dev_shm_small(resources: ResourceFacts, torch: Distribution) -> Iterator[Out
 
 @check("cgroup-limits", "CPU and memory limits of this container")
 def cgroup_limits(resources: ResourceFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
-    """Frameworks size thread pools from the host's cores and see the host's memory, not the cgroup's."""
+    """Frameworks size thread pools from the host's cores and see the host's memory, not the cgroup's.
+
+    Its fix is OMP_NUM_THREADS (the intra-op threads); TorchInductor's compile workers, a separate pool of processes
+    sized the same blind way, are `compile-workers`' finding with their own variable: one knob per finding."""
     r = resources
     evidence = {
         "cpu_count": r.cpu_count,
@@ -119,3 +124,101 @@ def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
         "Disk: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
         evidence=evidence,
     )
+
+
+# torch/_inductor/config.py decide_compile_threads() (v2.1 to v2.14): int(TORCHINDUCTOR_COMPILE_THREADS) when set (an
+# empty or non-integer value raises ValueError when torch._inductor.config is imported), 1 on Windows, else
+# min(32, len(os.sched_getaffinity(0))) (torch._utils.cpu_count() from 2.13, which counts the same CPUs). No version
+# reads the cgroup CPU quota (cpu.max). async_compile.py: a value <= 1 compiles in the calling process, no pool.
+# torch 2.0 computed the same min(32, affinity) without reading the variable (v2.0.0 config.py `compile_threads`).
+INDUCTOR_CONFIG = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inductor/config.py"
+ASYNC_COMPILE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inductor/async_compile.py"
+CGROUP_CPU_MAX = "https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu-interface-files"
+MAX_WORKERS = 32
+THREADS = "TORCHINDUCTOR_COMPILE_THREADS"
+
+
+def _budget(resources: ResourceFacts) -> int | None:
+    """Whole CPUs the cgroup quota allows (at least 1), or None without a quota."""
+    quota = resources.cgroup_cpus
+    return max(1, math.floor(quota)) if quota is not None else None
+
+
+@check("compile-workers", "TorchInductor's compile workers against the CPUs this process may use")
+def compile_workers(
+    resources: ResourceFacts, env: Mapping[str, str], torch: Distribution, python: PythonFacts
+) -> Iterator[Outcome]:
+    """How many compile workers torch.compile will start, and whether the cgroup CPU quota can run them.
+
+    Complements `cgroup-limits` (OMP_NUM_THREADS for the intra-op threads): this one sets TORCHINDUCTOR_COMPILE_THREADS,
+    the size of Inductor's pool of compile processes, which follows the CPU affinity and never the quota."""
+    if Version(Version(torch.version).base_version) < Version("2.1"):
+        raise Skip(f"torch {torch.version} reads no {THREADS} (decide_compile_threads came with torch 2.1)")
+    value = env.get(THREADS)
+    affinity = resources.cpu_affinity or resources.cpu_count
+    budget = _budget(resources)
+    evidence = {
+        THREADS: value,
+        "cpu_affinity": resources.cpu_affinity,
+        "cpu_count": resources.cpu_count,
+        "cgroup_cpus": resources.cgroup_cpus,
+    }
+    quota = f"{resources.cgroup_cpus:g}" if resources.cgroup_cpus is not None else ""
+    if value is not None:
+        try:
+            workers = int(value)  # torch reads it with int(), so accept exactly what int() accepts
+        except ValueError:
+            yield Outcome(
+                Status.FAIL,
+                f"{THREADS}={value!r} is not an integer: torch.compile fails when it loads Inductor",
+                detail="torch/_inductor/config.py reads it with int() when torch._inductor.config is imported, so "
+                "the first torch.compile (or anything importing Inductor) raises ValueError: invalid literal for "
+                "int(). Unset it (torch then picks the count) or set a whole number.",
+                evidence=evidence,
+                fix=export(THREADS, str(budget)) if budget is not None and budget < (affinity or 0) else unset(THREADS),
+                refs=(INDUCTOR_CONFIG,),
+            )
+            return
+        if workers <= 1:
+            yield Outcome(
+                Status.OK,
+                f"{THREADS}={value}: Inductor compiles in the calling process, one kernel at a time",
+                evidence=evidence,
+            )
+            return
+        if budget is not None and workers > budget:
+            yield Outcome(
+                Status.WARN,
+                f"{THREADS}={value} starts {workers} compile workers, but the CPU quota is {quota} CPUs",
+                detail=f"The workers are separate processes that all compile at once; the cgroup gives them {quota} "
+                "CPUs' worth of time, so the container is throttled while torch.compile runs.",
+                evidence=evidence,
+                fix=export(THREADS, str(budget)),
+                refs=(INDUCTOR_CONFIG, CGROUP_CPU_MAX),
+            )
+            return
+        yield Outcome(Status.OK, f"{THREADS}={value}: Inductor starts {workers} compile workers", evidence=evidence)
+        return
+    if python.system == "Windows":
+        yield Outcome(Status.OK, "On Windows Inductor compiles in the calling process (one worker)", evidence=evidence)
+        return
+    if not affinity:
+        raise Skip("the CPUs this process may run on are unknown", evidence)
+    workers = min(MAX_WORKERS, affinity)
+    evidence["predicted_workers"] = workers
+    if budget is not None and budget < workers:
+        yield Outcome(
+            Status.WARN,
+            f"torch.compile will start {workers} compile workers, but the CPU quota is {quota} CPUs",
+            detail=f"Inductor sizes its pool from the {affinity} CPUs this process may run on (capped at "
+            f"{MAX_WORKERS}), never from the cgroup quota (cpu.max), so {workers} worker processes compete for "
+            f"{quota} CPUs' worth of time and the container is throttled while torch.compile runs. Set {THREADS} "
+            "to the quota before torch is imported (1 compiles in the calling process, which also helps when a "
+            "worker crashes or hangs).",
+            evidence=evidence,
+            fix=export(THREADS, str(budget)),
+            refs=(INDUCTOR_CONFIG, ASYNC_COMPILE, CGROUP_CPU_MAX),
+        )
+        return
+    limit = f", within the CPU quota of {quota}" if quota else ""
+    yield Outcome(Status.OK, f"torch.compile will start {workers} compile workers{limit}", evidence=evidence)

@@ -6,7 +6,7 @@ compatibility matrix (compat_matrix/torch-torch_xla.json) is the source of truth
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from packaging.version import Version
@@ -17,6 +17,7 @@ from xladoctor.facts.requirements import dependents_broken_by
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Status
 from xladoctor.matrix import Matrix, Relation
+from xladoctor.matrix.wheels import torch_xla_source, torch_xla_wheel_missing
 from xladoctor.remedy.fix import install
 
 check = area("torch-xla")
@@ -24,29 +25,26 @@ check = area("torch-xla")
 RELEASE_RULE_SOURCE = "https://github.com/pytorch/xla/blob/master/README.md"
 
 
-def _prefer_python(rows: list[Mapping[str, Any]], python: str) -> Mapping[str, Any]:
-    """The newest row with wheels for this Python, else the newest row."""
-    for row in rows:
-        if python in row.get("python", []):
-            return row
-    return rows[0]
-
-
 def _plan_move(
-    rel: Relation, torch_version: str, installed_row: Mapping[str, Any] | None, python: str
+    rel: Relation, torch_version: str, installed_row: Mapping[str, Any] | None, no_wheel: Callable[[str], str | None]
 ) -> tuple[str, Mapping[str, Any]]:
     """Which way to move, and the matrix row to move to.
 
-    Keep torch when a torch_xla exists for it (other packages pin torch); otherwise move torch to
-    the release the installed torch_xla was built for, or, for a torch_xla newer than the matrix,
-    to the newest pairing the matrix knows.
+    Keep torch when a torch_xla with wheels for this Python exists for it (other packages pin torch); otherwise
+    move torch to the release the installed torch_xla was built for, or, for a torch_xla newer than the matrix,
+    to the newest pairing the matrix knows. `no_wheel(torch_xla_version)`: why it cannot install here, or None.
     """
     same = rel.rows_where("torch", torch_version)
-    if same:
-        return "keep torch and install the torch_xla built for it", _prefer_python(same, python)
+    usable = [r for r in same if no_wheel(str(r["torch_xla"])) is None]
+    if usable:
+        return "keep torch and install the torch_xla built for it", usable[0]
     newest = rel.newest()
     row = installed_row or newest
-    if Version(torch_version) > Version(str(newest["torch"])):
+    if same and installed_row is not None:
+        why = f"{no_wheel(str(same[0]['torch_xla']))}"
+    elif same:
+        return "keep torch and install the torch_xla built for it", same[0]
+    elif Version(torch_version) > Version(str(newest["torch"])):
         why = (
             f"no torch_xla release exists for torch {series_of(torch_version)} (the newest, "
             f"{newest['torch_xla']}, is for torch {series_of(str(newest['torch']))})"
@@ -96,20 +94,24 @@ def torch_xla_torch_pairing(
             refs=(source,),
         )
         return
-    direction, row = _plan_move(rel, base_version(torch.version), required_row, python_series)
     # On TPU hosts torch_xla's `tpu` extra pins the libtpu it was built with; keep that pairing too.
     xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
+
+    def no_wheel_for(version: str) -> str | None:
+        return torch_xla_wheel_missing(matrix, facts, f"=={version}", name=xla_name, brief=True)
+
+    direction, row = _plan_move(rel, base_version(torch.version), required_row, no_wheel_for)
     pins: list[tuple[str, str]] = [(xla_name, f"=={row['torch_xla']}")]
     if series_of(str(row["torch"])) != series_of(torch.version):
         pins.insert(0, ("torch", f"=={row['torch']}"))
     moved_torch = next((spec[2:] for name, spec in pins if name == "torch"), None)
     notes = []
-    if python_series not in row.get("python", [python_series]):
-        notes.append(
-            f"torch_xla {row['torch_xla']} has no wheels for Python {python_series} "
-            f"(it has {', '.join(row['python'])}); use one of those Pythons."
-        )
-    if moved_torch:
+    # A torch_xla with no wheel for this Python cannot be installed: no command, say which Pythons have one.
+    no_wheel = torch_xla_wheel_missing(matrix, facts, f"=={row['torch_xla']}", name=xla_name)
+    if no_wheel:
+        notes.append(no_wheel + ".")
+        evidence["no_wheel_for_python"] = python_series
+    if moved_torch and not no_wheel:
         broken = dependents_broken_by(facts, "torch", moved_torch)
         if broken:
             names = ", ".join(f"{d.name} {d.version} (requires {r})" for d, r in broken)
@@ -122,9 +124,14 @@ def torch_xla_torch_pairing(
         f"torch_xla {xla.version} is built for torch {required_series}, but torch {torch.version} is installed",
         detail=(
             "With a mismatched torch, `import torch_xla` fails, typically with `undefined symbol` "
-            f"errors from _XLAC. Fix: {direction}. " + " ".join(notes)
+            f"errors from _XLAC. {'The pairing would be' if no_wheel else 'Fix'}: {direction}. " + " ".join(notes)
         ).strip(),
         evidence=evidence,
-        fix=install(*pins),
-        refs=tuple(dict.fromkeys((source, str(row["source"])))),
+        fix=None if no_wheel else install(*pins),
+        refs=tuple(dict.fromkeys((source, str(row["source"]), *_wheel_source(matrix, no_wheel, row)))),
     )
+
+
+def _wheel_source(matrix: Matrix, no_wheel: str | None, row: Mapping[str, Any]) -> tuple[str, ...]:
+    source = torch_xla_source(matrix, series_of(str(row["torch_xla"]))) if no_wheel else None
+    return (source,) if source else ()

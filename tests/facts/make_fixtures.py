@@ -245,7 +245,17 @@ def as_probed(doc: dict[str, Any]) -> None:
         cuda = torch is not None and (torch.get("self_declared") or {}).get("values", {}).get("cuda")
         doc["system"] = host("570.124.06", (("NVIDIA L4", "8.9", 23034),)) if cuda else host()
     if doc["system"] is not None and len(doc["probes"]) == 1:
-        parts = ("nvidia", "tools", "cuda_toolkits", "libraries", "resources", "env_paths", "compile_caches", "fabric")
+        parts = (
+            "nvidia",
+            "tools",
+            "cuda_toolkits",
+            "libraries",
+            "resources",
+            "env_paths",
+            "compile_caches",
+            "fabric",
+            "tpu",
+        )
         doc["probes"] += [{"name": p, "ok": True, "duration_s": 0.05, "error": None} for p in parts]
 
 
@@ -439,6 +449,8 @@ def host(
         },
         "compile_caches": compile_caches or cache_dirs(),
         "fabric": fabric if fabric is not None else fabric_of(driver, gpus, container),
+        # probes/tpu.py on a host with no TPU device and no libtpu lock file: who it is, nothing scanned
+        "tpu": {"uid": 0, "pid": 4321},
     }
 
 
@@ -626,9 +638,30 @@ def _smi_hangs() -> dict[str, Any]:
 
 
 def tpu_host(chips: int) -> dict[str, Any]:
-    """A TPU VM: no NVIDIA driver, TPU chips as /dev/accel*."""
+    """A TPU VM: no NVIDIA driver, TPU chips as /dev/accel*; the TPU probe looked at every process, none holds one."""
     system = host(None, (), cpus=96 if chips > 1 else 44, memory_gib=335 if chips > 1 else 47)
     system["resources"]["devices"] = [f"/dev/accel{i}" for i in range(chips)]
+    system["tpu"] = {"uid": 0, "pid": 4321, "processes": 187, "unreadable": 0, "complete": True, "holders": []}
+    return system
+
+
+def stale_root_lockfile(chips: int) -> dict[str, Any]:
+    """A TPU VM where a `sudo python` run crashed: root's /tmp/libtpu_lockfile (mode 0644) is left, no process holds
+    it (/proc/locks has no lock on it), and the user (uid 1000) who runs xladoctor cannot open it for writing."""
+    system = tpu_host(chips)
+    system["tpu"] = {
+        "lockfile": "/tmp/libtpu_lockfile",
+        "lock_uid": 0,
+        "lock_writable": False,
+        "lock_pids": [],
+        "locks_read": True,
+        "holders": [],
+        "processes": 142,
+        "unreadable": 61,
+        "complete": True,
+        "uid": 1000,
+        "pid": 4321,
+    }
     return system
 
 
@@ -771,6 +804,25 @@ SCENARIOS: list[Scenario] = [
         **SYSTEM,
     ),
     Scenario(
+        "tpu-vm-torch-xla-beside-jax",
+        "Cloud TPU v4-8 VM, Python 3.11 venv: torch 2.9.0 and torch_xla[tpu] 2.9.0 (libtpu 0.0.21), then "
+        "`pip install jax==0.7.2 jaxlib==0.7.2` for a JAX script: jax's tpu extra pins libtpu 0.0.23",
+        ("torch==2.9.0", "torch_xla[tpu]==2.9.0", "jax==0.7.2", "jaxlib==0.7.2"),
+        env={"PJRT_DEVICE": "TPU"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(tpu_host(4))),
+    ),
+    Scenario(
+        "tpu-vm-stale-root-lockfile",
+        "Cloud TPU VM after a `sudo python train.py` that crashed: root's /tmp/libtpu_lockfile is left and the "
+        "user (uid 1000) cannot open it, so libtpu refuses the TPU",
+        ("torch==2.9.0", "torch_xla[tpu]==2.9.0"),
+        python="3.10",
+        site="/usr/local/lib/python3.10/dist-packages",
+        env={"PJRT_DEVICE": "TPU"},
+        edit=both(torch_build("2.9.0+cu128", "12.8"), with_host(stale_root_lockfile(4))),
+        **SYSTEM,
+    ),
+    Scenario(
         "tpu-vm-topology-leftovers",
         "Cloud TPU v4-8 VM (4 chips) whose ~/.bashrc exports the one-chip recipe of torch_xla's PJRT docs "
         "(TPU_PROCESS_BOUNDS=1,1,1 TPU_VISIBLE_CHIPS=0); torch_xla.launch then starts one process",
@@ -827,6 +879,23 @@ SCENARIOS: list[Scenario] = [
         "site-packages built for Python 3.10 copied into a 3.11 venv",
         ("torch==2.9.0",),
         resolve_python="3.10",
+    ),
+    Scenario(
+        "gpu-torch-xla-28-defaults-to-cuda",
+        "torch 2.8.0 (CUDA 12.8) and PyPI's torch_xla 2.8.0 on an L4 host with PJRT_DEVICE unset (installed for a "
+        "library that imports torch_xla when it is there): torch_xla 2.8 sets PJRT_DEVICE=CUDA by itself",
+        ("torch==2.8.0", "torch_xla==2.8.0"),
+        edit=torch_build("2.8.0+cu128", "12.8"),
+    ),
+    Scenario(
+        "py313-torch27-beside-torch-xla-28",
+        "Python 3.13 venv: torch 2.7.1 pinned by another requirement, then `pip install torch_xla` took 2.8.0; "
+        "torch_xla 2.7 (the release for torch 2.7) has no cp313 wheel, so torch moves up to 2.8",
+        ("torch==2.7.1", "torch_xla==2.8.0"),
+        python="3.13",
+        pyvenv_cfg={"home": "/usr/bin", "version": "3.13.5"},
+        env={"PJRT_DEVICE": "CPU"},
+        edit=torch_build("2.7.1+cu126", "12.6"),
     ),
     Scenario(
         "torch-xla-without-torch",

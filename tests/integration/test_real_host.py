@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -90,7 +91,11 @@ def test_real_nvcc_against_a_cuda_torch(real_env) -> None:
         return
     out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     major = out.split("release ")[1].split(".")[0]
-    assert finding["status"] == ("ok" if major == "12" else "warn")
+    gpu = shutil.which("nvidia-smi") is not None and os.path.exists("/dev/nvidiactl")
+    # another major only matters for CUDA extension builds: a warning with a GPU, a note (OK) without one
+    assert finding["status"] == ("ok" if major == "12" or not gpu else "warn")
+    if major != "12":
+        assert finding["title"].startswith(f"nvcc {out.split('release ')[1].split(',')[0]}"), finding["title"]
 
 
 def test_fatbin_census_of_a_real_torch_agrees_with_the_build_recipe(real_env) -> None:

@@ -136,15 +136,30 @@ def test_jax_without_jaxlib_and_plugin_mismatch() -> None:
     assert finding.title == "JAX CUDA plugin versions differ from jaxlib 0.7.2: jax-cuda12-plugin 0.6.2"
 
 
-def test_libtpu_not_matching_torch_xla_tpu_extra_fails() -> None:
+def test_libtpu_not_matching_torch_xla_tpu_extra_fails_once() -> None:
+    """libtpu-pins judges torch_xla's libtpu pin (with JAX's and TensorFlow's): unsatisfied-requirements leaves it."""
+
     def edit(doc: dict[str, Any]) -> None:
         dist(doc, "libtpu")["version"] = "0.0.17"
+
+    [finding] = diagnose("tpu-vm-healthy", edit, "libtpu-pins")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "torch_xla 2.9.0 pins libtpu==0.0.21, but libtpu 0.0.17 is installed (its `tpu` extra)",
+    )
+    assert finding.remediation == ("/usr/bin/python3 -m pip install 'torch_xla[tpu]==2.9.0'",)
+    [other] = diagnose("tpu-vm-healthy", edit, "unsatisfied-requirements")
+    assert other.status.value == "ok"
+
+
+def test_the_rest_of_torch_xla_tpu_extra_stays_with_unsatisfied_requirements() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["distributions"].remove(dist(doc, "tpu-info"))
 
     [finding] = diagnose("tpu-vm-healthy", edit, "unsatisfied-requirements")
     assert (finding.status.value, finding.title) == (
         "fail",
-        "torch-xla 2.9.0 requires libtpu==0.0.21 (its `tpu` extra, since libtpu is installed), "
-        "but libtpu 0.0.17 is installed",
+        "torch-xla 2.9.0 requires tpu-info (its `tpu` extra, since libtpu is installed), which is not installed",
     )
 
 

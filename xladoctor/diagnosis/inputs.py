@@ -84,6 +84,7 @@ INPUTS: dict[str, Input] = {
             "the NVSwitch and Fabric Manager facts were not probed (a snapshot from an older xladoctor)",
             "host:fabric",
         ),
+        _host("tpu"),
         Input("gpus", lambda f: f.system.gpus if f.system is not None else ()),
         Input("cuda_toolkits", lambda f: f.system.cuda_toolkits if f.system is not None else ()),
         Input("driver_version", _driver_version, "no NVIDIA driver was found on this machine", "driver"),

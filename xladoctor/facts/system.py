@@ -176,6 +176,33 @@ class FabricFacts:
 
 
 @dataclass(frozen=True)
+class TpuHolder:
+    """A process with a TPU device or libtpu's lock file open (from /proc/<pid>/fd) or locked (/proc/locks)."""
+
+    pid: int
+    path: str  # what it holds: /dev/accel0, /dev/vfio/0, /tmp/libtpu_lockfile
+    name: str | None = None  # /proc/<pid>/comm (never the command line, which can hold secrets)
+    uid: int | None = None
+
+
+@dataclass(frozen=True)
+class TpuFacts:
+    """libtpu's lock file and who holds the TPU, as far as this user may see."""
+
+    lockfile: str | None = None  # the lock file's path when it exists
+    lock_uid: int | None = None  # its owner
+    lock_writable: bool | None = None  # whether the probing user can open it for writing, as libtpu does
+    lock_pids: tuple[int, ...] = ()  # processes holding a POSIX lock on it (/proc/locks, readable by every user)
+    locks_read: bool = False  # whether /proc/locks could be read
+    holders: tuple[TpuHolder, ...] = ()
+    processes: int = 0  # processes whose open files were looked at
+    unreadable: int = 0  # processes whose open files this user may not list (another user's, without root)
+    complete: bool = True  # False when the scan stopped at its bound (processes, files or time)
+    uid: int | None = None  # the probing user
+    pid: int | None = None  # the probing process: a notebook kernel that diagnoses itself holds its own TPU
+
+
+@dataclass(frozen=True)
 class SystemFacts:
     nvidia: NvidiaFacts | None = None
     tools: tuple[Tool, ...] = ()
@@ -185,6 +212,7 @@ class SystemFacts:
     env_paths: Mapping[str, Any] = field(default_factory=dict)  # variable -> whether the path it names exists
     compile_caches: CompileCacheFacts | None = None
     fabric: FabricFacts | None = None  # None in snapshots made before the fabric probe existed
+    tpu: TpuFacts | None = None  # None in snapshots made before the TPU lock probe existed
 
     def tool(self, name: str) -> Tool | None:
         return find_tool(self.tools, name)

@@ -16,6 +16,8 @@ from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.platform import tpu_chips
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
+from xladoctor.matrix import load_matrix
+from xladoctor.matrix.wheels import is_torch_xla, torch_xla_wheel_missing
 from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
 
 
@@ -132,6 +134,8 @@ def _package_fix(component: str) -> FixFor:
         if wanted is None:
             return uninstall(have.name) if have is not None else None
         rival = uninstall(have.name) if have is not None and have.key != wanted.key else Fix()
+        if is_torch_xla(wanted.name) and torch_xla_wheel_missing(load_matrix(), outlier, f"=={wanted.version}"):
+            return None  # no wheel of that torch_xla for this worker's Python: the Python skew is the fix
         return rival + install((_install_name(wanted), f"=={wanted.version}"))
 
     return fix

@@ -21,18 +21,23 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _ratio(quota: str, period: str) -> float | None:
+    """quota/period as CPUs; None for 'max', -1 (v1's unlimited), zero or garbage."""
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:
+        return None
+    return q / p if q > 0 and p > 0 else None
+
+
 def cgroup_cpu_limit(root: Path = CGROUP) -> float | None:
-    """CPUs the cgroup quota allows (v2 cpu.max, else v1 cfs quota/period); None when unlimited."""
+    """CPUs the cgroup quota allows (v2 cpu.max, else v1 cfs quota/period); None when unlimited or unreadable."""
     v2 = _read(root / "cpu.max")
     if v2:
         quota, _, period = v2.partition(" ")
-        if quota != "max" and period:
-            return int(quota) / int(period)
-        return None
+        return _ratio(quota, period.strip()) if quota != "max" else None
     v1_quota, v1_period = _read(root / "cpu" / "cpu.cfs_quota_us"), _read(root / "cpu" / "cpu.cfs_period_us")
-    if v1_quota and v1_period and int(v1_quota) > 0:
-        return int(v1_quota) / int(v1_period)
-    return None
+    return _ratio(v1_quota, v1_period) if v1_quota and v1_period else None
 
 
 def cgroup_memory_limit(root: Path = CGROUP) -> int | None:

@@ -14,6 +14,7 @@ from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
 from xladoctor.probes.toolchain import TOOLS, probe_toolkits, probe_tools
+from xladoctor.probes.tpu import probe_tpu
 
 # Variables that name a file or directory the frameworks will use.
 PATH_VARIABLES = ("TRITON_PTXAS_PATH", "CUDA_HOME", "CUDA_PATH")
@@ -40,6 +41,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "compile_caches": lambda: probe_cache_dirs(env),
         "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
         "fabric": lambda: probe_fabric(env, short),
+        "tpu": probe_tpu,
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}

@@ -18,6 +18,7 @@ class Install:
 
     packages: tuple[tuple[str, str], ...]  # (distribution, PEP 440 specifier), e.g. ("torch", "==2.9.0")
     index_url: str | None = None  # an index that replaces PyPI (PyTorch's per-build wheel indexes)
+    find_links: str | None = None  # a page of wheel links searched beside the index (Google's libtpu builds)
     reinstall: bool = False  # install again although this version is there (clobbered files, another build)
     no_deps: bool = False  # leave the dependencies as they are
     upgrade: bool = False  # move already-installed requirements to what the specifier allows
@@ -126,7 +127,8 @@ def _map_step(step: Step, change: Callable[[str], str]) -> Step:
     if isinstance(step, Install):
         packages = tuple((change(n), change(s)) for n, s in step.packages)
         index = change(step.index_url) if step.index_url else None
-        return replace(step, packages=packages, index_url=index, note=_note(step.note, change))
+        links = change(step.find_links) if step.find_links else None
+        return replace(step, packages=packages, index_url=index, find_links=links, note=_note(step.note, change))
     if isinstance(step, Uninstall):
         return replace(step, packages=tuple(change(n) for n in step.packages), note=_note(step.note, change))
     if isinstance(step, SetEnv):
@@ -149,10 +151,12 @@ def install(
     reinstall: bool = False,
     no_deps: bool = False,
     note: str | None = None,
+    find_links: str | None = None,
 ) -> Fix:
     if not packages:
         return Fix()
-    return Fix((Install(tuple(packages), index_url=index_url, reinstall=reinstall, no_deps=no_deps, note=note),))
+    step = Install(tuple(packages), index_url, find_links, reinstall=reinstall, no_deps=no_deps, note=note)
+    return Fix((step,))
 
 
 def reinstall_exactly(*packages: tuple[str, str]) -> Fix:

@@ -19,6 +19,7 @@ from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform
 from xladoctor.facts.versions import series_of
 from xladoctor.matrix import Matrix
+from xladoctor.matrix.wheels import torch_xla_wheel_missing
 from xladoctor.remedy.fix import Step, SystemInstall
 from xladoctor.remedy.render import Target, render_step
 
@@ -62,10 +63,15 @@ def pair_torch_xla(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
     spec = torch_pin.spec
     xla = facts.installed("torch_xla")
     xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
+    no_wheel: list[str] = []
     for row in _rows(facts, matrix):
         torch = str(row["torch"])
         if _allows(spec, torch):
             same = xla is not None and series_of(xla.version) == series_of(str(row["torch_xla"]))
+            why = torch_xla_wheel_missing(matrix, facts, f"=={xla.version if same and xla else row['torch_xla']}")
+            if why:  # pip would find no wheel of it for this Python: try another pairing
+                no_wheel.append(why)
+                continue
             if not any(s.operator in ("==", "===") for s in SpecifierSet(spec)):
                 group["torch"] = replace(
                     torch_pin, spec=str(SpecifierSet(spec) & SpecifierSet(f"=={series_of(torch)}.*"))
@@ -77,10 +83,27 @@ def pair_torch_xla(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
             return None
     del group["torch"]
     installed = f"torch_xla {xla.version}" if xla else "torch_xla"
+    because = "no torch_xla release is built for that torch" if not no_wheel else no_wheel[0]
     return (
-        f"refused: torch{spec} on this TPU runtime, because no torch_xla release is built for that torch and "
+        f"refused: torch{spec} on this TPU runtime, because {because} and "
         f"{installed} only imports beside the torch it was built for; the plan leaves torch as it is"
     )
+
+
+def drop_unavailable_torch_xla(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
+    """Remove a torch_xla pin that has no wheel for the target's Python (and the torch moving with it), saying why."""
+    pin = group.get("torch-xla")
+    if pin is None:
+        return None
+    why = torch_xla_wheel_missing(matrix, facts, pin.spec, reinstall=pin.reinstall, name=pin.name)
+    if why is None:
+        return None
+    del group["torch-xla"]
+    moved = ""
+    if "torch" in group and facts.installed("torch_xla") is not None:
+        del group["torch"]  # torch alone would leave the installed torch_xla beside a torch it was not built for
+        moved = " (and the torch pin that moved with it)"
+    return f"refused: {why}; the plan leaves torch_xla as it is{moved}"
 
 
 def hosted_steps(steps: Iterable[Step], platform: Platform, target: Target) -> tuple[list[Step], list[str]]:

@@ -46,10 +46,11 @@ class Pin:
     reinstall: bool = False
     no_deps: bool = False
     upgrade: bool = False
+    find_links: str | None = None
 
     @property
-    def options(self) -> tuple[str | None, bool, bool, bool]:
-        return (self.index_url, self.reinstall, self.no_deps, self.upgrade)
+    def options(self) -> tuple[str | None, bool, bool, bool, str | None]:
+        return (self.index_url, self.reinstall, self.no_deps, self.upgrade, self.find_links)
 
 
 def merge_specifiers(current: str, new: str) -> str | None:
@@ -76,7 +77,8 @@ class _Merger:
             self.uninstall.extend(n for n in step.packages if n not in self.uninstall)
         elif isinstance(step, Install):
             for name, spec in step.packages:
-                self._pin(finding_id, Pin(name, spec, step.index_url, step.reinstall, step.no_deps, step.upgrade))
+                pin = Pin(name, spec, step.index_url, step.reinstall, step.no_deps, step.upgrade, step.find_links)
+                self._pin(finding_id, pin)
         elif step not in self.other:
             self.other.append(step)
 
@@ -101,16 +103,17 @@ class _Merger:
             reinstall=kept.reinstall or pin.reinstall,
             no_deps=kept.no_deps and pin.no_deps,
             upgrade=kept.upgrade or pin.upgrade,
+            find_links=kept.find_links or pin.find_links,
         )
 
     def install_steps(self) -> list[Install]:
         """One install step per set of options: plain installs first, then reinstalls and other indexes."""
-        groups: dict[tuple[str | None, bool, bool, bool], list[Pin]] = {}
-        plain = (None, False, False, False)
+        groups: dict[tuple[str | None, bool, bool, bool, str | None], list[Pin]] = {}
+        plain = (None, False, False, False, None)
         for pin in sorted(self.pins.values(), key=lambda p: p.options != plain):
             groups.setdefault(pin.options, []).append(pin)
         return [
-            Install(tuple((p.name, p.spec) for p in pins), index_url=o[0], reinstall=o[1], no_deps=o[2], upgrade=o[3])
+            Install(tuple((p.name, p.spec) for p in pins), o[0], o[4], reinstall=o[1], no_deps=o[2], upgrade=o[3])
             for o, pins in groups.items()
         ]
 
@@ -128,11 +131,14 @@ def build_plan(
         for step in finding.fix.steps:
             merger.add(finding.id, step)
     paired = False
+    matrix = matrix if matrix is not None else load_matrix()
     if hosted.guarded(platform, facts):
         had_torch = "torch" in merger.pins and "torch-xla" not in merger.pins
-        refusal = hosted.pair_torch_xla(merger.pins, facts, matrix if matrix is not None else load_matrix())
+        refusal = hosted.pair_torch_xla(merger.pins, facts, matrix)
         merger.conflicts.extend([refusal] if refusal else [])
         paired = had_torch and refusal is None
+    unavailable = hosted.drop_unavailable_torch_xla(merger.pins, facts, matrix)
+    merger.conflicts.extend([unavailable] if unavailable else [])
     target = Target(facts)
     other, refused = hosted.hosted_steps(merger.other, platform, target)
     steps: list[Step] = [Uninstall(tuple(merger.uninstall))] if merger.uninstall else []

@@ -53,7 +53,9 @@ def _label_indexes(packages: Iterable[tuple[str, str]]) -> str:
 def _wheel_only(step: Install) -> bool:
     """Whether conda cannot install this step: a wheel index, extras, or NVIDIA's CUDA wheels (PyPI names that
     conda-forge packages differently), so pip of the conda environment installs it, as conda's docs allow."""
-    return bool(step.index_url) or any("[" in n or package_key(n).startswith("nvidia-") for n, _ in step.packages)
+    return bool(step.index_url or step.find_links) or any(
+        "[" in n or package_key(n).startswith("nvidia-") for n, _ in step.packages
+    )
 
 
 def _with_note(command: str, note: str | None) -> str:
@@ -87,6 +89,7 @@ def _install(step: Install, target: Target) -> str:
     kind = target.installer.kind
     pins = [name + spec for name, spec in step.packages]
     index = f" --index-url {step.index_url}" if step.index_url else ""
+    index += f" --find-links {step.find_links}" if step.find_links else ""
     extra = _label_indexes(step.packages)
     if kind == "conda" and not _wheel_only(step):
         conda_pins = [CONDA_NAMES.get(package_key(n), n.split("[", 1)[0]) + s for n, s in step.packages]
