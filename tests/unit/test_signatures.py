@@ -72,6 +72,7 @@ def test_the_fence_rules_catch_the_shapes_that_once_took_seconds() -> None:
             f"\\w+ {unbounded}",
         ),
         r"x.{0,500}y": (f".{{0,500}} {unbounded}",),
+        r"(?P<quote>['`])x(?P=quote)": ("a back reference, whose cost these rules cannot bound",),
     }
     assert {pattern: hazards(re.compile(pattern)) for pattern in flagged} == flagged
     fenced = [

@@ -1,7 +1,7 @@
 """Which signature patterns a hostile line could make slow: a repeat without a small bound must be fenced.
 
-Python's regular expressions backtrack, so `\\S*lib\\w+` on a line of `liblib...` tries every way to split it:
-seconds for one 64 KiB line. A repeat is cheap however the line is built when every repeat of more than
+Python's regular expressions backtrack, so `\\S*lib\\w+` on a line of `liblib...` tries every way to split it: minutes
+for one 8 KiB line. A repeat is cheap however the line is built when every repeat of more than
 MAX_BOUNDED characters
   1. repeats one character class (no repeated group without a bound), and
   2. is fenced: among the fixed characters right before it there is one its class cannot match (or a line
@@ -29,7 +29,7 @@ else:  # pragma: no cover
     import sre_parse as _p
 
 MAX_BOUNDED = 128
-# The characters sets are compared on: ASCII, a few others of each kind (letter, digit, space, symbol), and every
+# Character sets are compared on: ASCII, a few others of each kind (letter, digit, space, symbol), and every
 # character the pattern names.
 _SAMPLE = frozenset(range(128)) | frozenset(map(ord, "\u00a0\u00e9\u03a9\u0663\u2028\u4e2d\U0001f600"))
 _REPEATS = tuple(getattr(_c, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") if hasattr(_c, name))
@@ -274,6 +274,8 @@ def _walk(pattern: _Pattern, items: Any, outer: Fence, found: list[str]) -> None
                 _walk(pattern, branch, before, found)
         elif op in (_c.ASSERT, _c.ASSERT_NOT):
             _walk(pattern, av[1], _never, found)
+        elif op in (_c.GROUPREF, _c.GROUPREF_EXISTS):
+            found.append("a back reference, whose cost these rules cannot bound")
 
 
 def hazards(pattern: re.Pattern[str]) -> tuple[str, ...]:
