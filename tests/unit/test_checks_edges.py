@@ -69,6 +69,30 @@ def test_python_outside_the_matrix_release_list_warns() -> None:
     assert [(f.status.value, f.title) for f in findings] == [("warn", "torch-xla 2.7 is not released for Python 3.12")]
 
 
+def _torch_on_python(torch: str, python: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["version"] = torch
+        doc["python"]["version"] = f"{python}.1"
+        doc["python"]["marker_env"]["python_version"] = python
+        for d in doc["distributions"]:
+            d["wheel_tags"] = []
+            d["requires_python"] = None
+
+    return edit
+
+
+def test_python_list_follows_the_published_wheels() -> None:
+    # PyPI has cp312 wheels of torch 2.2.x and 2.3.x and cp313 wheels of 2.5.x (compat_matrix/torch-python.json)
+    for torch, python in (("2.2.2", "3.12"), ("2.3.1", "3.12"), ("2.5.1", "3.13")):
+        [finding] = diagnose("gpu-h100-healthy", _torch_on_python(torch, python), "python-version-support")
+        assert (finding.status.value, finding.title) == (
+            "ok",
+            f"Python {python}.1 is supported by torch {torch}, triton 3.5.0",
+        )
+    [finding] = diagnose("gpu-h100-healthy", _torch_on_python("2.4.1", "3.13"), "python-version-support")
+    assert (finding.status.value, finding.title) == ("warn", "torch 2.4 is not released for Python 3.13")
+
+
 def test_requires_python_violation_fails() -> None:
     def edit(doc: dict[str, Any]) -> None:
         dist(doc, "torch")["requires_python"] = ">=3.12"
