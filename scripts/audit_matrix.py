@@ -362,14 +362,28 @@ def derive_conflicts(index: Index, doc: Mapping[str, Any]) -> list[RowResult]:
             if not wheels:
                 results.append(RowResult(key, "underivable", f"{dist} has no wheels on PyPI"))
                 continue
-            newest = max(wheels, key=lambda w: (version_key(w.version), w.is_linux_x86_64()))
-            tops = top_levels(index.names(newest))
-            evidence = f"central directory of {newest.filename}"
-            if package in tops:
-                results.append(RowResult(key, "agree", f"installs {package}/", evidence))
-            else:
-                results.append(RowResult(key, "drift", f"installs {listing(sorted(tops))}, not {package}/", evidence))
+            results.append(_ships(index, key, package, wheels))
     return results
+
+
+def _ships(index: Index, key: str, package: str, wheels: list[Wheel], installers: int = 4) -> RowResult:
+    """Whether the newest release of a distribution installs `package`. A newest wheel that installs nothing is
+    an installer for another distribution (tensorflow-macos 2.16 only requires tensorflow): older releases,
+    up to `installers` of them, are read until one ships code."""
+    releases = sorted({w.version for w in wheels}, key=version_key, reverse=True)
+    skipped: list[str] = []
+    for version in releases[: installers + 1]:
+        wheel = max((w for w in wheels if w.version == version), key=lambda w: w.is_linux_x86_64())
+        tops = top_levels(index.names(wheel))
+        evidence = f"central directory of {wheel.filename}"
+        if skipped:
+            evidence += f" ({listing(skipped)} install no package: installer wheels)"
+        if package in tops:
+            return RowResult(key, "agree", f"installs {package}/", evidence)
+        if tops:
+            return RowResult(key, "drift", f"installs {listing(sorted(tops))}, not {package}/", evidence)
+        skipped.append(version)
+    return RowResult(key, "drift", f"the newest {len(skipped)} releases install no package at all", listing(skipped))
 
 
 DERIVERS: dict[str, Callable[[Index, Mapping[str, Any]], list[RowResult]]] = {

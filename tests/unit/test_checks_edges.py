@@ -184,6 +184,69 @@ def test_tensorflow_with_its_windows_companion_is_not_a_conflict() -> None:
     assert finding.status.value == "ok"
 
 
+def _tensorflow_on(machine: str, system: str, *others: tuple[str, list[str]]) -> Callable[[dict[str, Any]], None]:
+    """tensorflow 2.16.1 (requiring what it requires on that platform) beside `others`, on another platform."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"]["marker_env"].update(platform_machine=machine, platform_system=system)
+        doc["distributions"].remove(dist(doc, "tensorflow-cpu"))
+        tf = dist(doc, "tensorflow")
+        tf["version"] = "2.16.1"
+        tf["requires"] = [  # tensorflow 2.16.1's own Requires-Dist, from its PyPI wheel metadata
+            *tf["requires"],
+            'tensorflow-cpu-aws ==2.16.1 ; platform_system == "Linux" and (platform_machine == "arm64" or '
+            'platform_machine == "aarch64")',
+            'tensorflow-intel ==2.16.1 ; platform_system == "Windows"',
+        ]
+        for name, requires in others:
+            doc["distributions"].append({**tf, "name": name, "requires": requires})
+
+    return edit
+
+
+def test_tensorflow_aarch64_beside_tensorflow_is_a_conflict() -> None:
+    # Linaro's tensorflow-aarch64 wheel installs tensorflow/ too, and no tensorflow release requires it
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu",
+        _tensorflow_on("x86_64", "Linux", ("tensorflow-aarch64", [])),
+        "conflicting-distributions",
+    )
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "tensorflow 2.16.1 and tensorflow-aarch64 2.16.1 both install the `tensorflow` package",
+    )
+
+
+def test_a_declared_companion_is_not_a_conflict_and_goes_with_its_installer() -> None:
+    aws = ("tensorflow-cpu-aws", [])
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu", _tensorflow_on("aarch64", "Linux", aws), "conflicting-distributions"
+    )
+    assert finding.status.value == "ok"
+    # tensorflow's aarch64 wheel only installs tensorflow-cpu-aws: with tensorflow-aarch64 beside them, the
+    # overwritten files are tensorflow-cpu-aws's, so the fix removes it too before reinstalling tensorflow
+    edit = _tensorflow_on("aarch64", "Linux", aws, ("tensorflow-aarch64", []))
+    [finding] = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "conflicting-distributions")
+    assert (finding.status.value, finding.title, finding.evidence["companions"]) == (
+        "fail",
+        "tensorflow 2.16.1 and tensorflow-aarch64 2.16.1 both install the `tensorflow` package",
+        {"tensorflow-cpu-aws": "2.16.1"},
+    )
+    assert finding.remediation == (
+        "/opt/conda/bin/python -m pip uninstall -y tensorflow tensorflow-aarch64 tensorflow-cpu-aws",
+        "/opt/conda/bin/python -m pip install tensorflow==2.16.1",
+    )
+
+
+def test_tensorflow_macos_installer_wheel_is_a_companion_on_apple_silicon() -> None:
+    # tensorflow-macos 2.16.x ships no package and requires tensorflow (its PyPI wheel metadata)
+    shim = ("tensorflow-macos", ['tensorflow ==2.16.1 ; platform_system == "Darwin" and platform_machine == "arm64"'])
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu", _tensorflow_on("arm64", "Darwin", shim), "conflicting-distributions"
+    )
+    assert finding.status.value == "ok"
+
+
 def test_tensorflow_cpu_follows_tensorflow_python_table() -> None:
     def edit(doc: dict[str, Any]) -> None:  # TensorFlow 2.15 was tested on Python 3.9-3.11 only
         doc["distributions"].remove(dist(doc, "tensorflow"))
