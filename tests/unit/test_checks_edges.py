@@ -356,14 +356,14 @@ def test_cpu_torch_on_a_gpu_with_a_driver_new_enough_for_pypi_wheel() -> None:
 
 
 def test_arch_unknown_to_the_matrix_is_skipped_not_guessed() -> None:
-    def edit(doc: dict[str, Any]) -> None:  # torch 2.6's architectures are not verified upstream: no row
+    def edit(doc: dict[str, Any]) -> None:  # torch 2.6's cu118 build could not be verified: no row
         dist(doc, "torch")["version"] = "2.6.0"
-        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "12.4"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "11.8"
 
     [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
     assert (finding.status.value, finding.detail) == (
         "skip",
-        "Skipped because the architectures of torch 2.6 with CUDA 12.4 are not in the matrix.",
+        "Skipped because the architectures of torch 2.6 with CUDA 11.8 are not in the matrix.",
     )
 
 
@@ -414,4 +414,51 @@ def test_a_cuda_newer_than_the_driver_table_is_not_judged() -> None:
         "skip",
         "Skipped because no minimum driver is known for CUDA 13.4 (the compatibility matrix has no NVIDIA "
         "release-notes row for it yet).",
+    )
+
+
+def test_sm86_code_does_not_run_on_a_tegra_8_7_but_runs_on_desktop_minors() -> None:
+    # NVIDIA: cubins run on a higher minor of the same major on desktop GPUs only, never on Tegra (Orin is 8.7)
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("Orin (nvgpu)", "8.7"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.title, finding.evidence["tegra"]) == (
+        "fail",
+        "torch 2.9.0 (CUDA 12.8) has no kernels for Orin (nvgpu) (compute capability 8.7)",
+        ["8.7"],
+    )
+    assert finding.detail.endswith(
+        "Compute capability 8.7 is an integrated (Tegra) GPU: NVIDIA gives Tegra no binary compatibility with "
+        "other compute capabilities, so only kernels built for it (or PTX) run there."
+    )
+    assert finding.remediation == ()  # no x86_64 build of torch carries sm_87 code
+    for name, capability in (("NVIDIA B300", "10.3"), ("NVIDIA GB10", "12.1"), ("NVIDIA L4", "8.9")):
+        [finding] = diagnose("real-torch29-xla29", _with_gpu(name, capability), "gpu-arch-unsupported")
+        assert finding.status.value == "ok", (name, finding.title)
+
+
+def test_thor_is_judged_as_compute_capability_11_0() -> None:
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("NVIDIA Thor", "11.0"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.evidence["tegra"]) == ("fail", ["11.0"])
+
+
+def test_a_cuda13_build_without_ptx_does_not_run_on_a_newer_major() -> None:
+    # torch 2.13's CUDA 13.0 wheels carry SASS up to sm_120 and no PTX, so a GPU of a newer major gets no kernels
+    def edit(doc: dict[str, Any]) -> None:
+        _with_gpu("a future GPU", "13.0")(doc)
+        dist(doc, "torch")["version"] = "2.13.0"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "13.0"
+        dist(doc, "torch")["cuda_archs"] = None
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
+    assert (finding.status.value, finding.evidence["arch_list"]) == ("fail", "7.5;8.0;8.6;9.0;10.0;12.0")
+
+
+def test_triton_ptxas_older_than_cuda_12_9_cannot_target_gb10() -> None:
+    # CUDA 12.9 added sm_103 and sm_121 (CUDA Features Archive); Triton's bundled ptxas here is 12.4
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"]["gpus"][0].update(name="NVIDIA GB10", compute_capability="12.1")
+
+    [finding] = diagnose("triton-ptxas-too-old-for-blackwell", edit, "triton-ptxas")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "Triton's bundled ptxas 12.4.131 cannot compile for NVIDIA GB10 (sm_121 needs CUDA 12.9)",
     )

@@ -13,6 +13,7 @@ from xladoctor.diagnosis.pipeline import run_diagnosis
 from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts import facts_from_json
 from xladoctor.matrix import Matrix, Relation, load_matrix, validate_relation
+from xladoctor.matrix.gpu import runs_on, tegra_capabilities
 
 FILES = sorted(p.name for p in resources.files("xladoctor.compat_matrix").iterdir() if p.name.endswith(".json"))
 
@@ -80,3 +81,38 @@ def test_installed_wheel_declaration_wins_over_the_table() -> None:
         "ok",
         'triton==3.5.0; platform_system == "Linux" and platform_machine == "x86_64"',
     )
+
+
+@pytest.mark.parametrize(
+    ("arch_list", "capability", "tegra", "runs"),
+    [
+        # NVIDIA: a cubin runs on the same major and an equal or higher minor (desktop GPUs) ...
+        ("7.5;8.0;8.6;9.0;10.0;12.0", "8.9", False, True),
+        ("7.5;8.0;8.6;9.0;10.0;12.0", "10.3", False, True),  # B300 runs sm_100 code
+        ("7.5;8.0;8.6;9.0;10.0;12.0", "12.1", False, True),  # GB10 runs sm_120 code
+        ("7.5;8.0;8.6;9.0", "10.3", False, False),
+        # ... but not on Tegra, where only that capability's cubin (or PTX) runs
+        ("7.5;8.0;8.6;9.0;10.0;12.0", "8.7", True, False),  # Jetson Orin
+        ("8.0;8.7", "8.7", True, True),
+        ("8.0+PTX", "8.7", True, True),
+        ("7.5;8.0;8.6;9.0;10.0;12.0", "11.0", True, False),  # Jetson Thor (sm_101 before CUDA 13.0)
+        ("7.5;8.0;8.6;9.0;10.0;11.0;12.0", "11.0", True, True),
+        # PTX is JIT-compiled for any newer GPU, never an older one
+        ("9.0;10.0;12.0+PTX", "13.0", False, True),
+        ("9.0;10.0;12.0", "13.0", False, False),
+        ("12.0+PTX", "11.0", True, False),
+    ],
+)
+def test_which_builds_run_on_which_gpu(arch_list: str, capability: str, tegra: bool, runs: bool) -> None:
+    assert runs_on(arch_list, capability, tegra) is runs
+
+
+def test_the_tegra_capabilities_are_marked() -> None:
+    assert tegra_capabilities(load_matrix()) == {"8.7", "11.0"}
+
+
+def test_cuda13_wheels_carry_no_ptx() -> None:
+    # The published 13.0 wheels of 2.11-2.14 and 2.15's 13.2 wheel hold no PTX (libtorch_cuda.so census)
+    rows = {(r["torch"], r["cuda"]): r["arch_list"] for r in load_matrix().get("torch-cuda_arch").rows}
+    for key in (("2.11", "13.0"), ("2.12", "13.0"), ("2.13", "13.0"), ("2.14", "13.0"), ("2.15", "13.2")):
+        assert rows[key] == "7.5;8.0;8.6;9.0;10.0;12.0", key

@@ -41,12 +41,21 @@ def installed_arch_list(counts: Mapping[str, Any] | None) -> str | None:
     return ";".join(f"{a // 10}.{a % 10}{suffix}" for a, suffix in sorted(archs.items()))
 
 
-def runs_on(arch_list: str, capability: str) -> bool:
-    """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor, or PTX <= it."""
+def tegra_capabilities(matrix: Matrix) -> frozenset[str]:
+    """Compute capabilities of integrated (Tegra) GPUs, where only a cubin of that exact capability runs."""
+    return frozenset(
+        str(r["compute_capability"]) for r in matrix.get("gpu_arch-cuda").rows if r.get("platform") == "tegra"
+    )
+
+
+def runs_on(arch_list: str, capability: str, tegra: bool = False) -> bool:
+    """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor (on Tegra: the same
+    capability only), or PTX of an equal or lower capability, which the driver JIT-compiles."""
     major, minor = (int(x) for x in capability.split("."))
     for arch in arch_list.split(";"):
         ptx = arch.endswith("+PTX")
         a_major, a_minor = (int(x) for x in arch.replace("+PTX", "").split("."))
-        if (a_major == major and a_minor <= minor) or (ptx and (a_major, a_minor) <= (major, minor)):
+        cubin = a_major == major and (a_minor == minor if tegra else a_minor <= minor)
+        if cubin or (ptx and (a_major, a_minor) <= (major, minor)):
             return True
     return False
