@@ -371,7 +371,7 @@ def test_driver_new_enough_is_ok() -> None:
     [finding] = diagnose("gpu-h100-healthy", lambda d: None, "cuda-driver-too-old")
     assert (finding.status.value, finding.title) == (
         "ok",
-        "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8), torch (CUDA 12.8)",
+        "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8 Update 1), torch (CUDA 12.8 Update 1)",
     )
 
 
@@ -461,4 +461,48 @@ def test_triton_ptxas_older_than_cuda_12_9_cannot_target_gb10() -> None:
     assert (finding.status.value, finding.title) == (
         "fail",
         "Triton's bundled ptxas 12.4.131 cannot compile for NVIDIA GB10 (sm_121 needs CUDA 12.9)",
+    )
+
+
+def _driver(version: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"]["driver_version"] = version
+
+    return edit
+
+
+def test_the_installed_cuda_update_sets_the_minimum_driver() -> None:
+    # torch 2.9 pins nvidia-cuda-runtime-cu12==12.8.90, CUDA 12.8 Update 1: its minimum is 570.124.06, not 570.26
+    [finding] = diagnose("gpu-h100-healthy", _driver("570.86.10"), "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "Driver 570.86.10 is older than CUDA 12.8 Update 1 wants (570.124.06); nvidia-cuda-runtime-cu12 runs on it "
+        "only through minor version compatibility",
+    )
+    assert (finding.evidence["read_from"], finding.evidence["judged_as"]) == (
+        "nvidia-cuda-runtime-cu12 wheel 12.8.90",
+        "cudart 12.8.90 is CUDA 12.8 Update 1",
+    )
+
+
+def test_torch_version_cuda_alone_is_judged_by_the_ga_and_says_so() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # a torch that brings its own runtime: no runtime wheel to read
+        _driver("570.86.10")(doc)
+        doc["distributions"].remove(dist(doc, "nvidia-cuda-runtime-cu12"))
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "cuda-driver-too-old")
+    assert (finding.status.value, finding.title, finding.evidence["releases"]) == (
+        "ok",
+        "Driver 570.86.10 runs torch (CUDA 12.8)",
+        {"torch": "12.8"},
+    )
+
+
+def test_tensorflow_build_info_names_its_update() -> None:
+    # build_info cuda_version 12.5.1 is CUDA 12.5 Update 1 (>= 555.42.06); conda's cuda-cudart 12.5.82 is too
+    [finding] = diagnose("conda-tensorflow-conda-cuda", _driver("555.42.02"), "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "Driver 555.42.02 is older than CUDA 12.5 Update 1 wants (555.42.06); conda cuda-cudart runs on it only "
+        "through minor version compatibility",
     )

@@ -13,15 +13,17 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.matrix import Matrix
+from xladoctor.matrix.driver import ga_minimum
 
 
 def driver_runs(matrix: Matrix, driver: str | None, cuda: str) -> bool:
-    """Whether a driver meets the release-notes minimum of a CUDA version (unknown driver: assume yes)."""
-    if driver is None:
+    """Whether a driver meets the release-notes minimum of a CUDA series' GA (unknown driver: assume yes). Builds
+    to suggest are judged by their GA: which update of the runtime pip would install is not known here."""
+    need = ga_minimum(matrix, cuda)
+    if driver is None or need is None:
         return True
-    rows = [r for r in matrix.get("cuda-driver").rows if r["cuda"] == cuda]
     try:
-        return not rows or Version(driver) >= Version(str(rows[0]["min_driver"]))
+        return Version(driver) >= Version(need)
     except InvalidVersion:
         return True
 
