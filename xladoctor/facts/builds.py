@@ -56,8 +56,9 @@ def _release(version: str) -> str:
 
 
 def _torch_runtime(facts: Facts, cuda: str, found: list[CudaRuntime]) -> CudaRuntime:
-    """torch loads the runtime wheel of its CUDA series (torch/__init__.py preloads nvidia/*/lib), else the one
-    conda ships, else its own: then torch.version.cuda is all there is."""
+    """torch loads the runtime wheel of its CUDA series, else the one conda ships, else its own, and then
+    torch.version.cuda is all there is. PyPI's torch finds the wheel through its RPATH: pytorch's
+    .ci/manywheel/build_cuda.sh sets '$ORIGIN/../../nvidia/cuda_runtime/lib' ('nvidia/cu13/lib' for CUDA 13)."""
     same = [r for r in found if r.series == series_of(cuda) and r.kind == "cudart"]
     if same:
         return CudaRuntime("torch", same[0].series, same[0].version, "cudart", f"{same[0].source}, which torch loads")
