@@ -15,7 +15,7 @@ from xladoctor.facts.system import Gpu, NvidiaFacts
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Alternative, Outcome, Skip, Status
 from xladoctor.matrix import Matrix
-from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on
+from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on, tegra_capabilities
 from xladoctor.remedy.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.remedy.render import PYTORCH_INDEX
 
@@ -169,6 +169,7 @@ def cuda_visible_devices(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, 
 
 
 ARCH_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
+BINARY_COMPAT = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility"
 
 
 @check("gpu-arch-unsupported", "GPU architectures against torch's compiled kernels")
@@ -201,7 +202,10 @@ def gpu_arch_unsupported(
         "arch_list_source": source,
         "gpus": {g.name: g.compute_capability for g in known},
     }
-    unsupported = [g for g in known if not runs_on(arch_list, str(g.compute_capability))]
+    tegra = tegra_capabilities(matrix)
+    unsupported = [
+        g for g in known if not runs_on(arch_list, str(g.compute_capability), str(g.compute_capability) in tegra)
+    ]
     if not unsupported:
         yield Outcome(
             Status.OK,
@@ -217,7 +221,8 @@ def gpu_arch_unsupported(
     fitting = [
         r
         for r in table.rows
-        if all(runs_on(str(r["arch_list"]), c) for c in caps) and driver_runs(matrix, driver, str(r["cuda"]))
+        if all(runs_on(str(r["arch_list"]), c, c in tegra) for c in caps)
+        and driver_runs(matrix, driver, str(r["cuda"]))
     ]
     same_series = [r for r in fitting if r["torch"] == series]
     target = same_series[-1] if same_series else (fitting[-1] if fitting else None)
@@ -228,15 +233,27 @@ def gpu_arch_unsupported(
         fix = install(("torch", f"=={version}"), index_url=f"{PYTORCH_INDEX}{tag}", reinstall=True)
         evidence["suggested_build"] = f"torch {target['torch']} {tag}"
     names = ", ".join(f"{g.name} (compute capability {g.compute_capability})" for g in unsupported)
+    on_tegra = sorted(caps & tegra)
+    # NVIDIA's Binary Compatibility note: no cubin compatibility for Tegra, so sm_86 code does not run on 8.7
+    why_tegra = (
+        f" Compute capability {', '.join(on_tegra)} is an integrated (Tegra) GPU: NVIDIA gives Tegra no binary "
+        "compatibility with other compute capabilities, so only kernels built for it (or PTX) run there."
+        if on_tegra
+        else ""
+    )
+    if on_tegra:
+        evidence["tegra"] = on_tegra
     yield Outcome(
         Status.FAIL,
         f"torch {torch.version} (CUDA {cuda}) has no kernels for {names}",
         detail=f"This build carries kernels for {arch_list} only, so CUDA calls fail with 'no kernel "
         "image is available for execution on the device' and torch warns that the GPU 'is not "
-        "compatible with the current PyTorch installation'.",
+        f"compatible with the current PyTorch installation'.{why_tegra}",
         evidence=evidence,
         fix=fix,
-        refs=((source,) if source.startswith("https://") else ()) + (ARCH_SOURCE,),
+        refs=((source,) if source.startswith("https://") else ())
+        + (ARCH_SOURCE,)
+        + ((BINARY_COMPAT,) if on_tegra else ()),
     )
 
 

@@ -42,11 +42,16 @@ def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix)
     found = False
     for row in matrix.get("conflicting-distributions").rows:
         present = [d for d in (facts.installed(n) for n in row["distributions"]) if d is not None]
-        # A dist that another one requires is its deliberate companion (tensorflow -> tensorflow-intel).
-        companions = {str(canonicalize_name(r.name)) for d in present for r in applicable_requirements(d, facts)}
+        # A dist that another one requires is its deliberate companion (tensorflow -> tensorflow-intel on
+        # Windows, tensorflow-cpu-aws on Linux aarch64, tensorflow-macos on macOS arm64): the pair is one build.
+        required = {d.key: {str(canonicalize_name(r.name)) for r in applicable_requirements(d, facts)} for d in present}
+        companions = {key for keys in required.values() for key in keys}
         rivals = [d for d in present if d.key not in companions]
         if len(rivals) < 2:
             continue
+        # The companion is what ships the files (tensorflow's aarch64 wheel is an installer for
+        # tensorflow-cpu-aws): it goes too, or pip would keep it, overwritten, when reinstalling.
+        brought = [d for d in present if d not in rivals and any(d.key in required[r.key] for r in rivals)]
         found = True
         wanted = {
             str(canonicalize_name(r.name))
@@ -65,9 +70,10 @@ def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix)
             evidence={
                 "import_package": row["import_package"],
                 "installed": {d.name: d.version for d in rivals},
+                **({"companions": {d.name: d.version for d in brought}} if brought else {}),
                 "keep": keep.name,
             },
-            fix=uninstall(*(d.name for d in rivals)) + install(_pin(keep)),
+            fix=uninstall(*(d.name for d in rivals + brought)) + install(_pin(keep)),
             refs=(str(row["source"]),),
         )
     if not found:

@@ -21,7 +21,7 @@ from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import Gpu
-from xladoctor.facts.versions import series_of
+from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Skip, Status
 from xladoctor.matrix import Matrix
 from xladoctor.remedy.fix import export, install, reinstall_exactly, unset
@@ -110,7 +110,9 @@ def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution,
             "torch series and torch's metadata declares none)",
             evidence,
         )
-    row = rows[0]
+    # The release's own row when there is one (torch 2.12.0 pins triton 3.7.0, 2.12.1 pins 3.7.1), as the GPU
+    # check reads torch-cuda; the newest patch of the series only for a release the matrix does not list.
+    row = next((r for r in rows if r["torch"] == base_version(torch.version)), rows[0])
     evidence["matrix_row"] = dict(row)
     expected = str(row["triton"])  # a specifier, as torch's wheels declare it: "==3.5.0", "~=3.8.0"
     if SpecifierSet(expected).contains(triton.version, prereleases=True):

@@ -44,7 +44,8 @@ def write_log(path: Path, size: int) -> None:
         out.writelines(FAILURES)
 
 
-def run_once(log: Path) -> tuple[float, float, list[str]]:
+def run_once(log: Path) -> tuple[float, float, float, list[str]]:
+    """Wall seconds, CPU seconds (steadier on a shared machine), peak RSS in MB and the ids found."""
     argv = [sys.executable, "-m", "xladoctor", "explain", str(log), "--no-facts", "--json"]
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -52,7 +53,7 @@ def run_once(log: Path) -> tuple[float, float, list[str]]:
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0  # reaped by wait4
     ids = [m["id"] for m in json.loads(out)["matches"]]
-    return time.perf_counter() - started, usage.ru_maxrss / 1024, ids
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, ids
 
 
 def main() -> None:
@@ -65,10 +66,14 @@ def main() -> None:
         write_log(log, int(args.gigabytes * 1e9))
         size = log.stat().st_size
         samples = [run_once(log) for _ in range(args.runs)]
-    walls, peaks = [s[0] for s in samples], [s[1] for s in samples]
+    walls, cpus, peaks = [s[0] for s in samples], [s[1] for s in samples], [s[2] for s in samples]
+    mib = size / (1 << 20)
     print(f"log: {size / 1e9:.2f} GB; {args.runs} runs of `xladoctor explain LOG --no-facts --json`")
-    print(f"  found: {', '.join(samples[0][2])}")
+    print(f"  found: {', '.join(samples[0][3])}")
     print(f"  wall s: min {min(walls):.2f}  median {statistics.median(walls):.2f}  max {max(walls):.2f}")
+    print(f"  cpu s: min {min(cpus):.2f}  median {statistics.median(cpus):.2f}  max {max(cpus):.2f}")
+    wall_ms, cpu_ms = statistics.median(walls) / mib * 1000, statistics.median(cpus) / mib * 1000
+    print(f"  per MiB: wall {wall_ms:.1f} ms, cpu {cpu_ms:.1f} ms (hostile lines: scripts/bench_explain_hostile.py)")
     print(f"  peak RSS: {max(peaks):.1f} MB (the log is {size / 1e6:.0f} MB)")
 
 

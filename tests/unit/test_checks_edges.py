@@ -54,6 +54,34 @@ def test_triton_beside_a_cuda_torch_that_declares_none_is_a_warning() -> None:
     assert "-m pip install triton==3.7." in finding.remediation[-1]
 
 
+def _cpu_torch_beside_triton(torch: str, triton: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["version"] = torch
+        doc["distributions"].append({**dist(doc, "torch"), "name": "triton", "version": triton, "requires": []})
+
+    return edit
+
+
+def test_triton_pairing_prefers_the_release_row_over_the_series() -> None:
+    # torch 2.12.0's wheels pin triton==3.7.0 and 2.12.1's pin 3.7.1 (compat_matrix/torch-triton.json)
+    [finding] = diagnose(
+        "real-torch213-xla29", _cpu_torch_beside_triton("2.12.0+cpu", "3.7.0"), "torch-triton-mismatch"
+    )
+    assert (finding.status.value, finding.title, finding.evidence["matrix_row"]["torch"]) == (
+        "ok",
+        "triton 3.7.0 matches torch 2.12.0+cpu",
+        "2.12.0",
+    )
+    # a release the matrix does not list falls back to the newest row of its series
+    [finding] = diagnose(
+        "real-torch213-xla29", _cpu_torch_beside_triton("2.12.7+cpu", "3.7.0"), "torch-triton-mismatch"
+    )
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "torch 2.12.7+cpu was released with triton==3.7.1, but triton 3.7.0 is installed",
+    )
+
+
 def test_torch_requiring_triton_without_triton_fails() -> None:
     def edit(doc: dict[str, Any]) -> None:
         doc["distributions"].remove(dist(doc, "triton"))
@@ -77,6 +105,30 @@ def test_python_outside_the_matrix_release_list_warns() -> None:
 
     findings = diagnose("real-torch29-xla29", edit, "python-version-support")
     assert [(f.status.value, f.title) for f in findings] == [("warn", "torch-xla 2.7 is not released for Python 3.12")]
+
+
+def _torch_on_python(torch: str, python: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "torch")["version"] = torch
+        doc["python"]["version"] = f"{python}.1"
+        doc["python"]["marker_env"]["python_version"] = python
+        for d in doc["distributions"]:
+            d["wheel_tags"] = []
+            d["requires_python"] = None
+
+    return edit
+
+
+def test_python_list_follows_the_published_wheels() -> None:
+    # PyPI has cp312 wheels of torch 2.2.x and 2.3.x and cp313 wheels of 2.5.x (compat_matrix/torch-python.json)
+    for torch, python in (("2.2.2", "3.12"), ("2.3.1", "3.12"), ("2.5.1", "3.13")):
+        [finding] = diagnose("gpu-h100-healthy", _torch_on_python(torch, python), "python-version-support")
+        assert (finding.status.value, finding.title) == (
+            "ok",
+            f"Python {python}.1 is supported by torch {torch}, triton 3.5.0",
+        )
+    [finding] = diagnose("gpu-h100-healthy", _torch_on_python("2.4.1", "3.13"), "python-version-support")
+    assert (finding.status.value, finding.title) == ("warn", "torch 2.4 is not released for Python 3.13")
 
 
 def test_requires_python_violation_fails() -> None:
@@ -185,6 +237,69 @@ def test_tensorflow_with_its_windows_companion_is_not_a_conflict() -> None:
     assert finding.status.value == "ok"
 
 
+def _tensorflow_on(machine: str, system: str, *others: tuple[str, list[str]]) -> Callable[[dict[str, Any]], None]:
+    """tensorflow 2.16.1 (requiring what it requires on that platform) beside `others`, on another platform."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        doc["python"]["marker_env"].update(platform_machine=machine, platform_system=system)
+        doc["distributions"].remove(dist(doc, "tensorflow-cpu"))
+        tf = dist(doc, "tensorflow")
+        tf["version"] = "2.16.1"
+        tf["requires"] = [  # tensorflow 2.16.1's own Requires-Dist, from its PyPI wheel metadata
+            *tf["requires"],
+            'tensorflow-cpu-aws ==2.16.1 ; platform_system == "Linux" and (platform_machine == "arm64" or '
+            'platform_machine == "aarch64")',
+            'tensorflow-intel ==2.16.1 ; platform_system == "Windows"',
+        ]
+        for name, requires in others:
+            doc["distributions"].append({**tf, "name": name, "requires": requires})
+
+    return edit
+
+
+def test_tensorflow_aarch64_beside_tensorflow_is_a_conflict() -> None:
+    # Linaro's tensorflow-aarch64 wheel installs tensorflow/ too, and no tensorflow release requires it
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu",
+        _tensorflow_on("x86_64", "Linux", ("tensorflow-aarch64", [])),
+        "conflicting-distributions",
+    )
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "tensorflow 2.16.1 and tensorflow-aarch64 2.16.1 both install the `tensorflow` package",
+    )
+
+
+def test_a_declared_companion_is_not_a_conflict_and_goes_with_its_installer() -> None:
+    aws = ("tensorflow-cpu-aws", [])
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu", _tensorflow_on("aarch64", "Linux", aws), "conflicting-distributions"
+    )
+    assert finding.status.value == "ok"
+    # tensorflow's aarch64 wheel only installs tensorflow-cpu-aws: with tensorflow-aarch64 beside them, the
+    # overwritten files are tensorflow-cpu-aws's, so the fix removes it too before reinstalling tensorflow
+    edit = _tensorflow_on("aarch64", "Linux", aws, ("tensorflow-aarch64", []))
+    [finding] = diagnose("kaggle-tensorflow-and-tensorflow-cpu", edit, "conflicting-distributions")
+    assert (finding.status.value, finding.title, finding.evidence["companions"]) == (
+        "fail",
+        "tensorflow 2.16.1 and tensorflow-aarch64 2.16.1 both install the `tensorflow` package",
+        {"tensorflow-cpu-aws": "2.16.1"},
+    )
+    assert finding.remediation == (
+        "/opt/conda/bin/python -m pip uninstall -y tensorflow tensorflow-aarch64 tensorflow-cpu-aws",
+        "/opt/conda/bin/python -m pip install tensorflow==2.16.1",
+    )
+
+
+def test_tensorflow_macos_installer_wheel_is_a_companion_on_apple_silicon() -> None:
+    # tensorflow-macos 2.16.x ships no package and requires tensorflow (its PyPI wheel metadata)
+    shim = ("tensorflow-macos", ['tensorflow ==2.16.1 ; platform_system == "Darwin" and platform_machine == "arm64"'])
+    [finding] = diagnose(
+        "kaggle-tensorflow-and-tensorflow-cpu", _tensorflow_on("arm64", "Darwin", shim), "conflicting-distributions"
+    )
+    assert finding.status.value == "ok"
+
+
 def test_tensorflow_cpu_follows_tensorflow_python_table() -> None:
     def edit(doc: dict[str, Any]) -> None:  # TensorFlow 2.15 was tested on Python 3.9-3.11 only
         doc["distributions"].remove(dist(doc, "tensorflow"))
@@ -266,14 +381,14 @@ def test_cpu_torch_on_a_gpu_with_a_driver_new_enough_for_pypi_wheel() -> None:
 
 
 def test_arch_unknown_to_the_matrix_is_skipped_not_guessed() -> None:
-    def edit(doc: dict[str, Any]) -> None:  # torch 2.6's architectures are not verified upstream: no row
+    def edit(doc: dict[str, Any]) -> None:  # torch 2.6's cu118 build could not be verified: no row
         dist(doc, "torch")["version"] = "2.6.0"
-        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "12.4"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "11.8"
 
     [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
     assert (finding.status.value, finding.detail) == (
         "skip",
-        "Skipped because the architectures of torch 2.6 with CUDA 12.4 are not in the matrix.",
+        "Skipped because the architectures of torch 2.6 with CUDA 11.8 are not in the matrix.",
     )
 
 
@@ -281,7 +396,7 @@ def test_driver_new_enough_is_ok() -> None:
     [finding] = diagnose("gpu-h100-healthy", lambda d: None, "cuda-driver-too-old")
     assert (finding.status.value, finding.title) == (
         "ok",
-        "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8), torch (CUDA 12.8)",
+        "Driver 570.124.06 runs nvidia-cuda-runtime-cu12 (CUDA 12.8 Update 1), torch (CUDA 12.8 Update 1)",
     )
 
 
@@ -480,3 +595,94 @@ def test_numpy2_abi_uses_the_windows_first_build_on_windows() -> None:
     assert alternative.commands[-1].endswith("-m pip install 'torch>=2.4.1'")
     [linux] = diagnose("numpy2-beside-torch22", lambda d: dist(d, "torch").update(version="2.3.1"), "numpy2-abi")
     assert linux.status.value == "ok"
+
+
+def test_sm86_code_does_not_run_on_a_tegra_8_7_but_runs_on_desktop_minors() -> None:
+    # NVIDIA: cubins run on a higher minor of the same major on desktop GPUs only, never on Tegra (Orin is 8.7)
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("Orin (nvgpu)", "8.7"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.title, finding.evidence["tegra"]) == (
+        "fail",
+        "torch 2.9.0 (CUDA 12.8) has no kernels for Orin (nvgpu) (compute capability 8.7)",
+        ["8.7"],
+    )
+    assert finding.detail.endswith(
+        "Compute capability 8.7 is an integrated (Tegra) GPU: NVIDIA gives Tegra no binary compatibility with "
+        "other compute capabilities, so only kernels built for it (or PTX) run there."
+    )
+    assert finding.remediation == ()  # no x86_64 build of torch carries sm_87 code
+    for name, capability in (("NVIDIA B300", "10.3"), ("NVIDIA GB10", "12.1"), ("NVIDIA L4", "8.9")):
+        [finding] = diagnose("real-torch29-xla29", _with_gpu(name, capability), "gpu-arch-unsupported")
+        assert finding.status.value == "ok", (name, finding.title)
+
+
+def test_thor_is_judged_as_compute_capability_11_0() -> None:
+    [finding] = diagnose("real-torch29-xla29", _with_gpu("NVIDIA Thor", "11.0"), "gpu-arch-unsupported")
+    assert (finding.status.value, finding.evidence["tegra"]) == ("fail", ["11.0"])
+
+
+def test_a_cuda13_build_without_ptx_does_not_run_on_a_newer_major() -> None:
+    # torch 2.13's CUDA 13.0 wheels carry SASS up to sm_120 and no PTX, so a GPU of a newer major gets no kernels
+    def edit(doc: dict[str, Any]) -> None:
+        _with_gpu("a future GPU", "13.0")(doc)
+        dist(doc, "torch")["version"] = "2.13.0"
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "13.0"
+        dist(doc, "torch")["cuda_archs"] = None
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "gpu-arch-unsupported")
+    assert (finding.status.value, finding.evidence["arch_list"]) == ("fail", "7.5;8.0;8.6;9.0;10.0;12.0")
+
+
+def test_triton_ptxas_older_than_cuda_12_9_cannot_target_gb10() -> None:
+    # CUDA 12.9 added sm_103 and sm_121 (CUDA Features Archive); Triton's bundled ptxas here is 12.4
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"]["gpus"][0].update(name="NVIDIA GB10", compute_capability="12.1")
+
+    [finding] = diagnose("triton-ptxas-too-old-for-blackwell", edit, "triton-ptxas")
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "Triton's bundled ptxas 12.4.131 cannot compile for NVIDIA GB10 (sm_121 needs CUDA 12.9)",
+    )
+
+
+def _driver(version: str) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["nvidia"]["driver_version"] = version
+
+    return edit
+
+
+def test_the_installed_cuda_update_sets_the_minimum_driver() -> None:
+    # torch 2.9 pins nvidia-cuda-runtime-cu12==12.8.90, CUDA 12.8 Update 1: its minimum is 570.124.06, not 570.26
+    [finding] = diagnose("gpu-h100-healthy", _driver("570.86.10"), "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "Driver 570.86.10 is older than CUDA 12.8 Update 1 wants (570.124.06); nvidia-cuda-runtime-cu12 runs on it "
+        "only through minor version compatibility",
+    )
+    assert (finding.evidence["read_from"], finding.evidence["judged_as"]) == (
+        "nvidia-cuda-runtime-cu12 wheel 12.8.90",
+        "cudart 12.8.90 is CUDA 12.8 Update 1",
+    )
+
+
+def test_torch_version_cuda_alone_is_judged_by_the_ga_and_says_so() -> None:
+    def edit(doc: dict[str, Any]) -> None:  # a torch that brings its own runtime: no runtime wheel to read
+        _driver("570.86.10")(doc)
+        doc["distributions"].remove(dist(doc, "nvidia-cuda-runtime-cu12"))
+
+    [finding] = diagnose("gpu-h100-healthy", edit, "cuda-driver-too-old")
+    assert (finding.status.value, finding.title, finding.evidence["releases"]) == (
+        "ok",
+        "Driver 570.86.10 runs torch (CUDA 12.8)",
+        {"torch": "12.8"},
+    )
+
+
+def test_tensorflow_build_info_names_its_update() -> None:
+    # build_info cuda_version 12.5.1 is CUDA 12.5 Update 1 (>= 555.42.06); conda's cuda-cudart 12.5.82 is too
+    [finding] = diagnose("conda-tensorflow-conda-cuda", _driver("555.42.02"), "cuda-driver-too-old")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "Driver 555.42.02 is older than CUDA 12.5 Update 1 wants (555.42.06); conda cuda-cudart runs on it only "
+        "through minor version compatibility",
+    )

@@ -6,14 +6,18 @@ real run on this project's machines).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from xladoctor.explain.hazards import MAX_BOUNDED, hazards
 from xladoctor.explain.literals import required_literals
+from xladoctor.explain.scan import WHOLE_LINE
 from xladoctor.matrix.signatures import find_signature, load_signatures
 from xladoctor.remedy.fix import Fix, Shell, UnsetEnv, install
 
@@ -46,6 +50,110 @@ def test_every_signature_can_be_searched_fast(signature_id: str) -> None:
     text = EXAMPLES[signature_id]["text"]
     haystack = text.lower() if signature.pattern.flags & re.IGNORECASE else text
     assert any(literal in haystack for literal in literals)
+
+
+@pytest.mark.parametrize("signature_id", IDS)
+def test_no_pattern_can_be_made_to_backtrack(signature_id: str) -> None:
+    """Every repeat of more than MAX_BOUNDED characters repeats one character class and is fenced by a fixed
+    character it cannot match (xladoctor/explain/hazards.py): a hostile line cannot make it slow."""
+    [signature] = [s for s in load_signatures() if s.id == signature_id]
+    assert hazards(signature.pattern) == (), signature.pattern.pattern
+
+
+def test_the_fence_rules_catch_the_shapes_that_once_took_seconds() -> None:
+    unbounded = f"has no bound of {MAX_BOUNDED} and no fixed character before it that it cannot match"
+    flagged = {  # the patterns of glibc-too-old-for-wheel, triton-gpu-capability-too-old, ... before they were fenced
+        r"(?P<loaded>\S*lib\w+\.so\.\d+): version": (f"\\S* {unbounded}", f"\\w+ {unbounded}"),
+        r"Found (?P<gpu>.+?) which is too old": (f".+? {unbounded}",),
+        r"_XLAC\.[^:]*\.so: undefined symbol": (f"[^:]* {unbounded}",),
+        r"version (?P<jax>\d+(?:\.\d+)*)": (f"(...)* repeats a group without a bound of {MAX_BOUNDED}",),
+        r"Found (?:\w+\s?){0,8}x": (
+            "(...){0,8} repeats a group that does not start with a character of its own",
+            f"\\w+ {unbounded}",
+        ),
+        r"x.{0,500}y": (f".{{0,500}} {unbounded}",),
+        r"(?P<quote>['`])x(?P=quote)": ("a back reference, whose cost these rules cannot bound",),
+    }
+    assert {pattern: hazards(re.compile(pattern)) for pattern in flagged} == flagged
+    fenced = [
+        r"(?<!\S)\S*\blib\w{1,64}\.so",  # a lookbehind, then a bounded repeat
+        r"jaxlib is version (?P<jaxlib>[^\s,]+), but",  # the space before it
+        r"(?:^|[\s(])[^\s(]+",  # a line start or a character it cannot match
+        r"x\d*y\d*z",
+        r"version (?P<jax>\d+(?:\.\d+){0,8})",  # a group that starts with its own character
+        r"No PjRtPlugin registered for: ?(?P<device>[A-Za-z0-9_]+)",  # an optional character in between
+    ]
+    assert {pattern: hazards(re.compile(pattern)) for pattern in fenced} == dict.fromkeys(fenced, ())
+
+
+# What the fenced patterns read from the real texts: the same as before they were fenced (the cause and fix use it).
+FENCED_GROUPS = {
+    "glibc-too-old-for-wheel": {
+        "loaded": "/lib64/libm.so.6",
+        "needed": "GLIBC_2.23",
+        "required_by": "lib/python3.7/site-packages/jaxlib/xla_extension.so",
+    },
+    "libstdcxx-glibcxx-too-old": {"loaded": "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "needed": "GLIBCXX_3.4.30"},
+    "libcudnn-missing": {"library": "libcudnn.so.9", "cudnn_major": "9"},
+    "libcudart-cuda-major-missing": {"library": "libcudart.so.11.0", "cuda_major": "11"},
+    "nvjitlink-undefined-symbol": {
+        "library": "libcusparse.so.12",
+        "symbol": "__nvJitLinkComplete_12_4",
+        "major": "12",
+        "minor": "4",
+    },
+    "shared-library-missing": {"library": "libc10.so"},
+    "torch-xla-undefined-symbol": {
+        "symbol": "_ZN2at6native12cpu_fallbackERKN3c1014OperatorHandleEPSt6vectorINS1_6IValueESaIS6_EE"
+        "bNS1_11DispatchKeyE"
+    },
+    "triton-gpu-capability-too-old": {"gpu": "NVIDIA GeForce GTX 1080"},
+    "triton-api-mismatch-with-torch": {"name": "AttrsDescriptor", "module": "triton.compiler.compiler"},
+    "xla-flag-bad-value": {
+        "value": "=/home/hyadav/deephyp/lib/python2.7/site-packages/tensorflow/compiler/xla:--tf_xla_cpu_global_jit="
+        "/home/hyadav/deephyp/lib/python2.7/site-packages/tensorflow/compiler/xla:=--tf_xla_cpu_global_jit="
+        "--tf_xla_cpu_global_jit",
+        "flag": "tf_xla_cpu_global_jit",
+    },
+    "jaxlib-older-than-jax-minimum": {"jaxlib": "0.1.75", "required": "0.3.0"},
+    "jaxlib-newer-than-jax": {"jaxlib": "0.4.31", "jax": "0.4.20"},
+}
+
+
+def test_fenced_patterns_read_the_same_values_from_the_real_texts() -> None:
+    found = {}
+    for signature_id in FENCED_GROUPS:
+        match = find_signature([EXAMPLES[signature_id]["text"]])
+        assert match is not None and match.signature.id == signature_id
+        found[signature_id] = dict(match.groups)
+    assert found == FENCED_GROUPS
+
+
+def _fillers() -> tuple[str, ...]:
+    path = Path(__file__).parents[2] / "scripts" / "bench_explain_hostile.py"
+    spec = importlib.util.spec_from_file_location("bench_explain_hostile", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fillers: tuple[str, ...] = module.FILLERS
+    return fillers
+
+
+@pytest.mark.parametrize("signature_id", IDS)
+def test_no_line_the_size_of_a_window_makes_a_pattern_slow(signature_id: str) -> None:
+    """Coarse, as the project has no fine timed tests: each run of FILLERS (scripts/bench_explain_hostile.py), as
+    long as the longest text explain searches at once, before, after and around each literal of the pattern.
+    The slowest pattern takes about 25 ms for all of them; glibc-too-old-for-wheel's old `\\S*lib\\w+` took
+    200 s on one."""
+    [signature] = [s for s in load_signatures() if s.id == signature_id]
+    started = time.perf_counter()
+    for literal in required_literals(signature.pattern) or ():
+        for filler in _fillers():
+            run = filler * ((WHOLE_LINE - len(literal)) // len(filler))
+            buried = (filler * (40 // len(filler) + 1) + literal) * (WHOLE_LINE // (40 + len(literal)))
+            for line in (run + literal, literal + run, buried):
+                signature.pattern.search(line)
+    assert time.perf_counter() - started < 1.0
 
 
 def test_fix_templates_are_filled_from_the_environment() -> None:

@@ -55,6 +55,8 @@ def explain(
     chosen = text_or_json(output_format, as_json, "explain")
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageError("choose one of --python, --facts and --no-facts")
+    if log == "-" and facts_file is not None and str(facts_file) == "-":  # refused before either is read
+        raise UsageError("the log and --facts cannot both come from stdin (-): give one of them as a file")
     stream = _open_log(log)
     try:
         facts = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -78,20 +78,17 @@ def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts
     return Explanation(name, kind, size, result.lines, target, matches, candidates)
 
 
+# A notebook's JSON (nbformat) starts with one of its top-level keys; Jupyter writes them sorted.
+_NOTEBOOK = re.compile(r'\A\ufeff?\s*\{\s*"(?:cells|metadata|nbformat|nbformat_minor)"\s*:')
+
+
 def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanation:
-    """Explain a log, traceback or notebook (.ipynb, scanned as text) read from `stream`, in bounded memory."""
+    """Explain a log, traceback or notebook (.ipynb, read as the text of its strings) from `stream`, in bounded
+    memory and in time linear in its size."""
     reader = ChunkReader(stream)
-    chunks = iter(reader)
-    first = next(chunks, "")
-    notebook = name.endswith(".ipynb") or ('"cells"' in first and '"nbformat"' in first)
-    result = scan(_chain(first, chunks))
+    notebook = name.endswith(".ipynb") or bool(_NOTEBOOK.match(reader.head()))
+    result = scan(reader.chunks(notebook), notebook=notebook)
     return _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
-
-
-def _chain(first: str, rest: Iterator[str]) -> Iterator[str]:
-    if first:
-        yield first
-    yield from rest
 
 
 def exit_status(explanation: Explanation) -> int:

@@ -2,13 +2,15 @@
 
 Scanning a multi-GB log line by line with ~40 regular expressions in Python would take minutes; instead
 each 1 MiB chunk is first searched with `in` for these literals, and only chunks (then lines) holding one
-are given to the regular expressions.
+are given to the regular expressions; in a long line, only windows around them (with the longest a match
+can be, longest_match).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from functools import lru_cache
 from typing import Any
 
 if sys.version_info >= (3, 11):  # the regex parser moved into re in 3.11
@@ -60,7 +62,17 @@ def _sequence(items: Any) -> tuple[str, ...] | None:
 
 def required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Strings one of which every match contains (lower-cased for IGNORECASE patterns), or None if unknown."""
-    found = _sequence(_p.parse(pattern.pattern, pattern.flags))
+    found = _sequence(_parsed(pattern.pattern, pattern.flags))
     if not found or min(len(x) for x in found) < MIN_LITERAL:
         return None
     return tuple(x.lower() for x in found) if pattern.flags & re.IGNORECASE else found
+
+
+def longest_match(pattern: re.Pattern[str]) -> int:
+    """The most characters one match of `pattern` can span (a huge number when it has an unbounded repeat)."""
+    return int(_parsed(pattern.pattern, pattern.flags).getwidth()[1])
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str, flags: int) -> Any:
+    return _p.parse(text, flags)

@@ -1,29 +1,43 @@
-"""Stream a log through the failure signatures with bounded memory: chunk by chunk, never the whole file.
+"""Stream a log through the failure signatures in bounded memory, in time linear in the log whatever its lines hold.
 
-Memory is one chunk (1 MiB) plus one over-long line cut at 64 KiB, a few evidence lines per signature and
-the last few error-like lines: a multi-GB log needs no more than a small one.
+Memory: one chunk (1 MiB) plus one line's worth (64 KiB); a longer line is handed on in pieces and searched
+across their joins, so a known failure anywhere in it is found. Time: a line of up to WHOLE_LINE characters is
+searched whole; a longer one only in windows around the plain text every match of a signature contains
+(literals.py): at most one window per STRIDE characters, each reaching REACH characters (or the pattern's longest
+match) either side, so no signature searches a character more than about twice, and hazards.py holds every
+pattern to rules under which one search is linear in what it is given. A match longer than REACH inside a line
+longer than WHOLE_LINE may be missed; its line numbers are always the file's.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import BinaryIO
 
-from xladoctor.explain.literals import required_literals
+from xladoctor.explain.literals import longest_match, required_literals
 from xladoctor.matrix.signatures import Match, Signature, load_signatures
 
 CHUNK_BYTES = 1 << 20
-MAX_LINE_BYTES = 64 << 10
+MAX_LINE_BYTES = 64 << 10  # a line longer than this is handed on in pieces of at most this size
+REACH = 2048  # a match up to this long is found wherever it lies in a line, however long the line
+STRIDE = 2 * REACH
+WHOLE_LINE = 2 * REACH + STRIDE  # lines up to this long are searched whole, as one window
 EVIDENCE_PER_SIGNATURE = 3
+EVIDENCE_CHARS = 500
+CONTEXT = 120  # characters of a long line shown either side of a match
 CANDIDATES_KEPT = 8
+# Inside a notebook's line, what ends an output line: a JSON string's end or an escaped newline (see _decode).
+SEPARATOR = "\x02"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colour codes in IPython tracebacks and CI logs
-# The same codes as a notebook's JSON stores them: a .ipynb file is scanned as text, one output line per
-# JSON string, so no notebook has to be parsed whole.
+# The same codes as the JSON of a notebook stores them, for a .ipynb that was not recognised as one.
 _ANSI_JSON = re.compile(r"\\u001b\[[0-9;?]*[A-Za-z]")
+_UNICODE_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})")
 # Words of lines that look like an error, for logs with no known signature (the last ones are usually the
 # cause). Searched with `in` first (C speed), then with one regular expression in chunks that hold one.
 _ERROR_WORDS = (
@@ -32,6 +46,7 @@ _ERROR_WORDS = (
     "failed", "Failed",
 )  # fmt: skip
 _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in _ERROR_WORDS[2:]) + "|ERROR")
+_LONGEST_WORD = max(map(len, _ERROR_WORDS))
 
 
 @dataclass
@@ -42,6 +57,7 @@ class SignatureHits:
     first: Match
     count: int = 0
     evidence: list[tuple[int, str]] = field(default_factory=list)
+    where: tuple[int, int, int] = (0, 0, 0)  # (line, output line, column) of the first match, for the order
 
 
 @dataclass
@@ -56,84 +72,415 @@ class _Prepared:
     signature: Signature
     literals: tuple[str, ...] | None
     folded: bool  # literals are lower-case; search the lower-cased chunk
+    reach: int  # how far from its literal a match can reach: the pattern's longest match, at most REACH
+    only: str | None  # the one literal, when there is one and the case counts (the common case, made fast)
 
 
 def _prepare(signatures: Iterable[Signature]) -> list[_Prepared]:
-    return [_Prepared(s, required_literals(s.pattern), bool(s.pattern.flags & re.IGNORECASE)) for s in signatures]
+    prepared = []
+    for s in signatures:
+        literals, folded = required_literals(s.pattern), bool(s.pattern.flags & re.IGNORECASE)
+        only = literals[0] if literals is not None and len(literals) == 1 and not folded else None
+        prepared.append(_Prepared(s, literals, folded, min(REACH, longest_match(s.pattern)), only))
+    return prepared
 
 
 class ChunkReader:
-    """Decoded chunks of a byte stream that end on a line boundary; a line over MAX_LINE_BYTES is cut."""
+    """Decoded chunks of a byte stream: whole lines where it can, and a line over MAX_LINE_BYTES in pieces.
+
+    A chunk that does not end with a newline is continued by the next one. Read as a notebook, a long line is cut
+    only between JSON tokens (after a string's closing quote when there is one), so each piece decodes alone."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self._head: bytes | None = None
         self.bytes_read = 0
 
+    def head(self) -> str:
+        """The start of the stream, to tell what it holds (read once and kept for the chunks)."""
+        if self._head is None:
+            self._head = self._read()
+        return self._head[:4096].decode("utf-8", "replace")
+
+    def chunks(self, notebook: bool = False) -> Iterator[str]:
+        return _chunks(self._blocks(), _notebook_cut if notebook else _text_cut)
+
     def __iter__(self) -> Iterator[str]:
-        return _chunks(self._blocks())
+        return self.chunks()
+
+    def _read(self) -> bytes:
+        block = self._stream.read(CHUNK_BYTES)
+        self.bytes_read += len(block)
+        return block
 
     def _blocks(self) -> Iterator[bytes]:
-        while block := self._stream.read(CHUNK_BYTES):
-            self.bytes_read += len(block)
+        if self._head is not None:
+            head, self._head = self._head, b""
+            if not head:
+                return
+            yield head
+        while block := self._read():
             yield block
 
 
-def _chunks(blocks: Iterator[bytes]) -> Iterator[str]:
+def _chunks(blocks: Iterable[bytes], cut: Callable[[bytes, int], int]) -> Iterator[str]:
     pending = b""
     for block in blocks:
-        data = pending + block
-        cut = data.rfind(b"\n")
-        if cut < 0:  # no newline yet: keep at most one over-long line's worth
-            pending = data if len(data) <= MAX_LINE_BYTES else b""
-            if not pending:
-                yield data[:MAX_LINE_BYTES].decode("utf-8", "replace") + "\n"
-            continue
-        pending = data[cut + 1 :]
-        if len(pending) > MAX_LINE_BYTES:
-            pending = pending[:MAX_LINE_BYTES]
-        yield data[: cut + 1].decode("utf-8", "replace")
+        data = pending + block if pending else block
+        start = data.rfind(b"\n") + 1
+        if start:
+            yield data[:start].decode("utf-8", "replace")
+        while len(data) - start > MAX_LINE_BYTES:  # one line so long: hand it on in pieces
+            at = cut(data, start)
+            yield data[start:at].decode("utf-8", "replace")
+            start = at
+        pending = data[start:]
     if pending:
         yield pending.decode("utf-8", "replace") + "\n"
 
 
-def scan(chunks: Iterable[str], signatures: Iterable[Signature] | None = None) -> ScanResult:
-    """Match every line of `chunks` against the signatures (first matching signature wins a line)."""
-    prepared = _prepare(signatures if signatures is not None else load_signatures())
-    hits: dict[str, SignatureHits] = {}
-    candidates: deque[tuple[int, str]] = deque(maxlen=CANDIDATES_KEPT)
-    line_base = 0
-    for raw in chunks:
-        chunk = _ANSI.sub("", raw) if "\x1b[" in raw else raw
-        chunk = _ANSI_JSON.sub("", chunk) if "\\u001b[" in chunk else chunk
+def _text_cut(data: bytes, start: int) -> int:
+    """Where to end a piece of a long line: MAX_LINE_BYTES on, not inside a UTF-8 character."""
+    at = start + MAX_LINE_BYTES
+    for back in range(3):
+        if data[at - back] & 0xC0 != 0x80:
+            return at - back
+    return at - 3
+
+
+def _notebook_cut(data: bytes, start: int) -> int:
+    """Where to end a piece of a notebook's long line: after a string's closing quote, never inside an escape."""
+    limit = start + MAX_LINE_BYTES
+    quote = data.rfind(b'"', start + MAX_LINE_BYTES // 2, limit)
+    while quote >= 0 and _escaped(data, quote, start):
+        quote = data.rfind(b'"', start + MAX_LINE_BYTES // 2, quote)
+    if quote >= 0:
+        return quote + 1
+    at = _text_cut(data, start)
+    slash = data.rfind(b"\\", at - 6, at)  # an escape is at most 6 bytes long: \uXXXX
+    if slash >= 0 and not _escaped(data, slash, start):
+        if slash + (6 if data[slash + 1 : slash + 2] == b"u" else 2) > at:
+            return slash
+    return at
+
+
+def _escaped(data: bytes, index: int, floor: int) -> bool:
+    """Whether data[index] follows an odd run of backslashes (so it is escaped)."""
+    at = index
+    while at > floor and data[at - 1] == 0x5C:
+        at -= 1
+    return (index - at) % 2 == 1
+
+
+def _decode(text: str) -> str:
+    """A notebook's JSON text as the text of its strings: each string, and each escaped newline in one, ends an
+    output line (SEPARATOR), other escapes are decoded; the file's own newlines stay, so line numbers are kept."""
+    if "\\" in text:
+        text = text.replace("\\\\", "\x00").replace('\\"', "\x01")  # escaped backslashes and quotes first
+    text = text.replace('"', SEPARATOR)
+    if "\\" in text:
+        text = text.replace("\\n", SEPARATOR).replace("\\r", SEPARATOR).replace("\\t", "\t").replace("\\/", "/")
+        if "\\u" in text:
+            text = _UNICODE_ESCAPE.sub(_unicode, text)
+        text = text.replace("\\b", "").replace("\\f", "")
+    return text.replace("\x00", "\\").replace("\x01", '"')
+
+
+def _unicode(escape: re.Match[str]) -> str:
+    high, low, single = escape.groups()
+    if single is not None:
+        code = int(single, 16)
+        return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a lone surrogate cannot be printed
+    return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + (int(low, 16) - 0xDC00))
+
+
+@dataclass
+class _Open:
+    """A line too long to search whole, while its pieces stream by: how far each signature has searched it, and
+    the matches already claimed (first matching signature wins a stretch, as it wins a short line)."""
+
+    order: int
+    searched: dict[str, int] = field(default_factory=dict)
+    claims: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)  # id -> (starts, ends), sorted
+
+    def claim(self, signature_id: str, start: int, end: int) -> bool:
+        for other, (starts, ends) in self.claims.items():
+            if other == signature_id:
+                continue
+            i = bisect_right(starts, start)
+            if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+                return False
+        starts, ends = self.claims.setdefault(signature_id, ([], []))
+        starts.append(start)  # a signature's matches come in order and never overlap
+        ends.append(end)
+        return True
+
+    def forget_before(self, offset: int) -> None:
+        """Drop the claims that end before `offset`: nothing searched later starts there."""
+        for starts, ends in self.claims.values():
+            drop = bisect_right(ends, offset)
+            del starts[:drop], ends[:drop]
+
+
+class _Scanner:
+    """The state of one scan: hits, candidates, and the line that the last chunk left unfinished."""
+
+    def __init__(self, prepared: list[_Prepared], notebook: bool) -> None:
+        self.prepared = prepared
+        self.notebook = notebook
+        self.hits: dict[str, SignatureHits] = {}
+        self.candidates: deque[tuple[int, str]] = deque(maxlen=CANDIDATES_KEPT)
+        self.line = 1  # the file's line number where the text being scanned starts
+        self.order = 0  # output lines seen, for the order of first appearance
+        self.carry = ""  # the end of an unfinished line, scanned again with the next chunk
+        self.carry_at = 0  # where the carry starts in its line
+        self.open: _Open | None = None  # the unfinished line, when it is too long to search whole
+        self.tail_candidate = False  # the last candidate is from the unfinished line
+
+    def feed(self, raw: str) -> None:
+        chunk = _decode(raw) if self.notebook else raw
+        carried = len(self.carry)
+        text = self.carry + chunk if carried else chunk  # a colour code cut between two pieces is whole again
+        text = _ANSI.sub("", text) if "\x1b[" in text else text
+        text = _ANSI_JSON.sub("", text) if "\\u001b[" in text else text
+        first_at, opened = self.carry_at, self.open
+        self.carry, self.carry_at, self.open = "", 0, None
+        ends = text.endswith("\n")
+        live = self._live(text)
+        if live:
+            self._match(text, live, first_at, opened, ends)
+        elif not ends:
+            tail = self._line_start(text, len(text))
+            self._search(text[tail:], self.line + text.count("\n"), first_at if tail == 0 else 0,
+                         opened if tail == 0 else None, (), ends)  # fmt: skip
+        if any(word in text for word in _ERROR_WORDS):
+            # words in a carried long line's end were seen last time; a short unfinished line's, once it ends
+            since = carried if opened is not None else 0
+            until = len(text) - len(self.carry) if self.carry and self.open is None else len(text)
+            self._keep_errorish(text, since, until, first_at, ends)
+        self.line += chunk.count("\n")
+
+    def result(self) -> ScanResult:
+        ordered = sorted(self.hits.values(), key=lambda h: h.where)
+        return ScanResult(self.line - 1, ordered, list(self.candidates))
+
+    def _live(self, text: str) -> list[_Prepared]:
+        """The signatures whose plain text is somewhere in `text`: the only ones worth a regular expression."""
         lowered: str | None = None
         live = []
-        for item in prepared:
+        for item in self.prepared:
             if item.literals is None:
                 live.append(item)
                 continue
             if item.folded:
-                lowered = chunk.lower() if lowered is None else lowered
+                lowered = text.lower() if lowered is None else lowered
                 haystack = lowered
             else:
-                haystack = chunk
+                haystack = text
             if any(literal in haystack for literal in item.literals):
                 live.append(item)
-        if live:
-            _match_lines(chunk, line_base, live, hits)
-        if any(word in chunk for word in _ERROR_WORDS):
-            _keep_errorish(chunk, line_base, candidates)
-        line_base += chunk.count("\n")
-    ordered = sorted(hits.values(), key=lambda h: h.evidence[0][0])
-    return ScanResult(line_base, ordered, list(candidates))
+        return live
+
+    def _line_start(self, text: str, end: int) -> int:
+        """Where the output line that reaches `end` starts (a notebook's strings are lines of their own)."""
+        start = text.rfind("\n", 0, end) + 1
+        if self.notebook:
+            start = max(start, text.rfind(SEPARATOR, start, end) + 1)
+        return start
+
+    def _match(self, text: str, live: list[_Prepared], first_at: int, opened: _Open | None, ends: bool) -> None:
+        """Search each line of `text`; a short whole line right here, as this is the loop a big log spends on."""
+        physical = text.split("\n")
+        last = len(physical) - 1
+        line_no = self.line - 1
+        for i, line in enumerate(physical):
+            line_no += 1
+            if i == last:  # after the final newline: nothing, or a line that goes on in the next chunk
+                if not ends:
+                    self._parts(line, line_no, first_at if i == 0 else 0, opened if i == 0 else None, live, False)
+                return
+            if i == 0 or len(line) > WHOLE_LINE or (self.notebook and SEPARATOR in line):
+                self._parts(line, line_no, first_at if i == 0 else 0, opened if i == 0 else None, live, True)
+                continue
+            for item in live:
+                if item.only is not None:
+                    if item.only not in line:
+                        continue
+                elif item.literals is not None:
+                    haystack = line.lower() if item.folded else line
+                    if not any(literal in haystack for literal in item.literals):
+                        continue
+                hit = item.signature.pattern.search(line)
+                if hit:
+                    self._found_in_whole(item, line, line_no, hit)
+                    break
+
+    def _parts(
+        self, line: str, line_no: int, offset: int, opened: _Open | None, live: Iterable[_Prepared], complete: bool
+    ) -> None:
+        """Search one line of the file: a notebook's holds output lines of their own, each searched alone."""
+        parts = line.split(SEPARATOR) if self.notebook and SEPARATOR in line else [line]
+        end = len(parts) - 1
+        for j, part in enumerate(parts):
+            self._search(part, line_no, offset if j == 0 else 0, opened if j == 0 else None, live, complete or j < end)
+
+    def _search(
+        self, line: str, line_no: int, offset: int, opened: _Open | None, live: Iterable[_Prepared], complete: bool
+    ) -> None:
+        """Search one output line (or, when `offset` is not 0, the rest of one) that ends here when `complete`."""
+        if opened is None and offset == 0 and len(line) <= WHOLE_LINE:
+            if complete:
+                self.order += 1
+                self._whole(line, line_no, live)
+            else:  # a short line that goes on in the next chunk: searched whole once it has ended
+                self.carry = line
+            return
+        state = opened if opened is not None else _Open(self._next_order())
+        defer = len(line) if complete else len(line) - REACH  # a match starting later may not have ended here
+        for item in live:
+            self._search_long(line, line_no, offset, defer, item, state, complete)
+        if not complete:
+            keep = max(0, defer)
+            self.carry, self.carry_at, self.open = line[keep:], offset + keep, state
+            state.forget_before(offset + keep)
+
+    def _next_order(self) -> int:
+        self.order += 1
+        return self.order
+
+    def _whole(self, line: str, line_no: int, live: Iterable[_Prepared]) -> None:
+        for item in live:
+            haystack = line.lower() if item.folded else line
+            if item.literals is not None and not any(literal in haystack for literal in item.literals):
+                continue
+            hit = item.signature.pattern.search(line)
+            if hit:
+                self._found_in_whole(item, line, line_no, hit, self.order)
+                return
+
+    def _found_in_whole(self, item: _Prepared, line: str, line_no: int, hit: re.Match[str], order: int = 0) -> None:
+        text = line.strip() if self.notebook else unquote(line)  # a JSON-quoted line as the text it holds
+        self._record(item, line_no, text, item.signature.pattern.search(text) or hit, (order, 0))
+
+    def _search_long(
+        self, line: str, line_no: int, offset: int, defer: int, item: _Prepared, state: _Open, complete: bool
+    ) -> None:
+        """Search a long line for one signature, window by window, from where its last search of the line ended."""
+        pattern, signature_id = item.signature.pattern, item.signature.id
+        searched = state.searched.get(signature_id, offset) - offset
+        for low, high in _windows(line, item):
+            if low >= defer:
+                break
+            start = max(low, searched)
+            while start < high:
+                hit = pattern.search(line, start, high)
+                if hit is None:
+                    break
+                begin, end = hit.span()
+                if begin >= defer:
+                    state.searched[signature_id] = offset + searched
+                    return
+                start = searched = max(end, begin + 1)
+                if state.claim(signature_id, offset + begin, offset + end):
+                    shown = partial(_excerpt, line, begin, end, offset > 0, complete)
+                    self._record(item, line_no, shown, hit, (state.order, offset + begin))
+            searched = max(searched, min(high, defer) - item.reach)  # no match of at most `reach` starts before
+        state.searched[signature_id] = offset + searched
+
+    def _record(
+        self, item: _Prepared, line_no: int, shown: str | Callable[[], str], hit: re.Match[str], where: tuple[int, int]
+    ) -> None:
+        """Count a match; keep it as evidence while there are few (`shown`: the text, or what makes it)."""
+        entry = self.hits.get(item.signature.id)
+        if entry is None or len(entry.evidence) < EVIDENCE_PER_SIGNATURE:
+            text = shown if isinstance(shown, str) else shown()
+            if entry is None:
+                first = Match.of(item.signature, text, hit)
+                entry = self.hits[item.signature.id] = SignatureHits(item.signature, first, where=(line_no, *where))
+            entry.evidence.append((line_no, text[:EVIDENCE_CHARS]))
+        entry.count += 1
+
+    def _keep_errorish(self, text: str, since: int, until: int, first_at: int, ends: bool) -> None:
+        """Add the last error-like lines of text[:until] to the candidates (which keep the last few overall);
+        words that end before `since` were seen with the previous chunk."""
+        found = [m.start() for m in _ERRORISH.finditer(text, max(0, since - _LONGEST_WORD), until) if m.end() > since]
+        picked: list[tuple[int, int]] = []
+        index = len(found) - 1
+        while index >= 0 and len(picked) < CANDIDATES_KEPT:  # from the end: one per line, the last few lines
+            start = self._line_start(text, found[index])
+            picked.append((start, found[index]))
+            index = bisect_left(found, start) - 1
+        for start, word in reversed(picked):
+            end = text.find("\n", word)
+            end = len(text) if end < 0 else end
+            if self.notebook:
+                separator = text.find(SEPARATOR, word, end)
+                end = end if separator < 0 else separator
+            complete = end < len(text) or ends
+            line = text[start:end]
+            if start == 0 and since > 0 and self.tail_candidate and self.candidates:
+                self.candidates.pop()  # the same long line as the last candidate: keep its latest part
+            if len(line) <= EVIDENCE_CHARS and complete and (start > 0 or first_at == 0):
+                shown = line.strip() if self.notebook else unquote(line)
+            else:
+                shown = _excerpt(line, word - start, word - start + 1, start == 0 and first_at > 0, complete)
+            self.candidates.append((self.line + text.count("\n", 0, start), shown[:EVIDENCE_CHARS]))
+            self.tail_candidate = not complete
 
 
-def _keep_errorish(chunk: str, line_base: int, candidates: deque[tuple[int, str]]) -> None:
-    """Add the last error-like lines of this chunk to `candidates` (which keeps the last few overall)."""
-    starts = sorted({chunk.rfind("\n", 0, m.start()) + 1 for m in _ERRORISH.finditer(chunk)})
-    for start in starts[-CANDIDATES_KEPT:]:
-        end = chunk.find("\n", start)
-        line = chunk[start : end if end >= 0 else len(chunk)]
-        candidates.append((line_base + chunk.count("\n", 0, start) + 1, unquote(line)[:500]))
+def _windows(line: str, item: _Prepared) -> Iterator[tuple[int, int]]:
+    """Stretches of a long line that hold every match of the signature: around its literals, one per STRIDE."""
+    size, reach = len(line), item.reach
+    literals = item.literals
+    haystack = line
+    if literals is not None and item.folded:
+        haystack = line.lower()
+        if len(haystack) != len(line):  # lower-casing moved the text (a few letters grow): give up on literals
+            literals = None
+    if literals is None:
+        for at in range(0, size, STRIDE):
+            yield max(0, at - reach), min(size, at + STRIDE + reach)
+        return
+    longest = max(map(len, literals))
+    following = {literal: haystack.find(literal) for literal in literals}
+    at = 0
+    while True:
+        for literal, found in following.items():
+            if 0 <= found < at:
+                following[literal] = haystack.find(literal, at)
+        places = [found for found in following.values() if found >= 0]
+        if not places:
+            return
+        first = min(places)
+        yield max(0, first - reach), min(size, first + STRIDE + longest + reach)
+        at = first + STRIDE + 1
+
+
+def _excerpt(line: str, begin: int, end: int, cut_before: bool, complete: bool) -> str:
+    """CONTEXT characters of a long line either side of a match (cut at a space in the outer half, if there is
+    one), with … where the line goes on."""
+    start = max(0, begin - CONTEXT)
+    if start > 0:
+        space = line.find(" ", start, begin - CONTEXT // 2)
+        start = space + 1 if space >= 0 else start
+    stop = min(len(line), end + CONTEXT)
+    if stop < len(line):
+        space = line.rfind(" ", end + CONTEXT // 2, stop)
+        stop = space if space >= 0 else stop
+    text = line[start:stop]
+    if stop < len(line) or not complete:
+        text = text[: EVIDENCE_CHARS - 2] + "…"
+    return ("…" if start > 0 or cut_before else "") + text
+
+
+def scan(chunks: Iterable[str], signatures: Iterable[Signature] | None = None, notebook: bool = False) -> ScanResult:
+    """Match every line of `chunks` against the signatures (first matching signature wins a line).
+
+    `notebook`: the chunks are a notebook's JSON, read as the text of its strings (see _decode)."""
+    scanner = _Scanner(_prepare(signatures if signatures is not None else load_signatures()), notebook)
+    for chunk in chunks:
+        scanner.feed(chunk)
+    return scanner.result()
 
 
 _JSON_FIELD = re.compile(r'^"[A-Za-z_/]+":\s*(".*")\s*,?$')
@@ -151,22 +498,3 @@ def unquote(line: str) -> str:
     except ValueError:
         return text
     return value.strip() if isinstance(value, str) else text
-
-
-def _match_lines(chunk: str, line_base: int, live: list[_Prepared], hits: dict[str, SignatureHits]) -> None:
-    for offset, line in enumerate(chunk.split("\n")):
-        for item in live:
-            haystack = line.lower() if item.folded else line
-            if item.literals is not None and not any(literal in haystack for literal in item.literals):
-                continue
-            hit = item.signature.pattern.search(line)
-            if hit:
-                entry = hits.get(item.signature.id)
-                if entry is None:  # groups from the text the line holds (a notebook's line is JSON-quoted)
-                    text = unquote(line)
-                    first = Match.of(item.signature, text, item.signature.pattern.search(text) or hit)
-                    entry = hits[item.signature.id] = SignatureHits(item.signature, first)
-                entry.count += 1
-                if len(entry.evidence) < EVIDENCE_PER_SIGNATURE:
-                    entry.evidence.append((line_base + offset + 1, unquote(line)[:500]))
-                break

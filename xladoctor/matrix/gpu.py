@@ -13,15 +13,17 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.matrix import Matrix
+from xladoctor.matrix.driver import ga_minimum
 
 
 def driver_runs(matrix: Matrix, driver: str | None, cuda: str) -> bool:
-    """Whether a driver meets the release-notes minimum of a CUDA version (unknown driver: assume yes)."""
-    if driver is None:
+    """Whether a driver meets the release-notes minimum of a CUDA series' GA (unknown driver: assume yes). Builds
+    to suggest are judged by their GA: which update of the runtime pip would install is not known here."""
+    need = ga_minimum(matrix, cuda)
+    if driver is None or need is None:
         return True
-    rows = [r for r in matrix.get("cuda-driver").rows if r["cuda"] == cuda]
     try:
-        return not rows or Version(driver) >= Version(str(rows[0]["min_driver"]))
+        return Version(driver) >= Version(need)
     except InvalidVersion:
         return True
 
@@ -41,12 +43,21 @@ def installed_arch_list(counts: Mapping[str, Any] | None) -> str | None:
     return ";".join(f"{a // 10}.{a % 10}{suffix}" for a, suffix in sorted(archs.items()))
 
 
-def runs_on(arch_list: str, capability: str) -> bool:
-    """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor, or PTX <= it."""
+def tegra_capabilities(matrix: Matrix) -> frozenset[str]:
+    """Compute capabilities of integrated (Tegra) GPUs, where only a cubin of that exact capability runs."""
+    return frozenset(
+        str(r["compute_capability"]) for r in matrix.get("gpu_arch-cuda").rows if r.get("platform") == "tegra"
+    )
+
+
+def runs_on(arch_list: str, capability: str, tegra: bool = False) -> bool:
+    """Whether a build runs on a GPU: a cubin of the same major and an equal or lower minor (on Tegra: the same
+    capability only), or PTX of an equal or lower capability, which the driver JIT-compiles."""
     major, minor = (int(x) for x in capability.split("."))
     for arch in arch_list.split(";"):
         ptx = arch.endswith("+PTX")
         a_major, a_minor = (int(x) for x in arch.replace("+PTX", "").split("."))
-        if (a_major == major and a_minor <= minor) or (ptx and (a_major, a_minor) <= (major, minor)):
+        cubin = a_major == major and (a_minor == minor if tegra else a_minor <= minor)
+        if cubin or (ptx and (a_major, a_minor) <= (major, minor)):
             return True
     return False

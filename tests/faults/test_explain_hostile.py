@@ -1,0 +1,95 @@
+"""`xladoctor explain` in bounded time on lines built to make its patterns backtrack, and in bounded memory.
+
+Coarse on purpose (the project has no fine timed tests): a MiB of the worst lines found takes well under a
+second here; before the patterns were fenced (xladoctor/explain/hazards.py) one such line took 6 s and a MiB
+of them 103 s. The lines come from scripts/bench_explain_hostile.py, which prints the seconds per MiB.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.scan import CHUNK_BYTES, WHOLE_LINE
+
+SECONDS = 5.0  # for a MiB: far above what it takes, far below what it took
+BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench_explain_hostile.py"
+XLAC = (
+    "ImportError: /usr/local/lib/python3.10/dist-packages/_XLAC.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+    "_ZN2at6native12cpu_fallbackERKN3c1014OperatorHandleEPSt6vectorINS1_6IValueESaIS6_EEbNS1_11DispatchKeyE"
+)
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_explain_hostile", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _timed(name: str, data: bytes):
+    started = time.perf_counter()
+    explanation = explain_stream(name, io.BytesIO(data), None)
+    return explanation, time.perf_counter() - started
+
+
+def test_a_mebibyte_of_the_worst_lines_takes_well_under_a_few_seconds() -> None:
+    """Every signature's plain text buried in runs of every character its pattern repeats, in short lines
+    (searched whole) and in lines longer than WHOLE_LINE (searched in windows)."""
+    bench = _bench()
+    lines = bench.short_lines() + bench.long_lines(size=WHOLE_LINE + 1000)
+    data = ("\n".join(lines) + "\n").encode()
+    assert 1 << 20 <= len(data) < 2 << 20
+    explanation, seconds = _timed("hostile.log", data)
+    assert explanation.lines == len(lines)
+    assert seconds < SECONDS, f"{seconds:.1f} s for {len(data) / (1 << 20):.1f} MiB"
+
+
+def test_the_same_lines_in_a_notebook_saved_on_one_line() -> None:
+    bench = _bench()
+    text = bench.notebook(bench.short_lines() + bench.long_lines(size=WHOLE_LINE + 1000))
+    explanation, seconds = _timed("hostile.ipynb", text.encode())
+    assert (explanation.format, explanation.lines) == ("notebook", 1)
+    assert seconds < SECONDS, f"{seconds:.1f} s"
+
+
+def test_the_line_that_took_six_seconds() -> None:
+    """`'aaa…aaa' not found`: once 6 s for one 64 KB line (glibc-too-old-for-wheel's `\\S*lib\\w+`)."""
+    line = "'" + "a" * 65_000 + "' not found"
+    explanation, seconds = _timed("hostile.log", f"{line}\n".encode() * 16)
+    assert seconds < SECONDS, f"{seconds:.1f} s"
+    assert explanation.matches == () and explanation.lines == 16
+    assert explanation.candidates[-1] == (16, "…" + line[-(120 + len("not found")) :])
+
+
+def test_one_line_of_64_mib_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    log = tmp_path / "one-line.log"
+    with log.open("wb") as out:
+        for i in range(64):  # no newline anywhere; the failure in the middle
+            out.write(b"y " * (CHUNK_BYTES // 2))
+            if i == 32:
+                out.write(XLAC.encode())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xladoctor", "explain", str(log), "--no-facts", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 1
+    document = json.loads(out)
+    assert document["input"]["lines"] == 1
+    assert [(m["id"], m["count"], [e["line"] for e in m["evidence"]]) for m in document["matches"]] == [
+        ("torch-xla-undefined-symbol", 1, [1])
+    ]
+    assert usage.ru_maxrss < 100 * 1024  # KiB: a 64 MiB line must not be held in memory
