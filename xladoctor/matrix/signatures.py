@@ -22,6 +22,13 @@ from xladoctor.remedy.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, U
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _FIELDS = {"id", "category", "pattern", "cause", "fix", "source"}
+# role: what a matching line is to the one reading the log. A cause explains the failure; a follow_on is the
+# consequence of an earlier cause (a wrapper, a summary, an error every later call repeats) and never outranks
+# one; a benign line is start-up noise that breaks nothing. benign_when: a cause that is expected, so benign, on
+# some hosts (no-gpu: TensorFlow's "Could not find cuda drivers" on a machine without an NVIDIA GPU).
+_OPTIONAL = {"role", "benign_when"}
+ROLES = ("cause", "follow_on", "benign")
+BENIGN_WHEN = ("no-gpu",)
 # One object per step of a fix; its kind is the one key of these it has (see compat_matrix/signatures/README.md).
 _STEP_KINDS = {"install", "uninstall", "set_env", "unset_env", "run"}
 _STEP_OPTIONS = {"index_url", "reinstall", "no_deps", "upgrade", "note"}
@@ -38,6 +45,8 @@ class Signature:
     cause: str
     fix: Fix  # its text may hold {placeholders}, filled from the environment's facts and the matched line
     source: str
+    role: str = "cause"  # cause | follow_on | benign
+    benign_when: str | None = None  # no-gpu: benign where the facts show no NVIDIA GPU
 
 
 @dataclass(frozen=True)
@@ -124,8 +133,8 @@ def _step(doc: Any, where: str) -> Step:
 
 
 def _signature(doc: Any, where: str) -> Signature:
-    if not isinstance(doc, dict) or set(doc) != _FIELDS:
-        raise MatrixError(f"{where}: a signature needs exactly the fields {sorted(_FIELDS)}")
+    if not isinstance(doc, dict) or not _FIELDS <= set(doc) <= _FIELDS | _OPTIONAL:
+        raise MatrixError(f"{where}: a signature needs the fields {sorted(_FIELDS)} and may have {sorted(_OPTIONAL)}")
     if not isinstance(doc["id"], str) or not _ID.match(doc["id"]):
         raise MatrixError(f"{where}: id {doc['id']!r} is not kebab-case")
     try:
@@ -138,7 +147,13 @@ def _signature(doc: Any, where: str) -> Signature:
     for field in ("category", "cause", "source"):
         if not isinstance(doc[field], str) or not doc[field]:
             raise MatrixError(f"{where} {doc['id']}: {field} must be non-empty text")
-    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"])
+    role = doc.get("role", "cause")
+    benign_when = doc.get("benign_when")
+    if role not in ROLES:
+        raise MatrixError(f"{where} {doc['id']}: role must be one of {ROLES}")
+    if benign_when is not None and (benign_when not in BENIGN_WHEN or role != "cause"):
+        raise MatrixError(f"{where} {doc['id']}: benign_when must be one of {BENIGN_WHEN}, on a cause")
+    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"], role, benign_when)
 
 
 @lru_cache(maxsize=1)
