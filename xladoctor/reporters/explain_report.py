@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from xladoctor import __version__
 from xladoctor.explain.engine import Explanation
-from xladoctor.redact import redact, redact_text
 from xladoctor.reporters.schemas import bundled_schema
+from xladoctor.reporters.terminal import _text as _t
+from xladoctor.sanitize import json_text, scrub_json
 
 EXPLAIN_SCHEMA_VERSION = 1
 
 
-def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
-    doc = {
+def _document(explanation: Explanation) -> dict[str, Any]:
+    return {
         "schema_version": EXPLAIN_SCHEMA_VERSION,
         "xladoctor_version": __version__,
         "input": {
@@ -30,21 +29,21 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
         "matches": [m.to_json() for m in explanation.matches],
         "candidates": [{"line": n, "text": t} for n, t in explanation.candidates],
     }
-    redacted: dict[str, Any] = redact(doc)
-    return redacted
+
+
+def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
+    """The `explain --json` document, scrubbed (xladoctor.sanitize)."""
+    scrubbed: dict[str, Any] = scrub_json(_document(explanation))
+    return scrubbed
 
 
 def render_explanation_json(explanation: Explanation) -> str:
-    return json.dumps(explanation_to_json(explanation), indent=2) + "\n"
+    return json_text(_document(explanation))
 
 
 def explain_schema() -> dict[str, Any]:
     """The published JSON Schema of `explain --json` (`xladoctor schema explain`)."""
     return bundled_schema("explain.schema.json")
-
-
-def _t(value: str) -> str:
-    return escape(redact_text(value))
 
 
 def render_explanation_text(explanation: Explanation, console: Console, verbose: bool = False) -> None:

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.reporters import OutputFormat
+from xladoctor.sanitize import one_line
 
 
 def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose: bool, strict: bool) -> None:
@@ -42,7 +43,7 @@ def emit_report(
     else:
         with output.open("w", encoding="utf-8") as stream:
             _render(report, output_format, stream, verbose, strict)
-        print(f"wrote {output}", file=sys.stderr)
+        print(f"wrote {one_line(str(output))}", file=sys.stderr)
     from xladoctor.reporters.annotations import github_annotations, running_in_github_actions
 
     if running_in_github_actions(os.environ):

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.redact import redact_text
+from xladoctor.sanitize import scrub
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -22,13 +22,14 @@ _MARKS = {
 
 
 def _text(value: str) -> str:
-    return escape(redact_text(value))
+    """The only way a string from a report reaches rich text: scrubbed (xladoctor.sanitize), then escaped."""
+    return escape(scrub(value))
 
 
 def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:
     if finding.status is Status.SKIP and not verbose:
         return
-    console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({finding.id})[/]")
+    console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({_text(finding.id)})[/]")
     show_detail = verbose or finding.status in (Status.FAIL, Status.ERROR)
     if show_detail and finding.detail:
         for line in finding.detail.splitlines():
@@ -44,7 +45,7 @@ def _render_smoke(console: Console, result: SmokeResult, verbose: bool) -> None:
     if result.status is Status.SKIP and not verbose:
         return
     where = f" on {_text(result.device)}" if result.device else ""
-    console.print(f"  {_MARKS[result.status]} {escape(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
+    console.print(f"  {_MARKS[result.status]} {_text(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
     if result.verified:
         console.print(f"      [dim]{_text(result.verified)}[/]")
     if result.cause:
@@ -70,7 +71,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         items = ordered(group)
         if not verbose and all(f.status is Status.SKIP for f in items):
             continue
-        console.print(f"\n[bold]{escape(area)}[/]")
+        console.print(f"\n[bold]{_text(area)}[/]")
         for finding in items:
             _render_finding(console, finding, verbose)
     if report.smoke:
@@ -83,7 +84,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     plan = report.plan
     if plan.commands or plan.conflicts:
         platform = f"; {_text(plan.platform.describe())}" if plan.platform.name != "local" else ""
-        console.print(f"\n[bold]Fix plan[/] ({plan.installer.kind}{platform}; paste in order):")
+        console.print(f"\n[bold]Fix plan[/] ({_text(plan.installer.kind)}{platform}; paste in order):")
         for command in plan.commands:
             console.print(f"  [cyan]{_text(command)}[/]")
         if plan.cells:
