@@ -67,45 +67,51 @@ _DENIED_NAME_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIA
 Span = tuple[int, int]
 
 # ---- token shapes: a fixed prefix, then the token's own alphabet ------------------------------------------
-# A token starts where a run of token characters starts, never inside a word ("task-..." is not "sk-...").
-_TOKEN_CHARS = "A-Za-z0-9_-"
-_SHAPES = (
+# A token starts where a run of its characters starts, never inside a word ("task-..." holds no "sk-..."), and
+# a shape whose alphabet holds '_' or '-' only where a run of those starts too: each run is read once.
+_ALNUM_SHAPES = (
     r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub ghp_/gho_/ghu_/ghs_/ghr_ (gitleaks github.go: 36 characters)
-    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained PAT (gitleaks github.go: 82 characters)
-    r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}",  # GitLab (gitleaks gitlab.go)
-    r"xox[abeoprs]-[A-Za-z0-9-]{10,}",  # Slack bot/user/app-level tokens (gitleaks slack.go)
-    r"xapp-[0-9]-[A-Za-z0-9-]{10,}",  # Slack app token (gitleaks slack.go)
     r"A(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA)[A-Z0-9]{16}",  # AWS access key id (gitleaks aws.go)
-    r"AIza[A-Za-z0-9_-]{35}",  # Google API key (gitleaks gcp.go)
-    r"ya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token (gitleaks gcp.go)
-    r"GOCSPX-[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
-    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI sk-/sk-proj-/sk-svcacct-, Anthropic sk-ant- (gitleaks openai.go, anthropic.go)
     r"hf_[A-Za-z0-9]{20,}",  # Hugging Face (gitleaks huggingface.go: 34 letters)
     r"api_org_[A-Za-z0-9]{20,}",  # Hugging Face organization token (gitleaks huggingface.go)
     r"npm_[A-Za-z0-9]{30,}",  # npm (gitleaks npm.go: 36 characters)
-    r"pypi-[A-Za-z0-9_-]{50,}",  # PyPI upload token (gitleaks pypi.go; detect-secrets pypi_token.py)
     r"sk_(?:live|test|prod)_[A-Za-z0-9]{10,}",  # Stripe secret key (gitleaks stripe.go)
     r"rk_(?:live|test|prod)_[A-Za-z0-9]{10,}",  # Stripe restricted key (gitleaks stripe.go)
-    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWT (gitleaks jwt.go)
-    r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",  # SendGrid (gitleaks sendgrid.go)
     r"dapi[a-f0-9]{32}",  # Databricks (gitleaks databricks.go)
     r"do[opr]_v1_[a-f0-9]{64}",  # DigitalOcean (gitleaks digitalocean.go)
     r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",  # Shopify (gitleaks shopify.go)
     r"r8_[A-Za-z0-9]{37}",  # Replicate
     r"gsk_[A-Za-z0-9]{40,}",  # Groq (gitleaks groq.go)
-    r"hvs\.[A-Za-z0-9_-]{90,}",  # HashiCorp Vault service token (gitleaks hashicorp_vault.go)
     r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age secret key (gitleaks age.go)
+)
+_WORD_SHAPES = (
+    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained PAT (gitleaks github.go: 82 characters)
+    r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}",  # GitLab (gitleaks gitlab.go)
+    r"xox[abeoprs]-[A-Za-z0-9-]{10,}",  # Slack bot/user/app-level tokens (gitleaks slack.go)
+    r"xapp-[0-9]-[A-Za-z0-9-]{10,}",  # Slack app token (gitleaks slack.go)
+    r"AIza[A-Za-z0-9_-]{35}",  # Google API key (gitleaks gcp.go)
+    r"ya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token (gitleaks gcp.go)
+    r"GOCSPX-[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
+    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI sk-/sk-proj-/sk-svcacct-, Anthropic sk-ant- (gitleaks openai.go, anthropic.go)
+    r"pypi-[A-Za-z0-9_-]{50,}",  # PyPI upload token (gitleaks pypi.go; detect-secrets pypi_token.py)
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWT (gitleaks jwt.go)
+    r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",  # SendGrid (gitleaks sendgrid.go)
+    r"hvs\.[A-Za-z0-9_-]{90,}",  # HashiCorp Vault service token (gitleaks hashicorp_vault.go)
 )
 
 
-def _run_start(shape: str) -> str:
-    """`shape` matched only where a run of token characters starts ("task-..." holds no "sk-..."). The test
-    follows the shape's first, literal character, so the engine jumps to the characters that can start a token."""
+def _run_start(shape: str, before: str) -> str:
+    """`shape`, where no character of `before` precedes it. The test follows the shape's first, literal
+    character, so that the engine jumps to the characters that can start a token."""
     first, rest = shape[0], shape[1:]
-    return f"{first}(?<![{_TOKEN_CHARS}]{first}){rest}"
+    return f"{first}(?<![{before}]{first}){rest}"
 
 
-_TOKEN_SHAPES = re.compile("|".join(_run_start(shape) for shape in _SHAPES))
+_TOKEN_SHAPES = re.compile(
+    "|".join(
+        [*(_run_start(s, "A-Za-z0-9") for s in _ALNUM_SHAPES), *(_run_start(s, "A-Za-z0-9_-") for s in _WORD_SHAPES)]
+    )
+)
 
 # ---- key=value: a key that names a secret, as a whole word of the key ---------------------------------------
 # The key is a run of word characters, '.' and '-' starting at the run's first character and at most 80 long;

@@ -36,6 +36,14 @@ WANDB = "cbe1a35dbdfdc9b7490212bdd812f3e2f4ce9e2d"  # 40 hex: the shape of a W&B
         "sk_live_abcdefghij0123456789",
         "rk_live_abcdefghij0123456789",
         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",  # SendGrid
+        "dapi0123456789abcdef0123456789abcdef",  # Databricks
+        "dop_v1_" + "0123456789abcdef" * 4,  # DigitalOcean
+        "shpat_0123456789abcdef0123456789abcdef",  # Shopify
+        "r8_abcdefghijklmnopqrstuvwxyz0123456789A",  # Replicate
+        "gsk_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP",  # Groq
+        "hvs." + "aBcD0123456789" * 7,  # HashiCorp Vault
+        "AGE-SECRET-KEY-1" + "QWERTYUIOPASDFGHJKLZXCVBNM0123456789QWERTYUIOPASDFGHJKLZXC",  # age
         "0123456789abcdef0123456789abcdef",  # 32 hex, the shape of a Kaggle key
         WANDB,  # bare 40 hex: redacted (see redact.py); a revision stays readable only with its context
         "Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MEFC",  # random-looking mixed case
@@ -65,6 +73,8 @@ def test_token_shapes_are_redacted(secret: str) -> None:
         ("curl -H 'Authorization: token abc'", f"curl -H 'Authorization: token {REDACTED}'"),
         ("twine upload --password hunter2 dist/*", f"twine upload --password {REDACTED} dist/*"),
         ("a?sv=2022&sig=AbC%2B12%3D&se=1", f"a?sv=2022&sig={REDACTED}&se=1"),  # Azure SAS
+        ("SharedAccessSignature=sv=2022&sig=x", f"SharedAccessSignature={REDACTED}&sig={REDACTED}"),
+        ("Endpoint=sb://x/;SharedAccessKey=abc=;E=1", f"Endpoint=sb://x/;SharedAccessKey={REDACTED};E=1"),
         (
             "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc+/==;EndpointSuffix=core.windows.net",
             f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={REDACTED};EndpointSuffix=core.windows.net",

@@ -13,7 +13,7 @@ from xladoctor.fleet.compare import FleetReport
 from xladoctor.fleet.skew import MAJORITY_RULE
 from xladoctor.reporters.json_report import report_document
 from xladoctor.reporters.schemas import bundled_schema
-from xladoctor.reporters.terminal import _MARKS, _text, render_text
+from xladoctor.reporters.terminal import _MARKS, _line, _text, render_text
 from xladoctor.sanitize import json_text, scrub_json
 
 COMPARE_SCHEMA_VERSION = 1
@@ -82,7 +82,7 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
         python = worker.facts.python
         who = f"{python.executable} (Python {python.version})" if python else worker.facts.target.requested
         own = report.count(Status.FAIL)
-        console.print(f"  {_text(worker.label)}  [dim]{_text(who)}; own checks: {own} fail[/]")
+        console.print(f"  {_line(worker.label)}  [dim]{_line(who)}; own checks: {own} fail[/]")
     console.print("\n[bold]fleet[/]")
     for finding in ordered(fleet.findings):
         if finding.status is Status.SKIP and not verbose:
@@ -101,7 +101,7 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
     if fleet.plans:
         console.print("\n[bold]Fix plan per outlier worker[/] (paste on that worker, in order):")
         for item in fleet.plans:
-            console.print(f"  [bold]{_text(item.worker)}[/] ({_text(item.plan.installer.kind)}):")
+            console.print(f"  [bold]{_line(item.worker)}[/] ({_text(item.plan.installer.kind)}):")
             for command in item.plan.commands:
                 console.print(f"    [cyan]{_text(command)}[/]")
             for conflict in item.plan.conflicts:
@@ -109,5 +109,5 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
         console.print("  [dim]then take new snapshots and re-run xladoctor compare[/]")
     if each:
         for worker, report in zip(fleet.workers, fleet.reports, strict=True):
-            console.print(f"\n[bold]── {_text(worker.label)} ──[/]")
+            console.print(f"\n[bold]── {_line(worker.label)} ──[/]")
             render_text(report, console, verbose=verbose)

@@ -9,6 +9,7 @@ from rich.console import Console
 from xladoctor import __version__
 from xladoctor.explain.engine import Explanation
 from xladoctor.reporters.schemas import bundled_schema
+from xladoctor.reporters.terminal import _line
 from xladoctor.reporters.terminal import _text as _t
 from xladoctor.sanitize import json_text, scrub_json
 
@@ -49,11 +50,11 @@ def explain_schema() -> dict[str, Any]:
 def render_explanation_text(explanation: Explanation, console: Console, verbose: bool = False) -> None:
     size = f"{explanation.bytes / 1e6:.1f} MB" if explanation.bytes >= 1e6 else f"{explanation.bytes} bytes"
     console.print(
-        f"[bold]xladoctor explain[/] {_t(explanation.name)} ({explanation.format}, "
+        f"[bold]xladoctor explain[/] {_line(explanation.name)} ({explanation.format}, "
         f"{explanation.lines} line{'' if explanation.lines == 1 else 's'}, {size})"
     )
     if explanation.facts_target:
-        console.print(f"[dim]fixes made exact with the facts of {_t(explanation.facts_target)}[/]")
+        console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
     if not explanation.matches:
         console.print("\n[bold]No known signature[/] in this log.")
         if explanation.candidates:

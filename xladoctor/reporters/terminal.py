@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.sanitize import scrub
+from xladoctor.sanitize import one_line, scrub
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -24,6 +24,11 @@ _MARKS = {
 def _text(value: str) -> str:
     """The only way a string from a report reaches rich text: scrubbed (xladoctor.sanitize), then escaped."""
     return escape(scrub(value))
+
+
+def _line(value: str) -> str:
+    """A name that is one line (a path, a file name, a label): scrubbed, a newline shown as \\n, escaped."""
+    return escape(one_line(value))
 
 
 def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:
@@ -64,7 +69,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     """Print the report for a person."""
     facts = report.facts
     who = facts.interpreter
-    console.print(f"[bold]xladoctor[/] diagnosing {_text(who)}")
+    console.print(f"[bold]xladoctor[/] diagnosing {_line(who)}")
     # smoke findings sum up report.smoke, which is shown below with timings and devices
     by_area = sorted((f for f in report.findings if f.area != "smoke"), key=lambda f: f.area)
     for area, group in groupby(by_area, key=lambda f: f.area):
@@ -95,4 +100,4 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
             console.print(f"  [yellow]note:[/] {_text(conflict)}")
         for note in plan.notes:
             console.print(f"  [yellow]note:[/] {_text(note)}")
-        console.print(f"  [dim]then re-run: xladoctor check --python {_text(who)}[/]")
+        console.print(f"  [dim]then re-run: xladoctor check --python {_line(who)}[/]")
