@@ -20,6 +20,9 @@ import pytest
 from conftest import FACTS_DIR, load_json
 from planted import fake_python
 
+from xladoctor.reporters.annotations import _data, _property
+from xladoctor.sanitize import one_line, strip_controls, xml_text
+
 # OSC 0 (window title), OSC 8 (hyperlink), DCS (a terminfo query), APC, PM, SOS, 7- and 8-bit CSI (clear screen,
 # colour), an 8-bit OSC ended by an 8-bit ST, BEL, BS, VT, FF, CR, DEL, NEL, a lone ESC, a bidi override
 CONTROLS = (
@@ -137,3 +140,30 @@ def test_a_child_whose_path_and_output_hold_controls(tmp_path: Path) -> None:
         assert "target-interpreter" in text and f"diagnosing {tmp_path}/env-click-\\n-x/bin/python" in text
     explained = _run("explain", str(folder / "message.txt"), "--python", python)
     _terminal_safe(explained.stdout + explained.stderr)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\x1b]0;title\x07b", "ab"),  # OSC ended by BEL
+        ("a\x1b]8;;https://e.example/\x1b\\link\x1b]8;;\x1b\\b", "alinkb"),  # OSC 8 hyperlink, ended by ST
+        ("a\x9d0;title\x9cb", "ab"),  # 8-bit OSC and ST
+        ("a\x1bP+q544e\x1b\\b \x1b_x\x1b\\ \x1b^x\x1b\\ \x1bXx\x1b\\", "ab   "),  # DCS, APC, PM, SOS
+        ("a\x1b[1;31mred\x1b[0m \x9b2Jb", "ared b"),  # CSI, 8-bit CSI
+        ("a\x1b]0;never ended\nnext", "a\nnext"),  # an unterminated string ends at the line
+        ("a\x1b(Bb\x1b7c\x1b", "abc"),  # other escape sequences, a lone ESC
+        ("tab\tnew\nline\r\x00\x07\x08\x7f\x85\u202eend", "tab\tnew\nlineend"),
+        ("bytes \udc9b\udcff", "bytes \ufffd\ufffd"),  # undecodable bytes (surrogateescape)
+        ("plain ✔ text", "plain ✔ text"),
+    ],
+)
+def test_strip_controls(text: str, expected: str) -> None:
+    assert strip_controls(text) == expected
+
+
+def test_xml_and_one_line_text() -> None:
+    assert xml_text("a\x00b\ufffe\uffff\x1b[31mc\ud800") == "ab" + "c\ufffd"
+    assert one_line("a\nb\tc\x1b]0;t\x07") == "a\\nb c"
+    escaped = _data("x\r\n::error title=pwned::y %0A")
+    assert escaped == "x%0A::error title=pwned::y %250A" and "\n" not in escaped
+    assert _property("xladoctor a,b:c\n") == "xladoctor a%2Cb%3Ac%0A"
