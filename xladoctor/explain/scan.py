@@ -22,6 +22,7 @@ from typing import BinaryIO
 
 from xladoctor.explain.literals import longest_match, required_literals
 from xladoctor.matrix.signatures import Match, Signature, load_signatures
+from xladoctor.redact import redact_text
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # a line longer than this is handed on in pieces of at most this size
@@ -477,7 +478,7 @@ class _Scanner:
             if entry is None:
                 first = Match.of(item.signature, text, hit)
                 entry = self.hits[item.signature.id] = SignatureHits(item.signature, first, where=(line_no, *where))
-            entry.evidence.append((line_no, text[:EVIDENCE_CHARS]))
+            entry.evidence.append((line_no, _cut(text)))
         entry.count += 1
 
     def _keep_errorish(self, text: str, since: int, until: int, first_at: int, ends: bool) -> None:
@@ -504,7 +505,7 @@ class _Scanner:
                 shown = line.strip() if self.notebook else unquote(line)
             else:
                 shown = _excerpt(line, word - start, word - start + 1, start == 0 and first_at > 0, complete)
-            self.candidates.append((self.line + text.count("\n", 0, start), shown[:EVIDENCE_CHARS]))
+            self.candidates.append((self.line + text.count("\n", 0, start), _cut(shown)))
             self.tail_candidate = not complete
 
 
@@ -547,10 +548,19 @@ def _excerpt(line: str, begin: int, end: int, cut_before: bool, complete: bool) 
     if stop < len(line):
         space = line.rfind(" ", end + CONTEXT // 2, stop)
         stop = space if space >= 0 else stop
-    text = line[start:stop]
+    text = redact_text(line[start:stop])  # before any cut: a secret cut in two is no longer recognised
     if stop < len(line) or not complete:
-        text = text[: EVIDENCE_CHARS - 2] + "…"
+        text = _cut(text, EVIDENCE_CHARS - 2) + "…"
     return ("…" if start > 0 or cut_before else "") + text
+
+
+def _cut(text: str, size: int = EVIDENCE_CHARS) -> str:
+    """At most `size` characters of `text`, redacted first and cut at a space where one is near the end."""
+    text = redact_text(text)
+    if len(text) <= size:
+        return text
+    space = text.rfind(" ", size - CONTEXT, size)
+    return text[: space if space > 0 else size]
 
 
 def scan(chunks: Iterable[str], signatures: Iterable[Signature] | None = None, notebook: bool = False) -> ScanResult:

@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from xladoctor.matrix.relations import MatrixError
+from xladoctor.redact import redact_text
 from xladoctor.remedy.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, UnsetEnv, step_texts
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -60,7 +61,8 @@ class Match:
     @classmethod
     def of(cls, signature: Signature, line: str, hit: re.Match[str]) -> Match:
         """The match `hit` of `signature` in `line`, with its named groups."""
-        return cls(signature, line.strip()[:500], {k: v for k, v in hit.groupdict().items() if v is not None})
+        shown = redact_text(line.strip())[:500]  # redacted before the cut: half a secret is no longer recognised
+        return cls(signature, shown, {k: v for k, v in hit.groupdict().items() if v is not None})
 
     def cause(self, context: Mapping[str, str]) -> str:
         return fill(self.signature.cause, {**context, **self.groups})

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from xladoctor import __version__
 from xladoctor.explain.engine import Explanation
-from xladoctor.redact import redact, redact_text
 from xladoctor.reporters.schemas import bundled_schema
+from xladoctor.reporters.terminal import _line
+from xladoctor.reporters.terminal import _text as _t
+from xladoctor.sanitize import json_text, scrub_json
 
 EXPLAIN_SCHEMA_VERSION = 1
 
 
-def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
-    doc = {
+def _document(explanation: Explanation) -> dict[str, Any]:
+    return {
         "schema_version": EXPLAIN_SCHEMA_VERSION,
         "xladoctor_version": __version__,
         "input": {
@@ -30,12 +30,16 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
         "matches": [m.to_json() for m in explanation.matches],
         "candidates": [{"line": n, "text": t} for n, t in explanation.candidates],
     }
-    redacted: dict[str, Any] = redact(doc)
-    return redacted
+
+
+def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
+    """The `explain --json` document, scrubbed (xladoctor.sanitize)."""
+    scrubbed: dict[str, Any] = scrub_json(_document(explanation))
+    return scrubbed
 
 
 def render_explanation_json(explanation: Explanation) -> str:
-    return json.dumps(explanation_to_json(explanation), indent=2) + "\n"
+    return json_text(_document(explanation))
 
 
 def explain_schema() -> dict[str, Any]:
@@ -43,18 +47,14 @@ def explain_schema() -> dict[str, Any]:
     return bundled_schema("explain.schema.json")
 
 
-def _t(value: str) -> str:
-    return escape(redact_text(value))
-
-
 def render_explanation_text(explanation: Explanation, console: Console, verbose: bool = False) -> None:
     size = f"{explanation.bytes / 1e6:.1f} MB" if explanation.bytes >= 1e6 else f"{explanation.bytes} bytes"
     console.print(
-        f"[bold]xladoctor explain[/] {_t(explanation.name)} ({explanation.format}, "
+        f"[bold]xladoctor explain[/] {_line(explanation.name)} ({explanation.format}, "
         f"{explanation.lines} line{'' if explanation.lines == 1 else 's'}, {size})"
     )
     if explanation.facts_target:
-        console.print(f"[dim]fixes made exact with the facts of {_t(explanation.facts_target)}[/]")
+        console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
     if not explanation.matches:
         console.print("\n[bold]No known signature[/] in this log.")
         if explanation.candidates:
