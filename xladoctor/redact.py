@@ -236,6 +236,8 @@ def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
     for match in pattern.finditer(text):
         if match.start() < skip or not secret_key(match["key"]):
             continue
+        if text[match.start() - 1 : match.start()] == "/":  # a file in a path ("/srv/secret.log: Permission denied")
+            continue
         span = _value_span(text, match.end())
         if span is not None:
             skip = span[1]

@@ -178,3 +178,10 @@ def test_environment_is_read_through_an_allow_list() -> None:
 def test_redact_walks_nested_values() -> None:
     doc = {"a": ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", {"b": 3}], "c": None, "password": "x"}
     assert redact(doc) == {"a": [REDACTED, {"b": 3}], "c": None, "password": REDACTED}
+
+
+def test_a_file_named_like_a_secret_keeps_the_error_after_it() -> None:
+    assert redact_text("cannot read /srv/logs/secret.log: Permission denied") == (
+        "cannot read /srv/logs/secret.log: Permission denied"
+    )
+    assert redact_text("secret: hunter2hunter2") == "secret: <redacted>"
