@@ -48,6 +48,7 @@ class Signature:
     source: str
     role: str = "cause"  # cause | follow_on | benign
     benign_when: str | None = None  # no-gpu: benign where the facts show no NVIDIA GPU
+    generic: bool = False  # from a 9x- file: any specific signature outranks it as a cause
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def _step(doc: Any, where: str) -> Step:
     raise MatrixError(f"{where}: malformed {kind} step {value!r}")
 
 
-def _signature(doc: Any, where: str) -> Signature:
+def _signature(doc: Any, where: str, generic: bool = False) -> Signature:
     if not isinstance(doc, dict) or not _FIELDS <= set(doc) <= _FIELDS | _OPTIONAL:
         raise MatrixError(f"{where}: a signature needs the fields {sorted(_FIELDS)} and may have {sorted(_OPTIONAL)}")
     if not isinstance(doc["id"], str) or not _ID.match(doc["id"]):
@@ -155,7 +156,7 @@ def _signature(doc: Any, where: str) -> Signature:
         raise MatrixError(f"{where} {doc['id']}: role must be one of {ROLES}")
     if benign_when is not None and (benign_when not in BENIGN_WHEN or role != "cause"):
         raise MatrixError(f"{where} {doc['id']}: benign_when must be one of {BENIGN_WHEN}, on a cause")
-    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"], role, benign_when)
+    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"], role, benign_when, generic)
 
 
 @lru_cache(maxsize=1)
@@ -167,7 +168,8 @@ def load_signatures() -> tuple[Signature, ...]:
         if not entry.name.endswith(".json"):
             continue
         doc = json.loads(entry.read_text("utf-8"))
-        found.extend(_signature(item, entry.name) for item in doc.get("signatures", []))
+        generic = entry.name.startswith("9")  # 90-99: generic signatures, outranked by any specific one
+        found.extend(_signature(item, entry.name, generic) for item in doc.get("signatures", []))
     ids = [s.id for s in found]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -175,13 +177,23 @@ def load_signatures() -> tuple[Signature, ...]:
     return tuple(found)
 
 
+ROLE_RANK = {"cause": 0, "follow_on": 1, "benign": 2}
+
+
 def find_signature(lines: Iterable[str], signatures: Iterable[Signature] | None = None) -> Match | None:
-    """The first line (in the order given) that a signature matches, and that signature (specific ones are
-    bundled before generic ones, so they win a line both match). Callers put the likeliest lines first."""
+    """The signature that best explains `lines` (given likeliest first): the first line a specific cause matches,
+    else one a generic cause matches, else a follow-on (a symptom is still a lead); never a benign line. In one
+    line the first matching signature wins (specific ones are bundled before generic ones)."""
     table = tuple(signatures) if signatures is not None else load_signatures()
-    for line in lines:
+    best: tuple[int, int, Match] | None = None
+    for order, line in enumerate(lines):
         for signature in table:
             hit = signature.pattern.search(line)
             if hit:
-                return Match.of(signature, line, hit)
-    return None
+                rank = ROLE_RANK[signature.role] * 2 + signature.generic
+                if signature.role != "benign" and (best is None or rank < best[0]):
+                    best = (rank, order, Match.of(signature, line, hit))
+                break
+        if best is not None and best[0] == 0:
+            break
+    return best[2] if best is not None else None

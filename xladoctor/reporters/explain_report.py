@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 
 from xladoctor import __version__
-from xladoctor.explain.engine import Explanation
+from xladoctor.explain.engine import Explained, Explanation
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _line
 from xladoctor.reporters.terminal import _text as _t
@@ -27,6 +27,7 @@ def _document(explanation: Explanation) -> dict[str, Any]:
             "lines": explanation.lines,
         },
         "facts_target": explanation.facts_target,
+        "primary": explanation.primary,
         "matches": [m.to_json() for m in explanation.matches],
         "candidates": [{"line": n, "text": t} for n, t in explanation.candidates],
     }
@@ -55,21 +56,49 @@ def render_explanation_text(explanation: Explanation, console: Console, verbose:
     )
     if explanation.facts_target:
         console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
-    if not explanation.matches:
-        console.print("\n[bold]No known signature[/] in this log.")
+    if not explanation.failing():
+        benign = [m for m in explanation.matches if m.role == "benign"]
+        if benign:
+            console.print("\n[bold]Only known-benign lines[/]: nothing here explains a failure.")
+            _benign_lines(console, benign)
+        else:
+            console.print("\n[bold]No known signature[/] in this log.")
         if explanation.candidates:
             console.print("The lines that look most like the error:")
             for line_no, text in explanation.candidates:
                 console.print(f"  [dim]{line_no}:[/] {_t(text)}")
         return
-    for match in explanation.matches:
-        times = f"seen {match.count} time{'s' if match.count != 1 else ''}, first at line {match.evidence[0][0]}"
-        console.print(f"\n[bold red]✖[/] [bold]{_t(match.id)}[/] [dim]({_t(match.category)}; {times})[/]")
-        console.print(f"    {_t(match.cause)}")
-        for line_no, text in match.evidence if verbose else match.evidence[:1]:
-            console.print(f"    [dim]> {line_no}: {_t(text)}[/]")
-        for command in match.remediation:
-            console.print(f"    [cyan]$ {_t(command)}[/]")
-        if match.note:
-            console.print(f"    [yellow]note:[/] {_t(match.note)}")
-        console.print(f"    [dim]source: {_t(match.source)}[/]")
+    ranked = explanation.ranked()
+    for match in ranked:
+        if match.role == "benign":
+            continue
+        if match.id == explanation.primary:
+            heading = "[bold red]✖ root cause[/]"
+        elif match.role == "follow_on":
+            heading = "[yellow]↳ follow-on[/]"
+        else:
+            heading = "[red]✖ also[/]"
+        _match(console, match, heading, verbose)
+    benign = [m for m in ranked if m.role == "benign"]
+    if benign:
+        console.print("\n[dim]known-benign (harmless start-up noise):[/]")
+        _benign_lines(console, benign)
+
+
+def _match(console: Console, match: Explained, heading: str, verbose: bool) -> None:
+    times = f"seen {match.count} time{'s' if match.count != 1 else ''}, first at line {match.first_line}"
+    console.print(f"\n{heading} [bold]{_t(match.id)}[/] [dim]({_t(match.category)}; {times})[/]")
+    console.print(f"    {_t(match.cause)}")
+    for line_no, text in match.evidence if verbose else match.evidence[:1]:
+        console.print(f"    [dim]> {line_no}: {_t(text)}[/]")
+    for command in match.remediation:
+        console.print(f"    [cyan]$ {_t(command)}[/]")
+    if match.note:
+        console.print(f"    [yellow]note:[/] {_t(match.note)}")
+    console.print(f"    [dim]source: {_t(match.source)}[/]")
+
+
+def _benign_lines(console: Console, matches: list[Explained]) -> None:
+    for match in matches:
+        times = f"{match.count} time{'s' if match.count != 1 else ''}, first at line {match.first_line}"
+        console.print(f"  [dim]- {_t(match.id)} ({times})[/]")
