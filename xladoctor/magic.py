@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from xladoctor.api import DiagnosisReport, diagnose
 from xladoctor.errors import UsageError
 from xladoctor.options import OPTIONS
+from xladoctor.sanitize import one_line
 
 
 class MagicUsageError(UsageError):
@@ -59,7 +60,7 @@ def xladoctor_magic(line: str = "") -> DiagnosisReport | None:
     try:
         return diagnose(**parse_line(line))
     except UsageError as exc:
-        print(f"%xladoctor: error: {exc}", file=sys.stderr)
+        print(f"%xladoctor: error: {one_line(str(exc))}", file=sys.stderr)
         return None
 
 

@@ -1,9 +1,22 @@
-"""Secrets never leave the machine: an environment allow-list and token redaction for every output."""
+"""Secrets never leave the machine: an environment allow-list, and credential redaction for every output.
+
+Each rule finds the exact span of a secret in the text and only that span becomes REDACTED: the key, the
+separator and the quotes around a value stay, so a redacted `export XLA_FLAGS='...'` still parses as shell.
+The rules follow the public rule sets (gitleaks `config/gitleaks.toml` and `cmd/generate/config/rules/*.go`,
+Yelp detect-secrets `detect_secrets/plugins/*.py`, GitHub secret scanning's documented token prefixes).
+
+Linear time, whatever the input: every pattern starts on a literal or at the first character of a run (a
+negative lookbehind of the run's own characters), and every repetition is bounded or stops where its class
+stops, so no character is read more than a bounded number of times per rule (tests/faults/test_linear_time.py).
+"""
 
 from __future__ import annotations
 
+import functools
+import math
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 REDACTED = "<redacted>"
@@ -51,43 +64,335 @@ _ALLOWED_NAMES = frozenset(
 # A name that hints at a credential is dropped even when its prefix is allowed (KAGGLE_KEY, ...).
 _DENIED_NAME_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE")
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # user:password@ in URLs (PIP_INDEX_URL with a private index is the classic leak)
-    (re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@"), r"\g<scheme>" + REDACTED + "@"),
-    # secret-looking query parameters and flags: ?token=..., --api_key=...
-    (
-        re.compile(
-            r"(?i)(?P<k>(?:[?&]|--?)[\w-]*(?:token|secret|password|passwd|api_?key|signature|sig)[\w-]*[=:])[^&\s]+"
-        ),
-        r"\g<k>" + REDACTED,
-    ),
-    # well-known token shapes: GitHub, Hugging Face, OpenAI-style, Slack, AWS, Google API keys, GitLab, npm, PyPI
-    (
-        re.compile(
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}"
-            r"|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
-            r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,}|ya29\.[A-Za-z0-9_.-]{20,})"
-        ),
-        REDACTED,
-    ),
-    # 32 hex digits alone (Kaggle API keys and similar); 40-hex git revisions stay readable
-    (re.compile(r"(?<![0-9A-Fa-f])[0-9a-f]{32}(?![0-9A-Fa-f])"), REDACTED),
+Span = tuple[int, int]
+
+# ---- token shapes: a fixed prefix, then the token's own alphabet ------------------------------------------
+# A token starts where a run of its characters starts, never inside a word ("task-..." holds no "sk-..."), and
+# a shape whose alphabet holds '_' or '-' only where a run of those starts too: each run is read once.
+_ALNUM_SHAPES = (
+    r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub ghp_/gho_/ghu_/ghs_/ghr_ (gitleaks github.go: 36 characters)
+    r"A(?:3T[A-Z0-9]|KIA|SIA|BIA|CCA)[A-Z0-9]{16}",  # AWS access key id (gitleaks aws.go)
+    r"hf_[A-Za-z0-9]{20,}",  # Hugging Face (gitleaks huggingface.go: 34 letters)
+    r"api_org_[A-Za-z0-9]{20,}",  # Hugging Face organization token (gitleaks huggingface.go)
+    r"npm_[A-Za-z0-9]{30,}",  # npm (gitleaks npm.go: 36 characters)
+    r"sk_(?:live|test|prod)_[A-Za-z0-9]{10,}",  # Stripe secret key (gitleaks stripe.go)
+    r"rk_(?:live|test|prod)_[A-Za-z0-9]{10,}",  # Stripe restricted key (gitleaks stripe.go)
+    r"dapi[a-f0-9]{32}",  # Databricks (gitleaks databricks.go)
+    r"do[opr]_v1_[a-f0-9]{64}",  # DigitalOcean (gitleaks digitalocean.go)
+    r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",  # Shopify (gitleaks shopify.go)
+    r"r8_[A-Za-z0-9]{37}",  # Replicate
+    r"gsk_[A-Za-z0-9]{40,}",  # Groq (gitleaks groq.go)
+    r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age secret key (gitleaks age.go)
 )
+_WORD_SHAPES = (
+    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained PAT (gitleaks github.go: 82 characters)
+    r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|soat|agent)-[A-Za-z0-9_-]{20,}",  # GitLab (gitleaks gitlab.go)
+    r"xox[abeoprs]-[A-Za-z0-9-]{10,}",  # Slack bot/user/app-level tokens (gitleaks slack.go)
+    r"xapp-[0-9]-[A-Za-z0-9-]{10,}",  # Slack app token (gitleaks slack.go)
+    r"AIza[A-Za-z0-9_-]{35}",  # Google API key (gitleaks gcp.go)
+    r"ya29\.[A-Za-z0-9_-]{20,}",  # Google OAuth access token (gitleaks gcp.go)
+    r"GOCSPX-[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
+    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI sk-/sk-proj-/sk-svcacct-, Anthropic sk-ant- (gitleaks openai.go, anthropic.go)
+    r"pypi-[A-Za-z0-9_-]{50,}",  # PyPI upload token (gitleaks pypi.go; detect-secrets pypi_token.py)
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWT (gitleaks jwt.go)
+    r"SG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",  # SendGrid (gitleaks sendgrid.go)
+    r"hvs\.[A-Za-z0-9_-]{90,}",  # HashiCorp Vault service token (gitleaks hashicorp_vault.go)
+)
+
+
+def _run_start(shape: str, before: str) -> str:
+    """`shape`, where no character of `before` precedes it. The test follows the shape's first, literal
+    character, so that the engine jumps to the characters that can start a token."""
+    first, rest = shape[0], shape[1:]
+    return f"{first}(?<![{before}]{first}){rest}"
+
+
+_TOKEN_SHAPES = re.compile(
+    "|".join(
+        [*(_run_start(s, "A-Za-z0-9") for s in _ALNUM_SHAPES), *(_run_start(s, "A-Za-z0-9_-") for s in _WORD_SHAPES)]
+    )
+)
+
+# ---- key=value: a key that names a secret, as a whole word of the key ---------------------------------------
+# The key is a run of word characters, '.' and '-' starting at the run's first character and at most 80 long;
+# "::" (C++ scopes) and "==" (comparisons) are not separators.
+_KEY = re.compile(r"(?P<key>[\w.-](?<![\w.-]{2})[\w.-]{0,79})[\"']?[ \t]{0,3}(?::=|[=:](?![=:]))[ \t]{0,3}")
+# `--password VALUE`: a flag whose value is the next word (`huggingface-cli login --token ...`).
+_FLAG = re.compile(r"(?P<key>-(?<![\w.-]-)-?[A-Za-z][\w.-]{0,79})[ \t]{1,3}(?=[^\s-])")
+# The words of a key: split on _ - . and at camelCase humps ("apiKey", "HFToken", "SharedAccessSignature").
+_KEY_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# detect-secrets plugins/keyword.py DENYLIST and gitleaks generic.go keywords, as whole words; "pass" alone is
+# not one (`--xla_dump_hlo_pass_re` is a real XLA flag), nor is "key" alone inside a longer key.
+_SECRET_WORDS = frozenset(
+    {
+        "password", "passwd", "pwd", "passphrase", "secret", "secrets", "token", "tokens", "credential",
+        "credentials", "creds", "auth", "authorization", "cookie", "cookies", "sig", "signature",
+        "apikey", "appkey", "authkey", "accesskey", "accountkey", "secretkey", "privatekey", "privkey",
+        "clientkey", "servicekey", "dbkey", "masterkey", "sshkey", "signingkey", "encryptionkey", "licensekey",
+        "keypass", "dbpass", "contrasena",
+    }
+)  # fmt: skip
+_SECRET_SUFFIXES = ("password", "passwd", "token", "secret")  # PGPASSWORD, accesstoken, clientsecret
+_KEY_QUALIFIERS = frozenset(
+    {
+        "api", "app", "application", "access", "account", "auth", "client", "db", "database", "encryption",
+        "license", "master", "priv", "private", "secret", "service", "session", "shared", "signing", "ssh",
+        "storage", "subscription",
+    }
+)  # fmt: skip
+_PASS_QUALIFIERS = frozenset({"db", "database", "key", "login", "user", "admin", "root", "smtp", "ftp", "mail"})
+# `Authorization: Bearer TOKEN`: the scheme word stays, the credential after it goes (RFC 7235 section 2.1).
+_AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate|bot)[ \t]{1,3}(?=\S)")
+_BEARER = re.compile(r"(?<![\w-])(?i:bearer|basic)[ \t]{1,3}(?P<v>[A-Za-z0-9._~+/-]{16,}={0,2})")
+# An unquoted value ends at white space, a quote, a backtick, '&' (the next query parameter) or ';' (the next
+# field of a connection string: `AccountKey=...;EndpointSuffix=...`); ',' ')' ']' '}' end it only when white
+# space or the end follows (`Namespace(token=abc, x=1)`), since a password may hold them.
+_VALUE = re.compile(r"(?:[^\s'\"&`;,)\]}]|[,)\]}](?![\s;,)\]}'\"&`]|$))+")
+_QUOTED_END = {'"': re.compile(r'["\n]'), "'": re.compile(r"['\n]")}
+
+# ---- random-looking strings ---------------------------------------------------------------------------------
 # A long run of mixed-case letters and digits looks like a random secret; wheel tags and paths do not.
-_RANDOM_RUN = re.compile(r"[A-Za-z0-9+_-]{24,}={0,2}")
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+_-](?<![A-Za-z0-9+_-]{2})[A-Za-z0-9+_-]{23,}={0,2}")
+# Base64 with '/' and '+' (AWS secret access keys: 40 characters, gitleaks aws_secret.go), maybe inside a path.
+_DIGIT = re.compile("[0-9]")
+_SYMBOL_CONTEXT = ("symbol: ", "symbol ")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{39,}(?P<pad>={0,2})")
+# 40 characters that start at the run's start or after a '/' and end at its end or before a '/' (zero-width,
+# so that a rejected window does not hide an overlapping one)
+_BASE64_WINDOW = re.compile(r"(?<![^/])(?=(?P<w>[A-Za-z0-9+][A-Za-z0-9+/]{39})(?![^/]))")
+# Shannon entropy of 40 random base64 characters is above 4.27 in 10,000 draws; words and paths stay near 4.1.
+_BASE64_ENTROPY = 4.25
+# 32 and 40 lowercase hex digits: Kaggle keys, Weights & Biases API keys (40). A bare 40-hex string IS the W&B
+# key shape, so it is redacted; a git revision or digest stays readable when the words before it say so
+# ("commit 1a2b...", "git_version='...'", "BuildID[sha1]=...", "repo.git@...", "md5=..."), or when it is the
+# value of a JSON key that says so (torch's `git_version`, torch_xla's `__torch_gitrev__`). sha256 digests
+# (64 hex) are never this shape.
+_HEX = re.compile(r"[0-9a-f](?<![0-9A-Fa-f][0-9a-f])(?:[0-9a-f]{39}|[0-9a-f]{31})(?![0-9A-Fa-f])")
+_REVISION_WORDS = (
+    "commits?", "revision", "rev", "git", "gitrev", "git_?version", "git_?hash", "sha1?", "hash", "digest",
+    "checksum", "md5", "build_?id", "head", "parent", "tree", "blob",  # .../blob/<revision>/... on GitHub
+)  # fmt: skip
+_REVISION_CONTEXT = re.compile(r"(?<![A-Za-z])(?i:" + "|".join(_REVISION_WORDS) + r")[^A-Za-z0-9]{0,6}$|@$")
+_CONTEXT_CHARS = 24
+
+# ---- private keys: the body between the BEGIN and END lines (gitleaks privatekey.go) -----------------------
+_KEY_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = "-----END"
+
+# ---- URLs with a password: scheme://user:password@host (detect-secrets basic_auth.py) -----------------------
+_URL_END = re.compile(r"[\s'\"<>`]")
+# `host:port/path@tag` is a host and a port, not user:password (a password-only `user:1234@host` still is one)
+_HOST_PORT = re.compile(r"[^:/?#@\s]{0,255}:[0-9]{1,5}[/?#]")
+
+
+def _words(key: str) -> list[str]:
+    return [w.lower() for w in _KEY_WORDS.findall(key)]
+
+
+@functools.lru_cache(maxsize=4096)
+def secret_key(key: str) -> bool:
+    """Whether a key names a secret: one of its whole words is a secret word (never a substring)."""
+    if not _names_a_secret(key.lower()):
+        return False
+    words = _words(key)
+    for word in words:
+        if word in _SECRET_WORDS or word.endswith(_SECRET_SUFFIXES):
+            return True
+        if word == "key" and (len(words) == 1 or any(w in _KEY_QUALIFIERS for w in words)):
+            return True
+        if word == "pass" and any(w in _PASS_QUALIFIERS for w in words):
+            return True
+    return False
+
+
+def _names_a_secret(lowered: str) -> bool:
+    """Whether lower-cased text holds a stem of every secret word: a key=value scan is skipped when it does not."""
+    return (
+        "key" in lowered or "pass" in lowered or "token" in lowered or "secret" in lowered or "auth" in lowered
+        or "sig" in lowered or "pwd" in lowered or "cred" in lowered or "cookie" in lowered or "contras" in lowered
+    )  # fmt: skip
+
+
+def _value_span(text: str, pos: int) -> Span | None:
+    """The value that starts at `pos`, without its quotes; None when there is none."""
+    scheme = _AUTH_SCHEME.match(text, pos)
+    if scheme:
+        pos = scheme.end()
+    if pos >= len(text):
+        return None
+    quote = text[pos]
+    if quote in _QUOTED_END:
+        end = _QUOTED_END[quote].search(text, pos + 1)
+        stop = end.start() if end else len(text)
+        return (pos + 1, stop) if stop > pos + 1 else None
+    if quote in "{[(<":  # a structure, or an earlier REDACTED marker: not a value
+        return None
+    value = _VALUE.match(text, pos)
+    return value.span() if value else None
+
+
+def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
+    skip = 0
+    for match in pattern.finditer(text):
+        if match.start() < skip or not secret_key(match["key"]):
+            continue
+        if text[match.start() - 1 : match.start()] == "/":  # a file in a path ("/srv/secret.log: Permission denied")
+            continue
+        span = _value_span(text, match.end())
+        if span is not None:
+            skip = span[1]
+            yield span
+
+
+def _key_values(text: str) -> Iterator[Span]:
+    if "=" in text or ":" in text:
+        yield from _keyed(text, _KEY)
+    if "-" in text and (" " in text or "\t" in text):
+        yield from _keyed(text, _FLAG)
 
 
 def _looks_random(run: str) -> bool:
-    if run.startswith("_Z"):  # an Itanium-mangled C++ symbol ("undefined symbol: _ZN5torch8autograd..."): evidence
+    if run.startswith(("_Z", "__Z")):  # an Itanium-mangled C++ symbol ("undefined symbol: _ZN5torch8..."): evidence
         return False
-    return any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run)
+    return run != run.lower() and run != run.upper() and _DIGIT.search(run) is not None
+
+
+def _random_runs(text: str) -> Iterator[Span]:
+    for match in _RANDOM_RUN.finditer(text):
+        # "undefined symbol: NAME" (glibc elf/dl-lookup.c) names a function, the evidence of a broken build
+        if _looks_random(match.group()) and not text.endswith(_SYMBOL_CONTEXT, 0, match.start()):
+            yield match.span()
+
+
+def _entropy(text: str) -> float:
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+def _base64_secret(candidate: str) -> bool:
+    return _looks_random(candidate) and _entropy(candidate) >= _BASE64_ENTROPY
+
+
+def _aws_secret(window: str) -> bool:
+    """40 random characters that are not folders of a path: a window that starts or ends with a lower-case word
+    straddles folders ("opt/<secret>/lib"), and one with more than three '/' (1 in 280 random keys) must hold
+    no lower-case word of four letters or more."""
+    if not _base64_secret(window):
+        return False
+    pieces = window.split("/")
+    if len(pieces) > 1 and any(p.isalpha() and p.islower() for p in (pieces[0], pieces[-1])):
+        return False
+    return len(pieces) <= 4 or not any(len(p) >= 4 and p.isalpha() and p.islower() for p in pieces)
+
+
+def _base64_runs(text: str) -> Iterator[Span]:
+    """40 random base64 characters between run edges or '/' (an AWS secret inside a path), else a whole run.
+    A run that touches '_', '.' or '-' is part of a longer name (a C++ symbol, a file name), not a secret."""
+    for match in _BASE64_RUN.finditer(text):
+        start, stop = match.start(), match.start("pad")
+        run = text[start:stop]
+        open_left = start == 0 or text[start - 1] not in "_.-"
+        open_right = match.end() == len(text) or text[match.end()] not in "_.-"
+        found = 0
+        for window in _BASE64_WINDOW.finditer(run):
+            begin, end = window.start(), window.end("w")
+            if begin < found or (begin == 0 and not open_left) or (end == len(run) and not open_right):
+                continue
+            if _aws_secret(window["w"]):
+                found = end
+                yield start + begin, start + end
+        if found or not (open_left and open_right) or run.startswith("/") or run.count("/") * 10 > len(run):
+            continue
+        if _base64_secret(run):
+            yield match.span()
+
+
+def _hex_keys(text: str) -> Iterator[Span]:
+    for match in _HEX.finditer(text):
+        digits = match.group()
+        if digits.isdigit() or not any(c.isdigit() for c in digits):
+            continue  # a number, or a word of a-f: random hex has both
+        if _REVISION_CONTEXT.search(text, max(0, match.start() - _CONTEXT_CHARS), match.start()):
+            continue
+        yield match.span()
+
+
+def _private_keys(text: str) -> Iterator[Span]:
+    pos = 0
+    while (begin := _KEY_BEGIN.search(text, pos)) is not None:
+        end = text.find(_KEY_END, begin.end())
+        stop = end if end >= 0 else len(text)
+        body = text[begin.end() : stop]
+        yield begin.end() + len(body) - len(body.lstrip()), stop - len(body) + len(body.rstrip())
+        pos = stop + 1
+
+
+def _url_passwords(text: str) -> Iterator[Span]:
+    """user:password in scheme://user:password@host: the user info up to the last '@' of the URL."""
+    found = text.find("://")
+    while found >= 0:
+        token_end = _URL_END.search(text, found + 3)
+        end = token_end.start() if token_end else len(text)
+        at = text.rfind("@", found + 3, end)
+        scheme = found
+        while 0 <= scheme < at:
+            start = scheme + 3
+            if text.find(":", start, at) < 0:
+                break  # no password before the last '@': nothing in this URL
+            if not _HOST_PORT.match(text, start, at):
+                yield start, at
+                break
+            scheme = text.find("://", start, at)  # `host:port/...?next=https://user:password@...`
+        found = text.find("://", end)
+
+
+def _spans(text: str) -> list[Span]:
+    """Where the secrets are; each rule runs only when the text holds what it needs (most strings are short)."""
+    spans: list[Span] = []
+    if "://" in text:
+        spans += _url_passwords(text)
+    lowered = text.lower()
+    if _names_a_secret(lowered):
+        spans += _key_values(text)
+    if "bearer" in lowered or "basic" in lowered:
+        spans += (m.span("v") for m in _BEARER.finditer(text))
+    if "PRIVATE KEY" in text:
+        spans += _private_keys(text)
+    if len(text) >= 20:
+        spans += (m.span() for m in _TOKEN_SHAPES.finditer(text))
+        spans += _random_runs(text)
+        spans += _base64_runs(text)
+    if len(text) >= 32:
+        spans += _hex_keys(text)
+    return spans
 
 
 def redact_text(text: str) -> str:
-    """Replace anything that looks like a credential with a marker."""
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
-    return _RANDOM_RUN.sub(lambda m: REDACTED if _looks_random(m.group(0)) else m.group(0), text)
+    """Replace every credential in `text` with REDACTED, and nothing else (overlapping finds become one)."""
+    spans = sorted(_spans(text))
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        if end <= max(pos, start):
+            continue
+        if start > pos:
+            out.append(text[pos:start])
+            out.append(REDACTED)
+        elif not out or out[-1] != REDACTED:
+            out.append(REDACTED)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_entry(key: str, value: str) -> str:
+    """A value read under `key` (a JSON key): redacted as `key=value` would be, so that the value of "password"
+    goes and a 40-hex value of "git_version" stays."""
+    marker = key + "="
+    redacted = redact_text(marker + value)
+    return redacted[len(marker) :] if redacted.startswith(marker) else REDACTED
 
 
 def redact(value: Any) -> Any:
@@ -95,7 +400,9 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, Mapping):
-        return {redact_text(str(k)): redact(v) for k, v in value.items()}
+        return {
+            redact_text(str(k)): redact_entry(str(k), v) if isinstance(v, str) else redact(v) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
     return value

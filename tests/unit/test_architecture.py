@@ -10,7 +10,7 @@ PACKAGE = ROOT / "xladoctor"
 
 # Lower ranks never import higher ones. Front ends -> pipeline -> stages -> facts -> contracts.
 RANKS = {
-    "contracts": 0,  # errors, exitcodes, options, redact, proc, findings, remedy.fix (the Fix data model)
+    "contracts": 0,  # errors, exitcodes, options, redact, sanitize, proc, findings, remedy.fix (the Fix data model)
     "facts": 1,
     "matrix": 2,
     "probes": 2,
@@ -25,7 +25,7 @@ RANKS = {
     "cli": 9,
 }
 STAGES = {"probes", "facts", "matrix", "diagnosis", "remedy", "smoke", "explain", "fleet", "reporters", "cli"}
-CONTRACTS = {"errors", "exitcodes", "options", "redact", "proc", "findings"}
+CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "findings"}
 
 
 def layer(module: str) -> str:

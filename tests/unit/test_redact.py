@@ -1,36 +1,92 @@
-"""Secrets never reach a snapshot or a report."""
+"""Secrets never reach a snapshot or a report: each rule takes exactly the secret, and nothing else."""
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
-from xladoctor.redact import REDACTED, allowed_environment, redact, redact_text
+from xladoctor.redact import REDACTED, allowed_environment, redact, redact_entry, redact_text, secret_key
+
+WANDB = "cbe1a35dbdfdc9b7490212bdd812f3e2f4ce9e2d"  # 40 hex: the shape of a W&B API key and of a git revision
 
 
 @pytest.mark.parametrize(
     "secret",
     [
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
-        "sk-proj-abcdefghijklmnopqrstuvwxyz",
+        "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghu_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghr_abcdefghijklmnopqrstuvwxyz0123456789",
+        "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghij",
+        "glpat-abcdefghij0123456789",
+        "xoxb-12345678901-1234567890123-abcdefghijABCDEFGHIJ0123",
         "AKIAIOSFODNN7EXAMPLE",
+        "ASIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # an AWS secret access key: 40 characters with '/'
+        "lbqlNh3FW5/3AwnBoWsYIJam9w2Us4ZOH5Un8RyR",  # gitleaks aws_secret.go's sample
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+        "ya29.a0AfH6SMBx1y2z3abcdefghijklmnopqrstuv",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789-AA",
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",  # Hugging Face tokens are letters only
+        "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+        "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3",
+        "sk_live_abcdefghij0123456789",
+        "rk_live_abcdefghij0123456789",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",  # SendGrid
+        "dapi0123456789abcdef0123456789abcdef",  # Databricks
+        "dop_v1_" + "0123456789abcdef" * 4,  # DigitalOcean
+        "shpat_0123456789abcdef0123456789abcdef",  # Shopify
+        "r8_abcdefghijklmnopqrstuvwxyz0123456789A",  # Replicate
+        "gsk_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP",  # Groq
+        "hvs." + "aBcD0123456789" * 7,  # HashiCorp Vault
+        "AGE-SECRET-KEY-1" + "QWERTYUIOPASDFGHJKLZXCVBNM0123456789QWERTYUIOPASDFGHJKLZXC",  # age
         "0123456789abcdef0123456789abcdef",  # 32 hex, the shape of a Kaggle key
+        WANDB,  # bare 40 hex: redacted (see redact.py); a revision stays readable only with its context
         "Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MEFC",  # random-looking mixed case
     ],
 )
 def test_token_shapes_are_redacted(secret: str) -> None:
     assert redact_text(f"value={secret} tail") == f"value={REDACTED} tail"
+    assert redact_text(f"/opt/{secret}/lib:/usr/lib") == f"/opt/{REDACTED}/lib:/usr/lib"  # inside a path list
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("https://alice:s3cret@pypi.corp.example/simple", f"https://{REDACTED}@pypi.corp.example/simple"),
+        ("https://:s3cret@pypi.corp.example/simple", f"https://{REDACTED}@pypi.corp.example/simple"),  # no user
+        ("https://alice:s3/cr3t@host/simple", f"https://{REDACTED}@host/simple"),  # a '/' in the password
+        ("redis://:p4ss@cache:6379/0 next", f"redis://{REDACTED}@cache:6379/0 next"),
+        ("https://host:8443/repo.git@v1.2", "https://host:8443/repo.git@v1.2"),  # a port, not a password
         ("--xla_dump_to=/tmp/d --api_key=abc123", f"--xla_dump_to=/tmp/d --api_key={REDACTED}"),
         ("https://host/x?token=abc&x=1", f"https://host/x?token={REDACTED}&x=1"),
+        ("password=hunter2", f"password={REDACTED}"),  # no '-', '?' or '&' before the key
+        ("db_password: hunter2 next", f"db_password: {REDACTED} next"),
+        ('{"apiKey": "hunter2", "x": 1}', f'{{"apiKey": "{REDACTED}", "x": 1}}'),
+        ("PGPASSWORD=hunter2", f"PGPASSWORD={REDACTED}"),
+        ("Namespace(token=abc, x=1)", f"Namespace(token={REDACTED}, x=1)"),
+        ("Authorization: Bearer opaque-value", f"Authorization: Bearer {REDACTED}"),
+        ("curl -H 'Authorization: token abc'", f"curl -H 'Authorization: token {REDACTED}'"),
+        ("twine upload --password hunter2 dist/*", f"twine upload --password {REDACTED} dist/*"),
+        ("a?sv=2022&sig=AbC%2B12%3D&se=1", f"a?sv=2022&sig={REDACTED}&se=1"),  # Azure SAS
+        ("SharedAccessSignature=sv=2022&sig=x", f"SharedAccessSignature={REDACTED}&sig={REDACTED}"),
+        ("Endpoint=sb://x/;SharedAccessKey=abc=;E=1", f"Endpoint=sb://x/;SharedAccessKey={REDACTED};E=1"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc+/==;EndpointSuffix=core.windows.net",
+            f"DefaultEndpointsProtocol=https;AccountName=a;AccountKey={REDACTED};EndpointSuffix=core.windows.net",
+        ),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n-----END OPENSSH PRIVATE KEY-----",
+            f"-----BEGIN OPENSSH PRIVATE KEY-----\n{REDACTED}\n-----END OPENSSH PRIVATE KEY-----",
+        ),
+        ("-----BEGIN PRIVATE KEY----- abc", f"-----BEGIN PRIVATE KEY----- {REDACTED}"),  # cut off: all the rest
     ],
 )
-def test_credentials_inside_urls_and_flags(text: str, expected: str) -> None:
+def test_credentials_in_context(text: str, expected: str) -> None:
     assert redact_text(text) == expected
 
 
@@ -38,14 +94,68 @@ def test_credentials_inside_urls_and_flags(text: str, expected: str) -> None:
     "harmless",
     [
         "cp311-cp311-manylinux_2_28_x86_64",
-        "cbe1a35dbdfdc9b7490212bdd812f3e2f4ce9e2d",  # a git revision, useful evidence
         "/home/u/.venv/lib/python3.11/site-packages/torch",
         "nvidia_cublas_cu12-12.8.4.1",
         "--xla_dump_to=/tmp/dump",
+        "--xla_debug_buffer_assignment_show_max=100",  # "assignment" holds "sig", but not as a word
+        "--tf_xla_auto_jit=2",
+        "--xla_dump_hlo_pass_re=.*",  # "pass" alone is not a secret word
+        "undefined symbol: _ZN2at6native12cpu_fallbackERKN3c1014OperatorHandleEPSt6vectorINS1_6IValueESaIS6_EEb",
+        "undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12",
+        "c10::TokenKind::Foo",  # '::' is a C++ scope, not a separator
+        f"commit {WANDB}",
+        f"torch.version.git_version = '{WANDB}'",
+        f"pip install git+https://github.com/pytorch/xla.git@{WANDB}",
+        f"https://github.com/tensorflow/tensorflow/blob/{WANDB}/tensorflow/core/x.cc",
+        "--hash=sha256:9f3a2b7c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a",  # sha256 in pip output
+        "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp",
+        "/mnt/Users/Alice/Projects2/Models/ResNet50/v1/final",
+        "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+        "0000000000000000000000000000000000000000",  # a number, not a key
     ],
 )
 def test_ordinary_values_stay_readable(harmless: str) -> None:
     assert redact_text(harmless) == harmless
+
+
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [
+        ("password", True), ("PGPASSWORD", True), ("db_pass", True), ("api_key", True), ("apiKey", True),
+        ("x-api-key", True), ("AWS_SECRET_ACCESS_KEY", True), ("AccountKey", True), ("SharedAccessSignature", True),
+        ("sig", True), ("key", True), ("HFToken", True), ("client_secret", True), ("Authorization", True),
+        ("--xla_debug_buffer_assignment_show_max", False), ("--xla_dump_hlo_pass_re", False),
+        ("primary_key", False), ("TOKENIZERS_PARALLELISM", False), ("KeyError", False), ("monkey", False),
+        ("--tf_xla_auto_jit", False), ("signal", False), ("design", False),
+    ],
+)  # fmt: skip
+def test_a_secret_word_must_be_a_whole_word_of_the_key(key: str, secret: bool) -> None:
+    assert secret_key(key) is secret
+
+
+def test_a_redacted_export_line_stays_shell_valid() -> None:
+    line = "export XLA_FLAGS='--xla_debug_buffer_assignment_show_max=100 --api_key=abc --xla_dump_to=/tmp/x'"
+    redacted = redact_text(line)
+    assert redacted == line.replace("=abc ", f"={REDACTED} ")
+    assert shlex.split(redacted) == [
+        "export",
+        f"XLA_FLAGS=--xla_debug_buffer_assignment_show_max=100 --api_key={REDACTED} --xla_dump_to=/tmp/x",
+    ]
+    assert redact_text('token="abc"') == f'token="{REDACTED}"'  # the quotes stay
+    assert redact_text("token='abc") == f"token='{REDACTED}"  # an open quote: up to the end of the line
+
+
+def test_redaction_is_idempotent() -> None:
+    for text in ("https://:x@h/s password=<redacted> " + WANDB, "ghp_abcdefghijklmnopqrstuvwxyz0123456789"):
+        once = redact_text(text)
+        assert redact_text(once) == once
+
+
+def test_a_json_key_is_the_context_of_its_value() -> None:
+    assert redact_entry("password", "hunter2") == REDACTED
+    assert redact_entry("git_version", WANDB) == WANDB  # torch/version.py
+    assert redact_entry("__torch_gitrev__", WANDB) == WANDB  # torch_xla/version.py
+    assert redact_entry("value", WANDB) == REDACTED
 
 
 def test_environment_is_read_through_an_allow_list() -> None:
@@ -66,5 +176,12 @@ def test_environment_is_read_through_an_allow_list() -> None:
 
 
 def test_redact_walks_nested_values() -> None:
-    doc = {"a": ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", {"b": 3}], "c": None}
-    assert redact(doc) == {"a": [REDACTED, {"b": 3}], "c": None}
+    doc = {"a": ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", {"b": 3}], "c": None, "password": "x"}
+    assert redact(doc) == {"a": [REDACTED, {"b": 3}], "c": None, "password": REDACTED}
+
+
+def test_a_file_named_like_a_secret_keeps_the_error_after_it() -> None:
+    assert redact_text("cannot read /srv/logs/secret.log: Permission denied") == (
+        "cannot read /srv/logs/secret.log: Permission denied"
+    )
+    assert redact_text("secret: hunter2hunter2") == "secret: <redacted>"

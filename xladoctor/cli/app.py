@@ -18,6 +18,7 @@ from xladoctor.facts import Facts, load_facts
 from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
+from xladoctor.sanitize import one_line
 
 app = typer.Typer(
     add_completion=False,
@@ -68,7 +69,7 @@ def write_text(path: Path, text: str, option: str) -> None:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
-    print(f"wrote {path}", file=sys.stderr)
+    print(f"wrote {one_line(str(path))}", file=sys.stderr)
 
 
 def same_file(a: Path, b: Path) -> bool:

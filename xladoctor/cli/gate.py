@@ -23,6 +23,7 @@ from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
 from xladoctor.proc import stop_being_subreaper
 from xladoctor.reporters.console import ReportConsole
+from xladoctor.sanitize import one_line
 
 # XLADOCTOR_GATE=off (or 0, false, no, skip) starts the command without checking: the emergency switch for
 # a known-bad check blocking a production start.
@@ -67,7 +68,8 @@ def gate(
     values = request_values(options, smoke_default=False)
     if gate_disabled(os.environ):
         print(
-            f"xladoctor gate: skipped ({GATE_SWITCH}={os.environ[GATE_SWITCH]}); starting {command[0]}", file=sys.stderr
+            f"xladoctor gate: skipped ({GATE_SWITCH}={os.environ[GATE_SWITCH]}); starting {one_line(command[0])}",
+            file=sys.stderr,
         )
         become(command)
     request = make_request(**values)
@@ -77,13 +79,16 @@ def gate(
     if code is ExitCode.OK:
         summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
         elapsed = time.monotonic() - started
-        print(f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {command[0]}", file=sys.stderr)
+        print(
+            f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {one_line(command[0])}", file=sys.stderr
+        )
         become(command)
     from xladoctor.reporters.terminal import render_text
 
     render_text(report, ReportConsole(stderr=True, soft_wrap=True))
     print(
-        f"xladoctor gate: refusing to start {command[0]} (exit {int(code)}); {GATE_SWITCH}=off skips the gate",
+        f"xladoctor gate: refusing to start {one_line(command[0])} (exit {int(code)}); "
+        f"{GATE_SWITCH}=off skips the gate",
         file=sys.stderr,
     )
     raise typer.Exit(int(code))

@@ -16,6 +16,7 @@ from xladoctor.cli.app import app
 from xladoctor.errors import InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
 from xladoctor.matrix import MatrixError
+from xladoctor.sanitize import one_line
 
 # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`; the order is the one --help lists.
 COMMANDS = ("check", "gate", "explain", "snapshot", "compare", "matrix", "schema")
@@ -46,7 +47,7 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def _error(message: str) -> None:
     if sys.stderr is not None:  # a closed stderr (2>&-): the exit code still says it
         with contextlib.suppress(OSError, ValueError):
-            print(f"xladoctor: error: {message}", file=sys.stderr, flush=True)
+            print(f"xladoctor: error: {one_line(message)}", file=sys.stderr, flush=True)
 
 
 def _ascii_safe_streams() -> None:

@@ -8,6 +8,7 @@ from typing import Any, BinaryIO
 
 from xladoctor.explain.scan import ChunkReader, ScanResult, SignatureHits, scan
 from xladoctor.facts import Facts
+from xladoctor.matrix.signatures import ROLE_RANK, Signature
 from xladoctor.remedy.fix import PACKAGE_STEPS, Fix
 from xladoctor.remedy.render import render_fix
 from xladoctor.remedy.templates import template_values
@@ -25,10 +26,17 @@ class Explained:
     remediation: tuple[str, ...]
     source: str
     note: str | None  # why there is no exact command, when there is none
+    role: str = "cause"  # cause | follow_on | benign, for this environment (see _role)
+    generic: bool = False
+
+    @property
+    def first_line(self) -> int:
+        return self.evidence[0][0] if self.evidence else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "role": self.role,
             "category": self.category,
             "cause": self.cause,
             "count": self.count,
@@ -48,8 +56,31 @@ class Explanation:
     bytes: int
     lines: int
     facts_target: str | None  # the interpreter whose facts made the fixes exact
-    matches: tuple[Explained, ...]
-    candidates: tuple[tuple[int, str], ...]  # error-like lines, when no signature matched
+    matches: tuple[Explained, ...]  # in order of first appearance
+    candidates: tuple[tuple[int, str], ...]  # error-like lines, when no signature explains a failure
+    primary: str | None = None  # the id of the match that is the root cause (see primary_cause)
+
+    def ranked(self) -> list[Explained]:
+        """The root cause first, then the other causes, the follow-ons and the benign lines, each by first line."""
+        return sorted(self.matches, key=lambda m: (m.id != self.primary, _rank(m), m.first_line))
+
+    def failing(self) -> bool:
+        """Whether anything found explains a failure (benign lines alone do not)."""
+        return any(m.role != "benign" for m in self.matches)
+
+
+def _rank(match: Explained) -> tuple[int, bool]:
+    return ROLE_RANK[match.role], match.generic
+
+
+def primary_cause(matches: tuple[Explained, ...]) -> str | None:
+    """The root cause: the earliest specific cause, else the earliest generic one; with no cause, the earliest
+    follow-on (a symptom is still the best lead); none when only benign lines were found.
+
+    Earliest, because a failure's first error is its cause and what comes after repeats or wraps it; a follow-on
+    never outranks a cause wherever it appears."""
+    leads = [m for m in matches if m.role != "benign"]
+    return min(leads, key=lambda m: (_rank(m), m.first_line)).id if leads else None
 
 
 _NEEDS_FACTS = (
@@ -57,25 +88,57 @@ _NEEDS_FACTS = (
 )
 
 
+_BENIGN_WITHOUT_GPU = (
+    " This is expected, and harmless, on a machine without an NVIDIA GPU: which one wrote this log is not known "
+    "here (give --python or --facts of that machine)."
+)
+
+
+def _role(signature: Signature, facts: Facts | None) -> tuple[str, str]:
+    """The signature's role for this environment, and what to add to its cause: a cause that is benign on a host
+    without GPU (benign_when: no-gpu) is judged from the facts' GPUs, and said to depend on them without facts."""
+    if signature.benign_when != "no-gpu":
+        return signature.role, ""
+    if facts is None or facts.system is None or facts.system.nvidia is None:
+        return "cause", _BENIGN_WITHOUT_GPU
+    if facts.system.gpus:
+        gpus = len(facts.system.gpus)
+        return "cause", f" This machine has {gpus} NVIDIA GPU{'s' if gpus != 1 else ''}, so it is a real problem here."
+    return "benign", " Expected here: this machine has no NVIDIA GPU, so nothing is lost."
+
+
 def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
     signature = hit.signature
     values = template_values(facts) if facts is not None else {}
-    cause = hit.first.cause(values)
+    role, said = _role(signature, facts)
+    cause = hit.first.cause(values) + said
     fix = hit.first.fix(values) or Fix()  # the steps whose {placeholders} these facts and the line fill
     # without facts, package steps are written for a plain `python -m pip`: the installer is unknown
     generic = facts is None and any(isinstance(s, PACKAGE_STEPS) for s in fix.steps)
     remediation = render_fix(fix, facts)
     note = _NEEDS_FACTS if hit.first.unfilled(values) or generic else None
+    if role == "benign":
+        remediation, note = (), None
     return Explained(
-        signature.id, signature.category, cause, hit.count, tuple(hit.evidence), remediation, signature.source, note
+        signature.id,
+        signature.category,
+        cause,
+        hit.count,
+        tuple(hit.evidence),
+        remediation,
+        signature.source,
+        note,
+        role,
+        signature.generic,
     )
 
 
 def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts | None) -> Explanation:
     matches = tuple(_explained(hit, facts) for hit in result.hits)
-    candidates = () if matches else tuple(result.candidates)
+    explained = any(m.role != "benign" for m in matches)
+    candidates = () if explained else tuple(result.candidates)
     target = facts.python.executable if facts is not None and facts.python is not None else None
-    return Explanation(name, kind, size, result.lines, target, matches, candidates)
+    return Explanation(name, kind, size, result.lines, target, matches, candidates, primary_cause(matches))
 
 
 # A notebook's JSON (nbformat) starts with one of its top-level keys; Jupyter writes them sorted.
@@ -92,5 +155,5 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
 
 
 def exit_status(explanation: Explanation) -> int:
-    """1 when a known failure was found (like a failed check), else 0."""
-    return 1 if explanation.matches else 0
+    """1 when a known failure was found (like a failed check), else 0: known-benign lines alone are no failure."""
+    return 1 if explanation.failing() else 0

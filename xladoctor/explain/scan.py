@@ -22,6 +22,7 @@ from typing import BinaryIO
 
 from xladoctor.explain.literals import longest_match, required_literals
 from xladoctor.matrix.signatures import Match, Signature, load_signatures
+from xladoctor.redact import redact_text
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # a line longer than this is handed on in pieces of at most this size
@@ -49,6 +50,63 @@ _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w i
 _LONGEST_WORD = max(map(len, _ERROR_WORDS))
 
 
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def distinct_lines(text: str) -> str:
+    """The chunk's lines with every digit made 0, each once: what the plain-text tests run on.
+
+    A log repeats a few line shapes with other numbers (steps, losses, timestamps), so this is a small fraction of
+    the chunk, and testing every signature's literals against it costs next to nothing however many signatures
+    there are; the digits of the literals are made 0 the same way (see _prepare). Three passes in C (translate,
+    split, set) instead of one pass per literal over the whole chunk."""
+    return "\n".join(set(text.translate(_DIGITS).split("\n")))
+
+
+def _lines(text: str, start: int, end: int, line_no: int) -> Iterator[tuple[int, int]]:
+    """(offset, line number) of each line that starts in text[start:end]."""
+    at = start
+    while at < end:
+        yield at, line_no
+        at = text.index("\n", at) + 1
+        line_no += 1
+
+
+def _long_lines(text: str, start: int, end: int) -> Iterator[int]:
+    """Starts of the lines in text[start:end] longer than WHOLE_LINE, looking at one stretch of WHOLE_LINE / 2
+    characters at a time: such a line covers at least one whole stretch, which then holds no newline."""
+    step = WHOLE_LINE // 2
+    at = start
+    while at + step <= end:
+        if text.find("\n", at, at + step) >= 0:
+            at += step
+            continue
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.index("\n", at)
+        if line_end - line_start > WHOLE_LINE:
+            yield line_start
+        at = line_end + 1
+
+
+def _line_hits(item: _Prepared, text: str, start: int, end: int) -> Iterator[int]:
+    """Starts of the short lines in text[start:end] where `item` matches, found by one search over all of them.
+
+    The pattern runs with re.MULTILINE, so ^ and $ keep their meaning for each line. A match that reaches
+    across a newline is no match of one line: that line is searched alone, and the search goes on after it."""
+    pattern = item.multiline
+    at = start
+    while at < end:
+        hit = pattern.search(text, at, end)
+        if hit is None:
+            return
+        line_start = text.rfind("\n", 0, hit.start()) + 1
+        line_end = text.index("\n", hit.start())
+        if hit.end() <= line_end or item.signature.pattern.search(text[line_start:line_end]) is not None:
+            if line_end - line_start <= WHOLE_LINE:
+                yield line_start
+        at = line_end + 1
+
+
 @dataclass
 class SignatureHits:
     """Where one signature matched: the first match (with its groups), how often, the first few lines."""
@@ -74,14 +132,19 @@ class _Prepared:
     folded: bool  # literals are lower-case; search the lower-cased chunk
     reach: int  # how far from its literal a match can reach: the pattern's longest match, at most REACH
     only: str | None  # the one literal, when there is one and the case counts (the common case, made fast)
+    multiline: re.Pattern[str]  # the pattern with re.MULTILINE, to search many lines in one call
+    gates: tuple[str, ...] | None  # the literals with every digit made 0, tested against distinct_lines()
 
 
 def _prepare(signatures: Iterable[Signature]) -> list[_Prepared]:
     prepared = []
     for s in signatures:
         literals, folded = required_literals(s.pattern), bool(s.pattern.flags & re.IGNORECASE)
+        gates = tuple(literal.translate(_DIGITS) for literal in literals) if literals is not None else None
         only = literals[0] if literals is not None and len(literals) == 1 and not folded else None
-        prepared.append(_Prepared(s, literals, folded, min(REACH, longest_match(s.pattern)), only))
+        multiline = re.compile(s.pattern.pattern, s.pattern.flags | re.MULTILINE)
+        reach = min(REACH, longest_match(s.pattern))
+        prepared.append(_Prepared(s, literals, folded, reach, only, multiline, gates))
     return prepared
 
 
@@ -246,14 +309,15 @@ class _Scanner:
         first_at, opened = self.carry_at, self.open
         self.carry, self.carry_at, self.open = "", 0, None
         ends = text.endswith("\n")
-        live = self._live(text)
+        view = distinct_lines(text)
+        live = self._live(view)
         if live:
             self._match(text, live, first_at, opened, ends)
         elif not ends:
             tail = self._line_start(text, len(text))
             self._search(text[tail:], self.line + text.count("\n"), first_at if tail == 0 else 0,
                          opened if tail == 0 else None, (), ends)  # fmt: skip
-        if any(word in text for word in _ERROR_WORDS):
+        if any(word in view for word in _ERROR_WORDS):
             # words in a carried long line's end were seen last time; a short unfinished line's, once it ends
             since = carried if opened is not None else 0
             until = len(text) - len(self.carry) if self.carry and self.open is None else len(text)
@@ -265,11 +329,12 @@ class _Scanner:
         return ScanResult(self.line - 1, ordered, list(self.candidates))
 
     def _live(self, text: str) -> list[_Prepared]:
-        """The signatures whose plain text is somewhere in `text`: the only ones worth a regular expression."""
+        """The signatures whose plain text is somewhere in `text` (the chunk's distinct_lines): the only ones worth
+        a regular expression."""
         lowered: str | None = None
         live = []
         for item in self.prepared:
-            if item.literals is None:
+            if item.gates is None:
                 live.append(item)
                 continue
             if item.folded:
@@ -277,7 +342,7 @@ class _Scanner:
                 haystack = lowered
             else:
                 haystack = text
-            if any(literal in haystack for literal in item.literals):
+            if any(gate in haystack for gate in item.gates or ()):
                 live.append(item)
         return live
 
@@ -289,31 +354,47 @@ class _Scanner:
         return start
 
     def _match(self, text: str, live: list[_Prepared], first_at: int, opened: _Open | None, ends: bool) -> None:
-        """Search each line of `text`; a short whole line right here, as this is the loop a big log spends on."""
-        physical = text.split("\n")
-        last = len(physical) - 1
-        line_no = self.line - 1
-        for i, line in enumerate(physical):
-            line_no += 1
-            if i == last:  # after the final newline: nothing, or a line that goes on in the next chunk
-                if not ends:
-                    self._parts(line, line_no, first_at if i == 0 else 0, opened if i == 0 else None, live, False)
-                return
-            if i == 0 or len(line) > WHOLE_LINE or (self.notebook and SEPARATOR in line):
-                self._parts(line, line_no, first_at if i == 0 else 0, opened if i == 0 else None, live, True)
+        """Search each line of `text`. The first and last lines (which may go on in another chunk), lines too long
+        to search whole and a notebook's lines go one by one; every other line is searched by running each live
+        signature over the whole run of them at once, in the regular expression engine, so a big log costs one
+        pass per live signature instead of a Python loop per line."""
+        first_end = text.find("\n")
+        if first_end < 0:  # a piece of a line that goes on in the next chunk
+            self._parts(text, self.line, first_at, opened, live, False)
+            return
+        self._parts(text[:first_end], self.line, first_at, opened, live, True)
+        last_start = text.rfind("\n") + 1
+        body_start = first_end + 1
+        if self.notebook:
+            for offset, line_no in _lines(text, body_start, last_start, self.line + 1):
+                self._parts(text[offset : text.index("\n", offset)], line_no, 0, None, live, True)
+        else:
+            self._body(text, body_start, last_start, self.line + 1, live)
+        if not ends:
+            self._parts(text[last_start:], self.line + text.count("\n"), 0, None, live, False)
+
+    def _body(self, text: str, start: int, end: int, line_no: int, live: list[_Prepared]) -> None:
+        """Whole lines text[start:end] (each ends with a newline), the first of them line `line_no`."""
+        if start >= end:
+            return
+        found: dict[int, tuple[int, _Prepared]] = {}  # line start -> (rank, signature) of the first in order
+        for rank, item in enumerate(live):
+            for at in _line_hits(item, text, start, end):
+                if at not in found or found[at][0] > rank:
+                    found[at] = (rank, item)
+        long_starts = set(_long_lines(text, start, end))
+        counted, counted_line = start, line_no
+        for at in sorted(set(found) | long_starts):
+            counted_line += text.count("\n", counted, at)
+            counted = at
+            line = text[at : text.index("\n", at)]
+            if at in long_starts:
+                self._parts(line, counted_line, 0, None, live, True)
                 continue
-            for item in live:
-                if item.only is not None:
-                    if item.only not in line:
-                        continue
-                elif item.literals is not None:
-                    haystack = line.lower() if item.folded else line
-                    if not any(literal in haystack for literal in item.literals):
-                        continue
-                hit = item.signature.pattern.search(line)
-                if hit:
-                    self._found_in_whole(item, line, line_no, hit)
-                    break
+            item = found[at][1]
+            hit = item.signature.pattern.search(line)
+            if hit is not None:
+                self._found_in_whole(item, line, counted_line, hit)
 
     def _parts(
         self, line: str, line_no: int, offset: int, opened: _Open | None, live: Iterable[_Prepared], complete: bool
@@ -397,7 +478,7 @@ class _Scanner:
             if entry is None:
                 first = Match.of(item.signature, text, hit)
                 entry = self.hits[item.signature.id] = SignatureHits(item.signature, first, where=(line_no, *where))
-            entry.evidence.append((line_no, text[:EVIDENCE_CHARS]))
+            entry.evidence.append((line_no, _cut(text)))
         entry.count += 1
 
     def _keep_errorish(self, text: str, since: int, until: int, first_at: int, ends: bool) -> None:
@@ -424,7 +505,7 @@ class _Scanner:
                 shown = line.strip() if self.notebook else unquote(line)
             else:
                 shown = _excerpt(line, word - start, word - start + 1, start == 0 and first_at > 0, complete)
-            self.candidates.append((self.line + text.count("\n", 0, start), shown[:EVIDENCE_CHARS]))
+            self.candidates.append((self.line + text.count("\n", 0, start), _cut(shown)))
             self.tail_candidate = not complete
 
 
@@ -467,10 +548,19 @@ def _excerpt(line: str, begin: int, end: int, cut_before: bool, complete: bool) 
     if stop < len(line):
         space = line.rfind(" ", end + CONTEXT // 2, stop)
         stop = space if space >= 0 else stop
-    text = line[start:stop]
+    text = redact_text(line[start:stop])  # before any cut: a secret cut in two is no longer recognised
     if stop < len(line) or not complete:
-        text = text[: EVIDENCE_CHARS - 2] + "…"
+        text = _cut(text, EVIDENCE_CHARS - 2) + "…"
     return ("…" if start > 0 or cut_before else "") + text
+
+
+def _cut(text: str, size: int = EVIDENCE_CHARS) -> str:
+    """At most `size` characters of `text`, redacted first and cut at a space where one is near the end."""
+    text = redact_text(text)
+    if len(text) <= size:
+        return text
+    space = text.rfind(" ", size - CONTEXT, size)
+    return text[: space if space > 0 else size]
 
 
 def scan(chunks: Iterable[str], signatures: Iterable[Signature] | None = None, notebook: bool = False) -> ScanResult:

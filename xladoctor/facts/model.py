@@ -7,7 +7,6 @@ tests use it as fixtures. Checks read Facts only; nothing here touches the syste
 from __future__ import annotations
 
 import dataclasses
-import json
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from xladoctor.facts.system import SystemFacts
+from xladoctor.sanitize import json_text
 
 SCHEMA_VERSION = 1
 
@@ -168,4 +168,5 @@ class Facts:
         return data
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2, sort_keys=False) + "\n"
+        """The snapshot as written to a file or stdout: scrubbed (xladoctor.sanitize), whoever writes it."""
+        return json_text(self.to_json())

@@ -18,10 +18,18 @@ from importlib import resources
 from typing import Any
 
 from xladoctor.matrix.relations import MatrixError
+from xladoctor.redact import redact_text
 from xladoctor.remedy.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, UnsetEnv, step_texts
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _FIELDS = {"id", "category", "pattern", "cause", "fix", "source"}
+# role: what a matching line is to the one reading the log. A cause explains the failure; a follow_on is the
+# consequence of an earlier cause (a wrapper, a summary, an error every later call repeats) and never outranks
+# one; a benign line is start-up noise that breaks nothing. benign_when: a cause that is expected, so benign, on
+# some hosts (no-gpu: TensorFlow's "Could not find cuda drivers" on a machine without an NVIDIA GPU).
+_OPTIONAL = {"role", "benign_when"}
+ROLES = ("cause", "follow_on", "benign")
+BENIGN_WHEN = ("no-gpu",)
 # One object per step of a fix; its kind is the one key of these it has (see compat_matrix/signatures/README.md).
 _STEP_KINDS = {"install", "uninstall", "set_env", "unset_env", "run"}
 _STEP_OPTIONS = {"index_url", "reinstall", "no_deps", "upgrade", "note"}
@@ -38,6 +46,9 @@ class Signature:
     cause: str
     fix: Fix  # its text may hold {placeholders}, filled from the environment's facts and the matched line
     source: str
+    role: str = "cause"  # cause | follow_on | benign
+    benign_when: str | None = None  # no-gpu: benign where the facts show no NVIDIA GPU
+    generic: bool = False  # from a 9x- file: any specific signature outranks it as a cause
 
 
 @dataclass(frozen=True)
@@ -51,7 +62,8 @@ class Match:
     @classmethod
     def of(cls, signature: Signature, line: str, hit: re.Match[str]) -> Match:
         """The match `hit` of `signature` in `line`, with its named groups."""
-        return cls(signature, line.strip()[:500], {k: v for k, v in hit.groupdict().items() if v is not None})
+        shown = redact_text(line.strip())[:500]  # redacted before the cut: half a secret is no longer recognised
+        return cls(signature, shown, {k: v for k, v in hit.groupdict().items() if v is not None})
 
     def cause(self, context: Mapping[str, str]) -> str:
         return fill(self.signature.cause, {**context, **self.groups})
@@ -123,9 +135,9 @@ def _step(doc: Any, where: str) -> Step:
     raise MatrixError(f"{where}: malformed {kind} step {value!r}")
 
 
-def _signature(doc: Any, where: str) -> Signature:
-    if not isinstance(doc, dict) or set(doc) != _FIELDS:
-        raise MatrixError(f"{where}: a signature needs exactly the fields {sorted(_FIELDS)}")
+def _signature(doc: Any, where: str, generic: bool = False) -> Signature:
+    if not isinstance(doc, dict) or not _FIELDS <= set(doc) <= _FIELDS | _OPTIONAL:
+        raise MatrixError(f"{where}: a signature needs the fields {sorted(_FIELDS)} and may have {sorted(_OPTIONAL)}")
     if not isinstance(doc["id"], str) or not _ID.match(doc["id"]):
         raise MatrixError(f"{where}: id {doc['id']!r} is not kebab-case")
     try:
@@ -138,7 +150,13 @@ def _signature(doc: Any, where: str) -> Signature:
     for field in ("category", "cause", "source"):
         if not isinstance(doc[field], str) or not doc[field]:
             raise MatrixError(f"{where} {doc['id']}: {field} must be non-empty text")
-    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"])
+    role = doc.get("role", "cause")
+    benign_when = doc.get("benign_when")
+    if role not in ROLES:
+        raise MatrixError(f"{where} {doc['id']}: role must be one of {ROLES}")
+    if benign_when is not None and (benign_when not in BENIGN_WHEN or role != "cause"):
+        raise MatrixError(f"{where} {doc['id']}: benign_when must be one of {BENIGN_WHEN}, on a cause")
+    return Signature(doc["id"], doc["category"], pattern, doc["cause"], fix, doc["source"], role, benign_when, generic)
 
 
 @lru_cache(maxsize=1)
@@ -150,7 +168,8 @@ def load_signatures() -> tuple[Signature, ...]:
         if not entry.name.endswith(".json"):
             continue
         doc = json.loads(entry.read_text("utf-8"))
-        found.extend(_signature(item, entry.name) for item in doc.get("signatures", []))
+        generic = entry.name.startswith("9")  # 90-99: generic signatures, outranked by any specific one
+        found.extend(_signature(item, entry.name, generic) for item in doc.get("signatures", []))
     ids = [s.id for s in found]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -158,13 +177,23 @@ def load_signatures() -> tuple[Signature, ...]:
     return tuple(found)
 
 
+ROLE_RANK = {"cause": 0, "follow_on": 1, "benign": 2}
+
+
 def find_signature(lines: Iterable[str], signatures: Iterable[Signature] | None = None) -> Match | None:
-    """The first line (in the order given) that a signature matches, and that signature (specific ones are
-    bundled before generic ones, so they win a line both match). Callers put the likeliest lines first."""
+    """The signature that best explains `lines` (given likeliest first): the first line a specific cause matches,
+    else one a generic cause matches, else a follow-on (a symptom is still a lead); never a benign line. In one
+    line the first matching signature wins (specific ones are bundled before generic ones)."""
     table = tuple(signatures) if signatures is not None else load_signatures()
-    for line in lines:
+    best: tuple[int, int, Match] | None = None
+    for order, line in enumerate(lines):
         for signature in table:
             hit = signature.pattern.search(line)
             if hit:
-                return Match.of(signature, line, hit)
-    return None
+                rank = ROLE_RANK[signature.role] * 2 + signature.generic
+                if signature.role != "benign" and (best is None or rank < best[0]):
+                    best = (rank, order, Match.of(signature, line, hit))
+                break
+        if best is not None and best[0] == 0:
+            break
+    return best[2] if best is not None else None

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Status
-from xladoctor.redact import redact_text
+from xladoctor.sanitize import scrub
 
 _COMMANDS = {Status.FAIL: "error", Status.ERROR: "error", Status.WARN: "warning"}
 
@@ -22,7 +22,8 @@ def running_in_github_actions(environ: Mapping[str, str]) -> bool:
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Every annotation string passes here: scrubbed (xladoctor.sanitize), then escaped, so it stays one line."""
+    return scrub(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
@@ -38,6 +39,6 @@ def github_annotations(report: Report) -> list[str]:
         message = finding.title
         if finding.remediation:
             message += "\nFix: " + " && ".join(finding.remediation)
-        title = _property(redact_text(f"xladoctor {finding.id}"))
-        lines.append(f"::{command} title={title}::{_data(redact_text(message))}")
+        title = _property(f"xladoctor {finding.id}")
+        lines.append(f"::{command} title={title}::{_data(message)}")
     return lines

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
@@ -13,10 +12,10 @@ from xladoctor.findings import Status
 from xladoctor.fleet.compare import FleetReport
 from xladoctor.fleet.skew import MAJORITY_RULE
 from xladoctor.fleet.workers import failing_checks
-from xladoctor.redact import redact
-from xladoctor.reporters.json_report import report_to_json
+from xladoctor.reporters.json_report import report_document
 from xladoctor.reporters.schemas import bundled_schema
-from xladoctor.reporters.terminal import _MARKS, _text, render_text
+from xladoctor.reporters.terminal import _MARKS, _line, _text, render_text
+from xladoctor.sanitize import json_text, scrub_json
 
 COMPARE_SCHEMA_VERSION = 1
 
@@ -25,10 +24,10 @@ def _failing(report: Any) -> list[str]:
     return [f.id for f in report.findings if f.status in (Status.FAIL, Status.ERROR)]
 
 
-def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
+def _document(fleet: FleetReport, each: bool) -> dict[str, Any]:
     workers = []
     for worker, report in zip(fleet.workers, fleet.reports, strict=True):
-        single = report_to_json(report)
+        single = report_document(report)
         entry = {
             "label": worker.label,
             "path": worker.path,
@@ -41,7 +40,7 @@ def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
         if each:
             entry["report"] = single
         workers.append(entry)
-    doc = {
+    return {
         "schema_version": COMPARE_SCHEMA_VERSION,
         "xladoctor_version": __version__,
         "majority_rule": MAJORITY_RULE,
@@ -60,12 +59,16 @@ def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
             for p in fleet.plans
         ],
     }
-    redacted: dict[str, Any] = redact(doc)
-    return redacted
+
+
+def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
+    """The `compare --json` document, scrubbed (xladoctor.sanitize)."""
+    scrubbed: dict[str, Any] = scrub_json(_document(fleet, each))
+    return scrubbed
 
 
 def render_compare_json(fleet: FleetReport, each: bool = False) -> str:
-    return json.dumps(compare_to_json(fleet, each), indent=2) + "\n"
+    return json_text(_document(fleet, each))
 
 
 def compare_schema() -> dict[str, Any]:
@@ -81,12 +84,12 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
         who = f"{python.executable} (Python {python.version})" if python else worker.facts.target.requested
         own = failing_checks(report)
         listing = f" ({', '.join(own)})" if own else ""
-        console.print(f"  {_text(worker.label)}  [dim]{_text(who)}; own checks failing: {len(own)}{listing}[/]")
+        console.print(f"  {_line(worker.label)}  [dim]{_line(who)}; own checks failing: {len(own)}{listing}[/]")
     console.print("\n[bold]fleet[/]")
     for finding in ordered(fleet.findings):
         if finding.status is Status.SKIP and not verbose:
             continue
-        console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({finding.id})[/]")
+        console.print(f"  {_MARKS[finding.status]} {_text(finding.title)} [dim]({_text(finding.id)})[/]")
         lines = finding.detail.splitlines()
         shown = lines if verbose else lines[1:] if finding.status is not Status.OK else []
         for line in shown:
@@ -100,7 +103,7 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
     if fleet.plans:
         console.print("\n[bold]Fix plan per outlier worker[/] (paste on that worker, in order):")
         for item in fleet.plans:
-            console.print(f"  [bold]{_text(item.worker)}[/] ({item.plan.installer.kind}):")
+            console.print(f"  [bold]{_line(item.worker)}[/] ({_text(item.plan.installer.kind)}):")
             for command in item.plan.commands:
                 console.print(f"    [cyan]{_text(command)}[/]")
             for conflict in item.plan.conflicts:
@@ -108,5 +111,5 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
         console.print("  [dim]then take new snapshots and re-run xladoctor compare[/]")
     if each:
         for worker, report in zip(fleet.workers, fleet.reports, strict=True):
-            console.print(f"\n[bold]── {_text(worker.label)} ──[/]")
+            console.print(f"\n[bold]── {_line(worker.label)} ──[/]")
             render_text(report, console, verbose=verbose)

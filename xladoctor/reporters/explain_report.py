@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from xladoctor import __version__
-from xladoctor.explain.engine import Explanation
-from xladoctor.redact import redact, redact_text
+from xladoctor.explain.engine import Explained, Explanation
 from xladoctor.reporters.schemas import bundled_schema
+from xladoctor.reporters.terminal import _line
+from xladoctor.reporters.terminal import _text as _t
+from xladoctor.sanitize import json_text, scrub_json
 
 EXPLAIN_SCHEMA_VERSION = 1
 
 
-def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
-    doc = {
+def _document(explanation: Explanation) -> dict[str, Any]:
+    return {
         "schema_version": EXPLAIN_SCHEMA_VERSION,
         "xladoctor_version": __version__,
         "input": {
@@ -27,15 +27,20 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
             "lines": explanation.lines,
         },
         "facts_target": explanation.facts_target,
+        "primary": explanation.primary,
         "matches": [m.to_json() for m in explanation.matches],
         "candidates": [{"line": n, "text": t} for n, t in explanation.candidates],
     }
-    redacted: dict[str, Any] = redact(doc)
-    return redacted
+
+
+def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
+    """The `explain --json` document, scrubbed (xladoctor.sanitize)."""
+    scrubbed: dict[str, Any] = scrub_json(_document(explanation))
+    return scrubbed
 
 
 def render_explanation_json(explanation: Explanation) -> str:
-    return json.dumps(explanation_to_json(explanation), indent=2) + "\n"
+    return json_text(_document(explanation))
 
 
 def explain_schema() -> dict[str, Any]:
@@ -43,33 +48,57 @@ def explain_schema() -> dict[str, Any]:
     return bundled_schema("explain.schema.json")
 
 
-def _t(value: str) -> str:
-    return escape(redact_text(value))
-
-
 def render_explanation_text(explanation: Explanation, console: Console, verbose: bool = False) -> None:
     size = f"{explanation.bytes / 1e6:.1f} MB" if explanation.bytes >= 1e6 else f"{explanation.bytes} bytes"
     console.print(
-        f"[bold]xladoctor explain[/] {_t(explanation.name)} ({explanation.format}, "
+        f"[bold]xladoctor explain[/] {_line(explanation.name)} ({explanation.format}, "
         f"{explanation.lines} line{'' if explanation.lines == 1 else 's'}, {size})"
     )
     if explanation.facts_target:
-        console.print(f"[dim]fixes made exact with the facts of {_t(explanation.facts_target)}[/]")
-    if not explanation.matches:
-        console.print("\n[bold]No known signature[/] in this log.")
+        console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
+    if not explanation.failing():
+        benign = [m for m in explanation.matches if m.role == "benign"]
+        if benign:
+            console.print("\n[bold]Only known-benign lines[/]: nothing here explains a failure.")
+            _benign_lines(console, benign)
+        else:
+            console.print("\n[bold]No known signature[/] in this log.")
         if explanation.candidates:
             console.print("The lines that look most like the error:")
             for line_no, text in explanation.candidates:
                 console.print(f"  [dim]{line_no}:[/] {_t(text)}")
         return
-    for match in explanation.matches:
-        times = f"seen {match.count} time{'s' if match.count != 1 else ''}, first at line {match.evidence[0][0]}"
-        console.print(f"\n[bold red]✖[/] [bold]{_t(match.id)}[/] [dim]({_t(match.category)}; {times})[/]")
-        console.print(f"    {_t(match.cause)}")
-        for line_no, text in match.evidence if verbose else match.evidence[:1]:
-            console.print(f"    [dim]> {line_no}: {_t(text)}[/]")
-        for command in match.remediation:
-            console.print(f"    [cyan]$ {_t(command)}[/]")
-        if match.note:
-            console.print(f"    [yellow]note:[/] {_t(match.note)}")
-        console.print(f"    [dim]source: {_t(match.source)}[/]")
+    ranked = explanation.ranked()
+    for match in ranked:
+        if match.role == "benign":
+            continue
+        if match.id == explanation.primary:
+            heading = "[bold red]✖ root cause[/]"
+        elif match.role == "follow_on":
+            heading = "[yellow]↳ follow-on[/]"
+        else:
+            heading = "[red]✖ also[/]"
+        _match(console, match, heading, verbose)
+    benign = [m for m in ranked if m.role == "benign"]
+    if benign:
+        console.print("\n[dim]known-benign (harmless start-up noise):[/]")
+        _benign_lines(console, benign)
+
+
+def _match(console: Console, match: Explained, heading: str, verbose: bool) -> None:
+    times = f"seen {match.count} time{'s' if match.count != 1 else ''}, first at line {match.first_line}"
+    console.print(f"\n{heading} [bold]{_t(match.id)}[/] [dim]({_t(match.category)}; {times})[/]")
+    console.print(f"    {_t(match.cause)}")
+    for line_no, text in match.evidence if verbose else match.evidence[:1]:
+        console.print(f"    [dim]> {line_no}: {_t(text)}[/]")
+    for command in match.remediation:
+        console.print(f"    [cyan]$ {_t(command)}[/]")
+    if match.note:
+        console.print(f"    [yellow]note:[/] {_t(match.note)}")
+    console.print(f"    [dim]source: {_t(match.source)}[/]")
+
+
+def _benign_lines(console: Console, matches: list[Explained]) -> None:
+    for match in matches:
+        times = f"{match.count} time{'s' if match.count != 1 else ''}, first at line {match.first_line}"
+        console.print(f"  [dim]- {_t(match.id)} ({times})[/]")

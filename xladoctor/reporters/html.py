@@ -1,6 +1,6 @@
 """HTML for notebooks (`_repr_html_`): findings grouped by area, smoke results, the fix plan as notebook cells.
 
-Every string from the report is redacted, then HTML-escaped; nothing here computes a verdict.
+Every string from the report is scrubbed (xladoctor.sanitize), then HTML-escaped; nothing here computes a verdict.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from itertools import groupby
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.redact import redact_text
+from xladoctor.sanitize import scrub
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -24,8 +24,8 @@ _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 
 
 def esc(value: str) -> str:
-    """Redact, then escape: the only way a report string reaches the page."""
-    return html.escape(redact_text(value), quote=True)
+    """Scrub, then escape: the only way a report string reaches the page."""
+    return html.escape(scrub(value), quote=True)
 
 
 def _mark(status: Status) -> str:

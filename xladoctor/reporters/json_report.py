@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from xladoctor import __version__
 from xladoctor.diagnosis.report import Report
-from xladoctor.redact import redact
 from xladoctor.reporters.schemas import bundled_schema
+from xladoctor.sanitize import json_text, scrub_json
 
 REPORT_SCHEMA_VERSION = 1
 
 
-def report_to_json(report: Report) -> dict[str, Any]:
-    """Everything DESIGN.md lists: versions, target, summary, findings, smoke results, fix plan."""
+def report_document(report: Report) -> dict[str, Any]:
+    """Everything DESIGN.md lists: versions, target, summary, findings, smoke results, fix plan (not scrubbed)."""
     facts = report.facts
     python = facts.python
     doc = {
@@ -51,12 +50,17 @@ def report_to_json(report: Report) -> dict[str, Any]:
             "cells": list(report.plan.cells),
         },
     }
-    redacted: dict[str, Any] = redact(doc)
-    return redacted
+    return doc
+
+
+def report_to_json(report: Report) -> dict[str, Any]:
+    """The JSON report as a dict, scrubbed (xladoctor.sanitize): what `--json` prints and the API returns."""
+    scrubbed: dict[str, Any] = scrub_json(report_document(report))
+    return scrubbed
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report_to_json(report), indent=2) + "\n"
+    return json_text(report_document(report))
 
 
 def report_schema() -> dict[str, Any]:

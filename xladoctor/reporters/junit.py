@@ -12,7 +12,7 @@ from collections import Counter
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Finding, Status
-from xladoctor.redact import redact_text
+from xladoctor.sanitize import xml_text
 
 
 def _body(finding: Finding) -> str:
@@ -23,7 +23,7 @@ def _body(finding: Finding) -> str:
         lines += ["", "Fix:", *(f"  $ {c}" for c in finding.remediation)]
     if finding.refs:
         lines += ["", "See: " + " ".join(finding.refs)]
-    return redact_text("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _seconds(finding: Finding, report: Report) -> float:
@@ -31,6 +31,16 @@ def _seconds(finding: Finding, report: Report) -> float:
         return 0.0
     name = finding.id.removeprefix("smoke-")
     return round(sum(r.duration_s for r in report.smoke if r.name == name), 3)
+
+
+def _scrub(root: ET.Element) -> None:
+    """Every text and attribute of the document passes here before it is written: scrubbed and legal XML 1.0
+    (xladoctor.sanitize.xml_text), whichever element put it there."""
+    for element in root.iter():
+        element.text = xml_text(element.text) if element.text else element.text
+        element.tail = xml_text(element.tail) if element.tail else element.tail
+        for name, value in element.attrib.items():
+            element.set(name, xml_text(value))
 
 
 def render_junit(report: Report, strict: bool = False) -> str:
@@ -44,7 +54,7 @@ def render_junit(report: Report, strict: bool = False) -> str:
         seconds = _seconds(finding, report)
         total += seconds
         case = ET.SubElement(suite, "testcase", classname=f"xladoctor.{finding.area}", name=name, time=f"{seconds:.3f}")
-        message = redact_text(finding.title)
+        message = finding.title
         if finding.status is Status.FAIL or (strict and finding.status is Status.WARN):
             ET.SubElement(case, "failure", message=message, type=finding.status.value).text = _body(finding)
             counts["failures"] += 1
@@ -64,5 +74,6 @@ def render_junit(report: Report, strict: bool = False) -> str:
     for key in ("failures", "errors", "skipped", "time"):
         root.set(key, suite.get(key, "0"))
     root.append(suite)
+    _scrub(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

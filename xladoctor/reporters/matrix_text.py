@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.markup import escape
 
 from xladoctor.matrix import Relation
+from xladoctor.reporters.terminal import _text as escape
 
 
 def _cell(value: object) -> str:

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.redact import redact_text
+from xladoctor.sanitize import one_line, scrub
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -32,13 +32,19 @@ def _mark(console: Console, status: Status) -> str:
 
 
 def _text(value: str) -> str:
-    return escape(redact_text(value))
+    """The only way a string from a report reaches rich text: scrubbed (xladoctor.sanitize), then escaped."""
+    return escape(scrub(value))
+
+
+def _line(value: str) -> str:
+    """A name that is one line (a path, a file name, a label): scrubbed, a newline shown as \\n, escaped."""
+    return escape(one_line(value))
 
 
 def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:
     if finding.status is Status.SKIP and not verbose:
         return
-    console.print(f"  {_mark(console, finding.status)} {_text(finding.title)} [dim]({finding.id})[/]")
+    console.print(f"  {_mark(console, finding.status)} {_text(finding.title)} [dim]({_text(finding.id)})[/]")
     show_detail = verbose or finding.status in (Status.FAIL, Status.ERROR)
     if show_detail and finding.detail:
         for line in finding.detail.splitlines():
@@ -58,7 +64,7 @@ def _render_smoke(console: Console, result: SmokeResult, verbose: bool) -> None:
     if result.status is Status.SKIP and not verbose:
         return
     where = f" on {_text(result.device)}" if result.device else ""
-    console.print(f"  {_mark(console, result.status)} {escape(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
+    console.print(f"  {_mark(console, result.status)} {_text(result.name)}{where} [dim]{result.duration_s:.1f} s[/]")
     if result.verified:
         console.print(f"      [dim]{_text(result.verified)}[/]")
     if result.cause:
@@ -77,14 +83,14 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     """Print the report for a person."""
     facts = report.facts
     who = facts.interpreter
-    console.print(f"[bold]xladoctor[/] diagnosing {_text(who)}")
+    console.print(f"[bold]xladoctor[/] diagnosing {_line(who)}")
     # smoke findings sum up report.smoke, which is shown below with timings and devices
     by_area = sorted((f for f in report.findings if f.area != "smoke"), key=lambda f: f.area)
     for area, group in groupby(by_area, key=lambda f: f.area):
         items = ordered(group)
         if not verbose and all(f.status is Status.SKIP for f in items):
             continue
-        console.print(f"\n[bold]{escape(area)}[/]")
+        console.print(f"\n[bold]{_text(area)}[/]")
         for finding in items:
             _render_finding(console, finding, verbose)
     if any(verbose or r.status is not Status.SKIP for r in report.smoke):  # no heading over nothing
@@ -97,7 +103,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     plan = report.plan
     if plan.commands or plan.conflicts:
         platform = f"; {_text(plan.platform.describe())}" if plan.platform.name != "local" else ""
-        console.print(f"\n[bold]Fix plan[/] ({plan.installer.kind}{platform}; paste in order):")
+        console.print(f"\n[bold]Fix plan[/] ({_text(plan.installer.kind)}{platform}; paste in order):")
         for command in plan.commands:
             console.print(f"  [cyan]{_text(command)}[/]")
         if plan.cells:
@@ -108,4 +114,4 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
             console.print(f"  [yellow]note:[/] {_text(conflict)}")
         for note in plan.notes:
             console.print(f"  [yellow]note:[/] {_text(note)}")
-        console.print(f"  [dim]then re-run: xladoctor check --python {_text(who)}[/]")
+        console.print(f"  [dim]then re-run: xladoctor check --python {_line(who)}[/]")

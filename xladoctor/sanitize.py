@@ -1,0 +1,82 @@
+"""The one way a string leaves xladoctor: credentials redacted, terminal and CI control sequences stripped.
+
+Every reporter and every snapshot writer goes through `scrub` (one string), `scrub_json` (a JSON document) or
+`json_text` (its text), so nothing read from a log, a variable, a file name or a child's output can move the
+cursor, retitle the window, plant a hyperlink, or carry a credential into a report that is shared.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from xladoctor.redact import redact_entry, redact_text
+
+# ECMA-48 (5th edition) 5.6 and 8.3: a control string (OSC "ESC ]", DCS "ESC P", SOS "ESC X", PM "ESC ^",
+# APC "ESC _", or their 8-bit forms 0x9d 0x90 0x98 0x9e 0x9f) runs to ST ("ESC \" or 0x9c); xterm also ends OSC
+# at BEL. An unterminated one is dropped to the end of its line. Then CSI ("ESC [" or 0x9b), parameter bytes
+# 0x30-0x3f, intermediate bytes 0x20-0x2f, a final byte 0x40-0x7e (5.4); then any other escape sequence
+# (ESC, intermediates, a final byte) and a lone ESC. Each alternative starts on ESC or an 8-bit control and
+# its repetitions stop where their class stops: linear time.
+_SEQUENCE = re.compile(
+    r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+# What is left: C0 controls but tab and newline (CR included: it rewrites the line), DEL, C1 controls, the
+# Unicode bidirectional overrides and isolates that reorder what a terminal shows (CVE-2021-42574), and
+# lone surrogates (undecodable bytes in a variable or file name), which become U+FFFD so output can be encoded.
+_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# XML 1.0 section 2.2 (Char) also excludes U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\ufffe\uffff]")
+
+
+def _character(match: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= match.group() <= "\udfff" else ""
+
+
+def strip_controls(text: str) -> str:
+    """Drop terminal control sequences and control characters; tab and newline stay."""
+    if text.isprintable():  # the common case: no control, format or surrogate character at all
+        return text
+    return _CHARACTER.sub(_character, _SEQUENCE.sub("", text))
+
+
+def scrub(text: str) -> str:
+    """A string ready to print anywhere: controls stripped first (they could split a secret), then redacted."""
+    return redact_text(strip_controls(text))
+
+
+def scrub_entry(key: str, text: str) -> str:
+    """A string read under a JSON key: redacted with the key as context (the value of "password" goes)."""
+    return redact_entry(strip_controls(key), strip_controls(text))
+
+
+def scrub_json(value: Any) -> Any:
+    """Scrub every string inside a JSON-like value, keys included."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, Mapping):
+        return {
+            scrub(str(k)): scrub_entry(str(k), v) if isinstance(v, str) else scrub_json(v) for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [scrub_json(v) for v in value]
+    return value
+
+
+def json_text(value: Any) -> str:
+    """The JSON text of a report or a snapshot, scrubbed: the only JSON writer for output."""
+    return json.dumps(scrub_json(value), indent=2) + "\n"
+
+
+def xml_text(text: str) -> str:
+    """Scrubbed text that XML 1.0 accepts in an element or an attribute."""
+    return _NOT_XML.sub("", scrub(text))
+
+
+def one_line(text: str) -> str:
+    """Scrubbed text for a place that is one line (a file name in a message): a newline shows as `\\n`."""
+    return scrub(text).replace("\n", "\\n").replace("\t", " ")
