@@ -54,9 +54,12 @@ def test_triton_beside_a_cuda_torch_that_declares_none_is_a_warning() -> None:
     assert "-m pip install triton==3.7." in finding.remediation[-1]
 
 
-def _cpu_torch_beside_triton(torch: str, triton: str) -> Callable[[dict[str, Any]], None]:
+def _source_torch_beside_triton(torch: str, triton: str) -> Callable[[dict[str, Any]], None]:
+    """A CUDA build of torch that declares no Triton (a source build), beside a Triton: the matrix is the yardstick."""
+
     def edit(doc: dict[str, Any]) -> None:
         dist(doc, "torch")["version"] = torch
+        dist(doc, "torch")["self_declared"]["values"]["cuda"] = "12.8"
         doc["distributions"].append({**dist(doc, "torch"), "name": "triton", "version": triton, "requires": []})
 
     return edit
@@ -64,21 +67,17 @@ def _cpu_torch_beside_triton(torch: str, triton: str) -> Callable[[dict[str, Any
 
 def test_triton_pairing_prefers_the_release_row_over_the_series() -> None:
     # torch 2.12.0's wheels pin triton==3.7.0 and 2.12.1's pin 3.7.1 (compat_matrix/torch-triton.json)
-    [finding] = diagnose(
-        "real-torch213-xla29", _cpu_torch_beside_triton("2.12.0+cpu", "3.7.0"), "torch-triton-mismatch"
-    )
+    [finding] = diagnose("real-torch213-xla29", _source_torch_beside_triton("2.12.0", "3.7.0"), "torch-triton-mismatch")
     assert (finding.status.value, finding.title, finding.evidence["matrix_row"]["torch"]) == (
         "ok",
-        "triton 3.7.0 matches torch 2.12.0+cpu",
+        "triton 3.7.0 matches torch 2.12.0",
         "2.12.0",
     )
     # a release the matrix does not list falls back to the newest row of its series
-    [finding] = diagnose(
-        "real-torch213-xla29", _cpu_torch_beside_triton("2.12.7+cpu", "3.7.0"), "torch-triton-mismatch"
-    )
+    [finding] = diagnose("real-torch213-xla29", _source_torch_beside_triton("2.12.7", "3.7.0"), "torch-triton-mismatch")
     assert (finding.status.value, finding.title) == (
         "warn",
-        "torch 2.12.7+cpu was released with triton==3.7.1, but triton 3.7.0 is installed",
+        "torch 2.12.7 was released with triton==3.7.1, but triton 3.7.0 is installed",
     )
 
 
