@@ -192,6 +192,43 @@ def test_no_signature_writes_an_installer_command_as_text() -> None:
                 assert not re.search(r"\bpip (install|uninstall)\b|\buv pip\b", step.text), (signature.id, step.text)
 
 
+def test_the_cause_only_names_values_the_real_text_gives() -> None:
+    """A cause's {placeholders} are named groups of its pattern that the real text fills: a cause never shows a hole."""
+    for signature in load_signatures():
+        match = find_signature([EXAMPLES[signature.id]["text"]])
+        assert match is not None
+        named = set(re.findall(r"\{([a-z_]+)\}", signature.cause))
+        assert named <= set(match.groups), (signature.id, named - set(match.groups))
+
+
+# Never harmful: a recursive delete or a driver install is only named in a comment after a look, never pasted as is.
+_HARMFUL = re.compile(r"\brm\s+-\w*[rf]|\.run\b|\b(?:nvidia-driver|cuda-drivers|nvidia-fabricmanager)[-=\w.]*\s*$")
+
+
+def test_no_run_step_deletes_or_installs_a_driver() -> None:
+    for signature in load_signatures():
+        for step in signature.fix.steps:
+            if isinstance(step, Shell):
+                command = step.text.split("#", 1)[0]
+                assert not _HARMFUL.search(command), (signature.id, step.text)
+                if "sudo" in command:  # only to look (lsof, modprobe listings), never to change the system
+                    assert not re.search(r"\b(?:apt|apt-get|yum|dnf|rm|dpkg|sh)\b", command), (signature.id, step.text)
+
+
+def test_roles_are_declared_where_they_matter() -> None:
+    """Start-up noise and wrappers are marked, so a ranking can put every cause before them."""
+    roles = {s.id: s.role for s in load_signatures()}
+    assert roles["inductor-backend-compiler-failed"] == "follow_on"
+    assert roles["xla-duplicate-cuda-factory-registration"] == roles["tf-trt-not-found"] == "benign"
+    assert {s.id for s in load_signatures() if s.benign_when == "no-gpu"} >= {
+        "tf-cuda-runtime-not-loadable",
+        "cuda-no-device-detected",
+        "jax-cuda-version-helper-failed",
+    }
+    # JAX's fallback warning breaks GPU work where there is a GPU: a cause, never benign
+    assert roles["jax-gpu-present-no-cuda-plugin"] == "cause"
+
+
 def test_every_signature_names_its_source() -> None:
     for signature in load_signatures():
         assert "https://" in signature.source, signature.id
