@@ -18,7 +18,7 @@ import pytest
 from xladoctor.explain.hazards import MAX_BOUNDED, hazards
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.scan import WHOLE_LINE
-from xladoctor.matrix.signatures import find_signature, load_signatures
+from xladoctor.matrix.signatures import Match, find_signature, load_signatures
 from xladoctor.remedy.fix import Fix, Shell, UnsetEnv, install
 
 EXAMPLES: dict[str, Any] = json.loads((Path(__file__).parent.parent / "signatures" / "examples.json").read_text())[
@@ -35,10 +35,15 @@ def test_every_signature_has_a_real_text() -> None:
 def test_real_text_matches_and_near_miss_does_not(signature_id: str) -> None:
     example = EXAMPLES[signature_id]
     assert example["seen"], "every text says where it was seen"
-    match = find_signature(["unrelated line", example["text"]])
-    assert match is not None and match.signature.id == signature_id, example["seen"]
-    near = find_signature([example["near_miss"]])
-    assert near is None or near.signature.id != signature_id
+    assert _first_claim(example["text"]) == signature_id, example["seen"]
+    assert _first_claim(example["near_miss"]) != signature_id
+    assert _first_claim("unrelated line") is None
+
+
+def _first_claim(line: str) -> str | None:
+    """The signature a line is read as: the first in bundle order whose pattern it matches (benign ones too,
+    which find_signature never returns as a cause)."""
+    return next((s.id for s in load_signatures() if s.pattern.search(line)), None)
 
 
 @pytest.mark.parametrize("signature_id", IDS)
@@ -190,6 +195,45 @@ def test_no_signature_writes_an_installer_command_as_text() -> None:
         for step in signature.fix.steps:
             if isinstance(step, Shell) and "<" not in step.text:
                 assert not re.search(r"\bpip (install|uninstall)\b|\buv pip\b", step.text), (signature.id, step.text)
+
+
+def test_the_cause_only_names_values_the_real_text_gives() -> None:
+    """A cause's {placeholders} are named groups of its pattern that the real text fills: a cause never shows a hole."""
+    for signature in load_signatures():
+        text = EXAMPLES[signature.id]["text"]
+        hit = signature.pattern.search(text)
+        assert hit is not None
+        match = Match.of(signature, text, hit)
+        named = set(re.findall(r"\{([a-z_]+)\}", signature.cause))
+        assert named <= set(match.groups), (signature.id, named - set(match.groups))
+
+
+# Never harmful: a recursive delete or a driver install is only named in a comment after a look, never pasted as is.
+_HARMFUL = re.compile(r"\brm\s+-\w*[rf]|\.run\b|\b(?:nvidia-driver|cuda-drivers|nvidia-fabricmanager)[-=\w.]*\s*$")
+
+
+def test_no_run_step_deletes_or_installs_a_driver() -> None:
+    for signature in load_signatures():
+        for step in signature.fix.steps:
+            if isinstance(step, Shell):
+                command = step.text.split("#", 1)[0]
+                assert not _HARMFUL.search(command), (signature.id, step.text)
+                if "sudo" in command:  # only to look (lsof, modprobe listings), never to change the system
+                    assert not re.search(r"\b(?:apt|apt-get|yum|dnf|rm|dpkg|sh)\b", command), (signature.id, step.text)
+
+
+def test_roles_are_declared_where_they_matter() -> None:
+    """Start-up noise and wrappers are marked, so a ranking can put every cause before them."""
+    roles = {s.id: s.role for s in load_signatures()}
+    assert roles["inductor-backend-compiler-failed"] == "follow_on"
+    assert roles["xla-duplicate-cuda-factory-registration"] == roles["tf-trt-not-found"] == "benign"
+    assert {s.id for s in load_signatures() if s.benign_when == "no-gpu"} >= {
+        "tf-cuda-runtime-not-loadable",
+        "cuda-no-device-detected",
+        "jax-cuda-version-helper-failed",
+    }
+    # JAX's fallback warning breaks GPU work where there is a GPU: a cause, never benign
+    assert roles["jax-gpu-present-no-cuda-plugin"] == "cause"
 
 
 def test_every_signature_names_its_source() -> None:
