@@ -49,6 +49,28 @@ def run_cli(
     )
 
 
+# Runs xladoctor and, as it ends, writes the peak RSS of its own address space (VmHWM) to stderr's last line.
+# ru_maxrss from wait4() is no measure here: Linux carries the parent's high-water mark across the
+# vfork+exec that subprocess uses, so a child of a grown pytest process reports pytest's size.
+_PEAK_WRAPPER = """
+import runpy, sys
+sys.argv = ["xladoctor", *sys.argv[1:]]
+try:
+    runpy.run_module("xladoctor", run_name="__main__", alter_sys=True)
+finally:
+    peak = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    sys.stderr.write("\\nVMHWM_KIB=" + peak + "\\n")
+"""
+
+
+def run_cli_peak_kib(*args: str) -> tuple[int, bytes, int]:
+    """`xladoctor ARGS` in a child process: (exit code, stdout bytes, the child's own peak RSS in KiB)."""
+    proc = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, *args], capture_output=True, timeout=600)
+    marker = proc.stderr.rsplit(b"VMHWM_KIB=", 1)
+    assert len(marker) == 2, proc.stderr[-2000:]
+    return proc.returncode, proc.stdout, int(marker[1].split()[0])
+
+
 def load_json(path: Path) -> Any:
     return json.loads(path.read_text())
 

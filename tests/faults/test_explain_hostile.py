@@ -10,12 +10,11 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
+
+from conftest import run_cli_peak_kib
 
 from xladoctor.explain.engine import explain_stream
 from xladoctor.explain.scan import CHUNK_BYTES, WHOLE_LINE
@@ -78,18 +77,11 @@ def test_one_line_of_64_mib_is_read_in_bounded_memory(tmp_path: Path) -> None:
             out.write(b"y " * (CHUNK_BYTES // 2))
             if i == 32:
                 out.write(XLAC.encode())
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xladoctor", "explain", str(log), "--no-facts", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    out = proc.stdout.read() if proc.stdout else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 1
+    returncode, out, peak_kib = run_cli_peak_kib("explain", str(log), "--no-facts", "--json")
+    assert returncode == 1
     document = json.loads(out)
     assert document["input"]["lines"] == 1
     assert [(m["id"], m["count"], [e["line"] for e in m["evidence"]]) for m in document["matches"]] == [
         ("torch-xla-undefined-symbol", 1, [1])
     ]
-    assert usage.ru_maxrss < 100 * 1024  # KiB: a 64 MiB line must not be held in memory
+    assert peak_kib < 100 * 1024  # KiB: a 64 MiB line must not be held in memory

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
-from conftest import run_cli
+from conftest import run_cli, run_cli_peak_kib
 
 from xladoctor.explain.engine import explain_stream
 from xladoctor.explain.scan import CHUNK_BYTES, MAX_LINE_BYTES, ChunkReader, scan
@@ -150,14 +148,7 @@ def test_memory_stays_bounded_on_a_large_log(tmp_path: Path) -> None:
         for _ in range(64):  # 64 MiB
             out.write(line * ((1 << 20) // len(line)))
         out.write(XLAC.encode() + b"\n")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xladoctor", "explain", str(log), "--no-facts", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    out = proc.stdout.read() if proc.stdout else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 1
+    returncode, out, peak_kib = run_cli_peak_kib("explain", str(log), "--no-facts", "--json")
+    assert returncode == 1
     assert [m["id"] for m in json.loads(out)["matches"]] == ["torch-xla-undefined-symbol"]
-    assert usage.ru_maxrss < 100 * 1024  # KiB: a 64 MiB log must not be held in memory
+    assert peak_kib < 100 * 1024  # KiB: a 64 MiB log must not be held in memory
