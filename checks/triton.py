@@ -7,6 +7,8 @@ matrix, which only speaks for builds that declare nothing (CPU wheels, source bu
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,11 +22,11 @@ from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
-from xladoctor.facts.system import Gpu
+from xladoctor.facts.system import Gpu, LibraryFacts
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Skip, Status
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import export, install, reinstall_exactly, unset
+from xladoctor.remedy.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 
 check = area("triton")
 
@@ -211,3 +213,117 @@ def triton_ptxas(
         return
     state = "present" if bundled and not missing else ("missing, but no GPU needs it" if missing else "not bundled")
     yield Outcome(Status.OK, f"triton {triton.version}: bundled ptxas {state}", evidence=evidence)
+
+
+# Triton builds a small C launcher per kernel signature and links it against the driver. Up to 3.5 it links with
+# `-lcuda` (triton/backends/nvidia/driver.py: `libraries = ['cuda']`; 2.x: common/build.py), which needs the
+# unversioned libcuda.so beside the libcuda.so.1 that ldconfig lists, or in TRITON_LIBCUDA_PATH (read from 2.2).
+# 3.6 links `-l:libcuda.so.1` (`libraries = ['libcuda.so.1']`), which every driver install has. Read from the
+# wheels' own files on PyPI (triton 2.2.0, 2.3.1, 3.1.0-3.5.1, 3.6.0).
+LINKS_VERSIONED_LIBCUDA = Version("3.6")
+READS_TRITON_LIBCUDA_PATH = Version("2.2")
+# Where GNU ld looks for -lcuda besides Triton's -L folders: its SEARCH_DIRs (`ld --verbose`, binutils on Debian
+# x86-64; the aarch64 ones by the same pattern).
+LINKER_DEFAULT_FOLDERS = tuple(
+    f"{root}{leaf}"
+    for root in ("/lib", "/usr/lib", "/usr/local/lib")
+    for leaf in ("", "64", "/x86_64-linux-gnu", "/aarch64-linux-gnu")
+)
+TRITON_DRIVER = "https://github.com/triton-lang/triton/blob/v3.5.0/third_party/nvidia/backend/driver.py"
+LCUDA_REPORT = "https://github.com/triton-lang/triton/pull/1981"  # "libcuda.so.1 ... not linked to libcuda.so"
+VERSIONED_LINK = "https://github.com/triton-lang/triton/pull/8668"  # 3.6 links libcuda.so.1
+
+
+def _libcuda_folders(libraries: LibraryFacts) -> tuple[list[str], list[str]]:
+    """Where Triton looks (the folders of ldconfig's libcuda.so.1, else LD_LIBRARY_PATH's) and where libcuda.so is."""
+    so1 = [os.path.dirname(p) for p in libraries.ldconfig.get("libcuda.so.1", ())]
+    if not so1:
+        so1 = [e.entry for e in libraries.ld_library_path if "libcuda.so.1" in e.libraries]
+    unversioned = [os.path.dirname(p) for p in libraries.ldconfig.get("libcuda.so", ())]
+    unversioned += [e.entry for e in libraries.ld_library_path if "libcuda.so" in e.libraries]
+    return so1, unversioned
+
+
+def _own_folder(facts: Facts) -> str | None:
+    """A folder of the user's own for the link: under a writable HOME, else in a local writable temp folder."""
+    caches = facts.system.compile_caches if facts.system is not None else None
+    if caches is None:
+        return None
+    if caches.home and caches.home_writable:
+        return f"{caches.home.rstrip('/')}/.local/lib/triton-libcuda"
+    if caches.local_base:
+        return f"{caches.local_base.rstrip('/')}/triton-libcuda-{caches.user or 'user'}"
+    return None
+
+
+def _link_folder(facts: Facts, folder: str, version: Version) -> Fix:
+    """libcuda.so pointing at the driver's libcuda.so.1, in a folder named to Triton (beside the driver before 2.2)."""
+    target = shlex.quote(f"{folder.rstrip('/')}/libcuda.so.1")
+    own = _own_folder(facts)
+    if version < READS_TRITON_LIBCUDA_PATH or own is None:
+        return Fix((Shell(f"sudo ln -s {target} {shlex.quote(folder.rstrip('/') + '/libcuda.so')}"),))
+    return Fix(
+        (
+            Shell(f"mkdir -p {shlex.quote(own)} && ln -sf {target} {shlex.quote(own + '/libcuda.so')}"),
+            SetEnv("TRITON_LIBCUDA_PATH", own, note="Triton then links against this folder's libcuda.so"),
+        )
+    )
+
+
+@check("triton-libcuda-link", "libcuda.so for Triton's kernel launchers")
+def triton_libcuda_link(
+    facts: Facts, triton: Distribution, gpus: tuple[Gpu, ...], libraries: LibraryFacts
+) -> Iterator[Outcome]:
+    """Triton before 3.6 links its launchers with -lcuda: without an unversioned libcuda.so the first kernel fails."""
+    if not gpus:
+        raise Skip("there is no NVIDIA GPU, so Triton builds no CUDA launcher here")
+    try:
+        version = Version(base_version(triton.version))
+    except ValueError:
+        raise Skip(f"the triton version {triton.version!r} cannot be read") from None
+    so1, unversioned = _libcuda_folders(libraries)
+    override = facts.env.get("TRITON_LIBCUDA_PATH") if version >= READS_TRITON_LIBCUDA_PATH else None
+    override_entry = next(iter(libraries.triton_libcuda_path), None)
+    evidence: dict[str, Any] = {
+        "triton": triton.version,
+        "libcuda.so.1": so1,
+        "libcuda.so": unversioned,
+        "TRITON_LIBCUDA_PATH": override,
+    }
+    if version >= LINKS_VERSIONED_LIBCUDA:
+        yield Outcome(Status.OK, f"triton {triton.version} links libcuda.so.1 itself", evidence=evidence)
+        return
+    if override:
+        found = override_entry is not None and "libcuda.so" in override_entry.libraries
+        evidence["TRITON_LIBCUDA_PATH holds libcuda.so"] = found
+        if found:
+            yield Outcome(
+                Status.OK, f"Triton links against {override}/libcuda.so (TRITON_LIBCUDA_PATH)", evidence=evidence
+            )
+            return
+        target = so1[0] if so1 else None
+        yield Outcome(
+            Status.FAIL,
+            f"TRITON_LIBCUDA_PATH={override} holds no libcuda.so",
+            detail="Triton passes only this folder to the linker, so every kernel launcher fails to link "
+            "('cannot find -lcuda'): torch.compile on the GPU and every Triton kernel fail on first use.",
+            evidence=evidence,
+            fix=_link_folder(facts, target, version) if target else unset("TRITON_LIBCUDA_PATH"),
+            refs=(TRITON_DRIVER, LCUDA_REPORT, VERSIONED_LINK),
+        )
+        return
+    if not so1:
+        raise Skip("ldconfig lists no libcuda.so.1: the driver checks judge a driver that is missing", evidence)
+    if set(unversioned) & {*so1, *LINKER_DEFAULT_FOLDERS}:
+        yield Outcome(Status.OK, f"libcuda.so is there for triton {triton.version} to link against", evidence=evidence)
+        return
+    yield Outcome(
+        Status.WARN,
+        f"No unversioned libcuda.so beside {so1[0]}/libcuda.so.1: triton {triton.version} cannot link its launchers",
+        detail="Triton before 3.6 links each kernel launcher with -lcuda, which needs libcuda.so; a driver mounted "
+        "into a container, WSL or NixOS often brings only libcuda.so.1. The first Triton kernel (torch.compile on "
+        "the GPU included) then fails with 'cannot find -lcuda' or 'libcuda.so cannot found!'.",
+        evidence=evidence,
+        fix=_link_folder(facts, so1[0], version),
+        refs=(TRITON_DRIVER, LCUDA_REPORT, VERSIONED_LINK),
+    )

@@ -737,6 +737,15 @@ def with_host(system: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def with_ldconfig(entries: dict[str, list[str]]) -> Callable[[dict[str, Any]], None]:
+    """More libraries in ldconfig's cache, as `ldconfig -p` lists them."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        doc["system"]["libraries"]["ldconfig"].update(entries)
+
+    return edit
+
+
 COLAB_SITE = "/usr/local/lib/python3.12/dist-packages"
 SYSTEM = dict(executable="/usr/bin/python3", prefix="/usr", base_prefix="/usr", env_kind="system", pyvenv_cfg=None)
 
@@ -1095,6 +1104,26 @@ SCENARIOS: list[Scenario] = [
                     ),
                 )
             ),
+        ),
+    ),
+    Scenario(
+        "container-libcuda-so1-only",
+        "A docker container on an A100 whose driver libraries were bind-mounted by hand (`-v "
+        ".../libcuda.so.1:/usr/local/nvidia/lib64/libcuda.so.1`, as in unsloth#679): torch 2.9.0 runs eager, but "
+        "its triton 3.5.0 links every kernel launcher with -lcuda and finds no unversioned libcuda.so",
+        ("torch==2.9.0",),
+        edit=both(
+            torch_build("2.9.0+cu128", "12.8"),
+            with_host(
+                host(
+                    "570.124.06",
+                    (("NVIDIA A100-SXM4-80GB", "8.0", 81920),),
+                    container="docker",
+                    ld_library_path="/usr/local/nvidia/lib64",
+                    ld_libs={"/usr/local/nvidia/lib64": ["libcuda.so.1", "libcuda.so.570.124.06"]},
+                )
+            ),
+            with_ldconfig({"libcuda.so.1": ["/usr/local/nvidia/lib64/libcuda.so.1"]}),
         ),
     ),
     Scenario(

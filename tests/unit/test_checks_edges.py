@@ -685,3 +685,67 @@ def test_tensorflow_build_info_names_its_update() -> None:
         "Driver 555.42.02 is older than CUDA 12.5 Update 1 wants (555.42.06); conda cuda-cudart runs on it only "
         "through minor version compatibility",
     )
+
+
+def _triton_on_h200(version: str, drop_unversioned: bool = False, override: str | None = None):
+    """The real H200 container's facts with another Triton, without its libcuda.so, or with TRITON_LIBCUDA_PATH."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        dist(doc, "triton")["version"] = version
+        libraries = doc["system"]["libraries"]
+        if drop_unversioned:
+            del libraries["ldconfig"]["libcuda.so"]
+            for entry in libraries["ld_library_path"]:
+                entry["libraries"] = [n for n in entry["libraries"] if n != "libcuda.so"]
+        if override is not None:
+            doc["env"]["TRITON_LIBCUDA_PATH"] = override
+            libraries["triton_libcuda_path"] = [{"entry": override, "exists": True, "libraries": ["libcuda.so.1"]}]
+
+    return edit
+
+
+def test_triton_before_3_6_links_the_libcuda_so_beside_the_driver() -> None:
+    [finding] = diagnose("real-gpu-h200", _triton_on_h200("3.5.0"), "triton-libcuda-link")
+    assert (finding.status.value, finding.title) == ("ok", "libcuda.so is there for triton 3.5.0 to link against")
+
+
+def test_triton_before_3_6_without_an_unversioned_libcuda_so_warns_with_a_folder_of_the_users_own() -> None:
+    # triton 3.5's driver.py links with -lcuda; a driver bind-mounted by hand brings only libcuda.so.1
+    [finding] = diagnose("container-libcuda-so1-only", lambda d: None, "triton-libcuda-link")
+    assert (finding.status.value, finding.title) == (
+        "warn",
+        "No unversioned libcuda.so beside /usr/local/nvidia/lib64/libcuda.so.1: triton 3.5.0 cannot link its launchers",
+    )
+    assert finding.remediation == (
+        "mkdir -p /root/.local/lib/triton-libcuda && ln -sf /usr/local/nvidia/lib64/libcuda.so.1 "
+        "/root/.local/lib/triton-libcuda/libcuda.so",
+        "export TRITON_LIBCUDA_PATH=/root/.local/lib/triton-libcuda"
+        "  # Triton then links against this folder's libcuda.so",
+    )
+
+
+def test_without_a_folder_of_the_users_own_the_link_goes_beside_the_driver() -> None:
+    # the H200 snapshot predates the compile-cache probe, so no writable HOME is known
+    [finding] = diagnose("real-gpu-h200", _triton_on_h200("3.5.0", drop_unversioned=True), "triton-libcuda-link")
+    assert finding.status.value == "warn"
+    assert finding.remediation == (
+        "sudo ln -s /usr/local/nvidia/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so",
+    )
+
+
+def test_triton_3_6_links_libcuda_so_1_and_needs_no_unversioned_link() -> None:
+    [finding] = diagnose("real-gpu-h200", _triton_on_h200("3.6.0", drop_unversioned=True), "triton-libcuda-link")
+    assert (finding.status.value, finding.title) == ("ok", "triton 3.6.0 links libcuda.so.1 itself")
+
+
+def test_a_triton_libcuda_path_without_libcuda_so_fails() -> None:
+    [finding] = diagnose("real-gpu-h200", _triton_on_h200("3.4.0", override="/opt/driver"), "triton-libcuda-link")
+    assert (finding.status.value, finding.title) == ("fail", "TRITON_LIBCUDA_PATH=/opt/driver holds no libcuda.so")
+
+
+def test_triton_before_2_2_reads_no_triton_libcuda_path_so_the_link_goes_beside_the_driver() -> None:
+    [finding] = diagnose("real-gpu-h200", _triton_on_h200("2.1.0", drop_unversioned=True), "triton-libcuda-link")
+    assert finding.status.value == "warn"
+    assert finding.remediation == (
+        "sudo ln -s /usr/local/nvidia/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so",
+    )

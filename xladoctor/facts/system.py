@@ -74,6 +74,7 @@ class LibraryFacts:
     glibc: str | None = None
     glibcxx: str | None = None
     ld_library_path: tuple[LibraryPathEntry, ...] = ()
+    triton_libcuda_path: tuple[LibraryPathEntry, ...] = ()  # TRITON_LIBCUDA_PATH's folder, read like one entry
 
 
 @dataclass(frozen=True)

@@ -72,4 +72,5 @@ def probe_libraries(env: Mapping[str, str], timeout_s: float) -> dict[str, Any]:
     if stdcxx:
         facts["glibcxx"] = newest_glibcxx(stdcxx[0])
     facts["ld_library_path"] = ld_library_path_entries(env.get("LD_LIBRARY_PATH"))
+    facts["triton_libcuda_path"] = ld_library_path_entries(env.get("TRITON_LIBCUDA_PATH"))[:1]
     return facts
