@@ -47,10 +47,11 @@ def test_a_mebibyte_of_the_worst_lines_takes_well_under_a_few_seconds() -> None:
     bench = _bench()
     lines = bench.short_lines() + bench.long_lines(size=WHOLE_LINE + 1000)
     data = ("\n".join(lines) + "\n").encode()
-    assert 1 << 20 <= len(data) < 2 << 20
+    mebibytes = len(data) / (1 << 20)  # grows with the number of signatures (2.5 MiB for 137)
+    assert mebibytes >= 1
     explanation, seconds = _timed("hostile.log", data)
     assert explanation.lines == len(lines)
-    assert seconds < SECONDS, f"{seconds:.1f} s for {len(data) / (1 << 20):.1f} MiB"
+    assert seconds < SECONDS * mebibytes, f"{seconds:.1f} s for {mebibytes:.1f} MiB"
 
 
 def test_the_same_lines_in_a_notebook_saved_on_one_line() -> None:

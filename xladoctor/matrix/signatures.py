@@ -30,7 +30,7 @@ _FIELDS = {"id", "category", "pattern", "cause", "fix", "source"}
 _OPTIONAL = {"role", "benign_when"}
 ROLES = ("cause", "follow_on", "benign")
 BENIGN_WHEN = ("no-gpu",)
-# One object per step of a fix; its kind is the one key of these it has (see compat_matrix/signatures/README.md).
+# One object per step of a fix; its kind is the one key of these it has (CONTRIBUTING.md, "Add a failure signature").
 _STEP_KINDS = {"install", "uninstall", "set_env", "unset_env", "run"}
 _STEP_OPTIONS = {"index_url", "reinstall", "no_deps", "upgrade", "note"}
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
