@@ -13,5 +13,13 @@ class UsageError(ValueError):
     """Bad usage or bad input: one line for a person, exit code 2."""
 
 
+class CommandNotRunnable(UsageError):
+    """A command given to run (profile's CMD) does not exist or cannot be executed: the shell's 127 or 126."""
+
+    def __init__(self, message: str, exit_status: int) -> None:
+        super().__init__(message)
+        self.exit_status = exit_status
+
+
 class InternalError(RuntimeError):
     """A bug in xladoctor, not in the user's environment or input: exit code 3."""

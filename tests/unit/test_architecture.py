@@ -20,11 +20,15 @@ RANKS = {
     "checks": 5,
     "explain": 6,
     "fleet": 6,
+    "profile": 6,
     "reporters": 7,
     "api": 8,  # xladoctor.api, xladoctor.magic: the notebook front ends
     "cli": 9,
 }
-STAGES = {"probes", "facts", "matrix", "diagnosis", "remedy", "smoke", "explain", "fleet", "reporters", "cli"}
+STAGES = {
+    *("probes", "facts", "matrix", "diagnosis", "remedy", "smoke"),
+    *("explain", "fleet", "profile", "reporters", "cli"),
+}
 CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "findings"}
 
 

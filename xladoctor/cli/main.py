@@ -13,13 +13,13 @@ import typer
 
 from xladoctor import proc
 from xladoctor.cli.app import app
-from xladoctor.errors import InternalError, UsageError
+from xladoctor.errors import CommandNotRunnable, InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
 from xladoctor.matrix import MatrixError
 from xladoctor.sanitize import one_line
 
 # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`; the order is the one --help lists.
-COMMANDS = ("check", "gate", "explain", "snapshot", "compare", "matrix", "schema")
+COMMANDS = ("check", "gate", "explain", "profile", "snapshot", "compare", "matrix", "schema")
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}
 
@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         what = f"; stopped {', '.join(stop.stopped)}" if stop.stopped else ""
         _error(f"interrupted by {name}{what}; every child process was stopped and its temporary files removed")
         return 128 + stop.signum
+    except CommandNotRunnable as exc:  # profile's CMD: 127 not found, 126 not executable, as a shell says
+        _error(str(exc))
+        return exc.exit_status
     except UsageError as exc:
         _error(str(exc))
         return int(ExitCode.USAGE)

@@ -18,7 +18,7 @@ def schema(
         str,
         typer.Argument(
             help="`report` (xladoctor check --json), `explain` (xladoctor explain --json) or `compare` "
-            "(xladoctor compare --json)."
+            "(xladoctor compare --json) or `profile` (xladoctor profile --format json)."
         ),
     ] = "report",
 ) -> None:
@@ -35,6 +35,10 @@ def schema(
         from xladoctor.reporters.compare_report import compare_schema
 
         document = compare_schema()
+    elif which == "profile":
+        from xladoctor.reporters.profile_report import profile_schema
+
+        document = profile_schema()
     else:
-        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare")
+        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare, profile")
     sys.stdout.write(json.dumps(document, indent=2) + "\n")

@@ -1,0 +1,113 @@
+"""From the records of every process to one report: each framework's detectors, merged across ranks.
+
+A detector is a pure function of one process's records returning Observations; the same problem at the same
+place in several ranks becomes one finding that names them all. Nothing here starts a process or reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
+from xladoctor.profile.analysis.timeline import steps_of
+from xladoctor.profile.launch import RunOutcome
+from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport
+
+Detector = Callable[[ProcessRecord], list[Observation]]
+DETECTORS: tuple[Detector, ...] = (
+    *xla.DETECTORS,
+    *dynamo.DETECTORS,
+    *tensorflow.DETECTORS,
+    *jax.DETECTORS,
+    program.hook_errors,
+)
+# Steps listed per finding (the JSON keeps them all up to this; the text shows fewer).
+MAX_STEPS_LISTED = 1000
+
+
+def is_worker(record: ProcessRecord) -> bool:
+    """A process that ran framework work; the others (torchrun's agent, compile workers) are helpers."""
+    return bool(record.of_kind("step")) or any(
+        k not in ("framework", "exit", "hook_error", "truncated") for k in {str(e.get("kind")) for e in record.events}
+    )
+
+
+def merge(observed: Iterable[tuple[ProcessRecord, Observation]]) -> list[ProfileFinding]:
+    """One finding per problem and place, naming every rank that had it, worst first."""
+    groups: dict[tuple[str, str, int | None, str], list[tuple[ProcessRecord, Observation]]] = {}
+    for record, observation in observed:
+        groups.setdefault(observation.key, []).append((record, observation))
+    findings = []
+    for group in groups.values():
+        first = group[0][1]
+        status = min((o.status for _, o in group), key=lambda s: SEVERITY[s])
+        steps = sorted({s for _, o in group for s in o.steps})[:MAX_STEPS_LISTED]
+        ranks = tuple(dict.fromkeys(r.label for r, _ in group))
+        evidence = dict(first.evidence)
+        if len(group) > 1:
+            evidence["per_process"] = {r.label: o.count for r, o in group}
+        finding = Finding(
+            id=first.id,
+            area=first.area,
+            status=status,
+            title=first.title,
+            detail=first.detail,
+            evidence=evidence,
+            remediation=first.remediation,
+            refs=first.refs,
+        )
+        count = sum(o.count for _, o in group)
+        findings.append(ProfileFinding(finding, first.location, count, tuple(steps), ranks, first.code_fix))
+    return sorted(findings, key=lambda f: (SEVERITY[f.finding.status], f.finding.area, f.finding.id))
+
+
+def summarize(record: ProcessRecord) -> ProcessSummary:
+    return ProcessSummary(
+        label=record.label,
+        pid=record.pid,
+        argv=record.argv,
+        frameworks=record.frameworks,
+        steps=tuple(steps_of(record)),
+        exited=record.exited,
+        truncated=record.truncated,
+    )
+
+
+def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrupted: bool = False) -> ProfileReport:
+    workers = sorted(
+        (r for r in records if is_worker(r)), key=lambda r: (r.rank if r.rank is not None else 1 << 30, r.pid)
+    )
+    observed = [(r, o) for r in workers for detect in DETECTORS for o in detect(r)]
+    findings = merge(observed)
+    findings.insert(0, program.program_exit(outcome, workers))
+    if not workers:
+        findings.append(program.nothing_observed(records))
+    cwd = next((r.cwd for r in records if r.cwd), None)
+    notes = program.notes(workers)
+    return ProfileReport(
+        command=outcome.argv,
+        exit_status=outcome.exit_status,
+        ended=outcome.describe(),
+        duration_s=outcome.duration_s,
+        cwd=cwd,
+        findings=tuple(sorted(findings, key=lambda f: SEVERITY[f.finding.status])),
+        processes=tuple(summarize(r) for r in workers),
+        helpers=len(records) - len(workers),
+        interrupted=interrupted,
+        notes=notes,
+    )
+
+
+def exit_status(report: ProfileReport, strict: bool = False) -> int:
+    """The program's own failure first (its status, passed through); then 1 for a failed (or, --strict, warned)
+    finding; else 0. README: "Profiling your own script"."""
+    if report.exit_status != 0:
+        return report.exit_status
+    if report.count(Status.FAIL):
+        return 1
+    if report.count(Status.ERROR):
+        return 3  # a hook of xladoctor's failed: its own bug, as `check` says of a check that raised
+    if strict and report.count(Status.WARN):
+        return 1
+    return 0

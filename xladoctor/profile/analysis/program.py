@@ -1,0 +1,91 @@
+"""The program itself: how it ended, whether any framework work was seen, and the hooks' own trouble."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from xladoctor.findings import Finding, Status
+from xladoctor.profile.launch import RunOutcome
+from xladoctor.profile.model import Observation, ProcessRecord, ProfileFinding
+
+AREA = "program"
+
+
+def _command(argv: Sequence[str]) -> str:
+    return shlex.join(argv)
+
+
+def program_exit(outcome: RunOutcome, workers: Sequence[ProcessRecord]) -> ProfileFinding:
+    """The program's own exit status, always the first finding: a failure of the program stays visible."""
+    command = _command(outcome.argv)
+    unfinished = [r.label for r in workers if not r.exited]
+    evidence = {"exit_status": outcome.exit_status, "duration_s": round(outcome.duration_s, 3), "command": command}
+    if outcome.signals_received:
+        evidence["signals_received"] = list(outcome.signals_received)
+    if outcome.returncode == 0 and not unfinished:
+        title = f"{command} exited with status 0 after {outcome.duration_s:.1f} s"
+        finding = Finding("program-exit", AREA, Status.OK, title, evidence=evidence)
+    else:
+        title = f"{command} {outcome.describe()} after {outcome.duration_s:.1f} s"
+        detail = "The findings below are what the processes recorded before that: a partial report."
+        if unfinished:
+            detail += f" Processes that never reached their exit (crashed or killed): {', '.join(unfinished)}."
+            evidence["unfinished"] = unfinished
+        if outcome.signals_received:
+            detail += f" xladoctor received {', '.join(outcome.signals_received)} and passed it on to the program."
+        finding = Finding("program-exit", AREA, Status.FAIL, title, detail=detail, evidence=evidence)
+    return ProfileFinding(finding, None, 1, (), tuple(r.label for r in workers) or ("pid ?",))
+
+
+def nothing_observed(records: Sequence[ProcessRecord]) -> ProfileFinding:
+    """No process used torch, torch_xla, TensorFlow or JAX: nothing to judge, said plainly (not a pass)."""
+    if records:
+        reason = (
+            f"{len(records)} Python process{'es' if len(records) != 1 else ''} ran, but none used torch, torch_xla, "
+            "TensorFlow or JAX"
+        )
+    else:
+        reason = (
+            "no Python process of the program loaded the hooks (the command is not Python, or it runs Python "
+            "with -S, -I or -E, which skip sitecustomize or PYTHONPATH)"
+        )
+    finding = Finding(
+        "profile-nothing-observed",
+        AREA,
+        Status.SKIP,
+        "Nothing to judge: no framework work was seen",
+        detail=f"Skipped because {reason}.",
+        evidence={"python_processes": len(records)},
+    )
+    return ProfileFinding(finding, None, 0, (), ())
+
+
+def hook_errors(record: ProcessRecord) -> list[Observation]:
+    """A hook that failed inside the program (an API a new framework release moved): said, never hidden."""
+    seen: dict[str, str] = {}
+    for event in record.of_kind("hook_error"):
+        where, error = str(event.get("where", "?")), str(event.get("error", "?"))
+        seen.setdefault(where, error)
+    return [
+        Observation(
+            "profile-hook-error",
+            AREA,
+            Status.ERROR,
+            f"xladoctor could not watch {where}",
+            detail=f"{error}. What this hook reports is missing from this profile; the program itself was not "
+            "affected. Please report it with the framework versions.",
+            evidence={"hook": where, "error": error},
+        )
+        for where, error in seen.items()
+    ]
+
+
+def notes(workers: Sequence[ProcessRecord]) -> tuple[str, ...]:
+    found = []
+    for record in workers:
+        if record.truncated:
+            found.append(f"{record.label} recorded more than 64 MiB of events; the rest was not recorded")
+        if record.malformed_lines:
+            found.append(f"{record.label}: {record.malformed_lines} unreadable record line(s) were skipped")
+    return tuple(found)

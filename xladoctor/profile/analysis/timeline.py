@@ -1,0 +1,62 @@
+"""The per-step timeline of one process: wall time, compiles, executions, transfers, graph breaks, recompiles."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from xladoctor.profile.model import ProcessRecord, Step
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def _fallbacks(value: object) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): int(_number(v)) for k, v in value.items() if _number(v) > 0}
+
+
+def _per_step(record: ProcessRecord, kind: str) -> Counter[int]:
+    counted: Counter[int] = Counter()
+    for event in record.of_kind(kind):
+        step = event.get("step")
+        if isinstance(step, int):
+            counted[step] += 1
+    for event in record.of_kind("count"):  # occurrences beyond the first ones recorded: one per step listed
+        if event.get("of") == kind and isinstance(event.get("steps"), list):
+            counted.update(s for s in event["steps"] if isinstance(s, int))
+    return counted
+
+
+def steps_of(record: ProcessRecord) -> list[Step]:
+    """Each step a boundary ended (torch_xla.sync(), an optimizer step), in order."""
+    boundaries = record.of_kind("step")
+    breaks, recompiles = _per_step(record, "graph_break"), _per_step(record, "recompile")
+    starts = [e for e in record.events if e.get("kind") == "steps_begin"]
+    previous = _number(starts[0].get("t")) if starts else None
+    steps = []
+    for event in boundaries:
+        index = event.get("index")
+        if not isinstance(index, int):
+            continue
+        t = _number(event.get("t"))
+        xla: Mapping[str, Any] = event.get("xla") if isinstance(event.get("xla"), Mapping) else {}  # type: ignore[assignment]
+        steps.append(
+            Step(
+                index=index,
+                source=str(event.get("source", "")),
+                wall_s=round(t - previous, 6) if previous is not None else None,
+                compiles=int(_number(xla.get("compiles"))) + int(_number(event.get("dynamo_compiles"))),
+                executions=int(_number(xla.get("executions"))),
+                transfers=int(_number(xla.get("transfers"))),
+                compile_s=_number(xla.get("compile_s")) + _number(event.get("dynamo_compile_s")),
+                graph_breaks=breaks.get(index, 0),
+                recompiles=recompiles.get(index, 0),
+                fallbacks=_fallbacks(xla.get("fallbacks")),
+            )
+        )
+        previous = t
+    return steps
