@@ -1,9 +1,154 @@
-"""Detectors for xla (work in progress)."""
+"""torch_xla: recompilation after the first steps, host syncs inside the step (.item(), .cpu(), print), ops that
+fall back to the CPU, and a loop that never ends its step (the graph grows until something reads it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from xladoctor.profile.model import Observation, ProcessRecord
+from xladoctor.findings import Status
+from xladoctor.profile.model import Location, Observation, ProcessRecord
 
-DETECTORS: tuple[Callable[[ProcessRecord], list[Observation]], ...] = ()
+AREA = "torch-xla"
+TROUBLESHOOT = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/troubleshoot.md"
+DYNAMIC_SHAPES = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/dynamic_shape.md"
+# A healthy loop compiles in its first two steps (the state before the first step differs from the one after:
+# measured on torch_xla 2.9, a compile in step 1 and in step 2, then only cache hits); later compiles are
+# recompilations.
+WARM_UP_STEPS = 2
+# A program that traced this many ops and never ended a step builds one ever-growing graph.
+NO_STEP_TRACED_OPS = 100
+_ITEM = re.compile(r"\.(item|tolist)\(\)")
+_TRANSFER = re.compile(r"\.(cpu|numpy)\(\)|\bprint\(|\bif\b|\bwhile\b|\bbool\(|\bint\(|\bfloat\(")
+HOST_VALUE = "_local_scalar_dense"  # aten::_local_scalar_dense: the CPU op behind .item() (aten_fallback.cpp)
+
+
+def _location(event: Mapping[str, Any]) -> Location | None:
+    return Location.from_record(event.get("location"))
+
+
+def _code(event: Mapping[str, Any]) -> str:
+    where = event.get("location")
+    return str(where.get("code", "")) if isinstance(where, Mapping) else ""
+
+
+def _steps(events: list[Mapping[str, Any]]) -> tuple[int, ...]:
+    return tuple(sorted({s for e in events if isinstance(s := e.get("step"), int)}))
+
+
+def recompilation(record: ProcessRecord) -> list[Observation]:
+    late = [
+        e
+        for e in record.of_kind("xla_compile")
+        if not e.get("early") and isinstance(e.get("step"), int) and e["step"] > WARM_UP_STEPS
+    ]
+    if not late:
+        return []
+    total_steps = len(record.of_kind("step"))
+    steps = _steps(late)
+    hashes = {e.get("graph_hash") for e in late}
+    where = _location(late[0])
+    return [
+        Observation(
+            "xla-recompilation",
+            AREA,
+            Status.WARN,
+            f"torch_xla compiled a new graph in {len(steps)} of the {max(total_steps - WARM_UP_STEPS, 0)} steps "
+            f"after the first {WARM_UP_STEPS}",
+            detail="Each step built a graph torch_xla had not seen ("
+            f"{len(hashes)} distinct graph hashes), and compiling one costs far more than running it. The usual "
+            "causes: an input whose shape changes from step to step (a last partial batch, variable-length "
+            "sequences), a data-dependent op (nonzero, masked_select, unique), or a Python number that torch_xla "
+            "bakes into the graph (a slice bound, an exponent, a clamp limit).",
+            location=where,
+            count=len(late),
+            steps=steps,
+            code_fix=(
+                "pad or bucket inputs to a few fixed shapes (e.g. pad every batch to the longest bucket, "
+                "drop_last=True in the DataLoader)",
+                "keep changing values as tensors on the device: torch.tensor(value, device=device)",
+            ),
+            refs=(TROUBLESHOOT, DYNAMIC_SHAPES),
+            evidence={"compilations": len(late), "graph_hashes": len(hashes), "steps_total": total_steps},
+        )
+    ]
+
+
+def _fallback_ops(record: ProcessRecord) -> dict[int, set[str]]:
+    ops: dict[int, set[str]] = {}
+    for event in record.of_kind("step"):
+        xla, index = event.get("xla"), event.get("index")
+        if isinstance(xla, Mapping) and isinstance(xla.get("fallbacks"), Mapping) and isinstance(index, int):
+            ops[index] = {str(op) for op in xla["fallbacks"] if op != HOST_VALUE}
+    return ops
+
+
+def host_syncs(record: ProcessRecord) -> list[Observation]:
+    """Executions before the step's end, at the user's line: a value read on the host, or a CPU fallback op."""
+    by_line: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    ended = len(record.of_kind("step"))  # reading results after the last step's end is what a program should do
+    for event in record.of_kind("xla_early_execution"):
+        where, step = _location(event), event.get("step")
+        if where is not None and isinstance(step, int) and step <= ended:
+            by_line.setdefault((where.file, where.line), []).append(event)
+    fallbacks = _fallback_ops(record)
+    found = []
+    for events in by_line.values():
+        where, code, steps = _location(events[0]), _code(events[0]).split("  #")[0].strip(), _steps(events)
+        ops = sorted({op for s in steps for op in fallbacks.get(s, set())})
+        if _ITEM.search(code):
+            kind, title = "item", f"`{code}` copies a value to the host inside the step"
+            fix: tuple[str, ...] = (
+                "keep the value on the device and read it after torch_xla.sync(), or every N steps: "
+                "losses.append(loss.detach()) ... then torch.stack(losses).cpu() once",
+            )
+        elif _TRANSFER.search(code) or not ops:
+            kind, title = "transfer", f"`{code}` reads a tensor's value on the host inside the step"
+            fix = ("move prints, .cpu() and Python branches on tensor values after torch_xla.sync(), or log every N "
+                   "steps; branch with torch.where instead of `if tensor:`",)
+        else:
+            kind, title = "fallback", f"`{code}` runs on the CPU: no XLA lowering for {', '.join(ops)}"
+            fix = (f"replace {', '.join(ops)} with ops XLA lowers, or compute it once outside the step loop",)
+        found.append(
+            Observation(
+                "xla-cpu-fallback" if kind == "fallback" else "xla-host-sync",
+                AREA,
+                Status.WARN,
+                title,
+                detail="torch_xla had to run the graph so far before the step's end (its own analysis: \"most "
+                "likely user code trying to access tensor value before torch_xla.sync\"): the device waits for the "
+                "host, and the step is cut into several graphs.",
+                location=where,
+                count=len(events),
+                steps=steps,
+                code_fix=fix,
+                refs=(TROUBLESHOOT,),
+                evidence={"kind": kind, "executions": len(events), **({"ops": ops} if ops else {})},
+            )
+        )
+    return found
+
+
+def no_step(record: ProcessRecord) -> list[Observation]:
+    for event in record.of_kind("xla_exit"):
+        traced = event.get("traced_ops")
+        if event.get("syncs") == 0 and isinstance(traced, int) and traced >= NO_STEP_TRACED_OPS:
+            return [
+                Observation(
+                    "xla-no-step-boundary",
+                    AREA,
+                    Status.WARN,
+                    f"{traced} ops were traced and torch_xla.sync() was never called",
+                    detail="Without a step boundary the lazy graph grows with every iteration until something reads "
+                    "a value, then it is compiled as one huge graph: memory and compile time grow with the loop.",
+                    code_fix=("end each training step with torch_xla.sync() (xm.mark_step() before torch_xla 2.6), or "
+                              "iterate a torch_xla.distributed.parallel_loader.MpDeviceLoader, which does it",),
+                    refs=(TROUBLESHOOT,),
+                    evidence={"traced_ops": traced, "syncs": 0},
+                )
+            ]
+    return []
+
+
+DETECTORS: tuple[Callable[[ProcessRecord], list[Observation]], ...] = (recompilation, host_syncs, no_step)

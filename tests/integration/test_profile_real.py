@@ -1,0 +1,110 @@
+"""`xladoctor profile` on real programs with planted pitfalls, in the real framework venvs: each pitfall found at
+its line with its fix, a healthy program without a warning, a crash still reported with its exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import run_cli
+from envs import python_of
+
+from xladoctor.reporters.profile_report import profile_schema
+
+pytestmark = pytest.mark.integration
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def _profile(env: Path, program: str, tmp_path: Path, extra: dict[str, str] | None = None) -> tuple[Any, Any]:
+    """Run `xladoctor profile --format json -o FILE -- python PROGRAM` with the venv's python first on PATH."""
+    out = tmp_path / "profile.json"
+    variables = {"PATH": f"{python_of(env).parent}{os.pathsep}{os.environ['PATH']}", **(extra or {})}
+    ran = run_cli(
+        "profile",
+        "--format",
+        "json",
+        "-o",
+        str(out),
+        "--",
+        "python",
+        str(PROGRAMS / program),
+        env=variables,
+        timeout=600,
+    )
+    document = json.loads(out.read_text())
+    jsonschema.validate(document, profile_schema())
+    return ran, document
+
+
+def _by_id(document: Any) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    for finding in document["findings"]:
+        found.setdefault(finding["id"], []).append(finding)
+    return found
+
+
+def test_tensorflow_retracing_and_jit_failure_are_found_at_their_lines(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("tensorflow-cpu"), "tf_retrace.py", tmp_path)
+    assert "jit_compile failed as expected" in ran.stdout and "done" in ran.stdout  # its output is untouched
+    assert ran.returncode == 1  # a failed finding: jit_compile cannot compile AsString
+    found = _by_id(document)
+    by_function = {f["evidence"]["function"]: f for f in found["tf-function-retracing"]}
+    assert by_function["scale"]["location"]["line"] == 6 and by_function["scale"]["count"] == 8
+    assert "Python value passed as `factor`" in by_function["scale"]["title"]
+    assert by_function["total"]["location"]["line"] == 11 and "new shape" in by_function["total"]["title"]
+    assert "reduce_retracing=True" in by_function["total"]["code_fix"][0]
+    [jit] = found["tf-jit-compile-unsupported-op"]
+    assert jit["status"] == "fail" and jit["evidence"]["op"] == "AsString" and jit["location"]["line"] == 18
+
+
+def test_tensorflow_autoclustering_that_clusters_nothing_on_the_cpu(real_env, tmp_path: Path) -> None:
+    _, document = _profile(
+        real_env("tensorflow-cpu"), "tf_healthy.py", tmp_path, {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"}
+    )
+    [inactive] = _by_id(document)["tf-autoclustering-inactive"]
+    assert inactive["remediation"] == ["export TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit'"]
+
+
+def test_tensorflow_healthy_loop_gives_no_warning(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("tensorflow-cpu"), "tf_healthy.py", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
+
+
+def test_torch_xla_pitfalls_are_found_at_their_lines(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch29-xla29"), "xla_pitfalls.py", tmp_path, {"PJRT_DEVICE": "CPU"})
+    assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
+    assert "Analysis:" not in ran.stderr  # torch_xla's debug analysis went to our file, not the program's stderr
+    found = _by_id(document)
+    [item] = found["xla-host-sync"]
+    assert item["location"]["line"] == 11 and item["evidence"]["kind"] == "item" and item["steps"] == [1, 2, 3, 4, 5, 6]
+    [fallback] = found["xla-cpu-fallback"]
+    assert fallback["location"]["line"] == 12 and fallback["evidence"]["ops"] == ["histc"]
+    [recompiled] = found["xla-recompilation"]
+    assert recompiled["location"]["line"] == 13 and recompiled["steps"] == [3, 4, 5, 6]
+    [process] = document["processes"]
+    assert [s["index"] for s in process["steps"]] == [1, 2, 3, 4, 5, 6]
+    assert all(s["fallbacks"].get("histc") == 1 for s in process["steps"])
+
+
+def test_torch_xla_healthy_loop_gives_no_warning(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch29-xla29"), "xla_healthy.py", tmp_path, {"PJRT_DEVICE": "CPU"})
+    assert ran.returncode == 0, ran.stderr
+    assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
+    assert len(document["processes"][0]["steps"]) == 8
+
+
+def test_a_crashing_program_gets_a_partial_report_and_its_exit_status(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch29-xla29"), "crash_after_steps.py", tmp_path)
+    assert ran.returncode == 139  # 128 + SIGSEGV, passed through as a shell reports it
+    assert "two steps done" in ran.stdout
+    assert document["partial"] is True and document["exit_status"] == 139
+    exit_finding = document["findings"][0]
+    assert exit_finding["id"] == "program-exit" and exit_finding["status"] == "fail"
+    assert "killed by SIGSEGV" in exit_finding["title"]
+    [process] = document["processes"]
+    assert process["exited"] is False and [s["source"] for s in process["steps"]] == ["optimizer.step()"] * 2
