@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,12 @@ def _profile(env: Path, program: str, tmp_path: Path, extra: dict[str, str] | No
     document = json.loads(out.read_text())
     jsonschema.validate(document, profile_schema())
     return ran, document
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _by_id(document: Any) -> dict[str, list[Any]]:
@@ -108,3 +115,85 @@ def test_a_crashing_program_gets_a_partial_report_and_its_exit_status(real_env, 
     assert "killed by SIGSEGV" in exit_finding["title"]
     [process] = document["processes"]
     assert process["exited"] is False and [s["source"] for s in process["steps"]] == ["optimizer.step()"] * 2
+
+
+def test_torch_compile_pitfalls_are_found_at_their_lines(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch213-xla29"), "compile_pitfalls.py", tmp_path)
+    assert ran.returncode == 1 and "done" in ran.stdout, ran.stderr  # the recompile limit is a failed finding
+    found = _by_id(document)
+    [graph_break] = found["compile-graph-break"]
+    assert graph_break["location"]["line"] == 18 and graph_break["steps"] == [1]
+    assert graph_break["evidence"]["graph_break_type"] == "gb0124"  # torch's own id: Tensor.item()
+    assert "capture_scalar_outputs = True" in graph_break["code_fix"][1]
+    [recompiled] = found["compile-recompilation"]
+    assert recompiled["evidence"]["function"] == "repeat" and recompiled["evidence"]["cause"] == "value"
+    assert recompiled["location"]["line"] == 40 and recompiled["steps"] == [2, 3]  # the call site
+    assert "`times` in `for _ in range(times):`" in recompiled["title"]
+    [limit] = found["compile-recompile-limit"]
+    assert limit["status"] == "fail" and limit["evidence"]["function"] == "pool" and limit["steps"] == [5]
+    assert limit["evidence"]["cause"] == "shape" and "mark_dynamic(x, 0)" in limit["code_fix"][0]
+    [process] = document["processes"]
+    assert [s["recompiles"] for s in process["steps"]] == [0, 2, 2, 1, 0, 0]
+    assert process["steps"][0]["graph_breaks"] == 1
+
+
+def test_torch_compile_healthy_loop_gives_no_warning(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch29-xla29"), "compile_healthy.py", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
+    [process] = document["processes"]
+    assert len(process["steps"]) == 6 and process["steps"][0]["compiles"] >= 1
+
+
+def test_torchrun_ranks_are_merged_into_one_report(real_env, tmp_path: Path) -> None:
+    """`xladoctor profile -- torchrun ...`: the agent is a helper, each rank a process, a shared finding names both."""
+    out = tmp_path / "profile.json"
+    env = real_env("torch213-xla29")
+    ran = run_cli(
+        "profile", "--format", "json", "-o", str(out), "--",
+        str(python_of(env).parent / "torchrun"), "--nproc-per-node", "2", "--master-addr", "127.0.0.1",
+        "--master-port", str(_free_port()), str(PROGRAMS / "ddp_compile.py"),
+        timeout=600,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    document = json.loads(out.read_text())
+    jsonschema.validate(document, profile_schema())
+    assert sorted(p["label"] for p in document["processes"]) == ["rank 0", "rank 1"]
+    assert document["helper_processes"] >= 1  # torchrun's own agent
+    found = _by_id(document)
+    [graph_break] = found["compile-graph-break"]
+    assert graph_break["ranks"] == ["rank 0", "rank 1"] and graph_break["location"]["line"] == 12
+    [recompiled] = found["compile-recompilation"]
+    assert recompiled["ranks"] == ["rank 1"] and recompiled["steps"] == [2, 3, 4]
+
+
+def test_jax_recompilations_name_their_cause_and_call_site(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("jax-cpu"), "jax_pitfalls.py", tmp_path)
+    assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
+    by_function = {f["evidence"]["function"]: f for f in _by_id(document)["jax-recompilation"]}
+    assert set(by_function) == {"normalize", "power", "<lambda>"}
+    assert by_function["normalize"]["location"]["line"] == 22 and by_function["normalize"]["count"] == 4
+    assert "`x` is now f32[3], before f32[2]" in by_function["normalize"]["title"]
+    assert by_function["power"]["evidence"]["causes"] == {"static-or-pytree": 4}
+    assert "created anew on every call" in by_function["<lambda>"]["title"]
+
+
+def test_jax_healthy_loop_gives_no_warning(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("jax-cpu"), "jax_healthy.py", tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
+
+
+def test_torch_xla_ranks_without_debug_analysis_are_judged_from_metrics(real_env, tmp_path: Path) -> None:
+    """torch_xla writes its debug analysis only where PJRT_LOCAL_PROCESS_RANK is 0; on other ranks the metrics
+    still show the recompilations, the CPU fallback and the .item() reads (located at the step's end)."""
+    _, document = _profile(
+        real_env("torch29-xla29"), "xla_pitfalls.py", tmp_path, {"PJRT_DEVICE": "CPU", "PJRT_LOCAL_PROCESS_RANK": "1"}
+    )
+    found = _by_id(document)
+    [recompiled] = found["xla-recompilation"]
+    assert recompiled["evidence"]["source"] == "metrics" and recompiled["steps"] == [3, 4, 5, 6]
+    [fallback] = found["xla-cpu-fallback"]
+    assert fallback["evidence"]["ops"] == ["histc"] and fallback["location"]["line"] == 13
+    [item] = found["xla-host-sync"]
+    assert item["evidence"] == {"kind": "item", "source": "metrics"} and item["count"] == 6

@@ -29,6 +29,7 @@ HOOK_FILES = (
     "sitecustomize.py",
     "_xladoctor_profile.py",
     "_xladoctor_profile_torch.py",
+    "_xladoctor_profile_dynamo.py",
     "_xladoctor_profile_xla.py",
     "_xladoctor_profile_tf.py",
     "_xladoctor_profile_jax.py",

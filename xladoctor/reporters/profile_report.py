@@ -122,10 +122,28 @@ def _rows(steps: tuple[Step, ...]) -> list[Step | None]:
     return rows
 
 
+def recompiled_steps(report: ProfileReport, process: ProcessSummary) -> set[int]:
+    """The steps of this process that compiled a graph again, or that a recompilation finding names for it."""
+    named = {
+        s
+        for f in report.findings
+        if "recompil" in f.finding.id and process.label in f.ranks
+        for s in f.steps
+    }
+    return named | {s.index for s in process.steps if s.recompiles}
+
+
 def _timeline(console: Console, process: ProcessSummary, recompiled: set[int]) -> None:
     steps = process.steps
     source = steps[0].source if steps else ""
-    console.print(f"\n[bold]timeline[/] {_t(process.label)} [dim]({len(steps)} steps, each ended by {_t(source)})[/]")
+    total_wall = sum(s.wall_s for s in steps if s.wall_s is not None)
+    compiling = sum(s.compile_s for s in steps)
+    share = ""
+    if total_wall > 0:
+        share = f"; compiling {compiling:.1f} s of {total_wall:.1f} s ({100 * compiling / total_wall:.0f}%)"
+    console.print(
+        f"\n[bold]timeline[/] {_t(process.label)} [dim]({len(steps)} steps, each ended by {_t(source)}{share})[/]"
+    )
     console.print("  [dim] step   wall s  compiles  executions  transfers  breaks  recompiles[/]")
     for step in _rows(steps):
         if step is None:
@@ -153,10 +171,9 @@ def render_profile_text(report: ProfileReport, console: Console, verbose: bool =
         console.print(f"\n[bold]{_t(area)}[/]")
         for item in sorted(items, key=lambda i: (i.finding.status is Status.OK, i.finding.id)):
             _finding(console, item, report.cwd, verbose)
-    recompiled = {s for f in report.findings if "recompil" in f.finding.id for s in f.steps}
     for process in report.processes:
         if process.steps:
-            _timeline(console, process, recompiled)
+            _timeline(console, process, recompiled_steps(report, process))
     helpers = f"; {report.helpers} helper process{'es' if report.helpers != 1 else ''}" if report.helpers else ""
     summary = report.summary
     parts = [f"{summary[s.value]} {s.value}" for s in Status if summary[s.value]]

@@ -22,6 +22,8 @@ DETECTORS: tuple[Detector, ...] = (
     *jax.DETECTORS,
     program.hook_errors,
 )
+# What a process records by merely importing a framework (torchrun's agent imports torch) or by ending.
+HELPER_KINDS = frozenset({"framework", "steps_begin", "exit", "hook_error", "truncated", "xla_debug"})
 # Steps listed per finding (the JSON keeps them all up to this; the text shows fewer).
 MAX_STEPS_LISTED = 1000
 
@@ -29,7 +31,7 @@ MAX_STEPS_LISTED = 1000
 def is_worker(record: ProcessRecord) -> bool:
     """A process that ran framework work; the others (torchrun's agent, compile workers) are helpers."""
     return bool(record.of_kind("step")) or any(
-        k not in ("framework", "exit", "hook_error", "truncated") for k in {str(e.get("kind")) for e in record.events}
+        k not in HELPER_KINDS for k in {str(e.get("kind")) for e in record.events}
     )
 
 

@@ -31,10 +31,28 @@ def _per_step(record: ProcessRecord, kind: str) -> Counter[int]:
     return counted
 
 
+def _dynamo_per_step(record: ProcessRecord) -> tuple[Counter[int], Counter[int], dict[int, float]]:
+    """torch.compile's compilations, recompilations and compile seconds in each step."""
+    compiles: Counter[int] = Counter()
+    recompiles: Counter[int] = Counter()
+    seconds: dict[int, float] = {}
+    for event in record.of_kind("dynamo_compile"):
+        step = event.get("step")
+        if not isinstance(step, int) or event.get("limit_hit"):
+            continue
+        compiles[step] += 1
+        seconds[step] = seconds.get(step, 0.0) + _number(event.get("compile_s"))
+        compile_id = event.get("frame_compile_id")
+        if isinstance(compile_id, int) and compile_id > 0:
+            recompiles[step] += 1
+    return compiles, recompiles, seconds
+
+
 def steps_of(record: ProcessRecord) -> list[Step]:
     """Each step a boundary ended (torch_xla.sync(), an optimizer step), in order."""
     boundaries = record.of_kind("step")
-    breaks, recompiles = _per_step(record, "graph_break"), _per_step(record, "recompile")
+    breaks = _per_step(record, "graph_break")
+    dynamo_compiles, recompiles, dynamo_seconds = _dynamo_per_step(record)
     starts = [e for e in record.events if e.get("kind") == "steps_begin"]
     previous = _number(starts[0].get("t")) if starts else None
     steps = []
@@ -49,10 +67,10 @@ def steps_of(record: ProcessRecord) -> list[Step]:
                 index=index,
                 source=str(event.get("source", "")),
                 wall_s=round(t - previous, 6) if previous is not None else None,
-                compiles=int(_number(xla.get("compiles"))) + int(_number(event.get("dynamo_compiles"))),
+                compiles=int(_number(xla.get("compiles"))) + dynamo_compiles.get(index, 0),
                 executions=int(_number(xla.get("executions"))),
                 transfers=int(_number(xla.get("transfers"))),
-                compile_s=_number(xla.get("compile_s")) + _number(event.get("dynamo_compile_s")),
+                compile_s=_number(xla.get("compile_s")) + dynamo_seconds.get(index, 0.0),
                 graph_breaks=breaks.get(index, 0),
                 recompiles=recompiles.get(index, 0),
                 fallbacks=_fallbacks(xla.get("fallbacks")),

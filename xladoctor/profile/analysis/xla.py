@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from xladoctor.findings import Status
+from xladoctor.profile.analysis import events as ev
 from xladoctor.profile.model import Location, Observation, ProcessRecord
 
 AREA = "torch-xla"
@@ -28,27 +29,48 @@ def _location(event: Mapping[str, Any]) -> Location | None:
     return Location.from_record(event.get("location"))
 
 
-def _code(event: Mapping[str, Any]) -> str:
-    where = event.get("location")
-    return str(where.get("code", "")) if isinstance(where, Mapping) else ""
+
+def _late_compiles_from_metrics(record: ProcessRecord) -> list[Mapping[str, Any]]:
+    """Steps after the warm-up whose CompileTime metric grew, as compile events at the step's end: the only
+    source on ranks where torch_xla writes no debug analysis (debug_util.cpp: PJRT_LOCAL_PROCESS_RANK != 0)."""
+    late: list[Mapping[str, Any]] = []
+    for event in record.of_kind("step"):
+        xla, index = event.get("xla"), event.get("index")
+        if isinstance(xla, Mapping) and isinstance(index, int) and index > WARM_UP_STEPS:
+            compiles = xla.get("compiles")
+            if isinstance(compiles, int) and compiles > 0:
+                late.extend({"step": index, "location": event.get("location")} for _ in range(compiles))
+    return late
 
 
-def _steps(events: list[Mapping[str, Any]]) -> tuple[int, ...]:
-    return tuple(sorted({s for e in events if isinstance(s := e.get("step"), int)}))
+def _analysis_written(record: ProcessRecord) -> bool:
+    """Whether torch_xla's debug analysis reached our file in this process (it has written one block or more)."""
+    return bool(record.of_kind("xla_compile", "xla_early_execution"))
 
 
 def recompilation(record: ProcessRecord) -> list[Observation]:
-    late = [
-        e
-        for e in record.of_kind("xla_compile")
-        if not e.get("early") and isinstance(e.get("step"), int) and e["step"] > WARM_UP_STEPS
-    ]
+    from_metrics = not _analysis_written(record)
+    if from_metrics:
+        late = _late_compiles_from_metrics(record)
+    else:
+        late = [
+            e
+            for e in record.of_kind("xla_compile")
+            if not e.get("early") and isinstance(e.get("step"), int) and e["step"] > WARM_UP_STEPS
+        ]
     if not late:
         return []
     total_steps = len(record.of_kind("step"))
-    steps = _steps(late)
-    hashes = {e.get("graph_hash") for e in late}
+    steps = ev.steps(late)
+    hashes = {e.get("graph_hash") for e in late if e.get("graph_hash")}
     where = _location(late[0])
+    source = (
+        " On this process torch_xla wrote no debug analysis (it writes one only on the first local process, "
+        "PJRT_LOCAL_PROCESS_RANK=0), so this count comes from its CompileTime metric, and the line is where the "
+        "step ended."
+        if from_metrics
+        else f" ({len(hashes)} distinct graph hashes)"
+    )
     return [
         Observation(
             "xla-recompilation",
@@ -56,11 +78,10 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             Status.WARN,
             f"torch_xla compiled a new graph in {len(steps)} of the {max(total_steps - WARM_UP_STEPS, 0)} steps "
             f"after the first {WARM_UP_STEPS}",
-            detail="Each step built a graph torch_xla had not seen ("
-            f"{len(hashes)} distinct graph hashes), and compiling one costs far more than running it. The usual "
-            "causes: an input whose shape changes from step to step (a last partial batch, variable-length "
-            "sequences), a data-dependent op (nonzero, masked_select, unique), or a Python number that torch_xla "
-            "bakes into the graph (a slice bound, an exponent, a clamp limit).",
+            detail="Each of those steps built a graph torch_xla had not seen, and compiling one costs far more than "
+            "running it. The usual causes: an input whose shape changes from step to step (a last partial batch, "
+            "variable-length sequences), a data-dependent op (nonzero, masked_select, unique), or a Python number "
+            "that torch_xla bakes into the graph (a slice bound, an exponent, a clamp limit)." + source,
             location=where,
             count=len(late),
             steps=steps,
@@ -70,7 +91,12 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                 "keep changing values as tensors on the device: torch.tensor(value, device=device)",
             ),
             refs=(TROUBLESHOOT, DYNAMIC_SHAPES),
-            evidence={"compilations": len(late), "graph_hashes": len(hashes), "steps_total": total_steps},
+            evidence={
+                "compilations": len(late),
+                "graph_hashes": len(hashes) if not from_metrics else None,
+                "steps_total": total_steps,
+                "source": "metrics" if from_metrics else "debug analysis",
+            },
         )
     ]
 
@@ -95,7 +121,7 @@ def host_syncs(record: ProcessRecord) -> list[Observation]:
     fallbacks = _fallback_ops(record)
     found = []
     for events in by_line.values():
-        where, code, steps = _location(events[0]), _code(events[0]).split("  #")[0].strip(), _steps(events)
+        where, code, steps = _location(events[0]), ev.source_line(events[0].get("location")), ev.steps(events)
         ops = sorted({op for s in steps for op in fallbacks.get(s, set())})
         if _ITEM.search(code):
             kind, title = "item", f"`{code}` copies a value to the host inside the step"
@@ -130,6 +156,61 @@ def host_syncs(record: ProcessRecord) -> list[Observation]:
     return found
 
 
+def syncs_from_metrics(record: ProcessRecord) -> list[Observation]:
+    """Where torch_xla wrote no debug analysis (a rank other than the first local one), its aten::* counters still
+    say which ops ran on the CPU in each step, and aten::_local_scalar_dense counts .item() reads."""
+    if _analysis_written(record):
+        return []
+    per_op: dict[str, list[Mapping[str, Any]]] = {}
+    for event in record.of_kind("step"):
+        xla = event.get("xla")
+        if isinstance(xla, Mapping) and isinstance(xla.get("fallbacks"), Mapping):
+            for op in xla["fallbacks"]:
+                per_op.setdefault(str(op), []).append(event)
+    found = []
+    why = (" torch_xla wrote no debug analysis on this process (only the first local process, "
+           "PJRT_LOCAL_PROCESS_RANK=0, gets one), so the line is where the step ended, not the op's own line.")
+    reads = per_op.pop(HOST_VALUE, [])
+    if reads:
+        found.append(
+            Observation(
+                "xla-host-sync",
+                AREA,
+                Status.WARN,
+                f"A tensor's value was read on the host (.item(), aten::{HOST_VALUE}) inside {len(reads)} steps",
+                detail="Reading a value before the step's end makes torch_xla run the graph so far and wait for "
+                "it." + why,
+                location=_location(reads[0]),
+                count=len(reads),
+                steps=ev.steps({"step": e.get("index")} for e in reads),
+                code_fix=("keep the value on the device and read it after torch_xla.sync(), or every N steps",),
+                refs=(TROUBLESHOOT,),
+                evidence={"kind": "item", "source": "metrics"},
+            )
+        )
+    if per_op:
+        ops = sorted(per_op)
+        events = [e for op in ops for e in per_op[op]]
+        steps = ev.steps({"step": e.get("index")} for e in events)
+        found.append(
+            Observation(
+                "xla-cpu-fallback",
+                AREA,
+                Status.WARN,
+                f"{', '.join(ops)} ran on the CPU: no XLA lowering (in {len(steps)} steps)",
+                detail="An op without an XLA lowering runs on the CPU: its inputs are copied to the host and its "
+                "output back, and the step's graph is cut there." + why,
+                location=_location(events[0]),
+                count=len(events),
+                steps=steps,
+                code_fix=(f"replace {', '.join(ops)} with ops XLA lowers, or compute it once outside the step loop",),
+                refs=(TROUBLESHOOT,),
+                evidence={"kind": "fallback", "ops": ops, "source": "metrics"},
+            )
+        )
+    return found
+
+
 def no_step(record: ProcessRecord) -> list[Observation]:
     for event in record.of_kind("xla_exit"):
         traced = event.get("traced_ops")
@@ -151,4 +232,9 @@ def no_step(record: ProcessRecord) -> list[Observation]:
     return []
 
 
-DETECTORS: tuple[Callable[[ProcessRecord], list[Observation]], ...] = (recompilation, host_syncs, no_step)
+DETECTORS: tuple[Callable[[ProcessRecord], list[Observation]], ...] = (
+    recompilation,
+    host_syncs,
+    syncs_from_metrics,
+    no_step,
+)

@@ -121,8 +121,18 @@ def step_boundary(source, location=None, extra=None):
     if extra:
         record.update(extra)
     _write(record)
+    for hook in list(_step_hooks):
+        guarded("step hook")(hook)()
     if index % 50 == 0:
         flush_counts()
+
+
+_step_hooks = []
+
+
+def on_step(hook):
+    """Run hook() at the end of every step (after its record is written)."""
+    _step_hooks.append(hook)
 
 
 def begin_steps():
@@ -343,10 +353,12 @@ def start(hook_dir):
     sys.meta_path.insert(0, _Watcher())
     atexit.register(_at_exit)
     # each framework's hooks, loaded now (the folder leaves sys.path after this) and armed on its import
+    import _xladoctor_profile_dynamo
     import _xladoctor_profile_jax
     import _xladoctor_profile_tf
     import _xladoctor_profile_torch
     import _xladoctor_profile_xla
 
-    for module in (_xladoctor_profile_torch, _xladoctor_profile_xla, _xladoctor_profile_tf, _xladoctor_profile_jax):
+    for module in (_xladoctor_profile_torch, _xladoctor_profile_dynamo, _xladoctor_profile_xla, _xladoctor_profile_tf,
+                   _xladoctor_profile_jax):
         guarded("arming " + module.__name__)(module.arm)()

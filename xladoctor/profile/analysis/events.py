@@ -1,0 +1,26 @@
+"""Helpers every detector shares to read events: the steps they fell in, how often a counted one happened, the
+user's source line they carry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from xladoctor.profile.model import ProcessRecord
+
+
+def steps(events: Iterable[Mapping[str, Any]]) -> tuple[int, ...]:
+    """The steps these events happened in, sorted, each once."""
+    return tuple(sorted({s for e in events if isinstance(s := e.get("step"), int) and not isinstance(s, bool)}))
+
+
+def occurrences(record: ProcessRecord, kind: str, key: str, recorded: int) -> int:
+    """How often a counted event happened: the ones recorded one by one, or the hook's final count when higher
+    (scripts/_xladoctor_profile.py emit_counted records the first ones and counts the rest)."""
+    counts = [e.get("count") for e in record.of_kind("count") if e.get("of") == kind and e.get("key") == key]
+    return max([recorded, *(c for c in counts if isinstance(c, int) and not isinstance(c, bool))])
+
+
+def source_line(where: object) -> str:
+    """The user's line of code a location carries, without a trailing comment."""
+    return str(where.get("code", "")).split("  #")[0].strip() if isinstance(where, Mapping) else ""

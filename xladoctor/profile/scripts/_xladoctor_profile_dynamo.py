@@ -1,0 +1,192 @@
+# xladoctor profile: the torch.compile hooks (verified on torch 2.9.0 and 2.13.0, CPU).
+# torch.compile reports what it does through its structured trace (torch/_logging/_internal.py: trace_structured
+# logs to the logger "torch.__trace", which never propagates, is always at DEBUG, and is only fed while it has a
+# handler; TORCH_TRACE and tlparse read the same events). A handler of ours there receives, in the thread that
+# compiles (so the user's call site is on the stack):
+# - "compilation_metrics" (torch/_dynamo/utils.py CompilationMetrics, once per frame compile): co_name,
+#   co_filename, co_firstlineno, recompile_reason, fail_type/fail_reason (the recompile limit: fail_type
+#   RecompileLimitExceeded in 2.9, Unsupported "Dynamo recompile limit exceeded" in 2.13), entire_frame_compile_time_s,
+#   cudagraph_skip_reason (inductor's "skipping cudagraphs due to ..."); the record carries frame_id and
+#   frame_compile_id (a frame_compile_id above 0 is a recompilation of that frame).
+# - the artifact "dynamo_graph_break_reason" (symbolic_convert.py, convert_frame.py, exc.py): "Graph break in user
+#   code at FILE:LINE", "Graph Break Reason: ...", Explanation/Hint lines, the gbNNNN page, "User code traceback:".
+# Our handler is not one of torch's (torch/_logging/_internal.py _clear_handlers removes only its own), so
+# torch._logging.set_logs() and TORCH_LOGS leave it in place; it prints nothing. The CPU-to-CUDA synchronisations
+# come from torch.cuda.set_sync_debug_mode("warn") (torch/cuda/__init__.py), turned on once the program itself has
+# initialised CUDA (never earlier: it would initialise CUDA before a fork); the warnings we caused are recorded and
+# not shown.
+import logging
+import re
+import sys
+import warnings
+
+import _xladoctor_profile as core
+
+TRACE_LOGGER = "torch.__trace"
+_LOCATION = re.compile(r"^Graph break(?: \(user stack suppressed[^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)$",
+                       re.M)
+_REASON = re.compile(r"^Graph Break Reason: (?P<reason>.*)$", re.M)
+_FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>\S+)$', re.M)
+_GB = re.compile(r"/gb/(gb\d+)\.html")
+_SYNC_WARNING = "called a synchronizing CUDA operation"
+_state = {"sync_mode_ours": False, "frames": {}}
+
+
+def _first_line(text, limit=400):
+    text = str(text or "").strip()
+    return text.split("\n", 1)[0][:limit]
+
+
+def _reason_of(payload):
+    """The graph break's own words: the first line of its reason that says what was unsupported."""
+    found = _REASON.search(payload)
+    lines = payload[found.start("reason"):].split("\n") if found else []
+    for line in lines[:8]:
+        line = line.strip()
+        if line and not line.startswith("Encountered graph break when attempting to trace"):
+            return line[:400]
+    return None
+
+
+def _block(payload, label):
+    """The text after `  Explanation:` or each `  Hint:`, continuation lines joined."""
+    found = []
+    for part in re.split(r"\n\s*" + label + r": ", payload)[1:]:
+        text = part.split("\n\n", 1)[0]
+        text = re.split(r"\n\s*(?:Hint|Explanation|Developer debug context):", text)[0]
+        found.append(" ".join(t.strip() for t in text.split("\n"))[:400])
+    return found
+
+
+@core.guarded("torch.compile graph breaks")
+def _graph_break(payload):
+    text = str(payload or "")[:20000]
+    where = _LOCATION.search(text)
+    traceback_part = text.split("User code traceback:", 1)[1] if "User code traceback:" in text else ""
+    traceback_part = traceback_part.split("\nTraceback (most recent call last):", 1)[0]
+    frames = [(m.group("file"), int(m.group("line")), m.group("function")) for m in _FRAME.finditer(traceback_part)]
+    frames.reverse()  # innermost first
+    location = core.user_frame_in(frames)
+    at = None
+    if where:
+        at = core.describe(where.group("file"), int(where.group("line")), "")
+        if location is None and core.is_user_file(where.group("file")):
+            location = at
+    gb = _GB.search(text)
+    reason = _reason_of(text)
+    skipped = "cannot properly resume from this graph break" in text or "results in a skip" in text
+    key = "%s:%s:%s" % ((location or at or {}).get("file"), (location or at or {}).get("line"), gb and gb.group(1))
+    core.emit_counted(
+        "graph_break", key,
+        location=_with_code(location), at=at, called_from=core.user_frame(), reason=reason,
+        explanation=(_block(text, "Explanation") or [None])[0], hints=_block(text, "Hint")[:4],
+        gb=gb.group(1) if gb else None, skipped=skipped,
+    )
+
+
+def _with_code(where):
+    if where:
+        try:
+            import linecache
+
+            where["code"] = linecache.getline(where["file"], where["line"]).strip()[:200]
+        except Exception:
+            pass
+    return where
+
+
+@core.guarded("torch.compile compilations")
+def _compiled(name, record):
+    metrics = record.get(name)
+    if not isinstance(metrics, dict):
+        return
+    frame_id, compile_id = record.get("frame_id"), record.get("frame_compile_id")
+    function = None
+    if metrics.get("co_filename") and metrics.get("co_firstlineno") is not None:
+        function = core.describe(metrics["co_filename"], int(metrics["co_firstlineno"]), metrics.get("co_name") or "")
+        _state["frames"][frame_id] = function
+    else:  # a compile that failed before it had a code object (the recompile limit): the frame's earlier name
+        function = _state["frames"].get(frame_id)
+    fail_reason = str(metrics.get("fail_reason") or "")
+    core.emit_counted(
+        "dynamo_compile", "%s" % frame_id,
+        frame_id=frame_id, frame_compile_id=compile_id, function=function, called_from=core.user_frame(),
+        user_function=bool(function and core.is_user_file(function["file"])),
+        compile_s=metrics.get("entire_frame_compile_time_s"), graph_ops=metrics.get("graph_op_count"),
+        recompile_reason=_first_line(metrics.get("recompile_reason")) or None,
+        fail_type=metrics.get("fail_type"), fail_reason=_first_line(fail_reason) or None,
+        limit_hit=metrics.get("fail_type") == "RecompileLimitExceeded" or "recompile limit" in fail_reason.lower()
+        or "recompile_limit reached" in fail_reason or "cache_size_limit" in fail_reason,
+        cudagraph_skip=_first_line(metrics.get("cudagraph_skip_reason")) or None,
+    )
+
+
+class _TraceRecorder(logging.Handler):
+    """Receives torch's structured trace events; keeps the few that say what compilation did."""
+
+    def emit(self, record):
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        if "compilation_metrics" in metadata:  # forward graphs; bwd_/_runtime variants add nothing we report
+            _compiled("compilation_metrics", metadata)
+            return
+        artifact = metadata.get("artifact")
+        if isinstance(artifact, dict) and artifact.get("name") == "dynamo_graph_break_reason":
+            _graph_break(getattr(record, "payload", None))
+
+
+# --- CUDA synchronisations ------------------------------------------------------------------------------------
+
+
+def _record_sync(message, filename, lineno):
+    where = None
+    if core.is_user_file(filename):
+        where = _with_code(core.describe(filename, lineno, ""))
+    else:
+        where = _with_code(core.user_frame())
+    core.emit_counted("cuda_sync", "%s:%s" % ((where or {}).get("file"), (where or {}).get("line")),
+                      location=where, message=_first_line(message, 300))
+
+
+def _wrap_showwarning():
+    original = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if _SYNC_WARNING in text:
+            core.guarded("CUDA sync warnings")(_record_sync)(text, filename, lineno)
+            if _state["sync_mode_ours"]:
+                return  # we turned the mode on: the program would not have printed this
+        return original(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = showwarning
+
+
+@core.guarded("CUDA sync debug mode")
+def _maybe_watch_syncs():
+    """At a step's end: once the program has initialised CUDA, ask torch to report each host synchronisation."""
+    if _state["sync_mode_ours"] is not False or "torch" not in sys.modules:
+        return
+    torch = sys.modules["torch"]
+    cuda = getattr(torch, "cuda", None)
+    if cuda is None or not cuda.is_initialized():  # is_initialized() initialises nothing
+        return
+    if cuda.get_sync_debug_mode() != 0:  # the program asked for it itself: its warnings stay its own
+        _state["sync_mode_ours"] = None
+        return
+    _state["sync_mode_ours"] = True
+    # "always": each sync is reported (the default filter shows one per line, and the count is what matters)
+    warnings.filterwarnings("always", message=".*" + _SYNC_WARNING)
+    cuda.set_sync_debug_mode("warn")
+    core.emit("cuda_sync_watch", enabled=True)
+
+
+def _after_import(torch):
+    logging.getLogger(TRACE_LOGGER).addHandler(_TraceRecorder())
+    _wrap_showwarning()
+    core.on_step(_maybe_watch_syncs)
+
+
+def arm():
+    core.when_imported("torch", _after_import)
