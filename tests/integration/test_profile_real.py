@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +200,31 @@ def test_torch_xla_ranks_without_debug_analysis_are_judged_from_metrics(real_env
     assert fallback["evidence"]["ops"] == ["histc"] and fallback["location"]["line"] == 13
     [item] = found["xla-host-sync"]
     assert item["evidence"] == {"kind": "item", "source": "metrics"} and item["count"] == 6
+
+
+def test_a_torch_xla_loop_without_a_step_boundary(real_env, tmp_path: Path) -> None:
+    _, document = _profile(real_env("torch29-xla29"), "xla_no_sync.py", tmp_path, {"PJRT_DEVICE": "CPU"})
+    [missing] = _by_id(document)["xla-no-step-boundary"]
+    assert missing["evidence"]["syncs"] == 0 and missing["evidence"]["most_traced_op"] == 60
+    assert "torch_xla.sync() was never called" in missing["title"]
+
+
+def test_ctrl_c_gives_a_partial_report_and_the_interrupt_status(real_env, tmp_path: Path) -> None:
+    """Ctrl-C in a terminal reaches the whole foreground process group: the program stops, the report is still
+    written, and xladoctor exits as the program did (130)."""
+    out = tmp_path / "profile.json"
+    python = python_of(real_env("torch213-xla29"))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "xladoctor", "profile", "--format", "json", "-o", str(out), "--",
+         str(python), str(PROGRAMS / "interrupted.py")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    assert child.stdout is not None
+    assert child.stdout.readline() == "ready\n"
+    os.killpg(child.pid, signal.SIGINT)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 130, stderr
+    document = json.loads(out.read_text())
+    assert document["partial"] is True and "killed by SIGINT" in document["ended"]
+    [process] = document["processes"]
+    assert len(process["steps"]) == 3 and process["exited"] is True  # Python unwound its KeyboardInterrupt

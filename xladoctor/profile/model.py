@@ -174,7 +174,24 @@ class ProcessSummary:
     exited: bool
     truncated: bool
 
+    @property
+    def steps_wall_s(self) -> float:
+        """The wall time of its steps, from the first framework import to the last step's end."""
+        return sum(s.wall_s for s in self.steps if s.wall_s is not None)
+
+    @property
+    def compile_s(self) -> float:
+        """Seconds the frameworks said they spent compiling in those steps."""
+        return sum(s.compile_s for s in self.steps)
+
+    @property
+    def compile_share(self) -> float | None:
+        """The share of the steps' wall time spent compiling (None without steps)."""
+        wall = self.steps_wall_s
+        return min(1.0, self.compile_s / wall) if wall > 0 else None
+
     def to_json(self) -> dict[str, Any]:
+        share = self.compile_share
         return {
             "label": self.label,
             "pid": self.pid,
@@ -182,6 +199,9 @@ class ProcessSummary:
             "frameworks": dict(self.frameworks),
             "exited": self.exited,
             "truncated": self.truncated,
+            "steps_wall_s": round(self.steps_wall_s, 6),
+            "compile_s": round(self.compile_s, 6),
+            "compile_share": round(share, 4) if share is not None else None,
             "steps": [s.to_json() for s in self.steps],
         }
 

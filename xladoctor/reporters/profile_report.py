@@ -136,11 +136,12 @@ def recompiled_steps(report: ProfileReport, process: ProcessSummary) -> set[int]
 def _timeline(console: Console, process: ProcessSummary, recompiled: set[int]) -> None:
     steps = process.steps
     source = steps[0].source if steps else ""
-    total_wall = sum(s.wall_s for s in steps if s.wall_s is not None)
-    compiling = sum(s.compile_s for s in steps)
     share = ""
-    if total_wall > 0:
-        share = f"; compiling {compiling:.1f} s of {total_wall:.1f} s ({100 * compiling / total_wall:.0f}%)"
+    if process.compile_share is not None:
+        share = (
+            f"; compiling {process.compile_s:.1f} s of {process.steps_wall_s:.1f} s "
+            f"({100 * process.compile_share:.0f}%)"
+        )
     console.print(
         f"\n[bold]timeline[/] {_t(process.label)} [dim]({len(steps)} steps, each ended by {_t(source)}{share})[/]"
     )

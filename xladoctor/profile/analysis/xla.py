@@ -18,8 +18,10 @@ DYNAMIC_SHAPES = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/d
 # measured on torch_xla 2.9, a compile in step 1 and in step 2, then only cache hits); later compiles are
 # recompilations.
 WARM_UP_STEPS = 2
-# A program that traced this many ops and never ended a step builds one ever-growing graph.
+# A program that traced this many ops, one of them this often, and never ended a step loops without a boundary
+# (a single forward pass of a model traces each of its ops a few times per layer, not per iteration).
 NO_STEP_TRACED_OPS = 100
+LOOPED_OP_TRACES = 50
 _ITEM = re.compile(r"\.(item|tolist)\(\)")
 _TRANSFER = re.compile(r"\.(cpu|numpy)\(\)|\bprint\(|\bif\b|\bwhile\b|\bbool\(|\bint\(|\bfloat\(")
 HOST_VALUE = "_local_scalar_dense"  # aten::_local_scalar_dense: the CPU op behind .item() (aten_fallback.cpp)
@@ -212,23 +214,37 @@ def syncs_from_metrics(record: ProcessRecord) -> list[Observation]:
 
 
 def no_step(record: ProcessRecord) -> list[Observation]:
+    """torch_xla never ended a step: optimizer steps ran without torch_xla.sync(), or one op was traced so often
+    into the one lazy graph that the program loops without a step boundary."""
+    optimizer_steps = ev.occurrences(record, "optimizer_step_xla", "all", len(record.of_kind("optimizer_step_xla")))
     for event in record.of_kind("xla_exit"):
-        traced = event.get("traced_ops")
-        if event.get("syncs") == 0 and isinstance(traced, int) and traced >= NO_STEP_TRACED_OPS:
-            return [
-                Observation(
-                    "xla-no-step-boundary",
-                    AREA,
-                    Status.WARN,
-                    f"{traced} ops were traced and torch_xla.sync() was never called",
-                    detail="Without a step boundary the lazy graph grows with every iteration until something reads "
-                    "a value, then it is compiled as one huge graph: memory and compile time grow with the loop.",
-                    code_fix=("end each training step with torch_xla.sync() (xm.mark_step() before torch_xla 2.6), or "
-                              "iterate a torch_xla.distributed.parallel_loader.MpDeviceLoader, which does it",),
-                    refs=(TROUBLESHOOT,),
-                    evidence={"traced_ops": traced, "syncs": 0},
-                )
-            ]
+        traced, most = event.get("traced_ops"), event.get("most_traced_op")
+        if event.get("syncs") != 0 or not isinstance(traced, int):
+            continue
+        looped = isinstance(most, int) and most >= LOOPED_OP_TRACES and traced >= NO_STEP_TRACED_OPS
+        if optimizer_steps < 2 and not looped:
+            continue
+        title = (
+            f"{optimizer_steps} optimizer steps ran and torch_xla.sync() was never called"
+            if optimizer_steps >= 2
+            else f"{traced} ops were traced into one lazy graph (one of them {most} times) and torch_xla.sync() was "
+            "never called"
+        )
+        return [
+            Observation(
+                "xla-no-step-boundary",
+                AREA,
+                Status.WARN,
+                title,
+                detail="Without a step boundary the lazy graph grows with every iteration until something reads "
+                "a value, then it is compiled as one huge graph: memory and compile time grow with the loop.",
+                code_fix=("end each training step with torch_xla.sync() (xm.mark_step() before torch_xla 2.6), or "
+                          "iterate a torch_xla.distributed.parallel_loader.MpDeviceLoader, which does it",),
+                refs=(TROUBLESHOOT,),
+                evidence={"traced_ops": traced, "most_traced_op": most, "optimizer_steps": optimizer_steps,
+                          "syncs": 0},
+            )
+        ]
     return []
 
 

@@ -58,29 +58,40 @@ def _block(payload, label):
     return found
 
 
-@core.guarded("torch.compile graph breaks")
-def _graph_break(payload):
+def parse_graph_break(payload):
+    """The fields of one dynamo_graph_break_reason payload: where, why, torch's explanation, hints and gb id, the
+    user frames innermost first, and whether the whole frame was skipped (it then runs eager)."""
     text = str(payload or "")[:20000]
     where = _LOCATION.search(text)
     traceback_part = text.split("User code traceback:", 1)[1] if "User code traceback:" in text else ""
     traceback_part = traceback_part.split("\nTraceback (most recent call last):", 1)[0]
     frames = [(m.group("file"), int(m.group("line")), m.group("function")) for m in _FRAME.finditer(traceback_part)]
     frames.reverse()  # innermost first
-    location = core.user_frame_in(frames)
-    at = None
-    if where:
-        at = core.describe(where.group("file"), int(where.group("line")), "")
-        if location is None and core.is_user_file(where.group("file")):
-            location = at
     gb = _GB.search(text)
-    reason = _reason_of(text)
-    skipped = "cannot properly resume from this graph break" in text or "results in a skip" in text
-    key = "%s:%s:%s" % ((location or at or {}).get("file"), (location or at or {}).get("line"), gb and gb.group(1))
+    return {
+        "at": (where.group("file"), int(where.group("line"))) if where else None,
+        "frames": frames,
+        "reason": _reason_of(text),
+        "explanation": (_block(text, "Explanation") or [None])[0],
+        "hints": list(dict.fromkeys(_block(text, "Hint")))[:4],
+        "gb": gb.group(1) if gb else None,
+        "skipped": "cannot properly resume from this graph break" in text or "results in a skip" in text,
+    }
+
+
+@core.guarded("torch.compile graph breaks")
+def _graph_break(payload):
+    fields = parse_graph_break(payload)
+    location = core.user_frame_in(fields["frames"])
+    at = core.describe(fields["at"][0], fields["at"][1], "") if fields["at"] else None
+    if location is None and at is not None and core.is_user_file(at["file"]):
+        location = at
+    place = location or at or {}
+    key = "%s:%s:%s" % (place.get("file"), place.get("line"), fields["gb"])
     core.emit_counted(
         "graph_break", key,
-        location=_with_code(location), at=at, called_from=core.user_frame(), reason=reason,
-        explanation=(_block(text, "Explanation") or [None])[0], hints=_block(text, "Hint")[:4],
-        gb=gb.group(1) if gb else None, skipped=skipped,
+        location=_with_code(location), at=at, called_from=core.user_frame(), reason=fields["reason"],
+        explanation=fields["explanation"], hints=fields["hints"], gb=fields["gb"], skipped=fields["skipped"],
     )
 
 

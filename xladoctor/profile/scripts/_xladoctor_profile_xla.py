@@ -162,12 +162,14 @@ def _at_exit(met):
         _record_block(block, core.current_step())
     now = _snapshot(met)
     pending = _delta(now, _state["last"] or {})
-    traced = 0
+    traced, most = 0, 0
     for name in met.counter_names():
         if name.startswith("xla::"):  # an op traced into the lazy graph (aten_xla_type.cpp)
-            traced += int(met.counter_value(name) or 0)
+            value = int(met.counter_value(name) or 0)
+            traced += value
+            most = max(most, value)
     core.emit("xla_exit", syncs=_state["syncs"], after_last_sync=pending, totals=now, traced_ops=traced,
-              debug_owned=bool(_state["debug_file"]))
+              most_traced_op=most, debug_owned=bool(_state["debug_file"]))
 
 
 def _debug_to_file():

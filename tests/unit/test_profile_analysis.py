@@ -1,0 +1,170 @@
+"""The profile's detectors on records of real runs (tests/profile/records: `xladoctor profile --keep-records` of the
+programs in tests/integration/programs, in the real venvs), plus transformations of them for the cases this
+machine cannot produce (a GPU, a second rank), each said where it is made."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from xladoctor.findings import Status
+from xladoctor.profile.analysis import build_report, exit_status
+from xladoctor.profile.launch import RunOutcome
+from xladoctor.profile.model import ProcessRecord, ProfileReport
+from xladoctor.profile.records import read_records
+from xladoctor.reporters.profile_report import profile_document, profile_schema
+
+RECORDS = Path(__file__).parent.parent / "profile" / "records"
+
+
+def _report(case: str, records: list[ProcessRecord] | None = None) -> ProfileReport:
+    found = records if records is not None else read_records(RECORDS / case)
+    report = build_report(RunOutcome(("python", f"{case}.py"), 0, 10.0), found)
+    jsonschema.validate(json.loads(json.dumps(profile_document(report))), profile_schema())
+    return report
+
+
+def _by_id(report: ProfileReport) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    for item in report.findings:
+        found.setdefault(item.finding.id, []).append(item)
+    return found
+
+
+def _short(item: Any) -> str:
+    return item.location.short("/work/main") if item.location else ""
+
+
+def test_torch_compile_record() -> None:
+    report = _report("compile-pitfalls-torch-2.13")
+    found = _by_id(report)
+    [graph_break] = found["compile-graph-break"]
+    assert graph_break.finding.title == (
+        "`if y.abs().max().item() > 100:` breaks the torch.compile graph: Unsupported Tensor.item() call with "
+        "capture_scalar_outputs=False"
+    )
+    assert _short(graph_break).endswith("compile_pitfalls.py:18") and graph_break.steps == (1,)
+    [recompiled] = found["compile-recompilation"]
+    assert recompiled.finding.title == (
+        "repeat() was recompiled 2 times: a Python number is baked into the graph and changes from call to call "
+        "(the Python number `times` in `for _ in range(times):`)"
+    )
+    assert _short(recompiled).endswith("compile_pitfalls.py:40") and recompiled.steps == (2, 3)
+    [limit] = found["compile-recompile-limit"]
+    assert limit.finding.status is Status.FAIL and limit.steps == (5,)
+    assert limit.finding.title == (
+        "torch.compile gave up on pool(): it hit the recompile limit in step 5 and runs eager from then on"
+    )
+    assert limit.finding.evidence["recompilations"] == 3 and limit.finding.evidence["cause"] == "shape"
+    assert exit_status(report) == 1
+    [process] = report.processes
+    assert [s.recompiles for s in process.steps] == [0, 2, 2, 1, 0, 0]
+    assert process.compile_share is not None and 0 < process.compile_share <= 1
+
+
+def test_torch_xla_record() -> None:
+    found = _by_id(_report("xla-pitfalls-torch-xla-2.9"))
+    [item] = found["xla-host-sync"]
+    assert item.finding.title == "`loss = w.sum().item()` copies a value to the host inside the step"
+    assert _short(item).endswith("xla_pitfalls.py:11") and item.steps == (1, 2, 3, 4, 5, 6)
+    [fallback] = found["xla-cpu-fallback"]
+    assert fallback.finding.title == "`counts = torch.histc(w, bins=4)` runs on the CPU: no XLA lowering for histc"
+    [recompiled] = found["xla-recompilation"]
+    assert recompiled.finding.evidence["source"] == "debug analysis" and recompiled.steps == (3, 4, 5, 6)
+    assert _short(recompiled).endswith("xla_pitfalls.py:13")
+
+
+def _without_debug_analysis(record: ProcessRecord) -> ProcessRecord:
+    """The same run as a rank whose torch_xla writes no debug analysis (PJRT_LOCAL_PROCESS_RANK=1): its events
+    minus those read from that analysis (tests/integration checks the real thing)."""
+    kept = tuple(e for e in record.events if e.get("kind") not in ("xla_compile", "xla_early_execution"))
+    return replace(record, events=kept)
+
+
+def test_torch_xla_record_without_debug_analysis_falls_back_to_metrics() -> None:
+    [record] = read_records(RECORDS / "xla-pitfalls-torch-xla-2.9")
+    found = _by_id(_report("xla-pitfalls-torch-xla-2.9", [_without_debug_analysis(record)]))
+    [recompiled] = found["xla-recompilation"]
+    assert recompiled.finding.evidence["source"] == "metrics" and recompiled.steps == (3, 4, 5, 6)
+    [fallback] = found["xla-cpu-fallback"]
+    assert fallback.finding.title == "histc ran on the CPU: no XLA lowering (in 6 steps)"
+    [item] = found["xla-host-sync"]
+    assert item.count == 6 and item.finding.evidence == {"kind": "item", "source": "metrics"}
+
+
+def test_jax_record() -> None:
+    found = _by_id(_report("jax-pitfalls-jax-0.10.2"))
+    titles = sorted(f.finding.title for f in found["jax-recompilation"])
+    assert titles == [
+        "<lambda>() was traced and compiled 5 times: jax.jit is applied to a function created anew on every call (a "
+        "lambda or closure inside the loop), so nothing is ever reused",
+        "normalize() was traced and compiled 5 times: its input shapes or dtypes change from call to call (`x` is "
+        "now f32[3], before f32[2])",
+        "power() was traced and compiled 5 times: a static argument (static_argnums/static_argnames) or the "
+        "structure of its inputs changes from call to call (a static value is now 1, before 0)",
+    ]
+
+
+def test_tensorflow_record() -> None:
+    found = _by_id(_report("tf-retrace-tensorflow-2.21"))
+    by_function = {f.finding.evidence["function"]: f for f in found["tf-function-retracing"]}
+    assert by_function["scale"].count == 8 and _short(by_function["scale"]).endswith("tf_retrace.py:6")
+    [jit] = found["tf-jit-compile-unsupported-op"]
+    assert jit.finding.status is Status.FAIL and jit.finding.evidence["op"] == "AsString"
+
+
+def _as_rank(record: ProcessRecord, rank: int, pid: int) -> ProcessRecord:
+    return replace(record, pid=pid, ranks={"RANK": str(rank), "WORLD_SIZE": "2"})
+
+
+def test_the_same_problem_on_two_ranks_is_one_finding_naming_both() -> None:
+    [record] = read_records(RECORDS / "compile-pitfalls-torch-2.13")
+    report = _report("compile-pitfalls-torch-2.13", [_as_rank(record, 1, 2), _as_rank(record, 0, 1)])
+    [graph_break] = _by_id(report)["compile-graph-break"]
+    assert graph_break.ranks == ("rank 0", "rank 1") and graph_break.count == 2
+    assert graph_break.finding.evidence["per_process"] == {"rank 0": 1, "rank 1": 1}
+    assert [p.label for p in report.processes] == ["rank 0", "rank 1"]
+
+
+def _gpu_record(events: list[Mapping[str, Any]]) -> ProcessRecord:
+    """Events in the shape the dynamo hook writes on a GPU (synthesized: this machine has none; the fields are
+    those of torch 2.13's CompilationMetrics.cudagraph_skip_reason and torch.cuda's sync warning)."""
+    return ProcessRecord(1, None, ("train.py",), "/w", "3.11.7", {}, tuple(events), exited=True)
+
+
+def test_cudagraph_skips_and_cuda_syncs_name_their_reason_and_line() -> None:
+    function = {"file": "/w/train.py", "line": 10, "function": "step"}
+    events: list[Mapping[str, Any]] = [
+        {"kind": "steps_begin", "t": 0.0, "step": 1},
+        {"kind": "dynamo_compile", "frame_id": 0, "frame_compile_id": 0, "function": function, "step": 1,
+         "called_from": {"file": "/w/train.py", "line": 30, "function": "<module>"},
+         "cudagraph_skip": "skipping cudagraphs due to mutated inputs (1 instances)"},
+        {"kind": "cuda_sync", "location": {"file": "/w/train.py", "line": 33, "function": "<module>",
+                                           "code": "total += loss.item()"}, "step": 1,
+         "message": "called a synchronizing CUDA operation"},
+        {"kind": "step", "index": 1, "source": "optimizer.step()", "t": 1.0, "step": 1},
+    ]  # fmt: skip
+    found = _by_id(_report("gpu", [_gpu_record(events)]))
+    [skip] = found["compile-cudagraph-skipped"]
+    assert skip.finding.title == "CUDA graphs were skipped for step(): mutated inputs (1 instances)"
+    assert _short(skip) == "/w/train.py:30"
+    [sync] = found["cuda-host-sync"]
+    assert sync.finding.title == "`total += loss.item()` makes the CPU wait for the GPU inside the step"
+    assert sync.steps == (1,)
+
+
+def test_a_healthy_record_gives_no_warning() -> None:
+    """The compile record minus everything that went wrong is a healthy run: nothing is reported from nothing."""
+    [record] = read_records(RECORDS / "compile-pitfalls-torch-2.13")
+    kept = tuple(
+        e
+        for e in record.events
+        if e.get("kind") != "graph_break" and not (e.get("kind") == "dynamo_compile" and e.get("frame_compile_id"))
+    )
+    report = _report("healthy", [replace(record, events=kept)])
+    assert [f.finding.id for f in report.findings] == ["program-exit"] and exit_status(report) == 0
