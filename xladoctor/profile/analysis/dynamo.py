@@ -101,6 +101,12 @@ _GUARD = re.compile(r"^\d+/\d+: (?P<guard>.*?)(?:\s+# (?P<code>.*?)\s+# \S+:\d+ 
 _VALUE_GUARD = re.compile(r"^(?:len\()?(?P<name>[\w'\[\]\".]+)\)? == ")
 
 
+def _guard_text(reason: str) -> str:
+    """The failed guard alone: `times == 2`, `tensor 'x' size mismatch at index 0. expected 5, actual 6`."""
+    found = _GUARD.match(reason)
+    return (found.group("guard") if found else reason).strip()
+
+
 def _reason_kind(reason: str) -> tuple[str, str | None, str | None]:
     """What a failed guard says changed, with the Python name and the user's code it guards, when it says them."""
     found = _GUARD.match(reason)
@@ -178,6 +184,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
         function = next((e.get("function") for e in events if isinstance(e.get("function"), Mapping)), None)
         reasons = [str(e.get("recompile_reason")) for e in (*recompiles, *limit) if e.get("recompile_reason")]
         parsed = [_reason_kind(r) for r in reasons]
+        last_guard = _guard_text(reasons[-1]) if reasons else "unknown"
         kinds = [k for k, _, _ in parsed]
         kind = max(set(kinds), key=kinds.count) if kinds else "other"
         why, fix = _RECOMPILE_FIXES[kind]
@@ -195,6 +202,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             "defined_at": f"{defined.file}:{defined.line}" if defined else None,
             "recompilations": len(recompiles),
             "last_reason": reasons[-1] if reasons else None,
+            "last_guard": last_guard,
             "cause": kind,
         }
         compile_s = sum(float(e.get("compile_s") or 0.0) for e in recompiles)
@@ -210,7 +218,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                     + (f" in step {step}" if isinstance(step, int) else "")
                     + " and runs eager from then on",
                     detail=f"{name} was recompiled {len(recompiles)} times because {why} (last failed guard: "
-                    f"{reasons[-1] if reasons else 'unknown'}). At torch._dynamo.config.recompile_limit torch.compile "
+                    f"{last_guard}). At torch._dynamo.config.recompile_limit torch.compile "
                     "stops compiling it and, with only a warning in the log, runs it without compilation.",
                     location=where,
                     count=len(limit),
@@ -228,7 +236,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                 Status.WARN,
                 f"{name} was recompiled {len(recompiles)} times: {why}",
                 detail=f"Each recompilation traces and compiles {name} again ({compile_s:.1f} s in all here). "
-                f"Last failed guard: {reasons[-1] if reasons else 'unknown'}.",
+                f"Last failed guard: {last_guard}.",
                 location=where,
                 count=len(recompiles),
                 steps=ev.steps(recompiles),

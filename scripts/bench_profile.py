@@ -1,0 +1,89 @@
+"""Benchmark: what `xladoctor profile` adds to the wall time of a healthy program it watches (target: under 10%).
+
+    .venv/bin/python scripts/bench_profile.py [--runs N] [--python TARGET] [--only compile|xla]
+
+For each workload in scripts/workloads/ (a torch.compile MLP trained for 120 steps; a torch_xla MLP trained for 300
+steps on PJRT_DEVICE=CPU, one torch_xla.sync() per step):
+A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`.
+They run alternately (A B A B ...) after one warm-up each, so compiler caches and drift on the machine hit both
+alike. Prints min / median / max wall seconds, the median of the per-pair ratios A/B, and checks that the
+profile of the healthy workload has no warning (a profile that found problems would measure something else).
+TARGET defaults to the test suite's torch29-xla29 venv (torch 2.9.0, torch_xla 2.9.0), built on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKLOADS = {"compile": "compile_train.py", "xla": "xla_train.py"}
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds
+
+
+def _profiled(python: str, workload: Path, env: dict[str, str], out: Path) -> float:
+    argv = [sys.executable, "-m", "xladoctor", "profile", "--format", "json", "-o", str(out), "--", python]
+    argv.append(str(workload))
+    seconds = _timed(argv, env)
+    report = json.loads(out.read_text())
+    if report["summary"]["warn"] or report["summary"]["fail"] or report["summary"]["error"]:
+        sys.exit(f"the healthy workload {workload.name} got findings: {report['findings']}")
+    return seconds
+
+
+def _row(name: str, values: list[float], unit: str = "s") -> str:
+    return (
+        f"  {name:36s} min {min(values):7.3f}  median {statistics.median(values):7.3f}  max {max(values):7.3f} {unit}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--python", help="target interpreter (default: the torch29-xla29 test venv)")
+    parser.add_argument("--only", choices=sorted(WORKLOADS))
+    args = parser.parse_args()
+    python = args.python
+    if python is None:
+        sys.path.insert(0, str(ROOT / "tests"))
+        import envs
+
+        python = str(envs.python_of(envs.ensure_env("torch29-xla29")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PT_XLA_DEBUG", "TORCH_LOGS", "TORCH_TRACE"))}
+    env["PJRT_DEVICE"] = "CPU"
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    for name, file in WORKLOADS.items():
+        if args.only and name != args.only:
+            continue
+        workload = ROOT / "scripts" / "workloads" / file
+        with tempfile.TemporaryDirectory() as scratch:
+            out = Path(scratch) / "profile.json"
+            _profiled(python, workload, env, out), _timed([python, str(workload)], env)  # warm-up, not counted
+            profiled, bare = [], []
+            for _ in range(args.runs):
+                profiled.append(_profiled(python, workload, env, out))
+                bare.append(_timed([python, str(workload)], env))
+        ratios = [a / b for a, b in zip(profiled, bare, strict=True)]
+        print(f"{name}: {workload.name} ({args.runs} pairs)")
+        print(_row("xladoctor profile -- python WORKLOAD", profiled))
+        print(_row("python WORKLOAD", bare))
+        print(f"  ratio A/B median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+
+
+if __name__ == "__main__":
+    main()
