@@ -327,29 +327,37 @@ def _private_keys(text: str) -> Iterator[Span]:
         pos = stop + 1
 
 
+def _scheme_end(text: str, begin: int, stop: int) -> tuple[int, int]:
+    """(where `:/` or `://` starts, where the user info after it starts) at or after begin, before stop; (-1, -1)
+    when none. One slash counts too: a path normalised by os.path (realpath, relpath) turns `https://` into
+    `https:/`, and the password after it is the same secret."""
+    found = text.find(":/", begin, stop)
+    if found < 0:
+        return -1, -1
+    return found, found + (3 if text.startswith("/", found + 2) else 2)
+
+
 def _url_passwords(text: str) -> Iterator[Span]:
     """user:password in scheme://user:password@host: the user info up to the last '@' of the URL."""
-    found = text.find("://")
+    found, start = _scheme_end(text, 0, len(text))
     while found >= 0:
-        token_end = _URL_END.search(text, found + 3)
+        token_end = _URL_END.search(text, start)
         end = token_end.start() if token_end else len(text)
-        at = text.rfind("@", found + 3, end)
-        scheme = found
-        while 0 <= scheme < at:
-            start = scheme + 3
+        at = text.rfind("@", start, end)
+        while 0 <= start < at:
             if text.find(":", start, at) < 0:
                 break  # no password before the last '@': nothing in this URL
             if not _HOST_PORT.match(text, start, at):
                 yield start, at
                 break
-            scheme = text.find("://", start, at)  # `host:port/...?next=https://user:password@...`
-        found = text.find("://", end)
+            _, start = _scheme_end(text, start, at)  # `host:port/...?next=https://user:password@...`
+        found, start = _scheme_end(text, max(end, start), len(text))
 
 
 def _spans(text: str) -> list[Span]:
     """Where the secrets are; each rule runs only when the text holds what it needs (most strings are short)."""
     spans: list[Span] = []
-    if "://" in text:
+    if ":/" in text:
         spans += _url_passwords(text)
     lowered = text.lower()
     if _names_a_secret(lowered):

@@ -61,6 +61,7 @@ def test_token_shapes_are_redacted(secret: str) -> None:
         ("https://:s3cret@pypi.corp.example/simple", f"https://{REDACTED}@pypi.corp.example/simple"),  # no user
         ("https://alice:s3/cr3t@host/simple", f"https://{REDACTED}@host/simple"),  # a '/' in the password
         ("redis://:p4ss@cache:6379/0 next", f"redis://{REDACTED}@cache:6379/0 next"),
+        ("/w/https:/alice:s3cret@host/x.py", f"/w/https:/{REDACTED}@host/x.py"),  # a path os.path normalised
         ("https://host:8443/repo.git@v1.2", "https://host:8443/repo.git@v1.2"),  # a port, not a password
         ("--xla_dump_to=/tmp/d --api_key=abc123", f"--xla_dump_to=/tmp/d --api_key={REDACTED}"),
         ("https://host/x?token=abc&x=1", f"https://host/x?token={REDACTED}&x=1"),
