@@ -18,13 +18,10 @@ FACTS = TESTS / "facts"
 RECORDS = TESTS / "profile" / "records"
 LOGS = TESTS / "signatures" / "reports"
 
-# worker position (1-based) -> what differs on it, in a fleet of copies of real-torch29-xla29.json
-OUTLIERS = {
-    17: "torch_xla 2.8.0",
-    18: "torch_xla 2.8.0",
-    101: "PJRT_DEVICE=CUDA",
-    200: "the NVIDIA driver and GPU of the real H200 snapshot",
-}
+# What differs on the outlier workers of a fleet of copies of real-torch29-xla29.json, in order: two with another
+# torch_xla, one with another PJRT_DEVICE, one with the NVIDIA driver and GPU of the real H200 snapshot.
+OUTLIER_KINDS = ("torch_xla 2.8.0", "torch_xla 2.8.0", "PJRT_DEVICE=CUDA", "an H200 and its driver")
+AT = (17, 18, 101, 200)  # their positions (1-based) in a large fleet
 
 
 def load(name: str) -> dict[str, Any]:
@@ -32,17 +29,20 @@ def load(name: str) -> dict[str, Any]:
     return doc
 
 
-def fleet_documents(count: int) -> list[tuple[str, dict[str, Any]]]:
-    """(label, snapshot) for `count` workers: real-torch29-xla29 everywhere but at OUTLIERS."""
+def fleet_documents(count: int, at: tuple[int, ...] = AT) -> list[tuple[str, dict[str, Any]]]:
+    """(label, snapshot) for `count` workers: real-torch29-xla29 everywhere but at the positions `at` (the
+    OUTLIER_KINDS in order; positions past `count` are left out)."""
     base, h200 = load("real-torch29-xla29"), load("real-gpu-h200")
+    kinds = dict(zip(at, OUTLIER_KINDS, strict=True))
     documents = []
     for position in range(1, count + 1):
         doc = base
-        if position in OUTLIERS:
+        kind = kinds.get(position)
+        if kind is not None:
             doc = copy.deepcopy(base)
-            if position in (17, 18):
+            if kind.startswith("torch_xla"):
                 next(d for d in doc["distributions"] if d["name"] == "torch-xla")["version"] = "2.8.0"
-            elif position == 101:
+            elif kind.startswith("PJRT_DEVICE"):
                 doc["env"]["PJRT_DEVICE"] = "CUDA"
             else:
                 doc["system"]["nvidia"] = h200["system"]["nvidia"]
@@ -50,18 +50,18 @@ def fleet_documents(count: int) -> list[tuple[str, dict[str, Any]]]:
     return documents
 
 
-def write_fleet(folder: Path, count: int) -> list[Path]:
+def write_fleet(folder: Path, count: int, at: tuple[int, ...] = AT) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    for label, doc in fleet_documents(count):
+    for label, doc in fleet_documents(count, at):
         path = folder / label
         path.write_text(json.dumps(doc))
         paths.append(path)
     return paths
 
 
-def fleet(count: int) -> FleetReport:
-    workers = [Worker(label, f"snaps/{label}", facts_from_json(doc)) for label, doc in fleet_documents(count)]
+def fleet(count: int, at: tuple[int, ...] = AT) -> FleetReport:
+    workers = [Worker(label, f"snaps/{label}", facts_from_json(doc)) for label, doc in fleet_documents(count, at)]
     return compare_fleet(workers)
 
 

@@ -12,15 +12,16 @@ from itertools import groupby
 from xladoctor.diagnosis.report import ordered
 from xladoctor.findings import Finding, Status
 from xladoctor.reporters.html import esc
-from xladoctor.sanitize import json_text
+from xladoctor.sanitize import json_text, scrub
 
 MARKS = {Status.OK: "✔", Status.WARN: "!", Status.FAIL: "✖", Status.SKIP: "-", Status.ERROR: "?"}
 _NOT_ID = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def anchor(*parts: object) -> str:
-    """An element id made of safe characters only: `f-torch-xla-torch-mismatch`."""
-    return _NOT_ID.sub("-", "-".join(str(p) for p in parts)).strip("-") or "x"
+    """An element id of safe characters only, `f-torch-xla-torch-mismatch`, from scrubbed text (an id made of a
+    report string is a report string too: a device name could hold a credential)."""
+    return _NOT_ID.sub("-", scrub("-".join(str(p) for p in parts))).strip("-") or "x"
 
 
 def mark(status: Status) -> str:
