@@ -17,47 +17,46 @@ from xladoctor.reporters.pages.parts import (
     notes,
     problems,
     refs,
-    table,
 )
 from xladoctor.sanitize import one_line
 from xladoctor.smoke.model import SmokeResult
 
 
-def _smoke_cell(result: SmokeResult) -> str:
-    parts = [esc(result.verified)] if result.verified else []
+def _smoke(result: SmokeResult) -> str:
+    """One smoke test on one device: what it proved, or the cause, the output it was read from and the fix."""
+    parts = [f'<p class="detail">{esc(result.verified)}</p>'] if result.verified else []
     if result.cause:
-        parts.append(f"<b>{esc(result.cause)}</b>")
-    if result.evidence and result.status in (Status.FAIL, Status.ERROR):
-        parts.append(f"<pre>{esc(chr(10).join(result.evidence))}</pre>")
-    elif result.evidence:
-        parts.append(fold("output", f"<pre>{esc(chr(10).join(result.evidence))}</pre>"))
+        parts.append(f'<p class="detail"><b>{esc(result.cause)}</b></p>')
+    output = f"<pre>{esc(chr(10).join(result.evidence))}</pre>" if result.evidence else ""
+    if result.status in (Status.FAIL, Status.ERROR):
+        parts.append(output)
+    else:
+        parts.append(fold("output", output))
     if result.status is not Status.OK:
         parts.append(commands(result.remediation, "fix" if result.remediation else ""))
     if result.metrics:
         shown = ", ".join(f"{esc(str(k))} {esc(str(v))}" for k, v in result.metrics.items())
         parts.append(f'<p class="refs">{shown}</p>')
     parts.append(refs(result.refs))
-    return "".join(parts)
+    where = f" on {esc(result.device)}" if result.device else ""
+    return (
+        f'<article class="finding s-{result.status.value}" id="{anchor("smoke", result.name, result.device or "")}">'
+        f'<h3>{mark(result.status)} {esc(result.name)}{where} <span class="fid">{result.duration_s:.1f} s</span></h3>'
+        f"{''.join(parts)}</article>"
+    )
 
 
 def smoke_section(results: tuple[SmokeResult, ...]) -> str:
-    """The smoke tests, one row per test and device (each ran in its own child process)."""
+    """The smoke tests, one per test and device (each ran in its own child process); skipped ones folded."""
     if not results:
         return ""
-    rows = [
-        (
-            f'<span class="s-{r.status.value}">{mark(r.status)}</span>',
-            f'<span id="{anchor("smoke", r.name, r.device or "")}">{esc(r.name)}</span>',
-            esc(r.device or ""),
-            f"{r.duration_s:.1f} s",
-            _smoke_cell(r),
-        )
-        for r in results
-    ]
-    head = ("", "smoke test", "device", "time", "what it proved, or why it failed")
+    ran = [r for r in results if r.status is not Status.SKIP]
+    skipped = "".join(_smoke(r) for r in results if r.status is Status.SKIP)
+    count = len(results) - len(ran)
     return (
         '<section id="smoke"><h2>Smoke tests <span class="muted">(each in its own process)</span></h2>'
-        + table(head, rows, "smoke", numeric=(3,))
+        + "".join(_smoke(r) for r in ran)
+        + fold(f"{count} skipped", skipped, print_open=True)
         + "</section>"
     )
 

@@ -63,12 +63,23 @@ def notes(items: Iterable[str], word: str = "note") -> str:
     return "".join(f'<p class="note"><b>{esc(word)}:</b> {esc(t)}</p>' for t in items)
 
 
+_URL = re.compile(r"https?://[^\s<>\"'()\[\]]+[^\s<>\"'()\[\].,;:!?]")
+
+
+def linked(text: str) -> str:
+    """Scrubbed, escaped text whose http(s) URLs are links (a link loads nothing until it is followed)."""
+    clean = scrub(text)
+    parts, start = [], 0
+    for match in _URL.finditer(clean):
+        url = esc(match.group())
+        parts += [esc(clean[start : match.start()]), f'<a href="{url}" rel="noreferrer">{url}</a>']
+        start = match.end()
+    return "".join([*parts, esc(clean[start:])])
+
+
 def refs(links: Iterable[str]) -> str:
-    """Upstream references; http(s) ones as links (a link loads nothing until it is followed)."""
-    parts = []
-    for ref in links:
-        shown = esc(ref)
-        parts.append(f'<a href="{shown}" rel="noreferrer">{shown}</a>' if re.match(r"https?://", ref) else shown)
+    """Upstream references, their URLs as links."""
+    parts = [linked(ref) for ref in links]
     return f'<p class="refs">see: {" · ".join(parts)}</p>' if parts else ""
 
 

@@ -104,7 +104,8 @@ def timeline_svg(steps: Sequence[Step], marks: Mapping[int, str | None], label: 
     parts.append(f'<text x="{LEFT - 6:g}" y="{height - 6:g}" text-anchor="end">step</text></svg>')
     per = f" Each column sums {size} steps." if size > 1 else ""
     return (
-        f'<figure class="chart">{"".join(parts)}<figcaption class="muted">Per step of {esc(label)}: '
+        f'<figure class="chart"><div class="scroll">{"".join(parts)}</div>'
+        f'<figcaption class="muted">Per step of {esc(label)}: '
         'wall time, compiles, executions, device-to-host transfers. <span class="legend-recompiled"></span> '
         f"a step that recompiled (follow it to its finding).{per}</figcaption></figure>"
     )
