@@ -81,7 +81,8 @@ def _converter(hint: Any) -> Converter:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (Union, types.UnionType):
-        return _optional(type(None) in args, _converter(next(a for a in args if a is not type(None))))
+        inner = _converter(next(a for a in args if a is not type(None)))
+        return _optional(inner) if type(None) in args else inner
     if dataclasses.is_dataclass(hint):
         return _dataclass(hint)
     if origin is tuple:
@@ -99,9 +100,9 @@ def _converter(hint: Any) -> Converter:
     return _any
 
 
-def _optional(nullable: bool, inner: Converter) -> Converter:
+def _optional(inner: Converter) -> Converter:
     def convert(value: Any) -> Any:
-        return None if value is None and nullable else inner(value)
+        return None if value is None else inner(value)
 
     return convert
 
@@ -156,9 +157,14 @@ def _tuple(item_hint: Any) -> Converter:
     return convert
 
 
+_EMPTY = freeze({})  # immutable, so every empty mapping can be this one
+
+
 def _mapping(value: Any) -> Any:
     if not isinstance(value, dict):
         raise _Invalid("expected an object")
+    if not value:
+        return _EMPTY
     _plain(value)
     return freeze(value)
 
@@ -182,14 +188,18 @@ def _bool(value: Any) -> Any:
 def _int(value: Any) -> Any:
     if not isinstance(value, int) or isinstance(value, bool):
         raise _expected(int, value)
-    _plain(value)
+    if -MAX_INT < value < MAX_INT:
+        return value
+    _plain(value)  # says why
     return value
 
 
 def _float(value: Any) -> Any:
     if not isinstance(value, (int, float)):  # an integer is a float in JSON (and True, as before: bool is an int)
         raise _expected(float, value)
-    _plain(value)
+    if -MAX_INT < value < MAX_INT:  # False for nan, inf and the out-of-range (and True and False pass, as before)
+        return value
+    _plain(value)  # says why
     return value
 
 
