@@ -6,11 +6,11 @@
 Writes N snapshots in a temporary folder, made from one real snapshot (default
 tests/facts/real-torch29-xla29-debug-switches.json) the way a fleet's workers differ: each has its own
 `created_at`, probe timings, NVML timing, free disk bytes and free inodes (what two hosts of one image never
-share), and a few are outliers (one worker in 256, or in N with `--outlier-every N`, has in turn torch_xla 2.8.0,
-PJRT_DEVICE=TPU or a full disk). `--identical` writes byte-identical copies instead. Then it runs
-`python -m xladoctor compare --json DIR` as a whole process (from `--root`, a checkout of the code to measure;
-default this one) and reads its wall time and CPU time (wait4), its own peak RSS (VmHWM) and the size of its
-JSON. Each size is checked: the JSON names every worker and every outlier.
+share), and a few are outliers: one worker in 256 (in N with `--outlier-every N`) has in turn torch_xla 2.8.0
+(torch 2.8.0 where there is no torch_xla), PJRT_DEVICE=TPU or a full disk. `--identical` writes byte-identical
+copies instead. Then it runs `python -m xladoctor compare --json DIR` as a whole process (from `--root`, a
+checkout of the code to measure; default this one) and reads its wall time and CPU time (wait4), its own peak
+RSS (VmHWM) and the size of its JSON. Each size is checked: the JSON names every worker and every outlier.
 """
 
 from __future__ import annotations
@@ -60,9 +60,11 @@ def _outlier(doc: dict[str, Any], index: int, count: int, every: int) -> str | N
     """Every `every`th worker (from the 4th) is an outlier of one kind, in turn: torch_xla, PJRT_DEVICE, a full disk."""
     if count < 4 or index % every != 3 % every:
         return None
-    kind = ("torch_xla", "PJRT_DEVICE", "disk")[index // every % 3]
-    if kind == "torch_xla":
-        next(d for d in doc["distributions"] if d["name"] == "torch-xla")["version"] = "2.8.0"
+    kind = ("package", "PJRT_DEVICE", "disk")[index // every % 3]
+    if kind == "package":  # another torch_xla, or another torch where there is no torch_xla
+        dist = next(d for name in ("torch-xla", "torch") for d in doc["distributions"] if d["name"] == name)
+        dist["version"] = "2.8.0"
+        kind = "torch_xla" if dist["name"] == "torch-xla" else "torch"
     elif kind == "PJRT_DEVICE":
         doc["env"]["PJRT_DEVICE"] = "TPU"
     else:
@@ -126,8 +128,8 @@ def verify(stdout: bytes, count: int, outliers: dict[str, str]) -> str:
     findings = {f["id"]: f for f in doc["findings"]}
     own = findings["fleet-worker-checks"]["evidence"]
     for label, kind in outliers.items():
-        if kind == "torch_xla":
-            found = findings["fleet-package-skew"]["evidence"]["per_worker"]["torch_xla"][label] == "2.8.0"
+        if kind in ("torch_xla", "torch"):
+            found = findings["fleet-package-skew"]["evidence"]["per_worker"][kind][label] == "2.8.0"
         elif kind == "PJRT_DEVICE":
             found = findings["fleet-env-skew"]["evidence"]["per_worker"]["PJRT_DEVICE"][label] == "TPU"
         else:  # disk-space-low warns on that worker alone
