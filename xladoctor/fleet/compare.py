@@ -5,11 +5,12 @@ Snapshots can be compared as they arrive, holding one full Facts per distinct en
     from xladoctor.fleet.compare import FleetAccumulator
 
     fleet = FleetAccumulator()
-    fleet.add("worker-3", facts)        # label: how the report names the worker (unique); path: its file, if any
+    fleet.add("worker-3", facts)        # label: how the report names the worker (unique)
     ...
     report = fleet.finish()             # a FleetReport: what `xladoctor compare` renders (reporters/compare_report)
 
-`add(label: str, facts: Facts, path: str | None = None) -> None` diagnoses the worker at once: a worker whose facts
+`add(label: str, facts: Facts, path: str | None = None) -> None` diagnoses the worker at once (`path`, its snapshot
+file, is what the report's `xladoctor check --facts PATH` hints name; the label when None). A worker whose facts
 equal an earlier worker's but for per-host ones (timings, free disk, its rank variables; fleet/environments.py)
 reuses that diagnosis, re-running only the checks that read a per-host fact that differs, and is kept as those
 facts plus its per-host ones. `finish() -> FleetReport` compares every property across the workers added, in the
