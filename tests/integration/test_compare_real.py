@@ -9,11 +9,14 @@ import pytest
 from conftest import run_cli
 from envs import python_of
 
+from xladoctor.facts import load_facts
+from xladoctor.fleet.compare import FleetAccumulator
+
 pytestmark = pytest.mark.integration
 
 
-def _snapshot(python: Path, out: Path, pjrt_device: str) -> Path:
-    result = run_cli("snapshot", "--python", str(python), "-o", str(out), env={"PJRT_DEVICE": pjrt_device})
+def _snapshot(python: Path, out: Path, pjrt_device: str, **env: str) -> Path:
+    result = run_cli("snapshot", "--python", str(python), "-o", str(out), env={"PJRT_DEVICE": pjrt_device, **env})
     assert result.returncode == 0, result.stderr
     return out
 
@@ -100,3 +103,22 @@ def test_text_report_and_exit_codes(fleet: dict[str, Path], tmp_path: Path) -> N
     assert (bad.returncode, bad.stderr.startswith(f"xladoctor: error: {truncated}: not valid JSON")) == (2, True)
     single = run_cli("compare", str(fleet["worker-2"]))
     assert (single.returncode, single.stderr) == (2, "xladoctor: error: compare needs at least 2 snapshots; got 1\n")
+
+
+def test_real_snapshots_of_one_venv_are_one_environment_and_each_report_is_its_own_check(
+    fleet: dict[str, Path], tmp_path: Path
+) -> None:
+    """Three workers of one venv, as three ranks snapshot it: what differs between real snapshots (when, probe
+    timings, free disk and inodes, the probing pid, the rank) does not split them, and each worker's report is
+    exactly `xladoctor check --facts` of its own file."""
+    snaps = [_snapshot(fleet["new"], tmp_path / f"rank-{i}.json", "CPU", TPU_WORKER_ID=str(i)) for i in range(3)]
+    accumulator = FleetAccumulator()
+    for path in snaps:
+        accumulator.add(path.name, load_facts(path.read_text()), str(path))
+    assert accumulator.environments == 1
+    result = run_cli("compare", "--json", "--each", *(str(p) for p in snaps))
+    assert result.returncode == 0, result.stderr
+    workers = json.loads(result.stdout)["workers"]
+    for worker, path in zip(workers, snaps, strict=True):
+        own = run_cli("check", "--facts", str(path), "--json")
+        assert worker["report"] == json.loads(own.stdout)

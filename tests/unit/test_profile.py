@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -102,3 +103,22 @@ def test_broken_record_files_are_read_line_by_line(tmp_path: Path) -> None:
     assert process.steps[0].fallbacks == {"histc": 1} and process.steps[0].compiles == 1
     jsonschema.validate(json.loads(json.dumps(profile_document(report))), profile_schema())
     assert report.notes == ("rank 1: 3 unreadable record line(s) were skipped",)
+
+
+def test_python_dash_m_and_its_children_are_watched(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(
+        "import subprocess, sys\nprint('main runs')\nsubprocess.run([sys.executable, '-c', 'print(2)'], check=True)\n"
+    )
+    out = tmp_path / "p.json"
+    ran = subprocess.run(
+        [sys.executable, "-m", "xladoctor", "profile", "--format", "json", "-o", str(out), "--",
+         sys.executable, "-m", "pkg"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "main runs\n2\n"
+    assert json.loads(out.read_text())["helper_processes"] == 2

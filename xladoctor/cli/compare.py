@@ -33,13 +33,15 @@ def compare(
     output: OutputOption = None,
 ) -> None:
     """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
-    from xladoctor.fleet.compare import compare_fleet
+    from xladoctor.fleet.compare import FleetAccumulator
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
-    from xladoctor.fleet.inputs import load_workers
+    from xladoctor.fleet.inputs import iter_workers
 
     chosen = text_or_json(output_format, as_json, "compare", html=True)
-    workers = load_workers(snapshots or [])
-    fleet = compare_fleet(workers)
+    accumulator = FleetAccumulator()
+    for worker in iter_workers(snapshots or []):  # one snapshot in memory at a time, beside one per environment
+        accumulator.add(worker.label, worker.facts, worker.path)
+    fleet = accumulator.finish()
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.compare_report import render_compare_json
 

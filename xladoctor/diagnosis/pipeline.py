@@ -21,7 +21,7 @@ from xladoctor.facts.platform import detect_platform
 from xladoctor.findings import Finding, Status
 from xladoctor.matrix import Matrix, load_matrix
 from xladoctor.options import DEFAULT_TIMEOUT_S
-from xladoctor.remedy.plan import build_plan
+from xladoctor.remedy.plan import Plan, build_plan
 from xladoctor.remedy.render import render_fix
 from xladoctor.smoke.model import SmokeResult
 from xladoctor.smoke.summary import smoke_findings, with_remediation
@@ -142,18 +142,25 @@ def run_diagnosis(
     `kernel_python` is the interpreter of the Jupyter kernel asking (the notebook API), so the plan can speak
     in notebook cells when that kernel is the diagnosed environment."""
     table = matrix if matrix is not None else load_matrix()
-    findings: list[Finding] = []
-    for item in checks:
-        for finding in run_check(item, facts, table):
-            if finding.fix is not None and finding.status in (Status.FAIL, Status.WARN):
-                finding = dataclasses.replace(finding, remediation=render_fix(finding.fix, facts))
-            if finding.alternatives:
-                rendered = tuple(
-                    dataclasses.replace(a, commands=render_fix(a.fix, facts)) for a in finding.alternatives
-                )
-                finding = dataclasses.replace(finding, alternatives=rendered)
-            findings.append(finding)
+    findings = [finding for item in checks for finding in check_findings(item, facts, table)]
     smoke_results = with_remediation(smoke, facts)
     findings.extend(smoke_findings(smoke_results))
-    plan = build_plan(findings, facts, detect_platform(facts, kernel_python), table)
-    return Report(facts, tuple(findings), plan, smoke_results)
+    return Report(facts, tuple(findings), plan_for(findings, facts, table, kernel_python), smoke_results)
+
+
+def check_findings(item: Check, facts: Facts, matrix: Matrix) -> list[Finding]:
+    """One check's findings, each with its commands rendered for this environment (a step of run_diagnosis)."""
+    findings: list[Finding] = []
+    for finding in run_check(item, facts, matrix):
+        if finding.fix is not None and finding.status in (Status.FAIL, Status.WARN):
+            finding = dataclasses.replace(finding, remediation=render_fix(finding.fix, facts))
+        if finding.alternatives:
+            rendered = tuple(dataclasses.replace(a, commands=render_fix(a.fix, facts)) for a in finding.alternatives)
+            finding = dataclasses.replace(finding, alternatives=rendered)
+        findings.append(finding)
+    return findings
+
+
+def plan_for(findings: Sequence[Finding], facts: Facts, matrix: Matrix, kernel_python: str | None = None) -> Plan:
+    """The fix plan of a diagnosis: every finding's fix merged (the last step of run_diagnosis)."""
+    return build_plan(findings, facts, detect_platform(facts, kernel_python), matrix)

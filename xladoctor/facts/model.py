@@ -7,6 +7,7 @@ tests use it as fixtures. Checks read Facts only; nothing here touches the syste
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -76,8 +77,8 @@ class Distribution:
     self_declared: SelfDeclared | None = None
     error: str | None = None
 
-    @property
-    def key(self) -> str:
+    @functools.cached_property
+    def key(self) -> str:  # cached: Facts.installed() compares it for every distribution, every time
         """The normalised name (PEP 503) used for every comparison."""
         return str(canonicalize_name(self.name)) if self.name else ""
 

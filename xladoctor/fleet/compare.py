@@ -1,175 +1,111 @@
-"""Compare the snapshots of a job's workers: one finding per kind of skew, the fix for each outlier worker."""
+"""Compare the snapshots of a job's workers: one finding per kind of skew, the fix for each outlier worker.
+
+Snapshots can be compared as they arrive, holding one full Facts per distinct environment only:
+
+    from xladoctor.fleet.compare import FleetAccumulator
+
+    fleet = FleetAccumulator()
+    fleet.add("worker-3", facts)        # label: how the report names the worker (unique)
+    ...
+    report = fleet.finish()             # a FleetReport: what `xladoctor compare` renders (reporters/compare_report)
+
+`add(label: str, facts: Facts, path: str | None = None) -> None` diagnoses the worker at once (`path`, its snapshot
+file, is what the report's `xladoctor check --facts PATH` hints name; the label when None). A worker whose facts
+equal an earlier worker's but for per-host ones (timings, free disk, its rank variables; fleet/environments.py)
+reuses that diagnosis, re-running only the checks that read a per-host fact that differs, and is kept as those
+facts plus its per-host ones. `finish() -> FleetReport` compares every property across the workers added, in the
+order added (on a tie the first worker's value is the reference). `compare_fleet(workers)` does both for a list.
+An accumulator is not thread-safe: add from one thread.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from xladoctor.diagnosis.pipeline import run_diagnosis
-from xladoctor.diagnosis.report import Report
-from xladoctor.diagnosis.selection import select_checks
+from xladoctor.errors import UsageError
 from xladoctor.exitcodes import ExitCode
-from xladoctor.findings import SEVERITY, Finding, Status
-from xladoctor.fleet.properties import properties
-from xladoctor.fleet.skew import Comparison, Worker, compare, describe, names
-from xladoctor.fleet.workers import target_failed, worker_checks
-from xladoctor.remedy.fix import Fix
-from xladoctor.remedy.plan import Plan, build_plan
+from xladoctor.facts.model import Facts
+from xladoctor.findings import Status
+from xladoctor.fleet.environments import Diagnoses, Placement, touches
+from xladoctor.fleet.properties import Property, Value, properties
+from xladoctor.fleet.report import AREA, CATEGORIES, Category, FleetReport, WorkerPlan, fleet_report
+from xladoctor.fleet.skew import Comparison, Worker, compare_values
 
-AREA = "fleet"
-
-
-@dataclass(frozen=True)
-class Category:
-    id: str
-    noun: str
-    why: str
-
-
-CATEGORIES = (
-    Category(
-        "fleet-package-skew",
-        "ML package versions",
-        "The workers of one job must run the same torch, torch_xla, Triton, JAX, jaxlib, libtpu and TensorFlow "
-        "releases: collectives, compiled programs and checkpoints cross worker boundaries, and a different "
-        "release fails, hangs or computes differently. Other ML packages (numpy, torchvision, ...) that differ "
-        "are a warning.",
-    ),
-    Category(
-        "fleet-cuda-skew",
-        "CUDA runtime of torch",
-        "Different CUDA builds of torch load different CUDA and NCCL libraries; NCCL collectives between "
-        "them can fail or hang.",
-    ),
-    Category(
-        "fleet-python-skew",
-        "Python version",
-        "A different Python minor version runs different wheels; a different patch release is a warning. "
-        "Rebuild the outliers' environments with the reference's Python.",
-    ),
-    Category(
-        "fleet-driver-skew",
-        "NVIDIA driver",
-        "A different driver major version supports different CUDA releases; a different minor is a warning. "
-        "Install the reference's driver on the outliers (their host image) or run the job on matching hosts.",
-    ),
-    Category(
-        "fleet-accelerator-skew",
-        "accelerators",
-        "Every worker must see the same accelerators: a different GPU count or model, or a host without the "
-        "TPU chips the others have, breaks the device mesh the job expects. Run the job on identical hosts.",
-    ),
-    Category(
-        "fleet-env-skew",
-        "environment variables",
-        "PJRT_DEVICE, XLA_FLAGS and TF_XLA_FLAGS decide the device and the compiler options: workers that "
-        "differ compile different programs or use different devices. Other variables that differ "
-        "(LD_LIBRARY_PATH, ...) are a warning. Variables that name the worker itself (ranks, task ids, PATH) "
-        "are not compared.",
-    ),
-)
+__all__ = [
+    "AREA",
+    "CATEGORIES",
+    "Category",
+    "FleetAccumulator",
+    "FleetReport",
+    "WorkerPlan",
+    "compare_fleet",
+    "exit_code",
+]
 
 
-@dataclass(frozen=True)
-class WorkerPlan:
-    """The commands to run on one outlier worker so that it matches the reference."""
+class FleetAccumulator:
+    """Workers added one at a time (each diagnosed on arrival), compared by `finish()`."""
 
-    worker: str
-    plan: Plan
+    def __init__(self) -> None:
+        self.diagnoses = Diagnoses()
+        self._workers: list[Worker] = []
+        self._placements: list[Placement] = []
+        self._labels: set[str] = set()
 
-
-@dataclass(frozen=True)
-class FleetReport:
-    """Everything the compare reporters render."""
-
-    workers: tuple[Worker, ...]
-    findings: tuple[Finding, ...]
-    plans: tuple[WorkerPlan, ...]
-    reports: tuple[Report, ...]  # each worker's own diagnosis, in worker order
-
-    def count(self, status: Status) -> int:
-        return sum(1 for f in self.findings if f.status is status)
+    def add(self, label: str, facts: Facts, path: str | None = None) -> None:
+        """Diagnose one worker's snapshot; `label` names it in the report and must be unique."""
+        if label in self._labels:
+            raise UsageError(f"{label}: a worker of that name was added already")
+        self._labels.add(label)
+        placement = self.diagnoses.place(facts)
+        self._placements.append(placement)
+        self._workers.append(Worker(label, path if path is not None else label, placement.facts))
 
     @property
-    def summary(self) -> dict[str, int]:
-        return {s.value: self.count(s) for s in Status}
+    def environments(self) -> int:
+        """How many distinct environments were diagnosed in full."""
+        return len(self.diagnoses.environments)
 
+    def __len__(self) -> int:
+        return len(self._workers)
 
-def _fixes(comparisons: Sequence[Comparison], workers: Sequence[Worker]) -> dict[str, list[Finding]]:
-    """Per outlier worker, one pseudo-finding per fixable property (build_plan merges them)."""
-    by_label = {w.label: w for w in workers}
-    fixes: dict[str, list[Finding]] = {}
-    for comparison in comparisons:
-        if comparison.prop.fix is None:
-            continue
-        reference = by_label[comparison.reference_worker].facts
-        for label in comparison.outliers:
-            fix: Fix | None = comparison.prop.fix(by_label[label].facts, reference)
-            if fix is not None:
-                pseudo = Finding(comparison.prop.finding_id, AREA, comparison.status, comparison.prop.name, fix=fix)
-                fixes.setdefault(label, []).append(pseudo)
-    return fixes
+    def _values(self, props: Sequence[Property]) -> list[list[tuple[str, Value]]]:
+        """Each property's value on each worker, read once per environment unless it reads a per-host fact."""
+        recorder = self.diagnoses.recorder
+        shared: list[list[tuple[Value, frozenset[str]]]] = []
+        with recorder.installed():
+            for prop in props:
+                row = []
+                for environment in self.diagnoses.environments:
+                    with recorder.scope() as read:
+                        value = prop.read(environment.facts)
+                    row.append((value, frozenset(read)))
+                shared.append(row)
+        values: list[list[tuple[str, Value]]] = []
+        for prop, row in zip(props, shared, strict=True):
+            values.append([])
+            for worker, placement in zip(self._workers, self._placements, strict=True):
+                value, reads = row[placement.environment]
+                own = prop.read(worker.facts) if touches(reads, placement.differ) else value
+                values[-1].append((worker.label, own))
+        return values
 
-
-def _remediation(fixes: dict[str, list[Finding]], workers: Sequence[Worker]) -> tuple[str, ...]:
-    """Each outlier's commands, marked with the workers they are for; one line for workers that share it."""
-    lines: dict[str, list[str]] = {}
-    for worker in workers:
-        if worker.label in fixes:
-            for command in build_plan(fixes[worker.label], worker.facts).commands:
-                lines.setdefault(command, []).append(worker.label)
-    return tuple(f"{command}  # on {names(labels, limit=len(labels))}" for command, labels in lines.items())
-
-
-def _evidence(comparisons: Sequence[Comparison]) -> dict[str, object]:
-    skewed = [c for c in comparisons if c.outliers]
-    evidence: dict[str, object] = {
-        "per_worker": {c.prop.name: {label: c.prop.show(v) for label, v in c.values} for c in skewed},
-        "majority": {c.prop.name: c.prop.show(c.reference) for c in skewed},
-        "agreed": {c.prop.name: c.reference for c in comparisons if not c.outliers and c.reference is not None},
-    }
-    if any(c.tie for c in skewed):
-        evidence["ties"] = [c.prop.name for c in skewed if c.tie]
-    return evidence
-
-
-def _category_finding(category: Category, comparisons: Sequence[Comparison], workers: Sequence[Worker]) -> Finding:
-    count = len(workers)
-    if not comparisons:
-        return Finding(
-            category.id,
-            AREA,
-            Status.SKIP,
-            f"{category.noun[0].upper()}{category.noun[1:]}: not compared",
-            "No two snapshots tell it (an interpreter that could not be probed, or snapshots from before host probes).",
-        )
-    skewed = [c for c in comparisons if c.outliers]
-    evidence = _evidence(comparisons)
-    if not skewed:
-        shown = [c.prop.label(c.reference) for c in comparisons if c.prop.status is Status.FAIL and c.reference]
-        title = f"All {count} workers have the same {category.noun}" + (f": {', '.join(shown)}" if shown else "")
-        return Finding(category.id, AREA, Status.OK, title, category.why, evidence)
-    status = min((c.status for c in skewed), key=lambda s: SEVERITY[s])
-    differ = "differs" if len(skewed) == 1 else "differ"
-    title = f"{', '.join(c.prop.name for c in skewed)} {differ} across the {count} workers"
-    detail = "\n".join([category.why, *(describe(c) for c in skewed)])
-    remediation = _remediation(_fixes(skewed, workers), workers)
-    return Finding(category.id, AREA, status, title, detail, evidence, remediation)
+    def finish(self) -> FleetReport:
+        """Compare every property across the workers added, and build the fleet's findings and plans."""
+        props = list(properties(w.facts for w in self._workers))
+        comparisons: list[Comparison] = []
+        for prop, values in zip(props, self._values(props), strict=True):
+            if (comparison := compare_values(prop, values)) is not None:
+                comparisons.append(comparison)
+        return fleet_report(self._workers, [p.report for p in self._placements], comparisons)
 
 
 def compare_fleet(workers: Sequence[Worker]) -> FleetReport:
-    """Diagnose each worker on its own, then compare every property across them."""
-    checks = select_checks()
-    reports = tuple(run_diagnosis(w.facts, checks) for w in workers)
-    comparisons = [c for p in properties(w.facts for w in workers) if (c := compare(p, workers)) is not None]
-    findings = [target_failed(workers, AREA)]
-    for category in CATEGORIES:
-        mine = [c for c in comparisons if c.prop.finding_id == category.id]
-        findings.append(_category_finding(category, mine, workers))
-    findings.append(worker_checks(workers, reports, AREA))
-    fixes = _fixes([c for c in comparisons if c.outliers], workers)
-    plans = tuple(WorkerPlan(w.label, build_plan(fixes[w.label], w.facts)) for w in workers if w.label in fixes)
-    return FleetReport(tuple(workers), tuple(findings), plans, reports)
+    """Diagnose each worker on its own (each distinct environment once), then compare every property across them."""
+    fleet = FleetAccumulator()
+    for worker in workers:
+        fleet.add(worker.label, worker.facts, worker.path)
+    return fleet.finish()
 
 
 def exit_code(report: FleetReport, strict: bool = False) -> ExitCode:

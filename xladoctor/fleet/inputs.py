@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from xladoctor.errors import UsageError
@@ -54,10 +54,9 @@ def _printable(label: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in label)
 
 
-def load_workers(paths: Sequence[str]) -> list[Worker]:
-    """Every snapshot, loaded and validated like `check --facts` does."""
+def iter_workers(paths: Sequence[str]) -> Iterator[Worker]:
+    """Every snapshot, loaded and validated like `check --facts` does, one at a time (the paths are checked first)."""
     files = expand(paths)
-    workers: list[Worker] = []
     for path, label in zip(files, _labels(files), strict=True):
         try:
             with path.open("rb") as stream:
@@ -68,5 +67,9 @@ def load_workers(paths: Sequence[str]) -> list[Worker]:
             facts = load_facts(text)
         except FactsError as exc:
             raise FleetInputError(f"{path}: {exc}") from None
-        workers.append(Worker(label, str(path), facts))
-    return workers
+        yield Worker(label, str(path), facts)
+
+
+def load_workers(paths: Sequence[str]) -> list[Worker]:
+    """Every snapshot, loaded and validated like `check --facts` does."""
+    return list(iter_workers(paths))

@@ -16,6 +16,7 @@ from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.platform import tpu_chips
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
+from xladoctor.fleet.environments import names_the_worker
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.wheels import is_torch_xla, torch_xla_wheel_missing
 from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
@@ -66,22 +67,6 @@ class Property:
 STRICT_COMPONENTS = ("torch", "torch_xla", "triton", "jax", "jaxlib", "libtpu", "tensorflow")
 SOFT_COMPONENTS = tuple(c for c in COMPONENTS if c not in STRICT_COMPONENTS)
 STRICT_ENV = ("PJRT_DEVICE", "XLA_FLAGS", "TF_XLA_FLAGS")
-# Variables that name the worker itself, or where it lives, differ by design and are not compared.
-_PER_WORKER_ENV = frozenset(
-    {
-        "PATH",
-        "VIRTUAL_ENV",
-        "CONDA_PREFIX",
-        "CONDA_DEFAULT_ENV",
-        "CONDA_PROMPT_MODIFIER",
-        "CONDA_SHLVL",
-        "HOSTNAME_TPU_WORKER",
-        "CLOUD_TPU_TASK_ID",
-        "TPU_WORKER_ID",
-        "NVIDIA_VISIBLE_DEVICES",  # Kubernetes' device plugin hands each pod its own GPU UUIDs
-    }
-)
-_PER_WORKER_SUFFIXES = ("RANK", "_WORKER_ID", "_TASK_ID", "_PROCESS_ID", "_PROCID", "_NODEID")
 
 
 def _probed(facts: Facts) -> bool:
@@ -209,7 +194,8 @@ def _env_fix(name: str) -> FixFor:
 
 def _compared_env(workers: Iterable[Facts]) -> list[str]:
     names = sorted({n for facts in workers for n in facts.env} - set(STRICT_ENV))
-    return [*STRICT_ENV, *(n for n in names if n not in _PER_WORKER_ENV and not n.endswith(_PER_WORKER_SUFFIXES))]
+    # variables that name the worker itself, or where it lives, differ by design and are not compared
+    return [*STRICT_ENV, *(n for n in names if not names_the_worker(n))]
 
 
 def properties(workers: Iterable[Facts]) -> Iterator[Property]:

@@ -52,11 +52,13 @@ def _status(prop: Property, values: Sequence[str | None]) -> Status:
 
 def compare(prop: Property, workers: Sequence[Worker]) -> Comparison | None:
     """Compare one property; None when fewer than two workers' snapshots tell its value."""
-    known: list[tuple[str, str | None]] = []
-    for worker in workers:
-        value: Value = prop.read(worker.facts)
-        if not isinstance(value, Unknown):
-            known.append((worker.label, value))
+    return compare_values(prop, [(worker.label, prop.read(worker.facts)) for worker in workers])
+
+
+def compare_values(prop: Property, values: Sequence[tuple[str, Value]]) -> Comparison | None:
+    """Compare one property's values, read already (label, value) in the order given; None when fewer than two
+    workers' snapshots tell it."""
+    known = [(label, value) for label, value in values if not isinstance(value, Unknown)]
     if len(known) < 2:
         return None
     counts = Counter(v for _, v in known)

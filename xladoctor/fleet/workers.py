@@ -9,6 +9,8 @@ from xladoctor.diagnosis.report import Report
 from xladoctor.findings import Finding, Status
 from xladoctor.fleet.skew import Worker, names
 
+LISTED = 8  # workers named in a title before 'and N more'
+
 
 def target_failed(workers: Sequence[Worker], area: str) -> Finding:
     """fleet-target-failed: a snapshot whose interpreter could not be probed says nothing about its packages."""
@@ -18,7 +20,11 @@ def target_failed(workers: Sequence[Worker], area: str) -> Finding:
         return Finding(
             "fleet-target-failed", area, Status.OK, f"Every snapshot probed its interpreter ({len(workers)} workers)"
         )
-    lines = [f"{w.label}: {w.facts.target.requested}: {w.facts.target.error or 'not probed'}" for w in failed]
+    # workers that failed alike read as one line (a fleet of one image fails the same way on every host)
+    alike: dict[tuple[str, str], list[Worker]] = {}
+    for w in failed:
+        alike.setdefault((w.facts.target.requested, w.facts.target.error or "not probed"), []).append(w)
+    lines = [f"{names([w.label for w in group])}: {requested}: {error}" for (requested, error), group in alike.items()]
     return Finding(
         "fleet-target-failed",
         area,
@@ -31,12 +37,20 @@ def target_failed(workers: Sequence[Worker], area: str) -> Finding:
             ]
         ),
         evidence,
-        tuple(
-            f"xladoctor snapshot --python {shlex.quote(w.facts.target.requested)} -o {shlex.quote(w.label)}"
-            f"  # on {w.label}, once its interpreter runs"
-            for w in failed
-        ),
+        tuple(command for group in alike.values() for command in _snapshot_again(group)),
     )
+
+
+def _snapshot_again(group: Sequence[Worker]) -> tuple[str, ...]:
+    """The command for each worker of a group, or one line for a group too large to list."""
+    requested = shlex.quote(group[0].facts.target.requested)
+    if len(group) <= LISTED:
+        once = "once its interpreter runs"
+        return tuple(
+            f"xladoctor snapshot --python {requested} -o {shlex.quote(w.label)}  # on {w.label}, {once}" for w in group
+        )
+    where = names([w.label for w in group])
+    return (f"xladoctor snapshot --python {requested} -o WORKER.json  # on each of {where}, once its interpreter runs",)
 
 
 def failing_checks(report: Report) -> list[str]:
@@ -66,18 +80,31 @@ def worker_checks(workers: Sequence[Worker], reports: Sequence[Report], area: st
             "Each snapshot was also diagnosed on its own, as `xladoctor check --facts FILE` does.",
             evidence,
         )
-    counts = ", ".join(f"{w.label} ({len(failing[w.label])})" for w in bad)
+    counts = [f"{w.label} ({len(failing[w.label])})" for w in bad]
+    shown = ", ".join(counts[:LISTED]) + (f" and {len(counts) - LISTED} more" if len(counts) > LISTED else "")
+    # workers that fail the same checks read as one line, with one command (a fleet of one image fails alike)
+    alike: dict[tuple[str, ...], list[Worker]] = {}
+    for w in bad:
+        alike.setdefault(tuple(failing[w.label]), []).append(w)
     return Finding(
         "fleet-worker-checks",
         area,
         Status.WARN,
-        f"{len(bad)} of {len(workers)} workers fail checks of their own: {counts}",
+        f"{len(bad)} of {len(workers)} workers fail checks of their own: {shown}",
         "\n".join(
             [
                 "Each snapshot was also diagnosed on its own; `xladoctor compare --each` shows every diagnosis.",
-                *(f"{w.label}: {', '.join(failing[w.label])}" for w in bad),
+                *(f"{names([w.label for w in group])}: {', '.join(ids)}" for ids, group in alike.items()),
             ]
         ),
         evidence,
-        tuple(f"xladoctor check --facts {shlex.quote(w.path)}" for w in bad),
+        tuple(command for group in alike.values() for command in _check_again(group)),
     )
+
+
+def _check_again(group: Sequence[Worker]) -> tuple[str, ...]:
+    """`xladoctor check --facts` for each worker of a group, or for its first when the group is too large to list."""
+    commands = tuple(f"xladoctor check --facts {shlex.quote(w.path)}" for w in group[:LISTED])
+    if len(group) <= LISTED:
+        return commands
+    return (f"{commands[0]}  # the same checks fail on {len(group) - 1} more workers",)

@@ -10,14 +10,15 @@ from xladoctor import __version__
 from xladoctor.diagnosis.report import ordered
 from xladoctor.findings import Status
 from xladoctor.fleet.compare import FleetReport
-from xladoctor.fleet.skew import MAJORITY_RULE
-from xladoctor.fleet.workers import failing_checks
+from xladoctor.fleet.skew import MAJORITY_RULE, names
+from xladoctor.fleet.workers import LISTED, failing_checks
 from xladoctor.reporters.json_report import report_document
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _MARKS, _line, _text, render_text
 from xladoctor.sanitize import json_text, scrub_json
 
 COMPARE_SCHEMA_VERSION = 1
+WORKER_LINES = 16  # fleets up to this size get one line per worker in the text report
 
 
 def _failing(report: Any) -> list[str]:
@@ -79,12 +80,19 @@ def compare_schema() -> dict[str, Any]:
 def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = False, each: bool = False) -> None:
     """Workers, then the fleet findings worst first, then each outlier's fix plan."""
     console.print(f"[bold]xladoctor compare[/]: {len(fleet.workers)} snapshots")
+    # one line per worker; in a larger fleet, one line per group of workers that read the same
+    grouped: dict[str, list[str]] = {}
     for worker, report in zip(fleet.workers, fleet.reports, strict=True):
         python = worker.facts.python
         who = f"{python.executable} (Python {python.version})" if python else worker.facts.target.requested
         own = failing_checks(report)
         listing = f" ({', '.join(own)})" if own else ""
-        console.print(f"  {_line(worker.label)}  [dim]{_line(who)}; own checks failing: {len(own)}{listing}[/]")
+        grouped.setdefault(f"{_line(who)}; own checks failing: {len(own)}{listing}", []).append(worker.label)
+        if len(fleet.workers) <= WORKER_LINES:
+            console.print(f"  {_line(worker.label)}  [dim]{_line(who)}; own checks failing: {len(own)}{listing}[/]")
+    if len(fleet.workers) > WORKER_LINES:
+        for line, labels in grouped.items():
+            console.print(f"  {_line(names(labels))}  [dim]{line}[/]")
     console.print("\n[bold]fleet[/]")
     for finding in ordered(fleet.findings):
         if finding.status is Status.SKIP and not verbose:
@@ -102,12 +110,18 @@ def render_compare_text(fleet: FleetReport, console: Console, verbose: bool = Fa
     console.print(f"\n[bold]Summary:[/] {', '.join(parts)}")
     if fleet.plans:
         console.print("\n[bold]Fix plan per outlier worker[/] (paste on that worker, in order):")
+        alike: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[str]] = {}  # workers with the same plan
         for item in fleet.plans:
-            console.print(f"  [bold]{_line(item.worker)}[/] ({_text(item.plan.installer.kind)}):")
-            for command in item.plan.commands:
+            plan = item.plan
+            alike.setdefault((plan.installer.kind, plan.commands, plan.conflicts), []).append(item.worker)
+        for (installer, commands, conflicts), workers in alike.items():
+            console.print(f"  [bold]{_line(names(workers))}[/] ({_text(installer)}):")
+            for command in commands:
                 console.print(f"    [cyan]{_text(command)}[/]")
-            for conflict in item.plan.conflicts:
+            for conflict in conflicts:
                 console.print(f"    [yellow]note:[/] {_text(conflict)}")
+        if any(len(workers) > LISTED for workers in alike.values()):
+            console.print("  [dim]`xladoctor compare --json` lists every worker of each plan[/]")
         console.print("  [dim]then take new snapshots and re-run xladoctor compare[/]")
     if each:
         for worker, report in zip(fleet.workers, fleet.reports, strict=True):

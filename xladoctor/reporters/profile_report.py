@@ -11,6 +11,7 @@ from rich.console import Console
 
 from xladoctor import __version__
 from xladoctor.findings import Status
+from xladoctor.profile.analysis.xla import HOST_VALUE
 from xladoctor.profile.model import ProcessSummary, ProfileFinding, ProfileReport, Step
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _line, _mark
@@ -122,6 +123,15 @@ def _rows(steps: tuple[Step, ...]) -> list[Step | None]:
     return rows
 
 
+def _fallback_note(step: Step) -> str:
+    """The ops that ran on the CPU in a step; aten::_local_scalar_dense is a value read with .item()."""
+    ops = sorted(op for op in step.fallbacks if op != HOST_VALUE)
+    parts = [f"  [yellow]CPU fallback: {_t(', '.join(ops))}[/]"] if ops else []
+    if HOST_VALUE in step.fallbacks:
+        parts.append(f"  [dim]value read (.item()) x{step.fallbacks[HOST_VALUE]}[/]")
+    return "".join(parts)
+
+
 def recompiled_steps(report: ProfileReport, process: ProcessSummary) -> set[int]:
     """The steps of this process that compiled a graph again, or that a recompilation finding names for it."""
     named = {
@@ -152,7 +162,7 @@ def _timeline(console: Console, process: ProcessSummary, recompiled: set[int]) -
             continue
         wall = f"{step.wall_s:8.3f}" if step.wall_s is not None else "       ?"
         mark = "  [yellow]< recompiled[/]" if step.index in recompiled else ""
-        fallback = f"  [yellow]CPU fallback: {_t(', '.join(sorted(step.fallbacks)))}[/]" if step.fallbacks else ""
+        fallback = _fallback_note(step)
         console.print(
             f"  {step.index:5d} {wall} {step.compiles:9d} {step.executions:11d} {step.transfers:10d} "
             f"{step.graph_breaks:7d} {step.recompiles:11d}{mark}{fallback}"

@@ -17,7 +17,7 @@ def forward(x, seen):
 
 
 total = 0.0
-for step in range(6):
+for _ in range(6):
     optimizer.zero_grad()
     loss = forward(torch.ones(32, 64, device="cuda"), counter)
     loss.backward()
