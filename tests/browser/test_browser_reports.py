@@ -69,9 +69,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     real = [str(FACTS_DIR / f"{n}.json") for n in names]
     fleet = map(str, reports.write_fleet(folder / "snaps", FLEET_SIZE))
     log = str(LOGS / "nccl-802-unhandled-cuda-error.log")
+    colab = "colab-tpu-torch-upgraded"  # a notebook platform: the plan as notebook cells too
     made = {
         "check": _cli_page(folder, "check", "check", "--facts", str(FACTS_DIR / "real-torch213-xla29.json")),
-        "check-colab": _cli_page(folder, "check-colab", "check", "--facts", str(FACTS_DIR / "colab-t4.json")),
+        "check-colab": _cli_page(folder, "check-colab", "check", "--facts", str(FACTS_DIR / f"{colab}.json")),
         "explain": _cli_page(folder, "explain", "explain", log, "--no-facts"),
         "compare": _cli_page(folder, "compare", "compare", *real),
         "compare-256": _cli_page(folder, "compare-256", "compare", *fleet),
