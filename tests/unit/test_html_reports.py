@@ -275,3 +275,32 @@ def test_help_lists_check_first_and_the_commands_in_a_newcomers_order() -> None:
     ran = run_cli("--help")
     listed = re.findall(r"^  (\w+)  ", ran.stdout.split("Commands:")[1], flags=re.MULTILINE)
     assert listed == ["check", "explain", "profile", "snapshot", "compare", "gate", "matrix", "schema"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "html"])
+def test_compare_and_explain_write_any_format_to_a_file(tmp_path: Path, fmt: str) -> None:
+    snaps = reports.write_fleet(tmp_path / "snaps", 2)
+    log = LOGS / "nccl-802-unhandled-cuda-error.log"
+    for args, code in (
+        (("compare", *map(str, snaps)), 0),
+        (("explain", str(log), "--no-facts"), 1),
+    ):
+        target = tmp_path / f"{args[0]}.{fmt}"
+        ran = run_cli(*args, "--format", fmt, "-o", str(target))
+        assert ran.returncode == code and ran.stdout == "" and ran.stderr == f"wrote {target}\n", ran.stderr
+        printed = run_cli(*args, "--format", fmt)
+        written = target.read_text()
+        assert "\x1b[" not in written
+        if fmt == "json":
+            assert json.loads(written) == json.loads(printed.stdout)
+        elif fmt == "html":
+            assert written == printed.stdout and written.startswith("<!DOCTYPE html>")
+        else:
+            assert written.splitlines()[0] == printed.stdout.splitlines()[0]
+
+
+def test_explain_refuses_to_write_over_its_log(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text("RuntimeError: x\n")
+    ran = run_cli("explain", str(log), "--no-facts", "--format", "html", "-o", str(log))
+    assert ran.returncode == 2 and "is the log to explain" in ran.stderr and log.read_text() == "RuntimeError: x\n"
