@@ -1,0 +1,272 @@
+"""The roll call: before torchrun starts, every node (or rank) says hello to node 0 over TCP on the rendezvous port.
+
+torchrun's static rendezvous only says "Timed out after 600 seconds waiting for clients. 1/2 clients joined." (the
+TCPStore server, torch v2.9.0) and a node whose master never answers only "The client socket has timed out after
+600000ms while trying to connect to (HOST, PORT)". The roll call names who is missing, from which host the others
+waited and for how long, catches nodes that disagree about the job (node count, duplicate ranks), and tells every
+node the backends to test. Its connections stay open while torchrun runs, so each node can send node 0 how its own
+launch ended (the outcome) even when the process group never formed.
+
+Node 0 listens on the port before torchrun does and closes the listener before starting it; torchrun's TCPStore
+binds with SO_REUSEADDR (libuv and the legacy backend both rebind while our accepted connections are open: tried on
+torch 2.9.0). A line of JSON per message, each bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xladoctor.probes.network import PortHolder, errno_name, port_holders
+
+PROTOCOL = "xladoctor-collective/1"
+MAX_LINE = 16 << 20  # an outcome may carry a snapshot (~60-200 KB); anything larger is not ours
+_RETRY_S = 0.5
+
+
+@dataclass
+class Roll:
+    """How the roll call went, seen from this process."""
+
+    role: str  # host | member
+    port: int
+    waited_s: float = 0.0
+    bind_error: str | None = None  # host: EADDRINUSE, EACCES, ...
+    holders: tuple[PortHolder, ...] = ()  # host: who listens on the port already
+    connect_error: str | None = None  # member: the last error while reaching the host
+    attempts: int = 0
+    stranger: str | None = None  # something answered on the port that does not speak the roll call
+    reply: dict[str, Any] | None = None  # the verdict the host sent (members) or sent out (host)
+    members: dict[int, dict[str, Any]] = field(default_factory=dict)  # host: unit -> hello
+    strangers: list[str] = field(default_factory=list)  # host: connections that sent no hello
+
+    @property
+    def go(self) -> bool:
+        return bool(self.reply and self.reply.get("go"))
+
+
+def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
+    sock.sendall((json.dumps(message, default=str) + "\n").encode())
+
+
+def _read_line(sock: socket.socket, deadline: float) -> dict[str, Any] | None:
+    """One JSON line before the deadline; None on EOF, timeout, garbage or a line too long."""
+    chunks: list[bytes] = []
+    size = 0
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.05, min(1.0, deadline - time.monotonic())))
+        try:
+            data = sock.recv(1 << 16)
+        except TimeoutError:
+            continue
+        except OSError:
+            return None
+        if not data:
+            return None
+        chunks.append(data)
+        size += len(data)
+        if b"\n" in data:
+            line = b"".join(chunks).split(b"\n", 1)[0]
+            try:
+                value = json.loads(line.decode("utf-8", errors="replace"))
+            except ValueError:
+                return {"_garbage": line[:200].decode("utf-8", errors="replace")}
+            return value if isinstance(value, dict) else {"_garbage": str(value)[:200]}
+        if size > MAX_LINE:
+            return None
+    return None
+
+
+class Host:
+    """Node 0's side: listen, take hellos until all are in or the join deadline, answer, then collect outcomes."""
+
+    def __init__(self, port: int, own: dict[str, Any], units: int, assign: bool) -> None:
+        self.roll = Roll("host", port)
+        self.own = own
+        self.units = units
+        self.assign = assign  # give ranks in order of arrival (no --node-rank: --rdzv-endpoint)
+        self.conns: dict[int, socket.socket] = {}
+        self.listener: socket.socket | None = None
+
+    def listen(self) -> bool:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("", self.roll.port))
+            sock.listen(max(16, self.units))
+        except OSError as exc:
+            sock.close()
+            self.roll.bind_error = errno_name(exc)
+            self.roll.holders = port_holders(self.roll.port)
+            return False
+        self.listener = sock
+        return True
+
+    def gather(self, join_deadline: float) -> None:
+        """Accept hellos until every unit said one or the deadline passed."""
+        started = time.monotonic()
+        assert self.listener is not None
+        own_unit = 0 if self.assign else int(self.own["unit"])
+        self.roll.members[own_unit] = dict(self.own, unit=own_unit, peer="(itself)")
+        duplicates: list[dict[str, Any]] = []
+        while len(self.roll.members) < self.units and time.monotonic() < join_deadline:
+            self.listener.settimeout(max(0.05, min(0.5, join_deadline - time.monotonic())))
+            try:
+                conn, peer = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            hello = _read_line(conn, min(join_deadline, time.monotonic() + 5.0))
+            if not hello or hello.get("proto") != PROTOCOL:
+                self.roll.strangers.append(f"{peer[0]}:{peer[1]} sent {str((hello or {}).get('_garbage', hello))[:80]}")
+                conn.close()
+                continue
+            hello = {**hello, "peer": peer[0]}
+            unit = len(self.roll.members) if self.assign else hello.get("unit")
+            if not isinstance(unit, int) or unit in self.roll.members or not 0 <= unit < self.units:
+                duplicates.append(hello)
+                _send(conn, {"proto": PROTOCOL, "go": False, "refused": f"unit {unit} is taken or out of range"})
+                conn.close()
+                continue
+            hello["unit"] = unit
+            self.roll.members[unit] = hello
+            self.conns[unit] = conn
+        self.roll.waited_s = round(time.monotonic() - started, 3)
+        self.duplicates = duplicates
+
+    def answer(self, backends: Sequence[str]) -> dict[str, Any]:
+        """Tell every member the verdict; the listener closes so that torchrun can take the port."""
+        missing = [u for u in range(self.units) if u not in self.roll.members]
+        conflicts = conflicts_of(self.roll.members, getattr(self, "duplicates", []), self.units)
+        reply = {
+            "proto": PROTOCOL,
+            "go": not missing and not conflicts["fatal"],
+            "missing": missing,
+            "conflicts": conflicts,
+            "members": {str(u): m for u, m in sorted(self.roll.members.items())},
+            "waited_s": self.roll.waited_s,
+            "waited_on": self.own.get("host"),
+            "backends": list(backends),
+            "run": uuid.uuid4().hex[:12],
+            "strangers": self.roll.strangers,
+        }
+        for unit, conn in list(self.conns.items()):
+            try:
+                _send(conn, {**reply, "you": unit})
+            except OSError:
+                self.conns.pop(unit).close()
+        self.roll.reply = reply
+        self.close_listener()
+        return reply
+
+    def close_listener(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+
+    def outcomes(self, deadline: float) -> dict[int, dict[str, Any] | None]:
+        """Each member's outcome, read until the deadline (None: it never came)."""
+        found: dict[int, dict[str, Any] | None] = {}
+        for unit, conn in sorted(self.conns.items()):
+            found[unit] = _read_line(conn, deadline)
+            conn.close()
+        self.conns.clear()
+        return found
+
+    def close(self) -> None:
+        self.close_listener()
+        for conn in self.conns.values():
+            conn.close()
+        self.conns.clear()
+
+
+def conflicts_of(
+    members: Mapping[int, Mapping[str, Any]], refused: Sequence[Mapping[str, Any]], units: int
+) -> dict[str, Any]:
+    """What the members disagree about: fatal (the job cannot form) and soft (it forms, but not as meant)."""
+    fatal: list[str] = []
+    soft: list[str] = []
+    for hello in refused:
+        fatal.append(
+            f"{hello.get('host')} ({hello.get('peer')}) also says it is "
+            f"{'node' if hello.get('mode') == 'node' else 'rank'} {hello.get('unit')}"
+        )
+    for key, label in (("units", "the job's size"), ("world_size", "the world size")):
+        values = {u: m.get(key) for u, m in members.items() if m.get(key) is not None}
+        if len(set(values.values())) > 1:
+            fatal.append(f"{label} differs: " + ", ".join(f"{_who(members[u])} says {v}" for u, v in values.items()))
+    nproc = {u: m.get("nproc_per_node") for u, m in members.items() if m.get("nproc_per_node") is not None}
+    if len(set(nproc.values())) > 1:
+        soft.append(
+            "processes per node differ: " + ", ".join(f"{_who(members[u])} starts {v}" for u, v in nproc.items())
+        )
+    return {"fatal": fatal, "soft": soft}
+
+
+def _who(member: Mapping[str, Any]) -> str:
+    return f"{'node' if member.get('mode') != 'rank' else 'rank'} {member.get('unit')} ({member.get('host')})"
+
+
+class Member:
+    """Another node's side: reach the host until the join deadline, say hello, wait for the verdict."""
+
+    def __init__(self, host: str, port: int, own: dict[str, Any]) -> None:
+        self.roll = Roll("member", port)
+        self.address = host
+        self.own = own
+        self.sock: socket.socket | None = None
+
+    def join(self, join_deadline: float, deadline: float) -> None:
+        started = time.monotonic()
+        while time.monotonic() < join_deadline:
+            self.roll.attempts += 1
+            try:
+                sock = socket.create_connection(
+                    (self.address, self.roll.port), timeout=min(2.0, max(0.1, join_deadline - time.monotonic()))
+                )
+            except OSError as exc:
+                self.roll.connect_error = (
+                    errno_name(exc) if not isinstance(exc, socket.gaierror) else f"cannot resolve {self.address}: {exc}"
+                )
+                time.sleep(min(_RETRY_S, max(0.0, join_deadline - time.monotonic())))
+                continue
+            try:
+                _send(sock, self.own)
+            except OSError as exc:
+                self.roll.connect_error = errno_name(exc)
+                sock.close()
+                continue
+            reply = _read_line(sock, deadline)
+            self.roll.waited_s = round(time.monotonic() - started, 3)
+            if reply is None or reply.get("proto") != PROTOCOL:
+                self.roll.stranger = str((reply or {}).get("_garbage", "no answer")) if reply else "no answer"
+                sock.close()
+                return
+            self.roll.reply = reply
+            self.sock = sock
+            return
+        self.roll.waited_s = round(time.monotonic() - started, 3)
+
+    def report(self, outcome: Mapping[str, Any]) -> None:
+        if self.sock is None:
+            return
+        with contextlib.suppress(OSError):
+            _send(self.sock, outcome)
+        self.close()
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+def hello_message(unit: int | None, units: int, mode: str, host: str, **extra: Any) -> dict[str, Any]:
+    return {"proto": PROTOCOL, "unit": unit, "units": units, "mode": mode, "host": host, "pid": os.getpid(), **extra}

@@ -1,0 +1,285 @@
+"""One `xladoctor collective` on this node: snapshot, preflight, roll call, launch, outcomes -> Observed.
+
+Time is one budget (--timeout): the roll call may use half of it (a node that never comes is named by then), the
+launch the rest; every child is killed at the deadline, and node 0 waits for the other nodes' outcomes a few
+seconds past it at most.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from xladoctor import __version__
+from xladoctor.collective.backends import choose, default_nproc
+from xladoctor.collective.jaxrun import jax_outcome, run_jax
+from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
+from xladoctor.collective.merge import assemble, compact_records, launcher_view
+from xladoctor.collective.nccl import parse_logs
+from xladoctor.collective.observed import Observed
+from xladoctor.collective.plan import Plan
+from xladoctor.collective.preflight import Preflight, run_preflight
+from xladoctor.collective.rollcall import Host, Member, hello_message
+from xladoctor.facts import Facts
+from xladoctor.probes.collect import collect_facts
+from xladoctor.proc import scratch_dir
+
+JOIN_SHARE = 0.5  # of --timeout: how long node 0 waits for the others at the roll call
+OUTCOME_GRACE_S = 5.0
+Say = Callable[[str], None]
+
+
+def preflight_view(preflight: Preflight) -> dict[str, Any]:
+    return {
+        "host": preflight.host,
+        "host_addresses": list(preflight.host_resolution.addresses),
+        "host_error": preflight.host_resolution.error,
+        "master": preflight.master.name,
+        "master_addresses": list(preflight.master.addresses),
+        "master_error": preflight.master.error,
+        "master_is_here": preflight.master_is_here,
+        "interfaces": {i.name: list(i.addresses) for i in preflight.interfaces},
+        "ifnames": dict(preflight.ifnames),
+    }
+
+
+def plan_view(plan: Plan) -> dict[str, Any]:
+    return {
+        "mode": plan.mode,
+        "source": plan.source,
+        "nnodes": plan.nnodes,
+        "node_rank": plan.node_rank,
+        "nproc_per_node": plan.nproc_per_node,
+        "master_addr": plan.master_addr,
+        "master_port": plan.master_port,
+        "port_source": plan.port_source,
+        "world_size": plan.world_size,
+        "rank": plan.rank,
+        "local_rank": plan.local_rank,
+        "backends": list(plan.backends),
+        "timeout_s": plan.timeout_s,
+        "units": plan.units,
+        "unit": plan.unit,
+        "evidence": dict(plan.evidence),
+    }
+
+
+def _torch_backends(backends: list[str]) -> list[str]:
+    return [b for b in backends if b in ("gloo", "nccl", "xla")]
+
+
+class NodeRun:
+    """The steps of one run; each leaves its part of the Observed."""
+
+    def __init__(self, plan: Plan, python: str, environ: Mapping[str, str], say: Say) -> None:
+        self.plan, self.python, self.environ, self.say = plan, python, environ, say
+        self.started = time.monotonic()
+        self.deadline = self.started + plan.timeout_s
+        self.join_deadline = self.started + plan.timeout_s * JOIN_SHARE
+        self.roll_view: dict[str, Any] | None = None
+        self.outcomes: dict[int, Any] = {}
+        self.members: dict[int, Any] = {}
+        self.unit = plan.unit
+
+    def snapshot(self, folder: Path) -> tuple[Facts, Path]:
+        self.say(f"taking the snapshot of {self.python}")
+        facts = collect_facts(self.python, self.environ, timeout_s=max(5.0, self.plan.timeout_s * 0.25))
+        path = folder / "facts.json"
+        path.write_text(facts.dumps(), encoding="utf-8")
+        return facts, path
+
+    def roll_call(self, me: dict[str, Any], preflight: Preflight, backends: list[str]) -> tuple[bool, list[str]]:
+        """(go, backends): the verdict of the roll call, or (True, backends) where none is needed."""
+        plan = self.plan
+        if plan.mode in ("local", "agent") or plan.units < 2:
+            return True, backends
+        hosting = plan.unit == 0 or (plan.unit is None and preflight.master_is_here)
+        if hosting:
+            host = Host(plan.master_port, me, plan.units, assign=plan.unit is None)
+            self.say(
+                f"waiting for {plan.units - 1} other {'node' if plan.mode == 'node' else 'rank'}(s) on port "
+                f"{plan.master_port}"
+            )
+            if not host.listen():
+                self.roll_view = {
+                    "role": "host",
+                    "port": plan.master_port,
+                    "bind_error": host.roll.bind_error,
+                    "holders": [h.__dict__ for h in host.roll.holders],
+                }
+                return False, backends
+            host.gather(self.join_deadline)
+            agreed = _agreed_backends(host.roll.members.values(), backends, plan.backends)
+            reply = host.answer(agreed)
+            self.host = host
+            self.unit = 0 if plan.unit is None else plan.unit
+            self.members = {u: m for u, m in host.roll.members.items()}
+            self.roll_view = {
+                "role": "host",
+                "port": plan.master_port,
+                "waited_s": host.roll.waited_s,
+                "reply": {k: v for k, v in reply.items() if k != "members"},
+            }
+            return bool(reply["go"]), list(reply["backends"])
+        member = Member(plan.master_addr, plan.master_port, me)
+        self.say(f"joining {plan.master_addr}:{plan.master_port}")
+        member.join(self.join_deadline, self.deadline)
+        self.member = member
+        roll = member.roll
+        reply = roll.reply or {}
+        if isinstance(reply.get("you"), int):
+            self.unit = int(reply["you"])
+        self.roll_view = {
+            "role": "member",
+            "port": plan.master_port,
+            "waited_s": roll.waited_s,
+            "attempts": roll.attempts,
+            "connect_error": roll.connect_error,
+            "stranger": roll.stranger,
+            "reply": {k: v for k, v in reply.items() if k != "members"} if reply else None,
+        }
+        return roll.go, list(reply.get("backends", backends))
+
+    def launch(self, folder: Path, facts_path: Path, backends: list[str], nproc: int, run_id: str) -> dict[str, Any]:
+        """This node's ranks (torch backends), then JAX's; what they left."""
+        plan = self.plan
+        torch_backends = _torch_backends(backends)
+        view: dict[str, Any] = {"records": (), "nccl": [], "launcher": None, "jax": None}
+        if torch_backends:
+            worker = install_worker(folder)
+            out = folder / "ranks"
+            out.mkdir()
+            every = plan.mode in ("rank", "agent")
+            extra = {
+                "XLADOCTOR_COLLECTIVE_UNIT": str(self.unit if self.unit is not None else 0),
+                "XLADOCTOR_COLLECTIVE_EVERY_RANK_FACTS": "1" if every else "0",
+            }
+            # with JAX to follow, torch's phase may take 60% of what is left
+            end = (
+                self.deadline if "jax" not in backends else time.monotonic() + (self.deadline - time.monotonic()) * 0.6
+            )
+            join = time.monotonic() + (end - time.monotonic()) * 0.6
+            env = worker_env(self.environ, out, facts_path, torch_backends, end, join, run_id, extra)
+            port = plan.master_port
+            if plan.mode in ("local", "node"):
+                if plan.mode == "local" and not port:
+                    from xladoctor.collective.launch import free_port
+
+                    port = free_port()
+                argv = torchrun_argv(
+                    self.python, plan, self.unit or 0, nproc, port, worker, (end - time.monotonic()) * 0.5
+                )
+            else:
+                if plan.mode == "rank":
+                    env.update(
+                        {
+                            "RANK": str(plan.rank),
+                            "WORLD_SIZE": str(plan.world_size),
+                            "LOCAL_RANK": str(plan.local_rank or 0),
+                            "MASTER_ADDR": plan.master_addr,
+                            "MASTER_PORT": str(port),
+                        }
+                    )
+                    env.pop("TORCHELASTIC_USE_AGENT_STORE", None)
+                argv = [self.python, str(worker)]
+            self.say(
+                f"running {', '.join(torch_backends)} with {nproc if plan.mode in ('local', 'node') else 1} "
+                f"process(es) here"
+            )
+            launch = run_ranks(argv, env, out, end, port)
+            view.update(
+                records=launch.records,
+                nccl=[n.__dict__ for n in parse_logs(launch.nccl_logs)],
+                launcher=launcher_view(launch),
+            )
+        if "jax" in backends:
+            self.say("running JAX's distributed runtime")
+            view["jax"] = run_jax(self.python, plan, self.unit or 0, nproc, folder, self.deadline, self.environ)
+        return view
+
+    def execute(self) -> Observed:
+        plan = self.plan
+        preflight = run_preflight(plan, self.environ)
+        with scratch_dir("xladoctor-collective-") as scratch:
+            folder = Path(scratch)
+            facts, facts_path = self.snapshot(folder)
+            backends, skipped, impossible = choose(facts, plan.backends)
+            nproc = plan.nproc_per_node or default_nproc(facts, backends)
+            me = hello_message(
+                plan.unit,
+                plan.units,
+                plan.mode,
+                preflight.host,
+                node_rank=plan.node_rank,
+                nproc_per_node=nproc,
+                world_size=plan.world_size,
+                available=backends,
+                preflight=preflight_view(preflight),
+                xladoctor=__version__,
+                torch=_version(facts, "torch"),
+                python=facts.python.version if facts.python else None,
+            )
+            go, backends = self.roll_call(me, preflight, backends)
+            view: dict[str, Any] = {"records": (), "nccl": [], "launcher": None, "jax": None}
+            run_id = str(((self.roll_view or {}).get("reply") or {}).get("run") or "local")
+            if go and backends:
+                view = self.launch(folder, facts_path, backends, nproc, run_id)
+            if hasattr(self, "member"):
+                self.member.report(_outcome(self.unit, preflight.host, view, facts_path))
+            if hasattr(self, "host"):
+                self.outcomes = self.host.outcomes(self.deadline + OUTCOME_GRACE_S)
+                self.host.close()
+            return assemble(
+                dict(plan_view(plan), nproc_per_node=nproc if plan.mode in ("local", "node") else 1),
+                me,
+                self.roll_view,
+                self.unit,
+                self.members,
+                self.outcomes,
+                view,
+                facts,
+                backends if go else [],
+                skipped,
+                impossible,
+                time.monotonic() - self.started,
+            )
+
+
+def _version(facts: Facts, name: str) -> str | None:
+    dist = facts.installed(name)
+    return dist.version if dist else None
+
+
+def _agreed_backends(members: Any, mine: list[str], asked: tuple[str, ...]) -> list[str]:
+    """Asked for: as asked. Else what every member can run (a node without GPUs takes NCCL off for all)."""
+    chosen = list(mine)
+    for member in members:
+        available = member.get("available")
+        if isinstance(available, list):
+            chosen = [b for b in chosen if b in available]
+    return chosen
+
+
+def _outcome(unit: int | None, host: str, view: Mapping[str, Any], facts_path: Path) -> dict[str, Any]:
+    """What a member sends node 0 when its launch is over; its snapshot too when the gather did not happen."""
+    records = compact_records(view.get("records") or ())
+    gathered = any(r.get("phase") == "done" for r in records)
+    outcome = {
+        "type": "outcome",
+        "unit": unit,
+        "host": host,
+        "records": records,
+        "nccl": view.get("nccl") or [],
+        "launcher": view.get("launcher"),
+        "jax": jax_outcome(view.get("jax")),
+    }
+    if not gathered:
+        outcome["facts"] = json.loads(facts_path.read_text(encoding="utf-8"))
+    return outcome
+
+
+def run_collective(plan: Plan, python: str, environ: Mapping[str, str], say: Say | None = None) -> Observed:
+    return NodeRun(plan, python, environ, say or (lambda _: None)).execute()
