@@ -101,3 +101,78 @@ def test_two_ranks_on_one_host_pass_gloo(torch29: str) -> None:
     assert by_id(doc, "collective-gloo")["title"].startswith(
         "gloo: all_reduce, all_gather, broadcast, barrier correct on 2 ranks; all_reduce of 4 MiB in "
     )
+
+
+def two_nodes(
+    python0: str,
+    python1: str,
+    *extra: str,
+    env0: dict[str, str | None] | None = None,
+    env1: dict[str, str | None] | None = None,
+    port: int | None = None,
+) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+    """Node 1 and node 0 as two processes on 127.0.0.1 (node 1 first: it must wait for node 0); node 0 gives JSON."""
+    port = port or free_port()
+    common = ("--nnodes", "2", "--master-addr", "127.0.0.1", "--master-port", str(port), *extra)
+    node1 = start("--python", python1, "--node-rank", "1", *common, env=env1)
+    node0 = start("--python", python0, "--node-rank", "0", *common, "--json", env=env0)
+    return finish(node0), finish(node1)
+
+
+def test_two_nodes_alike_pass_and_node_1_says_one_line(torch29: str) -> None:
+    (code0, out0, err0), (code1, out1, err1) = two_nodes(torch29, torch29, "--timeout", "90")
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert doc["plan"]["mode"] == "node" and doc["plan"]["nnodes"] == 2
+    assert [n["ranks"] for n in doc["nodes"]] == [[0, 1], [2, 3]]
+    assert [(r["op"], r["correct"]) for r in doc["collectives"]] == [
+        ("all_reduce", 4),
+        ("all_gather", 4),
+        ("broadcast", 4),
+        ("barrier", 4),
+    ]
+    found = statuses(doc)
+    assert found["collective-rendezvous"] == "ok" and found["collective-fleet"] == "ok"
+    assert by_id(doc, "collective-rendezvous")["title"].startswith("All 2 nodes joined the roll call in ")
+    # the nodes share this host: 127.0.0.1 is right for them, and the finding says why
+    assert by_id(doc, "collective-master-address")["title"] == (
+        "127.0.0.1 resolves on every node; they all run on one host, so a loopback address is fine here"
+    )
+    assert all(f["status"] != "fail" for f in doc["findings"])
+    assert out1 == ""
+    last = err1.strip().splitlines()[-1]
+    assert last.startswith("xladoctor collective: node 1 (")
+    assert last.endswith("): ok (ranks 2-3: gloo passed here); the report is on node 0")
+
+
+def test_node_1_with_another_torch_is_reported_by_node_0_and_fails_both(torch29: str, torch213: str) -> None:
+    """gloo itself interoperates between torch 2.9.0 and 2.13.0 (the collective passes): the skew is found in the
+    gathered snapshots and in what the ranks loaded, and node 1 fails too, on node 0's verdict."""
+    (code0, out0, err0), (code1, _, err1) = two_nodes(torch29, torch213, "--timeout", "90")
+    assert (code0, code1) == (1, 1), (err0, err1)
+    doc = report(out0)
+    found = statuses(doc)
+    assert found["collective-gloo"] == "ok"
+    assert found["collective-runtime-skew"] == "fail"
+    skew = by_id(doc, "collective-runtime-skew")
+    assert skew["title"] == "The ranks loaded different torch"
+    host = doc["nodes"][0]["host"]
+    assert skew["detail"].splitlines()[1] == (
+        f"torch: rank 0 ({host}) and rank 1 ({host}) loaded torch 2.9.0+cu128; "
+        f"rank 2 ({host}) and rank 3 ({host}) loaded torch 2.13.0+cpu"
+    )
+    package = by_id(doc, "fleet-package-skew")
+    assert package["status"] == "fail"
+    assert package["title"] == "torch, triton differ across the 2 workers"
+    assert f"node 1 ({host}) has torch 2.13.0+cpu; 1 other has torch 2.9.0." in package["detail"]
+    assert package["remediation"] == [
+        f"{torch213} -m pip install --extra-index-url https://download.pytorch.org/whl/cu128 "
+        f"torch==2.9.0+cu128 triton==3.5.0  # on node 1 ({host})"
+    ]
+    assert doc["plans"] == [
+        {"node": f"node 1 ({host})", "installer": "pip", "commands": [package["remediation"][0].split("  #")[0]]}
+    ]
+    assert err1.strip().splitlines()[-1] == (
+        f"xladoctor collective: node 1 ({host}): failed: Node 0 found the job failing: The ranks loaded different "
+        "torch (collective-runtime-skew) (collective-verdict); the report is on node 0"
+    )

@@ -65,7 +65,7 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
-    from xladoctor.collective.analysis import analyze, exit_code
+    from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
 
@@ -75,7 +75,7 @@ def collective(
     )
     plan = make_plan(options, os.environ)
     target = _python(python)
-    observed = run_collective(plan, target, os.environ, say=_say)
+    observed = run_collective(plan, target, os.environ, say=_say, judge=lambda o: verdict_of(analyze(o), strict))
     report = analyze(observed)
     code = int(exit_code(report, strict))
     emit(report, chosen, output, verbose)

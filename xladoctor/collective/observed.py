@@ -37,6 +37,7 @@ class Observed:
     nccl: tuple[Mapping[str, Any], ...] = ()  # NcclNote fields, every node's
     launcher: Mapping[str, Any] | None = None  # this node's torchrun (or lone worker): argv, exit, output tail
     elapsed_s: float = 0.0
+    verdict: Mapping[str, Any] | None = None  # node 0's verdict on the whole job (other nodes only)
 
     @property
     def host_view(self) -> bool:

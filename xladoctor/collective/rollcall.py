@@ -177,9 +177,16 @@ class Host:
         found: dict[int, dict[str, Any] | None] = {}
         for unit, conn in sorted(self.conns.items()):
             found[unit] = _read_line(conn, deadline)
+        return found
+
+    def tell(self, verdict: Mapping[str, Any]) -> None:
+        """The job's verdict, to every member still connected: a node whose own part passed must not start the
+        job (the gate) when another node failed, or it would wait for that node at the first collective."""
+        for conn in self.conns.values():
+            with contextlib.suppress(OSError):
+                _send(conn, {"proto": PROTOCOL, "type": "verdict", **verdict})
             conn.close()
         self.conns.clear()
-        return found
 
     def close(self) -> None:
         self.close_listener()
@@ -258,9 +265,18 @@ class Member:
     def report(self, outcome: Mapping[str, Any]) -> None:
         if self.sock is None:
             return
-        with contextlib.suppress(OSError):
+        try:
             _send(self.sock, outcome)
+        except OSError:
+            self.close()
+
+    def verdict(self, deadline: float) -> dict[str, Any] | None:
+        """Node 0's verdict on the whole job, once it has every outcome (None: it never came)."""
+        if self.sock is None:
+            return None
+        answer = _read_line(self.sock, deadline)
         self.close()
+        return answer if answer and answer.get("type") == "verdict" else None
 
     def close(self) -> None:
         if self.sock is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from xladoctor.proc import scratch_dir
 JOIN_SHARE = 0.5  # of --timeout: how long node 0 waits for the others at the roll call
 OUTCOME_GRACE_S = 5.0
 Say = Callable[[str], None]
+Judge = Callable[[Observed], dict[str, Any]]
 
 
 def preflight_view(preflight: Preflight) -> dict[str, Any]:
@@ -74,8 +76,8 @@ def _torch_backends(backends: list[str]) -> list[str]:
 class NodeRun:
     """The steps of one run; each leaves its part of the Observed."""
 
-    def __init__(self, plan: Plan, python: str, environ: Mapping[str, str], say: Say) -> None:
-        self.plan, self.python, self.environ, self.say = plan, python, environ, say
+    def __init__(self, plan: Plan, python: str, environ: Mapping[str, str], say: Say, judge: Judge) -> None:
+        self.plan, self.python, self.environ, self.say, self.judge = plan, python, environ, say, judge
         self.started = time.monotonic()
         self.deadline = self.started + plan.timeout_s
         self.join_deadline = self.started + plan.timeout_s * JOIN_SHARE
@@ -132,6 +134,8 @@ class NodeRun:
         reply = roll.reply or {}
         if isinstance(reply.get("you"), int):
             self.unit = int(reply["you"])
+        members: dict[str, Any] = reply.get("members") or {}
+        self.members = {int(k): v for k, v in members.items() if str(k).isdigit() and isinstance(v, dict)}
         self.roll_view = {
             "role": "member",
             "port": plan.master_port,
@@ -231,8 +235,7 @@ class NodeRun:
                 self.member.report(_outcome(self.unit, preflight.host, view, facts_path))
             if hasattr(self, "host"):
                 self.outcomes = self.host.outcomes(self.deadline + OUTCOME_GRACE_S)
-                self.host.close()
-            return assemble(
+            observed = assemble(
                 dict(plan_view(plan), nproc_per_node=nproc if plan.mode in ("local", "node") else 1),
                 me,
                 self.roll_view,
@@ -246,6 +249,13 @@ class NodeRun:
                 impossible,
                 time.monotonic() - self.started,
             )
+            if hasattr(self, "host"):
+                self.host.tell(self.judge(observed))
+                self.host.close()
+            if hasattr(self, "member"):
+                verdict = self.member.verdict(self.deadline + 2 * OUTCOME_GRACE_S)
+                observed = replace(observed, verdict=verdict, elapsed_s=round(time.monotonic() - self.started, 3))
+            return observed
 
 
 def _version(facts: Facts, name: str) -> str | None:
@@ -281,5 +291,12 @@ def _outcome(unit: int | None, host: str, view: Mapping[str, Any], facts_path: P
     return outcome
 
 
-def run_collective(plan: Plan, python: str, environ: Mapping[str, str], say: Say | None = None) -> Observed:
-    return NodeRun(plan, python, environ, say or (lambda _: None)).execute()
+def run_collective(
+    plan: Plan,
+    python: str,
+    environ: Mapping[str, str],
+    say: Say | None = None,
+    judge: Judge | None = None,
+) -> Observed:
+    """Run this node's part; node 0 judges the whole job with `judge` and tells every other node its verdict."""
+    return NodeRun(plan, python, environ, say or (lambda _: None), judge or (lambda _: {"exit": 0})).execute()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xladoctor.collective.analysis import backends, fleet, join, network
+from xladoctor.collective.analysis.common import finding
 from xladoctor.collective.observed import Observed
 from xladoctor.exitcodes import ExitCode
 from xladoctor.findings import Finding, Status
@@ -49,11 +50,52 @@ def analyze(observed: Observed) -> CollectiveReport:
         backends.runtime_skew(observed),
         backends.launch(observed),
         fleet.tpu_env(observed),
+        job_verdict(observed),
     ]
     report, compared = fleet.fleet(observed)
     found.append(compared)
     table = tuple(row for name in BACKEND_ORDER for row in backends.summary_rows(observed, name))
     return CollectiveReport(observed, tuple(found), report, table, nodes(observed))
+
+
+VERDICT = "collective-verdict"
+
+
+def verdict_of(report: CollectiveReport, strict: bool = False) -> dict[str, Any]:
+    """What node 0 tells the other nodes: its exit code and what failed."""
+    failing = [f for f in report.all_findings if f.status in (Status.FAIL, Status.ERROR)]
+    if strict:
+        failing += [f for f in report.all_findings if f.status is Status.WARN]
+    return {"exit": int(exit_code(report, strict)), "failing": [{"id": f.id, "title": f.title} for f in failing]}
+
+
+def job_verdict(observed: Observed) -> Finding:
+    """On a node other than node 0: node 0's verdict on the whole job (a skew there fails this node too)."""
+    roll = observed.roll or {}
+    if roll.get("role") != "member":
+        return finding(
+            VERDICT, Status.SKIP, "Job verdict: given here", "Skipped because this process gives the report."
+        )
+    if not roll.get("reply") or not (roll.get("reply") or {}).get("go"):
+        return finding(VERDICT, Status.SKIP, "Job verdict: none", "Skipped because the job did not form.")
+    verdict = observed.verdict
+    if verdict is None:
+        return finding(
+            VERDICT,
+            Status.FAIL,
+            "Node 0 sent no verdict on the job",
+            "Its xladoctor was stopped, or the connection was lost; its own output says why.",
+        )
+    failing = [f"{item.get('title')} ({item.get('id')})" for item in verdict.get("failing") or []]
+    if verdict.get("exit") == 0:
+        return finding(VERDICT, Status.OK, "Node 0 found the whole job healthy", evidence=dict(verdict))
+    return finding(
+        VERDICT,
+        Status.FAIL,
+        f"Node 0 found the job failing: {failing[0] if failing else 'see its report'}",
+        "\n".join(failing),
+        dict(verdict),
+    )
 
 
 def nodes(observed: Observed) -> tuple[dict[str, Any], ...]:

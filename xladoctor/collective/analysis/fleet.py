@@ -3,7 +3,9 @@ and the TPU pod variables that must agree across workers."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
+from dataclasses import replace
 from math import prod
 from typing import Any
 
@@ -57,12 +59,28 @@ def fleet(observed: Observed) -> tuple[FleetReport | None, Finding]:
             "Fleet comparison: not made",
             f"Skipped because {reason}." + (f"\n{detail}" if detail else ""),
         )
-    report = compare_fleet(found)
+    report = _checks_on_nodes(compare_fleet(found), found)
     status = Status.OK if not missing else Status.WARN
     title = f"The snapshots of {len(found)} {noun(observed)}s were compared (fleet-* below)"
     if missing:
         title += f"; none from {listing([who(observed, u) for u in missing])}"
     return report, finding(FLEET, status, title, detail, {"compared": [w.label for w in found]})
+
+
+def _checks_on_nodes(report: FleetReport, found: list[Worker]) -> FleetReport:
+    """compare points at each worker's snapshot file; here the snapshots were taken in the job, so the command to
+    see a node's own failing checks is a live check on that node."""
+    commands = {w.path: f"xladoctor check --python {shlex.quote(w.facts.interpreter)}  # on {w.label}" for w in found}
+    findings = []
+    for item in report.findings:
+        if item.id == "fleet-worker-checks" and item.remediation:
+            fixed = tuple(
+                next((c for p, c in commands.items() if line.endswith(shlex.quote(p))), line)
+                for line in item.remediation
+            )
+            item = replace(item, remediation=fixed)
+        findings.append(item)
+    return replace(report, findings=tuple(findings))
 
 
 def _bounds(value: str) -> int | None:
