@@ -176,3 +176,146 @@ def test_node_1_with_another_torch_is_reported_by_node_0_and_fails_both(torch29:
         f"xladoctor collective: node 1 ({host}): failed: Node 0 found the job failing: The ranks loaded different "
         "torch (collective-runtime-skew) (collective-verdict); the report is on node 0"
     )
+
+
+PLANTED = Path(__file__).resolve().parents[1] / "collective" / "planted"
+
+
+def test_a_node_that_never_starts_is_named_within_the_timeout(torch29: str) -> None:
+    port = free_port()
+    proc = start(
+        "--python",
+        torch29,
+        "--nnodes",
+        "2",
+        "--node-rank",
+        "0",
+        "--master-addr",
+        "127.0.0.1",
+        "--master-port",
+        str(port),
+        "--timeout",
+        "20",
+        "--json",
+    )
+    code, out, err = finish(proc, timeout=60)
+    assert code == 1, err
+    doc = report(out)
+    rendezvous = by_id(doc, "collective-rendezvous")
+    host = doc["nodes"][0]["host"]
+    assert rendezvous["status"] == "fail"
+    assert rendezvous["title"].startswith(f"node 1 never joined (2 expected): node 0 ({host}) waited ")
+    assert rendezvous["title"].endswith(f" s on port {port}")
+    assert 9.0 <= rendezvous["evidence"]["waited_s"] <= 12.0  # half of --timeout
+    assert rendezvous["remediation"] == [
+        "getent hosts 127.0.0.1  # on each missing node",
+        f"nc -vz 127.0.0.1 {port}  # on each missing node, while node 0 waits",
+    ]
+    # 127.0.0.1 with a node that never came: nobody can tell whether it would have been on this host
+    master = by_id(doc, "collective-master-address")
+    assert master["status"] == "fail"
+    assert master["title"] == "127.0.0.1 is a loopback address"
+    assert "whether they run on this same host is unknown" in master["detail"]
+    assert statuses(doc)["collective-gloo"] == "skip"
+    assert doc["ranks"] == []
+    assert doc["elapsed_s"] < 20
+
+
+def test_a_node_whose_master_never_comes_says_what_it_waited_on(torch29: str) -> None:
+    port = free_port()
+    proc = start(
+        "--python",
+        torch29,
+        "--nnodes",
+        "2",
+        "--node-rank",
+        "1",
+        "--master-addr",
+        "127.0.0.1",
+        "--master-port",
+        str(port),
+        "--timeout",
+        "12",
+    )
+    code, out, err = finish(proc, timeout=60)
+    assert code == 1 and out == ""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("xladoctor collective: node 1 (")
+    assert f"): failed: Could not reach the master 127.0.0.1:{port} from " in last
+    assert last.endswith("last: ECONNREFUSED) (collective-rendezvous); the report is on node 0")
+
+
+def test_a_port_already_taken_names_the_process_that_holds_it(torch29: str) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import socket,sys,time; s=socket.socket(); s.bind(('',int(sys.argv[1]))); "
+            "s.listen(); print('ready', flush=True); time.sleep(120)",
+            str(port := free_port()),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        code, out, err = finish(start("--python", torch29, "--master-port", str(port), "--timeout", "30", "--json"))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 1, err
+    doc = report(out)
+    taken = by_id(doc, "collective-port")
+    assert taken["status"] == "fail"
+    assert taken["title"].startswith(
+        f"Port {port} on {doc['nodes'][0]['host']} is already in use by pid {holder.pid} ("
+    )
+    assert taken["remediation"] == [f"ss -ltnp 'sport = :{port}'"]
+    assert doc["ranks"] == [] and statuses(doc)["collective-gloo"] == "skip"
+
+
+def test_a_missing_interface_fails_gloo_and_lists_the_real_ones(torch29: str) -> None:
+    import psutil
+
+    code, out, err = finish(
+        start("--python", torch29, "--timeout", "60", "--json", env={"GLOO_SOCKET_IFNAME": "nosuch0"})
+    )
+    assert code == 1, err
+    doc = report(out)
+    host = doc["nodes"][0]["host"]
+    gloo = by_id(doc, "collective-gloo")
+    assert gloo["title"] == (
+        f"gloo failed on rank 0 ({host}) and rank 1 ({host}): RuntimeError: Unable to find address for: nosuch0"
+    )
+    ifname = by_id(doc, "collective-socket-ifname")
+    assert ifname["status"] == "fail"
+    assert ifname["title"].startswith(f"GLOO_SOCKET_IFNAME=nosuch0 names no interface on node 0 ({host}): it has ")
+    for name in psutil.net_if_addrs():
+        if any(a.family.name in ("AF_INET", "AF_INET6") for a in psutil.net_if_addrs()[name]):
+            assert name in ifname["detail"]
+
+
+def test_a_rank_that_never_says_hello_is_named_by_rank_0(torch29: str) -> None:
+    code, out, err = finish(
+        start("--python", torch29, "--timeout", "30", "--json", env={"PYTHONPATH": str(PLANTED / "rank1_hangs")})
+    )
+    assert code == 1, err
+    doc = report(out)
+    rendezvous = by_id(doc, "collective-rendezvous")
+    assert rendezvous["title"].startswith(f"rank 1 never said hello: rank 0 ({doc['nodes'][0]['host']}) waited ")
+    assert "rank 1 left no record: its process never ran the worker's first line" in rendezvous["detail"]
+    assert statuses(doc)["collective-gloo"] == "skip"
+    assert doc["elapsed_s"] < 30
+
+
+def test_a_collective_that_returns_wrong_numbers_is_caught(torch29: str) -> None:
+    code, out, err = finish(
+        start("--python", torch29, "--timeout", "60", "--json", env={"PYTHONPATH": str(PLANTED / "wrong_numbers")})
+    )
+    assert code == 1, err
+    doc = report(out)
+    gloo = by_id(doc, "collective-gloo")
+    assert gloo["title"] == (
+        f"gloo returned wrong numbers: all_reduce on rank 1 ({doc['nodes'][0]['host']}): element 0 is 4.0, expected 3.0"
+    )
+    assert [(r["op"], r["correct"]) for r in doc["collectives"]][0] == ("all_reduce", 1)

@@ -96,6 +96,8 @@ class NodeRun:
     def roll_call(self, me: dict[str, Any], preflight: Preflight, backends: list[str]) -> tuple[bool, list[str]]:
         """(go, backends): the verdict of the roll call, or (True, backends) where none is needed."""
         plan = self.plan
+        if plan.mode == "local" and plan.master_port:
+            return self._port_free(), backends
         if plan.mode in ("local", "agent") or plan.units < 2:
             return True, backends
         hosting = plan.unit == 0 or (plan.unit is None and preflight.master_is_here)
@@ -146,6 +148,20 @@ class NodeRun:
             "reply": {k: v for k, v in reply.items() if k != "members"} if reply else None,
         }
         return roll.go, list(reply.get("backends", backends))
+
+    def _port_free(self) -> bool:
+        """One host with a port given: it must be free before torchrun tries it (who holds it, if not)."""
+        probe = Host(self.plan.master_port, {}, 1, assign=False)
+        if probe.listen():
+            probe.close()
+            return True
+        self.roll_view = {
+            "role": "host",
+            "port": self.plan.master_port,
+            "bind_error": probe.roll.bind_error,
+            "holders": [h.__dict__ for h in probe.roll.holders],
+        }
+        return False
 
     def launch(self, folder: Path, facts_path: Path, backends: list[str], nproc: int, run_id: str) -> dict[str, Any]:
         """This node's ranks (torch backends), then JAX's; what they left."""

@@ -87,7 +87,9 @@ def render_collective_text(report: CollectiveReport, console: Console, verbose: 
 
 
 def _worst(report: CollectiveReport) -> Finding | None:
-    failing = [f for f in ordered(report.all_findings) if f.status in (Status.FAIL, Status.ERROR)]
+    """The first failure in the analysis' order, which runs from cause to consequence (who joined, then the
+    network, then the collectives, then node 0's verdict)."""
+    failing = [f for f in report.all_findings if f.status in (Status.FAIL, Status.ERROR)]
     return failing[0] if failing else None
 
 

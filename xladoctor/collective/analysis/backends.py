@@ -3,6 +3,7 @@ node's launcher ended."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -101,20 +102,28 @@ def _wrong(observed: Observed, backend: str) -> list[str]:
     return lines
 
 
-def _errors(observed: Observed, backend: str) -> list[str]:
-    lines = []
+_ENFORCE = re.compile(r"^\[enforce fail at [^\]]*\]\s*(?:[^.]*(?:!=|==)[^.]*\.\s*)?")
+
+
+def short_error(message: str | None) -> str:
+    """The words of an error that say what went wrong: gloo's `[enforce fail at FILE:LINE] COND. ` prefix dropped."""
+    return _ENFORCE.sub("", first_line(message))
+
+
+def _errors(observed: Observed, backend: str) -> list[tuple[str, list[str], str]]:
+    """(error, the ranks that met it, its cause): one group per distinct error."""
+    groups: dict[str, list[str]] = {}
+    causes: dict[str, str] = {}
     for record in _records_for(observed, backend):
         entry = _entry(record, backend) or {}
         error = entry.get("error") if backend != "jax" else record.get("error")
         if not error and backend == "gloo" and (record.get("error") or {}).get("phase") in ("init", "gather"):
             error = record["error"]  # gloo is the default group: its init and the gather are gloo's too
         if error:
-            message = first_line(error.get("message"))
-            cause = _cause(str(error.get("message")))
-            lines.append(
-                f"{_who_rank(record, backend)}: {error.get('type')}: {message}" + (f" ({cause})" if cause else "")
-            )
-    return lines
+            text = f"{error.get('type')}: {short_error(error.get('message'))}"
+            groups.setdefault(text, []).append(_who_rank(record, backend))
+            causes[text] = _cause(str(error.get("message"))) or ""
+    return [(text, holders, causes[text]) for text, holders in groups.items()]
 
 
 def _unfinished(observed: Observed, backend: str) -> list[str]:
@@ -153,12 +162,30 @@ def backend(observed: Observed, name: str) -> Finding:
         )
     rows = summary_rows(observed, name)
     evidence = {"ops": rows}
+    stopped = [r for r in observed.records if r.get("phase") == "stopped"]
+    if stopped and not rows and name != "jax":
+        return finding(
+            fid,
+            Status.SKIP,
+            f"{name}: not run",
+            "Skipped because rank 0 stopped the job before the "
+            "process group: not every rank said hello (see collective-rendezvous).",
+        )
     wrong, errors, unfinished = _wrong(observed, name), _errors(observed, name), _unfinished(observed, name)
     world_note = _xla_world(observed) if name == "xla" else None
     if world_note or wrong or errors or unfinished:
-        lines = [x for x in (world_note,) if x] + errors + wrong + unfinished
-        first = "returned wrong numbers" if wrong and not errors else "failed"
-        title = f"{name}: {first} ({first_line(lines[0], 160)})"
+        lines = [x for x in (world_note,) if x]
+        lines += [f"{listing(who_list)}: {text}" + (f" ({cause})" if cause else "") for text, who_list, cause in errors]
+        lines += wrong + unfinished
+        if errors:
+            text, who_list, _ = errors[0]
+            title = f"{name} failed on {listing(who_list, 3)}: {first_line(text, 140)}"
+        elif world_note:
+            title = f"{name}: {first_line(world_note.split(';')[0], 160)}"
+        elif wrong:
+            title = f"{name} returned wrong numbers: {first_line(wrong[0], 160)}"
+        else:
+            title = f"{name} did not finish: {first_line(unfinished[0], 160)}"
         return finding(
             fid,
             Status.FAIL,

@@ -75,6 +75,12 @@ def hosts_differ(observed: Observed) -> bool:
     return len(hosts) > 1 or (len(hosts) <= 1 and int(observed.plan.get("units") or 1) > 1 and len(observed.units) < 2)
 
 
+def hosts_known_alike(observed: Observed) -> bool:
+    """Every unit joined and they all report one host name."""
+    hosts = {u.host for u in observed.units if u.host and u.host != "None"}
+    return len(hosts) == 1 and len(observed.units) >= int(observed.plan.get("units") or 1)
+
+
 def first_line(text: str | None, limit: int = 300) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     return (lines[0] if lines else "")[:limit]

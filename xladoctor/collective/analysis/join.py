@@ -146,6 +146,13 @@ def _hello(observed: Observed) -> Finding | None:
     missing = [int(r) for r in verdict.get("missing") or []]
     if missing:
         stories = []
+        recorded = {r.get("rank") for r in observed.records}
+        for rank in missing:
+            if rank not in recorded:
+                stories.append(
+                    f"rank {rank} left no record: its process never ran the worker's first line (it hung "
+                    "or died while the interpreter started: sitecustomize, a .pth file, the launcher)"
+                )
         for record in observed.records:
             if record.get("rank") in missing:
                 error = record.get("error") or {}
@@ -206,6 +213,12 @@ def rendezvous(observed: Observed) -> Finding:
     )
 
 
+def _holder(holder: Mapping[str, Any]) -> str:
+    """'pid 123 (python -m torch.distributed.run ...)': the command on one line, at most 100 characters."""
+    command = " ".join(" ".join(holder.get("cmdline") or []).split()) or holder.get("name") or "?"
+    return f"pid {holder.get('pid')} ({command[:100]})"
+
+
 def port(observed: Observed) -> Finding:
     roll = observed.roll or {}
     plan = observed.plan
@@ -213,13 +226,7 @@ def port(observed: Observed) -> Finding:
     evidence = {"port": number, "source": plan.get("port_source")}
     if roll.get("bind_error"):
         holders = roll.get("holders") or []
-        held = (
-            listing(
-                [f"pid {h.get('pid')} ({' '.join(h.get('cmdline') or []) or h.get('name') or '?'})" for h in holders]
-            )
-            if holders
-            else ""
-        )
+        held = listing([_holder(h) for h in holders]) if holders else ""
         error = roll["bind_error"]
         what = "is already in use" if error == "EADDRINUSE" else f"cannot be taken ({error})"
         return finding(

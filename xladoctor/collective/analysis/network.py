@@ -6,7 +6,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from xladoctor.collective.analysis.common import finding, hosts_differ, listing, who
+from xladoctor.collective.analysis.common import finding, hosts_differ, hosts_known_alike, listing, who
 from xladoctor.collective.analysis.common import preflights as all_preflights
 from xladoctor.collective.observed import Observed
 from xladoctor.collective.preflight import is_local_only, matching_interfaces, named_interfaces
@@ -27,6 +27,16 @@ def _interfaces_text(view: Mapping[str, Any]) -> str:
     return listing([f"{name} ({', '.join(addrs[:2])})" for name, addrs in sorted(found.items())], limit=12)
 
 
+def _routable(view: Mapping[str, Any]) -> str:
+    """A host's addresses other hosts could use (not loopback, not link-local), by interface."""
+    found = []
+    for name, addrs in sorted((view.get("interfaces") or {}).items()):
+        usable = [a for a in addrs if not is_loopback(a) and not a.lower().startswith("fe80")]
+        if usable and not is_local_only(name):
+            found.append(f"{name} {', '.join(usable)}")
+    return "; ".join(found)
+
+
 def master_address(observed: Observed) -> Finding:
     plan = observed.plan
     addr = str(plan.get("master_addr"))
@@ -44,16 +54,30 @@ def master_address(observed: Observed) -> Finding:
             commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
             continue
         if multi and spread and addresses and all(is_loopback(a) for a in addresses):
-            problems.append(
-                f"{addr} resolves to {', '.join(addresses)} on {name}, a loopback address: every node that reads it "
-                "waits on its own coordinator. Give node 0's routable address (or fix the name in /etc/hosts, where "
-                "Debian and Ubuntu map the host's own name to 127.0.1.1)."
+            shown = (
+                f"{addr} is"
+                if addresses == [addr]
+                else f"{addr} resolves to {', '.join(addresses)} on {name}, which is"
             )
-            commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
+            unknown = len(observed.units) < int(plan.get("units") or 1) and not hosts_known_alike(observed)
+            problems.append(
+                f"{shown} a loopback address: a node on another host that reads it connects to itself, and waits on "
+                "its own coordinator. Give node 0's routable address"
+                + (f" (node 0 has {_routable(view)})" if unit == 0 and _routable(view) else "")
+                + " or fix the name in /etc/hosts (Debian and Ubuntu map the host's own name to 127.0.1.1)."
+                + (
+                    " The other nodes did not join, so whether they run on this same host is unknown; if they do, "
+                    "a loopback address is right."
+                    if unknown
+                    else ""
+                )
+            )
+            if addresses != [addr]:
+                commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
         if multi and view.get("master_is_here") and unit != 0 and observed.plan.get("mode") == "node":
             problems.append(f"{addr} is an address of {name} itself, but that is node {unit}, not node 0")
         host_addresses = list(view.get("host_addresses") or [])
-        gloo = "gloo" in observed.backends or "gloo" in (observed.plan.get("backends") or [])
+        gloo = "gloo" in (observed.me.get("available") or [])
         if (
             multi
             and spread
@@ -73,7 +97,7 @@ def master_address(observed: Observed) -> Finding:
         return finding(
             MASTER,
             Status.FAIL,
-            problems[0].split(": every node")[0].split(". ")[0],
+            problems[0].split(": a node on another host")[0].split(". ")[0],
             "\n".join(problems),
             evidence,
             commands,
