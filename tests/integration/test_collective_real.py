@@ -319,3 +319,58 @@ def test_a_collective_that_returns_wrong_numbers_is_caught(torch29: str) -> None
         f"gloo returned wrong numbers: all_reduce on rank 1 ({doc['nodes'][0]['host']}): element 0 is 4.0, expected 3.0"
     )
     assert [(r["op"], r["correct"]) for r in doc["collectives"]][0] == ("all_reduce", 1)
+
+
+def test_torch_xla_on_pjrt_cpu_forms_a_world_of_one_per_process(torch29: str) -> None:
+    """torch_xla 2.9's xla:// process group under torchrun takes its world from PJRT: one process on CPU. The
+    collective "runs" in each process alone and returns that process's own values; xladoctor says so."""
+    code, out, err = finish(
+        start("--python", torch29, "--backend", "gloo,xla", "--timeout", "120", "--json", env={"PJRT_DEVICE": "CPU"})
+    )
+    assert code == 1, err
+    doc = report(out)
+    assert doc["backends"] == ["gloo", "xla"]
+    assert statuses(doc)["collective-gloo"] == "ok"
+    xla = by_id(doc, "collective-xla")
+    assert xla["status"] == "fail"
+    assert xla["title"] == "xla: torch_xla formed a world of 1 in a job of 2 processes (PJRT_DEVICE=CPU)"
+    host = doc["nodes"][0]["host"]
+    assert f"all_reduce on rank 1 ({host}): element 0 is 1.0, expected 3.0" in xla["detail"].splitlines()
+    assert xla["refs"] == ["https://github.com/pytorch/xla/issues/9089"]
+    assert [b["world_size"] for r in doc["ranks"] for b in r["backends"] if b["backend"] == "xla"] == [1, 1]
+
+
+def test_torch_xla_is_not_tested_by_default_on_a_cpu_host(torch29: str) -> None:
+    code, out, err = finish(start("--python", torch29, "--timeout", "60", "--json", env={"PJRT_DEVICE": "CPU"}))
+    assert code == 0, err
+    skipped = report(out)["skipped"]["xla"]
+    assert skipped.startswith("no TPU and PJRT_DEVICE is CPU: XLA:CPU runs no collective across processes")
+    assert skipped.endswith("; --backend xla runs it anyway")
+
+
+def test_jax_distributed_on_two_nodes(real_env) -> None:
+    """JAX's own runtime (jax.distributed, gloo collectives on CPU), two "nodes" of one process each; the snapshots
+    reach node 0 through the roll call's connections (no torch, so no process group to gather them)."""
+    jax = str(python_of(real_env("jax-cpu")))
+    (code0, out0, err0), (code1, _, err1) = two_nodes(jax, jax, "--timeout", "90", "--nproc-per-node", "1")
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert doc["backends"] == ["jax"]
+    assert [(r["backend"], r["op"], r["ranks"], r["correct"]) for r in doc["collectives"]] == [
+        ("jax", "all_reduce", 2, 2),
+        ("jax", "all_gather", 2, 2),
+        ("jax", "broadcast", 2, 2),
+        ("jax", "barrier", 2, 2),
+    ]
+    assert [n["jax_processes"] for n in doc["nodes"]] == [[0], [1]]
+    assert statuses(doc)["collective-fleet"] == "ok"
+    assert statuses(doc)["fleet-package-skew"] == "ok"
+    python = doc["nodes"][0]["python"]
+    assert by_id(doc, "collective-runtime-skew")["title"] == (
+        f"Every rank loaded the same versions: python {python}, jax 0.10.2, jaxlib 0.10.2"
+    )
+    assert (
+        err1.strip()
+        .splitlines()[-1]
+        .endswith("): ok (no rank, jax process 1: jax passed here); the report is on node 0")
+    )

@@ -55,8 +55,11 @@ def render_collective_text(report: CollectiveReport, console: Console, verbose: 
     for node in report.nodes:
         versions = " ".join(f"{k} {node[k]}" for k in ("torch", "python") if node.get(k))
         state = "" if node.get("joined") or node["unit"] == report.observed.plan.get("unit") else " (never joined)"
+        where = _ranks(node["ranks"]) if node["ranks"] or not node["jax_processes"] else ""
+        if node["jax_processes"]:
+            where = (where + ", " if where else "") + "jax " + _ranks(node["jax_processes"]).replace("rank", "process")
         console.print(
-            f"  {_text(str(node['unit']))}  {_text(str(node.get('host')))}  {_text(_ranks(node['ranks']))}"
+            f"  {_text(str(node['unit']))}  {_text(str(node.get('host')))}  {_text(where)}"
             f"  [dim]{_text(versions)}{_text(state)}[/]"
         )
     if report.table:
@@ -100,8 +103,10 @@ def status_line(report: CollectiveReport) -> str:
     unit = plan.get("unit")
     noun = "rank" if plan.get("mode") in ("rank", "agent") else "node"
     worst = _worst(report)
-    ranks = [r for r in report.nodes if r["unit"] == unit]
-    local = _ranks(ranks[0]["ranks"]) if ranks else "no rank"
+    mine = [r for r in report.nodes if r["unit"] == unit]
+    local = _ranks(mine[0]["ranks"]) if mine and mine[0]["ranks"] else "no rank"
+    if mine and mine[0]["jax_processes"]:
+        local += ", jax " + _ranks(mine[0]["jax_processes"]).replace("rank", "process")
     if worst is None:
         verdict = f"ok ({local}: {', '.join(report.observed.backends) or 'nothing'} passed here)"
     else:

@@ -103,6 +103,7 @@ def nodes(observed: Observed) -> tuple[dict[str, Any], ...]:
     rows = []
     for unit in observed.units:
         ranks = sorted(int(r["rank"]) for r in observed.records if r.get("unit", r.get("node_rank")) == unit.unit)
+        processes = sorted(int(r["process_id"]) for r in observed.jax if r.get("unit") == unit.unit)
         versions = next((r.get("versions") for r in observed.records if r.get("unit") == unit.unit), None) or {}
         facts = observed.facts.get(unit.unit)
         torch = facts.installed("torch") if facts else None
@@ -112,6 +113,7 @@ def nodes(observed: Observed) -> tuple[dict[str, Any], ...]:
                 "unit": unit.unit,
                 "host": unit.host,
                 "ranks": ranks,
+                "jax_processes": processes,
                 "torch": versions.get("torch") or (torch.version if torch else None),
                 "python": versions.get("python") or (facts.python.version if facts and facts.python else None),
                 "joined": unit.hello is not None,

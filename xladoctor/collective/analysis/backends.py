@@ -88,15 +88,21 @@ def summary_rows(observed: Observed, backend: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _number(value: Any) -> Any:
+    """4.0 stays 4.0 (a value), but a count reads 524288, not 524288.0."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) >= 1000 else value
+
+
 def _wrong(observed: Observed, backend: str) -> list[str]:
     lines = []
     for record in _records_for(observed, backend):
         for item in (_entry(record, backend) or {}).get("ops") or []:
             if item.get("ok") is False:
+                got, want = _number(item.get("got")), _number(item.get("expected"))
                 where = (
-                    f"element {item.get('first_bad_index')} is {item.get('got')}, expected {item.get('expected')}"
+                    f"element {item.get('first_bad_index')} is {got}, expected {want}"
                     if item.get("first_bad_index") is not None
-                    else f"{item.get('got')} elements came back, expected {item.get('expected')}"
+                    else f"{got} elements came back, expected {want}"
                 )
                 lines.append(f"{item.get('op')} on {_who_rank(record, backend)}: {where}")
     return lines
