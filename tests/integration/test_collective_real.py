@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -374,3 +375,77 @@ def test_jax_distributed_on_two_nodes(real_env) -> None:
         .splitlines()[-1]
         .endswith("): ok (no rank, jax process 1: jax passed here); the report is on node 0")
     )
+
+
+JOB = PLANTED.parent / "programs" / "allreduce_job.py"
+
+
+def gate_node(python: str, rank: int, port: int, folder: Path, env: dict[str, str | None] | None = None):
+    """`xladoctor gate --collective -- torchrun ... allreduce_job.py FOLDER` for one of two nodes on 127.0.0.1."""
+    argv = [
+        sys.executable,
+        "-m",
+        "xladoctor",
+        "gate",
+        "--python",
+        python,
+        "--collective",
+        "--collective-timeout",
+        "60",
+        "--",
+        python,
+        "-m",
+        "torch.distributed.run",
+        "--nnodes",
+        "2",
+        "--node-rank",
+        str(rank),
+        "--master-addr",
+        "127.0.0.1",
+        "--master-port",
+        str(port),
+        "--nproc-per-node",
+        "1",
+        str(JOB),
+        str(folder),
+    ]
+    merged = {**os.environ, **(env or {})}
+    return subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in merged.items() if v is not None},
+    )
+
+
+def test_the_gate_runs_the_collective_on_the_next_port_then_starts_the_job(torch29: str, tmp_path: Path) -> None:
+    port = free_port()
+    node1 = gate_node(torch29, 1, port, tmp_path)
+    node0 = gate_node(torch29, 0, port, tmp_path)
+    (code0, _, err0), (code1, _, err1) = finish(node0), finish(node1)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    assert f"xladoctor gate: collective: waiting for 1 other node(s) on port {port + 1}" in err0
+    assert (
+        f"xladoctor gate: collective passed: 2 node(s) x 1 process(es), rendezvous 127.0.0.1:{port + 1}, backends gloo"
+    ) in err0
+    # the job itself then ran on its own port, both ranks
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["started-0", "started-1"]
+    assert (tmp_path / "started-1").read_text() == "[3.0, 3.0, 3.0, 3.0]"
+
+
+def test_the_gate_refuses_on_every_node_when_one_node_is_bad(torch29: str, tmp_path: Path) -> None:
+    """Node 1 names an interface it does not have: its gloo fails, node 0 sees it, and neither starts the job."""
+    port = free_port()
+    started = time.monotonic()
+    node1 = gate_node(torch29, 1, port, tmp_path, env={"GLOO_SOCKET_IFNAME": "nosuch0"})
+    node0 = gate_node(torch29, 0, port, tmp_path)
+    (code0, _, err0), (code1, _, err1) = finish(node0), finish(node1)
+    # node 0's rank would wait in init_process_group until the timeout; node 1's outcome stops it at once
+    assert time.monotonic() - started < 45
+    assert (code0, code1) == (1, 1), (err0, err1)
+    assert list(tmp_path.iterdir()) == []
+    assert "GLOO_SOCKET_IFNAME=nosuch0 names no interface on node 1 (" in err0
+    assert err0.strip().splitlines()[-1].startswith(f"xladoctor gate: refusing to start {torch29} (collective, exit 1)")
+    assert "): failed: GLOO_SOCKET_IFNAME=nosuch0 names no interface on node 1 (" in err1
+    assert err1.strip().splitlines()[-1].startswith(f"xladoctor gate: refusing to start {torch29} (collective, exit 1)")

@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import socket
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -137,8 +138,18 @@ def read_nccl_logs(folder: Path, limit: int = 64 << 10) -> dict[str, str]:
     return logs
 
 
-def run_ranks(argv: Sequence[str], env: Mapping[str, str], folder: Path, deadline: float, port: int) -> Launch:
-    """Run the launcher (or the lone worker) until it ends or the deadline, then read what the ranks left."""
+def run_ranks(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    folder: Path,
+    deadline: float,
+    port: int,
+    cancel: threading.Event | None = None,
+) -> Launch:
+    """Run the launcher (or the lone worker) until it ends, the deadline passes or `cancel` is set (another node
+    failed), then read what the ranks left."""
     started = time.time()
-    result = run_command(argv, max(1.0, deadline - time.monotonic()), env=env, cwd=str(folder), label="collective")
+    result = run_command(
+        argv, max(1.0, deadline - time.monotonic()), env=env, cwd=str(folder), cancel=cancel, label="collective"
+    )
     return Launch(tuple(argv), result, read_records(folder), read_nccl_logs(folder), started, port)

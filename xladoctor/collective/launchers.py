@@ -20,7 +20,9 @@ Read in this order; the first whose variables are all present describes the job:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from xladoctor.collective.plan import (
     DEFAULT_PORT,
@@ -241,3 +243,87 @@ def from_environment(options: Options, env: Mapping[str, str], backends: tuple[s
     if _all(env, GKE_TPU):
         return _gke_tpu(options, env, backends)
     return None
+
+
+# torchrun's flags that take a value (torch/distributed/run.py get_args_parser: v2.9.0, and the ones v2.13.0 adds),
+# both spellings; the others (--standalone, --no-python, --module/-m, --run-path, --virtual-local-rank) take none.
+# The script and its own flags come after them.
+_VALUED = {
+    *(
+        f"--{name}"
+        for name in (
+            "nnodes",
+            "nproc-per-node",
+            "rdzv-backend",
+            "rdzv-endpoint",
+            "rdzv-id",
+            "rdzv-conf",
+            "max-restarts",
+            "monitor-interval",
+            "start-method",
+            "event-log-handler",
+            "role",
+            "log-dir",
+            "redirects",
+            "tee",
+            "local-ranks-filter",
+            "node-rank",
+            "master-addr",
+            "master-port",
+            "local-addr",
+            "logs-specs",
+            "numa-binding",
+            "duplicate-stdout-filters",
+            "duplicate-stderr-filters",
+            "signals-to-handle",
+            "shutdown-timeout",
+        )
+    ),
+    "-r",
+    "-t",
+}
+_VALUED |= {"--" + flag[2:].replace("-", "_") for flag in _VALUED if flag.startswith("--")}
+
+
+def torchrun_flags(command: Sequence[str]) -> dict[str, str] | None:
+    """The launch flags of a torchrun command line (`torchrun ...` or `PY -m torch.distributed.run ...`), or None
+    when the command is not one. Keys are the flags' dash spelling without the leading dashes."""
+    if not command:
+        return None
+    if os.path.basename(command[0]) == "torchrun":
+        args = list(command[1:])
+    elif (
+        len(command) >= 3 and command[1] == "-m" and command[2] in ("torch.distributed.run", "torch.distributed.launch")
+    ):
+        args = list(command[3:])
+    else:
+        return None
+    flags: dict[str, str] = {}
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        token = args[index]
+        name, has_value, value = token.partition("=")
+        if name in _VALUED and not has_value:
+            index += 1
+            value = args[index] if index < len(args) else ""
+        flags[name.lstrip("-").replace("_", "-")] = value if (has_value or name in _VALUED) else "true"
+        index += 1
+    return flags
+
+
+def options_from_torchrun(flags: Mapping[str, str], base: Options) -> Options:
+    """The gate's Options for a job launched by torchrun: its own flags, its ports kept off (gate=True)."""
+    if "standalone" in flags:
+        return replace(base, nproc_per_node=flags.get("nproc-per-node"))
+    port = flags.get("master-port")
+    return replace(
+        base,
+        nproc_per_node=flags.get("nproc-per-node"),
+        nnodes=flags.get("nnodes"),
+        node_rank=_int(flags["node-rank"], "torchrun --node-rank") if "node-rank" in flags else None,
+        master_addr=flags.get("master-addr"),
+        master_port=_port(port, "torchrun --master-port") if port else None,
+        rdzv_endpoint=flags.get("rdzv-endpoint")
+        if flags.get("rdzv-backend", "static") != "static" or "rdzv-endpoint" in flags
+        else None,
+    )

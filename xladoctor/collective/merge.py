@@ -11,6 +11,23 @@ from xladoctor.collective.observed import Observed, Unit
 from xladoctor.facts import Facts, FactsError, facts_from_json, load_facts
 
 _TAIL_LINES = 40
+# A rank that failed in one of these phases (or stopped at rank 0's word) leaves the others waiting in
+# init_process_group or a collective until their timeout: the job is over, every node may stop now.
+FATAL_PHASES = ("import", "store", "hello", "init")
+
+
+def fatal(records: Iterable[Mapping[str, Any]], launcher: Mapping[str, Any] | None) -> bool:
+    """Whether a node's ranks failed in a way that ends the whole job (not a wrong number: the others finish)."""
+    records = list(records)
+    if any((r.get("error") or {}).get("phase") in FATAL_PHASES or r.get("phase") == "stopped" for r in records):
+        return True
+    if launcher and not launcher.get("ok", True) and not launcher.get("cancelled"):
+        return not records or any(r.get("phase") not in ("done", "failed") for r in records)
+    return False
+
+
+def fatal_outcome(message: Mapping[str, Any]) -> bool:
+    return message.get("type") == "outcome" and fatal(message.get("records") or (), message.get("launcher"))
 
 
 def launcher_view(launch: Launch) -> dict[str, Any]:
@@ -24,6 +41,7 @@ def launcher_view(launch: Launch) -> dict[str, Any]:
         "returncode": result.returncode,
         "timed_out": result.timed_out,
         "ok": result.ok,
+        "cancelled": result.cancelled,
         "ended": None if result.ok else result.describe_failure(),
         "duration_s": round(result.duration_s, 3),
         "tail": lines[-_TAIL_LINES:],

@@ -139,13 +139,15 @@ def _backends(names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -> tuple[int, str]:
-    """The port the check uses: --master-port as given; else XLADOCTOR_COLLECTIVE_PORT; else the job's (`port`, read
-    from `source`), + 1 in the gate."""
-    if options.master_port is not None:
+    """The port the check uses. By hand: --master-port, else XLADOCTOR_COLLECTIVE_PORT, else the job's (`port`, read
+    from `source`). In the gate, every port given is the job's own: XLADOCTOR_COLLECTIVE_PORT, else the job's + 1."""
+    if options.master_port is not None and not options.gate:
         return _port(options.master_port, "--master-port"), "--master-port"
     if env.get(PORT_VARIABLE):
         return _port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
     if options.gate:
+        if options.master_port is not None:
+            port, source = _port(options.master_port, "--master-port"), "the job's --master-port"
         shifted = port + GATE_PORT_OFFSET if port < 65535 else port - GATE_PORT_OFFSET
         return shifted, f"{source} + {GATE_PORT_OFFSET} (the gate keeps off the job's own port)"
     return port, source

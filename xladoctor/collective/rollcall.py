@@ -17,10 +17,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
+import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,36 +54,92 @@ class Roll:
         return bool(self.reply and self.reply.get("go"))
 
 
-def _send(sock: socket.socket, message: Mapping[str, Any]) -> None:
-    sock.sendall((json.dumps(message, default=str) + "\n").encode())
+class Channel:
+    """A connection that carries one JSON object per line; bytes after a line wait in the buffer for the next read."""
 
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = b""
+        self.closed = False
 
-def _read_line(sock: socket.socket, deadline: float) -> dict[str, Any] | None:
-    """One JSON line before the deadline; None on EOF, timeout, garbage or a line too long."""
-    chunks: list[bytes] = []
-    size = 0
-    while time.monotonic() < deadline:
-        sock.settimeout(max(0.05, min(1.0, deadline - time.monotonic())))
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.sock.sendall((json.dumps(message, default=str) + "\n").encode())
+
+    def _line(self) -> dict[str, Any] | None:
+        line, _, self.buffer = self.buffer.partition(b"\n")
         try:
-            data = sock.recv(1 << 16)
-        except TimeoutError:
-            continue
-        except OSError:
-            return None
-        if not data:
-            return None
-        chunks.append(data)
-        size += len(data)
-        if b"\n" in data:
-            line = b"".join(chunks).split(b"\n", 1)[0]
+            value = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError:
+            return {"_garbage": line[:200].decode("utf-8", errors="replace")}
+        return value if isinstance(value, dict) else {"_garbage": str(value)[:200]}
+
+    def read(self, deadline: float) -> dict[str, Any] | None:
+        """The next line before the deadline; None on a timeout (the bytes read so far stay), EOF or a line too
+        long (then `closed`)."""
+        while b"\n" not in self.buffer:
+            if self.closed or time.monotonic() >= deadline or len(self.buffer) > MAX_LINE:
+                self.closed = self.closed or len(self.buffer) > MAX_LINE
+                return None
+            self.sock.settimeout(max(0.01, min(1.0, deadline - time.monotonic())))
             try:
-                value = json.loads(line.decode("utf-8", errors="replace"))
-            except ValueError:
-                return {"_garbage": line[:200].decode("utf-8", errors="replace")}
-            return value if isinstance(value, dict) else {"_garbage": str(value)[:200]}
-        if size > MAX_LINE:
-            return None
-    return None
+                data = self.sock.recv(1 << 16)
+            except TimeoutError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                self.closed = True
+                return None
+            self.buffer += data
+        return self._line()
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class Watch:
+    """While the ranks run: read what the peers send (an outcome, an abort) in a thread, and stop this node's launch
+    (`cancel`) as soon as a peer reports a failure that ends the job, instead of waiting for the timeout."""
+
+    def __init__(
+        self, channels: Mapping[int, Channel], cancel: threading.Event, fatal: Callable[[dict[str, Any]], bool]
+    ):
+        self.channels = channels
+        self.cancel = cancel
+        self.fatal = fatal
+        self.received: dict[int, dict[str, Any]] = {}
+        self.stop = threading.Event()
+        self.cause: dict[str, Any] | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            waiting = {c.sock: u for u, c in self.channels.items() if u not in self.received and not c.closed}
+            if not waiting:
+                self.stop.wait(0.1)
+                continue
+            try:
+                ready, _, _ = select.select(list(waiting), [], [], 0.1)
+            except (OSError, ValueError):
+                self.stop.wait(0.1)
+                continue
+            for sock in ready:
+                unit = waiting[sock]
+                message = self.channels[unit].read(time.monotonic() + 0.05)
+                if message is None:
+                    continue
+                self.received[unit] = message
+                if self.cause is None and self.fatal(message):
+                    self.cause = {"unit": unit, "type": message.get("type"), "host": message.get("host")}
+                    self.cancel.set()
+
+    def finish(self) -> dict[int, dict[str, Any]]:
+        self.stop.set()
+        self.thread.join()
+        return self.received
 
 
 class Host:
@@ -92,8 +150,10 @@ class Host:
         self.own = own
         self.units = units
         self.assign = assign  # give ranks in order of arrival (no --node-rank: --rdzv-endpoint)
-        self.conns: dict[int, socket.socket] = {}
+        self.conns: dict[int, Channel] = {}
         self.listener: socket.socket | None = None
+        self.duplicates: list[dict[str, Any]] = []
+        self.watch: Watch | None = None
 
     def listen(self) -> bool:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -115,37 +175,38 @@ class Host:
         assert self.listener is not None
         own_unit = 0 if self.assign else int(self.own["unit"])
         self.roll.members[own_unit] = dict(self.own, unit=own_unit, peer="(itself)")
-        duplicates: list[dict[str, Any]] = []
         while len(self.roll.members) < self.units and time.monotonic() < join_deadline:
             self.listener.settimeout(max(0.05, min(0.5, join_deadline - time.monotonic())))
             try:
-                conn, peer = self.listener.accept()
+                sock, peer = self.listener.accept()
             except TimeoutError:
                 continue
             except OSError:
                 break
-            hello = _read_line(conn, min(join_deadline, time.monotonic() + 5.0))
+            conn = Channel(sock)
+            hello = conn.read(min(join_deadline, time.monotonic() + 5.0))
             if not hello or hello.get("proto") != PROTOCOL:
-                self.roll.strangers.append(f"{peer[0]}:{peer[1]} sent {str((hello or {}).get('_garbage', hello))[:80]}")
+                said = (hello or {}).get("_garbage", hello) if hello else "nothing"
+                self.roll.strangers.append(f"{peer[0]}:{peer[1]} sent {str(said)[:80]}")
                 conn.close()
                 continue
             hello = {**hello, "peer": peer[0]}
             unit = len(self.roll.members) if self.assign else hello.get("unit")
             if not isinstance(unit, int) or unit in self.roll.members or not 0 <= unit < self.units:
-                duplicates.append(hello)
-                _send(conn, {"proto": PROTOCOL, "go": False, "refused": f"unit {unit} is taken or out of range"})
+                self.duplicates.append(hello)
+                with contextlib.suppress(OSError):
+                    conn.send({"proto": PROTOCOL, "go": False, "refused": f"unit {unit} is taken or out of range"})
                 conn.close()
                 continue
             hello["unit"] = unit
             self.roll.members[unit] = hello
             self.conns[unit] = conn
         self.roll.waited_s = round(time.monotonic() - started, 3)
-        self.duplicates = duplicates
 
     def answer(self, backends: Sequence[str]) -> dict[str, Any]:
         """Tell every member the verdict; the listener closes so that torchrun can take the port."""
         missing = [u for u in range(self.units) if u not in self.roll.members]
-        conflicts = conflicts_of(self.roll.members, getattr(self, "duplicates", []), self.units)
+        conflicts = conflicts_of(self.roll.members, self.duplicates, self.units)
         reply = {
             "proto": PROTOCOL,
             "go": not missing and not conflicts["fatal"],
@@ -160,7 +221,7 @@ class Host:
         }
         for unit, conn in list(self.conns.items()):
             try:
-                _send(conn, {**reply, "you": unit})
+                conn.send({**reply, "you": unit})
             except OSError:
                 self.conns.pop(unit).close()
         self.roll.reply = reply
@@ -172,11 +233,21 @@ class Host:
             self.listener.close()
             self.listener = None
 
+    def start_watch(self, cancel: threading.Event, fatal: Callable[[dict[str, Any]], bool]) -> None:
+        self.watch = Watch(self.conns, cancel, fatal)
+
+    def abort(self, why: Mapping[str, Any]) -> None:
+        """This node failed in a way that ends the job: the members stop their launch instead of waiting."""
+        for conn in self.conns.values():
+            with contextlib.suppress(OSError):
+                conn.send({"proto": PROTOCOL, "type": "abort", **why})
+
     def outcomes(self, deadline: float) -> dict[int, dict[str, Any] | None]:
-        """Each member's outcome, read until the deadline (None: it never came)."""
-        found: dict[int, dict[str, Any] | None] = {}
+        """Each member's outcome: those that came while the ranks ran, then the rest until the deadline."""
+        found: dict[int, dict[str, Any] | None] = dict(self.watch.finish()) if self.watch else {}
         for unit, conn in sorted(self.conns.items()):
-            found[unit] = _read_line(conn, deadline)
+            if unit not in found:
+                found[unit] = conn.read(deadline)
         return found
 
     def tell(self, verdict: Mapping[str, Any]) -> None:
@@ -184,7 +255,7 @@ class Host:
         job (the gate) when another node failed, or it would wait for that node at the first collective."""
         for conn in self.conns.values():
             with contextlib.suppress(OSError):
-                _send(conn, {"proto": PROTOCOL, "type": "verdict", **verdict})
+                conn.send({"proto": PROTOCOL, "type": "verdict", **verdict})
             conn.close()
         self.conns.clear()
 
@@ -229,7 +300,8 @@ class Member:
         self.roll = Roll("member", port)
         self.address = host
         self.own = own
-        self.sock: socket.socket | None = None
+        self.conn: Channel | None = None
+        self.watch: Watch | None = None
 
     def join(self, join_deadline: float, deadline: float) -> None:
         started = time.monotonic()
@@ -241,47 +313,56 @@ class Member:
                 )
             except OSError as exc:
                 self.roll.connect_error = (
-                    errno_name(exc) if not isinstance(exc, socket.gaierror) else f"cannot resolve {self.address}: {exc}"
+                    f"cannot resolve {self.address}: {exc}" if isinstance(exc, socket.gaierror) else errno_name(exc)
                 )
                 time.sleep(min(_RETRY_S, max(0.0, join_deadline - time.monotonic())))
                 continue
+            conn = Channel(sock)
             try:
-                _send(sock, self.own)
+                conn.send(self.own)
             except OSError as exc:
                 self.roll.connect_error = errno_name(exc)
-                sock.close()
+                conn.close()
                 continue
-            reply = _read_line(sock, deadline)
+            reply = conn.read(deadline)
             self.roll.waited_s = round(time.monotonic() - started, 3)
             if reply is None or reply.get("proto") != PROTOCOL:
                 self.roll.stranger = str((reply or {}).get("_garbage", "no answer")) if reply else "no answer"
-                sock.close()
+                conn.close()
                 return
             self.roll.reply = reply
-            self.sock = sock
+            self.conn = conn
             return
         self.roll.waited_s = round(time.monotonic() - started, 3)
 
-    def report(self, outcome: Mapping[str, Any]) -> None:
-        if self.sock is None:
-            return
-        try:
-            _send(self.sock, outcome)
-        except OSError:
-            self.close()
+    def start_watch(self, cancel: threading.Event) -> None:
+        if self.conn is not None:
+            self.watch = Watch({0: self.conn}, cancel, lambda message: message.get("type") == "abort")
+
+    def report(self, outcome: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Send this node's outcome; what node 0 sent meanwhile (an abort), if anything."""
+        received = self.watch.finish().get(0) if self.watch else None
+        if self.conn is not None:
+            try:
+                self.conn.send(outcome)
+            except OSError:
+                self.close()
+        return received
 
     def verdict(self, deadline: float) -> dict[str, Any] | None:
         """Node 0's verdict on the whole job, once it has every outcome (None: it never came)."""
-        if self.sock is None:
+        if self.conn is None:
             return None
-        answer = _read_line(self.sock, deadline)
-        self.close()
-        return answer if answer and answer.get("type") == "verdict" else None
+        while True:
+            answer = self.conn.read(deadline)
+            if answer is None or answer.get("type") == "verdict":
+                self.close()
+                return answer
 
     def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 def hello_message(unit: int | None, units: int, mode: str, host: str, **extra: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ seconds past it at most.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -18,7 +19,7 @@ from xladoctor import __version__
 from xladoctor.collective.backends import choose, default_nproc
 from xladoctor.collective.jaxrun import jax_outcome, run_jax
 from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
-from xladoctor.collective.merge import assemble, compact_records, launcher_view
+from xladoctor.collective.merge import assemble, compact_records, fatal, fatal_outcome, launcher_view
 from xladoctor.collective.nccl import parse_logs
 from xladoctor.collective.observed import Observed
 from xladoctor.collective.plan import Plan
@@ -85,6 +86,7 @@ class NodeRun:
         self.outcomes: dict[int, Any] = {}
         self.members: dict[int, Any] = {}
         self.unit = plan.unit
+        self.me_host = ""
 
     def snapshot(self, folder: Path) -> tuple[Facts, Path]:
         self.say(f"taking the snapshot of {self.python}")
@@ -149,6 +151,15 @@ class NodeRun:
         }
         return roll.go, list(reply.get("backends", backends))
 
+    def _stopped_by(self) -> dict[str, Any] | None:
+        """Which peer's failure stopped this node's launch early."""
+        watch = getattr(getattr(self, "host", None), "watch", None) or getattr(
+            getattr(self, "member", None), "watch", None
+        )
+        if watch is not None and watch.cause is not None:
+            return dict(watch.cause)
+        return None
+
     def _port_free(self) -> bool:
         """One host with a port given: it must be free before torchrun tries it (who holds it, if not)."""
         probe = Host(self.plan.master_port, {}, 1, assign=False)
@@ -209,11 +220,18 @@ class NodeRun:
                 f"running {', '.join(torch_backends)} with {nproc if plan.mode in ('local', 'node') else 1} "
                 f"process(es) here"
             )
-            launch = run_ranks(argv, env, out, end, port)
+            cancel = threading.Event()
+            if hasattr(self, "host"):
+                self.host.start_watch(cancel, fatal_outcome)
+            if hasattr(self, "member"):
+                self.member.start_watch(cancel)
+            launch = run_ranks(argv, env, out, end, port, cancel)
+            if hasattr(self, "host") and fatal(launch.records, launcher_view(launch)):
+                self.host.abort({"unit": self.unit, "host": self.me_host})
             view.update(
                 records=launch.records,
                 nccl=[n.__dict__ for n in parse_logs(launch.nccl_logs)],
-                launcher=launcher_view(launch),
+                launcher=dict(launcher_view(launch), stopped_by=self._stopped_by() if cancel.is_set() else None),
             )
         if "jax" in backends:
             self.say("running JAX's distributed runtime")
@@ -242,6 +260,7 @@ class NodeRun:
                 torch=_version(facts, "torch"),
                 python=facts.python.version if facts.python else None,
             )
+            self.me_host = preflight.host
             go, backends = self.roll_call(me, preflight, backends)
             view: dict[str, Any] = {"records": (), "nccl": [], "launcher": None, "jax": None}
             run_id = str(((self.roll_view or {}).get("reply") or {}).get("run") or "local")

@@ -139,8 +139,22 @@ def _unfinished(observed: Observed, backend: str) -> list[str]:
         phase = record.get("phase")
         ran = (backend == "jax") or any(b.get("backend") == backend for b in record.get("backends") or [])
         if ran and phase not in FINAL_PHASES and phase != "gather" and not record.get("error"):
-            lines.append(f"{_who_rank(record, backend)} stopped in phase {phase}")
+            peer = stopped_by(observed, record.get("unit", record.get("node_rank")))
+            why = (
+                f" when {who(observed, int(peer['unit']))} failed" if peer and isinstance(peer.get("unit"), int) else ""
+            )
+            lines.append(f"{_who_rank(record, backend)} {'was ' if why else ''}stopped in phase {phase}{why}")
     return lines
+
+
+def stopped_by(observed: Observed, unit: Any) -> Mapping[str, Any] | None:
+    """The peer whose failure made node 0 (or this node) stop a unit's launch early, if that is how it ended."""
+    for item in observed.units:
+        if item.unit == unit:
+            launcher = (item.outcome or {}).get("launcher") or {}
+            found = launcher.get("stopped_by")
+            return found if isinstance(found, Mapping) else None
+    return None
 
 
 def _xla_world(observed: Observed) -> str | None:
@@ -279,6 +293,10 @@ def launch(observed: Observed) -> Finding:
             continue
         launcher = outcome.get("launcher")
         if not launcher or launcher.get("ok", True):
+            continue
+        peer = launcher.get("stopped_by")
+        if isinstance(peer, Mapping) and isinstance(peer.get("unit"), int):
+            explained.append(f"{who(observed, unit.unit)}: stopped early, when {who(observed, peer['unit'])} failed")
             continue
         ranks = [r for r in observed.records if r.get("unit", r.get("node_rank")) == unit.unit]
         open_ranks = [r for r in ranks if r.get("phase") not in FINAL_PHASES]
