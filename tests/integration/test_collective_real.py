@@ -449,3 +449,128 @@ def test_the_gate_refuses_on_every_node_when_one_node_is_bad(torch29: str, tmp_p
     assert err0.strip().splitlines()[-1].startswith(f"xladoctor gate: refusing to start {torch29} (collective, exit 1)")
     assert "): failed: GLOO_SOCKET_IFNAME=nosuch0 names no interface on node 1 (" in err1
     assert err1.strip().splitlines()[-1].startswith(f"xladoctor gate: refusing to start {torch29} (collective, exit 1)")
+
+
+# --- under the launchers people already use: the variables each sets, on two processes of this machine -----------
+
+
+def launched(python: str, envs: list[dict[str, str | None]], *extra: str) -> list[tuple[int, str, str]]:
+    """One `xladoctor collective` per environment (the launcher's variables for that task/pod), the last first (the
+    others must wait for rank or node 0); rank/node 0 gives JSON."""
+    procs = {}
+    for index in reversed(range(len(envs))):
+        json_flag = ("--json",) if index == 0 else ()
+        procs[index] = start("--python", python, "--timeout", "90", *extra, *json_flag, env=envs[index])
+    return [finish(procs[i]) for i in range(len(envs))]
+
+
+def test_srun_one_task_per_rank(torch29: str) -> None:
+    """srun --ntasks=2 xladoctor collective: each task is a rank (SLURM_PROCID), rank 0 hosts the store."""
+    port = str(free_port())
+    envs: list[dict[str, str | None]] = [
+        {
+            "SLURM_JOB_ID": "4242",
+            "SLURM_STEP_NODELIST": "localhost",
+            "SLURM_NTASKS": "2",
+            "SLURM_PROCID": str(r),
+            "SLURM_LOCALID": str(r),
+            "SLURM_STEP_NUM_NODES": "1",
+            "MASTER_PORT": port,
+        }
+        for r in (0, 1)
+    ]
+    (code0, out0, err0), (code1, _, err1) = launched(torch29, envs)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert (doc["plan"]["mode"], doc["plan"]["source"], doc["plan"]["master_addr"]) == ("rank", "slurm", "localhost")
+    assert [n["ranks"] for n in doc["nodes"]] == [[0], [1]]
+    assert statuses(doc)["collective-gloo"] == "ok"
+    assert err1.strip().splitlines()[-1].endswith("): ok (rank 1: gloo passed here); the report is on rank 0")
+
+
+def test_srun_one_task_per_node_runs_torchrun_on_each(torch29: str) -> None:
+    """srun --ntasks-per-node=1 xladoctor collective --nproc-per-node 2: each task is a node (SLURM_PROCID = node)."""
+    port = str(free_port())
+    envs: list[dict[str, str | None]] = [
+        {
+            "SLURM_JOB_ID": "4243",
+            "SLURM_STEP_NODELIST": "localhost,localhost",
+            "SLURM_NTASKS": "2",
+            "SLURM_PROCID": str(r),
+            "SLURM_LOCALID": "0",
+            "SLURM_STEP_NUM_NODES": "2",
+            "MASTER_PORT": port,
+        }
+        for r in (0, 1)
+    ]
+    (code0, out0, err0), (code1, _, err1) = launched(torch29, envs, "--nproc-per-node", "2")
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert (doc["plan"]["mode"], doc["plan"]["source"], doc["plan"]["nnodes"]) == ("node", "slurm", 2)
+    assert [n["ranks"] for n in doc["nodes"]] == [[0, 1], [2, 3]]
+
+
+def test_pytorchjob_one_rank_per_pod(torch29: str) -> None:
+    """A Kubeflow PyTorchJob's pods (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK; one rank per pod)."""
+    port = str(free_port())
+    envs: list[dict[str, str | None]] = [
+        {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "WORLD_SIZE": "2", "RANK": str(r)} for r in (0, 1)
+    ]
+    (code0, out0, err0), (code1, _, err1) = launched(torch29, envs)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert (doc["plan"]["mode"], doc["plan"]["source"]) == ("rank", "pytorchjob")
+    assert doc["plan"]["evidence"] == {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "RANK": "0", "WORLD_SIZE": "2"}
+    assert statuses(doc)["collective-gloo"] == "ok"
+
+
+def test_trainjob_pods_are_nodes(torch29: str) -> None:
+    """A Kubeflow TrainJob's pods (PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR/PORT): nodes."""
+    port = str(free_port())
+    envs: list[dict[str, str | None]] = [
+        {
+            "PET_NNODES": "2",
+            "PET_NPROC_PER_NODE": "1",
+            "PET_NODE_RANK": str(r),
+            "PET_MASTER_ADDR": "127.0.0.1",
+            "PET_MASTER_PORT": port,
+        }
+        for r in (0, 1)
+    ]
+    (code0, out0, err0), (code1, _, err1) = launched(torch29, envs)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert (doc["plan"]["mode"], doc["plan"]["source"], doc["plan"]["nproc_per_node"]) == ("node", "trainjob", 1)
+    assert [n["ranks"] for n in doc["nodes"]] == [[0], [1]]
+
+
+def test_under_an_outer_torchrun_each_rank_is_one_xladoctor(torch29: str) -> None:
+    """torchrun --nproc-per-node 2 --no-python xladoctor collective: the ranks use the agent's store; the roll call
+    takes the next port; rank 0 reports before the others exit (torchrun stops the rest when one rank exits)."""
+    port = free_port()
+    argv = [
+        torch29,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node",
+        "2",
+        "--master-port",
+        str(port),
+        "--no-python",
+        sys.executable,
+        "-m",
+        "xladoctor",
+        "collective",
+        "--python",
+        torch29,
+        "--timeout",
+        "60",
+    ]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "xladoctor collective: 2 ranks (one xladoctor each, from torchrun)" in proc.stdout
+    assert (
+        f"Port {port + 1} (the roll call's; torchrun's agent store is on {port}) was free and reachable" in proc.stdout
+    )
+    assert "✔ gloo: all_reduce, all_gather, broadcast, barrier correct on 2 ranks" in proc.stdout
+    assert "): ok (rank 1: gloo passed here); the report is on rank 0" in proc.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -65,7 +65,8 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
-    from xladoctor.collective.analysis import analyze, exit_code, verdict_of
+    from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
+    from xladoctor.collective.observed import Observed
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
 
@@ -75,11 +76,21 @@ def collective(
     )
     plan = make_plan(options, os.environ)
     target = _python(python)
-    observed = run_collective(plan, target, os.environ, say=_say, judge=lambda o: verdict_of(analyze(o), strict))
-    report = analyze(observed)
-    code = int(exit_code(report, strict))
-    emit(report, chosen, output, verbose)
-    raise typer.Exit(code)
+    shown: list[CollectiveReport] = []
+
+    def judge(observed: Observed) -> dict[str, Any]:
+        """Node 0, once every outcome is in: the report first, then the verdict to the others (under an outer
+        launcher, a rank that exits first can make it kill node 0 before its report is out)."""
+        report = analyze(observed)
+        emit(report, chosen, output, verbose)
+        shown.append(report)
+        return verdict_of(report, strict)
+
+    observed = run_collective(plan, target, os.environ, say=_say, judge=judge)
+    report = shown[0] if shown else analyze(observed)
+    if not shown:
+        emit(report, chosen, output, verbose)
+    raise typer.Exit(int(exit_code(report, strict)))
 
 
 def _say(message: str) -> None:

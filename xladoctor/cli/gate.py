@@ -57,11 +57,13 @@ def _collective(command: Sequence[str], values: Mapping[str, Any], timeout: floa
     """The collective across the job's nodes, as the gate runs it: its plan from CMD's torchrun flags, else from the
     launcher's variables; its port kept off the job's. Node 0 prints the report when it fails, the others one line."""
     from xladoctor.cli.collective import emit
-    from xladoctor.collective.analysis import analyze, exit_code, verdict_of
+    from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
     from xladoctor.collective.launchers import options_from_torchrun, torchrun_flags
+    from xladoctor.collective.observed import Observed
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
+    from xladoctor.reporters.collective_report import headline
 
     base = Options(backends=backends, timeout_s=timeout, gate=True)
     flags = torchrun_flags(command)
@@ -72,17 +74,26 @@ def _collective(command: Sequence[str], values: Mapping[str, Any], timeout: floa
         print(f"xladoctor gate: collective: {one_line(message)}", file=sys.stderr, flush=True)
 
     strict = bool(values.get("strict"))
-    observed = run_collective(plan, python, os.environ, say=say, judge=lambda o: verdict_of(analyze(o), strict))
-    report = analyze(observed)
-    code = int(exit_code(report, strict))
-    if code != 0 or not observed.host_view:
-        with contextlib.redirect_stdout(sys.stderr):  # the command owns stdout
-            emit(report, OutputFormat.TEXT, None, verbose=False)
-    else:
-        from xladoctor.reporters.collective_report import headline
+    shown: list[CollectiveReport] = []
 
-        print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
-    return code
+    def show(report: CollectiveReport) -> None:
+        """Node 0 prints before it tells the others (see cli/collective.py); stdout belongs to the command."""
+        shown.append(report)
+        if exit_code(report, strict) != 0 or not report.observed.host_view:
+            with contextlib.redirect_stdout(sys.stderr):
+                emit(report, OutputFormat.TEXT, None, verbose=False)
+        else:
+            print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
+
+    def judge(observed: Observed) -> dict[str, Any]:
+        report = analyze(observed)
+        show(report)
+        return verdict_of(report, strict)
+
+    observed = run_collective(plan, python, os.environ, say=say, judge=judge)
+    if not shown:
+        show(analyze(observed))
+    return int(exit_code(shown[0], strict))
 
 
 @app.command(context_settings={"allow_interspersed_args": False}, epilog=HELP_TEXT)

@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from xladoctor.collective.plan import (
     DEFAULT_PORT,
+    PORT_VARIABLE,
     Options,
     Plan,
     PlanError,
@@ -107,9 +108,10 @@ def _rank_plan(
 
 
 def _torchrun(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
-    # the agent's store listens on MASTER_PORT already: the ranks use it, never a port of their own
+    # The agent's store listens on MASTER_PORT already: the ranks use it, and the roll call takes the port after it
+    # (or XLADOCTOR_COLLECTIVE_PORT).
     port = _port(env["MASTER_PORT"], "MASTER_PORT")
-    return _rank_plan(
+    plan = _rank_plan(
         "torchrun",
         env,
         options,
@@ -123,6 +125,8 @@ def _torchrun(options: Options, env: Mapping[str, str], backends: tuple[str, ...
         mode="agent",
         nnodes=_int(env.get("GROUP_WORLD_SIZE") or "1", "GROUP_WORLD_SIZE", 1),
     )
+    roll = _port(env[PORT_VARIABLE], PORT_VARIABLE) if env.get(PORT_VARIABLE) else (port % 65535) + 1
+    return replace(plan, roll_call_port=roll)
 
 
 def _slurm(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:

@@ -55,10 +55,15 @@ class Plan:
     backends: tuple[str, ...] = ()  # asked for; () means every one that applies
     timeout_s: float = 120.0
     evidence: Mapping[str, str] = field(default_factory=dict)  # the variables that decided it
+    roll_call_port: int | None = None  # None: the roll call uses master_port (only an outer torchrun needs another)
 
     @property
     def multi_node(self) -> bool:
         return self.nnodes > 1
+
+    @property
+    def roll_port(self) -> int:
+        return self.roll_call_port or self.master_port
 
     @property
     def units(self) -> int:

@@ -31,6 +31,7 @@ from xladoctor.proc import scratch_dir
 
 JOIN_SHARE = 0.5  # of --timeout: how long node 0 waits for the others at the roll call
 OUTCOME_GRACE_S = 5.0
+PER_PROCESS_VARIABLES = frozenset({"TORCHELASTIC_ERROR_FILE"})
 Say = Callable[[str], None]
 Judge = Callable[[Observed], dict[str, Any]]
 
@@ -58,6 +59,7 @@ def plan_view(plan: Plan) -> dict[str, Any]:
         "nproc_per_node": plan.nproc_per_node,
         "master_addr": plan.master_addr,
         "master_port": plan.master_port,
+        "roll_port": plan.roll_port,
         "port_source": plan.port_source,
         "world_size": plan.world_size,
         "rank": plan.rank,
@@ -90,7 +92,10 @@ class NodeRun:
 
     def snapshot(self, folder: Path) -> tuple[Facts, Path]:
         self.say(f"taking the snapshot of {self.python}")
-        facts = collect_facts(self.python, self.environ, timeout_s=max(5.0, self.plan.timeout_s * 0.25))
+        # torchrun gives every worker its own error file (local_elastic_agent.py, TORCHELASTIC_ERROR_FILE): under an
+        # outer torchrun it would differ between the ranks' snapshots by design, so it is left out of them
+        environ = {k: v for k, v in self.environ.items() if k not in PER_PROCESS_VARIABLES}
+        facts = collect_facts(self.python, environ, timeout_s=max(5.0, self.plan.timeout_s * 0.25))
         path = folder / "facts.json"
         path.write_text(facts.dumps(), encoding="utf-8")
         return facts, path
@@ -100,19 +105,19 @@ class NodeRun:
         plan = self.plan
         if plan.mode == "local" and plan.master_port:
             return self._port_free(), backends
-        if plan.mode in ("local", "agent") or plan.units < 2:
+        if plan.mode == "local" or plan.units < 2:
             return True, backends
+        port = plan.roll_port
         hosting = plan.unit == 0 or (plan.unit is None and preflight.master_is_here)
         if hosting:
-            host = Host(plan.master_port, me, plan.units, assign=plan.unit is None)
+            host = Host(port, me, plan.units, assign=plan.unit is None)
             self.say(
-                f"waiting for {plan.units - 1} other {'node' if plan.mode == 'node' else 'rank'}(s) on port "
-                f"{plan.master_port}"
+                f"waiting for {plan.units - 1} other {'node' if plan.mode == 'node' else 'rank'}(s) on port {port}"
             )
             if not host.listen():
                 self.roll_view = {
                     "role": "host",
-                    "port": plan.master_port,
+                    "port": port,
                     "bind_error": host.roll.bind_error,
                     "holders": [h.__dict__ for h in host.roll.holders],
                 }
@@ -125,13 +130,13 @@ class NodeRun:
             self.members = {u: m for u, m in host.roll.members.items()}
             self.roll_view = {
                 "role": "host",
-                "port": plan.master_port,
+                "port": port,
                 "waited_s": host.roll.waited_s,
                 "reply": {k: v for k, v in reply.items() if k != "members"},
             }
             return bool(reply["go"]), list(reply["backends"])
-        member = Member(plan.master_addr, plan.master_port, me)
-        self.say(f"joining {plan.master_addr}:{plan.master_port}")
+        member = Member(plan.master_addr, port, me)
+        self.say(f"joining {plan.master_addr}:{port}")
         member.join(self.join_deadline, self.deadline)
         self.member = member
         roll = member.roll
@@ -142,7 +147,7 @@ class NodeRun:
         self.members = {int(k): v for k, v in members.items() if str(k).isdigit() and isinstance(v, dict)}
         self.roll_view = {
             "role": "member",
-            "port": plan.master_port,
+            "port": port,
             "waited_s": roll.waited_s,
             "attempts": roll.attempts,
             "connect_error": roll.connect_error,

@@ -72,7 +72,8 @@ def hosts_differ(observed: Observed) -> bool:
     """Whether the job spans more than one host (a two-"node" test on one machine does not)."""
     hosts = {u.host for u in observed.units if u.host and u.host != "None"}
     hosts |= {str(r.get("host")) for r in observed.records if r.get("host")}
-    return len(hosts) > 1 or (len(hosts) <= 1 and int(observed.plan.get("units") or 1) > 1 and len(observed.units) < 2)
+    unknown = int(observed.plan.get("nnodes") or 1) > 1 and len(observed.units) < int(observed.plan.get("units") or 1)
+    return len(hosts) > 1 or unknown
 
 
 def hosts_known_alike(observed: Observed) -> bool:

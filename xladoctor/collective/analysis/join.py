@@ -225,6 +225,7 @@ def port(observed: Observed) -> Finding:
     number = plan.get("master_port") or (observed.launcher or {}).get("port")
     evidence = {"port": number, "source": plan.get("port_source")}
     if roll.get("bind_error"):
+        number = roll.get("port") or number
         holders = roll.get("holders") or []
         held = listing([_holder(h) for h in holders]) if holders else ""
         error = roll["bind_error"]
@@ -262,6 +263,14 @@ def port(observed: Observed) -> Finding:
         )
     if not number:
         return finding(PORT, Status.SKIP, "Rendezvous port: not chosen", "Skipped because nothing was launched.")
+    roll_port = plan.get("roll_port")
+    if roll_port and roll_port != number:
+        return finding(
+            PORT,
+            Status.OK,
+            f"Port {roll_port} (the roll call's; torchrun's agent store is on {number}) was free and reachable",
+            evidence=dict(evidence, roll_port=roll_port),
+        )
     return finding(
         PORT, Status.OK, f"Port {number} ({plan.get('port_source')}) was free and reachable", evidence=evidence
     )

@@ -40,7 +40,7 @@ def _routable(view: Mapping[str, Any]) -> str:
 def master_address(observed: Observed) -> Finding:
     plan = observed.plan
     addr = str(plan.get("master_addr"))
-    multi = int(plan.get("units") or 1) > 1
+    multi = int(plan.get("nnodes") or 1) > 1  # more than one host may take part (ranks of one host are not)
     spread = hosts_differ(observed)
     problems: list[str] = []
     commands: list[str] = []
@@ -120,7 +120,7 @@ def master_address(observed: Observed) -> Finding:
 
 
 def socket_ifname(observed: Observed) -> Finding:
-    spread = hosts_differ(observed) and int(observed.plan.get("units") or 1) > 1
+    spread = hosts_differ(observed) and int(observed.plan.get("nnodes") or 1) > 1
     problems: list[str] = []
     evidence: dict[str, Any] = {}
     for unit, view in all_preflights(observed):
