@@ -43,3 +43,48 @@ class Observed:
     def host_view(self) -> bool:
         """True on the process that gives the report (node 0, rank 0, or a single host)."""
         return self.plan.get("unit") in (0, None)
+
+
+def observed_to_json(observed: Observed) -> dict[str, Any]:
+    """A run as JSON: the fixture format of tests/collective/ (snapshots as `xladoctor snapshot` writes them)."""
+    import json
+
+    return {
+        "plan": dict(observed.plan),
+        "me": dict(observed.me),
+        "roll": dict(observed.roll) if observed.roll is not None else None,
+        "units": [{"unit": u.unit, "host": u.host, "hello": u.hello, "outcome": u.outcome} for u in observed.units],
+        "backends": list(observed.backends),
+        "skipped": dict(observed.skipped),
+        "impossible": list(observed.impossible),
+        "records": [dict(r) for r in observed.records],
+        "jax": [dict(r) for r in observed.jax],
+        "facts": {str(k): json.loads(v.dumps()) for k, v in observed.facts.items()},
+        "facts_errors": {str(k): v for k, v in observed.facts_errors.items()},
+        "nccl": [dict(n) for n in observed.nccl],
+        "launcher": observed.launcher,
+        "elapsed_s": observed.elapsed_s,
+        "verdict": observed.verdict,
+    }
+
+
+def observed_from_json(doc: Mapping[str, Any]) -> Observed:
+    from xladoctor.facts import facts_from_json
+
+    return Observed(
+        plan=doc["plan"],
+        me=doc["me"],
+        roll=doc.get("roll"),
+        units=tuple(Unit(int(u["unit"]), u.get("host"), u.get("hello"), u.get("outcome")) for u in doc["units"]),
+        backends=tuple(doc["backends"]),
+        skipped=doc.get("skipped") or {},
+        impossible=tuple(doc.get("impossible") or ()),
+        records=tuple(doc.get("records") or ()),
+        jax=tuple(doc.get("jax") or ()),
+        facts={int(k): facts_from_json(v) for k, v in (doc.get("facts") or {}).items()},
+        facts_errors={int(k): v for k, v in (doc.get("facts_errors") or {}).items()},
+        nccl=tuple(doc.get("nccl") or ()),
+        launcher=doc.get("launcher"),
+        elapsed_s=float(doc.get("elapsed_s") or 0.0),
+        verdict=doc.get("verdict"),
+    )

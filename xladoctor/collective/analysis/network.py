@@ -42,7 +42,7 @@ def master_address(observed: Observed) -> Finding:
     addr = str(plan.get("master_addr"))
     multi = int(plan.get("nnodes") or 1) > 1  # more than one host may take part (ranks of one host are not)
     spread = hosts_differ(observed)
-    problems: list[str] = []
+    problems: list[tuple[str, str]] = []  # (title, detail)
     commands: list[str] = []
     evidence: dict[str, Any] = {}
     for unit, view in all_preflights(observed):
@@ -50,20 +50,22 @@ def master_address(observed: Observed) -> Finding:
         addresses = list(view.get("master_addresses") or [])
         evidence[name] = {"master": addresses, "host": view.get("host"), "host_addresses": view.get("host_addresses")}
         if view.get("master_error"):
-            problems.append(f"{addr} does not resolve on {name}: {view['master_error']}")
+            title = f"{addr} does not resolve on {name}"
+            problems.append((title, f"{title}: {view['master_error']}"))
             commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
             continue
         if multi and spread and addresses and all(is_loopback(a) for a in addresses):
-            shown = (
-                f"{addr} is"
+            title = (
+                f"{addr} is a loopback address"
                 if addresses == [addr]
-                else f"{addr} resolves to {', '.join(addresses)} on {name}, which is"
+                else f"{addr} resolves to {', '.join(addresses)} on {name}, a loopback address"
             )
             unknown = len(observed.units) < int(plan.get("units") or 1) and not hosts_known_alike(observed)
-            problems.append(
-                f"{shown} a loopback address: a node on another host that reads it connects to itself, and waits on "
-                "its own coordinator. Give node 0's routable address"
-                + (f" (node 0 has {_routable(view)})" if unit == 0 and _routable(view) else "")
+            routable = _routable(view) if unit == 0 else ""
+            detail = (
+                f"{title}: a node on another host that reads it connects to itself, and waits on its own "
+                "coordinator. Give node 0's routable address"
+                + (f" (node 0 has {routable})" if routable else "")
                 + " or fix the name in /etc/hosts (Debian and Ubuntu map the host's own name to 127.0.1.1)."
                 + (
                     " The other nodes did not join, so whether they run on this same host is unknown; if they do, "
@@ -72,10 +74,12 @@ def master_address(observed: Observed) -> Finding:
                     else ""
                 )
             )
+            problems.append((title, detail))
             if addresses != [addr]:
                 commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
         if multi and view.get("master_is_here") and unit != 0 and observed.plan.get("mode") == "node":
-            problems.append(f"{addr} is an address of {name} itself, but that is node {unit}, not node 0")
+            title = f"{addr} is an address of {name} itself, but that is node {unit}, not node 0"
+            problems.append((title, title + "."))
         host_addresses = list(view.get("host_addresses") or [])
         gloo = "gloo" in (observed.me.get("available") or [])
         if (
@@ -86,22 +90,18 @@ def master_address(observed: Observed) -> Finding:
             and all(is_loopback(a) for a in host_addresses)
             and not (view.get("ifnames") or {}).get("GLOO_SOCKET_IFNAME")
         ):
+            title = f"The host name of {name} resolves to {', '.join(host_addresses)}: gloo would advertise it"
             problems.append(
-                f"{name}'s host name {view.get('host')} resolves to {', '.join(host_addresses)}: "
-                f"{GLOO_DEFAULT_DEVICE}, "
-                "so the other hosts would connect to their own loopback. Set GLOO_SOCKET_IFNAME to the interface "
-                "that reaches them, or map the host name to its real address in /etc/hosts."
+                (
+                    title,
+                    f"{title}. {GLOO_DEFAULT_DEVICE}, so the other hosts would connect to their own loopback. Set "
+                    "GLOO_SOCKET_IFNAME to the interface that reaches them, or map the host name to its real address "
+                    "in /etc/hosts.",
+                )
             )
             commands.append(f"getent hosts {shlex.quote(str(view.get('host')))}  # on {name}")
     if problems:
-        return finding(
-            MASTER,
-            Status.FAIL,
-            problems[0].split(": a node on another host")[0].split(". ")[0],
-            "\n".join(problems),
-            evidence,
-            commands,
-        )
+        return finding(MASTER, Status.FAIL, problems[0][0], "\n".join(d for _, d in problems), evidence, commands)
     if multi and not spread:
         return finding(
             MASTER,
@@ -205,5 +205,5 @@ def nccl_diagnostics(observed: Observed) -> Finding:
         return finding(NCCL, Status.FAIL, bad[0], "\n".join(bad + warn), evidence)
     if warn:
         return finding(NCCL, Status.WARN, warn[0], "\n".join(warn), evidence)
-    network = ", ".join(sorted(seen.get("network", {"unknown"})))
+    network = ", ".join(sorted({str(n.get("value")) for n in notes if n.get("kind") == "network"}) or ["unknown"])
     return finding(NCCL, Status.OK, f"NCCL's own diagnostics show no problem ({network})", evidence=evidence)
