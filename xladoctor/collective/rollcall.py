@@ -70,7 +70,7 @@ class Channel:
         try:
             value = json.loads(line.decode("utf-8", errors="replace"))
         except ValueError:
-            return {"_garbage": line[:200].decode("utf-8", errors="replace")}
+            return {"_garbage": line[:200].decode("utf-8", errors="replace").strip()}
         return value if isinstance(value, dict) else {"_garbage": str(value)[:200]}
 
     def read(self, deadline: float) -> dict[str, Any] | None:
@@ -203,8 +203,28 @@ class Host:
             self.conns[unit] = conn
         self.roll.waited_s = round(time.monotonic() - started, 3)
 
+    def _late(self) -> None:
+        """Connections that came after the roll was full: a second node with a rank already taken is a conflict
+        (two nodes believe they are node 1), and it hears so instead of waiting for an answer that never comes."""
+        assert self.listener is not None
+        self.listener.settimeout(0.2)
+        while True:
+            try:
+                sock, peer = self.listener.accept()
+            except (TimeoutError, OSError):
+                return
+            conn = Channel(sock)
+            hello = conn.read(time.monotonic() + 1.0)
+            if hello and hello.get("proto") == PROTOCOL:
+                self.duplicates.append({**hello, "peer": peer[0]})
+                with contextlib.suppress(OSError):
+                    conn.send({"proto": PROTOCOL, "go": False, "refused": f"unit {hello.get('unit')} is taken"})
+            conn.close()
+
     def answer(self, backends: Sequence[str]) -> dict[str, Any]:
         """Tell every member the verdict; the listener closes so that torchrun can take the port."""
+        if self.listener is not None:
+            self._late()
         missing = [u for u in range(self.units) if u not in self.roll.members]
         conflicts = conflicts_of(self.roll.members, self.duplicates, self.units)
         reply = {
