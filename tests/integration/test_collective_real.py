@@ -574,3 +574,38 @@ def test_under_an_outer_torchrun_each_rank_is_one_xladoctor(torch29: str) -> Non
     )
     assert "✔ gloo: all_reduce, all_gather, broadcast, barrier correct on 2 ranks" in proc.stdout
     assert "): ok (rank 1: gloo passed here); the report is on rank 0" in proc.stderr
+
+
+def test_an_environment_with_nothing_to_run_fails_instead_of_passing(real_env) -> None:
+    bare = str(python_of(real_env("bare")))
+    code, out, err = finish(start("--python", bare, "--timeout", "30", "--json"))
+    assert code == 1, err
+    doc = report(out)
+    nothing = by_id(doc, "collective-backends")
+    assert (nothing["status"], nothing["title"]) == ("fail", "No backend could be tested in this environment")
+    assert nothing["detail"].splitlines()[1:] == [
+        "gloo: torch is not installed",
+        "jax: jax is not installed",
+        "nccl: torch is not installed",
+        "xla: torch is not installed",
+    ]
+
+
+def test_nodes_that_disagree_about_the_node_count_stop_before_torchrun(torch29: str) -> None:
+    port = free_port()
+    common = ("--python", torch29, "--master-addr", "127.0.0.1", "--master-port", str(port), "--timeout", "30")
+    node1 = start(*common, "--nnodes", "3", "--node-rank", "1")
+    node0 = start(*common, "--nnodes", "2", "--node-rank", "0", "--json")
+    (code0, out0, err0), (code1, _, err1) = finish(node0), finish(node1)
+    assert (code0, code1) == (1, 1), (err0, err1)
+    doc = report(out0)
+    world = by_id(doc, "collective-world")
+    host = doc["nodes"][0]["host"]
+    assert world["title"] == (
+        f"The nodes disagree about the job: the job's size differs: node 0 ({host}) says 2, node 1 ({host}) says 3"
+    )
+    assert doc["ranks"] == []
+    assert err1.strip().splitlines()[-1] == (
+        f"xladoctor collective: node 1 ({host}): failed: The nodes disagree about the job: the job's size differs: "
+        f"node 0 ({host}) says 2, node 1 ({host}) says 3 (collective-world); the report is on node 0"
+    )

@@ -45,6 +45,7 @@ def analyze(observed: Observed) -> CollectiveReport:
         join.world(observed),
         network.master_address(observed),
         network.socket_ifname(observed),
+        backends.tested(observed),
         *(backends.backend(observed, name) for name in BACKEND_ORDER),
         network.nccl_diagnostics(observed),
         backends.runtime_skew(observed),

@@ -14,6 +14,7 @@ from xladoctor.findings import Finding, Status
 
 OPS = ("all_reduce", "all_gather", "broadcast", "barrier")
 RUNTIME = "collective-runtime-skew"
+TESTED = "collective-backends"
 LAUNCH = "collective-launch"
 FINAL_PHASES = ("done", "failed", "stopped")
 # What an error says about its cause (the texts are gloo's, c10d's and NCCL's own, as quoted)
@@ -330,3 +331,34 @@ def launch(observed: Observed) -> Finding:
 
 def rank_listing(observed: Observed, ranks: Sequence[int]) -> str:
     return listing(rank_names(observed.records, ranks))
+
+
+def _formed(observed: Observed) -> bool:
+    """Whether the job got as far as the launch (its roll call, if any, said go)."""
+    roll = observed.roll or {}
+    if roll.get("bind_error"):
+        return False
+    if roll.get("role") in ("host", "member"):
+        return bool((roll.get("reply") or {}).get("go"))
+    return True
+
+
+def tested(observed: Observed) -> Finding:
+    """A run that tested no backend says so: an environment with neither torch nor jax has nothing to run."""
+    if observed.backends:
+        return finding(
+            TESTED,
+            Status.OK,
+            f"Tested: {', '.join(observed.backends)}",
+            evidence={"tested": list(observed.backends), "skipped": dict(observed.skipped)},
+        )
+    if not _formed(observed):
+        return finding(TESTED, Status.SKIP, "Backends: none run", "Skipped because the job did not form.")
+    reasons = [f"{name}: {why}" for name, why in sorted(observed.skipped.items())]
+    return finding(
+        TESTED,
+        Status.FAIL,
+        "No backend could be tested in this environment",
+        "\n".join(["Nothing ran, so nothing about the job's collectives is known.", *reasons]),
+        {"skipped": dict(observed.skipped)},
+    )
