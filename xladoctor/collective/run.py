@@ -188,11 +188,9 @@ class NodeRun:
             worker = install_worker(folder)
             out = folder / "ranks"
             out.mkdir()
-            every = plan.mode in ("rank", "agent")
-            extra = {
-                "XLADOCTOR_COLLECTIVE_UNIT": str(self.unit if self.unit is not None else 0),
-                "XLADOCTOR_COLLECTIVE_EVERY_RANK_FACTS": "1" if every else "0",
-            }
+            # one snapshot per host reaches rank 0: its local rank 0's (every xladoctor takes one, but the ranks of
+            # a host share its environment, and a job of many ranks would send hundreds of copies)
+            extra = {"XLADOCTOR_COLLECTIVE_UNIT": str(self.unit if self.unit is not None else 0)}
             # with JAX to follow, torch's phase may take 60% of what is left
             end = (
                 self.deadline if "jax" not in backends else time.monotonic() + (self.deadline - time.monotonic()) * 0.6
@@ -259,6 +257,7 @@ class NodeRun:
                 node_rank=plan.node_rank,
                 nproc_per_node=nproc,
                 world_size=plan.world_size,
+                local_rank=plan.local_rank,
                 available=backends,
                 preflight=preflight_view(preflight),
                 xladoctor=__version__,

@@ -47,7 +47,12 @@ def workers(observed: Observed) -> list[Worker]:
 def fleet(observed: Observed) -> tuple[FleetReport | None, Finding]:
     """compare's fleet comparison over the gathered snapshots (it needs two at least)."""
     found = workers(observed)
-    missing = [u.unit for u in observed.units if u.unit not in observed.facts]
+    # one snapshot per host is sent (its local rank 0's, when each rank has its own xladoctor)
+    missing = [
+        u.unit
+        for u in observed.units
+        if u.unit not in observed.facts and (u.hello or {}).get("local_rank") in (0, None)
+    ]
     detail = "\n".join(f"{who(observed, u)}: {e}" for u, e in sorted(observed.facts_errors.items()))
     if len(found) < 2:
         reason = "one snapshot reached this process" if len(found) == 1 else "no snapshot reached this process"

@@ -23,9 +23,6 @@ BACKENDS = [b for b in os.environ.get("XLADOCTOR_COLLECTIVE_BACKENDS", "gloo").s
 ELEMENTS = int(os.environ.get("XLADOCTOR_COLLECTIVE_ELEMENTS") or (1 << 20))
 ITERS = max(1, int(os.environ.get("XLADOCTOR_COLLECTIVE_ITERS") or 5))
 FACTS = os.environ.get("XLADOCTOR_COLLECTIVE_FACTS")
-# one snapshot per xladoctor process: a node's (sent by its local rank 0), or each rank's own when a launcher
-# started one xladoctor per rank
-EVERY_RANK_FACTS = os.environ.get("XLADOCTOR_COLLECTIVE_EVERY_RANK_FACTS") == "1"
 PREFIX = "xladoctor-collective/" + os.environ.get("XLADOCTOR_COLLECTIVE_RUN", "run")
 # Variables worth showing per rank; every one names a setting, none holds a credential.
 ENV_NAMES = (
@@ -374,7 +371,7 @@ def versions(torch):
 
 def read_facts():
     """This node's snapshot, sent by its local rank 0 only (one per node is enough, and it is the large part)."""
-    if not FACTS or (LOCAL_RANK != 0 and not EVERY_RANK_FACTS):
+    if not FACTS or LOCAL_RANK != 0:
         return None
     try:
         with open(FACTS) as handle:
