@@ -67,6 +67,8 @@ def test_a_node_without_a_port_takes_torchruns_default() -> None:
         ),
         (Options(backends=("gloo,mpi",)), "unknown backend 'mpi'; valid: gloo, nccl, xla, jax"),
         (Options(timeout_s=0), "--timeout 0 must be a positive number of seconds"),
+        (Options(timeout_s=float("inf")), "--timeout inf must be a positive number of seconds"),
+        (Options(timeout_s=float("nan")), "--timeout nan must be a positive number of seconds"),
         (Options(nproc_per_node="cpu"), "--nproc-per-node cpu starts one process per CPU core; give a number"),
     ],
 )

@@ -3,6 +3,7 @@ Kubeflow PyTorchJob or TrainJob, a GKE TPU slice). Pure: reads the options and a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -213,7 +214,7 @@ def make_plan(options: Options, env: Mapping[str, str]) -> Plan:
     from xladoctor.collective.launchers import from_environment
 
     backends = _backends(options.backends)
-    if options.timeout_s <= 0 or options.timeout_s != options.timeout_s:
+    if not math.isfinite(options.timeout_s) or options.timeout_s <= 0:
         raise PlanError(f"--timeout {options.timeout_s} must be a positive number of seconds")
     if _flags_given(options):
         return _from_flags(options, env, backends)
