@@ -5,9 +5,10 @@
 For each workload in scripts/workloads/ (a torch.compile MLP trained for 120 steps; a torch_xla MLP trained for 300
 steps on PJRT_DEVICE=CPU, one torch_xla.sync() per step):
 A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`.
-They run alternately (A B A B ...) after one warm-up each, so compiler caches and drift on the machine hit both
-alike. Prints min / median / max wall seconds, the median of the per-pair ratios A/B, and checks that the
-profile of the healthy workload has no warning (a profile that found problems would measure something else).
+They run alternately (A B A B ...) after one warm-up each, with compiler caches of their own (warmed by the
+warm-up, shared by A and B), so caches and drift on the machine hit both alike. Prints min / median / max wall
+seconds, the median of the per-pair ratios A/B, and checks that the profile of the healthy workload has no warning
+(a profile that found problems would measure something else).
 TARGET defaults to the test suite's torch29-xla29 venv (torch 2.9.0, torch_xla 2.9.0), built on first use.
 """
 
@@ -73,6 +74,10 @@ def main() -> None:
         workload = ROOT / "scripts" / "workloads" / file
         with tempfile.TemporaryDirectory() as scratch:
             out = Path(scratch) / "profile.json"
+            # Inductor's and Triton's caches of their own, shared by A and B and warmed by the warm-up: a cache shared
+            # with other processes of the machine turns hits into misses at random and drowns the difference
+            env["TORCHINDUCTOR_CACHE_DIR"] = str(Path(scratch) / "inductor")
+            env["TRITON_CACHE_DIR"] = str(Path(scratch) / "triton")
             _profiled(python, workload, env, out), _timed([python, str(workload)], env)  # warm-up, not counted
             profiled, bare = [], []
             for _ in range(args.runs):

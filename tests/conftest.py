@@ -18,7 +18,10 @@ sys.path.insert(0, str(FACTS_DIR))  # tests/facts/make_fixtures.py
 sys.path.insert(0, str(TESTS / "faults"))  # tests/faults/fakes.py
 
 
-_NOT_CHECK = {"snapshot", "matrix", "schema", "explain", "compare", "gate", "profile", "--help", "-h", "--version"}
+_NOT_CHECK = {
+    *("snapshot", "matrix", "schema", "explain", "compare", "gate", "profile", "collective"),
+    *("--help", "-h", "--version"),
+}
 
 
 def _static(args: tuple[str, ...]) -> tuple[str, ...]:

@@ -21,13 +21,14 @@ RANKS = {
     "explain": 6,
     "fleet": 6,
     "profile": 6,
+    "collective": 6,
     "reporters": 7,
     "api": 8,  # xladoctor.api, xladoctor.magic: the notebook front ends
     "cli": 9,
 }
 STAGES = {
     *("probes", "facts", "matrix", "diagnosis", "remedy", "smoke"),
-    *("explain", "fleet", "profile", "reporters", "cli"),
+    *("explain", "fleet", "profile", "collective", "reporters", "cli"),
 }
 CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "findings"}
 

@@ -6,6 +6,7 @@ and its exit status is the container's; nothing of xladoctor stays resident.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -52,16 +53,75 @@ def become(command: Sequence[str]) -> None:
         raise UsageError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
 
 
+def _collective(command: Sequence[str], values: Mapping[str, Any], timeout: float, backends: tuple[str, ...]) -> int:
+    """The collective across the job's nodes, as the gate runs it: its plan from CMD's torchrun flags, else from the
+    launcher's variables; its port kept off the job's. Node 0 prints the report when it fails, the others one line."""
+    from xladoctor.cli.collective import emit
+    from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
+    from xladoctor.collective.launchers import options_from_torchrun, torchrun_flags
+    from xladoctor.collective.observed import Observed
+    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.run import run_collective
+    from xladoctor.reporters import OutputFormat
+    from xladoctor.reporters.collective_report import headline
+
+    base = Options(backends=backends, timeout_s=timeout, gate=True)
+    flags = torchrun_flags(command)
+    plan = make_plan(options_from_torchrun(flags, base) if flags is not None else base, os.environ)
+    python = values.get("python") or sys.executable
+
+    def say(message: str) -> None:
+        print(f"xladoctor gate: collective: {one_line(message)}", file=sys.stderr, flush=True)
+
+    strict = bool(values.get("strict"))
+    shown: list[CollectiveReport] = []
+
+    def show(report: CollectiveReport) -> None:
+        """Node 0 prints before it tells the others (see cli/collective.py); stdout belongs to the command."""
+        shown.append(report)
+        if exit_code(report, strict) != 0 or not report.observed.host_view:
+            with contextlib.redirect_stdout(sys.stderr):
+                emit(report, OutputFormat.TEXT, None, verbose=False)
+        else:
+            print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
+
+    def judge(observed: Observed) -> dict[str, Any]:
+        report = analyze(observed)
+        show(report)
+        return verdict_of(report, strict)
+
+    observed = run_collective(plan, python, os.environ, say=say, judge=judge)
+    if not shown:
+        show(analyze(observed))
+    return int(exit_code(shown[0], strict))
+
+
 @app.command(context_settings={"allow_interspersed_args": False}, epilog=HELP_TEXT)
 @diagnosis_options(rename={"only": REQUIRE}, exclude=("skip",), smoke_default=False)
 def gate(
     command: Annotated[
         list[str] | None, typer.Argument(help="The command to start when the checks pass: -- CMD [ARGS...]")
     ] = None,
+    collective: Annotated[
+        bool,
+        typer.Option(
+            "--collective",
+            help="Also run `xladoctor collective` across the job's nodes first (from CMD's torchrun flags or the "
+            "launcher's variables), on the job's port + 1 or XLADOCTOR_COLLECTIVE_PORT.",
+        ),
+    ] = False,
+    collective_timeout: Annotated[
+        float, typer.Option("--collective-timeout", help="Seconds for the collective (half for the others to join).")
+    ] = 120.0,
+    collective_backend: Annotated[
+        list[str] | None, typer.Option("--collective-backend", help="Backends for the collective (default: all).")
+    ] = None,
     **options: Any,
 ) -> None:
     """Container entrypoint: run the checks, then exec CMD (same PID, its signals, its exit code), or refuse.
 
+    With --collective, every node of a multi-node job also runs one real collective with the others before it
+    starts: a bad node refuses to start instead of hanging the job at its first step.
     Set XLADOCTOR_GATE=off to start CMD without checking."""
     if not command:
         raise UsageError("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
@@ -79,6 +139,16 @@ def gate(
     if code is ExitCode.OK:
         summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
         elapsed = time.monotonic() - started
+        if collective:
+            passed = _collective(command, values, collective_timeout, tuple(collective_backend or ()))
+            if passed != 0:
+                print(
+                    f"xladoctor gate: refusing to start {one_line(command[0])} (collective, exit {passed}); "
+                    f"{GATE_SWITCH}=off skips the gate",
+                    file=sys.stderr,
+                )
+                raise typer.Exit(passed)
+            elapsed = time.monotonic() - started
         print(
             f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {one_line(command[0])}", file=sys.stderr
         )

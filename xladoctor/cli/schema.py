@@ -18,7 +18,8 @@ def schema(
         str,
         typer.Argument(
             help="`report` (xladoctor check --json), `explain` (xladoctor explain --json) or `compare` "
-            "(xladoctor compare --json) or `profile` (xladoctor profile --format json)."
+            "(xladoctor compare --json), `profile` (xladoctor profile --format json) or `collective` "
+            "(xladoctor collective --format json)."
         ),
     ] = "report",
 ) -> None:
@@ -35,10 +36,14 @@ def schema(
         from xladoctor.reporters.compare_report import compare_schema
 
         document = compare_schema()
+    elif which == "collective":
+        from xladoctor.reporters.collective_report import collective_schema
+
+        document = collective_schema()
     elif which == "profile":
         from xladoctor.reporters.profile_report import profile_schema
 
         document = profile_schema()
     else:
-        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare, profile")
+        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare, profile, collective")
     sys.stdout.write(json.dumps(document, indent=2) + "\n")

@@ -1,0 +1,366 @@
+"""The collective analysis on runs recorded on this machine (tests/collective/*.json, by tests/collective/record.py),
+and on those runs changed in one place to show what a multi-host job, NCCL or a TPU slice would bring."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
+from xladoctor.collective.nccl import parse_lines
+from xladoctor.collective.observed import Observed, Unit, observed_from_json, observed_to_json
+from xladoctor.exitcodes import ExitCode
+from xladoctor.findings import Finding
+from xladoctor.reporters.collective_report import collective_schema, render_collective_json, status_line
+
+FIXTURES = Path(__file__).resolve().parents[1] / "collective"
+CASES = sorted(p.stem for p in FIXTURES.glob("*.json"))
+
+
+def load(case: str) -> Observed:
+    return observed_from_json(json.loads((FIXTURES / f"{case}.json").read_text()))
+
+
+def found(report: CollectiveReport) -> dict[str, Finding]:
+    return {f.id: f for f in report.all_findings}
+
+
+def statuses(report: CollectiveReport) -> dict[str, str]:
+    return {f.id: f.status.value for f in report.all_findings if f.status.value not in ("ok", "skip")}
+
+
+def test_every_fixture_was_recorded() -> None:
+    assert CASES == [
+        "master-never-comes",
+        "missing-interface",
+        "node-never-joins",
+        "port-taken",
+        "two-nodes-healthy",
+        "two-nodes-torch-skew",
+        "wrong-numbers",
+        "xla-pjrt-cpu",
+    ]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_json_report_of_every_fixture_follows_the_schema_and_round_trips(case: str) -> None:
+    observed = load(case)
+    jsonschema.validate(json.loads(render_collective_json(analyze(observed))), collective_schema())
+    assert observed_from_json(json.loads(json.dumps(observed_to_json(observed)))) == observed
+
+
+EXPECTED = {
+    "two-nodes-healthy": {},
+    "two-nodes-torch-skew": {
+        "collective-runtime-skew": "fail",
+        "fleet-package-skew": "fail",
+        "fleet-cuda-skew": "fail",
+        "fleet-worker-checks": "warn",
+    },
+    "node-never-joins": {"collective-rendezvous": "fail", "collective-master-address": "fail"},
+    "master-never-comes": {
+        "collective-rendezvous": "fail",
+        "collective-port": "fail",
+        "collective-master-address": "fail",
+    },
+    "missing-interface": {"collective-socket-ifname": "fail", "collective-gloo": "fail"},
+    "wrong-numbers": {"collective-gloo": "fail"},
+    "xla-pjrt-cpu": {"collective-xla": "fail"},
+    "port-taken": {"collective-port": "fail"},
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_recorded_run_fails_exactly_what_it_should(case: str) -> None:
+    report = analyze(load(case))
+    assert statuses(report) == EXPECTED[case]
+    assert exit_code(report) is (
+        ExitCode.FAILED if EXPECTED[case] and "fail" in EXPECTED[case].values() else ExitCode.OK
+    )
+
+
+def test_healthy_two_nodes_name_both_nodes_and_every_collective() -> None:
+    report = analyze(load("two-nodes-healthy"))
+    assert [(n["unit"], n["ranks"]) for n in report.nodes] == [(0, [0, 1]), (1, [2, 3])]
+    assert [(r["backend"], r["op"], r["ranks"], r["correct"]) for r in report.table] == [
+        ("gloo", "all_reduce", 4, 4),
+        ("gloo", "all_gather", 4, 4),
+        ("gloo", "broadcast", 4, 4),
+        ("gloo", "barrier", 4, 4),
+    ]
+    assert found(report)["collective-master-address"].title == (
+        "127.0.0.1 resolves on every node; they all run on one host, so a loopback address is fine here"
+    )
+
+
+def test_the_missing_node_finding_says_who_waited_where_and_what_to_check() -> None:
+    observed = load("node-never-joins")
+    finding = found(analyze(observed))["collective-rendezvous"]
+    port = observed.plan["master_port"]
+    waited = observed.roll["reply"]["waited_s"]  # type: ignore[index]
+    assert finding.title == f"node 1 never joined (2 expected): node 0 (vm) waited {waited} s on port {port}"
+    assert finding.detail.splitlines()[0].startswith("On each missing node: is `xladoctor collective` running there")
+    assert finding.remediation == (
+        "getent hosts 127.0.0.1  # on each missing node",
+        f"nc -vz 127.0.0.1 {port}  # on each missing node, while node 0 waits",
+    )
+
+
+def test_a_taken_port_names_its_holder() -> None:
+    observed = load("port-taken")
+    finding = found(analyze(observed))["collective-port"]
+    holder = observed.roll["holders"][0]  # type: ignore[index]
+    assert finding.title.startswith(
+        f"Port {observed.plan['master_port']} on vm is already in use by pid {holder['pid']} ("
+    )
+    assert finding.evidence["error"] == "EADDRINUSE"
+
+
+# --- the same runs, changed in one place ------------------------------------------------------------------------
+
+
+def on_hosts(observed: Observed, hosts: dict[int, str], **preflight: Any) -> Observed:
+    """The run as if unit N had run on hosts[N] (its records too), with its preflight view changed."""
+    units = []
+    for unit in observed.units:
+        hello = dict(unit.hello or {})
+        view = dict(hello.get("preflight") or {}, host=hosts[unit.unit], **preflight)
+        units.append(
+            Unit(unit.unit, hosts[unit.unit], dict(hello, host=hosts[unit.unit], preflight=view), unit.outcome)
+        )
+    me = dict(observed.me, host=hosts[0], preflight=dict(observed.me["preflight"], host=hosts[0], **preflight))
+    records = tuple(dict(r, host=hosts[int(r.get("unit", 0))]) for r in observed.records)
+    return replace(observed, units=tuple(units), me=me, records=records)
+
+
+def test_a_loopback_master_address_fails_once_the_nodes_are_other_hosts() -> None:
+    observed = on_hosts(load("two-nodes-healthy"), {0: "node-a", 1: "node-b"})
+    finding = found(analyze(observed))["collective-master-address"]
+    assert finding.status.value == "fail"
+    assert finding.title == "127.0.0.1 is a loopback address"
+    assert "a node on another host that reads it connects to itself, and waits on its own coordinator" in finding.detail
+
+
+def test_a_host_name_that_resolves_to_loopback_fails_gloo_across_hosts() -> None:
+    """Debian's /etc/hosts maps the host's own name to 127.0.1.1: gloo's default device then advertises it."""
+    observed = on_hosts(
+        load("two-nodes-healthy"),
+        {0: "node-a", 1: "node-b"},
+        master_addresses=["10.0.0.1"],
+        master="10.0.0.1",
+        host_addresses=["127.0.1.1"],
+    )
+    observed = replace(observed, plan=dict(observed.plan, master_addr="10.0.0.1"))
+    finding = found(analyze(observed))["collective-master-address"]
+    assert finding.status.value == "fail"
+    assert finding.title == "The host name of node 0 (node-a) resolves to 127.0.1.1: gloo would advertise it"
+    assert "Set GLOO_SOCKET_IFNAME to the interface that reaches them" in finding.detail
+    assert "getent hosts node-b  # on node 1 (node-b)" in finding.remediation
+
+
+def test_nccl_socket_ifname_on_lo_fails_across_hosts_and_passes_on_one() -> None:
+    ifnames = {"NCCL_SOCKET_IFNAME": "lo"}
+    same = on_hosts(load("two-nodes-healthy"), {0: "vm", 1: "vm"}, ifnames=ifnames)
+    assert found(analyze(same))["collective-socket-ifname"].status.value == "ok"
+    spread = on_hosts(load("two-nodes-healthy"), {0: "node-a", 1: "node-b"}, ifnames=ifnames)
+    finding = found(analyze(spread))["collective-socket-ifname"]
+    assert finding.status.value == "fail"
+    assert finding.title.startswith("NCCL_SOCKET_IFNAME=lo selects only lo on node 0 (node-a), which no other host")
+
+
+def test_nodes_that_disagree_about_the_job_fail_the_world_finding() -> None:
+    observed = load("two-nodes-healthy")
+    reply = dict(observed.roll["reply"])  # type: ignore[index]
+    reply["conflicts"] = {"fatal": ["the job's size differs: node 0 (vm) says 2, node 1 (vm) says 3"], "soft": []}
+    finding = found(analyze(replace(observed, roll=dict(observed.roll or {}, reply=reply))))["collective-world"]
+    assert finding.status.value == "fail"
+    assert finding.title == (
+        "The nodes disagree about the job: the job's size differs: node 0 (vm) says 2, node 1 (vm) says 3"
+    )
+
+
+def test_a_rank_with_another_world_size_fails_the_world_finding() -> None:
+    observed = load("two-nodes-healthy")
+    records = tuple(dict(r, world_size=3) if r["rank"] == 3 else r for r in observed.records)
+    finding = found(analyze(replace(observed, records=records)))["collective-world"]
+    assert finding.status.value == "fail"
+    assert "rank 3 (vm) say 3" in finding.title
+
+
+NCCL_LINES = [
+    # the shapes of NCCL v2.27.7's own lines (src/debug.cc prefix; messages quoted from the files named in nccl.py)
+    "node-a:1234:1240 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+    "node-a:1234:1240 [0] NCCL INFO NET/IB : No device found.",
+    "node-a:1234:1240 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>",
+    "node-a:1234:1240 [0] NCCL INFO Using network Socket",
+    "node-b:99:99 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.2<0>",
+    "node-b:99:99 [0] bootstrap.cc:115 NCCL WARN Bootstrap : no socket interface found",
+    "node-b:99:99 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with "
+    "NCCL_IGNORE_DISABLED_P2P=1.",
+    "unrelated line",
+]
+
+
+def test_nccl_lines_are_read_as_nccl_writes_them() -> None:
+    notes = parse_lines(NCCL_LINES)
+    assert [(n.kind, n.host, n.value) for n in notes] == [
+        ("version", "node-a", "2.27.5+cuda12.9"),
+        ("no-ib", "node-a", None),
+        ("socket-interfaces", "node-a", "[0]docker0:172.17.0.1<0>"),
+        ("network", "node-a", "Socket"),
+        ("bootstrap-interface", "node-b", "eth0:10.0.0.2<0>"),
+        ("no-interface", "node-b", None),
+        ("p2p-disabled", "node-b", "0 and 1"),
+    ]
+    assert notes[2].interfaces == ["docker0"]
+
+
+def as_tested(observed: Observed, backend: str) -> Observed:
+    """The run as if `backend` had been tested too (NCCL on GPUs, JAX installed)."""
+    skipped = {k: v for k, v in observed.skipped.items() if k != backend}
+    return replace(observed, backends=(*observed.backends, backend), skipped=skipped)
+
+
+def with_nccl(observed: Observed, lines: list[str]) -> Observed:
+    return replace(as_tested(observed, "nccl"), nccl=tuple(n.__dict__ for n in parse_lines(lines)))
+
+
+def test_nccl_diagnostics_name_the_interface_and_transport_problems_across_hosts() -> None:
+    observed = with_nccl(on_hosts(load("two-nodes-healthy"), {0: "node-a", 1: "node-b"}), NCCL_LINES)
+    finding = found(analyze(observed))["collective-nccl-diagnostics"]
+    assert finding.status.value == "fail"
+    assert finding.title == (
+        "node-a: NCCL uses docker0, which other hosts cannot reach (NET/Socket : Using [0]docker0:172.17.0.1<0>)"
+    )
+    assert finding.detail.splitlines()[1:] == [
+        "node-b: Bootstrap : no socket interface found (NCCL_SOCKET_IFNAME matches no interface there)",
+        "node-a: no InfiniBand device (NET/IB : No device found): NCCL falls back to TCP sockets",
+        "node-b: P2P is disabled between connected GPUs 0 and 1. You can repress this message with "
+        "NCCL_IGNORE_DISABLED_P2P=1.",
+    ]
+
+
+def test_nccl_diagnostics_pass_on_a_healthy_log_and_only_warn_on_p2p() -> None:
+    healthy = ["vm:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9", "vm:1:1 [0] NCCL INFO Using network Socket"]
+    ok = found(analyze(with_nccl(load("two-nodes-healthy"), healthy)))["collective-nccl-diagnostics"]
+    assert (ok.status.value, ok.title) == ("ok", "NCCL's own diagnostics show no problem (Socket)")
+    warn = found(analyze(with_nccl(load("two-nodes-healthy"), [*healthy, NCCL_LINES[6]])))
+    assert warn["collective-nccl-diagnostics"].status.value == "warn"
+
+
+def test_an_nccl_error_in_a_rank_fails_the_nccl_finding() -> None:
+    observed = load("two-nodes-healthy")
+    error = {"type": "DistBackendError", "message": "NCCL error in: ProcessGroupNCCL.cpp:1, unhandled system error"}
+    records = tuple(
+        dict(r, backends=[*r["backends"], {"backend": "nccl", "world_size": 4, "ops": [], "error": error}])
+        for r in observed.records
+    )
+    finding = found(analyze(replace(as_tested(observed, "nccl"), records=records)))["collective-nccl"]
+    assert finding.status.value == "fail"
+    assert finding.title.startswith("nccl failed on rank 0 (vm), rank 1 (vm), rank 2 (vm) and 1 more: DistBackendError")
+    assert "NCCL failed: its own diagnostics below (collective-nccl-diagnostics) say where" in finding.detail
+
+
+def test_a_jax_process_with_wrong_numbers_fails_the_jax_finding() -> None:
+    observed = load("two-nodes-healthy")
+    bad = {
+        "op": "all_reduce",
+        "ok": False,
+        "bytes": 16,
+        "median_s": 0.001,
+        "busbw_gbps": 1.0,
+        "first_bad_index": 2,
+        "expected": 3.0,
+        "got": 2.0,
+        "max_abs_err": 1.0,
+    }
+    jax = ({"process_id": 0, "host": "vm", "unit": 0, "phase": "done", "ops": [bad], "error": None},)
+    finding = found(analyze(replace(as_tested(observed, "jax"), jax=jax)))["collective-jax"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "jax returned wrong numbers: all_reduce on process 0 (vm): element 2 is 2.0, expected 3.0",
+    )
+
+
+def with_env(observed: Observed, envs: dict[int, dict[str, str]]) -> Observed:
+    facts = {u: replace(f, env={**f.env, **envs.get(u, {})}) for u, f in observed.facts.items()}
+    return replace(observed, facts=facts)
+
+
+def test_tpu_pod_variables_that_disagree_fail() -> None:
+    observed = with_env(
+        load("two-nodes-healthy"),
+        {
+            0: {"TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_ACCELERATOR_TYPE": "v5litepod-8"},
+            1: {"TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "w0,w1,w2", "TPU_ACCELERATOR_TYPE": "v5litepod-8"},
+        },
+    )
+    finding = found(analyze(observed))["collective-tpu-env"]
+    assert finding.status.value == "fail"
+    assert finding.detail.splitlines()[1:] == [
+        "TPU_WORKER_HOSTNAMES differs: node 0 (vm) set w0,w1; node 1 (vm) set w0,w1,w2",
+        "worker id 0 is claimed by node 0 (vm) and node 1 (vm)",
+        "TPU_WORKER_HOSTNAMES names 3 workers; the job has 2",
+    ]
+
+
+def test_tpu_pod_variables_that_agree_pass_and_none_skip() -> None:
+    agree = with_env(
+        load("two-nodes-healthy"),
+        {
+            0: {"TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "w0,w1"},
+            1: {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "w0,w1"},
+        },
+    )
+    assert found(analyze(agree))["collective-tpu-env"].title == "TPU pod variables agree on 2 workers"
+    assert found(analyze(load("two-nodes-healthy")))["collective-tpu-env"].status.value == "skip"
+
+
+def test_a_node_whose_launcher_died_before_its_ranks_reported_fails_the_launch() -> None:
+    observed = load("two-nodes-healthy")
+    launcher = {"ok": False, "ended": "exited with status 1", "tail": ["ModuleNotFoundError: No module named 'torch'"]}
+    units = tuple(replace(u, outcome={"launcher": launcher}) if u.unit == 1 else u for u in observed.units)
+    records = tuple(r for r in observed.records if r.get("unit") != 1)
+    finding = found(analyze(replace(observed, units=units, records=records)))["collective-launch"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "node 1 (vm): torchrun exited with status 1: ModuleNotFoundError: No module named 'torch'",
+    )
+
+
+def test_another_node_takes_node_0s_verdict() -> None:
+    member = load("master-never-comes")
+    roll = dict(member.roll or {}, reply={"go": True, "backends": ["gloo"]})
+    failing = {"exit": 1, "failing": [{"id": "fleet-package-skew", "title": "torch differs across the 2 workers"}]}
+    verdict = found(analyze(replace(member, roll=roll, verdict=failing)))["collective-verdict"]
+    assert (verdict.status.value, verdict.title) == (
+        "fail",
+        "Node 0 found the job failing: torch differs across the 2 workers (fleet-package-skew)",
+    )
+    healthy = found(analyze(replace(member, roll=roll, verdict={"exit": 0, "failing": []})))["collective-verdict"]
+    assert healthy.status.value == "ok"
+    lost = found(analyze(replace(member, roll=roll, verdict=None)))["collective-verdict"]
+    assert (lost.status.value, lost.title) == ("fail", "Node 0 sent no verdict on the job")
+
+
+def test_the_verdict_node_0_sends_lists_what_failed() -> None:
+    assert verdict_of(analyze(load("wrong-numbers"))) == {
+        "exit": 1,
+        "failing": [
+            {
+                "id": "collective-gloo",
+                "title": "gloo returned wrong numbers: all_reduce on rank 1 (vm): element 0 is 4.0, expected 3.0",
+            }
+        ],
+    }
+
+
+def test_other_nodes_print_one_line_led_by_the_first_cause() -> None:
+    line = status_line(analyze(load("master-never-comes")))
+    assert line.startswith("xladoctor collective: node 1 (vm): failed: Could not reach the master 127.0.0.1:")
+    assert line.endswith("(collective-rendezvous); the report is on node 0")

@@ -1,0 +1,275 @@
+"""Who a process is in the job: torchrun's flags, the launchers' variables, and bad input as one usage error."""
+
+from __future__ import annotations
+
+import pytest
+
+from xladoctor.collective.launchers import options_from_torchrun, torchrun_flags
+from xladoctor.collective.plan import Options, PlanError, make_plan, slurm_first_host, split_endpoint
+from xladoctor.collective.preflight import matching_interfaces
+from xladoctor.errors import UsageError
+
+IFACES = ["docker0", "eth0", "eth1", "ib0", "lo", "virbr0"]
+
+
+def test_no_flags_and_no_launcher_means_this_host_on_a_free_port() -> None:
+    plan = make_plan(Options(), {})
+    assert (plan.mode, plan.source, plan.nnodes, plan.node_rank, plan.master_addr, plan.master_port) == (
+        "local",
+        "default",
+        1,
+        0,
+        "127.0.0.1",
+        0,
+    )
+    assert plan.port_source == "a free port of this host"
+
+
+def test_torchruns_flags_make_a_node() -> None:
+    plan = make_plan(Options(nnodes="2", node_rank=1, master_addr="10.0.0.1", master_port=1234, nproc_per_node="4"), {})
+    assert (plan.mode, plan.nnodes, plan.node_rank, plan.nproc_per_node, plan.master_port, plan.port_source) == (
+        "node",
+        2,
+        1,
+        4,
+        1234,
+        "--master-port",
+    )
+    assert (plan.units, plan.unit) == (2, 1)
+
+
+def test_a_node_without_a_port_takes_torchruns_default() -> None:
+    plan = make_plan(Options(nnodes="2", node_rank=0, master_addr="a"), {})
+    assert (plan.master_port, plan.port_source) == (29500, "torchrun's default 29500")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            Options(nnodes="2", master_addr="a"),
+            "--nnodes > 1 needs --node-rank R on each node (or --rdzv-endpoint HOST:PORT)",
+        ),
+        (
+            Options(nnodes="2", node_rank=0),
+            "--nnodes > 1 needs --master-addr (the address of node 0) or --rdzv-endpoint",
+        ),
+        (Options(nnodes="2", node_rank=2, master_addr="a"), "--node-rank 2 is not below --nnodes 2"),
+        (
+            Options(nnodes="1:4", node_rank=0, master_addr="a"),
+            "--nnodes=1:4: an elastic range; xladoctor collective needs a fixed node count (--nnodes N)",
+        ),
+        (Options(nnodes="two"), "--nnodes='two' is not a whole number"),
+        (Options(master_port=70000), "--master-port=70000 is not a TCP port (1-65535)"),
+        (
+            Options(rdzv_endpoint="h:1", master_addr="a"),
+            "give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both",
+        ),
+        (Options(backends=("gloo,mpi",)), "unknown backend 'mpi'; valid: gloo, nccl, xla, jax"),
+        (Options(timeout_s=0), "--timeout 0 must be a positive number of seconds"),
+        (Options(timeout_s=float("inf")), "--timeout inf must be a positive number of seconds"),
+        (Options(timeout_s=float("nan")), "--timeout nan must be a positive number of seconds"),
+        (Options(nproc_per_node="cpu"), "--nproc-per-node cpu starts one process per CPU core; give a number"),
+    ],
+)
+def test_bad_launch_flags_are_one_usage_error(options: Options, message: str) -> None:
+    with pytest.raises(PlanError) as raised:
+        make_plan(options, {})
+    assert str(raised.value) == message
+    assert isinstance(raised.value, UsageError)
+
+
+def test_rdzv_endpoint_without_a_node_rank_lets_the_roll_call_assign_ranks() -> None:
+    plan = make_plan(Options(nnodes="3", rdzv_endpoint="[fd00::1]:29400"), {})
+    assert (plan.mode, plan.node_rank, plan.master_addr, plan.master_port) == ("node", None, "fd00::1", 29400)
+    assert plan.unit is None
+
+
+def test_the_gate_keeps_off_the_jobs_port() -> None:
+    gate = Options(nnodes="2", node_rank=0, master_addr="a", master_port=29500, gate=True)
+    plan = make_plan(gate, {})
+    assert (plan.master_port, plan.port_source) == (
+        29501,
+        "the job's --master-port + 1 (the gate keeps off the job's own port)",
+    )
+    assert make_plan(gate, {"XLADOCTOR_COLLECTIVE_PORT": "40000"}).master_port == 40000
+    assert make_plan(Options(nnodes="2", node_rank=0, master_addr="a", gate=True), {}).master_port == 29501
+
+
+def test_an_outer_torchrun_makes_each_process_a_rank_with_the_roll_call_on_the_next_port() -> None:
+    env = {
+        "TORCHELASTIC_RUN_ID": "x",
+        "RANK": "3",
+        "WORLD_SIZE": "8",
+        "LOCAL_RANK": "1",
+        "MASTER_ADDR": "n0",
+        "MASTER_PORT": "29500",
+        "GROUP_WORLD_SIZE": "2",
+    }
+    plan = make_plan(Options(), env)
+    assert (plan.mode, plan.source, plan.rank, plan.world_size, plan.local_rank, plan.nnodes) == (
+        "agent",
+        "torchrun",
+        3,
+        8,
+        1,
+        2,
+    )
+    assert (plan.master_port, plan.roll_port, plan.units, plan.unit) == (29500, 29501, 8, 3)
+
+
+def slurm(tasks: int, nodes: int, procid: int, **extra: str) -> dict[str, str]:
+    return {
+        "SLURM_JOB_ID": "7",
+        "SLURM_STEP_NODELIST": "gpu[07-08]",
+        "SLURM_NTASKS": str(tasks),
+        "SLURM_PROCID": str(procid),
+        "SLURM_LOCALID": str(procid % 4),
+        "SLURM_STEP_NUM_NODES": str(nodes),
+        **extra,
+    }
+
+
+def test_srun_with_one_task_per_node_makes_nodes_and_with_more_makes_ranks() -> None:
+    node = make_plan(Options(nproc_per_node="4"), slurm(2, 2, 1))
+    assert (node.mode, node.source, node.nnodes, node.node_rank, node.master_addr, node.master_port) == (
+        "node",
+        "slurm",
+        2,
+        1,
+        "gpu07",
+        29500,
+    )
+    rank = make_plan(Options(), slurm(8, 2, 5, MASTER_PORT="12000"))
+    assert (rank.mode, rank.rank, rank.world_size, rank.local_rank, rank.master_port) == ("rank", 5, 8, 1, 12000)
+
+
+@pytest.mark.parametrize(
+    ("nodelist", "first"),
+    # the forms jax/_src/clusters/slurm_cluster.py names in its comment
+    [
+        ("node001", "node001"),
+        ("node001,host2", "node001"),
+        ("node[001-0015],host2", "node001"),
+        ("node[001,007-015],host2", "node001"),
+    ],
+)
+def test_the_first_host_of_a_slurm_node_list(nodelist: str, first: str) -> None:
+    assert slurm_first_host(nodelist) == first
+
+
+def test_kubeflow_trainjob_and_elastic_pytorchjob_pods_are_nodes() -> None:
+    trainjob = make_plan(
+        Options(),
+        {
+            "PET_NNODES": "2",
+            "PET_NPROC_PER_NODE": "8",
+            "PET_NODE_RANK": "1",
+            "PET_MASTER_ADDR": "job-node-0-0.job",
+            "PET_MASTER_PORT": "29500",
+        },
+    )
+    assert (trainjob.mode, trainjob.source, trainjob.node_rank, trainjob.nproc_per_node, trainjob.master_addr) == (
+        "node",
+        "trainjob",
+        1,
+        8,
+        "job-node-0-0.job",
+    )
+    elastic = make_plan(Options(), {"PET_NNODES": "4", "PET_RDZV_ENDPOINT": "job-worker-0:23456"})
+    assert (elastic.source, elastic.node_rank, elastic.master_addr, elastic.master_port) == (
+        "pytorchjob",
+        None,
+        "job-worker-0",
+        23456,
+    )
+
+
+def test_a_pytorchjob_pod_is_one_rank() -> None:
+    plan = make_plan(Options(), {"MASTER_ADDR": "job-master-0", "MASTER_PORT": "23456", "WORLD_SIZE": "4", "RANK": "2"})
+    assert (plan.mode, plan.source, plan.rank, plan.world_size, plan.master_port) == ("rank", "pytorchjob", 2, 4, 23456)
+    with pytest.raises(PlanError, match=r"^pytorchjob: rank 4 is not below the world size 4$"):
+        make_plan(Options(), {"MASTER_ADDR": "m", "MASTER_PORT": "1", "WORLD_SIZE": "4", "RANK": "4"})
+
+
+def test_a_gke_tpu_slice_worker_is_a_node() -> None:
+    plan = make_plan(Options(), {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "w0,w1,w2,w3"})
+    assert (plan.mode, plan.source, plan.nnodes, plan.node_rank, plan.master_addr) == ("node", "tpu", 4, 1, "w0")
+    with pytest.raises(PlanError, match=r"^TPU_WORKER_ID=4 but TPU_WORKER_HOSTNAMES names 2 workers$"):
+        make_plan(Options(), {"TPU_WORKER_ID": "4", "TPU_WORKER_HOSTNAMES": "w0,w1"})
+
+
+def test_torchruns_own_flags_are_read_from_a_command_line() -> None:
+    command = [
+        "torchrun",
+        "--nnodes=2",
+        "--node_rank",
+        "1",
+        "--master-addr",
+        "10.0.0.1",
+        "--master-port=29500",
+        "--nproc-per-node",
+        "4",
+        "train.py",
+        "--nnodes",
+        "9",
+    ]
+    flags = torchrun_flags(command)
+    assert flags == {
+        "nnodes": "2",
+        "node-rank": "1",
+        "master-addr": "10.0.0.1",
+        "master-port": "29500",
+        "nproc-per-node": "4",
+    }
+    options = options_from_torchrun(flags, Options(gate=True))
+    plan = make_plan(options, {})
+    assert (plan.nnodes, plan.node_rank, plan.nproc_per_node, plan.master_port) == (2, 1, 4, 29501)
+    assert torchrun_flags(["/v/bin/python", "-m", "torch.distributed.run", "--standalone", "t.py"]) == {
+        "standalone": "true"
+    }
+    assert torchrun_flags(["python", "train.py"]) is None
+
+
+def test_split_endpoint() -> None:
+    assert split_endpoint("host:80", "x") == ("host", 80)
+    assert split_endpoint("[::1]:80", "x") == ("::1", 80)
+    assert split_endpoint("host", "x") == ("host", None)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "selected"),
+    [
+        ("GLOO_SOCKET_IFNAME", "eth1,ib0", ["eth1", "ib0"]),
+        ("GLOO_SOCKET_IFNAME", "eth", []),  # gloo wants whole names
+        ("NCCL_SOCKET_IFNAME", "eth", ["eth0", "eth1"]),  # NCCL: a prefix
+        ("NCCL_SOCKET_IFNAME", "=eth", []),  # = exact names only
+        ("NCCL_SOCKET_IFNAME", "^docker,lo,virbr", ["eth0", "eth1", "ib0"]),  # ^ excludes
+    ],
+)
+def test_socket_ifname_values_select_interfaces_as_their_library_reads_them(
+    variable: str, value: str, selected: list[str]
+) -> None:
+    assert matching_interfaces(variable, value, IFACES) == selected
+
+
+def test_the_cli_says_bad_launch_flags_in_one_line_and_exits_2() -> None:
+    from conftest import run_cli
+
+    result = run_cli("collective", "--nnodes", "2", "--master-addr", "10.0.0.1")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "xladoctor: error: --nnodes > 1 needs --node-rank R on each node (or --rdzv-endpoint HOST:PORT)\n"
+    )
+    bad = run_cli("collective", env={"MASTER_ADDR": "m", "MASTER_PORT": "x", "WORLD_SIZE": "2", "RANK": "0"})
+    assert (bad.returncode, bad.stderr) == (2, "xladoctor: error: MASTER_PORT='x' is not a whole number\n")
+
+
+def test_xladoctor_schema_collective_prints_the_published_schema() -> None:
+    import json
+
+    from conftest import run_cli
+
+    result = run_cli("schema", "collective")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["title"] == "xladoctor collective report"

@@ -1,0 +1,87 @@
+"""Shared wording and lookups of the collective analysis: how a node, a rank and a list of them are named."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from xladoctor.collective.observed import Observed, Unit
+from xladoctor.findings import Finding, Status
+
+AREA = "collective"
+
+
+def finding(
+    fid: str,
+    status: Status,
+    title: str,
+    detail: str = "",
+    evidence: Mapping[str, Any] | None = None,
+    remediation: Sequence[str] = (),
+    refs: Sequence[str] = (),
+) -> Finding:
+    return Finding(fid, AREA, status, title, detail, dict(evidence or {}), tuple(remediation), tuple(refs))
+
+
+def noun(observed: Observed) -> str:
+    """What a unit of the roll call is: a node (one xladoctor per node), or a rank (one per rank)."""
+    return "rank" if observed.plan.get("mode") in ("rank", "agent") else "node"
+
+
+def who(observed: Observed, unit: int) -> str:
+    """'node 1 (host-b)'; the host when node 0 learnt it."""
+    host = next((u.host for u in observed.units if u.unit == unit and u.host and u.host != "None"), None)
+    return f"{noun(observed)} {unit}" + (f" ({host})" if host else "")
+
+
+def listing(items: Sequence[str], limit: int = 8) -> str:
+    """'a', 'a and b', 'a, b and c', ... 'and 12 more'."""
+    shown = list(items[:limit])
+    if len(items) > limit:
+        shown.append(f"{len(items) - limit} more")
+    if not shown:
+        return "none"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def rank_names(records: Iterable[Mapping[str, Any]], ranks: Iterable[int]) -> list[str]:
+    """'rank 3 (host-b)' for each rank, with the host its record gives."""
+    hosts = {int(r["rank"]): r.get("host") for r in records if isinstance(r.get("rank"), int)}
+    return [f"rank {r}" + (f" ({hosts[r]})" if hosts.get(r) else "") for r in ranks]
+
+
+def unit_of(observed: Observed, number: int) -> Unit | None:
+    return next((u for u in observed.units if u.unit == number), None)
+
+
+def preflights(observed: Observed) -> list[tuple[int, Mapping[str, Any]]]:
+    """(unit, its preflight view) for every unit whose hello reached this process, this one first."""
+    found: list[tuple[int, Mapping[str, Any]]] = []
+    mine = observed.me.get("preflight")
+    own = observed.plan.get("unit")
+    if isinstance(mine, Mapping):
+        found.append((int(own) if isinstance(own, int) else 0, mine))
+    for unit in observed.units:
+        view = (unit.hello or {}).get("preflight")
+        if isinstance(view, Mapping) and all(u != unit.unit for u, _ in found):
+            found.append((unit.unit, view))
+    return found
+
+
+def hosts_differ(observed: Observed) -> bool:
+    """Whether the job spans more than one host (a two-"node" test on one machine does not)."""
+    hosts = {u.host for u in observed.units if u.host and u.host != "None"}
+    hosts |= {str(r.get("host")) for r in observed.records if r.get("host")}
+    unknown = int(observed.plan.get("nnodes") or 1) > 1 and len(observed.units) < int(observed.plan.get("units") or 1)
+    return len(hosts) > 1 or unknown
+
+
+def hosts_known_alike(observed: Observed) -> bool:
+    """Every unit joined and they all report one host name."""
+    hosts = {u.host for u in observed.units if u.host and u.host != "None"}
+    return len(hosts) == 1 and len(observed.units) >= int(observed.plan.get("units") or 1)
+
+
+def first_line(text: str | None, limit: int = 300) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return (lines[0] if lines else "")[:limit]

@@ -1,0 +1,209 @@
+"""Addresses and interfaces: the master address, the host names gloo advertises, *_SOCKET_IFNAME, NCCL's choices."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from xladoctor.collective.analysis.common import finding, hosts_differ, hosts_known_alike, listing, who
+from xladoctor.collective.analysis.common import preflights as all_preflights
+from xladoctor.collective.observed import Observed
+from xladoctor.collective.preflight import is_local_only, matching_interfaces, named_interfaces
+from xladoctor.findings import Finding, Status
+from xladoctor.probes.network import is_loopback
+
+MASTER = "collective-master-address"
+IFNAME = "collective-socket-ifname"
+NCCL = "collective-nccl-diagnostics"
+GLOO_DEFAULT_DEVICE = (
+    "gloo binds the address the host name resolves to (torch ProcessGroupGloo createDefaultDevice) when "
+    "GLOO_SOCKET_IFNAME is not set, and tells the other ranks to connect there"
+)
+
+
+def _interfaces_text(view: Mapping[str, Any]) -> str:
+    found = view.get("interfaces") or {}
+    return listing([f"{name} ({', '.join(addrs[:2])})" for name, addrs in sorted(found.items())], limit=12)
+
+
+def _routable(view: Mapping[str, Any]) -> str:
+    """A host's addresses other hosts could use (not loopback, not link-local), by interface."""
+    found = []
+    for name, addrs in sorted((view.get("interfaces") or {}).items()):
+        usable = [a for a in addrs if not is_loopback(a) and not a.lower().startswith("fe80")]
+        if usable and not is_local_only(name):
+            found.append(f"{name} {', '.join(usable)}")
+    return "; ".join(found)
+
+
+def master_address(observed: Observed) -> Finding:
+    plan = observed.plan
+    addr = str(plan.get("master_addr"))
+    multi = int(plan.get("nnodes") or 1) > 1  # more than one host may take part (ranks of one host are not)
+    spread = hosts_differ(observed)
+    problems: list[tuple[str, str]] = []  # (title, detail)
+    commands: list[str] = []
+    evidence: dict[str, Any] = {}
+    for unit, view in all_preflights(observed):
+        name = who(observed, unit)
+        addresses = list(view.get("master_addresses") or [])
+        evidence[name] = {"master": addresses, "host": view.get("host"), "host_addresses": view.get("host_addresses")}
+        if view.get("master_error"):
+            title = f"{addr} does not resolve on {name}"
+            problems.append((title, f"{title}: {view['master_error']}"))
+            commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
+            continue
+        if multi and spread and addresses and all(is_loopback(a) for a in addresses):
+            title = (
+                f"{addr} is a loopback address"
+                if addresses == [addr]
+                else f"{addr} resolves to {', '.join(addresses)} on {name}, a loopback address"
+            )
+            unknown = len(observed.units) < int(plan.get("units") or 1) and not hosts_known_alike(observed)
+            routable = _routable(view) if unit == 0 else ""
+            detail = (
+                f"{title}: a node on another host that reads it connects to itself, and waits on its own "
+                "coordinator. Give node 0's routable address"
+                + (f" (node 0 has {routable})" if routable else "")
+                + " or fix the name in /etc/hosts (Debian and Ubuntu map the host's own name to 127.0.1.1)."
+                + (
+                    " The other nodes did not join, so whether they run on this same host is unknown; if they do, "
+                    "a loopback address is right."
+                    if unknown
+                    else ""
+                )
+            )
+            problems.append((title, detail))
+            if addresses != [addr]:
+                commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
+        if multi and view.get("master_is_here") and unit != 0 and observed.plan.get("mode") == "node":
+            title = f"{addr} is an address of {name} itself, but that is node {unit}, not node 0"
+            problems.append((title, title + "."))
+        host_addresses = list(view.get("host_addresses") or [])
+        gloo = "gloo" in (observed.me.get("available") or [])
+        if (
+            multi
+            and spread
+            and gloo
+            and host_addresses
+            and all(is_loopback(a) for a in host_addresses)
+            and not (view.get("ifnames") or {}).get("GLOO_SOCKET_IFNAME")
+        ):
+            title = f"The host name of {name} resolves to {', '.join(host_addresses)}: gloo would advertise it"
+            problems.append(
+                (
+                    title,
+                    f"{title}. {GLOO_DEFAULT_DEVICE}, so the other hosts would connect to their own loopback. Set "
+                    "GLOO_SOCKET_IFNAME to the interface that reaches them, or map the host name to its real address "
+                    "in /etc/hosts.",
+                )
+            )
+            commands.append(f"getent hosts {shlex.quote(str(view.get('host')))}  # on {name}")
+    if problems:
+        return finding(MASTER, Status.FAIL, problems[0][0], "\n".join(d for _, d in problems), evidence, commands)
+    if multi and not spread:
+        return finding(
+            MASTER,
+            Status.OK,
+            f"{addr} resolves on every node; they all run on one host, so a loopback address is fine here",
+            evidence=evidence,
+        )
+    return finding(
+        MASTER,
+        Status.OK,
+        f"{addr} resolves to an address the other hosts can use"
+        if multi
+        else f"Single host: the rendezvous is on {addr}",
+        evidence=evidence,
+    )
+
+
+def socket_ifname(observed: Observed) -> Finding:
+    spread = hosts_differ(observed) and int(observed.plan.get("nnodes") or 1) > 1
+    problems: list[str] = []
+    evidence: dict[str, Any] = {}
+    for unit, view in all_preflights(observed):
+        name = who(observed, unit)
+        present = sorted((view.get("interfaces") or {}).keys())
+        for variable, value in sorted((view.get("ifnames") or {}).items()):
+            chosen = matching_interfaces(variable, str(value), present)
+            evidence.setdefault(name, {})[variable] = {"value": value, "selects": chosen, "interfaces": present}
+            if not chosen:
+                problems.append(f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}")
+            elif spread and all(is_local_only(i) for i in chosen):
+                problems.append(
+                    f"{variable}={value} selects only {', '.join(chosen)} on {name}, which no other host can reach; "
+                    f"it has {_interfaces_text(view)}"
+                )
+            elif variable == "GLOO_SOCKET_IFNAME":
+                missing = [n for n in named_interfaces(variable, str(value)) if n not in present]
+                if missing:
+                    problems.append(f"{variable}={value}: {', '.join(missing)} does not exist on {name}")
+    if problems:
+        return finding(
+            IFNAME,
+            Status.FAIL,
+            problems[0] if len(problems[0]) <= 160 else problems[0][:157] + "...",
+            "\n".join(
+                [
+                    "gloo fails at init with `Unable to find address for: NAME` (gloo/transport/tcp/device.cc) "
+                    "and NCCL with `Bootstrap : no socket interface found` when the name matches no interface; "
+                    "loopback and docker bridges only reach the same host.",
+                    *problems,
+                ]
+            ),
+            evidence,
+            ["ip -brief address  # on each node named above"],
+        )
+    if not evidence:
+        return finding(
+            IFNAME,
+            Status.OK,
+            "GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME are not set: gloo uses the host "
+            "name's address, NCCL picks an interface itself",
+        )
+    return finding(IFNAME, Status.OK, "Every *_SOCKET_IFNAME selects an existing interface", evidence=evidence)
+
+
+def nccl_diagnostics(observed: Observed) -> Finding:
+    if "nccl" not in observed.backends:
+        return finding(NCCL, Status.SKIP, "NCCL's diagnostics: not read", "Skipped because NCCL was not tested.")
+    notes = list(observed.nccl)
+    if not notes:
+        return finding(
+            NCCL,
+            Status.WARN,
+            "NCCL wrote no diagnostics (NCCL_DEBUG=INFO, NCCL_DEBUG_FILE)",
+            "NCCL did not start on any rank, or its log files could not be read.",
+        )
+    spread = hosts_differ(observed)
+    bad: list[str] = []
+    warn: list[str] = []
+    seen: dict[str, set[str]] = {}
+    for note in notes:
+        kind, host, value = note.get("kind"), note.get("host"), note.get("value") or ""
+        seen.setdefault(str(kind), set()).add(f"{host}: {value}" if value else str(host))
+        if kind in ("no-interface", "no-listen-interface", "no-socket-interface"):
+            bad.append(f"{host}: {note.get('message')} (NCCL_SOCKET_IFNAME matches no interface there)")
+        elif kind in ("socket-interfaces", "bootstrap-interface") and spread:
+            names = [part.split(":")[0].split("]")[-1] for part in value.split() if ":" in part]
+            if names and all(is_local_only(n) for n in names):
+                bad.append(
+                    f"{host}: NCCL uses {', '.join(names)}, which other hosts cannot reach ({note.get('message')})"
+                )
+        elif kind == "no-ib" and spread:
+            warn.append(f"{host}: no InfiniBand device (NET/IB : No device found): NCCL falls back to TCP sockets")
+        elif kind == "no-ibverbs" and spread:
+            warn.append(f"{host}: libibverbs cannot be loaded: NCCL cannot use InfiniBand/RoCE (install rdma-core)")
+        elif kind == "p2p-disabled":
+            warn.append(f"{host}: {note.get('message')}")
+        elif kind == "warn":
+            warn.append(f"{host}: NCCL WARN {note.get('message')}")
+    evidence = {k: sorted(v) for k, v in seen.items()}
+    if bad:
+        return finding(NCCL, Status.FAIL, bad[0], "\n".join(bad + warn), evidence)
+    if warn:
+        return finding(NCCL, Status.WARN, warn[0], "\n".join(warn), evidence)
+    network = ", ".join(sorted({str(n.get("value")) for n in notes if n.get("kind") == "network"}) or ["unknown"])
+    return finding(NCCL, Status.OK, f"NCCL's own diagnostics show no problem ({network})", evidence=evidence)

@@ -1,0 +1,155 @@
+"""Start the ranks of this node: the target's own torchrun with the worker script, or the worker as one rank.
+
+Nothing is installed into the target: the worker is copied into a private folder and run by the target's
+interpreter (`TARGET -m torch.distributed.run ...`, as the smoke tests run theirs). The run is bounded by the
+deadline: proc.run_command kills the whole process group (torchrun's agent and every worker) when it passes.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from xladoctor.collective.plan import Plan
+from xladoctor.proc import CommandResult, run_command
+
+WORKER = "_xladoctor_collective_worker.py"
+JAX_WORKER = "_xladoctor_collective_jax.py"
+# torchrun reads PET_<FLAG> as the default of every flag (torch/distributed/argparse_util.py): a Kubeflow pod's
+# PET_RDZV_ENDPOINT would replace the --master-addr we pass (run.py get_rdzv_endpoint), so none reaches our torchrun.
+_DROPPED_PREFIXES = ("PET_",)
+_GRACE_S = 2.0  # the workers' own deadline comes this much before the kill, so that they write their records
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How this node's ranks ran, and what they left."""
+
+    argv: tuple[str, ...]
+    result: CommandResult | None
+    records: tuple[dict[str, Any], ...]  # rank-<R>.json of every local rank, by rank
+    nccl_logs: Mapping[str, str]  # NCCL_DEBUG_FILE per process (file name -> its last 64 KiB)
+    started_at: float
+    port: int
+
+
+def install_worker(folder: Path, name: str = WORKER) -> Path:
+    target = folder / name
+    text = resources.files("xladoctor.collective.scripts").joinpath(name).read_text("utf-8")
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (the kernel's pick); torchrun binds it a moment later."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def worker_env(
+    environ: Mapping[str, str],
+    folder: Path,
+    facts_path: Path | None,
+    backends: Sequence[str],
+    deadline: float,
+    join_deadline: float,
+    run_id: str,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The user's environment (the collective runs as their job would), plus where the worker writes and when it
+    must be done. NCCL's own diagnostics go to a file per process when NCCL is tested (NCCL_DEBUG_FILE: `%h` is
+    the host name, `%p` the pid; NCCL src/debug.cc, and its docs' logging page)."""
+    env = {k: v for k, v in environ.items() if not k.startswith(_DROPPED_PREFIXES)}
+    now_wall, now = time.time(), time.monotonic()
+    env.update(
+        {
+            "XLADOCTOR_COLLECTIVE_OUT": str(folder),
+            "XLADOCTOR_COLLECTIVE_BACKENDS": ",".join(backends),
+            "XLADOCTOR_COLLECTIVE_DEADLINE": f"{now_wall + deadline - now - _GRACE_S:.3f}",
+            "XLADOCTOR_COLLECTIVE_JOIN_DEADLINE": f"{now_wall + join_deadline - now:.3f}",
+            "XLADOCTOR_COLLECTIVE_RUN": run_id,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    if facts_path is not None:
+        env["XLADOCTOR_COLLECTIVE_FACTS"] = str(facts_path)
+    if "nccl" in backends:
+        env["NCCL_DEBUG"] = "INFO"
+        env["NCCL_DEBUG_FILE"] = str(folder / "nccl.%h.%p.log")
+    env.update(extra or {})
+    return env
+
+
+def torchrun_argv(
+    python: str, plan: Plan, node_rank: int, nproc: int, port: int, worker: Path, rdzv_s: float
+) -> list[str]:
+    """The target's torchrun with a static rendezvous bounded by `rdzv_s` (its default waits 600 s:
+    torch/distributed/elastic/rendezvous/static_tcp_rendezvous.py _default_timeout_seconds)."""
+    return [
+        python,
+        "-m",
+        "torch.distributed.run",
+        f"--nnodes={plan.nnodes}",
+        f"--node-rank={node_rank}",
+        f"--nproc-per-node={nproc}",
+        f"--master-addr={plan.master_addr}",
+        f"--master-port={port}",
+        "--rdzv-backend=static",
+        f"--rdzv-conf=timeout={max(5, int(rdzv_s))}",
+        "--max-restarts=0",
+        str(worker),
+    ]
+
+
+def read_records(folder: Path) -> tuple[dict[str, Any], ...]:
+    """Every rank-<R>.json the workers left (a half-written one is skipped: they are renamed into place)."""
+    found = []
+    for path in sorted(glob.glob(str(folder / "rank-*.json"))):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict) and isinstance(value.get("rank"), int):
+            found.append(value)
+    return tuple(sorted(found, key=lambda r: int(r["rank"])))
+
+
+def read_nccl_logs(folder: Path, limit: int = 64 << 10) -> dict[str, str]:
+    logs = {}
+    for path in sorted(glob.glob(str(folder / "nccl.*.log"))):
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, handle.tell() - limit))
+                logs[os.path.basename(path)] = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+    return logs
+
+
+def run_ranks(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    folder: Path,
+    deadline: float,
+    port: int,
+    cancel: threading.Event | None = None,
+) -> Launch:
+    """Run the launcher (or the lone worker) until it ends, the deadline passes or `cancel` is set (another node
+    failed), then read what the ranks left."""
+    started = time.time()
+    result = run_command(
+        argv, max(1.0, deadline - time.monotonic()), env=env, cwd=str(folder), cancel=cancel, label="collective"
+    )
+    return Launch(tuple(argv), result, read_records(folder), read_nccl_logs(folder), started, port)

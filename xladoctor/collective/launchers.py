@@ -1,0 +1,333 @@
+"""The launchers people already use, recognised by the variables they set (each name checked against its source).
+
+Read in this order; the first whose variables are all present describes the job:
+
+- an outer torchrun (`torchrun --no-python xladoctor collective ...`): TORCHELASTIC_RUN_ID, RANK, WORLD_SIZE,
+  LOCAL_RANK, MASTER_ADDR, MASTER_PORT (torch/distributed/elastic/agent/server/local_elastic_agent.py, v2.9.0;
+  torch.distributed.is_torchelastic_launched() tests TORCHELASTIC_RUN_ID);
+- srun: SLURM_JOB_ID, SLURM_STEP_NODELIST, SLURM_NTASKS, SLURM_PROCID, SLURM_LOCALID, SLURM_STEP_NUM_NODES (the set
+  jax/_src/clusters/slurm_cluster.py, jax 0.10.2, requires); one task per node is a node, more are ranks;
+- Kubeflow: a TrainJob (kubeflow/trainer pkg/constants: PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK,
+  PET_MASTER_ADDR, PET_MASTER_PORT, default port 29500) or an elastic PyTorchJob (training-operator
+  pkg/controller.v1/pytorch/elastic.go: PET_NNODES, PET_NPROC_PER_NODE, PET_RDZV_ENDPOINT), read as torchrun
+  reads them (torch/distributed/argparse_util.py: PET_<FLAG> is the default of --<flag>);
+- a PyTorchJob without nprocPerNode (training-operator envvar.go, master.go: MASTER_ADDR, MASTER_PORT, WORLD_SIZE,
+  RANK, one rank per pod);
+- a GKE TPU slice: TPU_WORKER_ID and TPU_WORKER_HOSTNAMES (jax/_src/clusters/cloud_tpu_cluster.py GkeTpuCluster;
+  torch_xla/_internal/tpu.py get_worker_ips). Cloud TPU VMs keep these in the metadata server instead: the README
+  gives the flags to pass there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from xladoctor.collective.plan import (
+    DEFAULT_PORT,
+    PORT_VARIABLE,
+    Options,
+    Plan,
+    PlanError,
+    _int,
+    _nnodes,
+    _nproc,
+    _port,
+    job_port,
+    slurm_first_host,
+    split_endpoint,
+)
+
+TORCHRUN = ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+SLURM = ("SLURM_JOB_ID", "SLURM_STEP_NODELIST", "SLURM_NTASKS", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_STEP_NUM_NODES")
+TRAINJOB = ("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR")
+ELASTIC = ("PET_NNODES", "PET_RDZV_ENDPOINT")
+PYTORCHJOB = ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK")
+GKE_TPU = ("TPU_WORKER_ID", "TPU_WORKER_HOSTNAMES")
+# Every variable a launcher sets that the plan may read (and the report may show): none holds a credential.
+READ = frozenset(
+    {
+        *TORCHRUN,
+        *SLURM,
+        *TRAINJOB,
+        *ELASTIC,
+        *PYTORCHJOB,
+        *GKE_TPU,
+        "PET_NPROC_PER_NODE",
+        "PET_MASTER_PORT",
+        "PET_RDZV_BACKEND",
+    }
+)
+
+
+def _all(env: Mapping[str, str], names: tuple[str, ...]) -> bool:
+    return all(env.get(n, "").strip() for n in names)
+
+
+def _evidence(env: Mapping[str, str], names: tuple[str, ...] | frozenset[str]) -> dict[str, str]:
+    return {n: env[n] for n in sorted(names) if n in env}
+
+
+def _rank_plan(
+    source: str,
+    env: Mapping[str, str],
+    options: Options,
+    backends: tuple[str, ...],
+    names: tuple[str, ...],
+    *,
+    world: str,
+    rank: str,
+    local: str,
+    host: str,
+    port: tuple[int, str],
+    mode: str = "rank",
+    nnodes: int = 1,
+) -> Plan:
+    """One xladoctor per rank: each runs the worker itself, as that rank."""
+    size = _int(world, f"{source}: the world size", 1)
+    number = _int(rank, f"{source}: the rank")
+    if number >= size:
+        raise PlanError(f"{source}: rank {number} is not below the world size {size}")
+    return Plan(
+        mode,
+        source,
+        nnodes,
+        None,
+        1,
+        host,
+        port[0],
+        port[1],
+        world_size=size,
+        rank=number,
+        local_rank=_int(local, f"{source}: the local rank"),
+        backends=backends,
+        timeout_s=options.timeout_s,
+        evidence=_evidence(env, names),
+    )
+
+
+def _torchrun(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    # The agent's store listens on MASTER_PORT already: the ranks use it, and the roll call takes the port after it
+    # (or XLADOCTOR_COLLECTIVE_PORT).
+    port = _port(env["MASTER_PORT"], "MASTER_PORT")
+    plan = _rank_plan(
+        "torchrun",
+        env,
+        options,
+        backends,
+        TORCHRUN,
+        world=env["WORLD_SIZE"],
+        rank=env["RANK"],
+        local=env["LOCAL_RANK"],
+        host=env["MASTER_ADDR"],
+        port=(port, "MASTER_PORT (torchrun's agent store)"),
+        mode="agent",
+        nnodes=_int(env.get("GROUP_WORLD_SIZE") or "1", "GROUP_WORLD_SIZE", 1),
+    )
+    roll = _port(env[PORT_VARIABLE], PORT_VARIABLE) if env.get(PORT_VARIABLE) else (port % 65535) + 1
+    return replace(plan, roll_call_port=roll)
+
+
+def _slurm(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    nodes = _int(env["SLURM_STEP_NUM_NODES"], "SLURM_STEP_NUM_NODES", 1)
+    tasks = _int(env["SLURM_NTASKS"], "SLURM_NTASKS", 1)
+    host = env.get("MASTER_ADDR") or slurm_first_host(env["SLURM_STEP_NODELIST"])
+    base = _port(env["MASTER_PORT"], "MASTER_PORT") if env.get("MASTER_PORT") else DEFAULT_PORT
+    port = job_port(options, env, base, "MASTER_PORT" if env.get("MASTER_PORT") else "torchrun's default 29500")
+    if tasks == nodes:  # one task per node: this xladoctor is a node and starts torchrun there
+        node = _int(env["SLURM_PROCID"], "SLURM_PROCID")
+        return Plan(
+            "node" if nodes > 1 else "local",
+            "slurm",
+            nodes,
+            node,
+            _nproc(options.nproc_per_node),
+            host,
+            port[0],
+            port[1],
+            backends=backends,
+            timeout_s=options.timeout_s,
+            evidence=_evidence(env, SLURM),
+        )
+    return _rank_plan(
+        "slurm",
+        env,
+        options,
+        backends,
+        SLURM,
+        world=str(tasks),
+        rank=env["SLURM_PROCID"],
+        local=env["SLURM_LOCALID"],
+        host=host,
+        port=port,
+        nnodes=nodes,
+    )
+
+
+def _kubeflow(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    nnodes = _nnodes(env["PET_NNODES"], "PET_NNODES")
+    if env.get("PET_MASTER_ADDR"):
+        source, host = "trainjob", env["PET_MASTER_ADDR"]
+        base = _port(env["PET_MASTER_PORT"], "PET_MASTER_PORT") if env.get("PET_MASTER_PORT") else DEFAULT_PORT
+        port_name = "PET_MASTER_PORT" if env.get("PET_MASTER_PORT") else "torchrun's default 29500"
+    else:
+        source = "pytorchjob"
+        host, endpoint_port = split_endpoint(env["PET_RDZV_ENDPOINT"], "PET_RDZV_ENDPOINT")
+        base, port_name = endpoint_port or DEFAULT_PORT, "PET_RDZV_ENDPOINT"
+    node_text = env.get("PET_NODE_RANK") or env.get("RANK")
+    node = _int(node_text, "PET_NODE_RANK") if node_text else None
+    if node is not None and node >= nnodes:
+        raise PlanError(f"{source}: node rank {node} is not below PET_NNODES={nnodes}")
+    nproc = options.nproc_per_node or env.get("PET_NPROC_PER_NODE")
+    port, port_source = job_port(options, env, base, port_name)
+    return Plan(
+        "node" if nnodes > 1 else "local",
+        source,
+        nnodes,
+        node if nnodes > 1 else 0,
+        _nproc(nproc),
+        host,
+        port,
+        port_source,
+        backends=backends,
+        timeout_s=options.timeout_s,
+        evidence=_evidence(env, READ),
+    )
+
+
+def _pytorchjob(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    return _rank_plan(
+        "pytorchjob",
+        env,
+        options,
+        backends,
+        PYTORCHJOB,
+        world=env["WORLD_SIZE"],
+        rank=env["RANK"],
+        local="0",
+        host=env["MASTER_ADDR"],
+        port=job_port(options, env, _port(env["MASTER_PORT"], "MASTER_PORT"), "MASTER_PORT"),
+        nnodes=_int(env["WORLD_SIZE"], "WORLD_SIZE", 1),
+    )
+
+
+def _gke_tpu(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    hosts = [h.strip() for h in env["TPU_WORKER_HOSTNAMES"].split(",") if h.strip()]
+    node = _int(env["TPU_WORKER_ID"], "TPU_WORKER_ID")
+    if node >= len(hosts):
+        raise PlanError(f"TPU_WORKER_ID={node} but TPU_WORKER_HOSTNAMES names {len(hosts)} workers")
+    base = _port(env["MASTER_PORT"], "MASTER_PORT") if env.get("MASTER_PORT") else DEFAULT_PORT
+    port, port_source = job_port(options, env, base, "MASTER_PORT" if env.get("MASTER_PORT") else "29500")
+    return Plan(
+        "node" if len(hosts) > 1 else "local",
+        "tpu",
+        len(hosts),
+        node,
+        _nproc(options.nproc_per_node),
+        hosts[0],
+        port,
+        port_source,
+        backends=backends,
+        timeout_s=options.timeout_s,
+        evidence=_evidence(env, GKE_TPU),
+    )
+
+
+def from_environment(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan | None:
+    """The plan a launcher's variables describe, or None when no launcher is recognised."""
+    if _all(env, TORCHRUN):
+        return _torchrun(options, env, backends)
+    if _all(env, SLURM):
+        return _slurm(options, env, backends)
+    if _all(env, TRAINJOB) or _all(env, ELASTIC):
+        return _kubeflow(options, env, backends)
+    if _all(env, PYTORCHJOB):
+        return _pytorchjob(options, env, backends)
+    if _all(env, GKE_TPU):
+        return _gke_tpu(options, env, backends)
+    return None
+
+
+# torchrun's flags that take a value (torch/distributed/run.py get_args_parser: v2.9.0, and the ones v2.13.0 adds),
+# both spellings; the others (--standalone, --no-python, --module/-m, --run-path, --virtual-local-rank) take none.
+# The script and its own flags come after them.
+_VALUED = {
+    *(
+        f"--{name}"
+        for name in (
+            "nnodes",
+            "nproc-per-node",
+            "rdzv-backend",
+            "rdzv-endpoint",
+            "rdzv-id",
+            "rdzv-conf",
+            "max-restarts",
+            "monitor-interval",
+            "start-method",
+            "event-log-handler",
+            "role",
+            "log-dir",
+            "redirects",
+            "tee",
+            "local-ranks-filter",
+            "node-rank",
+            "master-addr",
+            "master-port",
+            "local-addr",
+            "logs-specs",
+            "numa-binding",
+            "duplicate-stdout-filters",
+            "duplicate-stderr-filters",
+            "signals-to-handle",
+            "shutdown-timeout",
+        )
+    ),
+    "-r",
+    "-t",
+}
+_VALUED |= {"--" + flag[2:].replace("-", "_") for flag in _VALUED if flag.startswith("--")}
+
+
+def torchrun_flags(command: Sequence[str]) -> dict[str, str] | None:
+    """The launch flags of a torchrun command line (`torchrun ...` or `PY -m torch.distributed.run ...`), or None
+    when the command is not one. Keys are the flags' dash spelling without the leading dashes."""
+    if not command:
+        return None
+    if os.path.basename(command[0]) == "torchrun":
+        args = list(command[1:])
+    elif (
+        len(command) >= 3 and command[1] == "-m" and command[2] in ("torch.distributed.run", "torch.distributed.launch")
+    ):
+        args = list(command[3:])
+    else:
+        return None
+    flags: dict[str, str] = {}
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        token = args[index]
+        name, has_value, value = token.partition("=")
+        if name in _VALUED and not has_value:
+            index += 1
+            value = args[index] if index < len(args) else ""
+        flags[name.lstrip("-").replace("_", "-")] = value if (has_value or name in _VALUED) else "true"
+        index += 1
+    return flags
+
+
+def options_from_torchrun(flags: Mapping[str, str], base: Options) -> Options:
+    """The gate's Options for a job launched by torchrun: its own flags, its ports kept off (gate=True)."""
+    if "standalone" in flags:
+        return replace(base, nproc_per_node=flags.get("nproc-per-node"))
+    port = flags.get("master-port")
+    return replace(
+        base,
+        nproc_per_node=flags.get("nproc-per-node"),
+        nnodes=flags.get("nnodes"),
+        node_rank=_int(flags["node-rank"], "torchrun --node-rank") if "node-rank" in flags else None,
+        master_addr=flags.get("master-addr"),
+        master_port=_port(port, "torchrun --master-port") if port else None,
+        rdzv_endpoint=flags.get("rdzv-endpoint")
+        if flags.get("rdzv-backend", "static") != "static" or "rdzv-endpoint" in flags
+        else None,
+    )

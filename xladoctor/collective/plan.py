@@ -1,0 +1,255 @@
+"""Who this process is in the job: torchrun's launch flags, or the variables a launcher set (torchrun, srun, a
+Kubeflow PyTorchJob or TrainJob, a GKE TPU slice). Pure: reads the options and a copy of the environment."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from xladoctor.errors import UsageError
+
+BACKENDS = ("gloo", "nccl", "xla", "jax")
+DEFAULT_PORT = 29500  # torch/distributed/run.py (v2.9.0): --master-port default=29500
+PORT_VARIABLE = "XLADOCTOR_COLLECTIVE_PORT"
+# The gate checks before the job starts, on the job's own hosts: its rendezvous must not be the job's. It takes the
+# job's port + 1 unless XLADOCTOR_COLLECTIVE_PORT names one (a node that passed the gate may already be listening
+# on the job's port while a slower node is still checking).
+GATE_PORT_OFFSET = 1
+
+
+class PlanError(UsageError):
+    """Launch options or launcher variables that cannot describe a job."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line gave (None: not given)."""
+
+    nproc_per_node: str | None = None
+    nnodes: str | None = None
+    node_rank: int | None = None
+    master_addr: str | None = None
+    master_port: int | None = None
+    rdzv_endpoint: str | None = None
+    backends: tuple[str, ...] = ()
+    timeout_s: float = 120.0
+    gate: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """mode: `local` (this host), `node` (one xladoctor per node, each runs torchrun), `rank` (a launcher started one
+    xladoctor per rank: srun, a PyTorchJob pod), `agent` (an outer torchrun started one xladoctor per rank)."""
+
+    mode: str
+    source: str  # flags | torchrun | slurm | pytorchjob | trainjob | tpu | default
+    nnodes: int
+    node_rank: int | None  # None: the roll call assigns it (--rdzv-endpoint without --node-rank)
+    nproc_per_node: int | None  # None: chosen from the snapshot (GPUs for NCCL, else 2)
+    master_addr: str
+    master_port: int  # 0: a free port of this host (local mode)
+    port_source: str
+    world_size: int | None = None  # rank and agent modes
+    rank: int | None = None
+    local_rank: int | None = None
+    backends: tuple[str, ...] = ()  # asked for; () means every one that applies
+    timeout_s: float = 120.0
+    evidence: Mapping[str, str] = field(default_factory=dict)  # the variables that decided it
+    roll_call_port: int | None = None  # None: the roll call uses master_port (only an outer torchrun needs another)
+
+    @property
+    def multi_node(self) -> bool:
+        return self.nnodes > 1
+
+    @property
+    def roll_port(self) -> int:
+        return self.roll_call_port or self.master_port
+
+    @property
+    def units(self) -> int:
+        """How many xladoctor processes take part in the roll call: nodes, or ranks when each is its own."""
+        if self.mode in ("rank", "agent"):
+            return self.world_size or 1
+        return self.nnodes
+
+    @property
+    def unit(self) -> int | None:
+        return self.rank if self.mode in ("rank", "agent") else self.node_rank
+
+
+def _int(value: str | None, what: str, low: int = 0) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise PlanError(f"{what}={value!r} is not a whole number") from None
+    if number < low:
+        raise PlanError(f"{what}={number} must be at least {low}")
+    return number
+
+
+def _port(value: str | int | None, what: str) -> int:
+    port = _int(str(value), what, 1)
+    if port > 65535:
+        raise PlanError(f"{what}={port} is not a TCP port (1-65535)")
+    return port
+
+
+def _nnodes(value: str, what: str) -> int:
+    """torchrun's --nnodes takes N or MIN:MAX (run.py parse_min_max_nnodes); an elastic range cannot be checked."""
+    low, _, high = str(value).partition(":")
+    first = _int(low, what, 1)
+    if high and _int(high, what, 1) != first:
+        raise PlanError(f"{what}={value}: an elastic range; xladoctor collective needs a fixed node count (--nnodes N)")
+    return first
+
+
+def split_endpoint(endpoint: str, what: str) -> tuple[str, int | None]:
+    """HOST:PORT, [IPv6]:PORT or HOST (torch/distributed/elastic/rendezvous/utils.py parse_rendezvous_endpoint)."""
+    text = endpoint.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, None
+    if not host:
+        raise PlanError(f"{what}={endpoint!r} names no host")
+    return host, _port(port, what) if port else None
+
+
+def slurm_first_host(nodelist: str) -> str:
+    """The first host of a Slurm node list: 'node001', 'node[001-015],host2', 'node[001,007-015]' (the reading of
+    jax/_src/clusters/slurm_cluster.py, jax 0.10.2, get_coordinator_address)."""
+    cut = next((i for i, ch in enumerate(nodelist) if ch in ",["), len(nodelist))
+    if cut == len(nodelist) or nodelist[cut] == ",":
+        return nodelist[:cut]
+    rest = nodelist[cut + 1 :]
+    end = next((i for i, ch in enumerate(rest) if ch in ",-]"), len(rest))
+    return nodelist[:cut] + rest[:end]
+
+
+def _backends(names: tuple[str, ...]) -> tuple[str, ...]:
+    chosen: list[str] = []
+    for name in names:
+        for part in name.split(","):
+            part = part.strip().lower()
+            if not part:
+                continue
+            if part not in BACKENDS:
+                raise PlanError(f"unknown backend {part!r}; valid: {', '.join(BACKENDS)}")
+            if part not in chosen:
+                chosen.append(part)
+    return tuple(chosen)
+
+
+def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -> tuple[int, str]:
+    """The port the check uses. By hand: --master-port, else XLADOCTOR_COLLECTIVE_PORT, else the job's (`port`, read
+    from `source`). In the gate, every port given is the job's own: XLADOCTOR_COLLECTIVE_PORT, else the job's + 1."""
+    if options.master_port is not None and not options.gate:
+        return _port(options.master_port, "--master-port"), "--master-port"
+    if env.get(PORT_VARIABLE):
+        return _port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
+    if options.gate:
+        if options.master_port is not None:
+            port, source = _port(options.master_port, "--master-port"), "the job's --master-port"
+        shifted = port + GATE_PORT_OFFSET if port < 65535 else port - GATE_PORT_OFFSET
+        return shifted, f"{source} + {GATE_PORT_OFFSET} (the gate keeps off the job's own port)"
+    return port, source
+
+
+def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
+    nnodes = _nnodes(options.nnodes, "--nnodes") if options.nnodes is not None else 1
+    if options.rdzv_endpoint and (options.master_addr or options.master_port is not None):
+        raise PlanError("give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both")
+    if options.rdzv_endpoint:
+        host, port = split_endpoint(options.rdzv_endpoint, "--rdzv-endpoint")
+        options = Options(**{**options.__dict__, "master_port": port if port is not None else DEFAULT_PORT})
+        node_rank = options.node_rank
+    else:
+        host = options.master_addr or "127.0.0.1"
+        node_rank = options.node_rank if options.node_rank is not None else (0 if nnodes == 1 else None)
+        if nnodes > 1 and node_rank is None:
+            raise PlanError("--nnodes > 1 needs --node-rank R on each node (or --rdzv-endpoint HOST:PORT)")
+        if nnodes > 1 and not options.master_addr:
+            raise PlanError("--nnodes > 1 needs --master-addr (the address of node 0) or --rdzv-endpoint")
+    if node_rank is not None and node_rank >= nnodes:
+        raise PlanError(f"--node-rank {node_rank} is not below --nnodes {nnodes}")
+    if options.master_port is not None or env.get(PORT_VARIABLE) or nnodes > 1:
+        port, port_source = job_port(options, env, DEFAULT_PORT, "torchrun's default 29500")
+    else:
+        port, port_source = 0, "a free port of this host"
+    return Plan(
+        "node" if nnodes > 1 else "local",
+        "flags",
+        nnodes,
+        node_rank,
+        _nproc(options.nproc_per_node),
+        host,
+        port,
+        port_source,
+        backends=backends,
+        timeout_s=options.timeout_s,
+    )
+
+
+def _nproc(value: str | None) -> int | None:
+    if value is None or value in ("auto", "gpu"):
+        return None
+    if value == "cpu":
+        raise PlanError("--nproc-per-node cpu starts one process per CPU core; give a number")
+    return _int(value, "--nproc-per-node", 1)
+
+
+def _flags_given(options: Options) -> bool:
+    return any(
+        v is not None
+        for v in (options.nnodes, options.node_rank, options.master_addr, options.master_port, options.rdzv_endpoint)
+    )
+
+
+def make_plan(options: Options, env: Mapping[str, str]) -> Plan:
+    """The plan from the flags, else from the first launcher whose variables are all present, else this host."""
+    from xladoctor.collective.launchers import from_environment
+
+    backends = _backends(options.backends)
+    if not math.isfinite(options.timeout_s) or options.timeout_s <= 0:
+        raise PlanError(f"--timeout {options.timeout_s} must be a positive number of seconds")
+    if _flags_given(options):
+        return _from_flags(options, env, backends)
+    found = from_environment(options, env, backends)
+    if found is not None:
+        return found
+    return Plan(
+        "local",
+        "default",
+        1,
+        0,
+        _nproc(options.nproc_per_node),
+        "127.0.0.1",
+        *_local_port(options, env),
+        backends=backends,
+        timeout_s=options.timeout_s,
+    )
+
+
+def _local_port(options: Options, env: Mapping[str, str]) -> tuple[int, str]:
+    if env.get(PORT_VARIABLE):
+        return _port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
+    return 0, "a free port of this host"
+
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_PORT",
+    "GATE_PORT_OFFSET",
+    "PORT_VARIABLE",
+    "Options",
+    "Plan",
+    "PlanError",
+    "make_plan",
+    "slurm_first_host",
+    "job_port",
+    "split_endpoint",
+]
