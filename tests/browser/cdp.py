@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -128,13 +129,23 @@ class Browser:
                 sock.close()
             except OSError:
                 pass
-        if self.process.poll() is None:
-            self.process.terminate()
+        # the whole process group: Debian's /usr/bin/chromium is a shell script that starts the browser as its child
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                self.process.poll()  # reap the script: a zombie still counts in its group
+                try:
+                    os.killpg(self.process.pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.05)
+            else:
+                continue
+            break
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
