@@ -29,7 +29,7 @@ def mark(status: Status) -> str:
 
 
 def chips(summary: Mapping[str, int]) -> str:
-    """`1 fail · 2 warn · 30 ok`: the counts that are not zero, worst first."""
+    """The counts that are not zero, worst first, one chip each: `1 fail` `2 warn` `30 ok`."""
     items = [
         f'<li class="s-{s.value}">{summary.get(s.value, 0)} {s.value}</li>'
         for s in ordered_statuses()
