@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import FACTS_DIR
 from envs import python_of
 
 from xladoctor.diagnosis.registry import all_checks
@@ -40,6 +41,7 @@ def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
     assert "xladoctor/compat_matrix/signatures/10-xla.json" in names
     assert "xladoctor/fleet/compare.py" in names
     assert "xladoctor/probes/scripts/packages.py" in names
+    assert {"xladoctor/reporters/pages/page.css", "xladoctor/reporters/pages/page.js"} <= set(names)
     # the collective's workers are copied out of the installed package into every rank
     assert "xladoctor/collective/scripts/_xladoctor_collective_worker.py" in names
     assert "xladoctor/collective/scripts/_xladoctor_collective_jax.py" in names
@@ -76,6 +78,17 @@ def test_wheel_installs_and_diagnoses_another_env(wheel: Path, tmp_path: Path, r
     # the smoke scripts and the failure signatures ship in the wheel: the real crash is classified
     [xla] = report["smoke"]
     assert xla["cause"].startswith("torch_xla's C++ extension (_XLAC) was built against another torch release")
+    # the HTML report's stylesheet and script are read from the installed package
+    page = tmp_path / "report.html"
+    subprocess.run(
+        [str(env / "bin" / "xladoctor"), "check", "--facts", str(FACTS_DIR / "real-torch213-xla29.json"),
+         "--format", "html", "-o", str(page)],
+        capture_output=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    from xladoctor.reporters.pages.page import asset
+
+    text = page.read_text()
+    assert f"<style>{asset('page.css')}</style>" in text and f"<script>{asset('page.js')}</script>" in text
     # nothing called plain `checks` or `compat_matrix` landed in site-packages
     site = next((env / "lib").glob("python3*/site-packages"))
     assert not (site / "checks").exists() and not (site / "compat_matrix").exists()

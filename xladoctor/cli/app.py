@@ -7,9 +7,10 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from xladoctor import __version__
 from xladoctor.errors import UsageError
@@ -20,7 +21,22 @@ from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 from xladoctor.sanitize import one_line
 
+# `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
+# did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
+# the container entrypoint (gate) and the reference ones. A command not named here comes after these, by name.
+HELP_ORDER = ("check", "explain", "profile", "snapshot", "compare", "collective", "gate", "matrix", "schema")
+
+
+class NewcomerOrder(TyperGroup):
+    """Commands in HELP_ORDER, not in the order their modules happened to register them."""
+
+    def list_commands(self, ctx: Any) -> list[str]:  # ctx: the click Context typer vendors (typer._click)
+        names = super().list_commands(ctx)
+        return sorted(names, key=lambda n: (HELP_ORDER.index(n) if n in HELP_ORDER else len(HELP_ORDER), n))
+
+
 app = typer.Typer(
+    cls=NewcomerOrder,
     add_completion=False,
     no_args_is_help=False,
     help="Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
@@ -98,11 +114,28 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.
 DEFAULT_TIMEOUT = DEFAULT_TIMEOUT_S
 
 
-def text_or_json(output_format: OutputFormat, as_json: bool, command: str) -> OutputFormat:
-    """The format a command other than `check` prints (JUnit's test cases are checks and smoke tests)."""
+def text_or_json(output_format: OutputFormat, as_json: bool, command: str, html: bool = False) -> OutputFormat:
+    """The format a command other than `check` prints (JUnit's test cases are checks and smoke tests); html only
+    where the command has an HTML report (`html=True`)."""
+    formats = "text, json or html" if html else "text or json"
     if output_format is OutputFormat.JUNIT:
-        raise UsageError(f"--format junit is for `check`; {command} prints text or json")
+        raise UsageError(f"--format junit is for `check`; {command} prints {formats}")
+    if output_format is OutputFormat.HTML and not html:
+        raise UsageError(f"--format html is not available for `{command}`; it prints {formats}")
     return OutputFormat.JSON if as_json else output_format
+
+
+OutputOption = Annotated[
+    Path | None, typer.Option("-o", "--output", help="Write the report to this file (atomically), not stdout.")
+]
+
+
+def write_or_print(text: str, output: Path | None) -> None:
+    """A rendered report to `-o FILE` (`-` or none: stdout)."""
+    if output is None or str(output) == "-":
+        sys.stdout.write(text)
+    else:
+        write_text(output, text, "--output")
 
 
 def _version_callback(value: bool) -> None:

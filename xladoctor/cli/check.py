@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
@@ -42,6 +42,26 @@ class CheckObserver(Observer):
         self._progress.finished(name, results)
 
 
+def _extra_reports(given: list[str], taken: list[tuple[Path | None, str]]) -> list[tuple[OutputFormat, Path]]:
+    """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file no other option names."""
+    found: list[tuple[OutputFormat, Path]] = []
+    for value in given:
+        name, colon, file = value.partition(":")
+        formats = ", ".join(f.value for f in OutputFormat)
+        if not colon or not file or name.lower() not in {f.value for f in OutputFormat}:
+            raise UsageError(f"--report {value}: give FORMAT:FILE, FORMAT one of {formats} (e.g. html:report.html)")
+        path = Path(file)
+        for other, option in [*taken, *((p, f"--report {f.value}:{p}") for f, p in found)]:
+            if other is not None and same_file(path, other):
+                raise UsageError(f"--report {value} names the same file as {option}: give each its own")
+        found.append((OutputFormat(name.lower()), path))
+    return found
+
+
+def _writer(path: Path) -> Callable[[str], None]:
+    return lambda text: write_text(path, text, "--report")
+
+
 @app.command(epilog=HELP_TEXT)
 @diagnosis_options()
 def check(
@@ -60,6 +80,15 @@ def check(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the report (any --format) to this file, not stdout.")
     ] = None,
+    also: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--report",
+            metavar="FORMAT:FILE",
+            help="Also write the report in another format to FILE, from the same run (repeatable): "
+            "--format junit -o junit.xml --report html:report.html --report json:report.json",
+        ),
+    ] = None,
     **options: Any,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
@@ -73,6 +102,7 @@ def check(
             raise UsageError(f"{option} {written} is the --facts input: writing it would destroy the snapshot")
     if output is not None and save_facts is not None and same_file(output, save_facts):
         raise UsageError(f"--output and --save-facts name the same file ({output}): give each its own")
+    extra = _extra_reports(also or [], [(facts_file, "--facts"), (output, "--output"), (save_facts, "--save-facts")])
     request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
     with ExitStack() as stack:
@@ -84,5 +114,6 @@ def check(
             progress = stack.enter_context(TerminalProgress(console))
         report = diagnose(request, CheckObserver(save_facts, progress))
     save = (lambda text: write_text(output, text, "--output")) if output is not None else None
-    emit_report(report, chosen, save, verbose=verbose, strict=request.strict)
+    writers = [(fmt, _writer(path)) for fmt, path in extra]
+    emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)
     raise typer.Exit(int(exit_code(report, request.strict)))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
+import io
 from typing import Annotated
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json
+from xladoctor.cli.app import FormatOption, JsonOption, OutputOption, app, text_or_json, write_or_print
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole
 
@@ -30,13 +30,14 @@ def compare(
     ] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show why each finding matters.")] = False,
+    output: OutputOption = None,
 ) -> None:
     """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
     from xladoctor.fleet.compare import FleetAccumulator
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
     from xladoctor.fleet.inputs import iter_workers
 
-    chosen = text_or_json(output_format, as_json, "compare")
+    chosen = text_or_json(output_format, as_json, "compare", html=True)
     accumulator = FleetAccumulator()
     for worker in iter_workers(snapshots or []):  # one snapshot in memory at a time, beside one per environment
         accumulator.add(worker.label, worker.facts, worker.path)
@@ -44,7 +45,18 @@ def compare(
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.compare_report import render_compare_json
 
-        sys.stdout.write(render_compare_json(fleet, each=each))
+        write_or_print(render_compare_json(fleet, each=each), output)
+    elif chosen is OutputFormat.HTML:
+        from xladoctor.reporters.pages.compare import render_compare_html
+
+        write_or_print(render_compare_html(fleet, each=each), output)
+    elif output is not None and str(output) != "-":
+        from xladoctor.reporters.compare_report import render_compare_text
+
+        buffer = io.StringIO()
+        console = ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True)
+        render_compare_text(fleet, console, verbose=verbose, each=each)
+        write_or_print(buffer.getvalue(), output)
     else:
         from xladoctor.reporters.compare_report import render_compare_text
 

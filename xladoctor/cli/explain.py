@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import Annotated, BinaryIO
@@ -12,12 +13,15 @@ from xladoctor.cli.app import (
     DEFAULT_TIMEOUT,
     FormatOption,
     JsonOption,
+    OutputOption,
     PythonOption,
     TimeoutOption,
     app,
     gather_facts,
     read_facts,
+    same_file,
     text_or_json,
+    write_or_print,
 )
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
@@ -48,13 +52,16 @@ def explain(
     as_json: JsonOption = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every evidence line.")] = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    output: OutputOption = None,
 ) -> None:
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
     from xladoctor.explain.engine import exit_status, explain_stream
 
-    chosen = text_or_json(output_format, as_json, "explain")
+    chosen = text_or_json(output_format, as_json, "explain", html=True)
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageError("choose one of --python, --facts and --no-facts")
+    if output is not None and log != "-" and same_file(output, Path(log)):
+        raise UsageError(f"--output {output} is the log to explain: writing it would destroy the log")
     if log == "-" and facts_file is not None and str(facts_file) == "-":  # refused before either is read
         raise UsageError("the log and --facts cannot both come from stdin (-): give one of them as a file")
     stream = _open_log(log)
@@ -72,7 +79,18 @@ def explain(
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.explain_report import render_explanation_json
 
-        sys.stdout.write(render_explanation_json(explanation))
+        write_or_print(render_explanation_json(explanation), output)
+    elif chosen is OutputFormat.HTML:
+        from xladoctor.reporters.pages.explain import render_explain_html
+
+        write_or_print(render_explain_html(explanation), output)
+    elif output is not None and str(output) != "-":
+        from xladoctor.reporters.explain_report import render_explanation_text
+
+        buffer = io.StringIO()
+        console = ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True)
+        render_explanation_text(explanation, console, verbose=verbose)
+        write_or_print(buffer.getvalue(), output)
     else:
         from xladoctor.reporters.explain_report import render_explanation_text
 

@@ -18,7 +18,7 @@ from xladoctor.exitcodes import ExitCode
 from xladoctor.matrix import MatrixError
 from xladoctor.sanitize import one_line
 
-# `xladoctor` and `xladoctor --json` mean `xladoctor check ...`; the order is the one --help lists.
+# `xladoctor` and `xladoctor --json` mean `xladoctor check ...` (--help lists the commands in cli/app.py's HELP_ORDER).
 COMMANDS = ("check", "gate", "explain", "profile", "snapshot", "compare", "collective", "matrix", "schema")
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}

@@ -72,12 +72,13 @@ def profile(
     from xladoctor.profile.launch import hooked_environment, install_hooks, run_profiled
     from xladoctor.profile.records import read_records
 
-    chosen = text_or_json(output_format, as_json, "profile")
+    chosen = text_or_json(output_format, as_json, "profile", html=True)
     if not command:
         raise UsageError("profile needs the command to run: xladoctor profile [OPTIONS] -- CMD [ARGS...]")
-    if chosen is OutputFormat.JSON and output is None:
+    if chosen in (OutputFormat.JSON, OutputFormat.HTML) and output is None:
         raise UsageError(
-            "profile --format json needs -o FILE (or -o - for stdout): the program's own output goes to stdout"
+            f"profile --format {chosen.value} needs -o FILE (or -o - for stdout): the program's own output goes "
+            "to stdout"
         )
     if keep_records is not None and keep_records.exists():
         raise UsageError(f"--keep-records {keep_records}: already exists; give a new folder")
@@ -98,6 +99,10 @@ def profile(
         from xladoctor.reporters.profile_report import render_profile_json
 
         text = render_profile_json(report)
+    elif chosen is OutputFormat.HTML:
+        from xladoctor.reporters.pages.profile import render_profile_html
+
+        text = render_profile_html(report)
     else:
         import io
 

@@ -9,3 +9,4 @@ class OutputFormat(str, Enum):
     TEXT = "text"
     JSON = "json"
     JUNIT = "junit"  # check only: one test case per check and smoke test, for CI dashboards
+    HTML = "html"  # one self-contained page (reporters/pages/): check, compare, explain, profile

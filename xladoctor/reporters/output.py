@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from xladoctor.diagnosis.report import Report
@@ -18,6 +18,10 @@ def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose
         from xladoctor.reporters.json_report import render_json
 
         stream.write(render_json(report))
+    elif output_format is OutputFormat.HTML:
+        from xladoctor.reporters.pages.check import render_check_html
+
+        stream.write(render_check_html(report))
     elif output_format is OutputFormat.JUNIT:
         from xladoctor.reporters.junit import render_junit
 
@@ -33,21 +37,30 @@ def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose
         render_text(report, console, verbose=verbose)
 
 
+def rendered(report: Report, output_format: OutputFormat, verbose: bool = False, strict: bool = False) -> str:
+    """The report in one format, as the text of a file (no colour codes)."""
+    buffer = io.StringIO()
+    _render(report, output_format, buffer, verbose, strict)
+    return buffer.getvalue()
+
+
 def emit_report(
     report: Report,
     output_format: OutputFormat,
     save: Callable[[str], None] | None = None,
     verbose: bool = False,
     strict: bool = False,
+    also: Sequence[tuple[OutputFormat, Callable[[str], None]]] = (),
 ) -> None:
-    """Render to stdout, or hand the rendered text to `save` (the CLI writes it atomically); under GitHub
-    Actions, also print annotations on stderr."""
+    """Render to stdout, or hand the rendered text to `save` (the CLI writes it atomically); each of `also` gets
+    the report in its own format too (`check --report html:FILE`); under GitHub Actions, also print annotations on
+    stderr."""
     if save is None:
         _render(report, output_format, sys.stdout, verbose, strict)
     else:
-        buffer = io.StringIO()
-        _render(report, output_format, buffer, verbose, strict)
-        save(buffer.getvalue())
+        save(rendered(report, output_format, verbose, strict))
+    for other_format, write in also:
+        write(rendered(report, other_format, verbose, strict))
     from xladoctor.reporters.annotations import github_annotations, running_in_github_actions
 
     if running_in_github_actions(os.environ):
