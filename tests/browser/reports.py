@@ -72,3 +72,11 @@ def profile_report(case: str) -> Any:
     from xladoctor.profile.records import read_records
 
     return build_report(RunOutcome(("python", f"{case}.py"), 0, 10.0), read_records(RECORDS / case))
+
+
+def collective_report(case: str) -> Any:
+    """The report node 0 of a recorded `xladoctor collective` run gave (tests/collective, by record.py)."""
+    from xladoctor.collective.analysis import analyze
+    from xladoctor.collective.observed import observed_from_json
+
+    return analyze(observed_from_json(json.loads((TESTS / "collective" / f"{case}.json").read_text())))

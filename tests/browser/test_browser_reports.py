@@ -16,9 +16,10 @@ import pytest
 import reports
 from cdp import INSTALL_HINT, Browser, Tab, find_chromium
 from conftest import FACTS_DIR, run_cli
-from hostile_pages import check_page, compare_page, explain_page, profile_page
+from hostile_pages import check_page, collective_page, compare_page, explain_page, profile_page
 from html_tree import parse
 
+from xladoctor.reporters.pages.collective import render_collective_html
 from xladoctor.reporters.pages.profile import render_profile_html
 from xladoctor.reporters.profile_report import recompiled_steps
 
@@ -81,6 +82,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         path = folder / f"profile-{case}.html"
         path.write_text(render_profile_html(reports.profile_report(case)))
         made[f"profile-{case}"] = path
+    for name, case in (("collective", "two-nodes-torch-skew"), ("collective-missing", "node-never-joins")):
+        path = folder / f"{name}.html"
+        path.write_text(render_collective_html(reports.collective_report(case)))
+        made[name] = path
     return made
 
 
@@ -115,7 +120,7 @@ def _visible(tab: Tab, selector: str) -> list[dict[str, Any]]:
     )
 
 
-KINDS = ["check", "check-colab", "explain", "compare", "compare-256"] + [
+KINDS = ["check", "check-colab", "explain", "compare", "compare-256", "collective", "collective-missing"] + [
     f"profile-{c}" for c in ("compile-pitfalls-torch-2.13", "xla-pitfalls-torch-xla-2.9")
 ]
 
@@ -219,6 +224,25 @@ def test_a_256_worker_comparison_renders_fast_and_shows_every_outlier(
     tab.screenshot(artifacts / "compare-256-viewport.png", full_page=False)
 
 
+def test_a_collective_shows_the_skewed_node_and_the_missing_one(
+    pages: dict[str, Path], browser: Browser, opened: list[Tab], artifacts: Path
+) -> None:
+    """Node 1 ran torch 2.13 against node 0's 2.9 (the collective passed, the skew fails); in another run node 1
+    never joined: each is on screen, the skewed torch cell tinted in the nodes' grid."""
+    tab = _open(browser, opened, pages["collective"])
+    outliers = _visible(tab, "td.out")
+    assert any(e["text"].startswith("✖ 2.13.0") for e in outliers), [e["text"] for e in outliers]
+    assert all(e["shown"] and e["background"] not in ("rgba(0, 0, 0, 0)", "transparent") for e in outliers)
+    failed = [e["text"] for e in _visible(tab, "article.finding.s-fail") if e["shown"]]
+    assert any("collective-runtime-skew" in t or "torch" in t for t in failed), failed
+    assert [e["text"] for e in _visible(tab, "#collectives td:nth-child(2)")] == ["gloo"] * 4
+    tab.screenshot(artifacts / "collective-skew-viewport.png", full_page=False)
+    tab = _open(browser, opened, pages["collective-missing"], PHONE)
+    cards = [e for e in _visible(tab, "article.finding.s-fail") if "node 1 never joined" in e["text"]]
+    assert len(cards) == 1 and cards[0]["shown"]
+    assert tab.evaluate("document.querySelector('article.finding.s-fail').getBoundingClientRect().top") < 900
+
+
 def _hrefs(tab: Tab) -> list[str]:
     """Where the timeline's recompiled steps lead."""
     return tab.evaluate("Array.from(document.querySelectorAll('svg.timeline a')).map(a => a.getAttribute('href'))")
@@ -275,10 +299,12 @@ def test_the_timeline_marks_recompiled_steps_and_leads_to_their_finding(
 def _hostile(kind: str, folder: Path) -> str:
     if kind == "profile":
         return profile_page(folder)
-    return {"check": check_page, "compare": compare_page, "explain": explain_page}[kind]()
+    return {"check": check_page, "compare": compare_page, "explain": explain_page, "collective": collective_page}[
+        kind
+    ]()
 
 
-@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile"])
+@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile", "collective"])
 def test_hostile_strings_add_nothing_and_run_nothing(
     kind: str, tmp_path: Path, browser: Browser, opened: list[Tab], artifacts: Path
 ) -> None:

@@ -119,3 +119,21 @@ def profile_page(folder: Path) -> str:
     (folder / "proc-7.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     report = build_report(RunOutcome(("python", "train.py", f"--password={HOSTILE}"), 1, 1.0), read_records(folder))
     return render_profile_html(report)
+
+
+def collective_page() -> str:
+    """A recorded two-node run whose host names, interfaces, launcher argv and nodes' environments are hostile
+    (tests/collective/two-nodes-torch-skew.json, node 1 on another torch, with the strings planted)."""
+    from xladoctor.collective.analysis import analyze
+    from xladoctor.collective.observed import observed_from_json
+    from xladoctor.reporters.pages.collective import render_collective_html
+
+    doc = load_json(FACTS_DIR.parent / "collective" / "two-nodes-torch-skew.json")
+    for unit in doc["units"]:
+        unit["host"] = f"node{MARKUP}"
+        unit["hello"]["host"] = f"node{MARKUP}"
+        unit["hello"]["preflight"]["interfaces"][f"eth{MARKUP}"] = [HOSTILE]
+    doc["launcher"]["argv"] = [*doc["launcher"]["argv"], f"--token={HOSTILE}"]
+    for facts in doc["facts"].values():
+        facts["env"]["XLA_FLAGS"] = f"--xla_dump_to=/tmp/{MARKUP} {HOSTILE}"
+    return render_collective_html(analyze(observed_from_json(doc)))

@@ -304,3 +304,26 @@ def test_explain_refuses_to_write_over_its_log(tmp_path: Path) -> None:
     log.write_text("RuntimeError: x\n")
     ran = run_cli("explain", str(log), "--no-facts", "--format", "html", "-o", str(log))
     assert ran.returncode == 2 and "is the log to explain" in ran.stderr and log.read_text() == "RuntimeError: x\n"
+
+
+@pytest.mark.parametrize("case", ["two-nodes-torch-skew", "node-never-joins", "wrong-numbers"])
+def test_collective_page_has_the_findings_collectives_and_plans_of_the_json(case: str) -> None:
+    from xladoctor.reporters.collective_report import render_collective_json
+    from xladoctor.reporters.pages.collective import render_collective_html
+
+    report = reports.collective_report(case)
+    text = render_collective_html(report)
+    root = parse(text)
+    _self_contained(text, root, "collective")
+    doc = json.loads(render_collective_json(report))
+    for finding in doc["findings"]:  # collective's own and the fleet's, each with its line
+        row = root.by_id(f"f-{finding['id']}")
+        assert finding["title"] in row.text and f"s-{finding['status']}" in row.attrs["class"]
+    failing = [f for f in doc["findings"] if f["status"] in ("fail", "warn", "error")]
+    assert len(root.find_all("article", "finding")) == len(failing) > 0
+    rows = root.by_id("collectives").find_all("tbody")[0].find_all("tr") if doc["collectives"] else []
+    assert len(rows) == len(doc["collectives"])
+    assert [r.find_all("td")[4].text for r in rows] == [f"{c['correct']}/{c['ranks']}" for c in doc["collectives"]]
+    if doc["plans"]:  # each outlier node's commands, as in the JSON
+        plans = root.by_id("plans")
+        assert sorted(_pre(plans)) == sorted("\n".join(p["commands"]) for p in doc["plans"])

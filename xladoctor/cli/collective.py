@@ -70,7 +70,7 @@ def collective(
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
 
-    chosen = text_or_json(output_format, as_json, "collective")
+    chosen = text_or_json(output_format, as_json, "collective", html=True)
     options = Options(
         nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, tuple(backend or ()), timeout
     )
@@ -115,6 +115,10 @@ def emit(report: object, chosen: OutputFormat, output: Path | None, verbose: boo
             return
     if chosen is OutputFormat.JSON:
         text = render_collective_json(report)
+    elif chosen is OutputFormat.HTML:
+        from xladoctor.reporters.pages.collective import render_collective_html
+
+        text = render_collective_html(report)
     elif output is None:
         render_collective_text(report, ReportConsole(soft_wrap=True), verbose=verbose)
         return

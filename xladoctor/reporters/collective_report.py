@@ -17,7 +17,7 @@ from xladoctor.sanitize import json_text, one_line
 COLLECTIVE_SCHEMA_VERSION = 1
 
 
-def _ranks(ranks: list[int]) -> str:
+def ranks_text(ranks: list[int]) -> str:
     if not ranks:
         return "no rank"
     if ranks == list(range(ranks[0], ranks[-1] + 1)) and len(ranks) > 1:
@@ -25,14 +25,23 @@ def _ranks(ranks: list[int]) -> str:
     return ("rank " if len(ranks) == 1 else "ranks ") + ",".join(str(r) for r in ranks)
 
 
-def _size(value: Any) -> str:
+def size_text(value: Any) -> str:
     if not isinstance(value, (int, float)) or not value:
         return "-"
     return f"{value / (1 << 20):.1f} MiB" if value >= 1 << 20 else f"{value / 1024:.0f} KiB"
 
 
-def _ms(value: Any) -> str:
+def ms_text(value: Any) -> str:
     return f"{value * 1e3:.2f} ms" if isinstance(value, (int, float)) else "-"
+
+
+def node_ranks(node: dict[str, Any]) -> str:
+    """`ranks 0-3`, and the JAX processes a node ran: which parts of the job ran there."""
+    where = ranks_text(node["ranks"]) if node["ranks"] or not node["jax_processes"] else ""
+    if node["jax_processes"]:
+        jax = ranks_text(node["jax_processes"]).replace("rank", "process")
+        where = (where + ", " if where else "") + "jax " + jax
+    return where
 
 
 def headline(report: CollectiveReport) -> str:
@@ -55,9 +64,7 @@ def render_collective_text(report: CollectiveReport, console: Console, verbose: 
     for node in report.nodes:
         versions = " ".join(f"{k} {node[k]}" for k in ("torch", "python") if node.get(k))
         state = "" if node.get("joined") or node["unit"] == report.observed.plan.get("unit") else " (never joined)"
-        where = _ranks(node["ranks"]) if node["ranks"] or not node["jax_processes"] else ""
-        if node["jax_processes"]:
-            where = (where + ", " if where else "") + "jax " + _ranks(node["jax_processes"]).replace("rank", "process")
+        where = node_ranks(node)
         console.print(
             f"  {_text(str(node['unit']))}  {_text(str(node.get('host')))}  {_text(where)}"
             f"  [dim]{_text(versions)}{_text(state)}[/]"
@@ -67,10 +74,10 @@ def render_collective_text(report: CollectiveReport, console: Console, verbose: 
         for row in report.table:
             mark = Status.OK if row["correct"] == row["ranks"] else Status.FAIL
             bus = f"{row['lowest_busbw_gbps']:.2f} GB/s" if row.get("lowest_busbw_gbps") else ""
-            name = f"{_text(row['backend'])} {_text(row['op']):<10} {_text(_size(row['bytes'])):>9}"
+            name = f"{_text(row['backend'])} {_text(row['op']):<10} {_text(size_text(row['bytes'])):>9}"
             console.print(
                 f"  {_mark(console, mark)} {name}  {row['correct']}/{row['ranks']} correct"
-                f"  {_text(_ms(row['slowest_median_s'])):>10}  {_text(bus)}"
+                f"  {_text(ms_text(row['slowest_median_s'])):>10}  {_text(bus)}"
             )
     for title, findings in (("collective", report.findings), ("fleet", report.fleet.findings if report.fleet else ())):
         shown = [f for f in ordered(findings) if verbose or f.status is not Status.SKIP]
@@ -104,9 +111,9 @@ def status_line(report: CollectiveReport) -> str:
     noun = "rank" if plan.get("mode") in ("rank", "agent") else "node"
     worst = _worst(report)
     mine = [r for r in report.nodes if r["unit"] == unit]
-    local = _ranks(mine[0]["ranks"]) if mine and mine[0]["ranks"] else "no rank"
+    local = ranks_text(mine[0]["ranks"]) if mine and mine[0]["ranks"] else "no rank"
     if mine and mine[0]["jax_processes"]:
-        local += ", jax " + _ranks(mine[0]["jax_processes"]).replace("rank", "process")
+        local += ", jax " + ranks_text(mine[0]["jax_processes"]).replace("rank", "process")
     if worst is None:
         verdict = f"ok ({local}: {', '.join(report.observed.backends) or 'nothing'} passed here)"
     else:

@@ -12,22 +12,25 @@ from xladoctor.reporters.pages.fleet import fleet_dashboard
 from xladoctor.reporters.pages.page import page
 from xladoctor.reporters.pages.parts import anchor, chips, commands, findings_by_area, fold, notes, problems
 
+COMPARE_AGAIN = "then take new snapshots and re-run <code>xladoctor compare</code>"
 
-def _plans(fleet: FleetReport) -> str:
-    """Each outlier's commands; workers with the same plan share one block."""
+
+def outlier_plans(fleet: FleetReport, noun: str = "worker", after: str = COMPARE_AGAIN) -> str:
+    """Each outlier's commands; workers with the same plan share one block. `after` is fixed markup, never report
+    text."""
     if not fleet.plans:
         return ""
     alike: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[str]] = {}
     for item in fleet.plans:
         plan = item.plan
         alike.setdefault((plan.installer.kind, plan.commands, plan.conflicts), []).append(item.worker)
-    title = 'Fix plan per outlier worker <span class="muted">(paste on that worker, in order)</span>'
+    title = f'Fix plan per outlier {noun} <span class="muted">(paste on that {noun}, in order)</span>'
     parts = [f'<section id="plans"><h2>{title}</h2>']
     for (installer, lines, conflicts), workers in alike.items():
         parts.append(f"<h3>{esc(', '.join(workers))} <span class=\"muted\">({esc(installer)})</span></h3>")
         parts.append(commands(lines))
         parts.append(notes(conflicts))
-    parts.append('<p class="muted">then take new snapshots and re-run <code>xladoctor compare</code></p></section>')
+    parts.append(f'<p class="muted">{after}</p></section>')
     return "".join(parts)
 
 
@@ -54,7 +57,7 @@ def render_compare_html(fleet: FleetReport, each: bool = False) -> str:
     body = [
         fleet_dashboard(fleet_grid(fleet)),
         problems(fleet.findings),
-        _plans(fleet),
+        outlier_plans(fleet),
         '<section id="findings"><h2>Every fleet finding</h2>',
         findings_by_area(fleet.findings, "h3"),
         f'<p class="muted">{esc(MAJORITY_RULE)}</p></section>',
