@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -94,3 +94,15 @@ class Finding:
             "refs": list(self.refs),
             **({"alternatives": alternatives} if alternatives else {}),
         }
+
+
+def verdict_exit_code(count: Callable[[Status], int], strict: bool = False) -> int:
+    """The exit code a set of findings gives, the same for check, collective and profile's own findings: 1 a
+    failure (or, with --strict, a warning), 3 xladoctor could not decide (an `error` finding), else 0."""
+    if count(Status.FAIL):
+        return 1
+    if count(Status.ERROR):
+        return 3
+    if strict and count(Status.WARN):
+        return 1
+    return 0

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from xladoctor.exitcodes import ExitCode
 from xladoctor.facts.model import Facts
-from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.findings import SEVERITY, Finding, Status, verdict_exit_code
 from xladoctor.remedy.plan import Plan
 from xladoctor.smoke.model import SmokeResult
 
@@ -31,13 +31,7 @@ class Report:
 
 def exit_code(report: Report, strict: bool = False) -> ExitCode:
     """0 nothing failed; 1 a failure (or a warning under --strict); 3 a check raised."""
-    if report.count(Status.FAIL):
-        return ExitCode.FAILED
-    if report.count(Status.ERROR):
-        return ExitCode.INTERNAL
-    if strict and report.count(Status.WARN):
-        return ExitCode.FAILED
-    return ExitCode.OK
+    return ExitCode(verdict_exit_code(report.count, strict))
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:

@@ -10,7 +10,7 @@ from xladoctor.collective.analysis import backends, fleet, join, network
 from xladoctor.collective.analysis.common import finding
 from xladoctor.collective.observed import Observed
 from xladoctor.exitcodes import ExitCode
-from xladoctor.findings import Finding, Status
+from xladoctor.findings import Finding, Status, verdict_exit_code
 from xladoctor.fleet.compare import FleetReport
 
 BACKEND_ORDER = ("gloo", "nccl", "xla", "jax")
@@ -126,10 +126,4 @@ def nodes(observed: Observed) -> tuple[dict[str, Any], ...]:
 
 def exit_code(report: CollectiveReport, strict: bool = False) -> ExitCode:
     """0 nothing failed; 1 a finding failed (or warned, with --strict); 3 xladoctor could not decide: as `check`."""
-    if report.count(Status.FAIL):
-        return ExitCode.FAILED
-    if report.count(Status.ERROR):
-        return ExitCode.INTERNAL
-    if strict and report.count(Status.WARN):
-        return ExitCode.FAILED
-    return ExitCode.OK
+    return ExitCode(verdict_exit_code(report.count, strict))

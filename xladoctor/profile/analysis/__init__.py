@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.findings import SEVERITY, Finding, verdict_exit_code
 from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
 from xladoctor.profile.analysis.timeline import steps_of
 from xladoctor.profile.launch import RunOutcome
@@ -106,10 +106,4 @@ def exit_status(report: ProfileReport, strict: bool = False) -> int:
     finding; else 0. README: "Profiling your own script"."""
     if report.exit_status != 0:
         return report.exit_status
-    if report.count(Status.FAIL):
-        return 1
-    if report.count(Status.ERROR):
-        return 3  # a hook of xladoctor's failed: its own bug, as `check` says of a check that raised
-    if strict and report.count(Status.WARN):
-        return 1
-    return 0
+    return verdict_exit_code(report.count, strict)  # an error finding: a hook of xladoctor's failed (3)
