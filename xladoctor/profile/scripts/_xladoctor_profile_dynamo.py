@@ -193,8 +193,62 @@ def _maybe_watch_syncs():
     core.emit("cuda_sync_watch", enabled=True)
 
 
+# --- keeping the trace cheap ---------------------------------------------------------------------------------
+# With a handler on its logger, trace_structured computes every event's payload (printed graphs, generated code,
+# a runnable repro of each FX graph, chromium timing events) although we keep three kinds. While our handler is
+# the only one (no TORCH_TRACE, no tlparse), a thin wrapper drops the other events before anything is computed.
+# trace_structured is looked up as torch._logging.trace_structured by dynamo, and imported by name elsewhere
+# (`from torch._logging import trace_structured`, bound at import): both the package attribute and the modules
+# already holding the original are pointed at the wrapper, and modules imported later bind the wrapper.
+_KEPT = frozenset({"compilation_metrics"})
+_KEPT_ARTIFACTS = frozenset({"dynamo_graph_break_reason"})
+
+
+def _only_ours(logger, ours):
+    return all(handler is ours for handler in logger.handlers)
+
+
+def _wrap_trace_structured(ours):
+    try:
+        internal = sys.modules["torch._logging._internal"]
+        package = sys.modules["torch._logging"]
+    except KeyError:
+        return
+    original = getattr(internal, "trace_structured", None)
+    if original is None or getattr(original, "_xladoctor", False):
+        return
+    logger = logging.getLogger(TRACE_LOGGER)
+
+    def trace_structured(name, metadata_fn=dict, *args, **kwargs):
+        if name not in _KEPT and _only_ours(logger, ours):
+            if name != "artifact":
+                return None
+            try:
+                metadata = metadata_fn()
+            except Exception:
+                metadata = None
+            if not isinstance(metadata, dict) or metadata.get("name") not in _KEPT_ARTIFACTS:
+                return None
+            kept = metadata
+            metadata_fn = lambda: kept  # noqa: E731  (already computed: not twice)
+        return original(name, metadata_fn, *args, **kwargs)
+
+    trace_structured._xladoctor = True
+    trace_structured.__wrapped__ = original
+    trace_structured.__doc__ = original.__doc__
+    for module in list(sys.modules.values()):
+        if module is not None and getattr(module, "__dict__", {}).get("trace_structured") is original:
+            try:
+                module.trace_structured = trace_structured
+            except Exception:
+                pass
+    package.trace_structured = trace_structured
+
+
 def _after_import(torch):
-    logging.getLogger(TRACE_LOGGER).addHandler(_TraceRecorder())
+    recorder = _TraceRecorder()
+    logging.getLogger(TRACE_LOGGER).addHandler(recorder)
+    core.guarded("torch.compile trace filter")(_wrap_trace_structured)(recorder)
     _wrap_showwarning()
     core.on_step(_maybe_watch_syncs)
 
