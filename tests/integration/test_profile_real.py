@@ -228,3 +228,15 @@ def test_ctrl_c_gives_a_partial_report_and_the_interrupt_status(real_env, tmp_pa
     assert document["partial"] is True and "killed by SIGINT" in document["ended"]
     [process] = document["processes"]
     assert len(process["steps"]) == 3 and process["exited"] is True  # Python unwound its KeyboardInterrupt
+
+
+def test_a_users_torch_trace_still_gets_every_event(real_env, tmp_path: Path) -> None:
+    """The hook keeps torch from building trace events nobody reads, but never when TORCH_TRACE (tlparse's input)
+    asks for them: the user's trace has the generated code and graphs it has without xladoctor."""
+    trace = tmp_path / "trace"
+    ran, document = _profile(real_env("torch213-xla29"), "compile_healthy.py", tmp_path, {"TORCH_TRACE": str(trace)})
+    assert ran.returncode == 0, ran.stderr
+    logs = "".join(p.read_text() for p in trace.glob("*.log"))
+    for event in ("inductor_output_code", "dynamo_output_graph", "compilation_metrics"):
+        assert f'"{event}"' in logs, event
+    assert document["processes"][0]["steps"][0]["compiles"] >= 1
