@@ -193,31 +193,59 @@ def test_a_rank_with_another_world_size_fails_the_world_finding() -> None:
 
 
 NCCL_LINES = [
-    # the shapes of NCCL v2.27.7's own lines (src/debug.cc prefix; messages quoted from the files named in nccl.py)
-    "node-a:1234:1240 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+    # NCCL v2.27.7-1's own lines (src/debug.cc ncclDebugLog): INFO lines plain, a WARN after an empty line and with
+    # the default timestamp (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT="[%F %T] "), FILE:LINE as
+    # the Makefile compiles it; the messages quoted from the files named in nccl.py
+    "node-a:1234:1240 [0] NCCL INFO NCCL version 2.27.7+cuda12.9",
     "node-a:1234:1240 [0] NCCL INFO NET/IB : No device found.",
     "node-a:1234:1240 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>",
     "node-a:1234:1240 [0] NCCL INFO Using network Socket",
     "node-b:99:99 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.2<0>",
-    "node-b:99:99 [0] bootstrap.cc:115 NCCL WARN Bootstrap : no socket interface found",
+    "",
+    "[2025-10-14 09:21:07] node-b:99:99 [0] bootstrap.cc:115 NCCL WARN Bootstrap : no socket interface found",
     "node-b:99:99 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with "
     "NCCL_IGNORE_DISABLED_P2P=1.",
     "unrelated line",
+]
+# v2.30.7-1 puts the function between FILE:LINE and the level; NCCL_DEBUG_TIMESTAMP_LEVELS=ALL stamps INFO lines too
+NCCL_LINES_2_30 = [
+    "[2026-01-20 17:02:11] node-c:7:7 [1] NCCL INFO NCCL version 2.30.7+cuda13.0",
+    "",
+    "[2026-01-20 17:02:11] node-c:7:7 [1] transport/net_socket.cc:61 (ncclNetSocketInit) NCCL WARN NET/Socket : no "
+    "interface found",
+    "",
+    "[2026-01-20 17:02:11] node-c:7:9 [1] graph/paths.cc:350 (p2pCanConnect) NCCL WARN P2P is disabled between NVLINK "
+    "connected GPUs 1 and 2. This should not be the case given their connectivity, and is probably due to a hardware "
+    "issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",
 ]
 
 
 def test_nccl_lines_are_read_as_nccl_writes_them() -> None:
     notes = parse_lines(NCCL_LINES)
-    assert [(n.kind, n.host, n.value) for n in notes] == [
-        ("version", "node-a", "2.27.5+cuda12.9"),
-        ("no-ib", "node-a", None),
-        ("socket-interfaces", "node-a", "[0]docker0:172.17.0.1<0>"),
-        ("network", "node-a", "Socket"),
-        ("bootstrap-interface", "node-b", "eth0:10.0.0.2<0>"),
-        ("no-interface", "node-b", None),
-        ("p2p-disabled", "node-b", "0 and 1"),
+    assert [(n.kind, n.host, n.level, n.value) for n in notes] == [
+        ("version", "node-a", "INFO", "2.27.7+cuda12.9"),
+        ("no-ib", "node-a", "INFO", None),
+        ("socket-interfaces", "node-a", "INFO", "[0]docker0:172.17.0.1<0>"),
+        ("network", "node-a", "INFO", "Socket"),
+        ("bootstrap-interface", "node-b", "INFO", "eth0:10.0.0.2<0>"),
+        ("no-interface", "node-b", "WARN", None),
+        ("p2p-disabled", "node-b", "INFO", "0 and 1"),
     ]
     assert notes[2].interfaces == ["docker0"]
+    later = parse_lines(NCCL_LINES_2_30)
+    assert [(n.kind, n.host, n.pid, n.level, n.value) for n in later] == [
+        ("version", "node-c", 7, "INFO", "2.30.7+cuda13.0"),
+        ("no-socket-interface", "node-c", 7, "WARN", None),
+        ("p2p-nvlink-disabled", "node-c", 7, "WARN", "1 and 2"),
+    ]
+    assert later[1].message == "NET/Socket : no interface found"
+
+
+def test_an_nccl_warn_nobody_names_is_still_shown() -> None:
+    line = "[2025-10-14 09:21:07] node-b:99:99 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to x failed"
+    assert [(n.kind, n.message) for n in parse_lines(["", line])] == [
+        ("warn", "socketStartConnect: Connect to x failed")
+    ]
 
 
 def as_tested(observed: Observed, backend: str) -> Observed:
@@ -246,11 +274,20 @@ def test_nccl_diagnostics_name_the_interface_and_transport_problems_across_hosts
 
 
 def test_nccl_diagnostics_pass_on_a_healthy_log_and_only_warn_on_p2p() -> None:
-    healthy = ["vm:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9", "vm:1:1 [0] NCCL INFO Using network Socket"]
+    healthy = ["vm:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.9", "vm:1:1 [0] NCCL INFO Using network Socket"]
     ok = found(analyze(with_nccl(load("two-nodes-healthy"), healthy)))["collective-nccl-diagnostics"]
     assert (ok.status.value, ok.title) == ("ok", "NCCL's own diagnostics show no problem (Socket)")
-    warn = found(analyze(with_nccl(load("two-nodes-healthy"), [*healthy, NCCL_LINES[6]])))
+    warn = found(analyze(with_nccl(load("two-nodes-healthy"), [*healthy, NCCL_LINES[7]])))
     assert warn["collective-nccl-diagnostics"].status.value == "warn"
+
+
+def test_nccl_without_an_interface_or_with_nvlink_p2p_off_fails_in_nccl_v2_30s_format() -> None:
+    finding = found(analyze(with_nccl(load("two-nodes-healthy"), NCCL_LINES_2_30)))["collective-nccl-diagnostics"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "node-c: NET/Socket : no interface found (NCCL_SOCKET_IFNAME matches no interface there)",
+    )
+    assert finding.detail.splitlines()[1].startswith("node-c: P2P is disabled between NVLINK connected GPUs 1 and 2.")
 
 
 def test_an_nccl_error_in_a_rank_fails_the_nccl_finding() -> None:
@@ -364,3 +401,24 @@ def test_other_nodes_print_one_line_led_by_the_first_cause() -> None:
     line = status_line(analyze(load("master-never-comes")))
     assert line.startswith("xladoctor collective: node 1 (vm): failed: Could not reach the master 127.0.0.1:")
     assert line.endswith("(collective-rendezvous); the report is on node 0")
+
+
+def test_a_long_nccl_log_keeps_its_head_and_its_tail(tmp_path: Path) -> None:
+    """NCCL says what it chose at init and why it gave up at the end: both must reach the analysis."""
+    from xladoctor.collective.launch import read_nccl_logs
+
+    middle = [f"node-a:1:1 [0] NCCL INFO Channel {i:05d}/32 : 0 1" for i in range(5000)]
+    lines = [*NCCL_LINES[:5], *middle, *NCCL_LINES[5:8]]
+    (tmp_path / "nccl.node-a.1.log").write_text("\n".join(lines) + "\n")
+    text = read_nccl_logs(tmp_path, limit=8 << 10)["nccl.node-a.1.log"]
+    assert len(text) <= 8 << 10
+    assert [(n.kind, n.host) for n in parse_lines(text.splitlines())] == [
+        ("version", "node-a"),
+        ("no-ib", "node-a"),
+        ("socket-interfaces", "node-a"),
+        ("network", "node-a"),
+        ("bootstrap-interface", "node-b"),
+        ("no-interface", "node-b"),
+        ("p2p-disabled", "node-b"),
+    ]
+    assert all(line in middle or line in lines for line in text.splitlines())  # whole lines only

@@ -126,13 +126,22 @@ def read_records(folder: Path) -> tuple[dict[str, Any], ...]:
 
 
 def read_nccl_logs(folder: Path, limit: int = 64 << 10) -> dict[str, str]:
+    """Each NCCL_DEBUG_FILE, at most `limit` bytes of it: its head (the version, the interfaces and the transport
+    NCCL chose at init) and its tail (the WARN it gave up with), whole lines of each."""
     logs = {}
     for path in sorted(glob.glob(str(folder / "nccl.*.log"))):
         try:
             with open(path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - limit))
-                logs[os.path.basename(path)] = handle.read().decode("utf-8", errors="replace")
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(0)
+                if size <= limit:
+                    data = handle.read()
+                else:
+                    head = handle.read(limit // 4)
+                    handle.seek(size - (limit - len(head)))
+                    tail = handle.read()
+                    data = head[: head.rfind(b"\n") + 1] + tail[tail.find(b"\n") + 1 :]
+                logs[os.path.basename(path)] = data.decode("utf-8", errors="replace")
         except OSError:
             continue
     return logs

@@ -196,6 +196,8 @@ def nccl_diagnostics(observed: Observed) -> Finding:
             warn.append(f"{host}: no InfiniBand device (NET/IB : No device found): NCCL falls back to TCP sockets")
         elif kind == "no-ibverbs" and spread:
             warn.append(f"{host}: libibverbs cannot be loaded: NCCL cannot use InfiniBand/RoCE (install rdma-core)")
+        elif kind == "p2p-nvlink-disabled":
+            bad.append(f"{host}: {note.get('message')}")
         elif kind == "p2p-disabled":
             warn.append(f"{host}: {note.get('message')}")
         elif kind == "warn":
