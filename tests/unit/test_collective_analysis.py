@@ -422,3 +422,40 @@ def test_a_long_nccl_log_keeps_its_head_and_its_tail(tmp_path: Path) -> None:
         ("p2p-disabled", "node-b"),
     ]
     assert all(line in middle or line in lines for line in text.splitlines())  # whole lines only
+
+
+def member_roll(**changes: Any) -> Observed:
+    observed = load("master-never-comes")
+    return replace(observed, roll=dict(observed.roll or {}, connect_error=None, **changes))
+
+
+def test_a_member_says_how_node_0_failed_to_answer() -> None:
+    port = load("master-never-comes").plan["master_port"]
+    closed = found(analyze(member_roll(no_answer="closed")))["collective-rendezvous"]
+    assert (closed.status.value, closed.title) == (
+        "fail",
+        f"Node 0 (127.0.0.1:{port}) closed the connection without answering",
+    )
+    silent = found(analyze(member_roll(no_answer="timeout", waited_s=6.0)))["collective-rendezvous"]
+    assert silent.title == f"127.0.0.1:{port} took the connection but sent no answer in 6.0 s"
+    assert "an old job's TCPStore does" in silent.detail
+    bad = found(analyze(member_roll(malformed="'go' is missing")))["collective-rendezvous"]
+    assert bad.title == "Node 0's answer could not be read: 'go' is missing"
+
+
+def test_a_member_refused_as_too_late_is_told_why() -> None:
+    reply = {"go": False, "refused": "too late: node 0 stopped waiting after 60.0 s", "reason": "late"}
+    late = found(analyze(member_roll(reply=reply)))["collective-rendezvous"]
+    assert late.title == "The master refused this node: too late: node 0 stopped waiting after 60.0 s"
+    assert late.detail.startswith("It came after node 0 stopped waiting")
+
+
+def test_node_0_names_the_node_that_came_too_late() -> None:
+    observed = load("node-never-joins")
+    reply = dict(observed.roll["reply"], late=[{"unit": 1, "host": "vm2", "after_s": 0.3}])  # type: ignore[index]
+    finding = found(analyze(replace(observed, roll=dict(observed.roll or {}, reply=reply))))["collective-rendezvous"]
+    assert finding.status.value == "fail"
+    assert (
+        "node 1 (vm2) came 0.3 s after node 0 stopped waiting: start the nodes closer together, or give every node "
+        "a longer --timeout." in finding.detail.splitlines()
+    )

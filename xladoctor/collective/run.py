@@ -135,7 +135,7 @@ class NodeRun:
                 "reply": {k: v for k, v in reply.items() if k != "members"},
             }
             return bool(reply["go"]), list(reply["backends"])
-        member = Member(plan.master_addr, port, me)
+        member = Member(plan.master_addr, port, me, preflight.master.addresses)
         self.say(f"joining {plan.master_addr}:{port}")
         member.join(self.join_deadline, self.deadline)
         self.member = member
@@ -152,6 +152,8 @@ class NodeRun:
             "attempts": roll.attempts,
             "connect_error": roll.connect_error,
             "stranger": roll.stranger,
+            "no_answer": roll.no_answer,
+            "malformed": roll.malformed,
             "reply": {k: v for k, v in reply.items() if k != "members"} if reply else None,
         }
         return roll.go, list(reply.get("backends", backends))

@@ -292,6 +292,9 @@ def launch(observed: Observed) -> Finding:
                     "connection to node 0"
                 )
             continue
+        if outcome.get("malformed"):
+            problems.append(f"{who(observed, unit.unit)} sent an outcome node 0 cannot read: {outcome['malformed']}")
+            continue
         launcher = outcome.get("launcher")
         if not launcher or launcher.get("ok", True):
             continue
