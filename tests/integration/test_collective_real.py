@@ -609,3 +609,37 @@ def test_nodes_that_disagree_about_the_node_count_stop_before_torchrun(torch29: 
         f"xladoctor collective: node 1 ({host}): failed: The nodes disagree about the job: the job's size differs: "
         f"node 0 ({host}) says 2, node 1 ({host}) says 3 (collective-world); the report is on node 0"
     )
+
+
+def gate_skip(torch29: str, *command: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", torch29, "--collective", "--", *command]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    return proc.returncode, proc.stderr
+
+
+def test_the_gate_skips_an_elastic_node_range_with_a_warning_instead_of_refusing(torch29: str) -> None:
+    """torchrun --nnodes 1:4 decides the node count at its rendezvous: no fixed roll call can check it."""
+    code, err = gate_skip(torch29, "bash", "-c", "exit 0; torchrun --nnodes 1:4 --rdzv-backend c10d train.py")
+    assert code == 0, err
+    assert (
+        "xladoctor gate: collective: skipped, not checked across the nodes: --nnodes=1:4: an elastic range; "
+        "xladoctor collective needs a fixed node count (--nnodes N); torchrun decides the node count at its "
+        "rendezvous"
+    ) in err
+    assert "; collective skipped) in " in err.strip().splitlines()[-1]
+
+
+def test_the_gate_does_not_pass_a_multi_node_command_it_cannot_read_on_one_host(torch29: str) -> None:
+    code, err = gate_skip(torch29, "bash", "-c", "exit 0", "--nnodes", "2")
+    assert code == 0, err
+    assert "skipped, not checked across the nodes: CMD names --nnodes 2, but xladoctor could not read its launch" in err
+    assert "collective passed" not in err and "waiting for" not in err
+
+
+def test_the_gate_runs_nproc_per_node_cpu_as_torchrun_does(torch29: str) -> None:
+    """--nproc-per-node cpu is one process per CPU (torchrun's determine_local_world_size); the gate ran it."""
+    command = [torch29, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "cpu", "--no-python", "true"]
+    code, err = gate_skip(torch29, *command, env={"OMP_NUM_THREADS": "1"})
+    assert code == 0, err
+    cpus = os.cpu_count()
+    assert f"xladoctor gate: collective passed: 1 node(s) x {cpus} process(es)" in err

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor import __version__
-from xladoctor.collective.backends import choose, default_nproc
+from xladoctor.collective.backends import choose, nproc_for
 from xladoctor.collective.jaxrun import jax_outcome, run_jax
 from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
 from xladoctor.collective.merge import assemble, compact_records, fatal, fatal_outcome, launcher_view
@@ -250,7 +250,7 @@ class NodeRun:
             folder = Path(scratch)
             facts, facts_path = self.snapshot(folder)
             backends, skipped, impossible = choose(facts, plan.backends)
-            nproc = plan.nproc_per_node or default_nproc(facts, backends)
+            nproc = plan.nproc_per_node or nproc_for(plan.nproc_rule, facts, backends)
             me = hello_message(
                 plan.unit,
                 plan.units,
