@@ -643,3 +643,29 @@ def test_the_gate_runs_nproc_per_node_cpu_as_torchrun_does(torch29: str) -> None
     assert code == 0, err
     cpus = os.cpu_count()
     assert f"xladoctor gate: collective passed: 1 node(s) x {cpus} process(es)" in err
+
+
+LEFTOVER_CHECK = """
+import os, sys, psutil
+pid = int(open(sys.argv[1]).read())
+try:
+    alive = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+except psutil.NoSuchProcess:
+    alive = False
+print("leftover alive" if alive else "leftover gone")
+if alive:
+    os.kill(pid, 9)
+sys.exit(1 if alive else 0)
+"""
+
+
+def test_nothing_the_collective_started_lives_on_into_the_gated_job(torch29: str, tmp_path: Path) -> None:
+    """A rank leaves a process behind (out of its session, without the run's variables): the gate kills it before
+    it execs the job."""
+    pid_file = tmp_path / "leftover.pid"
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", torch29, "--collective", "--collective-timeout"]
+    argv += ["60", "--", sys.executable, "-c", LEFTOVER_CHECK, str(pid_file)]
+    env = {**os.environ, "PYTHONPATH": str(PLANTED / "leaves_a_child"), "LEFTOVER_PID_FILE": str(pid_file)}
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env)
+    assert pid_file.exists(), proc.stderr
+    assert (proc.returncode, proc.stdout.strip()) == (0, "leftover gone"), proc.stderr

@@ -22,7 +22,7 @@ from xladoctor.diagnosis.pipeline import diagnose, make_request
 from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
-from xladoctor.proc import stop_being_subreaper
+from xladoctor.proc import kill_descendants, stop_being_subreaper
 from xladoctor.reporters.console import ReportConsole
 from xladoctor.sanitize import one_line
 
@@ -175,6 +175,9 @@ def gate(
         print(
             f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {one_line(command[0])}", file=sys.stderr
         )
+        # nothing the checks started may live on into the job (a collective's worker that left torchrun's group
+        # would hold its GPU and ports): xladoctor is the subreaper of its orphans (proc.children_cleaned_up)
+        kill_descendants()
         become(command)
     from xladoctor.reporters.terminal import render_text
 

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xladoctor.collective.launch import JAX_WORKER, free_port, install_worker, worker_env
+from xladoctor.collective.launch import JAX_WORKER, free_port, install_worker, stop_workers, worker_env
 from xladoctor.collective.plan import Plan
 from xladoctor.proc import CommandResult, run_command
 
@@ -75,6 +75,7 @@ def run_jax(
 
     with ThreadPoolExecutor(max_workers=len(ids)) as pool:
         ended = list(pool.map(lambda item: one(*item), enumerate(ids)))
+    stop_workers(str(out))
     records = []
     for path in sorted(glob.glob(str(out / "jax-*.json"))):
         try:
