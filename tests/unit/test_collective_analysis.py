@@ -168,7 +168,7 @@ def test_nccl_socket_ifname_on_lo_fails_across_hosts_and_passes_on_one() -> None
     same = on_hosts(load("two-nodes-healthy"), {0: "vm", 1: "vm"}, ifnames=ifnames)
     assert found(analyze(same))["collective-socket-ifname"].status.value == "ok"
     spread = on_hosts(load("two-nodes-healthy"), {0: "node-a", 1: "node-b"}, ifnames=ifnames)
-    finding = found(analyze(spread))["collective-socket-ifname"]
+    finding = found(analyze(as_tested(spread, "nccl")))["collective-socket-ifname"]
     assert finding.status.value == "fail"
     assert finding.title.startswith("NCCL_SOCKET_IFNAME=lo selects only lo on node 0 (node-a), which no other host")
 
@@ -459,3 +459,19 @@ def test_node_0_names_the_node_that_came_too_late() -> None:
         "node 1 (vm2) came 0.3 s after node 0 stopped waiting: start the nodes closer together, or give every node "
         "a longer --timeout." in finding.detail.splitlines()
     )
+
+
+def test_nccl_socket_ifname_is_judged_only_when_nccl_ran() -> None:
+    """A gloo-only job on a CPU host with NCCL_SOCKET_IFNAME=ib0 (a cluster-wide setting) is healthy."""
+    observed = on_hosts(load("two-nodes-healthy"), {0: "vm", 1: "vm"}, ifnames={"NCCL_SOCKET_IFNAME": "ib0"})
+    report = analyze(observed)
+    shown = found(report)["collective-socket-ifname"]
+    assert (shown.status.value, shown.title) == (
+        "ok",
+        "NCCL_SOCKET_IFNAME was not judged: NCCL was not tested, and nothing that ran reads it",
+    )
+    assert shown.detail.splitlines()[1].startswith("NCCL_SOCKET_IFNAME=ib0 names no interface on node 0 (vm): it has")
+    assert exit_code(report) is ExitCode.OK
+    judged = found(analyze(as_tested(observed, "nccl")))["collective-socket-ifname"]
+    assert judged.status.value == "fail"
+    assert judged.title.startswith("NCCL_SOCKET_IFNAME=ib0 names no interface on node 0 (vm): it has")
