@@ -669,3 +669,20 @@ def test_nothing_the_collective_started_lives_on_into_the_gated_job(torch29: str
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env)
     assert pid_file.exists(), proc.stderr
     assert (proc.returncode, proc.stdout.strip()) == (0, "leftover gone"), proc.stderr
+
+
+def test_nodes_without_a_backend_in_common_say_which_node_lacks_what(torch29: str, real_env) -> None:
+    """Node 0 has torch (gloo), node 1 only jax: the roll call agrees on nothing, and node 0 names node 1's reason."""
+    jax = str(python_of(real_env("jax-cpu")))
+    (code0, out0, err0), (code1, _, err1) = two_nodes(torch29, jax, "--timeout", "40")
+    assert (code0, code1) == (1, 1), (err0, err1)
+    doc = report(out0)
+    host = doc["nodes"][0]["host"]
+    gloo = by_id(doc, "collective-gloo")
+    assert (gloo["status"], gloo["detail"]) == (
+        "skip",
+        f"Skipped because node 1 ({host}) cannot run it:\nnode 1 ({host}): torch is not installed",
+    )
+    nothing = by_id(doc, "collective-backends")
+    assert (nothing["status"], nothing["title"]) == ("fail", "No backend runs on every node")
+    assert f"gloo: node 1 ({host}): torch is not installed" in nothing["detail"].splitlines()

@@ -475,3 +475,41 @@ def test_nccl_socket_ifname_is_judged_only_when_nccl_ran() -> None:
     judged = found(analyze(as_tested(observed, "nccl")))["collective-socket-ifname"]
     assert judged.status.value == "fail"
     assert judged.title.startswith("NCCL_SOCKET_IFNAME=ib0 names no interface on node 0 (vm): it has")
+
+
+def test_the_roll_call_says_which_node_took_a_backend_off() -> None:
+    from xladoctor.collective.run import agree_backends
+
+    members = {
+        0: {"host": "a", "available": ["gloo", "nccl"]},
+        1: {"host": "b", "available": ["gloo"], "unavailable": {"nccl": "no NVIDIA GPU on this host"}},
+        2: {"host": "c", "available": ["gloo", "nccl"]},
+    }
+    assert agree_backends(members, ["gloo", "nccl"]) == (
+        ["gloo"],
+        {"nccl": [{"unit": 1, "host": "b", "why": "no NVIDIA GPU on this host"}]},
+    )
+
+
+def removed_nccl(observed: Observed, asked: tuple[str, ...] = ()) -> Observed:
+    """Node 0 could run NCCL, node 1 could not: the roll call agreed on gloo alone."""
+    reply = dict((observed.roll or {})["reply"], removed={"nccl": [{"unit": 1, "host": "vm", "why": "no NVIDIA GPU"}]})
+    skipped = {k: v for k, v in observed.skipped.items() if k != "nccl"}
+    plan = dict(observed.plan, backends=list(asked))
+    return replace(observed, roll=dict(observed.roll or {}, reply=reply), skipped=skipped, plan=plan)
+
+
+def test_a_backend_another_node_cannot_run_is_skipped_naming_it() -> None:
+    nccl = found(analyze(removed_nccl(load("two-nodes-healthy"))))["collective-nccl"]
+    assert (nccl.status.value, nccl.detail) == (
+        "skip",
+        "Skipped because node 1 (vm) cannot run it:\nnode 1 (vm): no NVIDIA GPU",
+    )
+
+
+def test_a_backend_asked_for_that_another_node_cannot_run_fails_naming_it() -> None:
+    nccl = found(analyze(removed_nccl(load("two-nodes-healthy"), ("gloo", "nccl"))))["collective-nccl"]
+    assert (nccl.status.value, nccl.title) == (
+        "fail",
+        "nccl was asked for, but node 1 (vm) cannot run it: no NVIDIA GPU",
+    )

@@ -115,4 +115,3 @@ def nproc_for(rule: str | None, facts: Facts, backends: Sequence[str]) -> int:
     if "xla" in backends and tpu_chips(facts):
         return tpu_chips(facts)
     return 2
-

@@ -123,8 +123,8 @@ class NodeRun:
                 }
                 return False, backends
             host.gather(self.join_deadline)
-            agreed = _agreed_backends(host.roll.members.values(), backends, plan.backends)
-            reply = host.answer(agreed)
+            agreed, removed = agree_backends(host.roll.members, backends)
+            reply = host.answer(agreed, removed)
             self.host = host
             self.unit = 0 if plan.unit is None else plan.unit
             self.members = {u: m for u, m in host.roll.members.items()}
@@ -261,6 +261,7 @@ class NodeRun:
                 world_size=plan.world_size,
                 local_rank=plan.local_rank,
                 available=backends,
+                unavailable=skipped,
                 preflight=preflight_view(preflight),
                 xladoctor=__version__,
                 torch=_version(facts, "torch"),
@@ -304,14 +305,24 @@ def _version(facts: Facts, name: str) -> str | None:
     return dist.version if dist else None
 
 
-def _agreed_backends(members: Any, mine: list[str], asked: tuple[str, ...]) -> list[str]:
-    """Asked for: as asked. Else what every member can run (a node without GPUs takes NCCL off for all)."""
-    chosen = list(mine)
-    for member in members:
+def agree_backends(
+    members: Mapping[int, Mapping[str, Any]], mine: list[str]
+) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
+    """(the backends of `mine` every member can run, backend -> the members that cannot and why): a node without
+    GPUs takes NCCL off for all, and the report says which node it was (a failure where --backend asked for it)."""
+    agreed = list(mine)
+    removed: dict[str, list[dict[str, Any]]] = {}
+    for unit, member in sorted(members.items()):
         available = member.get("available")
-        if isinstance(available, list):
-            chosen = [b for b in chosen if b in available]
-    return chosen
+        if not isinstance(available, list):
+            continue
+        reasons = member.get("unavailable") or {}
+        for name in mine:
+            if name not in available:
+                why = reasons.get(name) or "not available there"
+                removed.setdefault(name, []).append({"unit": unit, "host": member.get("host"), "why": why})
+        agreed = [b for b in agreed if b in available]
+    return agreed, removed
 
 
 def _outcome(unit: int | None, host: str, view: Mapping[str, Any], facts_path: Path) -> dict[str, Any]:
