@@ -686,3 +686,20 @@ def test_nodes_without_a_backend_in_common_say_which_node_lacks_what(torch29: st
     nothing = by_id(doc, "collective-backends")
     assert (nothing["status"], nothing["title"]) == ("fail", "No backend runs on every node")
     assert f"gloo: node 1 ({host}): torch is not installed" in nothing["detail"].splitlines()
+
+
+def test_an_rdzv_endpoint_on_loopback_without_node_ranks_forms_the_job(torch29: str) -> None:
+    """--rdzv-endpoint 127.0.0.1:PORT and no --node-rank: both processes may host (a loopback endpoint is this
+    host's, as torchrun's c10d reads it); the first to bind is node 0, the other joins it and gets rank 1."""
+    port = free_port()
+    common = ("--python", torch29, "--nnodes", "2", "--rdzv-endpoint", f"127.0.0.1:{port}", "--timeout", "60")
+    node_a = start(*common, "--json")
+    time.sleep(1.0)
+    node_b = start(*common, "--json")
+    (code_a, out_a, err_a), (code_b, out_b, err_b) = finish(node_a), finish(node_b)
+    assert (code_a, code_b) == (0, 0), (err_a, err_b)
+    assert bool(out_a) != bool(out_b)  # only node 0 prints the report (whichever bound the port first)
+    doc = report(out_a or out_b)
+    assert [n["ranks"] for n in doc["nodes"]] == [[0, 1], [2, 3]]
+    member = err_b if out_a else err_a
+    assert member.strip().splitlines()[-1].endswith("): ok (ranks 2-3: gloo passed here); the report is on node 0")

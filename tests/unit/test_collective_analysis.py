@@ -513,3 +513,14 @@ def test_a_backend_asked_for_that_another_node_cannot_run_fails_naming_it() -> N
         "fail",
         "nccl was asked for, but node 1 (vm) cannot run it: no NVIDIA GPU",
     )
+
+
+def test_a_member_without_a_node_rank_that_reaches_nobody_is_told_to_give_node_ranks() -> None:
+    observed = load("master-never-comes")
+    unassigned = replace(observed, plan=dict(observed.plan, node_rank=None, unit=None))
+    finding = found(analyze(unassigned))["collective-rendezvous"]
+    assert finding.detail.endswith(
+        "Without --node-rank, node 0 is the node whose own address is 127.0.0.1: when no node has it (a virtual IP, "
+        "NAT, an elastic or public address), none listens; give --node-rank on every node."
+    )
+    assert "Without --node-rank" not in found(analyze(observed))["collective-rendezvous"].detail

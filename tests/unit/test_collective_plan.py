@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -411,3 +412,45 @@ def test_nccl_ranks_follow_cuda_visible_devices() -> None:
     found, why = applicable(h100s(""))
     assert "nccl" not in found
     assert why["nccl"] == "CUDA_VISIBLE_DEVICES= hides every GPU of this host"
+
+
+def preflight(master: str, addresses: tuple[str, ...], here: tuple[str, ...] = ("10.0.0.5",)) -> Any:
+    from xladoctor.collective.preflight import Preflight
+    from xladoctor.probes.network import Interface, Resolution
+
+    interfaces = (Interface("lo", ("127.0.0.1", "::1")), Interface("eth0", here))
+    return Preflight("node-b", Resolution("node-b", here), Resolution(master, addresses), interfaces, {})
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "addresses", "hosts"),
+    [
+        ("127.0.0.1:29400", ("127.0.0.1",), True),  # every process of this host may: the first to bind hosts
+        ("localhost:29400", ("::1", "127.0.0.1"), True),
+        ("10.0.0.5:29400", ("10.0.0.5",), True),  # this host's own address
+        ("node-b:29400", ("10.0.0.5",), True),  # this host's own name
+        ("10.0.0.7:29400", ("10.0.0.7",), False),  # another host's
+        ("203.0.113.9:29400", ("203.0.113.9",), False),  # a VIP or public address no node has: nobody hosts
+    ],
+)
+def test_without_node_ranks_the_host_of_the_endpoints_address_hosts(
+    endpoint: str, addresses: tuple[str, ...], hosts: bool
+) -> None:
+    from xladoctor.collective.run import may_host
+
+    plan = make_plan(Options(nnodes="2", rdzv_endpoint=endpoint), {})
+    assert may_host(plan, preflight(plan.master_addr, addresses)) is hosts
+    ranked = make_plan(Options(nnodes="2", rdzv_endpoint=endpoint, node_rank=1), {})
+    assert may_host(ranked, preflight(plan.master_addr, addresses)) is False
+
+
+def test_a_member_never_assigned_a_number_does_not_print_the_report() -> None:
+    import json
+
+    from xladoctor.collective.observed import observed_from_json
+
+    doc = json.loads((FACTS.parent / "collective" / "master-never-comes.json").read_text())
+    member = observed_from_json(doc)
+    assert member.host_view is False
+    unassigned = replace(member, plan=dict(member.plan, unit=None, node_rank=None))
+    assert unassigned.host_view is False

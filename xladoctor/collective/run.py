@@ -108,13 +108,16 @@ class NodeRun:
         if plan.mode == "local" or plan.units < 2:
             return True, backends
         port = plan.roll_port
-        hosting = plan.unit == 0 or (plan.unit is None and preflight.master_is_here)
-        if hosting:
+        if may_host(plan, preflight):
             host = Host(port, me, plan.units, assign=plan.unit is None)
+            listening = host.listen()
+            if not listening and plan.unit is None and host.roll.bind_error == "EADDRINUSE":
+                # another process of this host took it first: it is node 0 (torchrun's c10d backend does the same)
+                return self._join(me, preflight, backends)
             self.say(
                 f"waiting for {plan.units - 1} other {'node' if plan.mode == 'node' else 'rank'}(s) on port {port}"
             )
-            if not host.listen():
+            if not listening:
                 self.roll_view = {
                     "role": "host",
                     "port": port,
@@ -135,6 +138,12 @@ class NodeRun:
                 "reply": {k: v for k, v in reply.items() if k != "members"},
             }
             return bool(reply["go"]), list(reply["backends"])
+        return self._join(me, preflight, backends)
+
+    def _join(self, me: dict[str, Any], preflight: Preflight, backends: list[str]) -> tuple[bool, list[str]]:
+        """This node's side of the roll call as a member: reach node 0, say hello, take its reply."""
+        plan = self.plan
+        port = plan.roll_port
         member = Member(plan.master_addr, port, me, preflight.master.addresses)
         self.say(f"joining {plan.master_addr}:{port}")
         member.join(self.join_deadline, self.deadline)
@@ -298,6 +307,23 @@ class NodeRun:
                 verdict = self.member.verdict(self.deadline + 2 * OUTCOME_GRACE_S)
                 observed = replace(observed, verdict=verdict, elapsed_s=round(time.monotonic() - self.started, 3))
             return observed
+
+
+def may_host(plan: Plan, preflight: Preflight) -> bool:
+    """Whether this process hosts the roll call: node (rank) 0, or, when the ranks are given by arrival
+    (--rdzv-endpoint without --node-rank), a process of the host whose address the endpoint names, a loopback one
+    included. torchrun's c10d backend decides the same way (rendezvous/utils.py _matches_machine_hostname: localhost,
+    a loopback address, this host's name or one of its addresses), and the first of such processes that binds the
+    port hosts (c10d_rendezvous_backend.py _create_tcp_store tries again as a client): see roll_call."""
+    if plan.unit is not None:
+        return plan.unit == 0
+    master = preflight.master
+    return (
+        preflight.master_is_here
+        or master.loopback_only
+        or plan.master_addr in ("localhost", preflight.host)
+        or bool(set(master.addresses) & preflight.local_addresses)
+    )
 
 
 def _version(facts: Facts, name: str) -> str | None:
