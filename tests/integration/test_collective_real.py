@@ -703,3 +703,39 @@ def test_an_rdzv_endpoint_on_loopback_without_node_ranks_forms_the_job(torch29: 
     assert [n["ranks"] for n in doc["nodes"]] == [[0, 1], [2, 3]]
     member = err_b if out_a else err_a
     assert member.strip().splitlines()[-1].endswith("): ok (ranks 2-3: gloo passed here); the report is on node 0")
+
+
+XLA_TIMING = """
+import importlib.util, sys, time
+import torch, torch_xla, torch_xla.core.xla_model as xm
+spec = importlib.util.spec_from_file_location("worker", sys.argv[1])
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+step = worker.xla_step(torch_xla)
+x = torch.randn(2000, 2000, device=torch_xla.device())
+step()
+y = x
+for _ in range(6):
+    y = (y @ x) / 2000.0
+step()
+started = time.perf_counter()
+xm.wait_device_ops()
+print(f"{time.perf_counter() - started:.4f}")
+"""
+
+
+def test_torch_xla_timings_wait_for_the_device(torch29: str) -> None:
+    """The worker's step after an op must leave nothing running: else the timing measures the dispatch and the bus
+    bandwidth comes out too high."""
+    worker = (
+        Path(__file__).resolve().parents[2] / "xladoctor" / "collective" / "scripts" / "_xladoctor_collective_worker.py"
+    )
+    proc = subprocess.run(
+        [torch29, "-c", XLA_TIMING, str(worker)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PJRT_DEVICE": "CPU"},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert float(proc.stdout.strip().splitlines()[-1]) < 0.02  # it was ~0.28 s when the step did not wait
