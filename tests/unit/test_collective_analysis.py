@@ -342,7 +342,7 @@ def test_tpu_pod_variables_that_disagree_fail() -> None:
     assert finding.detail.splitlines()[1:] == [
         "TPU_WORKER_HOSTNAMES differs: node 0 (vm) set w0,w1; node 1 (vm) set w0,w1,w2",
         "worker id 0 is claimed by node 0 (vm) and node 1 (vm)",
-        "TPU_WORKER_HOSTNAMES names 3 workers; the job has 2",
+        "TPU_WORKER_HOSTNAMES names 3 workers; the job has 2 hosts",
     ]
 
 
@@ -524,3 +524,22 @@ def test_a_member_without_a_node_rank_that_reaches_nobody_is_told_to_give_node_r
         "NAT, an elastic or public address), none listens; give --node-rank on every node."
     )
     assert "Without --node-rank" not in found(analyze(observed))["collective-rendezvous"].detail
+
+
+def test_tpu_pod_variables_count_hosts_not_ranks() -> None:
+    """Two TPU hosts with two ranks each (one xladoctor per rank): TPU_WORKER_HOSTNAMES names the 2 hosts."""
+    observed = with_env(
+        load("two-nodes-healthy"),
+        {
+            0: {"TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_HOST_BOUNDS": "1,1,2"},
+            1: {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_HOST_BOUNDS": "1,1,2"},
+        },
+    )
+    ranks = replace(observed, plan=dict(observed.plan, mode="agent", world_size=4, units=4, nnodes=2))
+    finding = found(analyze(ranks))["collective-tpu-env"]
+    assert (finding.status.value, finding.title) == ("ok", "TPU pod variables agree on 2 workers")
+    three = replace(ranks, plan=dict(ranks.plan, nnodes=3))
+    assert found(analyze(three))["collective-tpu-env"].detail.splitlines()[1:] == [
+        "TPU_WORKER_HOSTNAMES names 2 workers; the job has 3 hosts",
+        "TPU_HOST_BOUNDS=1,1,2 describes 2 hosts; the job has 3",
+    ]
