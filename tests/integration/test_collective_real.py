@@ -739,3 +739,19 @@ def test_torch_xla_timings_wait_for_the_device(torch29: str) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert float(proc.stdout.strip().splitlines()[-1]) < 0.02  # it was ~0.28 s when the step did not wait
+
+
+def test_jax_on_nodes_with_different_process_counts_agrees_on_the_ids(real_env) -> None:
+    """Node 0 runs one JAX process, node 1 two: node 0 numbers them 0, 1-2 of 3 (each node's own count would have
+    made node 0 say 2 processes and node 1 ids 2-3 of 4)."""
+    jax = str(python_of(real_env("jax-cpu")))
+    port = free_port()
+    common = ("--python", jax, "--nnodes", "2", "--master-addr", "127.0.0.1", "--master-port", str(port))
+    node1 = start(*common, "--node-rank", "1", "--nproc-per-node", "2", "--timeout", "120")
+    node0 = start(*common, "--node-rank", "0", "--nproc-per-node", "1", "--timeout", "120", "--json")
+    (code0, out0, err0), (code1, _, err1) = finish(node0), finish(node1)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert [n["jax_processes"] for n in doc["nodes"]] == [[0], [1, 2]]
+    assert [(r["op"], r["ranks"], r["correct"]) for r in doc["collectives"]][0] == ("all_reduce", 3, 3)
+    assert statuses(doc)["collective-world"] == "warn"  # processes per node differ: torchrun allows it

@@ -40,3 +40,29 @@ def test_a_worker_in_a_session_of_its_own_does_not_outlive_the_deadline(tmp_path
     while not gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert gone(pid)
+
+
+def test_node_0_numbers_every_nodes_jax_processes_in_order() -> None:
+    from xladoctor.collective.jaxrun import numbering
+
+    assert numbering({1: 2, 0: 1, 2: 0, 3: 4}) == {"total": 7, "first": {"0": 0, "1": 1, "2": 3, "3": 3}}
+
+
+def test_jax_runs_one_process_per_tpu_host_and_per_rank_elsewhere() -> None:
+    from xladoctor.collective.jaxrun import processes
+    from xladoctor.collective.plan import Options, make_plan
+
+    node = make_plan(Options(nnodes="2", node_rank=1, master_addr="a"), {})
+    assert (processes(node, 4, tpu=True), processes(node, 4, tpu=False)) == (1, 4)
+    env = {"MASTER_ADDR": "a", "MASTER_PORT": "1", "WORLD_SIZE": "8", "RANK": "5", "TORCHELASTIC_RUN_ID": "x"}
+    rank = make_plan(Options(), {**env, "LOCAL_RANK": "1"})
+    first = make_plan(Options(), {**env, "RANK": "4", "LOCAL_RANK": "0"})
+    assert (processes(rank, 1, tpu=True), processes(first, 1, tpu=True), processes(rank, 1, tpu=False)) == (0, 1, 1)
+
+
+def test_each_jax_process_on_a_gpu_host_sees_one_gpu_of_the_jobs_list() -> None:
+    from xladoctor.collective.jaxrun import visible_device
+
+    assert [visible_device(None, i) for i in range(3)] == ["0", "1", "2"]
+    assert [visible_device("4,5", i) for i in range(2)] == ["4", "5"]
+    assert visible_device("GPU-a, GPU-b", 1) == "GPU-b"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xladoctor.errors import UsageError
 
@@ -172,7 +172,7 @@ def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, .
         raise PlanError("give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both")
     if options.rdzv_endpoint:
         host, port = split_endpoint(options.rdzv_endpoint, "--rdzv-endpoint")
-        options = Options(**{**options.__dict__, "master_port": port if port is not None else DEFAULT_PORT})
+        options = replace(options, master_port=port if port is not None else DEFAULT_PORT)
         node_rank = options.node_rank
     else:
         host = options.master_addr or "127.0.0.1"

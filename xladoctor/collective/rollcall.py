@@ -422,7 +422,12 @@ class Host:
             channel.sock.settimeout(5.0)  # replies and verdicts are written with sendall
         self.conns[unit] = channel  # type: ignore[index]
 
-    def answer(self, backends: Sequence[str], removed: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def answer(
+        self,
+        backends: Sequence[str],
+        removed: Mapping[str, Any] | None = None,
+        jax: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Tell every member the verdict; the listener closes so that torchrun can take the port."""
         if self.listener is not None:
             self._late()
@@ -440,6 +445,7 @@ class Host:
             "waited_on": self.own.get("host"),
             "backends": list(backends),
             "removed": dict(removed or {}),
+            "jax": dict(jax) if jax is not None else None,
             "run": uuid.uuid4().hex[:12],
             "strangers": strangers,
             "late": list(self.late),

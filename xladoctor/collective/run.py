@@ -7,6 +7,7 @@ seconds past it at most.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor import __version__
-from xladoctor.collective.backends import choose, nproc_for
-from xladoctor.collective.jaxrun import jax_outcome, run_jax
+from xladoctor.collective.backends import choose, nproc_for, visible_gpus
+from xladoctor.collective.jaxrun import jax_outcome, numbering, processes, run_jax
 from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
 from xladoctor.collective.merge import assemble, compact_records, fatal, fatal_outcome, launcher_view
 from xladoctor.collective.nccl import parse_logs
@@ -26,6 +27,7 @@ from xladoctor.collective.plan import Plan
 from xladoctor.collective.preflight import Preflight, run_preflight
 from xladoctor.collective.rollcall import Host, Member, hello_message
 from xladoctor.facts import Facts
+from xladoctor.facts.platform import tpu_chips
 from xladoctor.probes.collect import collect_facts
 from xladoctor.proc import scratch_dir
 
@@ -89,6 +91,10 @@ class NodeRun:
         self.members: dict[int, Any] = {}
         self.unit = plan.unit
         self.me_host = ""
+        self.me: dict[str, Any] = {}
+        self.gpus = 0
+        self.host: Host | None = None  # this process hosts the roll call (node 0)
+        self.member: Member | None = None  # this process joined another's
 
     def snapshot(self, folder: Path) -> tuple[Facts, Path]:
         self.say(f"taking the snapshot of {self.python}")
@@ -122,12 +128,13 @@ class NodeRun:
                     "role": "host",
                     "port": port,
                     "bind_error": host.roll.bind_error,
-                    "holders": [h.__dict__ for h in host.roll.holders],
+                    "holders": [dataclasses.asdict(h) for h in host.roll.holders],
                 }
                 return False, backends
             host.gather(self.join_deadline)
             agreed, removed = agree_backends(host.roll.members, backends)
-            reply = host.answer(agreed, removed)
+            counts = {u: int(m.get("jax_processes") or 0) for u, m in host.roll.members.items()}
+            reply = host.answer(agreed, removed, numbering(counts))
             self.host = host
             self.unit = 0 if plan.unit is None else plan.unit
             self.members = {u: m for u, m in host.roll.members.items()}
@@ -169,9 +176,7 @@ class NodeRun:
 
     def _stopped_by(self) -> dict[str, Any] | None:
         """Which peer's failure stopped this node's launch early."""
-        watch = getattr(getattr(self, "host", None), "watch", None) or getattr(
-            getattr(self, "member", None), "watch", None
-        )
+        watch = (self.host.watch if self.host else None) or (self.member.watch if self.member else None)
         if watch is not None and watch.cause is not None:
             return dict(watch.cause)
         return None
@@ -186,7 +191,7 @@ class NodeRun:
             "role": "host",
             "port": self.plan.master_port,
             "bind_error": probe.roll.bind_error,
-            "holders": [h.__dict__ for h in probe.roll.holders],
+            "holders": [dataclasses.asdict(h) for h in probe.roll.holders],
         }
         return False
 
@@ -235,21 +240,35 @@ class NodeRun:
                 f"process(es) here"
             )
             cancel = threading.Event()
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.host.start_watch(cancel, fatal_outcome)
-            if hasattr(self, "member"):
+            if self.member is not None:
                 self.member.start_watch(cancel)
             launch = run_ranks(argv, env, out, end, port, cancel)
-            if hasattr(self, "host") and fatal(launch.records, launcher_view(launch)):
+            if self.host is not None and fatal(launch.records, launcher_view(launch)):
                 self.host.abort({"unit": self.unit, "host": self.me_host})
             view.update(
                 records=launch.records,
-                nccl=[n.__dict__ for n in parse_logs(launch.nccl_logs)],
+                nccl=[dataclasses.asdict(n) for n in parse_logs(launch.nccl_logs)],
                 launcher=dict(launcher_view(launch), stopped_by=self._stopped_by() if cancel.is_set() else None),
             )
         if "jax" in backends:
             self.say("running JAX's distributed runtime")
-            view["jax"] = run_jax(self.python, plan, self.unit or 0, nproc, folder, self.deadline, self.environ)
+            unit = self.unit or 0
+            count = int(self.me.get("jax_processes") or 0)
+            order = ((self.roll_view or {}).get("reply") or {}).get("jax") or numbering({unit: count})
+            first = int(order["first"].get(str(unit), 0))
+            view["jax"] = run_jax(
+                self.python,
+                plan,
+                unit,
+                range(first, first + count),
+                int(order["total"]),
+                folder,
+                self.deadline,
+                self.environ,
+                gpus=self.gpus,
+            )
         return view
 
     def execute(self) -> Observed:
@@ -260,6 +279,7 @@ class NodeRun:
             facts, facts_path = self.snapshot(folder)
             backends, skipped, impossible = choose(facts, plan.backends)
             nproc = plan.nproc_per_node or nproc_for(plan.nproc_rule, facts, backends)
+            self.gpus = visible_gpus(facts)
             me = hello_message(
                 plan.unit,
                 plan.units,
@@ -275,16 +295,18 @@ class NodeRun:
                 xladoctor=__version__,
                 torch=_version(facts, "torch"),
                 python=facts.python.version if facts.python else None,
+                jax_processes=processes(plan, nproc, bool(tpu_chips(facts))),
             )
+            self.me = me
             self.me_host = preflight.host
             go, backends = self.roll_call(me, preflight, backends)
             view: dict[str, Any] = {"records": (), "nccl": [], "launcher": None, "jax": None}
             run_id = str(((self.roll_view or {}).get("reply") or {}).get("run") or "local")
             if go and backends:
                 view = self.launch(folder, facts_path, backends, nproc, run_id)
-            if hasattr(self, "member"):
+            if self.member is not None:
                 self.member.report(_outcome(self.unit, preflight.host, view, facts_path))
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.outcomes = self.host.outcomes(self.deadline + OUTCOME_GRACE_S)
             observed = assemble(
                 dict(plan_view(plan), nproc_per_node=nproc if plan.mode in ("local", "node") else 1),
@@ -300,10 +322,10 @@ class NodeRun:
                 impossible,
                 time.monotonic() - self.started,
             )
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.host.tell(self.judge(observed))
                 self.host.close()
-            if hasattr(self, "member"):
+            if self.member is not None:
                 verdict = self.member.verdict(self.deadline + 2 * OUTCOME_GRACE_S)
                 observed = replace(observed, verdict=verdict, elapsed_s=round(time.monotonic() - self.started, 3))
             return observed
