@@ -66,3 +66,28 @@ def test_each_jax_process_on_a_gpu_host_sees_one_gpu_of_the_jobs_list() -> None:
     assert [visible_device(None, i) for i in range(3)] == ["0", "1", "2"]
     assert [visible_device("4,5", i) for i in range(2)] == ["4", "5"]
     assert visible_device("GPU-a, GPU-b", 1) == "GPU-b"
+
+
+def float32(value: float) -> float:
+    import struct
+
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def test_the_all_reduce_values_stay_exact_in_float32_for_any_job_size() -> None:
+    """A ring or tree adds the ranks' float32 values one at a time: every partial sum must be an integer float32
+    holds exactly, or a correct all_reduce of 3,000 ranks is reported wrong."""
+    import importlib.util
+
+    path = (
+        Path(__file__).resolve().parents[2] / "xladoctor" / "collective" / "scripts" / "_xladoctor_collective_worker.py"
+    )
+    spec = importlib.util.spec_from_file_location("worker", path)
+    assert spec is not None and spec.loader is not None
+    worker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worker)
+    for world in (2, 9, 3000, 100_000):
+        total = 0.0
+        for rank in range(world):
+            total = float32(total + float32(worker.contribution(rank) * 7))  # the largest element: 7 * contribution
+        assert total == worker.reduced(world) * 7, world

@@ -127,6 +127,19 @@ def pattern(torch, n, device, scale, period, offset=0.0):
     return (index + 1) * scale + offset
 
 
+def contribution(rank):
+    """What rank `rank` adds in all_reduce (times 1 + i % 7): 1 to 8, so that a missing or doubled rank shows, and
+    the sum stays an integer float32 holds exactly (below 2**24) up to ~530,000 ranks; with rank + 1 the sum,
+    W(W+1)/2 * 7, passes 2**24 at ~2,190 ranks and a correct result would be reported wrong."""
+    return float(rank % 8 + 1)
+
+
+def reduced(world):
+    """The sum of every rank's contribution in a world of `world` ranks."""
+    full, rest = divmod(world, 8)
+    return 36.0 * full + rest * (rest + 1) / 2.0
+
+
 def compare(torch, got, expected):
     """(ok, max_abs_err, first bad index, expected there, got there): exact, the values are small integers."""
     diff = (got.double() - expected.double()).abs()
@@ -180,9 +193,9 @@ def run_suite(torch, dist, backend, device, group, world, sync, job_world):
     rank = dist.get_rank(group)
     n = ELEMENTS
     ops = []
-    # all_reduce: rank r holds (r+1) * (1 + i % 7), so the sum is W(W+1)/2 * (1 + i % 7) for the job's W.
-    mine = pattern(torch, n, device, float(rank + 1), 7)
-    expected = pattern(torch, n, device, job_world * (job_world + 1) / 2.0, 7)
+    # all_reduce: rank r holds contribution(r) * (1 + i % 7), so the sum is reduced(W) * (1 + i % 7) for the job's W.
+    mine = pattern(torch, n, device, contribution(rank), 7)
+    expected = pattern(torch, n, device, reduced(job_world), 7)
     times = []
     for _ in range(ITERS + 1):
         buf = mine.clone()  # a fresh tensor each time: torch_xla may donate the buffer of an in-place op
