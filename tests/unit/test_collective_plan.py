@@ -454,3 +454,35 @@ def test_a_member_never_assigned_a_number_does_not_print_the_report() -> None:
     assert member.host_view is False
     unassigned = replace(member, plan=dict(member.plan, unit=None, node_rank=None))
     assert unassigned.host_view is False
+
+
+def pytorchjob_v181(replicas: int, index: int, nproc: str = "auto") -> dict[str, str]:
+    """What training-operator v1.8.1 sets on a PyTorchJob's pod with a Master (envvar.go, master.go): WORLD_SIZE is
+    replicas x nprocPerNode (1 for "auto"), RANK and PET_NODE_RANK the pod's index."""
+    world = replicas * (int(nproc) if nproc.isdigit() else 1)
+    return {
+        "MASTER_ADDR": "job-master-0",
+        "MASTER_PORT": "23456",
+        "PET_MASTER_ADDR": "job-master-0",
+        "PET_MASTER_PORT": "23456",
+        "WORLD_SIZE": str(world),
+        "RANK": str(index),
+        "PET_NODE_RANK": str(index),
+        "PET_NPROC_PER_NODE": nproc,
+        "PET_NNODES": str(replicas),
+    }
+
+
+def test_a_v1_8_pytorchjob_pod_with_one_process_is_one_rank_and_with_more_a_node() -> None:
+    classic = make_plan(Options(), pytorchjob_v181(2, 1))
+    assert (classic.mode, classic.source, classic.rank, classic.world_size) == ("rank", "pytorchjob", 1, 2)
+    nodes = make_plan(Options(), pytorchjob_v181(2, 1, "4"))
+    assert (nodes.mode, nodes.source, nodes.node_rank, nodes.nproc_per_node, nodes.master_addr) == (
+        "node",
+        "pytorchjob",
+        1,
+        4,
+        "job-master-0",
+    )
+    asked = make_plan(Options(nproc_per_node="8"), pytorchjob_v181(2, 0))
+    assert (asked.mode, asked.nproc_per_node) == ("node", 8)

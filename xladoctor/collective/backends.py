@@ -56,12 +56,18 @@ def applicable(facts: Facts) -> tuple[list[str], dict[str, str]]:
     return found, why
 
 
+def _runs_when_asked(facts: Facts, backend: str) -> bool:
+    """torch_xla off a TPU with PJRT_DEVICE=CPU is not tested by default, but it can run: --backend xla runs it."""
+    has_xla = facts.installed("torch_xla") is not None or facts.installed("torch-xla") is not None
+    return backend == "xla" and has_xla and facts.installed("torch") is not None
+
+
 def choose(facts: Facts, asked: Sequence[str]) -> tuple[list[str], dict[str, str], list[str]]:
     """(to test, skipped with why, asked for but impossible here): `asked` empty means every one that applies."""
     found, why = applicable(facts)
     if not asked:
         return found, why, []
-    impossible = [b for b in asked if b not in found and b in why and not why[b].startswith("no TPU")]
+    impossible = [b for b in asked if b not in found and b in why and not _runs_when_asked(facts, b)]
     chosen = [b for b in asked if b not in impossible]
     skipped = {b: r for b, r in why.items() if b not in asked}
     skipped.update({b: why[b] for b in impossible})

@@ -11,8 +11,12 @@ Read in this order; the first whose variables are all present describes the job:
   PET_MASTER_ADDR, PET_MASTER_PORT, default port 29500) or an elastic PyTorchJob (training-operator
   pkg/controller.v1/pytorch/elastic.go: PET_NNODES, PET_NPROC_PER_NODE, PET_RDZV_ENDPOINT), read as torchrun
   reads them (torch/distributed/argparse_util.py: PET_<FLAG> is the default of --<flag>);
-- a PyTorchJob without nprocPerNode (training-operator envvar.go, master.go: MASTER_ADDR, MASTER_PORT, WORLD_SIZE,
-  RANK, one rank per pod);
+- a PyTorchJob with a Master (training-operator envvar.go, master.go: MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK).
+  Since v1.8 the operator also sets PET_MASTER_ADDR, PET_MASTER_PORT, PET_NODE_RANK (= RANK), PET_NNODES (the
+  replicas) and PET_NPROC_PER_NODE (nprocPerNode, defaulted to "auto" by pytorch_defaults.go) on every such pod, and
+  counts WORLD_SIZE as replicas x nprocPerNode (1 for a word such as "auto": getNprocPerNodeInt). Read at v1.8.1: a
+  pod whose WORLD_SIZE is its replica count runs one rank (the classic `python train.py`), others are nodes that run
+  torchrun with PET_NPROC_PER_NODE processes;
 - a GKE TPU slice: TPU_WORKER_ID and TPU_WORKER_HOSTNAMES (jax/_src/clusters/cloud_tpu_cluster.py GkeTpuCluster;
   torch_xla/_internal/tpu.py get_worker_ips). Cloud TPU VMs keep these in the metadata server instead: the README
   gives the flags to pass there.
@@ -28,6 +32,7 @@ from dataclasses import replace
 
 from xladoctor.collective.plan import (
     DEFAULT_PORT,
+    NPROC_RULES,
     PORT_VARIABLE,
     Options,
     Plan,
@@ -172,7 +177,8 @@ def _slurm(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) 
 def _kubeflow(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
     nnodes = node_count(env["PET_NNODES"], "PET_NNODES")
     if env.get("PET_MASTER_ADDR"):
-        source, host = "trainjob", env["PET_MASTER_ADDR"]
+        source = "pytorchjob" if _all(env, PYTORCHJOB) else "trainjob"
+        host = env["PET_MASTER_ADDR"]
         base = tcp_port(env["PET_MASTER_PORT"], "PET_MASTER_PORT") if env.get("PET_MASTER_PORT") else DEFAULT_PORT
         port_name = "PET_MASTER_PORT" if env.get("PET_MASTER_PORT") else "torchrun's default 29500"
     else:
@@ -240,12 +246,21 @@ def _gke_tpu(options: Options, env: Mapping[str, str], backends: tuple[str, ...]
     )
 
 
+def _one_rank_per_pod(options: Options, env: Mapping[str, str]) -> bool:
+    """A PyTorchJob pod of training-operator v1.8+ (PET_* beside MASTER_ADDR and WORLD_SIZE) whose world is one
+    process per pod: WORLD_SIZE equals PET_NNODES and no number of processes per node above one was given."""
+    nproc = (options.nproc_per_node or env.get("PET_NPROC_PER_NODE") or "1").strip()
+    return env["WORLD_SIZE"].strip() == env["PET_NNODES"].strip() and (nproc in NPROC_RULES or nproc == "1")
+
+
 def from_environment(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan | None:
     """The plan a launcher's variables describe, or None when no launcher is recognised."""
     if _all(env, TORCHRUN):
         return _torchrun(options, env, backends)
     if _all(env, SLURM):
         return _slurm(options, env, backends)
+    if _all(env, TRAINJOB) and _all(env, PYTORCHJOB) and _one_rank_per_pod(options, env):
+        return _pytorchjob(options, env, backends)
     if _all(env, TRAINJOB) or _all(env, ELASTIC):
         return _kubeflow(options, env, backends)
     if _all(env, PYTORCHJOB):
