@@ -543,3 +543,17 @@ def test_tpu_pod_variables_count_hosts_not_ranks() -> None:
         "TPU_WORKER_HOSTNAMES names 2 workers; the job has 3 hosts",
         "TPU_HOST_BOUNDS=1,1,2 describes 2 hosts; the job has 3",
     ]
+
+
+def test_a_socket_ifname_that_selects_only_a_down_interface_fails() -> None:
+    observed = on_hosts(
+        load("two-nodes-healthy"),
+        {0: "vm", 1: "vm"},
+        ifnames={"GLOO_SOCKET_IFNAME": "lo"},
+        down=["lo"],
+    )
+    finding = found(analyze(observed))["collective-socket-ifname"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "GLOO_SOCKET_IFNAME=lo selects only lo on node 0 (vm), which is down (`ip link set ... up`)",
+    )

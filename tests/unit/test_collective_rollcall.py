@@ -430,3 +430,16 @@ def test_a_member_connects_to_the_addresses_preflight_resolved() -> None:
     thread.join(5)
     assert member.roll.go
     host.close()
+
+
+def test_nodes_running_different_xladoctor_releases_are_told() -> None:
+    from xladoctor.collective.rollcall import conflicts_of
+
+    members = {
+        0: hello_message(0, 2, "node", "a", xladoctor="0.9.0"),
+        1: hello_message(1, 2, "node", "b", xladoctor="0.8.0"),
+    }
+    assert conflicts_of(members, [], 2) == {
+        "fatal": [],
+        "soft": ["xladoctor differs: node 0 (a) runs 0.9.0, node 1 (b) runs 0.8.0"],
+    }

@@ -110,6 +110,7 @@ PREFLIGHT = Obj(
         "master_error": Opt(STR),
         "master_is_here": Opt(BOOL),
         "interfaces": Opt(DictOf(ListOf(STR))),
+        "down": Opt(ListOf(STR)),
         "ifnames": Opt(DictOf(STR)),
     }
 )

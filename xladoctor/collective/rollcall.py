@@ -531,6 +531,9 @@ def conflicts_of(
         values = {u: m.get(key) for u, m in members.items() if m.get(key) is not None}
         if len(set(values.values())) > 1:
             fatal.append(f"{label} differs: " + ", ".join(f"{_who(members[u])} says {v}" for u, v in values.items()))
+    versions = {u: m.get("xladoctor") for u, m in members.items() if m.get("xladoctor") is not None}
+    if len(set(versions.values())) > 1:  # the roll call's messages may differ between releases
+        soft.append("xladoctor differs: " + ", ".join(f"{_who(members[u])} runs {v}" for u, v in versions.items()))
     nproc = {u: m.get("nproc_per_node") for u, m in members.items() if m.get("nproc_per_node") is not None}
     if len(set(nproc.values())) > 1:
         soft.append(

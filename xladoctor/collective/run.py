@@ -48,6 +48,7 @@ def preflight_view(preflight: Preflight) -> dict[str, Any]:
         "master_error": preflight.master.error,
         "master_is_here": preflight.master_is_here,
         "interfaces": {i.name: list(i.addresses) for i in preflight.interfaces},
+        "down": [i.name for i in preflight.interfaces if i.up is False],
         "ifnames": dict(preflight.ifnames),
     }
 

@@ -367,8 +367,15 @@ def world(observed: Observed) -> Finding:
         return finding(
             WORLD,
             Status.WARN,
-            soft[0].capitalize(),
-            "torchrun accepts different process counts per node, but the world is then not nodes x processes.",
+            soft[0][0].upper() + soft[0][1:],
+            "\n".join(
+                [
+                    "The job forms, but not as the nodes may mean: torchrun accepts different process counts per "
+                    "node (the world is then not nodes x processes), and xladoctor releases may not read each "
+                    "other's messages.",
+                    *soft,
+                ]
+            ),
             evidence,
         )
     if not views:

@@ -124,6 +124,9 @@ def _ifname_problem(variable: str, value: str, view: Mapping[str, Any], name: st
     chosen = matching_interfaces(variable, value, present)
     if not chosen:
         return f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}"
+    down = [i for i in chosen if i in (view.get("down") or [])]
+    if down and len(down) == len(chosen):
+        return f"{variable}={value} selects only {', '.join(down)} on {name}, which is down (`ip link set ... up`)"
     if spread and all(is_local_only(i) for i in chosen):
         return (
             f"{variable}={value} selects only {', '.join(chosen)} on {name}, which no other host can reach; "
