@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from xladoctor.collective.backends import applicable, nproc_for, visible_gpus
+from xladoctor.collective.availability import applicable, nproc_for, visible_gpus
 from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
 from xladoctor.collective.plan import (
     ElasticRange,

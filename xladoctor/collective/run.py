@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor import __version__
-from xladoctor.collective.backends import choose, nproc_for, visible_gpus
+from xladoctor.collective.availability import choose, nproc_for, visible_gpus
 from xladoctor.collective.jaxrun import jax_outcome, numbering, processes, run_jax
 from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
 from xladoctor.collective.merge import assemble, compact_records, fatal, fatal_outcome, launcher_view

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xladoctor.collective.analysis.common import finding, first_line, listing, rank_names, who
-from xladoctor.collective.backends import XLA_CPU_NOTE
+from xladoctor.collective.availability import XLA_CPU_NOTE
 from xladoctor.collective.observed import Observed
 from xladoctor.findings import Finding, Status
 
