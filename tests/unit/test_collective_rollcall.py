@@ -443,3 +443,30 @@ def test_nodes_running_different_xladoctor_releases_are_told() -> None:
         "fatal": [],
         "soft": ["xladoctor differs: node 0 (a) runs 0.9.0, node 1 (b) runs 0.8.0"],
     }
+
+
+def test_node_0_listens_on_ipv6_and_ipv4_alike() -> None:
+    """An --rdzv-endpoint [::1]:PORT or an IPv6 master address reaches node 0 as 127.0.0.1 does (TCPStore listens
+    on both); IPv4 peers are named as IPv4."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 in this Python")
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this host")
+    host, port = host_of(3)
+    members = [
+        Member("127.0.0.1", port, hello_message(1, 3, "node", "b")),
+        Member("::1", port, hello_message(2, 3, "node", "c"), ["::1"]),
+    ]
+    threads = [threading.Thread(target=m.join, args=(time.monotonic() + 5, time.monotonic() + 5)) for m in members]
+    for thread in threads:
+        thread.start()
+    host.gather(time.monotonic() + 5)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["go"] is True and all(m.roll.go for m in members)
+    assert {u: m["peer"] for u, m in host.roll.members.items() if u} == {1: "127.0.0.1", 2: "::1"}
+    host.close()
