@@ -755,3 +755,14 @@ def test_jax_on_nodes_with_different_process_counts_agrees_on_the_ids(real_env) 
     assert [n["jax_processes"] for n in doc["nodes"]] == [[0], [1, 2]]
     assert [(r["op"], r["ranks"], r["correct"]) for r in doc["collectives"]][0] == ("all_reduce", 3, 3)
     assert statuses(doc)["collective-world"] == "warn"  # processes per node differ: torchrun allows it
+
+
+def test_the_gate_runs_the_collective_in_the_interpreter_its_python_names(torch29: str) -> None:
+    """--python as a relative path names the same interpreter for the checks and the collective (whose launcher
+    runs in a scratch folder, where the relative path means nothing)."""
+    root = Path(torch29).parent.parent
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", "bin/python", "--collective", "--", "true"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert f"xladoctor gate: collective: taking the snapshot of {root / 'bin' / 'python'}" in proc.stderr
+    assert "xladoctor gate: collective passed: 1 node(s) x 2 process(es)" in proc.stderr
