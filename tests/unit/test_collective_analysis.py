@@ -557,3 +557,17 @@ def test_a_socket_ifname_that_selects_only_a_down_interface_fails() -> None:
         "fail",
         "GLOO_SOCKET_IFNAME=lo selects only lo on node 0 (vm), which is down (`ip link set ... up`)",
     )
+
+
+def test_the_roll_call_findings_name_the_roll_calls_port() -> None:
+    """Under an outer torchrun the roll call takes the port after the agent's store: that is the port waited on."""
+    observed = load("node-never-joins")
+    port = int(observed.plan["master_port"])
+    moved = replace(
+        observed,
+        plan=dict(observed.plan, roll_port=port + 1),
+        roll=dict(observed.roll or {}, port=port + 1),
+    )
+    finding = found(analyze(moved))["collective-rendezvous"]
+    assert finding.title.endswith(f" s on port {port + 1}")
+    assert finding.remediation[1] == f"nc -vz 127.0.0.1 {port + 1}  # on each missing node, while node 0 waits"
