@@ -609,3 +609,160 @@ def test_nodes_that_disagree_about_the_node_count_stop_before_torchrun(torch29: 
         f"xladoctor collective: node 1 ({host}): failed: The nodes disagree about the job: the job's size differs: "
         f"node 0 ({host}) says 2, node 1 ({host}) says 3 (collective-world); the report is on node 0"
     )
+
+
+def gate_skip(torch29: str, *command: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", torch29, "--collective", "--", *command]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    return proc.returncode, proc.stderr
+
+
+def test_the_gate_skips_an_elastic_node_range_with_a_warning_instead_of_refusing(torch29: str) -> None:
+    """torchrun --nnodes 1:4 decides the node count at its rendezvous: no fixed roll call can check it."""
+    code, err = gate_skip(torch29, "bash", "-c", "exit 0; torchrun --nnodes 1:4 --rdzv-backend c10d train.py")
+    assert code == 0, err
+    assert (
+        "xladoctor gate: collective: skipped, not checked across the nodes: --nnodes=1:4: an elastic range; "
+        "xladoctor collective needs a fixed node count (--nnodes N); torchrun decides the node count at its "
+        "rendezvous"
+    ) in err
+    assert "; collective skipped) in " in err.strip().splitlines()[-1]
+
+
+def test_the_gate_does_not_pass_a_multi_node_command_it_cannot_read_on_one_host(torch29: str) -> None:
+    code, err = gate_skip(torch29, "bash", "-c", "exit 0", "--nnodes", "2")
+    assert code == 0, err
+    assert "skipped, not checked across the nodes: CMD names --nnodes 2, but xladoctor could not read its launch" in err
+    assert "collective passed" not in err and "waiting for" not in err
+
+
+def test_the_gate_runs_nproc_per_node_cpu_as_torchrun_does(torch29: str) -> None:
+    """--nproc-per-node cpu is one process per CPU (torchrun's determine_local_world_size); the gate ran it."""
+    command = [torch29, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "cpu", "--no-python", "true"]
+    code, err = gate_skip(torch29, *command, env={"OMP_NUM_THREADS": "1"})
+    assert code == 0, err
+    cpus = os.cpu_count()
+    assert f"xladoctor gate: collective passed: 1 node(s) x {cpus} process(es)" in err
+
+
+LEFTOVER_CHECK = """
+import os, sys, psutil
+pid = int(open(sys.argv[1]).read())
+try:
+    alive = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+except psutil.NoSuchProcess:
+    alive = False
+print("leftover alive" if alive else "leftover gone")
+if alive:
+    os.kill(pid, 9)
+sys.exit(1 if alive else 0)
+"""
+
+
+def test_nothing_the_collective_started_lives_on_into_the_gated_job(torch29: str, tmp_path: Path) -> None:
+    """A rank leaves a process behind (out of its session, without the run's variables): the gate kills it before
+    it execs the job."""
+    pid_file = tmp_path / "leftover.pid"
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", torch29, "--collective", "--collective-timeout"]
+    argv += ["60", "--", sys.executable, "-c", LEFTOVER_CHECK, str(pid_file)]
+    env = {**os.environ, "PYTHONPATH": str(PLANTED / "leaves_a_child"), "LEFTOVER_PID_FILE": str(pid_file)}
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env)
+    assert pid_file.exists(), proc.stderr
+    assert (proc.returncode, proc.stdout.strip()) == (0, "leftover gone"), proc.stderr
+
+
+def test_nodes_without_a_backend_in_common_say_which_node_lacks_what(torch29: str, real_env) -> None:
+    """Node 0 has torch (gloo), node 1 only jax: the roll call agrees on nothing, and node 0 names node 1's reason."""
+    jax = str(python_of(real_env("jax-cpu")))
+    (code0, out0, err0), (code1, _, err1) = two_nodes(torch29, jax, "--timeout", "40")
+    assert (code0, code1) == (1, 1), (err0, err1)
+    doc = report(out0)
+    host = doc["nodes"][0]["host"]
+    gloo = by_id(doc, "collective-gloo")
+    assert (gloo["status"], gloo["detail"]) == (
+        "skip",
+        f"Skipped because node 1 ({host}) cannot run it:\nnode 1 ({host}): torch is not installed",
+    )
+    nothing = by_id(doc, "collective-backends")
+    assert (nothing["status"], nothing["title"]) == ("fail", "No backend runs on every node")
+    assert f"gloo: node 1 ({host}): torch is not installed" in nothing["detail"].splitlines()
+
+
+def test_an_rdzv_endpoint_on_loopback_without_node_ranks_forms_the_job(torch29: str) -> None:
+    """--rdzv-endpoint 127.0.0.1:PORT and no --node-rank: both processes may host (a loopback endpoint is this
+    host's, as torchrun's c10d reads it); the first to bind is node 0, the other joins it and gets rank 1."""
+    port = free_port()
+    common = ("--python", torch29, "--nnodes", "2", "--rdzv-endpoint", f"127.0.0.1:{port}", "--timeout", "60")
+    node_a = start(*common, "--json")
+    time.sleep(1.0)
+    node_b = start(*common, "--json")
+    (code_a, out_a, err_a), (code_b, out_b, err_b) = finish(node_a), finish(node_b)
+    assert (code_a, code_b) == (0, 0), (err_a, err_b)
+    assert bool(out_a) != bool(out_b)  # only node 0 prints the report (whichever bound the port first)
+    doc = report(out_a or out_b)
+    assert [n["ranks"] for n in doc["nodes"]] == [[0, 1], [2, 3]]
+    member = err_b if out_a else err_a
+    assert member.strip().splitlines()[-1].endswith("): ok (ranks 2-3: gloo passed here); the report is on node 0")
+
+
+XLA_TIMING = """
+import importlib.util, sys, time
+import torch, torch_xla, torch_xla.core.xla_model as xm
+spec = importlib.util.spec_from_file_location("worker", sys.argv[1])
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+step = worker.xla_step(torch_xla)
+x = torch.randn(2000, 2000, device=torch_xla.device())
+step()
+y = x
+for _ in range(6):
+    y = (y @ x) / 2000.0
+step()
+started = time.perf_counter()
+xm.wait_device_ops()
+print(f"{time.perf_counter() - started:.4f}")
+"""
+
+
+def test_torch_xla_timings_wait_for_the_device(torch29: str) -> None:
+    """The worker's step after an op must leave nothing running: else the timing measures the dispatch and the bus
+    bandwidth comes out too high."""
+    worker = (
+        Path(__file__).resolve().parents[2] / "xladoctor" / "collective" / "scripts" / "_xladoctor_collective_worker.py"
+    )
+    proc = subprocess.run(
+        [torch29, "-c", XLA_TIMING, str(worker)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PJRT_DEVICE": "CPU"},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert float(proc.stdout.strip().splitlines()[-1]) < 0.02  # it was ~0.28 s when the step did not wait
+
+
+def test_jax_on_nodes_with_different_process_counts_agrees_on_the_ids(real_env) -> None:
+    """Node 0 runs one JAX process, node 1 two: node 0 numbers them 0, 1-2 of 3 (each node's own count would have
+    made node 0 say 2 processes and node 1 ids 2-3 of 4)."""
+    jax = str(python_of(real_env("jax-cpu")))
+    port = free_port()
+    common = ("--python", jax, "--nnodes", "2", "--master-addr", "127.0.0.1", "--master-port", str(port))
+    node1 = start(*common, "--node-rank", "1", "--nproc-per-node", "2", "--timeout", "120")
+    node0 = start(*common, "--node-rank", "0", "--nproc-per-node", "1", "--timeout", "120", "--json")
+    (code0, out0, err0), (code1, _, err1) = finish(node0), finish(node1)
+    assert (code0, code1) == (0, 0), (err0, err1)
+    doc = report(out0)
+    assert [n["jax_processes"] for n in doc["nodes"]] == [[0], [1, 2]]
+    assert [(r["op"], r["ranks"], r["correct"]) for r in doc["collectives"]][0] == ("all_reduce", 3, 3)
+    assert statuses(doc)["collective-world"] == "warn"  # processes per node differ: torchrun allows it
+
+
+def test_the_gate_runs_the_collective_in_the_interpreter_its_python_names(torch29: str) -> None:
+    """--python as a relative path names the same interpreter for the checks and the collective (whose launcher
+    runs in a scratch folder, where the relative path means nothing)."""
+    root = Path(torch29).parent.parent
+    argv = [sys.executable, "-m", "xladoctor", "gate", "--python", "bin/python", "--collective", "--", "true"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert f"xladoctor gate: collective: taking the snapshot of {root / 'bin' / 'python'}" in proc.stderr
+    assert "xladoctor gate: collective passed: 1 node(s) x 2 process(es)" in proc.stderr

@@ -168,7 +168,7 @@ def test_nccl_socket_ifname_on_lo_fails_across_hosts_and_passes_on_one() -> None
     same = on_hosts(load("two-nodes-healthy"), {0: "vm", 1: "vm"}, ifnames=ifnames)
     assert found(analyze(same))["collective-socket-ifname"].status.value == "ok"
     spread = on_hosts(load("two-nodes-healthy"), {0: "node-a", 1: "node-b"}, ifnames=ifnames)
-    finding = found(analyze(spread))["collective-socket-ifname"]
+    finding = found(analyze(as_tested(spread, "nccl")))["collective-socket-ifname"]
     assert finding.status.value == "fail"
     assert finding.title.startswith("NCCL_SOCKET_IFNAME=lo selects only lo on node 0 (node-a), which no other host")
 
@@ -193,31 +193,59 @@ def test_a_rank_with_another_world_size_fails_the_world_finding() -> None:
 
 
 NCCL_LINES = [
-    # the shapes of NCCL v2.27.7's own lines (src/debug.cc prefix; messages quoted from the files named in nccl.py)
-    "node-a:1234:1240 [0] NCCL INFO NCCL version 2.27.5+cuda12.9",
+    # NCCL v2.27.7-1's own lines (src/debug.cc ncclDebugLog): INFO lines plain, a WARN after an empty line and with
+    # the default timestamp (NCCL_DEBUG_TIMESTAMP_LEVELS=WARN, NCCL_DEBUG_TIMESTAMP_FORMAT="[%F %T] "), FILE:LINE as
+    # the Makefile compiles it; the messages quoted from the files named in nccl.py
+    "node-a:1234:1240 [0] NCCL INFO NCCL version 2.27.7+cuda12.9",
     "node-a:1234:1240 [0] NCCL INFO NET/IB : No device found.",
     "node-a:1234:1240 [0] NCCL INFO NET/Socket : Using [0]docker0:172.17.0.1<0>",
     "node-a:1234:1240 [0] NCCL INFO Using network Socket",
     "node-b:99:99 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.2<0>",
-    "node-b:99:99 [0] bootstrap.cc:115 NCCL WARN Bootstrap : no socket interface found",
+    "",
+    "[2025-10-14 09:21:07] node-b:99:99 [0] bootstrap.cc:115 NCCL WARN Bootstrap : no socket interface found",
     "node-b:99:99 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with "
     "NCCL_IGNORE_DISABLED_P2P=1.",
     "unrelated line",
+]
+# v2.30.7-1 puts the function between FILE:LINE and the level; NCCL_DEBUG_TIMESTAMP_LEVELS=ALL stamps INFO lines too
+NCCL_LINES_2_30 = [
+    "[2026-01-20 17:02:11] node-c:7:7 [1] NCCL INFO NCCL version 2.30.7+cuda13.0",
+    "",
+    "[2026-01-20 17:02:11] node-c:7:7 [1] transport/net_socket.cc:61 (ncclNetSocketInit) NCCL WARN NET/Socket : no "
+    "interface found",
+    "",
+    "[2026-01-20 17:02:11] node-c:7:9 [1] graph/paths.cc:350 (p2pCanConnect) NCCL WARN P2P is disabled between NVLINK "
+    "connected GPUs 1 and 2. This should not be the case given their connectivity, and is probably due to a hardware "
+    "issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",
 ]
 
 
 def test_nccl_lines_are_read_as_nccl_writes_them() -> None:
     notes = parse_lines(NCCL_LINES)
-    assert [(n.kind, n.host, n.value) for n in notes] == [
-        ("version", "node-a", "2.27.5+cuda12.9"),
-        ("no-ib", "node-a", None),
-        ("socket-interfaces", "node-a", "[0]docker0:172.17.0.1<0>"),
-        ("network", "node-a", "Socket"),
-        ("bootstrap-interface", "node-b", "eth0:10.0.0.2<0>"),
-        ("no-interface", "node-b", None),
-        ("p2p-disabled", "node-b", "0 and 1"),
+    assert [(n.kind, n.host, n.level, n.value) for n in notes] == [
+        ("version", "node-a", "INFO", "2.27.7+cuda12.9"),
+        ("no-ib", "node-a", "INFO", None),
+        ("socket-interfaces", "node-a", "INFO", "[0]docker0:172.17.0.1<0>"),
+        ("network", "node-a", "INFO", "Socket"),
+        ("bootstrap-interface", "node-b", "INFO", "eth0:10.0.0.2<0>"),
+        ("no-interface", "node-b", "WARN", None),
+        ("p2p-disabled", "node-b", "INFO", "0 and 1"),
     ]
     assert notes[2].interfaces == ["docker0"]
+    later = parse_lines(NCCL_LINES_2_30)
+    assert [(n.kind, n.host, n.pid, n.level, n.value) for n in later] == [
+        ("version", "node-c", 7, "INFO", "2.30.7+cuda13.0"),
+        ("no-socket-interface", "node-c", 7, "WARN", None),
+        ("p2p-nvlink-disabled", "node-c", 7, "WARN", "1 and 2"),
+    ]
+    assert later[1].message == "NET/Socket : no interface found"
+
+
+def test_an_nccl_warn_nobody_names_is_still_shown() -> None:
+    line = "[2025-10-14 09:21:07] node-b:99:99 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to x failed"
+    assert [(n.kind, n.message) for n in parse_lines(["", line])] == [
+        ("warn", "socketStartConnect: Connect to x failed")
+    ]
 
 
 def as_tested(observed: Observed, backend: str) -> Observed:
@@ -246,11 +274,20 @@ def test_nccl_diagnostics_name_the_interface_and_transport_problems_across_hosts
 
 
 def test_nccl_diagnostics_pass_on_a_healthy_log_and_only_warn_on_p2p() -> None:
-    healthy = ["vm:1:1 [0] NCCL INFO NCCL version 2.27.5+cuda12.9", "vm:1:1 [0] NCCL INFO Using network Socket"]
+    healthy = ["vm:1:1 [0] NCCL INFO NCCL version 2.27.7+cuda12.9", "vm:1:1 [0] NCCL INFO Using network Socket"]
     ok = found(analyze(with_nccl(load("two-nodes-healthy"), healthy)))["collective-nccl-diagnostics"]
     assert (ok.status.value, ok.title) == ("ok", "NCCL's own diagnostics show no problem (Socket)")
-    warn = found(analyze(with_nccl(load("two-nodes-healthy"), [*healthy, NCCL_LINES[6]])))
+    warn = found(analyze(with_nccl(load("two-nodes-healthy"), [*healthy, NCCL_LINES[7]])))
     assert warn["collective-nccl-diagnostics"].status.value == "warn"
+
+
+def test_nccl_without_an_interface_or_with_nvlink_p2p_off_fails_in_nccl_v2_30s_format() -> None:
+    finding = found(analyze(with_nccl(load("two-nodes-healthy"), NCCL_LINES_2_30)))["collective-nccl-diagnostics"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "node-c: NET/Socket : no interface found (NCCL_SOCKET_IFNAME matches no interface there)",
+    )
+    assert finding.detail.splitlines()[1].startswith("node-c: P2P is disabled between NVLINK connected GPUs 1 and 2.")
 
 
 def test_an_nccl_error_in_a_rank_fails_the_nccl_finding() -> None:
@@ -305,7 +342,7 @@ def test_tpu_pod_variables_that_disagree_fail() -> None:
     assert finding.detail.splitlines()[1:] == [
         "TPU_WORKER_HOSTNAMES differs: node 0 (vm) set w0,w1; node 1 (vm) set w0,w1,w2",
         "worker id 0 is claimed by node 0 (vm) and node 1 (vm)",
-        "TPU_WORKER_HOSTNAMES names 3 workers; the job has 2",
+        "TPU_WORKER_HOSTNAMES names 3 workers; the job has 2 hosts",
     ]
 
 
@@ -364,3 +401,173 @@ def test_other_nodes_print_one_line_led_by_the_first_cause() -> None:
     line = status_line(analyze(load("master-never-comes")))
     assert line.startswith("xladoctor collective: node 1 (vm): failed: Could not reach the master 127.0.0.1:")
     assert line.endswith("(collective-rendezvous); the report is on node 0")
+
+
+def test_a_long_nccl_log_keeps_its_head_and_its_tail(tmp_path: Path) -> None:
+    """NCCL says what it chose at init and why it gave up at the end: both must reach the analysis."""
+    from xladoctor.collective.launch import read_nccl_logs
+
+    middle = [f"node-a:1:1 [0] NCCL INFO Channel {i:05d}/32 : 0 1" for i in range(5000)]
+    lines = [*NCCL_LINES[:5], *middle, *NCCL_LINES[5:8]]
+    (tmp_path / "nccl.node-a.1.log").write_text("\n".join(lines) + "\n")
+    text = read_nccl_logs(tmp_path, limit=8 << 10)["nccl.node-a.1.log"]
+    assert len(text) <= 8 << 10
+    assert [(n.kind, n.host) for n in parse_lines(text.splitlines())] == [
+        ("version", "node-a"),
+        ("no-ib", "node-a"),
+        ("socket-interfaces", "node-a"),
+        ("network", "node-a"),
+        ("bootstrap-interface", "node-b"),
+        ("no-interface", "node-b"),
+        ("p2p-disabled", "node-b"),
+    ]
+    assert all(line in middle or line in lines for line in text.splitlines())  # whole lines only
+
+
+def member_roll(**changes: Any) -> Observed:
+    observed = load("master-never-comes")
+    return replace(observed, roll=dict(observed.roll or {}, connect_error=None, **changes))
+
+
+def test_a_member_says_how_node_0_failed_to_answer() -> None:
+    port = load("master-never-comes").plan["master_port"]
+    closed = found(analyze(member_roll(no_answer="closed")))["collective-rendezvous"]
+    assert (closed.status.value, closed.title) == (
+        "fail",
+        f"Node 0 (127.0.0.1:{port}) closed the connection without answering",
+    )
+    silent = found(analyze(member_roll(no_answer="timeout", waited_s=6.0)))["collective-rendezvous"]
+    assert silent.title == f"127.0.0.1:{port} took the connection but sent no answer in 6.0 s"
+    assert "an old job's TCPStore does" in silent.detail
+    bad = found(analyze(member_roll(malformed="'go' is missing")))["collective-rendezvous"]
+    assert bad.title == "Node 0's answer could not be read: 'go' is missing"
+
+
+def test_a_member_refused_as_too_late_is_told_why() -> None:
+    reply = {"go": False, "refused": "too late: node 0 stopped waiting after 60.0 s", "reason": "late"}
+    late = found(analyze(member_roll(reply=reply)))["collective-rendezvous"]
+    assert late.title == "The master refused this node: too late: node 0 stopped waiting after 60.0 s"
+    assert late.detail.startswith("It came after node 0 stopped waiting")
+
+
+def test_node_0_names_the_node_that_came_too_late() -> None:
+    observed = load("node-never-joins")
+    reply = dict(observed.roll["reply"], late=[{"unit": 1, "host": "vm2", "after_s": 0.3}])  # type: ignore[index]
+    finding = found(analyze(replace(observed, roll=dict(observed.roll or {}, reply=reply))))["collective-rendezvous"]
+    assert finding.status.value == "fail"
+    assert (
+        "node 1 (vm2) came 0.3 s after node 0 stopped waiting: start the nodes closer together, or give every node "
+        "a longer --timeout." in finding.detail.splitlines()
+    )
+
+
+def test_nccl_socket_ifname_is_judged_only_when_nccl_ran() -> None:
+    """A gloo-only job on a CPU host with NCCL_SOCKET_IFNAME=ib0 (a cluster-wide setting) is healthy."""
+    observed = on_hosts(load("two-nodes-healthy"), {0: "vm", 1: "vm"}, ifnames={"NCCL_SOCKET_IFNAME": "ib0"})
+    report = analyze(observed)
+    shown = found(report)["collective-socket-ifname"]
+    assert (shown.status.value, shown.title) == (
+        "ok",
+        "NCCL_SOCKET_IFNAME was not judged: NCCL was not tested, and nothing that ran reads it",
+    )
+    assert shown.detail.splitlines()[1].startswith("NCCL_SOCKET_IFNAME=ib0 names no interface on node 0 (vm): it has")
+    assert exit_code(report) is ExitCode.OK
+    judged = found(analyze(as_tested(observed, "nccl")))["collective-socket-ifname"]
+    assert judged.status.value == "fail"
+    assert judged.title.startswith("NCCL_SOCKET_IFNAME=ib0 names no interface on node 0 (vm): it has")
+
+
+def test_the_roll_call_says_which_node_took_a_backend_off() -> None:
+    from xladoctor.collective.run import agree_backends
+
+    members = {
+        0: {"host": "a", "available": ["gloo", "nccl"]},
+        1: {"host": "b", "available": ["gloo"], "unavailable": {"nccl": "no NVIDIA GPU on this host"}},
+        2: {"host": "c", "available": ["gloo", "nccl"]},
+    }
+    assert agree_backends(members, ["gloo", "nccl"]) == (
+        ["gloo"],
+        {"nccl": [{"unit": 1, "host": "b", "why": "no NVIDIA GPU on this host"}]},
+    )
+
+
+def removed_nccl(observed: Observed, asked: tuple[str, ...] = ()) -> Observed:
+    """Node 0 could run NCCL, node 1 could not: the roll call agreed on gloo alone."""
+    reply = dict((observed.roll or {})["reply"], removed={"nccl": [{"unit": 1, "host": "vm", "why": "no NVIDIA GPU"}]})
+    skipped = {k: v for k, v in observed.skipped.items() if k != "nccl"}
+    plan = dict(observed.plan, backends=list(asked))
+    return replace(observed, roll=dict(observed.roll or {}, reply=reply), skipped=skipped, plan=plan)
+
+
+def test_a_backend_another_node_cannot_run_is_skipped_naming_it() -> None:
+    nccl = found(analyze(removed_nccl(load("two-nodes-healthy"))))["collective-nccl"]
+    assert (nccl.status.value, nccl.detail) == (
+        "skip",
+        "Skipped because node 1 (vm) cannot run it:\nnode 1 (vm): no NVIDIA GPU",
+    )
+
+
+def test_a_backend_asked_for_that_another_node_cannot_run_fails_naming_it() -> None:
+    nccl = found(analyze(removed_nccl(load("two-nodes-healthy"), ("gloo", "nccl"))))["collective-nccl"]
+    assert (nccl.status.value, nccl.title) == (
+        "fail",
+        "nccl was asked for, but node 1 (vm) cannot run it: no NVIDIA GPU",
+    )
+
+
+def test_a_member_without_a_node_rank_that_reaches_nobody_is_told_to_give_node_ranks() -> None:
+    observed = load("master-never-comes")
+    unassigned = replace(observed, plan=dict(observed.plan, node_rank=None, unit=None))
+    finding = found(analyze(unassigned))["collective-rendezvous"]
+    assert finding.detail.endswith(
+        "Without --node-rank, node 0 is the node whose own address is 127.0.0.1: when no node has it (a virtual IP, "
+        "NAT, an elastic or public address), none listens; give --node-rank on every node."
+    )
+    assert "Without --node-rank" not in found(analyze(observed))["collective-rendezvous"].detail
+
+
+def test_tpu_pod_variables_count_hosts_not_ranks() -> None:
+    """Two TPU hosts with two ranks each (one xladoctor per rank): TPU_WORKER_HOSTNAMES names the 2 hosts."""
+    observed = with_env(
+        load("two-nodes-healthy"),
+        {
+            0: {"TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_HOST_BOUNDS": "1,1,2"},
+            1: {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_HOST_BOUNDS": "1,1,2"},
+        },
+    )
+    ranks = replace(observed, plan=dict(observed.plan, mode="agent", world_size=4, units=4, nnodes=2))
+    finding = found(analyze(ranks))["collective-tpu-env"]
+    assert (finding.status.value, finding.title) == ("ok", "TPU pod variables agree on 2 workers")
+    three = replace(ranks, plan=dict(ranks.plan, nnodes=3))
+    assert found(analyze(three))["collective-tpu-env"].detail.splitlines()[1:] == [
+        "TPU_WORKER_HOSTNAMES names 2 workers; the job has 3 hosts",
+        "TPU_HOST_BOUNDS=1,1,2 describes 2 hosts; the job has 3",
+    ]
+
+
+def test_a_socket_ifname_that_selects_only_a_down_interface_fails() -> None:
+    observed = on_hosts(
+        load("two-nodes-healthy"),
+        {0: "vm", 1: "vm"},
+        ifnames={"GLOO_SOCKET_IFNAME": "lo"},
+        down=["lo"],
+    )
+    finding = found(analyze(observed))["collective-socket-ifname"]
+    assert (finding.status.value, finding.title) == (
+        "fail",
+        "GLOO_SOCKET_IFNAME=lo selects only lo on node 0 (vm), which is down (`ip link set ... up`)",
+    )
+
+
+def test_the_roll_call_findings_name_the_roll_calls_port() -> None:
+    """Under an outer torchrun the roll call takes the port after the agent's store: that is the port waited on."""
+    observed = load("node-never-joins")
+    port = int(observed.plan["master_port"])
+    moved = replace(
+        observed,
+        plan=dict(observed.plan, roll_port=port + 1),
+        roll=dict(observed.roll or {}, port=port + 1),
+    )
+    finding = found(analyze(moved))["collective-rendezvous"]
+    assert finding.title.endswith(f" s on port {port + 1}")
+    assert finding.remediation[1] == f"nc -vz 127.0.0.1 {port + 1}  # on each missing node, while node 0 waits"

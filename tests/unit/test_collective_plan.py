@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from xladoctor.collective.launchers import options_from_torchrun, torchrun_flags
-from xladoctor.collective.plan import Options, PlanError, make_plan, slurm_first_host, split_endpoint
+from xladoctor.collective.availability import applicable, nproc_for, visible_gpus
+from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
+from xladoctor.collective.plan import (
+    ElasticRange,
+    Options,
+    PlanError,
+    make_plan,
+    slurm_first_host,
+    split_endpoint,
+)
 from xladoctor.collective.preflight import matching_interfaces
 from xladoctor.errors import UsageError
+from xladoctor.facts import Facts, load_facts
 
 IFACES = ["docker0", "eth0", "eth1", "ib0", "lo", "virbr0"]
 
@@ -69,7 +82,7 @@ def test_a_node_without_a_port_takes_torchruns_default() -> None:
         (Options(timeout_s=0), "--timeout 0 must be a positive number of seconds"),
         (Options(timeout_s=float("inf")), "--timeout inf must be a positive number of seconds"),
         (Options(timeout_s=float("nan")), "--timeout nan must be a positive number of seconds"),
-        (Options(nproc_per_node="cpu"), "--nproc-per-node cpu starts one process per CPU core; give a number"),
+        (Options(nproc_per_node="many"), "--nproc-per-node='many' is not a whole number"),
     ],
 )
 def test_bad_launch_flags_are_one_usage_error(options: Options, message: str) -> None:
@@ -273,3 +286,203 @@ def test_xladoctor_schema_collective_prints_the_published_schema() -> None:
     result = run_cli("schema", "collective")
     assert result.returncode == 0
     assert json.loads(result.stdout)["title"] == "xladoctor collective report"
+
+
+# --- the gate reads the job's torchrun wherever it stands, as torchrun reads its flags -----------------------------
+
+FLAGS = ["--nnodes", "2", "--node-rank", "1", "--master-addr", "10.0.0.1", "--master-port", "29500", "train.py"]
+READ = {"nnodes": "2", "node-rank": "1", "master-addr": "10.0.0.1", "master-port": "29500"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["torchrun", *FLAGS],
+        ["/opt/venv/bin/torchrun", *FLAGS],
+        ["python", "-u", "-m", "torch.distributed.run", *FLAGS],
+        ["python3", "-X", "faulthandler", "-mtorch.distributed.run", *FLAGS],
+        ["python", "-m", "torch.distributed.launch", *FLAGS],
+        ["env", "OMP_NUM_THREADS=4", "torchrun", *FLAGS],
+        ["uv", "run", "--frozen", "torchrun", *FLAGS],
+        ["srun", "--ntasks-per-node=1", "torchrun", *FLAGS],
+        ["bash", "-c", "cd /work && exec torchrun " + " ".join(FLAGS)],
+    ],
+)
+def test_torchrun_is_found_wherever_it_stands_in_the_command(command: list[str]) -> None:
+    assert torchrun_flags(command) == READ
+
+
+def test_a_torchrun_named_after_the_script_is_the_scripts_argument() -> None:
+    assert torchrun_flags(["python", "train.py", "--launcher", "torchrun"]) is None
+    assert torchrun_flags(["python", "-c", "import os; os.system('torchrun x.py')"]) is None
+    assert implied_nodes(["bash", "launch.sh", "--nnodes", "4"]) == "4"
+    assert implied_nodes(["bash", "-c", "./run --nnodes=2"]) == "2"
+    assert implied_nodes(["torchrun", "--nnodes", "1", "x.py"]) is None
+    assert implied_nodes(["python", "train.py"]) is None
+
+
+def test_flags_not_given_take_pet_defaults_as_torchrun_does() -> None:
+    """torch/distributed/argparse_util.py `env`: PET_<FLAG> is the default of each flag; a flag given wins."""
+    env = {"PET_NODE_RANK": "1", "PET_MASTER_ADDR": "10.0.0.9", "PET_MASTER_PORT": "23456", "PET_NPROC_PER_NODE": "4"}
+    flags = torchrun_flags(["torchrun", "--nnodes", "2", "--master-addr", "10.0.0.1", "train.py"])
+    assert flags is not None
+    plan = make_plan(options_from_torchrun(flags, Options(gate=True), env), env)
+    assert (plan.nnodes, plan.node_rank, plan.master_addr, plan.master_port, plan.nproc_per_node) == (
+        2,
+        1,
+        "10.0.0.1",
+        23457,
+        4,
+    )
+
+
+def test_an_rdzv_endpoint_wins_over_the_master_address_and_c10d_assigns_the_node_ranks() -> None:
+    """run.py get_rdzv_endpoint: --master-addr/--master-port count only for the static backend without an endpoint;
+    node ranks come from the static backend only (rdzv_configs["rank"])."""
+    env = {"PET_RDZV_ENDPOINT": "job-0:29400", "PET_RDZV_BACKEND": "c10d", "PET_MASTER_ADDR": "job-0"}
+    flags = torchrun_flags(["torchrun", "--nnodes", "2", "--node-rank", "1", "train.py"])
+    plan = make_plan(options_from_torchrun(flags or {}, Options(gate=True), env), env)
+    assert (plan.master_addr, plan.master_port, plan.node_rank) == ("job-0", 29401, None)
+
+
+def test_standalone_from_pet_standalone_is_this_host() -> None:
+    plan = make_plan(options_from_torchrun({"nnodes": "2"}, Options(gate=True), {"PET_STANDALONE": "1"}), {})
+    assert (plan.mode, plan.nnodes) == ("local", 1)
+
+
+def test_the_static_rendezvous_without_a_node_rank_is_refused_with_torchruns_reason() -> None:
+    with pytest.raises(PlanError) as raised:
+        options_from_torchrun({"nnodes": "2", "master-addr": "a"}, Options(gate=True), {})
+    assert str(raised.value) == (
+        "torchrun --nnodes 2 with the static rendezvous starts every node as node 0 unless --node-rank (or "
+        "PET_NODE_RANK) says otherwise: give each node its own"
+    )
+
+
+def test_an_elastic_node_range_is_its_own_error_for_the_gate_to_skip() -> None:
+    options = options_from_torchrun(
+        {"nnodes": "1:4", "rdzv-backend": "c10d", "rdzv-endpoint": "h:1"}, Options(gate=True), {}
+    )
+    with pytest.raises(ElasticRange):
+        make_plan(options, {})
+
+
+@pytest.mark.parametrize(("rule", "expected"), [("cpu", "cpu"), ("gpu", "gpu"), ("auto", "auto"), ("3", None)])
+def test_nproc_per_node_takes_torchruns_words(rule: str, expected: str | None) -> None:
+    plan = make_plan(Options(nproc_per_node=rule), {})
+    assert (plan.nproc_per_node, plan.nproc_rule) == (None if expected else 3, expected)
+
+
+FACTS = Path(__file__).resolve().parents[1] / "facts"
+
+
+def h100s(visible: str | None) -> Facts:
+    """An 8-GPU host (32 CPUs) with CUDA_VISIBLE_DEVICES as given."""
+    facts = load_facts((FACTS / "gpu-h100-healthy.json").read_text())
+    env = {k: v for k, v in facts.env.items() if k != "CUDA_VISIBLE_DEVICES"}
+    return replace(facts, env=env if visible is None else {**env, "CUDA_VISIBLE_DEVICES": visible})
+
+
+@pytest.mark.parametrize(
+    ("visible", "count"),
+    [
+        (None, 8),
+        ("0,1", 2),
+        ("1, 0", 2),
+        ("0,9,1", 1),  # an ordinal out of range ends the list
+        ("3,-1,4", 1),  # so does a negative one
+        ("1gpu2,2ampere", 2),  # strtoul: the leading digits
+        ("0,0", 0),  # a repeated ordinal empties it
+        ("", 0),
+        ("GPU-aaa,GPU-bbb", 2),
+        ("MIG-aaa,GPU-bbb", 1),
+    ],
+)
+def test_only_visible_gpus_count(visible: str | None, count: int) -> None:
+    """torch/cuda/__init__.py (v2.9.0) _parse_visible_devices and _device_count_nvml."""
+    assert visible_gpus(h100s(visible)) == count
+
+
+def test_nccl_ranks_follow_cuda_visible_devices() -> None:
+    assert nproc_for(None, h100s("0,1"), ["gloo", "nccl"]) == 2
+    assert nproc_for(None, h100s(None), ["gloo", "nccl"]) == 8
+    assert nproc_for("gpu", h100s("2,3,4"), ["gloo"]) == 3
+    assert nproc_for("auto", h100s(""), ["gloo"]) == 32  # no GPU visible: torchrun's auto counts the CPUs
+    assert nproc_for("cpu", h100s(None), ["gloo", "nccl"]) == 32
+    found, why = applicable(h100s(""))
+    assert "nccl" not in found
+    assert why["nccl"] == "CUDA_VISIBLE_DEVICES= hides every GPU of this host"
+
+
+def preflight(master: str, addresses: tuple[str, ...], here: tuple[str, ...] = ("10.0.0.5",)) -> Any:
+    from xladoctor.collective.preflight import Preflight
+    from xladoctor.probes.network import Interface, Resolution
+
+    interfaces = (Interface("lo", ("127.0.0.1", "::1")), Interface("eth0", here))
+    return Preflight("node-b", Resolution("node-b", here), Resolution(master, addresses), interfaces, {})
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "addresses", "hosts"),
+    [
+        ("127.0.0.1:29400", ("127.0.0.1",), True),  # every process of this host may: the first to bind hosts
+        ("localhost:29400", ("::1", "127.0.0.1"), True),
+        ("10.0.0.5:29400", ("10.0.0.5",), True),  # this host's own address
+        ("node-b:29400", ("10.0.0.5",), True),  # this host's own name
+        ("10.0.0.7:29400", ("10.0.0.7",), False),  # another host's
+        ("203.0.113.9:29400", ("203.0.113.9",), False),  # a VIP or public address no node has: nobody hosts
+    ],
+)
+def test_without_node_ranks_the_host_of_the_endpoints_address_hosts(
+    endpoint: str, addresses: tuple[str, ...], hosts: bool
+) -> None:
+    from xladoctor.collective.run import may_host
+
+    plan = make_plan(Options(nnodes="2", rdzv_endpoint=endpoint), {})
+    assert may_host(plan, preflight(plan.master_addr, addresses)) is hosts
+    ranked = make_plan(Options(nnodes="2", rdzv_endpoint=endpoint, node_rank=1), {})
+    assert may_host(ranked, preflight(plan.master_addr, addresses)) is False
+
+
+def test_a_member_never_assigned_a_number_does_not_print_the_report() -> None:
+    import json
+
+    from xladoctor.collective.observed import observed_from_json
+
+    doc = json.loads((FACTS.parent / "collective" / "master-never-comes.json").read_text())
+    member = observed_from_json(doc)
+    assert member.host_view is False
+    unassigned = replace(member, plan=dict(member.plan, unit=None, node_rank=None))
+    assert unassigned.host_view is False
+
+
+def pytorchjob_v181(replicas: int, index: int, nproc: str = "auto") -> dict[str, str]:
+    """What training-operator v1.8.1 sets on a PyTorchJob's pod with a Master (envvar.go, master.go): WORLD_SIZE is
+    replicas x nprocPerNode (1 for "auto"), RANK and PET_NODE_RANK the pod's index."""
+    world = replicas * (int(nproc) if nproc.isdigit() else 1)
+    return {
+        "MASTER_ADDR": "job-master-0",
+        "MASTER_PORT": "23456",
+        "PET_MASTER_ADDR": "job-master-0",
+        "PET_MASTER_PORT": "23456",
+        "WORLD_SIZE": str(world),
+        "RANK": str(index),
+        "PET_NODE_RANK": str(index),
+        "PET_NPROC_PER_NODE": nproc,
+        "PET_NNODES": str(replicas),
+    }
+
+
+def test_a_v1_8_pytorchjob_pod_with_one_process_is_one_rank_and_with_more_a_node() -> None:
+    classic = make_plan(Options(), pytorchjob_v181(2, 1))
+    assert (classic.mode, classic.source, classic.rank, classic.world_size) == ("rank", "pytorchjob", 1, 2)
+    nodes = make_plan(Options(), pytorchjob_v181(2, 1, "4"))
+    assert (nodes.mode, nodes.source, nodes.node_rank, nodes.nproc_per_node, nodes.master_addr) == (
+        "node",
+        "pytorchjob",
+        1,
+        4,
+        "job-master-0",
+    )
+    asked = make_plan(Options(nproc_per_node="8"), pytorchjob_v181(2, 0))
+    assert (asked.mode, asked.nproc_per_node) == ("node", 8)

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import socket
 import threading
 import time
+from typing import Any
 
-from xladoctor.collective.rollcall import PROTOCOL, Channel, Host, Member, hello_message
+import pytest
+
+from xladoctor.collective.merge import fatal_outcome
+from xladoctor.collective.rollcall import (
+    LATE_S,
+    MAX_DEPTH,
+    MAX_HELLO,
+    PROTOCOL,
+    Channel,
+    Host,
+    Member,
+    hello_message,
+    parse_line,
+)
 
 
 def free_port() -> int:
@@ -53,7 +69,7 @@ def test_a_second_node_with_a_taken_rank_is_refused_and_the_job_does_not_go() ->
         thread.join(5)
     assert reply["go"] is False
     assert reply["conflicts"]["fatal"] == ["c (127.0.0.1) also says it is node 1"]
-    assert members[1].roll.reply == {"proto": PROTOCOL, "go": False, "refused": "unit 1 is taken"}
+    assert members[1].roll.reply == {"proto": PROTOCOL, "go": False, "refused": "unit 1 is taken", "reason": "taken"}
     host.close()
 
 
@@ -119,3 +135,338 @@ def test_a_channel_keeps_what_follows_a_line_for_the_next_read() -> None:
     assert channel.read(time.monotonic() + 1) == {"b": 2}
     left.close()
     assert channel.read(time.monotonic() + 1) is None and channel.closed
+
+
+# --- what a peer may send: node 0 never crashes, never waits past its deadlines, and names who sent what -----------
+
+
+def host_of(units: int = 2, assign: bool = False) -> tuple[Host, int]:
+    port = free_port()
+    host = Host(port, hello_message(None if assign else 0, units, "node", "a"), units, assign=assign)
+    assert host.listen()
+    return host, port
+
+
+def send_raw(port: int, data: bytes, hold_s: float = 3.0) -> threading.Thread:
+    """A peer that connects, sends `data` and keeps the connection open `hold_s` (reading what comes)."""
+
+    def peer() -> None:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(data)
+            sock.settimeout(hold_s)
+            with contextlib.suppress(OSError):
+                sock.recv(1 << 16)
+
+    thread = threading.Thread(target=peer, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_connect_flood_cannot_hold_node_0_past_its_answer() -> None:
+    host, port = host_of()
+    host.gather(time.monotonic() + 0.2)  # node 1 never comes
+    stop = time.monotonic() + 4
+
+    def flood() -> None:
+        while time.monotonic() < stop:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            time.sleep(0.02)
+
+    threading.Thread(target=flood, daemon=True).start()
+    time.sleep(0.05)
+    started = time.monotonic()
+    reply = host.answer(["gloo"])
+    assert time.monotonic() - started < LATE_S + 0.3
+    assert reply["missing"] == [1] and reply["go"] is False
+    assert reply["strangers"] and all(s.endswith("sent nothing") for s in reply["strangers"][:-1])
+    host.close()
+
+
+def test_node_0_holds_a_bounded_number_of_silent_connections() -> None:
+    from xladoctor.collective import rollcall
+
+    host, port = host_of()
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(rollcall.MAX_PENDING + 6)]
+    host.gather(time.monotonic() + 1.0)
+    assert len(host.pending) == rollcall.MAX_PENDING
+    closed = [s for s in host.roll.strangers if s.endswith("connections waited to say hello")]
+    assert len(closed) == 6
+    host.close()
+    for sock in socks:
+        sock.close()
+
+
+def test_a_silent_connection_does_not_stall_the_others() -> None:
+    """Node 0 reads every connection at once: one that connects and says nothing costs the real node nothing."""
+    host, port = host_of()
+    silent = socket.create_connection(("127.0.0.1", port))
+    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
+    started = time.monotonic()
+    host.gather(time.monotonic() + 20)
+    assert time.monotonic() - started < 2.0
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["go"] is True and members[0].roll.reply["go"] is True  # type: ignore[index]
+    assert [s.split(" ", 1)[1] for s in reply["strangers"]] == ["said no hello before node 0 answered"]
+    silent.close()
+    host.close()
+
+
+def test_a_deeply_nested_hello_is_a_stranger_not_a_crash() -> None:
+    host, port = host_of()
+    send_raw(port, b"[" * 100000 + b"\n")
+    time.sleep(0.2)
+    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
+    host.gather(time.monotonic() + 5)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["go"] is True
+    assert reply["strangers"][0].split(" ", 1)[1].startswith(f"sent JSON nested deeper than {MAX_DEPTH} levels: [[[")
+    host.close()
+
+
+def test_an_oversized_hello_is_cut_off() -> None:
+    host, port = host_of()
+    send_raw(port, b'{"proto": "' + b"x" * (MAX_HELLO + 10))
+    host.gather(time.monotonic() + 0.6)
+    assert host.roll.strangers[0].split(" ", 1)[1] == f"sent over {MAX_HELLO >> 10} KiB without ending its hello"
+    host.close()
+
+
+def test_json_nesting_is_judged_before_parsing_and_brackets_in_strings_do_not_count() -> None:
+    deep = b'{"a": ' + b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1) + b"}"
+    assert parse_line(deep)["_garbage"].startswith(f"JSON nested deeper than {MAX_DEPTH} levels")
+    fine = b'{"a": ' + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b"}"
+    assert "_garbage" not in parse_line(fine)
+    quoted = json.dumps({"tail": ["[enforce fail at x.cc:1] " + "[" * 500 + '\\"]' * 3]}).encode()
+    assert parse_line(quoted) == json.loads(quoted)
+    assert parse_line(b"[1, 2]") == {"_garbage": "[1, 2]"}
+    # a real run's outcome (a snapshot inside: the deepest message there is) parses
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).resolve().parents[1] / "collective" / "two-nodes-healthy.json").read_text())
+    text = json.dumps(doc).encode()
+    assert parse_line(text) == doc
+
+
+def test_the_reply_names_the_members_without_echoing_their_hellos() -> None:
+    host, port = host_of()
+    big = hello_message(1, 2, "node", "b", preflight={"interfaces": {f"veth{i}": ["10.0.0.1"] for i in range(500)}})
+    members, threads = members_join(port, [big])
+    host.gather(time.monotonic() + 5)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["members"] == {
+        "0": {"unit": 0, "host": "a", "peer": "(itself)", "mode": "node"},
+        "1": {"unit": 1, "host": "b", "peer": "127.0.0.1", "mode": "node"},
+    }
+    assert len(host.roll.members[1]["preflight"]["interfaces"]) == 500  # node 0 keeps them for its own report
+    host.close()
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"units": [2]}, "'units' is [2], not a whole number"),
+        ({"unit": True}, "'unit' is true, not a whole number"),
+        ({"unit": "1"}, "'unit' is \"1\", not a whole number"),
+        ({"available": "gloo"}, "'available' is \"gloo\", not a list"),
+        ({"world_size": 2.5}, "'world_size' is 2.5, not a whole number"),
+        (
+            {"preflight": {"interfaces": {"eth0": "10.0.0.1"}}},
+            "'preflight.interfaces.eth0' is \"10.0.0.1\", not a list",
+        ),
+        ({"mode": None}, "'mode' is null, not a string"),
+    ],
+)
+def test_a_malformed_hello_is_refused_and_named_never_a_crash(change: dict[str, Any], why: str) -> None:
+    host, port = host_of()
+    members, threads = members_join(port, [{**hello_message(1, 2, "node", "b"), **change}])
+    host.gather(time.monotonic() + 0.4)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["missing"] == [1] and reply["go"] is False
+    assert reply["strangers"][0].split(" ", 1)[1] == f"(b) sent a hello node 0 cannot read: {why}"
+    assert members[0].roll.reply == {
+        "proto": PROTOCOL,
+        "go": False,
+        "refused": f"node 0 cannot read this hello: {why}",
+        "reason": "malformed",
+    }
+    host.close()
+
+
+def job(outcome: dict[str, Any]) -> tuple[Host, Member, list[Any]]:
+    """Node 0 and node 1 joined; node 1 sends `outcome` while node 0 watches."""
+    host, port = host_of()
+    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
+    host.gather(time.monotonic() + 5)
+    host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    member = members[0]
+    cancel = threading.Event()
+    host.start_watch(cancel, fatal_outcome)
+    member.report(outcome)
+    return host, member, [cancel, host.outcomes(time.monotonic() + 5)]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "why"),
+    [
+        ({"type": "outcome", "jax": [1]}, "'jax' is [1], not an object"),
+        ({"type": "outcome", "records": ["x"]}, "'records[0]' is \"x\", not an object"),
+        ({"type": "outcome", "records": [{"rank": True}]}, "'records[0].rank' is true, not a whole number"),
+        ({"type": "outcome", "launcher": {"ok": False, "tail": "boom"}}, "'launcher.tail' is \"boom\", not a list"),
+        ({"type": "verdict"}, 'a message of type "verdict" came where its outcome was due'),
+    ],
+)
+def test_a_malformed_outcome_is_a_finding_naming_the_node(outcome: dict[str, Any], why: str, capsys) -> None:
+    from xladoctor.collective.analysis import analyze
+    from xladoctor.collective.merge import assemble
+
+    host, member, (cancel, outcomes) = job(outcome)
+    assert outcomes == {1: {"type": "outcome", "unit": 1, "host": "b", "malformed": why}}
+    assert not cancel.is_set() and capsys.readouterr().err == ""  # no traceback from the watch's thread
+    observed = assemble(
+        {"mode": "node", "nnodes": 2, "units": 2, "unit": 0, "master_addr": "127.0.0.1", "master_port": 1},
+        host.own,
+        {"role": "host", "port": 1, "reply": host.roll.reply},
+        0,
+        host.roll.members,
+        outcomes,
+        {"records": (), "nccl": [], "launcher": None, "jax": None},
+        facts_of(),
+        ["gloo"],
+        {},
+        [],
+        1.0,
+    )
+    launch = next(f for f in analyze(observed).all_findings if f.id == "collective-launch")
+    assert (launch.status.value, launch.title) == ("fail", f"node 1 (b) sent an outcome node 0 cannot read: {why}")
+    host.tell({"exit": 1, "failing": []})
+    member.close()
+
+
+def facts_of() -> Any:
+    from pathlib import Path
+
+    from xladoctor.collective.observed import observed_from_json
+
+    doc = json.loads((Path(__file__).resolve().parents[1] / "collective" / "two-nodes-healthy.json").read_text())
+    return observed_from_json(doc).facts[0]
+
+
+def test_a_malformed_verdict_fails_the_verdict_finding() -> None:
+    host, member, _ = job({"type": "outcome", "unit": 1, "host": "b", "records": []})
+    host.tell({"exit": "zero"})
+    verdict = member.verdict(time.monotonic() + 5)
+    assert verdict == {"type": "verdict", "malformed": "'exit' is \"zero\", not a whole number"}
+
+
+def test_a_node_late_for_a_missing_unit_is_told_too_late_not_taken() -> None:
+    host, port = host_of()
+    host.gather(time.monotonic() + 0.3)
+    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
+    time.sleep(0.1)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["missing"] == [1] and reply["conflicts"] == {"fatal": [], "soft": []}
+    assert [(x["unit"], x["host"]) for x in reply["late"]] == [(1, "b")]
+    told = members[0].roll.reply
+    assert told == {
+        "proto": PROTOCOL,
+        "go": False,
+        "refused": f"too late: node 0 stopped waiting after {host.roll.waited_s} s",
+        "reason": "late",
+    }
+    host.close()
+
+
+def test_node_0_that_closes_without_answering_is_not_called_another_program() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def crash() -> None:  # node 0 accepts, then dies (a crash, Ctrl-C, the OOM killer)
+        conn, _ = server.accept()
+        conn.recv(1 << 16)
+        time.sleep(0.2)
+        conn.close()
+
+    threading.Thread(target=crash, daemon=True).start()
+    member = Member("127.0.0.1", server.getsockname()[1], hello_message(1, 2, "node", "b"))
+    member.join(time.monotonic() + 5, time.monotonic() + 5)
+    assert (member.roll.stranger, member.roll.no_answer, member.roll.reply) == (None, "closed", None)
+    server.close()
+
+
+def test_a_port_that_takes_the_hello_and_stays_silent_is_a_timeout() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(server.accept()[0]), daemon=True).start()
+    member = Member("127.0.0.1", server.getsockname()[1], hello_message(1, 2, "node", "b"))
+    member.join(time.monotonic() + 5, time.monotonic() + 1)
+    assert (member.roll.stranger, member.roll.no_answer) == (None, "timeout")
+    server.close()
+
+
+def test_a_member_connects_to_the_addresses_preflight_resolved() -> None:
+    """No lookup per attempt (a resolver that hangs would hold the member past its deadline)."""
+    host, port = host_of()
+    member = Member("name.that.does.not.resolve.invalid", port, hello_message(1, 2, "node", "b"), ["127.0.0.1"])
+    thread = threading.Thread(target=member.join, args=(time.monotonic() + 5, time.monotonic() + 5))
+    thread.start()
+    host.gather(time.monotonic() + 5)
+    host.answer(["gloo"])
+    thread.join(5)
+    assert member.roll.go
+    host.close()
+
+
+def test_nodes_running_different_xladoctor_releases_are_told() -> None:
+    from xladoctor.collective.rollcall import conflicts_of
+
+    members = {
+        0: hello_message(0, 2, "node", "a", xladoctor="0.9.0"),
+        1: hello_message(1, 2, "node", "b", xladoctor="0.8.0"),
+    }
+    assert conflicts_of(members, [], 2) == {
+        "fatal": [],
+        "soft": ["xladoctor differs: node 0 (a) runs 0.9.0, node 1 (b) runs 0.8.0"],
+    }
+
+
+def test_node_0_listens_on_ipv6_and_ipv4_alike() -> None:
+    """An --rdzv-endpoint [::1]:PORT or an IPv6 master address reaches node 0 as 127.0.0.1 does (TCPStore listens
+    on both); IPv4 peers are named as IPv4."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 in this Python")
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this host")
+    host, port = host_of(3)
+    members = [
+        Member("127.0.0.1", port, hello_message(1, 3, "node", "b")),
+        Member("::1", port, hello_message(2, 3, "node", "c"), ["::1"]),
+    ]
+    threads = [threading.Thread(target=m.join, args=(time.monotonic() + 5, time.monotonic() + 5)) for m in members]
+    for thread in threads:
+        thread.start()
+    host.gather(time.monotonic() + 5)
+    reply = host.answer(["gloo"])
+    for thread in threads:
+        thread.join(5)
+    assert reply["go"] is True and all(m.roll.go for m in members)
+    assert {u: m["peer"] for u, m in host.roll.members.items() if u} == {1: "127.0.0.1", 2: "::1"}
+    host.close()

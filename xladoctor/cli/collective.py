@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, text_or_json, write_text
-from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole
 from xladoctor.sanitize import one_line
+
+if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
+    from xladoctor.collective.analysis import CollectiveReport
 
 COLLECTIVE_EXIT_TEXT = (
     "Exit codes: 0 nothing failed; 1 a finding failed (or warned, with --strict); 2 bad usage (launch flags or "
@@ -65,7 +67,7 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
-    from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
+    from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.observed import Observed
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
@@ -97,17 +99,14 @@ def _say(message: str) -> None:
     print(f"xladoctor collective: {one_line(message)}", file=sys.stderr, flush=True)
 
 
-def emit(report: object, chosen: OutputFormat, output: Path | None, verbose: bool) -> None:
+def emit(report: CollectiveReport, chosen: OutputFormat, output: Path | None, verbose: bool) -> None:
     """Node 0 (or a single host) gives the report; the others one line, and their own report only with -o."""
-    from xladoctor.collective.analysis import CollectiveReport
     from xladoctor.reporters.collective_report import (
         render_collective_json,
         render_collective_text,
         status_line,
     )
 
-    if not isinstance(report, CollectiveReport):
-        raise UsageError("internal: not a collective report")
     host_view = report.observed.host_view
     if not host_view:
         print(status_line(report), file=sys.stderr)

@@ -22,7 +22,7 @@ from xladoctor.diagnosis.pipeline import diagnose, make_request
 from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
-from xladoctor.proc import stop_being_subreaper
+from xladoctor.proc import kill_descendants, stop_being_subreaper
 from xladoctor.reporters.console import ReportConsole
 from xladoctor.sanitize import one_line
 
@@ -53,27 +53,41 @@ def become(command: Sequence[str]) -> None:
         raise UsageError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
 
 
-def _collective(command: Sequence[str], values: Mapping[str, Any], timeout: float, backends: tuple[str, ...]) -> int:
-    """The collective across the job's nodes, as the gate runs it: its plan from CMD's torchrun flags, else from the
-    launcher's variables; its port kept off the job's. Node 0 prints the report when it fails, the others one line."""
+def _collective(
+    command: Sequence[str], python: str, strict: bool, timeout: float, backends: tuple[str, ...]
+) -> int | None:
+    """The collective across the job's nodes, as the gate runs it: its plan from CMD's torchrun flags (PET_<FLAG>
+    filling those not given, as torchrun does), else from the launcher's variables; its port kept off the job's.
+    Node 0 prints the report when it fails, the others one line. None: skipped (why is said on stderr): an elastic
+    node range, or a command that names several nodes in a launch xladoctor cannot read."""
     from xladoctor.cli.collective import emit
     from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
-    from xladoctor.collective.launchers import options_from_torchrun, torchrun_flags
+    from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.plan import ElasticRange, Options, make_plan
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
     from xladoctor.reporters.collective_report import headline
 
-    base = Options(backends=backends, timeout_s=timeout, gate=True)
-    flags = torchrun_flags(command)
-    plan = make_plan(options_from_torchrun(flags, base) if flags is not None else base, os.environ)
-    python = values.get("python") or sys.executable
-
     def say(message: str) -> None:
         print(f"xladoctor gate: collective: {one_line(message)}", file=sys.stderr, flush=True)
 
-    strict = bool(values.get("strict"))
+    base = Options(backends=backends, timeout_s=timeout, gate=True)
+    flags = torchrun_flags(command)
+    try:
+        plan = make_plan(options_from_torchrun(flags, base, os.environ) if flags is not None else base, os.environ)
+    except ElasticRange as exc:
+        say(f"skipped, not checked across the nodes: {exc}; torchrun decides the node count at its rendezvous")
+        return None
+    implied = implied_nodes(command)
+    if plan.mode == "local" and implied is not None:
+        say(
+            f"skipped, not checked across the nodes: CMD names --nnodes {implied}, but xladoctor could not read its "
+            "launch (put torchrun or python -m torch.distributed.run in CMD itself, or run under a launcher whose "
+            "variables xladoctor reads); a collective on this host alone would prove nothing about the job"
+        )
+        return None
+
     shown: list[CollectiveReport] = []
 
     def show(report: CollectiveReport) -> None:
@@ -140,8 +154,17 @@ def gate(
         summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
         elapsed = time.monotonic() - started
         if collective:
-            passed = _collective(command, values, collective_timeout, tuple(collective_backend or ()))
-            if passed != 0:
+            # the interpreter the checks diagnosed (--python resolved: a venv's folder names its bin/python)
+            passed = _collective(
+                command,
+                request.python or sys.executable,
+                request.strict,
+                collective_timeout,
+                tuple(collective_backend or ()),
+            )
+            if passed is None:
+                summary += "; collective skipped"
+            elif passed != 0:
                 print(
                     f"xladoctor gate: refusing to start {one_line(command[0])} (collective, exit {passed}); "
                     f"{GATE_SWITCH}=off skips the gate",
@@ -152,6 +175,9 @@ def gate(
         print(
             f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {one_line(command[0])}", file=sys.stderr
         )
+        # nothing the checks started may live on into the job (a collective's worker that left torchrun's group
+        # would hold its GPU and ports): xladoctor is the subreaper of its orphans (proc.children_cleaned_up)
+        kill_descendants()
         become(command)
     from xladoctor.reporters.terminal import render_text
 

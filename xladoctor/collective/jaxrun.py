@@ -1,8 +1,12 @@
 """JAX's phase: this node's processes of jax.distributed, started by xladoctor itself (JAX has no torchrun).
 
-Process ids are node-major (node * processes per node + local index), as torchrun numbers ranks; the coordinator is
-node 0 on the rendezvous port + 1 (the torch phase may still hold the port itself on a slower node, and JAX's
-client would talk to a TCPStore there). On a GPU host each process sees one GPU (CUDA_VISIBLE_DEVICES).
+How many processes each unit runs is its own count (`processes`), and node 0 numbers them all in unit order at the
+roll call (`numbering`), so that nodes with different counts agree on the ids and the total. On a TPU host it is one
+process for the whole host, as JAX runs there (jax/_src/clusters/cloud_tpu_cluster.py, jax 0.10.2: the process count
+is the slice's worker count); elsewhere one per process of the torch phase on a node, one per rank when each rank
+has its own xladoctor. The coordinator is node 0 on the rendezvous port + 1 (the torch phase may still hold the port
+itself on a slower node, and JAX's client would talk to a TCPStore there). On a GPU host each process sees one GPU
+(CUDA_VISIBLE_DEVICES, an entry of the list the job gives when it gives one).
 """
 
 from __future__ import annotations
@@ -15,18 +19,35 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xladoctor.collective.launch import JAX_WORKER, free_port, install_worker, worker_env
+from xladoctor.collective.launch import JAX_WORKER, free_port, install_worker, stop_workers, worker_env
 from xladoctor.collective.plan import Plan
 from xladoctor.proc import CommandResult, run_command
 
 _TAIL_LINES = 20
 
 
-def _layout(plan: Plan, unit: int, nproc: int) -> tuple[int, list[int]]:
-    """(process count, this node's process ids)."""
-    if plan.mode in ("rank", "agent"):
-        return plan.world_size or 1, [plan.rank or 0]
-    return plan.nnodes * nproc, [unit * nproc + i for i in range(nproc)]
+def processes(plan: Plan, nproc: int, tpu: bool) -> int:
+    """How many JAX processes this unit runs (0: another rank of its host runs the host's one)."""
+    if tpu:
+        return 1 if plan.mode in ("local", "node") or not plan.local_rank else 0
+    return 1 if plan.mode in ("rank", "agent") else nproc
+
+
+def numbering(counts: Mapping[int, int]) -> dict[str, Any]:
+    """Every unit's first process id, in unit order, and the total: what node 0 tells every node."""
+    first: dict[str, int] = {}
+    total = 0
+    for unit in sorted(counts):
+        first[str(unit)] = total
+        total += max(0, counts[unit])
+    return {"total": total, "first": first}
+
+
+def visible_device(value: str | None, index: int) -> str:
+    """The CUDA_VISIBLE_DEVICES of a unit's `index`-th JAX process: that entry of the job's own list, or the
+    index itself when the job sets none."""
+    entries = [e.strip() for e in value.split(",")] if value else []
+    return entries[index % len(entries)] if entries else str(index)
 
 
 def _result_view(result: CommandResult) -> dict[str, Any]:
@@ -41,13 +62,23 @@ def _result_view(result: CommandResult) -> dict[str, Any]:
 
 
 def run_jax(
-    python: str, plan: Plan, unit: int, nproc: int, folder: Path, deadline: float, environ: Mapping[str, str]
+    python: str,
+    plan: Plan,
+    unit: int,
+    ids: range,
+    total: int,
+    folder: Path,
+    deadline: float,
+    environ: Mapping[str, str],
+    gpus: int = 0,
 ) -> dict[str, Any]:
-    """Run this node's JAX processes until they end or the deadline; their records and how each ended."""
+    """Run this node's JAX processes (`ids` of `total`) until they end or the deadline; their records and how each
+    ended. `gpus`: the GPUs this unit sees, one per process."""
     out = folder / "jax"
     out.mkdir()
+    if not ids:
+        return {"records": [], "port": None, "count": total}
     worker = install_worker(folder, JAX_WORKER)
-    count, ids = _layout(plan, unit, nproc)
     if plan.mode == "local":
         port = free_port()
     else:
@@ -58,12 +89,13 @@ def run_jax(
         env = dict(
             base,
             XLADOCTOR_JAX_PROCESS_ID=str(process_id),
-            XLADOCTOR_JAX_PROCESS_COUNT=str(count),
+            XLADOCTOR_JAX_PROCESS_COUNT=str(total),
             XLADOCTOR_JAX_COORDINATOR=f"{plan.master_addr}:{port}",
             XLADOCTOR_COLLECTIVE_UNIT=str(unit),
         )
-        if plan.mode in ("local", "node") and env.get("CUDA_VISIBLE_DEVICES") is None and nproc > 1:
-            env["CUDA_VISIBLE_DEVICES"] = str(index)
+        if gpus and (len(ids) > 1 or plan.mode in ("rank", "agent")):
+            local = (plan.local_rank or 0) if plan.mode in ("rank", "agent") else index
+            env["CUDA_VISIBLE_DEVICES"] = visible_device(env.get("CUDA_VISIBLE_DEVICES"), local)
         result = run_command(
             [python, str(worker)],
             max(1.0, deadline - time.monotonic()),
@@ -75,6 +107,7 @@ def run_jax(
 
     with ThreadPoolExecutor(max_workers=len(ids)) as pool:
         ended = list(pool.map(lambda item: one(*item), enumerate(ids)))
+    stop_workers(str(out))
     records = []
     for path in sorted(glob.glob(str(out / "jax-*.json"))):
         try:
@@ -100,7 +133,7 @@ def run_jax(
                     "ops": [],
                 }
             )
-    return {"records": sorted(records, key=lambda r: int(r.get("process_id", 0))), "port": port, "count": count}
+    return {"records": sorted(records, key=lambda r: int(r.get("process_id", 0))), "port": port, "count": total}
 
 
 def jax_outcome(view: Mapping[str, Any] | None) -> dict[str, Any] | None:

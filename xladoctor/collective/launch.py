@@ -2,11 +2,15 @@
 
 Nothing is installed into the target: the worker is copied into a private folder and run by the target's
 interpreter (`TARGET -m torch.distributed.run ...`, as the smoke tests run theirs). The run is bounded by the
-deadline: proc.run_command kills the whole process group (torchrun's agent and every worker) when it passes.
+deadline: proc.run_command kills torchrun's process group when it passes. torch's SubprocessHandler starts every
+worker in a session of its own (start_new_session=True: torch/distributed/elastic/multiprocessing/
+subprocess_handler/subprocess_handler.py, v2.9.0), out of that group, so once the launch is over every process
+that still carries this run's XLADOCTOR_COLLECTIVE_OUT in its environment is killed too (`stop_workers`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -27,6 +31,7 @@ JAX_WORKER = "_xladoctor_collective_jax.py"
 # torchrun reads PET_<FLAG> as the default of every flag (torch/distributed/argparse_util.py): a Kubeflow pod's
 # PET_RDZV_ENDPOINT would replace the --master-addr we pass (run.py get_rdzv_endpoint), so none reaches our torchrun.
 _DROPPED_PREFIXES = ("PET_",)
+OUT_VARIABLE = "XLADOCTOR_COLLECTIVE_OUT"  # where a worker writes: this run's own folder, so it marks its processes
 _GRACE_S = 2.0  # the workers' own deadline comes this much before the kill, so that they write their records
 
 
@@ -73,7 +78,7 @@ def worker_env(
     now_wall, now = time.time(), time.monotonic()
     env.update(
         {
-            "XLADOCTOR_COLLECTIVE_OUT": str(folder),
+            OUT_VARIABLE: str(folder),
             "XLADOCTOR_COLLECTIVE_BACKENDS": ",".join(backends),
             "XLADOCTOR_COLLECTIVE_DEADLINE": f"{now_wall + deadline - now - _GRACE_S:.3f}",
             "XLADOCTOR_COLLECTIVE_JOIN_DEADLINE": f"{now_wall + join_deadline - now:.3f}",
@@ -126,13 +131,22 @@ def read_records(folder: Path) -> tuple[dict[str, Any], ...]:
 
 
 def read_nccl_logs(folder: Path, limit: int = 64 << 10) -> dict[str, str]:
+    """Each NCCL_DEBUG_FILE, at most `limit` bytes of it: its head (the version, the interfaces and the transport
+    NCCL chose at init) and its tail (the WARN it gave up with), whole lines of each."""
     logs = {}
     for path in sorted(glob.glob(str(folder / "nccl.*.log"))):
         try:
             with open(path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - limit))
-                logs[os.path.basename(path)] = handle.read().decode("utf-8", errors="replace")
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(0)
+                if size <= limit:
+                    data = handle.read()
+                else:
+                    head = handle.read(limit // 4)
+                    handle.seek(size - (limit - len(head)))
+                    tail = handle.read()
+                    data = head[: head.rfind(b"\n") + 1] + tail[tail.find(b"\n") + 1 :]
+                logs[os.path.basename(path)] = data.decode("utf-8", errors="replace")
         except OSError:
             continue
     return logs
@@ -152,4 +166,27 @@ def run_ranks(
     result = run_command(
         argv, max(1.0, deadline - time.monotonic()), env=env, cwd=str(folder), cancel=cancel, label="collective"
     )
+    stop_workers(env.get(OUT_VARIABLE, str(folder)))
     return Launch(tuple(argv), result, read_records(folder), read_nccl_logs(folder), started, port)
+
+
+def stop_workers(out: str) -> int:
+    """SIGKILL every process of this run still alive: those whose environment holds XLADOCTOR_COLLECTIVE_OUT=out
+    (a private folder, so nothing else matches); how many there were."""
+    import psutil
+
+    found = []
+    for process in psutil.process_iter():
+        if process.pid == os.getpid():
+            continue
+        try:
+            if process.environ().get(OUT_VARIABLE) == out:
+                found.append(process)
+        except (psutil.Error, OSError):  # gone, another user's, a zombie
+            continue
+    for process in found:
+        with contextlib.suppress(psutil.Error, OSError):
+            process.kill()
+    with contextlib.suppress(psutil.Error, OSError):
+        psutil.wait_procs(found, timeout=2)
+    return len(found)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from xladoctor.collective.launch import Launch
+from xladoctor.collective.messages import RECORD, problem
 from xladoctor.collective.observed import Observed, Unit
 from xladoctor.facts import Facts, FactsError, facts_from_json, load_facts
 
@@ -88,7 +89,8 @@ def assemble(
     jax: list[Mapping[str, Any]] = list((view.get("jax") or {}).get("records") or [])
     for record in view.get("records") or ():
         for item in record.get("gathered") or ():
-            if not isinstance(item, Mapping) or not isinstance(item.get("record"), Mapping):
+            # what rank 0 gathered came from every node's ranks: its shape is checked as an outcome's records are
+            if not isinstance(item, Mapping) or problem(item.get("record"), RECORD) is not None:
                 continue
             gathered = dict(item["record"])
             by_rank.setdefault(int(gathered.get("rank", -1)), gathered)

@@ -1,8 +1,16 @@
 """Read NCCL's own diagnostics (NCCL_DEBUG=INFO, one file per process): what it chose and why it gave up. Pure.
 
-Every line is `HOST:PID:TID [DEV] NCCL INFO ...` or `HOST:PID:TID [DEV] FILE:LINE NCCL WARN ...` (NCCL src/debug.cc,
-ncclDebugLog). The messages matched below are quoted from NCCL v2.27.7-1 (the NCCL torch 2.9 wheels depend on) and
-unchanged in v2.30.7-1; the file and line of each is given beside it.
+NCCL v2.27.7-1 (the NCCL torch 2.9's wheels depend on) writes, in src/debug.cc ncclDebugLog:
+
+    HOST:PID:TID [DEV] NCCL INFO MESSAGE
+    (an empty line)
+    [%F %T] HOST:PID:TID [DEV] FILE:LINE NCCL WARN MESSAGE
+
+A WARN starts with a newline, and a timestamp leads the levels of NCCL_DEBUG_TIMESTAMP_LEVELS (by default WARN only;
+since v2.26) in the format of NCCL_DEBUG_TIMESTAMP_FORMAT (default "[%F %T] "); FILE is the path the Makefile
+compiles (`bootstrap.cc`, `transport/net_socket.cc`). v2.30.7-1 puts the function between them:
+`FILE:LINE (FUNC) NCCL WARN`. The messages matched below are quoted from v2.27.7-1 and unchanged in v2.30.7-1; the
+file and line of each is given beside it.
 """
 
 from __future__ import annotations
@@ -12,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 _LINE = re.compile(
-    r"^(?P<host>[^\s:]+):(?P<pid>\d+):\d+ \[[^\]]*\] (?:\S+:\d+ )?NCCL (?P<level>INFO|WARN) (?P<msg>.*)$"
+    r"^(?:\[[^\]]*\] ?)?(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[[^\]]*\] "
+    r"(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?P<level>INFO|WARN) (?P<msg>.*)$"
 )
 # (kind, pattern); the first that matches a message names it
 _MESSAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -26,10 +35,9 @@ _MESSAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("no-interface", re.compile(r"^Bootstrap : no socket interface found")),  # src/bootstrap.cc:115
     ("no-listen-interface", re.compile(r"^NET/Socket : No usable listening interface found")),  # bootstrap.cc:108
     ("no-socket-interface", re.compile(r"^NET/Socket : no interface found")),  # src/transport/net_socket.cc
-    (
-        "p2p-disabled",
-        re.compile(r"^P2P is disabled between (?:NVLINK )?connected GPUs (?P<value>\d+ and \d+)"),
-    ),  # paths.cc
+    # graph/paths.cc:350 (a WARN: NCCL gives up, "probably due to a hardware issue") and :353 (an INFO)
+    ("p2p-nvlink-disabled", re.compile(r"^P2P is disabled between NVLINK connected GPUs (?P<value>\d+ and \d+)")),
+    ("p2p-disabled", re.compile(r"^P2P is disabled between connected GPUs (?P<value>\d+ and \d+)")),
 )
 # "[0]eth0:10.0.0.5<0> [1]ib0:..." (net_socket.cc) or " eth0:10.0.0.5<0>" (bootstrap.cc): the interface names
 _INTERFACE = re.compile(r"(?:\[\d+\])?(?P<name>[\w.:-]+?):(?P<addr>[0-9a-fA-F.:]+)<\d+>")

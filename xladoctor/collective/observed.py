@@ -41,7 +41,10 @@ class Observed:
 
     @property
     def host_view(self) -> bool:
-        """True on the process that gives the report (node 0, rank 0, or a single host)."""
+        """True on the process that gives the report: the roll call's host, or, where none ran, node 0 (rank 0, a
+        single host). A member whose number was never assigned (ranks by arrival, node 0 never answered) is not."""
+        if self.roll is not None and self.roll.get("role") in ("host", "member"):
+            return self.roll.get("role") == "host"
         return self.plan.get("unit") in (0, None)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xladoctor.errors import UsageError
 
@@ -20,6 +20,10 @@ GATE_PORT_OFFSET = 1
 
 class PlanError(UsageError):
     """Launch options or launcher variables that cannot describe a job."""
+
+
+class ElasticRange(PlanError):
+    """`--nnodes MIN:MAX`: the job's node count is decided at its rendezvous, so no fixed roll call can check it."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class Plan:
     source: str  # flags | torchrun | slurm | pytorchjob | trainjob | tpu | default
     nnodes: int
     node_rank: int | None  # None: the roll call assigns it (--rdzv-endpoint without --node-rank)
-    nproc_per_node: int | None  # None: chosen from the snapshot (GPUs for NCCL, else 2)
+    nproc_per_node: int | None  # None: chosen from the snapshot (nproc_rule, else GPUs for NCCL, else 2)
     master_addr: str
     master_port: int  # 0: a free port of this host (local mode)
     port_source: str
@@ -57,6 +61,7 @@ class Plan:
     timeout_s: float = 120.0
     evidence: Mapping[str, str] = field(default_factory=dict)  # the variables that decided it
     roll_call_port: int | None = None  # None: the roll call uses master_port (only an outer torchrun needs another)
+    nproc_rule: str | None = None  # --nproc-per-node cpu | gpu | auto: counted on each node, as torchrun counts
 
     @property
     def multi_node(self) -> bool:
@@ -78,7 +83,7 @@ class Plan:
         return self.rank if self.mode in ("rank", "agent") else self.node_rank
 
 
-def _int(value: str | None, what: str, low: int = 0) -> int:
+def whole_number(value: str | None, what: str, low: int = 0) -> int:
     try:
         number = int(str(value).strip())
     except ValueError:
@@ -88,19 +93,21 @@ def _int(value: str | None, what: str, low: int = 0) -> int:
     return number
 
 
-def _port(value: str | int | None, what: str) -> int:
-    port = _int(str(value), what, 1)
+def tcp_port(value: str | int | None, what: str) -> int:
+    port = whole_number(str(value), what, 1)
     if port > 65535:
         raise PlanError(f"{what}={port} is not a TCP port (1-65535)")
     return port
 
 
-def _nnodes(value: str, what: str) -> int:
+def node_count(value: str, what: str) -> int:
     """torchrun's --nnodes takes N or MIN:MAX (run.py parse_min_max_nnodes); an elastic range cannot be checked."""
     low, _, high = str(value).partition(":")
-    first = _int(low, what, 1)
-    if high and _int(high, what, 1) != first:
-        raise PlanError(f"{what}={value}: an elastic range; xladoctor collective needs a fixed node count (--nnodes N)")
+    first = whole_number(low, what, 1)
+    if high and whole_number(high, what, 1) != first:
+        raise ElasticRange(
+            f"{what}={value}: an elastic range; xladoctor collective needs a fixed node count (--nnodes N)"
+        )
     return first
 
 
@@ -116,7 +123,7 @@ def split_endpoint(endpoint: str, what: str) -> tuple[str, int | None]:
         host, port = text, None
     if not host:
         raise PlanError(f"{what}={endpoint!r} names no host")
-    return host, _port(port, what) if port else None
+    return host, tcp_port(port, what) if port else None
 
 
 def slurm_first_host(nodelist: str) -> str:
@@ -148,24 +155,24 @@ def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -
     """The port the check uses. By hand: --master-port, else XLADOCTOR_COLLECTIVE_PORT, else the job's (`port`, read
     from `source`). In the gate, every port given is the job's own: XLADOCTOR_COLLECTIVE_PORT, else the job's + 1."""
     if options.master_port is not None and not options.gate:
-        return _port(options.master_port, "--master-port"), "--master-port"
+        return tcp_port(options.master_port, "--master-port"), "--master-port"
     if env.get(PORT_VARIABLE):
-        return _port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
+        return tcp_port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
     if options.gate:
         if options.master_port is not None:
-            port, source = _port(options.master_port, "--master-port"), "the job's --master-port"
+            port, source = tcp_port(options.master_port, "--master-port"), "the job's --master-port"
         shifted = port + GATE_PORT_OFFSET if port < 65535 else port - GATE_PORT_OFFSET
         return shifted, f"{source} + {GATE_PORT_OFFSET} (the gate keeps off the job's own port)"
     return port, source
 
 
 def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
-    nnodes = _nnodes(options.nnodes, "--nnodes") if options.nnodes is not None else 1
+    nnodes = node_count(options.nnodes, "--nnodes") if options.nnodes is not None else 1
     if options.rdzv_endpoint and (options.master_addr or options.master_port is not None):
         raise PlanError("give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both")
     if options.rdzv_endpoint:
         host, port = split_endpoint(options.rdzv_endpoint, "--rdzv-endpoint")
-        options = Options(**{**options.__dict__, "master_port": port if port is not None else DEFAULT_PORT})
+        options = replace(options, master_port=port if port is not None else DEFAULT_PORT)
         node_rank = options.node_rank
     else:
         host = options.master_addr or "127.0.0.1"
@@ -185,21 +192,30 @@ def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, .
         "flags",
         nnodes,
         node_rank,
-        _nproc(options.nproc_per_node),
+        nproc_count(options.nproc_per_node),
         host,
         port,
         port_source,
         backends=backends,
+        nproc_rule=nproc_rule(options.nproc_per_node),
         timeout_s=options.timeout_s,
     )
 
 
-def _nproc(value: str | None) -> int | None:
-    if value is None or value in ("auto", "gpu"):
+# torch/distributed/run.py (v2.9.0) determine_local_world_size: a number, or cpu (os.cpu_count()), gpu
+# (torch.cuda.device_count(), an error without CUDA), auto (the GPUs when CUDA is available, else the CPUs)
+NPROC_RULES = ("cpu", "gpu", "auto")
+
+
+def nproc_count(value: str | None) -> int | None:
+    """A number of processes per node; None for a rule (`nproc_rule`) or when not given."""
+    if value is None or value.strip() in NPROC_RULES:
         return None
-    if value == "cpu":
-        raise PlanError("--nproc-per-node cpu starts one process per CPU core; give a number")
-    return _int(value, "--nproc-per-node", 1)
+    return whole_number(value, "--nproc-per-node", 1)
+
+
+def nproc_rule(value: str | None) -> str | None:
+    return value.strip() if value is not None and value.strip() in NPROC_RULES else None
 
 
 def _flags_given(options: Options) -> bool:
@@ -226,17 +242,18 @@ def make_plan(options: Options, env: Mapping[str, str]) -> Plan:
         "default",
         1,
         0,
-        _nproc(options.nproc_per_node),
+        nproc_count(options.nproc_per_node),
         "127.0.0.1",
         *_local_port(options, env),
         backends=backends,
+        nproc_rule=nproc_rule(options.nproc_per_node),
         timeout_s=options.timeout_s,
     )
 
 
 def _local_port(options: Options, env: Mapping[str, str]) -> tuple[int, str]:
     if env.get(PORT_VARIABLE):
-        return _port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
+        return tcp_port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
     return 0, "a free port of this host"
 
 
@@ -244,12 +261,19 @@ __all__ = [
     "BACKENDS",
     "DEFAULT_PORT",
     "GATE_PORT_OFFSET",
+    "NPROC_RULES",
     "PORT_VARIABLE",
+    "ElasticRange",
     "Options",
     "Plan",
     "PlanError",
-    "make_plan",
-    "slurm_first_host",
     "job_port",
+    "make_plan",
+    "node_count",
+    "nproc_count",
+    "nproc_rule",
+    "slurm_first_host",
     "split_endpoint",
+    "tcp_port",
+    "whole_number",
 ]

@@ -7,6 +7,7 @@ seconds past it at most.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor import __version__
-from xladoctor.collective.backends import choose, default_nproc
-from xladoctor.collective.jaxrun import jax_outcome, run_jax
+from xladoctor.collective.availability import choose, nproc_for, visible_gpus
+from xladoctor.collective.jaxrun import jax_outcome, numbering, processes, run_jax
 from xladoctor.collective.launch import install_worker, run_ranks, torchrun_argv, worker_env
 from xladoctor.collective.merge import assemble, compact_records, fatal, fatal_outcome, launcher_view
 from xladoctor.collective.nccl import parse_logs
@@ -26,6 +27,7 @@ from xladoctor.collective.plan import Plan
 from xladoctor.collective.preflight import Preflight, run_preflight
 from xladoctor.collective.rollcall import Host, Member, hello_message
 from xladoctor.facts import Facts
+from xladoctor.facts.platform import tpu_chips
 from xladoctor.probes.collect import collect_facts
 from xladoctor.proc import scratch_dir
 
@@ -46,6 +48,7 @@ def preflight_view(preflight: Preflight) -> dict[str, Any]:
         "master_error": preflight.master.error,
         "master_is_here": preflight.master_is_here,
         "interfaces": {i.name: list(i.addresses) for i in preflight.interfaces},
+        "down": [i.name for i in preflight.interfaces if i.up is False],
         "ifnames": dict(preflight.ifnames),
     }
 
@@ -89,6 +92,10 @@ class NodeRun:
         self.members: dict[int, Any] = {}
         self.unit = plan.unit
         self.me_host = ""
+        self.me: dict[str, Any] = {}
+        self.gpus = 0
+        self.host: Host | None = None  # this process hosts the roll call (node 0)
+        self.member: Member | None = None  # this process joined another's
 
     def snapshot(self, folder: Path) -> tuple[Facts, Path]:
         self.say(f"taking the snapshot of {self.python}")
@@ -108,23 +115,27 @@ class NodeRun:
         if plan.mode == "local" or plan.units < 2:
             return True, backends
         port = plan.roll_port
-        hosting = plan.unit == 0 or (plan.unit is None and preflight.master_is_here)
-        if hosting:
+        if may_host(plan, preflight):
             host = Host(port, me, plan.units, assign=plan.unit is None)
+            listening = host.listen()
+            if not listening and plan.unit is None and host.roll.bind_error == "EADDRINUSE":
+                # another process of this host took it first: it is node 0 (torchrun's c10d backend does the same)
+                return self._join(me, preflight, backends)
             self.say(
                 f"waiting for {plan.units - 1} other {'node' if plan.mode == 'node' else 'rank'}(s) on port {port}"
             )
-            if not host.listen():
+            if not listening:
                 self.roll_view = {
                     "role": "host",
                     "port": port,
                     "bind_error": host.roll.bind_error,
-                    "holders": [h.__dict__ for h in host.roll.holders],
+                    "holders": [dataclasses.asdict(h) for h in host.roll.holders],
                 }
                 return False, backends
             host.gather(self.join_deadline)
-            agreed = _agreed_backends(host.roll.members.values(), backends, plan.backends)
-            reply = host.answer(agreed)
+            agreed, removed = agree_backends(host.roll.members, backends)
+            counts = {u: int(m.get("jax_processes") or 0) for u, m in host.roll.members.items()}
+            reply = host.answer(agreed, removed, numbering(counts))
             self.host = host
             self.unit = 0 if plan.unit is None else plan.unit
             self.members = {u: m for u, m in host.roll.members.items()}
@@ -135,7 +146,13 @@ class NodeRun:
                 "reply": {k: v for k, v in reply.items() if k != "members"},
             }
             return bool(reply["go"]), list(reply["backends"])
-        member = Member(plan.master_addr, port, me)
+        return self._join(me, preflight, backends)
+
+    def _join(self, me: dict[str, Any], preflight: Preflight, backends: list[str]) -> tuple[bool, list[str]]:
+        """This node's side of the roll call as a member: reach node 0, say hello, take its reply."""
+        plan = self.plan
+        port = plan.roll_port
+        member = Member(plan.master_addr, port, me, preflight.master.addresses)
         self.say(f"joining {plan.master_addr}:{port}")
         member.join(self.join_deadline, self.deadline)
         self.member = member
@@ -152,15 +169,15 @@ class NodeRun:
             "attempts": roll.attempts,
             "connect_error": roll.connect_error,
             "stranger": roll.stranger,
+            "no_answer": roll.no_answer,
+            "malformed": roll.malformed,
             "reply": {k: v for k, v in reply.items() if k != "members"} if reply else None,
         }
         return roll.go, list(reply.get("backends", backends))
 
     def _stopped_by(self) -> dict[str, Any] | None:
         """Which peer's failure stopped this node's launch early."""
-        watch = getattr(getattr(self, "host", None), "watch", None) or getattr(
-            getattr(self, "member", None), "watch", None
-        )
+        watch = (self.host.watch if self.host else None) or (self.member.watch if self.member else None)
         if watch is not None and watch.cause is not None:
             return dict(watch.cause)
         return None
@@ -175,7 +192,7 @@ class NodeRun:
             "role": "host",
             "port": self.plan.master_port,
             "bind_error": probe.roll.bind_error,
-            "holders": [h.__dict__ for h in probe.roll.holders],
+            "holders": [dataclasses.asdict(h) for h in probe.roll.holders],
         }
         return False
 
@@ -224,21 +241,35 @@ class NodeRun:
                 f"process(es) here"
             )
             cancel = threading.Event()
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.host.start_watch(cancel, fatal_outcome)
-            if hasattr(self, "member"):
+            if self.member is not None:
                 self.member.start_watch(cancel)
             launch = run_ranks(argv, env, out, end, port, cancel)
-            if hasattr(self, "host") and fatal(launch.records, launcher_view(launch)):
+            if self.host is not None and fatal(launch.records, launcher_view(launch)):
                 self.host.abort({"unit": self.unit, "host": self.me_host})
             view.update(
                 records=launch.records,
-                nccl=[n.__dict__ for n in parse_logs(launch.nccl_logs)],
+                nccl=[dataclasses.asdict(n) for n in parse_logs(launch.nccl_logs)],
                 launcher=dict(launcher_view(launch), stopped_by=self._stopped_by() if cancel.is_set() else None),
             )
         if "jax" in backends:
             self.say("running JAX's distributed runtime")
-            view["jax"] = run_jax(self.python, plan, self.unit or 0, nproc, folder, self.deadline, self.environ)
+            unit = self.unit or 0
+            count = int(self.me.get("jax_processes") or 0)
+            order = ((self.roll_view or {}).get("reply") or {}).get("jax") or numbering({unit: count})
+            first = int(order["first"].get(str(unit), 0))
+            view["jax"] = run_jax(
+                self.python,
+                plan,
+                unit,
+                range(first, first + count),
+                int(order["total"]),
+                folder,
+                self.deadline,
+                self.environ,
+                gpus=self.gpus,
+            )
         return view
 
     def execute(self) -> Observed:
@@ -248,7 +279,8 @@ class NodeRun:
             folder = Path(scratch)
             facts, facts_path = self.snapshot(folder)
             backends, skipped, impossible = choose(facts, plan.backends)
-            nproc = plan.nproc_per_node or default_nproc(facts, backends)
+            nproc = plan.nproc_per_node or nproc_for(plan.nproc_rule, facts, backends)
+            self.gpus = visible_gpus(facts)
             me = hello_message(
                 plan.unit,
                 plan.units,
@@ -259,20 +291,23 @@ class NodeRun:
                 world_size=plan.world_size,
                 local_rank=plan.local_rank,
                 available=backends,
+                unavailable=skipped,
                 preflight=preflight_view(preflight),
                 xladoctor=__version__,
                 torch=_version(facts, "torch"),
                 python=facts.python.version if facts.python else None,
+                jax_processes=processes(plan, nproc, bool(tpu_chips(facts))),
             )
+            self.me = me
             self.me_host = preflight.host
             go, backends = self.roll_call(me, preflight, backends)
             view: dict[str, Any] = {"records": (), "nccl": [], "launcher": None, "jax": None}
             run_id = str(((self.roll_view or {}).get("reply") or {}).get("run") or "local")
             if go and backends:
                 view = self.launch(folder, facts_path, backends, nproc, run_id)
-            if hasattr(self, "member"):
+            if self.member is not None:
                 self.member.report(_outcome(self.unit, preflight.host, view, facts_path))
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.outcomes = self.host.outcomes(self.deadline + OUTCOME_GRACE_S)
             observed = assemble(
                 dict(plan_view(plan), nproc_per_node=nproc if plan.mode in ("local", "node") else 1),
@@ -288,13 +323,30 @@ class NodeRun:
                 impossible,
                 time.monotonic() - self.started,
             )
-            if hasattr(self, "host"):
+            if self.host is not None:
                 self.host.tell(self.judge(observed))
                 self.host.close()
-            if hasattr(self, "member"):
+            if self.member is not None:
                 verdict = self.member.verdict(self.deadline + 2 * OUTCOME_GRACE_S)
                 observed = replace(observed, verdict=verdict, elapsed_s=round(time.monotonic() - self.started, 3))
             return observed
+
+
+def may_host(plan: Plan, preflight: Preflight) -> bool:
+    """Whether this process hosts the roll call: node (rank) 0, or, when the ranks are given by arrival
+    (--rdzv-endpoint without --node-rank), a process of the host whose address the endpoint names, a loopback one
+    included. torchrun's c10d backend decides the same way (rendezvous/utils.py _matches_machine_hostname: localhost,
+    a loopback address, this host's name or one of its addresses), and the first of such processes that binds the
+    port hosts (c10d_rendezvous_backend.py _create_tcp_store tries again as a client): see roll_call."""
+    if plan.unit is not None:
+        return plan.unit == 0
+    master = preflight.master
+    return (
+        preflight.master_is_here
+        or master.loopback_only
+        or plan.master_addr in ("localhost", preflight.host)
+        or bool(set(master.addresses) & preflight.local_addresses)
+    )
 
 
 def _version(facts: Facts, name: str) -> str | None:
@@ -302,14 +354,24 @@ def _version(facts: Facts, name: str) -> str | None:
     return dist.version if dist else None
 
 
-def _agreed_backends(members: Any, mine: list[str], asked: tuple[str, ...]) -> list[str]:
-    """Asked for: as asked. Else what every member can run (a node without GPUs takes NCCL off for all)."""
-    chosen = list(mine)
-    for member in members:
+def agree_backends(
+    members: Mapping[int, Mapping[str, Any]], mine: list[str]
+) -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
+    """(the backends of `mine` every member can run, backend -> the members that cannot and why): a node without
+    GPUs takes NCCL off for all, and the report says which node it was (a failure where --backend asked for it)."""
+    agreed = list(mine)
+    removed: dict[str, list[dict[str, Any]]] = {}
+    for unit, member in sorted(members.items()):
         available = member.get("available")
-        if isinstance(available, list):
-            chosen = [b for b in chosen if b in available]
-    return chosen
+        if not isinstance(available, list):
+            continue
+        reasons = member.get("unavailable") or {}
+        for name in mine:
+            if name not in available:
+                why = reasons.get(name) or "not available there"
+                removed.setdefault(name, []).append({"unit": unit, "host": member.get("host"), "why": why})
+        agreed = [b for b in agreed if b in available]
+    return agreed, removed
 
 
 def _outcome(unit: int | None, host: str, view: Mapping[str, Any], facts_path: Path) -> dict[str, Any]:

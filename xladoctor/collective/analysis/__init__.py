@@ -87,6 +87,14 @@ def job_verdict(observed: Observed) -> Finding:
             "Node 0 sent no verdict on the job",
             "Its xladoctor was stopped, or the connection was lost; its own output says why.",
         )
+    if verdict.get("malformed"):
+        return finding(
+            VERDICT,
+            Status.FAIL,
+            f"Node 0's verdict could not be read: {verdict['malformed']}",
+            "Run the same xladoctor version on every node.",
+            dict(verdict),
+        )
     failing = [f"{item.get('title')} ({item.get('id')})" for item in verdict.get("failing") or []]
     if verdict.get("exit") == 0:
         return finding(VERDICT, Status.OK, "Node 0 found the whole job healthy", evidence=dict(verdict))

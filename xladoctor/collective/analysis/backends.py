@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from xladoctor.collective.analysis.common import finding, first_line, listing, rank_names, who
-from xladoctor.collective.backends import XLA_CPU_NOTE
+from xladoctor.collective.availability import XLA_CPU_NOTE
 from xladoctor.collective.observed import Observed
 from xladoctor.findings import Finding, Status
 
@@ -171,12 +171,40 @@ def _xla_world(observed: Observed) -> str | None:
     return None
 
 
+def removed_by(observed: Observed) -> dict[str, list[tuple[str, str]]]:
+    """backend -> (node, why) for each other node that could not run it (the roll call's agreement)."""
+    removed = ((observed.roll or {}).get("reply") or {}).get("removed") or {}
+    return {
+        name: [(who(observed, int(item.get("unit") or 0)), str(item.get("why"))) for item in items]
+        for name, items in removed.items()
+    }
+
+
 def backend(observed: Observed, name: str) -> Finding:
     fid = backend_id(name)
     if name in observed.impossible:
         return finding(fid, Status.FAIL, f"{name} was asked for, but cannot run here: {observed.skipped.get(name)}")
     if name in observed.skipped:
         return finding(fid, Status.SKIP, f"{name}: not tested", f"Skipped because {observed.skipped[name]}.")
+    elsewhere = removed_by(observed).get(name)
+    if elsewhere and name not in observed.backends:
+        lines = [f"{node}: {why}" for node, why in elsewhere]
+        nodes = listing([node for node, _ in elsewhere])
+        if name in (observed.plan.get("backends") or ()):
+            return finding(
+                fid,
+                Status.FAIL,
+                f"{name} was asked for, but {nodes} cannot run it: {elsewhere[0][1]}",
+                "\n".join(lines),
+                {"removed_by": lines},
+            )
+        return finding(
+            fid,
+            Status.SKIP,
+            f"{name}: not tested",
+            f"Skipped because {nodes} cannot run it:\n" + "\n".join(lines),
+            {"removed_by": lines},
+        )
     if name not in observed.backends:
         return finding(
             fid, Status.SKIP, f"{name}: not run", "Skipped because the job did not form (see collective-rendezvous)."
@@ -292,6 +320,9 @@ def launch(observed: Observed) -> Finding:
                     "connection to node 0"
                 )
             continue
+        if outcome.get("malformed"):
+            problems.append(f"{who(observed, unit.unit)} sent an outcome node 0 cannot read: {outcome['malformed']}")
+            continue
         launcher = outcome.get("launcher")
         if not launcher or launcher.get("ok", True):
             continue
@@ -355,10 +386,13 @@ def tested(observed: Observed) -> Finding:
     if not _formed(observed):
         return finding(TESTED, Status.SKIP, "Backends: none run", "Skipped because the job did not form.")
     reasons = [f"{name}: {why}" for name, why in sorted(observed.skipped.items())]
+    reasons += [f"{name}: {node}: {why}" for name, items in sorted(removed_by(observed).items()) for node, why in items]
     return finding(
         TESTED,
         Status.FAIL,
-        "No backend could be tested in this environment",
+        "No backend could be tested in this environment"
+        if not removed_by(observed)
+        else "No backend runs on every node",
         "\n".join(["Nothing ran, so nothing about the job's collectives is known.", *reasons]),
         {"skipped": dict(observed.skipped)},
     )

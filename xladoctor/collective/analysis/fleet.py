@@ -120,7 +120,10 @@ def tpu_env(observed: Observed) -> Finding:
     for name, groups in values.items():
         if len(groups) > 1:
             problems.append(f"{name} differs: " + "; ".join(f"{listing(h, 4)} set {v}" for v, h in groups.items()))
-    units = max(len(observed.facts), int(observed.plan.get("units") or 1))
+    # a slice's variables count its hosts: the nodes, not the ranks (several per host when each has its xladoctor)
+    plan = observed.plan
+    hosts = int(plan.get("nnodes") or 1) if plan.get("mode") in ("rank", "agent") else int(plan.get("units") or 1)
+    units = max(len(observed.facts), hosts)  # hosts, in the words below: "the job has N" hosts
     by_id: dict[str, list[str]] = {}
     for label, worker_id in ids.items():
         by_id.setdefault(worker_id, []).append(label)
@@ -133,7 +136,7 @@ def tpu_env(observed: Observed) -> Finding:
     for value in values.get("TPU_WORKER_HOSTNAMES", {}):
         count = len([h for h in value.split(",") if h.strip()])
         if count != units:
-            problems.append(f"TPU_WORKER_HOSTNAMES names {count} workers; the job has {units}")
+            problems.append(f"TPU_WORKER_HOSTNAMES names {count} workers; the job has {units} hosts")
     for name in ("TPU_HOST_BOUNDS", "TPU_PROCESS_BOUNDS"):
         for value in values.get(name, {}):
             size = _bounds(value)

@@ -27,9 +27,14 @@ _CONNECT_WHY = {
 }
 
 
+def roll_port(observed: Observed) -> Any:
+    """The port of the roll call (the next one under an outer torchrun, whose agent's store holds the job's)."""
+    return (observed.roll or {}).get("port") or observed.plan.get("roll_port") or observed.plan.get("master_port")
+
+
 def _missing_hint(observed: Observed, missing: list[int]) -> tuple[str, list[str]]:
     plan = observed.plan
-    addr, port = plan.get("master_addr"), plan.get("master_port")
+    addr, port = plan.get("master_addr"), roll_port(observed)
     target = f"{addr}:{port}"
     lines = [
         f"On each missing {noun(observed)}: is `xladoctor collective` running there, with the same job (--nnodes "
@@ -63,17 +68,24 @@ def _roll_host(observed: Observed, roll: Mapping[str, Any]) -> Finding:
         "missing": missing,
         "joined": sorted(int(u.unit) for u in observed.units if u.hello),
         "strangers": reply.get("strangers"),
+        "late": reply.get("late"),
     }
+    strangers = reply.get("strangers") or []
+    extra = f"\nAlso connected without a hello node 0 could take: {listing(strangers)}." if strangers else ""
     if missing:
         names = [f"{noun(observed)} {u}" for u in missing]
         hint, commands = _missing_hint(observed, missing)
-        strangers = reply.get("strangers") or []
-        extra = f"\nAlso connected without saying hello: {listing(strangers)}." if strangers else ""
+        late = [
+            f"{noun(observed)} {item.get('unit')} ({item.get('host')}) came {item.get('after_s')} s after node 0 "
+            "stopped waiting: start the nodes closer together, or give every node a longer --timeout"
+            for item in reply.get("late") or []
+        ]
+        extra = "".join(f"\n{line}." for line in late) + extra
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"{listing(names)} never joined ({units} expected): {who(observed, 0)} waited "
-            f"{reply.get('waited_s')} s on port {observed.plan.get('master_port')}",
+            f"{reply.get('waited_s')} s on port {roll_port(observed)}",
             hint + extra,
             evidence,
             commands,
@@ -81,47 +93,92 @@ def _roll_host(observed: Observed, roll: Mapping[str, Any]) -> Finding:
     return finding(
         RENDEZVOUS,
         Status.OK,
-        f"All {units} {noun(observed)}s joined the roll call in "
-        f"{reply.get('waited_s')} s (port {observed.plan.get('master_port')})",
+        f"All {units} {noun(observed)}s joined the roll call in {reply.get('waited_s')} s (port {roll_port(observed)})",
+        extra.strip(),
         evidence=evidence,
     )
 
 
 def _roll_member(observed: Observed, roll: Mapping[str, Any]) -> Finding:
     plan = observed.plan
-    target = f"{plan.get('master_addr')}:{plan.get('master_port')}"
-    reply = roll.get("reply")
-    evidence = {k: roll.get(k) for k in ("waited_s", "attempts", "connect_error", "stranger")}
+    port = roll_port(observed)
+    target = f"{plan.get('master_addr')}:{port}"
+    keys = ("waited_s", "attempts", "connect_error", "stranger", "no_answer", "malformed")
+    evidence = {k: roll.get(k) for k in keys}
     if roll.get("stranger"):
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"{target} answered, but not as xladoctor: another program listens on that port",
-            f"Sent: {roll['stranger']!r}. Another process holds port {plan.get('master_port')} on the master (an old "
+            f"Sent: {roll['stranger']!r}. Another process holds port {port} on the master (an old "
             "job's TCPStore, another service); node 0's own report names it. Free the port or pick another.",
             evidence,
         )
+    if roll.get("no_answer") == "closed":
+        return finding(
+            RENDEZVOUS,
+            Status.FAIL,
+            f"Node 0 ({target}) closed the connection without answering",
+            "Its xladoctor stopped after it took the connection (a crash, Ctrl-C, the OOM killer, its own deadline) "
+            "or closed it among too many at once; node 0's own output says which.",
+            evidence,
+        )
+    if roll.get("no_answer") == "timeout":
+        return finding(
+            RENDEZVOUS,
+            Status.FAIL,
+            f"{target} took the connection but sent no answer in {roll.get('waited_s')} s",
+            "Node 0's xladoctor answers once every node joined or half its --timeout passed: it is stuck, or another "
+            f"program holds port {port} there and waits for words of its own (an old job's "
+            "TCPStore does). `ss -ltnp` on node 0 names it.",
+            evidence,
+        )
+    if roll.get("malformed"):
+        return finding(
+            RENDEZVOUS,
+            Status.FAIL,
+            f"Node 0's answer could not be read: {roll['malformed']}",
+            "Node 0 speaks the roll call, but its reply does not have the shape this xladoctor knows: run the same "
+            "xladoctor version on every node.",
+            evidence,
+        )
+    reply = roll.get("reply")
     if not reply:
         error = str(roll.get("connect_error") or "no answer")
         why = _CONNECT_WHY.get(error, "")
+        unassigned = plan.get("node_rank") is None and plan.get("mode") == "node"
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"Could not reach the master {target} from {observed.me.get('host')} for {roll.get('waited_s')} s "
             f"({roll.get('attempts')} attempts; last: {error})",
-            (why[0].upper() + why[1:] + "." if why else "") + " Node 0's own report says whether it was waiting.",
+            (why[0].upper() + why[1:] + "." if why else "")
+            + " Node 0's own report says whether it was waiting."
+            + (
+                f" Without --node-rank, node 0 is the node whose own address is {plan.get('master_addr')}: when no "
+                "node has it (a virtual IP, NAT, an elastic or public address), none listens; give --node-rank on "
+                "every node."
+                if unassigned
+                else ""
+            ),
             evidence,
             [
                 f"getent hosts {shlex.quote(str(plan.get('master_addr')))}",
-                f"nc -vz {shlex.quote(str(plan.get('master_addr')))} {plan.get('master_port')}",
+                f"nc -vz {shlex.quote(str(plan.get('master_addr')))} {port}",
             ],
         )
     if reply.get("refused"):
+        why = {
+            "late": "It came after node 0 stopped waiting (half of node 0's --timeout): start the nodes closer "
+            "together, or give every node a longer --timeout.",
+            "malformed": "Its hello does not have the shape node 0's xladoctor knows: run the same xladoctor version "
+            "on every node.",
+        }.get(str(reply.get("reason")), "Another process already joined with the same rank; see its report.")
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"The master refused this {noun(observed)}: {reply['refused']}",
-            "Another process already joined with the same rank; see its report.",
+            why,
             evidence,
         )
     missing = [int(u) for u in reply.get("missing") or []]
@@ -241,6 +298,7 @@ def port(observed: Observed) -> Finding:
             [f"ss -ltnp 'sport = :{number}'"],
         )
     if roll.get("role") == "member" and not roll.get("reply") and roll.get("connect_error"):
+        number = roll_port(observed)
         error = str(roll["connect_error"])
         return finding(
             PORT,
@@ -263,13 +321,13 @@ def port(observed: Observed) -> Finding:
         )
     if not number:
         return finding(PORT, Status.SKIP, "Rendezvous port: not chosen", "Skipped because nothing was launched.")
-    roll_port = plan.get("roll_port")
-    if roll_port and roll_port != number:
+    roll_at = plan.get("roll_port")
+    if roll_at and roll_at != number:
         return finding(
             PORT,
             Status.OK,
-            f"Port {roll_port} (the roll call's; torchrun's agent store is on {number}) was free and reachable",
-            evidence=dict(evidence, roll_port=roll_port),
+            f"Port {roll_at} (the roll call's; torchrun's agent store is on {number}) was free and reachable",
+            evidence=dict(evidence, roll_port=roll_at),
         )
     return finding(
         PORT, Status.OK, f"Port {number} ({plan.get('port_source')}) was free and reachable", evidence=evidence
@@ -309,8 +367,15 @@ def world(observed: Observed) -> Finding:
         return finding(
             WORLD,
             Status.WARN,
-            soft[0].capitalize(),
-            "torchrun accepts different process counts per node, but the world is then not nodes x processes.",
+            soft[0][0].upper() + soft[0][1:],
+            "\n".join(
+                [
+                    "The job forms, but not as the nodes may mean: torchrun accepts different process counts per "
+                    "node (the world is then not nodes x processes), and xladoctor releases may not read each "
+                    "other's messages.",
+                    *soft,
+                ]
+            ),
             evidence,
         )
     if not views:

@@ -119,27 +119,50 @@ def master_address(observed: Observed) -> Finding:
     )
 
 
+def _ifname_problem(variable: str, value: str, view: Mapping[str, Any], name: str, spread: bool) -> str | None:
+    present = sorted((view.get("interfaces") or {}).keys())
+    chosen = matching_interfaces(variable, value, present)
+    if not chosen:
+        return f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}"
+    down = [i for i in chosen if i in (view.get("down") or [])]
+    if down and len(down) == len(chosen):
+        return f"{variable}={value} selects only {', '.join(down)} on {name}, which is down (`ip link set ... up`)"
+    if spread and all(is_local_only(i) for i in chosen):
+        return (
+            f"{variable}={value} selects only {', '.join(chosen)} on {name}, which no other host can reach; "
+            f"it has {_interfaces_text(view)}"
+        )
+    if variable == "GLOO_SOCKET_IFNAME":
+        missing = [n for n in named_interfaces(variable, value) if n not in present]
+        if missing:
+            return f"{variable}={value}: {', '.join(missing)} does not exist on {name}"
+    return None
+
+
 def socket_ifname(observed: Observed) -> Finding:
+    """GLOO_SOCKET_IFNAME is judged whenever torch ran (the worker's default group is gloo's), NCCL_SOCKET_IFNAME
+    only when NCCL was tested: a gloo-only job never reads it, so it is shown there, not failed."""
     spread = hosts_differ(observed) and int(observed.plan.get("nnodes") or 1) > 1
     problems: list[str] = []
+    unjudged: list[str] = []
     evidence: dict[str, Any] = {}
     for unit, view in all_preflights(observed):
         name = who(observed, unit)
         present = sorted((view.get("interfaces") or {}).keys())
         for variable, value in sorted((view.get("ifnames") or {}).items()):
             chosen = matching_interfaces(variable, str(value), present)
-            evidence.setdefault(name, {})[variable] = {"value": value, "selects": chosen, "interfaces": present}
-            if not chosen:
-                problems.append(f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}")
-            elif spread and all(is_local_only(i) for i in chosen):
-                problems.append(
-                    f"{variable}={value} selects only {', '.join(chosen)} on {name}, which no other host can reach; "
-                    f"it has {_interfaces_text(view)}"
-                )
-            elif variable == "GLOO_SOCKET_IFNAME":
-                missing = [n for n in named_interfaces(variable, str(value)) if n not in present]
-                if missing:
-                    problems.append(f"{variable}={value}: {', '.join(missing)} does not exist on {name}")
+            judged = variable != "NCCL_SOCKET_IFNAME" or "nccl" in observed.backends
+            evidence.setdefault(name, {})[variable] = {
+                "value": value,
+                "selects": chosen,
+                "interfaces": present,
+                "judged": judged,
+            }
+            problem = _ifname_problem(variable, str(value), view, name, spread)
+            if problem and judged:
+                problems.append(problem)
+            elif problem:
+                unjudged.append(problem)
     if problems:
         return finding(
             IFNAME,
@@ -162,6 +185,14 @@ def socket_ifname(observed: Observed) -> Finding:
             Status.OK,
             "GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME are not set: gloo uses the host "
             "name's address, NCCL picks an interface itself",
+        )
+    if unjudged:
+        return finding(
+            IFNAME,
+            Status.OK,
+            "NCCL_SOCKET_IFNAME was not judged: NCCL was not tested, and nothing that ran reads it",
+            "\n".join(["A job that uses NCCL with these settings would meet:", *unjudged]),
+            evidence,
         )
     return finding(IFNAME, Status.OK, "Every *_SOCKET_IFNAME selects an existing interface", evidence=evidence)
 
@@ -196,6 +227,8 @@ def nccl_diagnostics(observed: Observed) -> Finding:
             warn.append(f"{host}: no InfiniBand device (NET/IB : No device found): NCCL falls back to TCP sockets")
         elif kind == "no-ibverbs" and spread:
             warn.append(f"{host}: libibverbs cannot be loaded: NCCL cannot use InfiniBand/RoCE (install rdma-core)")
+        elif kind == "p2p-nvlink-disabled":
+            bad.append(f"{host}: {note.get('message')}")
         elif kind == "p2p-disabled":
             warn.append(f"{host}: {note.get('message')}")
         elif kind == "warn":
