@@ -571,3 +571,11 @@ def test_the_roll_call_findings_name_the_roll_calls_port() -> None:
     finding = found(analyze(moved))["collective-rendezvous"]
     assert finding.title.endswith(f" s on port {port + 1}")
     assert finding.remediation[1] == f"nc -vz 127.0.0.1 {port + 1}  # on each missing node, while node 0 waits"
+
+
+def test_a_member_never_given_a_number_says_so_in_its_line() -> None:
+    """--rdzv-endpoint without node ranks: a member that reached no host has no unit, and its line says so."""
+    observed = load("master-never-comes")
+    observed = replace(observed, plan={**observed.plan, "unit": None})
+    line = status_line(analyze(observed))
+    assert line.startswith("xladoctor collective: this node (never given a number) (vm): failed:"), line

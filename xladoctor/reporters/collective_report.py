@@ -118,7 +118,8 @@ def status_line(report: CollectiveReport) -> str:
         verdict = f"ok ({local}: {', '.join(report.observed.backends) or 'nothing'} passed here)"
     else:
         verdict = f"failed: {worst.title} ({worst.id})"
-    return one_line(f"xladoctor collective: {noun} {unit} ({me.get('host')}): {verdict}; the report is on {noun} 0")
+    who = f"{noun} {unit}" if unit is not None else f"this {noun} (never given a number)"
+    return one_line(f"xladoctor collective: {who} ({me.get('host')}): {verdict}; the report is on {noun} 0")
 
 
 def _document(report: CollectiveReport) -> dict[str, Any]:
