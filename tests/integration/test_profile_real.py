@@ -79,8 +79,23 @@ def test_tensorflow_autoclustering_that_clusters_nothing_on_the_cpu(real_env, tm
     assert inactive["remediation"] == ["export TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit'"]
 
 
-def test_tensorflow_healthy_loop_gives_no_warning(real_env, tmp_path: Path) -> None:
-    ran, document = _profile(real_env("tensorflow-cpu"), "tf_healthy.py", tmp_path)
+CPU_AUTOCLUSTERING = {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"}
+
+
+def test_tensorflow_autoclustering_that_takes_little_of_the_step(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("tensorflow-cpu"), "tf_clusters_little.py", tmp_path, CPU_AUTOCLUSTERING)
+    assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
+    found = _by_id(document)
+    [partial] = found["tf-autoclustering-partial"]
+    assert partial["location"]["line"] == 9 and partial["evidence"]["function"] == "step"
+    assert partial["evidence"]["outside_ops"]["AsString"] == 2 and partial["evidence"]["clusters"] >= 1
+    assert partial["evidence"]["ops"] - partial["evidence"]["outside"] < partial["evidence"]["ops"] / 2
+    assert "tf-autoclustering-inactive" not in found
+
+
+@pytest.mark.parametrize("variables", [{}, CPU_AUTOCLUSTERING], ids=["default", "autoclustering"])
+def test_tensorflow_healthy_loop_gives_no_warning(real_env, tmp_path: Path, variables: dict[str, str]) -> None:
+    ran, document = _profile(real_env("tensorflow-cpu"), "tf_healthy.py", tmp_path, variables)
     assert ran.returncode == 0, ran.stderr
     assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
 

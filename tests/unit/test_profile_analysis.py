@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 from xladoctor.findings import Status
 from xladoctor.profile.analysis import build_report, exit_status
@@ -116,6 +117,66 @@ def test_tensorflow_record() -> None:
     assert by_function["scale"].count == 8 and _short(by_function["scale"]).endswith("tf_retrace.py:6")
     [jit] = found["tf-jit-compile-unsupported-op"]
     assert jit.finding.status is Status.FAIL and jit.finding.evidence["op"] == "AsString"
+
+
+LITTLE = "tf-clusters-little-tensorflow-2.21"
+
+
+def _tf_variant(flags: str | None = None, **coverage: Any) -> list[ProcessRecord]:
+    """The autoclustering record with other TF_XLA_FLAGS, or other figures in its coverage event (what another
+    program or device would give; made here because this machine has one CPU and one TensorFlow)."""
+    [record] = read_records(RECORDS / LITTLE)
+    events = []
+    for event in record.events:
+        if flags is not None and event.get("kind") == "tf_xla_clusters":
+            event = {**event, "tf_xla_flags": flags, **({"clusters": {}} if coverage.get("clusters") == 0 else {})}
+        if event.get("kind") == "tf_xla_coverage":
+            event = {**event, **coverage}
+        events.append(event)
+    return [replace(record, events=tuple(events))]
+
+
+def test_autoclustering_that_takes_little_of_a_function_names_the_ops_left_outside() -> None:
+    found = _by_id(_report(LITTLE))
+    assert "tf-autoclustering-inactive" not in found
+    [partial] = found["tf-autoclustering-partial"]
+    assert partial.finding.title == ("XLA autoclustering took 6 of the 13 ops of tf.function step; 7 run outside XLA")
+    assert _short(partial).endswith("tf_clusters_little.py:9")  # the first op left outside: as_string
+    assert "AsString (tf_clusters_little.py:9)" in partial.finding.detail
+    assert "StringStrip (tf_clusters_little.py:11)" in partial.finding.detail
+    assert "jit_compile=True" in partial.code_fix[1]
+
+
+@pytest.mark.parametrize(
+    ("coverage", "why"),
+    [
+        ({"ops": 12, "outside": 6}, "exactly half clustered is not little"),
+        ({"ops": 3, "outside": 3}, "a function under four ops is left alone"),
+        ({"ops": 13, "outside": 0}, "all of it clustered"),
+    ],
+)
+def test_autoclustering_that_takes_enough_gives_no_warning(coverage: dict[str, int], why: str) -> None:
+    found = _by_id(_report(LITTLE, _tf_variant(**coverage)))
+    assert "tf-autoclustering-partial" not in found and "tf-autoclustering-inactive" not in found, why
+
+
+def test_autoclustering_not_turned_on_for_the_cpu_says_the_flag_not_the_ops() -> None:
+    records = _tf_variant(flags="--tf_xla_auto_jit=2", clusters=0, outside=13)
+    found = _by_id(_report(LITTLE, records))
+    assert "tf-autoclustering-partial" not in found
+    [inactive] = found["tf-autoclustering-inactive"]
+    assert inactive.finding.remediation == ("export TF_XLA_FLAGS='--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit'",)
+
+
+def test_autoclustering_on_a_gpu_that_clusters_nothing_names_the_ops_not_a_cpu_flag() -> None:
+    device = "/job:localhost/replica:0/task:0/device:GPU:0"
+    records = _tf_variant(flags="--tf_xla_auto_jit=2", clusters=0, outside=13, device=device)
+    found = _by_id(_report(LITTLE, records))
+    assert "tf-autoclustering-inactive" not in found
+    [partial] = found["tf-autoclustering-partial"]
+    assert (
+        partial.finding.title.startswith("XLA autoclustering took 0 of the 13 ops") and not partial.finding.remediation
+    )
 
 
 def _as_rank(record: ProcessRecord, rank: int, pid: int) -> ProcessRecord:

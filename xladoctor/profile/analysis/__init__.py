@@ -76,11 +76,20 @@ def summarize(record: ProcessRecord) -> ProcessSummary:
     )
 
 
+def _observe(detect: Detector, record: ProcessRecord) -> list[Observation]:
+    """One detector on one process. Records are written inside the user's program, which can hand a hook anything:
+    a detector that cannot read them becomes an `error` finding, and the rest of the report is still given."""
+    try:
+        return detect(record)
+    except Exception as exc:  # noqa: BLE001 - the program already ran: its report must not be lost to one detector
+        return [program.analysis_error(detect.__name__, exc)]
+
+
 def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrupted: bool = False) -> ProfileReport:
     workers = sorted(
         (r for r in records if is_worker(r)), key=lambda r: (r.rank if r.rank is not None else 1 << 30, r.pid)
     )
-    observed = [(r, o) for r in workers for detect in DETECTORS for o in detect(r)]
+    observed = [(r, o) for r in workers for detect in DETECTORS for o in _observe(detect, r)]
     findings = merge(observed)
     findings.insert(0, program.program_exit(outcome, workers))
     if not workers:

@@ -53,7 +53,8 @@ def graph_breaks(record: ProcessRecord) -> list[Observation]:
         first = events[0]
         where = _location(first.get("location")) or _location(first.get("at"))
         reason = str(first.get("reason") or "an operation torch.compile cannot trace")
-        hints = list(dict.fromkeys(str(h) for h in first.get("hints") or () if isinstance(h, str)))
+        listed = first.get("hints")
+        hints = list(dict.fromkeys(h for h in listed if isinstance(h, str))) if isinstance(listed, list) else []
         code = ev.source_line(first.get("location"))
         scalar = "item()" in reason or "tolist()" in reason or "capture_scalar_outputs" in " ".join(hints)
         fix: tuple[str, ...]
@@ -169,7 +170,7 @@ _RECOMPILE_FIXES: dict[str, tuple[str, tuple[str, ...]]] = {
 def _frames(record: ProcessRecord) -> dict[object, list[Mapping[str, Any]]]:
     frames: dict[object, list[Mapping[str, Any]]] = {}
     for event in record.of_kind("dynamo_compile"):
-        frames.setdefault(event.get("frame_id"), []).append(event)
+        frames.setdefault(ev.key_of(event.get("frame_id")), []).append(event)
     return frames
 
 
@@ -205,7 +206,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             "last_guard": last_guard,
             "cause": kind,
         }
-        compile_s = sum(float(e.get("compile_s") or 0.0) for e in recompiles)
+        compile_s = sum(ev.seconds_of(e.get("compile_s")) for e in recompiles)
         if limit:
             first = limit[0]
             step = first.get("step")

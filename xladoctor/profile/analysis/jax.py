@@ -82,8 +82,8 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
     found = []
     for (name, defined), events in groups.items():
         first = events[0]
-        hook_key = f"{name}:{first['location']['file']}:{first['location']['line']}" if isinstance(
-            first.get("location"), Mapping) else ""
+        at = first.get("location")
+        hook_key = f"{name}:{at.get('file')}:{at.get('line')}" if isinstance(at, Mapping) else ""
         misses = ev.occurrences(record, "jax_cache_miss", hook_key, len(events)) if hook_key else len(events)
         if misses < MISSES_WARN:
             continue

@@ -81,6 +81,18 @@ def hook_errors(record: ProcessRecord) -> list[Observation]:
     ]
 
 
+def analysis_error(detector: str, exc: Exception) -> Observation:
+    return Observation(
+        "profile-analysis-error",
+        AREA,
+        Status.ERROR,
+        f"xladoctor could not read what its {detector} detector needs from the records",
+        detail=f"{type(exc).__name__}: {str(exc)[:200]}. What this detector finds is missing from this profile; "
+        "the rest was read. Please report it with the framework versions (`--keep-records DIR` keeps the records).",
+        evidence={"detector": detector, "error": type(exc).__name__},
+    )
+
+
 def notes(workers: Sequence[ProcessRecord]) -> tuple[str, ...]:
     found = []
     for record in workers:

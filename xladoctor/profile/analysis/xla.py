@@ -64,7 +64,7 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
         return []
     total_steps = len(record.of_kind("step"))
     steps = ev.steps(late)
-    hashes = {e.get("graph_hash") for e in late if e.get("graph_hash")}
+    hashes = {ev.key_of(e.get("graph_hash")) for e in late if e.get("graph_hash")}
     where = _location(late[0])
     source = (
         " On this process torch_xla wrote no debug analysis (it writes one only on the first local process, "

@@ -12,6 +12,9 @@
 # - Autoclustering: with graph collection on (context.enable_graph_collection, turned on lazily at the first
 #   trace: earlier it would initialize the eager context before the program's set_intra_op_parallelism_threads),
 #   the post-optimization function graphs hold an _XlaCompile node per cluster XLA compiles.
+# - How much of a tf.function XLA took: its pre-optimization graph holds every op under the name the op has in the
+#   traced FuncGraph (Placeholders become _Arg); in the post-optimization graph the clustered ops are gone into the
+#   cluster's function and every op left outside keeps its name, so the op's traceback names the user's line.
 import logging
 import os
 import re
@@ -24,7 +27,13 @@ _UNSUPPORTED = re.compile(
     r"(?P<op>\w+) \(No registered"
 )
 _OP_CREATED = re.compile(r'^File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>\S+)$', re.M)
-_state = {"collecting": False, "owners": {}}
+_state = {"collecting": False, "owners": {}, "traced": []}
+# Ops that carry no computation of their own: never counted as clustered or left outside.
+_PLUMBING = frozenset(("_Arg", "_Retval", "_DeviceArg", "_DeviceRetval", "Placeholder", "Const", "_EagerConst",
+                       "Identity", "IdentityN", "NoOp"))
+_CLUSTER_MACHINERY = frozenset(("_XlaCompile", "_XlaRun", "_XlaMerge"))
+MAX_TRACED = 256  # traced functions kept for the exit-time comparison; a program that traces more retraces anyway
+MAX_OUTSIDE_SHOWN = 12
 
 
 class _RetraceRecorder(logging.Handler):
@@ -81,6 +90,12 @@ def _record_trace(cache, concrete, owners, context):
     where = None
     if hasattr(code, "co_filename") and core.is_user_file(code.co_filename):
         where = core.describe(code.co_filename, code.co_firstlineno, name)
+    if len(_state["traced"]) < MAX_TRACED:
+        try:
+            held = weakref.ref(concrete)  # never keep a function alive that the program let go
+        except TypeError:
+            held = lambda: concrete  # noqa: E731
+        _state["traced"].append((name, where, held))
     core.emit_counted(
         "tf_trace",
         "%s:%s" % (getattr(code, "co_filename", "?"), getattr(code, "co_firstlineno", 0)),
@@ -129,14 +144,63 @@ def _at_exit(context):
         return
     clusters = {}
     graphs = 0
+    traced = _traced_by_ops()
     for graph in metadata.function_graphs:
         graphs += 1
         for node in graph.post_optimization_graph.node:
             if node.op == "_XlaCompile":
                 cluster = node.attr["function"].func.name
                 clusters[cluster] = clusters.get(cluster, 0) + 1
+        _record_coverage(graph, traced)
     core.emit("tf_xla_clusters", clusters=clusters, function_graphs=graphs,
               tf_xla_flags=os.environ.get("TF_XLA_FLAGS", ""))
+
+
+def _traced_by_ops():
+    """Each traced function, keyed by the names of its ops: how a runtime function graph finds its tf.function."""
+    found = {}
+    for name, where, held in _state["traced"]:
+        concrete = held()
+        try:
+            operations = concrete.graph.get_operations()
+            key = frozenset(op.name for op in operations if op.type != "Placeholder")
+        except Exception:
+            continue
+        found.setdefault(key, (name, where, concrete))
+    return found
+
+
+def _record_coverage(graph, traced):
+    before = [node for node in graph.pre_optimization_graph.node if node.op not in _PLUMBING]
+    owner = traced.get(frozenset(
+        node.name for node in graph.pre_optimization_graph.node if node.op not in ("_Arg", "_DeviceArg", "_Retval",
+                                                                                     "_DeviceRetval")))
+    if owner is None or not before:
+        return  # an eager op run as a function, or a graph this program did not trace itself
+    name, where, concrete = owner
+    counted = {node.name for node in before}
+    after = graph.post_optimization_graph.node
+    prefixes = tuple(node.name.rsplit("/", 1)[0] + "/" for node in after if node.op == "_XlaCompile")
+    outside = [node for node in after
+               if node.name in counted and not node.name.startswith(prefixes) and node.op not in _CLUSTER_MACHINERY]
+    shown = []
+    for node in outside[:MAX_OUTSIDE_SHOWN]:
+        shown.append({"op": node.op, "name": node.name, "location": _op_location(concrete, node.name)})
+    kinds = {}
+    for node in outside:
+        kinds[node.op] = kinds.get(node.op, 0) + 1
+    core.emit("tf_xla_coverage", function=name, definition=where, ops=len(before), outside=len(outside),
+              clusters=len(prefixes), outside_ops=kinds, outside_shown=shown,
+              device=next((node.device for node in after if node.device), ""))
+
+
+def _op_location(concrete, op_name):
+    try:
+        stack = concrete.graph.get_operation_by_name(op_name).traceback
+        frames = [(frame.filename, frame.lineno, frame.name) for frame in stack]
+    except Exception:
+        return None
+    return core.user_frame_in(reversed(frames))  # TF's traceback is outermost first
 
 
 def _after_import(tensorflow):
