@@ -170,6 +170,7 @@ def _traced_by_ops():
     return found
 
 
+@core.guarded("TensorFlow XLA cluster coverage")  # one graph it cannot read must not cost the cluster count
 def _record_coverage(graph, traced):
     before = [node for node in graph.pre_optimization_graph.node if node.op not in _PLUMBING]
     owner = traced.get(frozenset(
