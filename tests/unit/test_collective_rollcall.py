@@ -324,6 +324,7 @@ def job(outcome: dict[str, Any]) -> tuple[Host, Member, list[Any]]:
         ({"type": "outcome", "records": [{"rank": True}]}, "'records[0].rank' is true, not a whole number"),
         ({"type": "outcome", "launcher": {"ok": False, "tail": "boom"}}, "'launcher.tail' is \"boom\", not a list"),
         ({"type": "verdict"}, 'a message of type "verdict" came where its outcome was due'),
+        ({"type": "abort", "unit": "b"}, "'unit' is \"b\", not a whole number"),
     ],
 )
 def test_a_malformed_outcome_is_a_finding_naming_the_node(outcome: dict[str, Any], why: str, capsys) -> None:
@@ -349,6 +350,27 @@ def test_a_malformed_outcome_is_a_finding_naming_the_node(outcome: dict[str, Any
     )
     launch = next(f for f in analyze(observed).all_findings if f.id == "collective-launch")
     assert (launch.status.value, launch.title) == ("fail", f"node 1 (b) sent an outcome node 0 cannot read: {why}")
+    host.tell({"exit": 1, "failing": []})
+    member.close()
+
+
+def test_a_member_that_fails_before_its_jax_phase_stops_node_0_at_once_and_still_sends_its_outcome() -> None:
+    host, port = host_of()
+    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
+    host.gather(time.monotonic() + 5)
+    host.answer(["gloo", "jax"])
+    for thread in threads:
+        thread.join(5)
+    [member] = members
+    cancel = threading.Event()
+    host.start_watch(cancel, fatal_outcome)
+    member.abort({"unit": 1, "host": "b"})
+    assert cancel.wait(5)  # node 0 stops its ranks now, not at its deadline
+    assert host.watch is not None and host.watch.cause == {"unit": 1, "type": "abort", "host": "b"}
+    time.sleep(0.3)  # the JAX phase
+    outcome = {"type": "outcome", "unit": 1, "host": "b", "records": [], "jax": {"records": []}}
+    member.report(outcome)
+    assert host.outcomes(time.monotonic() + 5) == {1: outcome}  # the outcome, not the abort that came first
     host.tell({"exit": 1, "failing": []})
     member.close()
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xladoctor.collective.messages import HELLO, REPLY, from_node_0_problem, outcome_problem, problem
+from xladoctor.collective.messages import ABORT, HELLO, REPLY, from_node_0_problem, outcome_problem, problem
 from xladoctor.probes.network import PortHolder, errno_name, port_holders, resolve
 
 PROTOCOL = "xladoctor-collective/1"
@@ -174,11 +174,13 @@ class Watch:
         cancel: threading.Event,
         fatal: Callable[[dict[str, Any]], bool],
         check: Check,
+        notice: Callable[[dict[str, Any]], bool] = lambda _: False,
     ):
         self.channels = channels
         self.cancel = cancel
         self.fatal = fatal
         self.check = check
+        self.notice = notice  # a message sent ahead of the one awaited (a member's abort): judged, then read past
         self.received: dict[int, dict[str, Any]] = {}
         self.stop = threading.Event()
         self.done = threading.Event()  # every channel sent its message or closed
@@ -189,15 +191,17 @@ class Watch:
     def _take(self, unit: int) -> bool:
         """Whether this channel is done: its message came (and is kept), or it closed."""
         channel = self.channels[unit]
-        message = channel.pop()
-        if message is None:
-            return channel.closed
-        message = self.check(unit, message)
-        self.received[unit] = message
-        if self.cause is None and self.fatal(message):
-            self.cause = {"unit": unit, "type": message.get("type"), "host": message.get("host")}
-            self.cancel.set()
-        return True
+        while True:
+            message = channel.pop()
+            if message is None:
+                return channel.closed
+            message = self.check(unit, message)
+            if self.cause is None and self.fatal(message):
+                self.cause = {"unit": unit, "type": message.get("type"), "host": message.get("host")}
+                self.cancel.set()
+            if not self.notice(message):
+                self.received[unit] = message
+                return True
 
     def _run(self) -> None:
         with selectors.DefaultSelector() as selector:
@@ -467,15 +471,19 @@ class Host:
             self.listener = None
 
     def _checked(self, unit: int, message: dict[str, Any]) -> dict[str, Any]:
-        """A member's outcome as sent, or what stands for it when it does not have an outcome's shape."""
-        why = outcome_problem(message)
+        """A member's outcome (or its early abort) as sent, or what stands for its outcome when it does not have an
+        outcome's shape."""
+        why = problem(message, ABORT) if message.get("type") == "abort" else outcome_problem(message)
         if why is None:
             return message
         host = (self.roll.members.get(unit) or {}).get("host")
         return {"type": "outcome", "unit": unit, "host": host, "malformed": why}
 
     def start_watch(self, cancel: threading.Event, fatal: Callable[[dict[str, Any]], bool]) -> None:
-        self.watch = Watch(self.conns, cancel, fatal, self._checked)
+        """Read every member's outcome while this node's ranks run. A member whose ranks failed in a way that ends
+        the job and that still has a phase to run (JAX) says so first with an abort: this node stops its launch
+        then, instead of at its deadline, and still waits for that member's outcome."""
+        self.watch = Watch(self.conns, cancel, lambda m: _is_abort(m) or fatal(m), self._checked, notice=_is_abort)
 
     def abort(self, why: Mapping[str, Any]) -> None:
         """This node failed in a way that ends the job: the members stop their launch instead of waiting."""
@@ -622,6 +630,13 @@ class Member:
         if self.conn is not None:
             self.watch = Watch({0: self.conn}, cancel, lambda message: message.get("type") == "abort", self._checked)
 
+    def abort(self, why: Mapping[str, Any]) -> None:
+        """This node's ranks failed in a way that ends the job, and its outcome must wait for a later phase: node 0
+        hears it now and stops its own launch (it still waits for the outcome)."""
+        if self.conn is not None:
+            with contextlib.suppress(OSError):
+                self.conn.send({"proto": PROTOCOL, "type": "abort", **why})
+
     def report(self, outcome: Mapping[str, Any]) -> dict[str, Any] | None:
         """Send this node's outcome; what node 0 sent meanwhile (an abort), if anything."""
         received = self.watch.finish().get(0) if self.watch else None
@@ -650,6 +665,10 @@ class Member:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+def _is_abort(message: Mapping[str, Any]) -> bool:
+    return message.get("type") == "abort"
 
 
 def hello_message(unit: int | None, units: int, mode: str, host: str, **extra: Any) -> dict[str, Any]:

@@ -246,8 +246,12 @@ class NodeRun:
             if self.member is not None:
                 self.member.start_watch(cancel)
             launch = run_ranks(argv, env, out, end, port, cancel)
-            if self.host is not None and fatal(launch.records, launcher_view(launch)):
-                self.host.abort({"unit": self.unit, "host": self.me_host})
+            if fatal(launch.records, launcher_view(launch)):
+                why = {"unit": self.unit, "host": self.me_host}
+                if self.host is not None:
+                    self.host.abort(why)
+                elif self.member is not None and "jax" in backends and not cancel.is_set():
+                    self.member.abort(why)  # its outcome waits for the JAX phase: node 0 must not wait for it
             view.update(
                 records=launch.records,
                 nccl=[dataclasses.asdict(n) for n in parse_logs(launch.nccl_logs)],
