@@ -28,6 +28,8 @@ SPECS: dict[str, tuple[str, ...]] = {
     "full-cpu": ("torch==2.9.0", "torch_xla==2.9.0", "tensorflow-cpu==2.21.0"),
     # JAX's newest release for Python 3.11 (0.11 needs 3.12), CPU jaxlib: the jax smoke test and its fallback
     "jax-cpu": ("jax==0.10.2",),
+    # torch and JAX in one interpreter: the collective runs gloo, then JAX's runtime, on each node
+    "torch-jax-cpu": ("torch==2.13.0", "jax==0.10.2"),
 }
 _BUILDER_VERSION = 1
 _COMPLETE = ".xladoctor-env-complete"

@@ -377,6 +377,30 @@ def test_jax_distributed_on_two_nodes(real_env) -> None:
     )
 
 
+def test_a_node_whose_ranks_fail_before_its_jax_phase_stops_node_0_at_once(real_env) -> None:
+    """Node 1's gloo cannot start (GLOO_SOCKET_IFNAME names no interface there) and JAX is still to run on both:
+    node 1 tells node 0 at once, so node 0's ranks stop instead of waiting in init_process_group for node 1's ranks
+    until their deadline; JAX still runs on both nodes afterwards."""
+    both = str(python_of(real_env("torch-jax-cpu")))
+    (code0, out0, err0), (code1, _, err1) = two_nodes(
+        both, both, "--timeout", "120", "--nproc-per-node", "1", env1={"GLOO_SOCKET_IFNAME": "nosuch0"}
+    )
+    assert (code0, code1) == (1, 1), (err0, err1)
+    doc = report(out0)
+    assert doc["backends"] == ["gloo", "jax"]
+    host = doc["nodes"][0]["host"]
+    launch = by_id(doc, "collective-launch")
+    assert f"node 0 ({host}): stopped early, when node 1 ({host}) failed" in launch["detail"], launch
+    gloo = by_id(doc, "collective-gloo")
+    assert "RuntimeError: Unable to find address for: nosuch0" in gloo["title"], gloo
+    assert [(r["backend"], r["op"], r["correct"]) for r in doc["collectives"] if r["backend"] == "jax"] == [
+        ("jax", "all_reduce", 2),
+        ("jax", "all_gather", 2),
+        ("jax", "broadcast", 2),
+        ("jax", "barrier", 2),
+    ]
+
+
 JOB = PLANTED.parent / "programs" / "allreduce_job.py"
 
 
