@@ -1,8 +1,8 @@
 """Area `libraries`: NVIDIA's CUDA library wheels (nvidia-*) that the frameworks share in one environment.
 
 Every nvidia-nccl-cuXX wheel installs the same file, nvidia/nccl/lib/libnccl.so.2 (their RECORDs; research r2 2.2),
-and pip installs one version of each distribution, so two frameworks whose pins on one library no version satisfies
-cannot both get theirs. Judged from metadata only (xladoctor/facts/nvidia_wheels.py).
+and an environment holds one version of each distribution, so two frameworks whose pins on one library no version
+satisfies cannot both get theirs. Judged from metadata only (xladoctor/facts/nvidia_wheels.py).
 """
 
 from __future__ import annotations
@@ -211,8 +211,8 @@ def _conflict(index: Wheels, python: PythonFacts, items: list[Conflict]) -> Outc
     return Outcome(
         Status.FAIL,
         title,
-        detail="pip installs one version of each distribution, so one of them runs with a CUDA library it was not "
-        "built for: XLA (JAX, TensorFlow) refuses a cuDNN older than it was built with ('Loaded runtime CuDNN "
+        detail="An environment holds one version of each distribution, so one of them runs with a CUDA library it was "
+        "not built for: XLA (JAX, TensorFlow) refuses a cuDNN older than it was built with ('Loaded runtime CuDNN "
         "library: 9.5.1 but source was compiled with: 9.8.0', then 'DNN library initialization failed'), torch one "
         "of another major or an older minor ('cuDNN version incompatibility'), and a resolver asked for both "
         "answers 'no solution'. Installing either one's pin breaks the other, so the fix is a separate environment "

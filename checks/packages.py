@@ -238,8 +238,8 @@ def _unmet(dist: Distribution, unmet: list[tuple[Requirement, Distribution | Non
     }
     fix = install(*((req.name, str(req.specifier)) for req, _ in unmet))
     detail = (
-        "pip installed these separately or was told to ignore dependencies; the requiring package may fail at "
-        "import or at run time."
+        "These were installed separately, or the installer was told to ignore dependencies; the requiring "
+        "package may fail at import or at run time."
     )
     if len(unmet) == 1:
         [(req, have)] = unmet
@@ -254,7 +254,7 @@ def _unmet(dist: Distribution, unmet: list[tuple[Requirement, Distribution | Non
     title = f"{dist.name} {dist.version}: {len(unmet)} requirements are unmet ({' and '.join(counts)}: {names})"
     if missing == len(unmet):
         detail = (
-            "None of them is installed: the usual cause is `pip install --no-deps` (or files copied in by hand). "
+            "None of them is installed: the usual cause is an install with `--no-deps` (or files copied in by hand). "
             "One command installs them all; the evidence lists each one."
         )
     return Outcome(Status.FAIL, title, detail=detail, evidence=evidence, fix=fix, refs=(PIP_CHECK_REF,))

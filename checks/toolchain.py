@@ -259,7 +259,7 @@ def ninja_missing(
         Status.OK,
         "ninja is not installed: only building torch C++/CUDA extensions at run time needs it",
         detail=f"{why}. Without it, setup.py builds fall back to slower serial compiles and JIT-built extensions "
-        "(cpp_extension.load) fail; `pip install ninja` when you need them.",
+        "(cpp_extension.load) fail; install the `ninja` package into this environment when you need them.",
         evidence=evidence,
         refs=(NINJA_SOURCE, CPP_WRAPPER_PR),
     )
