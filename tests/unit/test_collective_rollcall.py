@@ -43,15 +43,23 @@ def members_join(port: int, hellos: list[dict], deadline_s: float = 10) -> list[
     return members, threads  # type: ignore[return-value]
 
 
+def roll_call(
+    host: Host, port: int, hellos: list[dict], gather_s: float = 5, backends: tuple[str, ...] = ("gloo",)
+) -> tuple[dict[str, Any], list[Member]]:
+    """The members join (in this order), node 0 gathers them for `gather_s` and answers: its reply, the members."""
+    members, threads = members_join(port, hellos)
+    host.gather(time.monotonic() + gather_s)
+    reply = host.answer(list(backends))
+    for thread in threads:
+        thread.join(5)
+    return reply, members
+
+
 def test_ranks_are_given_in_order_of_arrival_with_an_rdzv_endpoint() -> None:
     port = free_port()
     host = Host(port, hello_message(None, 3, "node", "a"), 3, assign=True)
     assert host.listen()
-    members, threads = members_join(port, [hello_message(None, 3, "node", h) for h in ("b", "c")])
-    host.gather(time.monotonic() + 5)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, members = roll_call(host, port, [hello_message(None, 3, "node", h) for h in ("b", "c")])
     assert reply["go"] is True and reply["missing"] == []
     assert [m.roll.reply["you"] for m in members] == [1, 2]  # type: ignore[index]
     assert {u: m["host"] for u, m in host.roll.members.items()} == {0: "a", 1: "b", 2: "c"}
@@ -62,11 +70,7 @@ def test_a_second_node_with_a_taken_rank_is_refused_and_the_job_does_not_go() ->
     port = free_port()
     host = Host(port, hello_message(0, 2, "node", "a"), 2, assign=False)
     assert host.listen()
-    members, threads = members_join(port, [hello_message(1, 2, "node", "b"), hello_message(1, 2, "node", "c")])
-    host.gather(time.monotonic() + 1.5)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, members = roll_call(host, port, [hello_message(1, 2, "node", "b"), hello_message(1, 2, "node", "c")], 1.5)
     assert reply["go"] is False
     assert reply["conflicts"]["fatal"] == ["c (127.0.0.1) also says it is node 1"]
     assert members[1].roll.reply == {"proto": PROTOCOL, "go": False, "refused": "unit 1 is taken", "reason": "taken"}
@@ -77,11 +81,7 @@ def test_a_node_that_believes_in_another_job_size_stops_the_job() -> None:
     port = free_port()
     host = Host(port, hello_message(0, 2, "node", "a"), 2, assign=False)
     assert host.listen()
-    _, threads = members_join(port, [hello_message(1, 3, "node", "b")])
-    host.gather(time.monotonic() + 5)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, _ = roll_call(host, port, [hello_message(1, 3, "node", "b")])
     assert reply["go"] is False
     assert reply["conflicts"]["fatal"] == ["the job's size differs: node 0 (a) says 2, node 1 (b) says 3"]
     host.close()
@@ -218,11 +218,7 @@ def test_a_deeply_nested_hello_is_a_stranger_not_a_crash() -> None:
     host, port = host_of()
     send_raw(port, b"[" * 100000 + b"\n")
     time.sleep(0.2)
-    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
-    host.gather(time.monotonic() + 5)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, members = roll_call(host, port, [hello_message(1, 2, "node", "b")])
     assert reply["go"] is True
     assert reply["strangers"][0].split(" ", 1)[1].startswith(f"sent JSON nested deeper than {MAX_DEPTH} levels: [[[")
     host.close()
@@ -255,11 +251,7 @@ def test_json_nesting_is_judged_before_parsing_and_brackets_in_strings_do_not_co
 def test_the_reply_names_the_members_without_echoing_their_hellos() -> None:
     host, port = host_of()
     big = hello_message(1, 2, "node", "b", preflight={"interfaces": {f"veth{i}": ["10.0.0.1"] for i in range(500)}})
-    members, threads = members_join(port, [big])
-    host.gather(time.monotonic() + 5)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, members = roll_call(host, port, [big])
     assert reply["members"] == {
         "0": {"unit": 0, "host": "a", "peer": "(itself)", "mode": "node"},
         "1": {"unit": 1, "host": "b", "peer": "127.0.0.1", "mode": "node"},
@@ -285,11 +277,7 @@ def test_the_reply_names_the_members_without_echoing_their_hellos() -> None:
 )
 def test_a_malformed_hello_is_refused_and_named_never_a_crash(change: dict[str, Any], why: str) -> None:
     host, port = host_of()
-    members, threads = members_join(port, [{**hello_message(1, 2, "node", "b"), **change}])
-    host.gather(time.monotonic() + 0.4)
-    reply = host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    reply, members = roll_call(host, port, [{**hello_message(1, 2, "node", "b"), **change}], 0.4)
     assert reply["missing"] == [1] and reply["go"] is False
     assert reply["strangers"][0].split(" ", 1)[1] == f"(b) sent a hello node 0 cannot read: {why}"
     assert members[0].roll.reply == {
@@ -304,11 +292,7 @@ def test_a_malformed_hello_is_refused_and_named_never_a_crash(change: dict[str, 
 def job(outcome: dict[str, Any]) -> tuple[Host, Member, list[Any]]:
     """Node 0 and node 1 joined; node 1 sends `outcome` while node 0 watches."""
     host, port = host_of()
-    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
-    host.gather(time.monotonic() + 5)
-    host.answer(["gloo"])
-    for thread in threads:
-        thread.join(5)
+    _, members = roll_call(host, port, [hello_message(1, 2, "node", "b")])
     member = members[0]
     cancel = threading.Event()
     host.start_watch(cancel, fatal_outcome)
@@ -356,11 +340,7 @@ def test_a_malformed_outcome_is_a_finding_naming_the_node(outcome: dict[str, Any
 
 def test_a_member_that_fails_before_its_jax_phase_stops_node_0_at_once_and_still_sends_its_outcome() -> None:
     host, port = host_of()
-    members, threads = members_join(port, [hello_message(1, 2, "node", "b")])
-    host.gather(time.monotonic() + 5)
-    host.answer(["gloo", "jax"])
-    for thread in threads:
-        thread.join(5)
+    _, members = roll_call(host, port, [hello_message(1, 2, "node", "b")], backends=("gloo", "jax"))
     [member] = members
     cancel = threading.Event()
     host.start_watch(cancel, fatal_outcome)
@@ -467,16 +447,22 @@ def test_nodes_running_different_xladoctor_releases_are_told() -> None:
     }
 
 
-def test_node_0_listens_on_ipv6_and_ipv4_alike() -> None:
-    """An --rdzv-endpoint [::1]:PORT or an IPv6 master address reaches node 0 as 127.0.0.1 does (TCPStore listens
-    on both); IPv4 peers are named as IPv4."""
+def _ipv6_loopback() -> bool:
+    """Whether this host can bind ::1 at all (a container may have IPv6 turned off): the test needs it."""
     if not socket.has_ipv6:
-        pytest.skip("no IPv6 in this Python")
+        return False
     try:
         with socket.socket(socket.AF_INET6) as probe:
             probe.bind(("::1", 0))
     except OSError:
-        pytest.skip("no IPv6 loopback on this host")
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this host has no IPv6 loopback (::1)")
+def test_node_0_listens_on_ipv6_and_ipv4_alike() -> None:
+    """An --rdzv-endpoint [::1]:PORT or an IPv6 master address reaches node 0 as 127.0.0.1 does (TCPStore listens
+    on both); IPv4 peers are named as IPv4."""
     host, port = host_of(3)
     members = [
         Member("127.0.0.1", port, hello_message(1, 3, "node", "b")),
