@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from xladoctor.exitcodes import ExitCode
 from xladoctor.remedy.fix import Fix
 
 
@@ -96,13 +97,13 @@ class Finding:
         }
 
 
-def verdict_exit_code(count: Callable[[Status], int], strict: bool = False) -> int:
+def verdict_exit_code(count: Callable[[Status], int], strict: bool = False) -> ExitCode:
     """The exit code a set of findings gives, the same for check, collective and profile's own findings: 1 a
     failure (or, with --strict, a warning), 3 xladoctor could not decide (an `error` finding), else 0."""
     if count(Status.FAIL):
-        return 1
+        return ExitCode.FAILED
     if count(Status.ERROR):
-        return 3
+        return ExitCode.INTERNAL
     if strict and count(Status.WARN):
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK

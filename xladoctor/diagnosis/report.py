@@ -31,7 +31,7 @@ class Report:
 
 def exit_code(report: Report, strict: bool = False) -> ExitCode:
     """0 nothing failed; 1 a failure (or a warning under --strict); 3 a check raised."""
-    return ExitCode(verdict_exit_code(report.count, strict))
+    return verdict_exit_code(report.count, strict)
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:

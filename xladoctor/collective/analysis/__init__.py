@@ -134,4 +134,4 @@ def nodes(observed: Observed) -> tuple[dict[str, Any], ...]:
 
 def exit_code(report: CollectiveReport, strict: bool = False) -> ExitCode:
     """0 nothing failed; 1 a finding failed (or warned, with --strict); 3 xladoctor could not decide: as `check`."""
-    return ExitCode(verdict_exit_code(report.count, strict))
+    return verdict_exit_code(report.count, strict)
