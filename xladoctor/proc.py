@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 # How long a terminated group gets to exit before it is killed.
 _TERMINATE_GRACE_S = 1.0
@@ -235,13 +235,20 @@ def kill_descendants() -> int:
         children = psutil.Process().children(recursive=True)
     except psutil.Error:
         return 0
-    for child in children:
-        with contextlib.suppress(psutil.Error):
-            child.kill()
-    for child in children:  # reap the adopted ones, so no zombie is left
-        with contextlib.suppress(psutil.Error, ChildProcessError):
-            child.wait(timeout=1)
-    return len(children)
+    return kill_and_reap(children)
+
+
+def kill_and_reap(processes: list[Any], timeout_s: float = 2.0) -> int:
+    """SIGKILL these psutil processes and wait for them (reaping the adopted ones, so no zombie is left); those
+    already gone are no matter. How many there were."""
+    import psutil
+
+    for process in processes:
+        with contextlib.suppress(psutil.Error, OSError):
+            process.kill()
+    with contextlib.suppress(psutil.Error, OSError, ChildProcessError):
+        psutil.wait_procs(processes, timeout=timeout_s)
+    return len(processes)
 
 
 @contextlib.contextmanager

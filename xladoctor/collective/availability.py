@@ -40,7 +40,7 @@ def applicable(facts: Facts) -> tuple[list[str], dict[str, str]]:
             why["nccl"] = f"CUDA_VISIBLE_DEVICES={facts.env.get('CUDA_VISIBLE_DEVICES')} hides every GPU of this host"
         else:
             found.append("nccl")
-        if facts.installed("torch_xla") is None and facts.installed("torch-xla") is None:
+        if not _has_torch_xla(facts):
             why["xla"] = "torch_xla is not installed"
         elif tpu_chips(facts) or facts.env.get("PJRT_DEVICE", "CPU").upper() not in ("", "CPU"):
             found.append("xla")
@@ -56,10 +56,13 @@ def applicable(facts: Facts) -> tuple[list[str], dict[str, str]]:
     return found, why
 
 
+def _has_torch_xla(facts: Facts) -> bool:
+    return facts.installed("torch_xla") is not None or facts.installed("torch-xla") is not None
+
+
 def _runs_when_asked(facts: Facts, backend: str) -> bool:
     """torch_xla off a TPU with PJRT_DEVICE=CPU is not tested by default, but it can run: --backend xla runs it."""
-    has_xla = facts.installed("torch_xla") is not None or facts.installed("torch-xla") is not None
-    return backend == "xla" and has_xla and facts.installed("torch") is not None
+    return backend == "xla" and _has_torch_xla(facts) and facts.installed("torch") is not None
 
 
 def choose(facts: Facts, asked: Sequence[str]) -> tuple[list[str], dict[str, str], list[str]]:

@@ -10,7 +10,6 @@ that still carries this run's XLADOCTOR_COLLECTIVE_OUT in its environment is kil
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor.collective.plan import Plan
-from xladoctor.proc import CommandResult, run_command
+from xladoctor.proc import CommandResult, kill_and_reap, run_command
 
 WORKER = "_xladoctor_collective_worker.py"
 JAX_WORKER = "_xladoctor_collective_jax.py"
@@ -184,9 +183,4 @@ def stop_workers(out: str) -> int:
                 found.append(process)
         except (psutil.Error, OSError):  # gone, another user's, a zombie
             continue
-    for process in found:
-        with contextlib.suppress(psutil.Error, OSError):
-            process.kill()
-    with contextlib.suppress(psutil.Error, OSError):
-        psutil.wait_procs(found, timeout=2)
-    return len(found)
+    return kill_and_reap(found)

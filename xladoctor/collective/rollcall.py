@@ -124,6 +124,10 @@ class Channel:
         self.received += len(data)
         self.buffer += data
 
+    def said(self, limit: int = 80) -> str:
+        """The start of what the peer sent and nobody read: how a stranger or a half-sent line is named."""
+        return bytes(self.buffer[:limit]).decode("utf-8", errors="replace").strip()
+
     def pop(self) -> dict[str, Any] | None:
         """The next whole line of the buffer, parsed; None when there is none yet."""
         end = self.buffer.find(b"\n", self._scanned)
@@ -305,6 +309,9 @@ class Host:
             time.monotonic() + LATE_S,
             late=True,
         )
+        self._drop_silent()
+
+    def _drop_silent(self) -> None:
         for pending in list(self.pending.values()):
             self._drop(None, pending, "said no hello before node 0 answered")
 
@@ -356,7 +363,7 @@ class Host:
             if channel.overflow:
                 self._drop(selector, pending, f"sent over {MAX_HELLO >> 10} KiB without ending its hello")
             elif channel.closed:
-                said = bytes(channel.buffer[:80]).decode("utf-8", errors="replace").strip()
+                said = channel.said()
                 self._drop(selector, pending, f"sent {said}" if said else "sent nothing")
             return
         self._forget(selector, pending)
@@ -464,8 +471,7 @@ class Host:
         return reply
 
     def close_listener(self) -> None:
-        for pending in list(self.pending.values()):
-            self._drop(None, pending, "said no hello before node 0 answered")
+        self._drop_silent()
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -488,8 +494,7 @@ class Host:
     def abort(self, why: Mapping[str, Any]) -> None:
         """This node failed in a way that ends the job: the members stop their launch instead of waiting."""
         for conn in self.conns.values():
-            with contextlib.suppress(OSError):
-                conn.send({"proto": PROTOCOL, "type": "abort", **why})
+            _send_abort(conn, why)
 
     def outcomes(self, deadline: float) -> dict[int, dict[str, Any] | None]:
         """Each member's outcome: those that came while the ranks ran, then the rest until the deadline, all
@@ -605,7 +610,7 @@ class Member:
     def _answered(self, conn: Channel, reply: dict[str, Any] | None) -> None:
         """What came back: node 0's reply (kept, with the connection), or why there is none."""
         if reply is None:
-            said = bytes(conn.buffer[:80]).decode("utf-8", errors="replace").strip()
+            said = conn.said()
             if conn.overflow:
                 self.roll.stranger = f"over {MAX_MESSAGE >> 20} MiB without a line end"
             elif said:
@@ -628,14 +633,13 @@ class Member:
 
     def start_watch(self, cancel: threading.Event) -> None:
         if self.conn is not None:
-            self.watch = Watch({0: self.conn}, cancel, lambda message: message.get("type") == "abort", self._checked)
+            self.watch = Watch({0: self.conn}, cancel, _is_abort, self._checked)
 
     def abort(self, why: Mapping[str, Any]) -> None:
         """This node's ranks failed in a way that ends the job, and its outcome must wait for a later phase: node 0
         hears it now and stops its own launch (it still waits for the outcome)."""
         if self.conn is not None:
-            with contextlib.suppress(OSError):
-                self.conn.send({"proto": PROTOCOL, "type": "abort", **why})
+            _send_abort(self.conn, why)
 
     def report(self, outcome: Mapping[str, Any]) -> dict[str, Any] | None:
         """Send this node's outcome; what node 0 sent meanwhile (an abort), if anything."""
@@ -669,6 +673,12 @@ class Member:
 
 def _is_abort(message: Mapping[str, Any]) -> bool:
     return message.get("type") == "abort"
+
+
+def _send_abort(channel: Channel, why: Mapping[str, Any]) -> None:
+    """Tell the other side this node failed in a way that ends the job; a peer already gone is no matter."""
+    with contextlib.suppress(OSError):
+        channel.send({"proto": PROTOCOL, "type": "abort", **why})
 
 
 def hello_message(unit: int | None, units: int, mode: str, host: str, **extra: Any) -> dict[str, Any]:

@@ -385,14 +385,13 @@ def tested(observed: Observed) -> Finding:
         )
     if not _formed(observed):
         return finding(TESTED, Status.SKIP, "Backends: none run", "Skipped because the job did not form.")
+    removed = removed_by(observed)
     reasons = [f"{name}: {why}" for name, why in sorted(observed.skipped.items())]
-    reasons += [f"{name}: {node}: {why}" for name, items in sorted(removed_by(observed).items()) for node, why in items]
+    reasons += [f"{name}: {node}: {why}" for name, items in sorted(removed.items()) for node, why in items]
     return finding(
         TESTED,
         Status.FAIL,
-        "No backend could be tested in this environment"
-        if not removed_by(observed)
-        else "No backend runs on every node",
+        "No backend could be tested in this environment" if not removed else "No backend runs on every node",
         "\n".join(["Nothing ran, so nothing about the job's collectives is known.", *reasons]),
         {"skipped": dict(observed.skipped)},
     )

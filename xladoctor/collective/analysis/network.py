@@ -119,9 +119,16 @@ def master_address(observed: Observed) -> Finding:
     )
 
 
-def _ifname_problem(variable: str, value: str, view: Mapping[str, Any], name: str, spread: bool) -> str | None:
-    present = sorted((view.get("interfaces") or {}).keys())
-    chosen = matching_interfaces(variable, value, present)
+def _ifname_problem(
+    variable: str,
+    value: str,
+    view: Mapping[str, Any],
+    name: str,
+    spread: bool,
+    present: list[str],
+    chosen: list[str],
+) -> str | None:
+    """What is wrong with this node's `variable`, given its interfaces (`present`) and those the value selects."""
     if not chosen:
         return f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}"
     down = [i for i in chosen if i in (view.get("down") or [])]
@@ -158,7 +165,7 @@ def socket_ifname(observed: Observed) -> Finding:
                 "interfaces": present,
                 "judged": judged,
             }
-            problem = _ifname_problem(variable, str(value), view, name, spread)
+            problem = _ifname_problem(variable, str(value), view, name, spread, present, chosen)
             if problem and judged:
                 problems.append(problem)
             elif problem:
