@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 from xladoctor.findings import SEVERITY, Status
 from xladoctor.fleet.compare import FleetReport
-from xladoctor.fleet.properties import properties
-from xladoctor.fleet.skew import Comparison, compare
+from xladoctor.fleet.skew import Comparison
 from xladoctor.fleet.workers import failing_checks
 
 # The columns a reader looks for first (issue 16: torch, torch_xla, Triton, JAX, TensorFlow, CUDA, driver, Python,
@@ -115,7 +114,7 @@ def _shown(comparisons: Sequence[Comparison]) -> tuple[list[Comparison], list[st
 def fleet_grid(fleet: FleetReport) -> FleetGrid:
     """The grid of `fleet`, rows in the order the workers were given."""
     workers = fleet.workers
-    comparisons = [c for p in properties(w.facts for w in workers) if (c := compare(p, workers)) is not None]
+    comparisons = list(fleet.comparisons)
     shown, absent = _shown(comparisons)
     compared = {c.prop.name for c in comparisons}
     values = [dict(c.values) for c in shown]

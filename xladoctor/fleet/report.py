@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.findings import SEVERITY, Finding, Status
@@ -82,6 +82,9 @@ class FleetReport:
     findings: tuple[Finding, ...]
     plans: tuple[WorkerPlan, ...]
     reports: tuple[Report, ...]  # each worker's own diagnosis, in worker order
+    # every property compared, skewed or not: the dashboard's columns. Left out of equality: its properties hold
+    # their readers (closures made per comparison), and the findings and plans already say what they found.
+    comparisons: tuple[Comparison, ...] = field(default=(), compare=False, repr=False)
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.status is status)
@@ -164,4 +167,4 @@ def fleet_report(
     findings.append(worker_checks(workers, reports, AREA))
     fixes = _fixes([c for c in comparisons if c.outliers], workers)
     plans = tuple(WorkerPlan(w.label, build_plan(fixes[w.label], w.facts)) for w in workers if w.label in fixes)
-    return FleetReport(tuple(workers), tuple(findings), plans, tuple(reports))
+    return FleetReport(tuple(workers), tuple(findings), plans, tuple(reports), tuple(comparisons))
