@@ -45,10 +45,11 @@ class CheckObserver(Observer):
 def _extra_reports(given: list[str], taken: list[tuple[Path | None, str]]) -> list[tuple[OutputFormat, Path]]:
     """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file no other option names."""
     found: list[tuple[OutputFormat, Path]] = []
+    known = [f.value for f in OutputFormat]
     for value in given:
         name, colon, file = value.partition(":")
-        formats = ", ".join(f.value for f in OutputFormat)
-        if not colon or not file or name.lower() not in {f.value for f in OutputFormat}:
+        if not colon or not file or name.lower() not in known:
+            formats = ", ".join(known)
             raise UsageError(f"--report {value}: give FORMAT:FILE, FORMAT one of {formats} (e.g. html:report.html)")
         path = Path(file)
         for other, option in [*taken, *((p, f"--report {f.value}:{p}") for f, p in found)]:
@@ -58,8 +59,8 @@ def _extra_reports(given: list[str], taken: list[tuple[Path | None, str]]) -> li
     return found
 
 
-def _writer(path: Path) -> Callable[[str], None]:
-    return lambda text: write_text(path, text, "--report")
+def _writer(path: Path, option: str) -> Callable[[str], None]:
+    return lambda text: write_text(path, text, option)
 
 
 @app.command(epilog=HELP_TEXT)
@@ -113,7 +114,7 @@ def check(
 
             progress = stack.enter_context(TerminalProgress(console))
         report = diagnose(request, CheckObserver(save_facts, progress))
-    save = (lambda text: write_text(output, text, "--output")) if output is not None else None
-    writers = [(fmt, _writer(path)) for fmt, path in extra]
+    save = _writer(output, "--output") if output is not None else None
+    writers = [(fmt, _writer(path, "--report")) for fmt, path in extra]
     emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)
     raise typer.Exit(int(exit_code(report, request.strict)))

@@ -12,7 +12,7 @@ import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, text_or_json, write_text
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.console import ReportConsole, plain_text
 from xladoctor.sanitize import one_line
 
 if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
@@ -122,13 +122,7 @@ def emit(report: CollectiveReport, chosen: OutputFormat, output: Path | None, ve
         render_collective_text(report, ReportConsole(soft_wrap=True), verbose=verbose)
         return
     else:
-        import io
-
-        buffer = io.StringIO()
-        render_collective_text(
-            report, ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True), verbose=verbose
-        )
-        text = buffer.getvalue()
+        text = plain_text(lambda c: render_collective_text(report, c, verbose=verbose))
     if output is None:
         sys.stdout.write(text)
     else:

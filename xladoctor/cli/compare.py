@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 from typing import Annotated
 
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, OutputOption, app, text_or_json, write_or_print
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.console import ReportConsole, plain_text
 
 COMPARE_EXIT_TEXT = (
     "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
@@ -53,10 +52,7 @@ def compare(
     elif output is not None and str(output) != "-":
         from xladoctor.reporters.compare_report import render_compare_text
 
-        buffer = io.StringIO()
-        console = ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True)
-        render_compare_text(fleet, console, verbose=verbose, each=each)
-        write_or_print(buffer.getvalue(), output)
+        write_or_print(plain_text(lambda c: render_compare_text(fleet, c, verbose=verbose, each=each)), output)
     else:
         from xladoctor.reporters.compare_report import render_compare_text
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 from typing import Annotated, BinaryIO
@@ -25,7 +24,7 @@ from xladoctor.cli.app import (
 )
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.console import ReportConsole, plain_text
 
 
 def _open_log(path: str) -> BinaryIO:
@@ -87,10 +86,7 @@ def explain(
     elif output is not None and str(output) != "-":
         from xladoctor.reporters.explain_report import render_explanation_text
 
-        buffer = io.StringIO()
-        console = ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True)
-        render_explanation_text(explanation, console, verbose=verbose)
-        write_or_print(buffer.getvalue(), output)
+        write_or_print(plain_text(lambda c: render_explanation_text(explanation, c, verbose=verbose)), output)
     else:
         from xladoctor.reporters.explain_report import render_explanation_text
 

@@ -12,14 +12,14 @@ from types import FrameType
 import typer
 
 from xladoctor import proc
-from xladoctor.cli.app import app
+from xladoctor.cli.app import HELP_ORDER, app
 from xladoctor.errors import CommandNotRunnable, InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
 from xladoctor.matrix import MatrixError
 from xladoctor.sanitize import one_line
 
-# `xladoctor` and `xladoctor --json` mean `xladoctor check ...` (--help lists the commands in cli/app.py's HELP_ORDER).
-COMMANDS = ("check", "gate", "explain", "profile", "snapshot", "compare", "collective", "matrix", "schema")
+# `xladoctor` and `xladoctor --json` mean `xladoctor check ...`: anything but a command name goes to `check`.
+COMMANDS = HELP_ORDER
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}
 

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json, write_text
+from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json, write_or_print
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.console import ReportConsole, plain_text
 from xladoctor.sanitize import one_line
 
 PROFILE_EXIT_TEXT = (
@@ -44,9 +44,7 @@ def _keep(records: Path, destination: Path) -> None:
 
 @app.command(context_settings={"allow_interspersed_args": False}, epilog=PROFILE_EXIT_TEXT)
 def profile(
-    command: Annotated[
-        list[str] | None, typer.Argument(help="The program to run and watch: -- CMD [ARGS...]")
-    ] = None,
+    command: Annotated[list[str] | None, typer.Argument(help="The program to run and watch: -- CMD [ARGS...]")] = None,
     output_format: FormatOption = OutputFormat.TEXT,
     as_json: JsonOption = False,
     output: Annotated[
@@ -104,8 +102,6 @@ def profile(
 
         text = render_profile_html(report)
     else:
-        import io
-
         from xladoctor.reporters.profile_report import render_profile_text
 
         if output is None:
@@ -115,13 +111,6 @@ def profile(
             else:
                 render_profile_text(report, ReportConsole(stderr=True, soft_wrap=True), verbose=verbose)
             raise typer.Exit(code)
-        buffer = io.StringIO()
-        render_profile_text(
-            report, ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True), verbose=verbose
-        )
-        text = buffer.getvalue()
-    if output is None or str(output) == "-":
-        sys.stdout.write(text)
-    else:
-        write_text(output, text, "--output")
+        text = plain_text(lambda c: render_profile_text(report, c, verbose=verbose))
+    write_or_print(text, output)
     raise typer.Exit(code)

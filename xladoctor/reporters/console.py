@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import io
+from collections.abc import Callable
 
 from rich.console import Console
 
@@ -12,3 +14,10 @@ class ReportConsole(Console):
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+def plain_text(render: Callable[[Console], None]) -> str:
+    """What `render` writes, as the text of a file: no colour codes, no terminal control."""
+    buffer = io.StringIO()
+    render(ReportConsole(file=buffer, soft_wrap=True, force_terminal=False, no_color=True))
+    return buffer.getvalue()

@@ -134,24 +134,21 @@ def _fallback_note(step: Step) -> str:
 
 def recompiled_steps(report: ProfileReport, process: ProcessSummary) -> set[int]:
     """The steps of this process that compiled a graph again, or that a recompilation finding names for it."""
-    named = {
-        s
-        for f in report.findings
-        if "recompil" in f.finding.id and process.label in f.ranks
-        for s in f.steps
-    }
+    named = {s for f in report.findings if "recompil" in f.finding.id and process.label in f.ranks for s in f.steps}
     return named | {s.index for s in process.steps if s.recompiles}
+
+
+def compile_share_text(process: ProcessSummary) -> str:
+    """`; compiling 4.2 s of 9.8 s (43%)`, or nothing when the process had no steps to share out."""
+    if process.compile_share is None:
+        return ""
+    return f"; compiling {process.compile_s:.1f} s of {process.steps_wall_s:.1f} s ({100 * process.compile_share:.0f}%)"
 
 
 def _timeline(console: Console, process: ProcessSummary, recompiled: set[int]) -> None:
     steps = process.steps
     source = steps[0].source if steps else ""
-    share = ""
-    if process.compile_share is not None:
-        share = (
-            f"; compiling {process.compile_s:.1f} s of {process.steps_wall_s:.1f} s "
-            f"({100 * process.compile_share:.0f}%)"
-        )
+    share = compile_share_text(process)
     console.print(
         f"\n[bold]timeline[/] {_t(process.label)} [dim]({len(steps)} steps, each ended by {_t(source)}{share})[/]"
     )

@@ -86,7 +86,7 @@ def render_check_html(report: Report) -> str:
     who = facts.interpreter
     header = (
         f"<h1>xladoctor: {esc(one_line(who))}</h1>"
-        f'<p>{esc(report.plan.platform.describe())}; installer {esc(report.plan.installer.kind)}</p>'
+        f"<p>{esc(report.plan.platform.describe())}; installer {esc(report.plan.installer.kind)}</p>"
         + chips(report.summary)
     )
     listed = [f for f in report.findings if f.area != "smoke"]

@@ -54,7 +54,7 @@ def _collectives(report: CollectiveReport) -> str:
             ]
         )
     head = ["", "backend", "collective", "size", "correct ranks", "slowest median", "lowest bus bandwidth"]
-    note = '<p class="muted">slowest rank\'s median; lowest bus bandwidth, by nccl-tests\' formulas</p>'
+    note = "<p class=\"muted\">slowest rank's median; lowest bus bandwidth, by nccl-tests' formulas</p>"
     return f'<section id="collectives"><h2>Collectives</h2>{table(head, rows, numeric=(3, 5, 6))}{note}</section>'
 
 

@@ -27,7 +27,7 @@ def outlier_plans(fleet: FleetReport, noun: str = "worker", after: str = COMPARE
     title = f'Fix plan per outlier {noun} <span class="muted">(paste on that {noun}, in order)</span>'
     parts = [f'<section id="plans"><h2>{title}</h2>']
     for (installer, lines, conflicts), workers in alike.items():
-        parts.append(f"<h3>{esc(', '.join(workers))} <span class=\"muted\">({esc(installer)})</span></h3>")
+        parts.append(f'<h3>{esc(", ".join(workers))} <span class="muted">({esc(installer)})</span></h3>')
         parts.append(commands(lines))
         parts.append(notes(conflicts))
     parts.append(f'<p class="muted">{after}</p></section>')

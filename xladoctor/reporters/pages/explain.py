@@ -69,7 +69,7 @@ def render_explain_html(explanation: Explanation) -> str:
         said = "Only known-benign lines: nothing here explains a failure." if benign else "No known signature."
         body.append(f'<section id="causes"><h2>What went wrong</h2><p><b>{said}</b></p>')
         if explanation.candidates:
-            body.append('<p>The lines that look most like the error:</p>')
+            body.append("<p>The lines that look most like the error:</p>")
             body.append(f'<pre class="evidence-line">{esc(_lines(explanation.candidates))}</pre>')
         body.append("</section>")
     body.append(_benign(benign))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from itertools import groupby
 
 from xladoctor.diagnosis.report import ordered
-from xladoctor.findings import Finding, Status
+from xladoctor.findings import SEVERITY, Finding, Status
 from xladoctor.reporters.html import esc
 from xladoctor.sanitize import json_text, scrub
 
@@ -32,14 +32,10 @@ def chips(summary: Mapping[str, int]) -> str:
     """The counts that are not zero, worst first, one chip each: `1 fail` `2 warn` `30 ok`."""
     items = [
         f'<li class="s-{s.value}">{summary.get(s.value, 0)} {s.value}</li>'
-        for s in ordered_statuses()
+        for s in sorted(SEVERITY, key=SEVERITY.__getitem__)
         if summary.get(s.value, 0)
     ]
     return '<ul class="chips" aria-label="summary">' + "".join(items) + "</ul>"
-
-
-def ordered_statuses() -> list[Status]:
-    return [Status.FAIL, Status.ERROR, Status.WARN, Status.OK, Status.SKIP]
 
 
 def commands(lines: Iterable[str], label: str = "") -> str:
@@ -153,12 +149,11 @@ def findings_by_area(findings: Iterable[Finding], heading: str = "h2", prefix: s
         skipped = [f for f in items if f.status is Status.SKIP]
         parts.append(f'<section class="area" id="{anchor(prefix, "area", area)}"><{heading}>{esc(area)}</{heading}>')
         rows = [
-            finding_row(f, anchor(prefix, f.id), anchor(prefix, "card", f.id) if is_problem(f) else None)
-            for f in shown
+            finding_row(f, anchor(prefix, f.id), anchor(prefix, "card", f.id) if is_problem(f) else None) for f in shown
         ]
         if skipped:
             folded = "".join(finding_row(f, anchor(prefix, f.id)) for f in skipped)
-            rows.append(f'<li>{fold(f"{len(skipped)} skipped", f"<ul class=quietlist>{folded}</ul>", True)}</li>')
+            rows.append(f"<li>{fold(f'{len(skipped)} skipped', f'<ul class=quietlist>{folded}</ul>', True)}</li>")
         parts.append(f'<ul class="quietlist">{"".join(rows)}</ul></section>')
     return "".join(parts)
 
@@ -168,7 +163,7 @@ def table(head: Iterable[str], rows: Iterable[Iterable[str]], css: str = "", num
     right = set(numeric)
     th = "".join(f'<th{" class=num" if i in right else ""} scope="col">{h}</th>' for i, h in enumerate(head))
     body = "".join(
-        "<tr>" + "".join(f'<td{" class=num" if i in right else ""}>{c}</td>' for i, c in enumerate(row)) + "</tr>"
+        "<tr>" + "".join(f"<td{' class=num' if i in right else ''}>{c}</td>" for i, c in enumerate(row)) + "</tr>"
         for row in rows
     )
     return f'<div class="scroll"><table class="{css}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>'

@@ -22,7 +22,7 @@ from xladoctor.reporters.pages.parts import (
     table,
 )
 from xladoctor.reporters.pages.timeline import timeline_svg
-from xladoctor.reporters.profile_report import _rows, _where, recompiled_steps
+from xladoctor.reporters.profile_report import _rows, _where, compile_share_text, recompiled_steps
 from xladoctor.sanitize import one_line
 
 
@@ -43,28 +43,18 @@ def _finding(item: ProfileFinding, fid: str, cwd: str | None) -> str:
 
 def _marks(report: ProfileReport, process: ProcessSummary, ids: dict[int, str]) -> dict[int, str | None]:
     """The steps of this process that recompiled, each with the id of the first finding that names it."""
-    marks: dict[int, str | None] = {}
-    for step in sorted(recompiled_steps(report, process)):
-        marks[step] = next(
-            (
-                ids[i]
-                for i, f in enumerate(report.findings)
-                if "recompil" in f.finding.id and process.label in f.ranks and step in f.steps
-            ),
-            None,
-        )
-    return marks
+    first: dict[int, str] = {}
+    for i, f in enumerate(report.findings):
+        if "recompil" in f.finding.id and process.label in f.ranks:
+            for step in f.steps:
+                first.setdefault(step, ids[i])
+    return {step: first.get(step) for step in sorted(recompiled_steps(report, process))}
 
 
 def _timeline(report: ProfileReport, process: ProcessSummary, ids: dict[int, str]) -> str:
     steps = process.steps
     marks = _marks(report, process, ids)
-    share = ""
-    if process.compile_share is not None:
-        share = (
-            f"; compiling {process.compile_s:.1f} s of {process.steps_wall_s:.1f} s "
-            f"({100 * process.compile_share:.0f}%)"
-        )
+    share = compile_share_text(process)
     rows = []
     for step in _rows(steps):
         if step is None:
