@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shlex
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from xladoctor.diagnosis.registry import area
+from xladoctor.facts.installer import system_packaged
 from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.requirements import applicable_requirements, requirement_on, satisfies
@@ -16,7 +18,7 @@ from xladoctor.facts.stack import COMPONENTS, ML_DISTRIBUTIONS
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Status
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import install, reinstall_exactly, remove_path, uninstall
+from xladoctor.remedy.fix import Fix, install, reinstall_exactly, remove_path, shell, uninstall
 
 check = area("packages")
 
@@ -115,12 +117,32 @@ def shadowed_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome
         yield Outcome(Status.OK, "Every ML distribution is installed once", evidence={"checked": sorted(seen)})
 
 
+def _modules(dist: Distribution, names: Iterable[str]) -> list[str]:
+    """The names that are Python modules (a package with __init__.py, a .py or an extension module): what an import
+    needs. A packager rewrites other paths of RECORD (Debian's python3-distro names `scripts-3.10/distro`, a folder
+    its package never ships), so those say nothing about whether it imports."""
+    packages = set(dist.packages)
+    return [n for n in names if n in packages or n.endswith((".py", ".so", ".pyd"))]
+
+
+def _system_reinstall(dist: Distribution, python: PythonFacts) -> Fix:
+    """Which system package owns the files, asked of the packager, then its reinstall: never pip on its files."""
+    where = shlex.quote(dist.metadata_dir or dist.location)
+    if "/dist-packages" in dist.location or (python.os or "").lower().startswith(("debian", "ubuntu")):
+        then = "sudo apt-get install --reinstall PACKAGE"
+        return shell(f"dpkg -S {where}  # the Debian package that owns {dist.name}; then: {then}")
+    return shell(f"rpm -qf {where}  # the package that owns {dist.name}; then: sudo dnf reinstall PACKAGE")
+
+
 @check("broken-distribution", "Distributions with missing files or metadata")
 def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
-    """Metadata that promises files which are gone, unreadable dist-info, and pip's `~` leftovers."""
+    """Metadata that promises files which are gone, unreadable dist-info, and pip's `~` leftovers. A distribution
+    the system's package manager installed is judged on its modules only, and fixed with that package manager."""
     problems = 0
     for dist in facts.distributions:
         where = dist.metadata_dir or dist.location
+        system = system_packaged(dist, python)
+        missing = tuple(_modules(dist, dist.missing_top_level)) if system else dist.missing_top_level
         if dist.error or not dist.name or not dist.version:
             problems += 1
             yield Outcome(
@@ -131,7 +153,7 @@ def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
                 evidence={"metadata_dir": where, "error": dist.error},
                 fix=remove_path(where) if dist.metadata_dir else None,
             )
-        elif dist.missing_shared_libs:
+        elif dist.missing_shared_libs and not system:
             problems += 1
             yield Outcome(
                 Status.FAIL,
@@ -146,21 +168,28 @@ def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
                 },
                 fix=reinstall_exactly(_pin(dist)),
             )
-        elif dist.missing_top_level:
+        elif missing:
             problems += 1
+            owner = "the system's package manager installed it, so reinstall its package with that" if system else ""
             yield Outcome(
                 Status.FAIL,
-                f"{dist.name} {dist.version} is installed but its files are gone: " + ", ".join(dist.missing_top_level),
+                f"{dist.name} {dist.version} is installed but its files are gone: " + ", ".join(missing),
                 detail="Its RECORD lists them, so pip thinks it is installed, but importing it fails. This is "
-                "what an interrupted install or a manual delete leaves. Reinstall it.",
+                f"what an interrupted install or a manual delete leaves. {owner.capitalize() or 'Reinstall it'}.",
                 evidence={
                     "distribution": dist.name,
-                    "missing": list(dist.missing_top_level),
+                    "missing": list(missing),
                     "location": dist.location,
+                    "system_packaged": system,
                 },
-                fix=reinstall_exactly(_pin(dist)),
+                fix=_system_reinstall(dist, python) if system else reinstall_exactly(_pin(dist)),
             )
-        elif not dist.record_present and dist.key in ML_DISTRIBUTIONS and (dist.installer or "") != "conda":
+        elif (
+            not dist.record_present
+            and dist.key in ML_DISTRIBUTIONS
+            and (dist.installer or "") != "conda"
+            and not system
+        ):
             problems += 1
             yield Outcome(
                 Status.WARN,

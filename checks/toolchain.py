@@ -129,21 +129,16 @@ def _nvcc_mismatch(
         "not use nvcc."
     )
     switch = export("CUDA_HOME", same[0].realpath) + prepend_path("PATH", f"{same[0].realpath}/bin") if same else None
-    if not (facts.system and facts.system.gpus):
-        return Outcome(
-            Status.OK,
-            f"nvcc {version} differs from torch's CUDA {cuda}; only CUDA extension builds would mind, and this host "
-            "has no GPU",
-            detail=detail,
-            evidence=evidence,
-            alternatives=(Alternative(builds, switch or toolkit),),
-            refs=(CPP_EXTENSION,),
-        )
+    # torch/utils/cpp_extension.py (_check_cuda_version, called by BuildExtension for any CUDA source) raises
+    # RuntimeError on a CUDA major mismatch whether or not a GPU is present: a CPU-only image build or CI job that
+    # pip-installs a CUDA extension fails here too, so a host without a GPU is no reason to stay quiet.
+    gpu = bool(facts.system and facts.system.gpus)
     return Outcome(
         Status.WARN,
-        f"nvcc {version} ({path}) does not match torch's CUDA {cuda}",
+        f"nvcc {version} ({path}) does not match torch's CUDA {cuda}: building CUDA extensions fails"
+        + ("" if gpu else " (this host has no GPU; image builds and CI that compile extensions still fail)"),
         detail=detail if same else detail + f" No CUDA {series_of(cuda)} toolkit is installed.",
-        evidence=evidence,
+        evidence={**evidence, "gpu": gpu},
         fix=switch,
         alternatives=() if switch else (Alternative(builds, toolkit),),
         refs=(CPP_EXTENSION,),

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 REDACTED = "<redacted>"
@@ -117,8 +118,25 @@ _TOKEN_SHAPES = re.compile(
 # The key is a run of word characters, '.' and '-' starting at the run's first character and at most 80 long;
 # "::" (C++ scopes) and "==" (comparisons) are not separators.
 _KEY = re.compile(r"(?P<key>[\w.-](?<![\w.-]{2})[\w.-]{0,79})[\"']?[ \t]{0,3}(?::=|[=:](?![=:]))[ \t]{0,3}")
-# `--password VALUE`: a flag whose value is the next word (`huggingface-cli login --token ...`).
+# `--password VALUE`: a flag whose value is the next word (`huggingface-cli login --token ...`); also argv as
+# Python prints a list of it, `['mysql', '--password', 'VALUE']` (subprocess errors, launcher logs).
 _FLAG = re.compile(r"(?P<key>-(?<![\w.-]-)-?[A-Za-z][\w.-]{0,79})[ \t]{1,3}(?=[^\s-])")
+_LISTED_FLAG = re.compile(r"(?P<key>-(?<![\w.-]-)-?[A-Za-z][\w.-]{0,79})(?P<q>['\"]),[ \t]{0,3}(?=['\"])")
+# `api-key VALUE`, `password VALUE` (.netrc, config dumps): a secret key, white space, then a value that is no
+# plain word (a digit, a capital or a symbol in it), so prose ("password authentication failed") stays.
+_SPACED_KEY = re.compile(r"(?P<key>[A-Za-z](?<![^\s\"'(\[{,][A-Za-z])[\w.-]{0,79})[ \t]{1,3}(?=[^\s=:])")
+_PLAIN_WORD = re.compile(r"[a-z]{1,40}[.,;:]?")
+# .netrc (`machine HOST login USER password SECRET`, netrc(5)): every value after `password` or `account` is one
+_NETRC = re.compile(r"(?<![\w-])(?:machine|default)[ \t]+\S")
+_NETRC_SECRET = re.compile(r"(?<![\w-])(?:password|account)[ \t]{1,8}(?P<v>[^\s]{1,512})")
+# <password>VALUE</password>, <apiKey>...</apiKey>: an XML element whose name is a secret key (Maven settings,
+# .NET config); gitleaks' generic rule reads these as key/value too
+_ELEMENT = re.compile(r"<(?P<key>[A-Za-z_][\w.-]{0,60})>(?P<v>[^<]{1,4096})</(?P=key)>")
+# `curl -u USER:PASSWORD`, `--user USER:PASSWORD` (gitleaks curl-auth-user): the part after the colon
+_CURL_USER = re.compile(r"(?<![\w-])(?:-u|--user)(?:=|[ \t]{1,5})['\"]?[^\s:'\"]{1,256}:(?P<v>[^\s'\"]{1,512})")
+# `mysql -pSECRET` (mysql(1): the password is glued to -p): only on a line that runs a MySQL client
+_MYSQL = re.compile(r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)(?![\w-])")
+_GLUED_P = re.compile(r"(?<![\w-])-p(?P<v>[^\s'\"]{1,512})")
 # The words of a key: split on _ - . and at camelCase humps ("apiKey", "HFToken", "SharedAccessSignature").
 _KEY_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # detect-secrets plugins/keyword.py DENYLIST and gitleaks generic.go keywords, as whole words; "pass" alone is
@@ -249,12 +267,85 @@ def _key_values(text: str) -> Iterator[Span]:
         yield from _keyed(text, _KEY)
     if "-" in text and (" " in text or "\t" in text):
         yield from _keyed(text, _FLAG)
+    if "-" in text and "," in text:
+        yield from _keyed(text, _LISTED_FLAG)
+    if " " in text or "\t" in text:
+        yield from _spaced_keys(text)
+    if "</" in text:
+        for match in _ELEMENT.finditer(text):
+            if secret_key(match["key"]) and match["v"].strip():
+                yield match.span("v")
+
+
+def _spaced_keys(text: str) -> Iterator[Span]:
+    """`api-key VALUE`: the key names a secret and the value is not a plain lower-case word."""
+    for match in _SPACED_KEY.finditer(text):
+        if not secret_key(match["key"]) or text[match.start() - 1 : match.start()] in ("/", "-"):
+            continue
+        span = _value_span(text, match.end())
+        if span is None:
+            continue
+        value = text[span[0] : span[1]]
+        if _PLAIN_WORD.fullmatch(value) or value == REDACTED:
+            continue
+        yield span
+
+
+def _command_lines(text: str) -> Iterator[Span]:
+    """Secrets in command lines and config files that the key=value rules cannot see."""
+    if "-u" in text or "--user" in text:
+        yield from (m.span("v") for m in _CURL_USER.finditer(text))
+    if "-p" in text and ("mysql" in text or "mariadb" in text):
+        for line in _lines_holding(text, _MYSQL):
+            start, stop = line
+            found = _MYSQL.search(text, start, stop)
+            if found is not None:
+                yield from (m.span("v") for m in _GLUED_P.finditer(text, found.end(), stop))
+    if "password" in text or "account" in text:
+        for start, stop in _lines_holding(text, _NETRC):
+            yield from (m.span("v") for m in _NETRC_SECRET.finditer(text, start, stop))
+
+
+def _lines_holding(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
+    """(start, stop) of every line where `pattern` matches, each line read once."""
+    pos = 0
+    while (found := pattern.search(text, pos)) is not None:
+        start = text.rfind("\n", 0, found.start()) + 1
+        stop = text.find("\n", found.end())
+        stop = len(text) if stop < 0 else stop
+        yield start, stop
+        pos = stop + 1
+
+
+# An identifier made of words (`NativeLayerNormBackward0`, `CUDAGraphTreeManager2`): autograd nodes, op and class
+# names are the clue of an error, not a secret. Every letter run is a word (a capital and two or more small
+# letters, or three or more small letters; at most two acronyms of two to five capitals) and digits come in at
+# most two groups of at most three; a random string of 24 or more characters almost never splits that way
+# (tests/unit/test_redact.py: under 1 in 10,000).
+_IDENTIFIER_PIECE = re.compile(r"[0-9]{1,2}[A-Z](?![a-z])|[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_+-]")
+
+
+def _identifier_like(run: str) -> bool:
+    pieces = _IDENTIFIER_PIECE.findall(run)
+    letters = [p for p in pieces if p.isalpha()]
+    digits = [p for p in pieces if p[0].isdigit()]  # 12, or 2D as in Upsample2D
+    acronyms = [w for w in letters if w.isupper()]
+    return (
+        len(letters) >= 2
+        and len(digits) <= 2
+        and len(acronyms) <= 2
+        and all(len(d) <= 3 for d in digits)
+        and all(2 <= len(w) <= 5 for w in acronyms)
+        and all(len(w) >= 3 for w in letters if not w.isupper())
+    )
 
 
 def _looks_random(run: str) -> bool:
     if run.startswith(("_Z", "__Z")):  # an Itanium-mangled C++ symbol ("undefined symbol: _ZN5torch8..."): evidence
         return False
-    return run != run.lower() and run != run.upper() and _DIGIT.search(run) is not None
+    if run == run.lower() or run == run.upper() or _DIGIT.search(run) is None:
+        return False
+    return not _identifier_like(run)
 
 
 def _random_runs(text: str) -> Iterator[Span]:
@@ -346,12 +437,25 @@ def _url_passwords(text: str) -> Iterator[Span]:
         at = text.rfind("@", start, end)
         while 0 <= start < at:
             if text.find(":", start, at) < 0:
-                break  # no password before the last '@': nothing in this URL
+                if _token_user(text[start:at]):
+                    yield start, at  # https://TOKEN@github.com/...: the token is the credential
+                break  # a plain user name before the last '@': nothing secret in this URL
             if not _HOST_PORT.match(text, start, at):
                 yield start, at
                 break
             _, start = _scheme_end(text, start, at)  # `host:port/...?next=https://user:password@...`
         found, start = _scheme_end(text, max(end, start), len(text))
+
+
+# A URL whose user is a token (`https://ghp_...@github.com`, `https://<40 hex>@host`): no user name is this long
+# and this random; `git`, `oauth2`, `x-access-token` and `__token__` stay.
+_TOKEN_USER_MIN = 16
+
+
+def _token_user(user: str) -> bool:
+    if len(user) < _TOKEN_USER_MIN or len(user) > 512 or any(c.isspace() or c in "/?#" for c in user):
+        return False
+    return any(c.isdigit() for c in user) and any(c.isalpha() for c in user)
 
 
 def _spans(text: str) -> list[Span]:
@@ -362,6 +466,8 @@ def _spans(text: str) -> list[Span]:
     lowered = text.lower()
     if _names_a_secret(lowered):
         spans += _key_values(text)
+    if "-u" in text or "--user" in text or "-p" in text or "password" in lowered or "account" in lowered:
+        spans += _command_lines(text)
     if "bearer" in lowered or "basic" in lowered:
         spans += (m.span("v") for m in _BEARER.finditer(text))
     if "PRIVATE KEY" in text:
@@ -414,6 +520,44 @@ def redact(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
     return value
+
+
+_CURL_PROGRAMS = frozenset({"curl", "wget", "http", "https"})
+
+
+def redact_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """An argument vector with its credentials redacted: the value after a secret flag (`--token`, `--password`,
+    `--api-key`, `--hf-token`) is its own element, so each element alone cannot tell; then every element as text."""
+    out: list[str] = []
+    program = os.path.basename(argv[0]) if argv else ""
+    expect: str | None = None  # what the previous element asked for: "value" or "userinfo"
+    for arg in argv:
+        if expect == "value":
+            out.append(REDACTED if arg else arg)
+        elif expect == "userinfo":
+            user, colon, _ = arg.partition(":")
+            out.append(f"{user}:{REDACTED}" if colon else redact_text(arg))
+        expect_now = expect
+        expect = None
+        if expect_now is not None:
+            continue
+        flag, equals, value = arg.partition("=")
+        if flag.startswith("-") and len(flag) > 1 and not flag.startswith("---") and secret_key(flag.lstrip("-")):
+            if equals:
+                out.append(f"{flag}={REDACTED}" if value else arg)
+            else:
+                out.append(arg)
+                expect = "value"
+            continue
+        if arg in ("-u", "--user") and program in _CURL_PROGRAMS:
+            out.append(arg)
+            expect = "userinfo"
+            continue
+        if program.startswith(("mysql", "mariadb")) and arg.startswith("-p") and len(arg) > 2:
+            out.append("-p" + REDACTED)
+            continue
+        out.append(redact_text(arg))
+    return tuple(out)
 
 
 def is_allowed_env_name(name: str) -> bool:

@@ -80,3 +80,48 @@ def xml_text(text: str) -> str:
 def one_line(text: str) -> str:
     """Scrubbed text for a place that is one line (a file name in a message): a newline shows as `\\n`."""
     return scrub(text).replace("\n", "\\n").replace("\t", " ")
+
+
+# What a text or HTML report shows of any one string it echoes (a log line, a child's output, a peer's name):
+# README "Privacy and safety". JSON keeps what the report holds, each source bounded where it is read.
+SHOWN_CHARS = 2000
+_ELLIPSIS = "…"
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary, so no part of a token is left to show: a run
+    with no white space that does not fit is dropped whole (it may be a secret whose rule needs all of it)."""
+    if len(text) <= limit:
+        return text
+    head = text[: max(0, limit - len(_ELLIPSIS))]
+    space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+    kept = head[:space].rstrip() if space > 0 else ""
+    return f"{kept}{_ELLIPSIS}" if kept else _ELLIPSIS
+
+
+def cut_tail(text: str, limit: int) -> str:
+    """The end of `text`, at most `limit` characters, starting at a word boundary (see `cut`)."""
+    if len(text) <= limit:
+        return text
+    tail = text[len(text) - max(0, limit - len(_ELLIPSIS)) :]
+    space = min((i for i in (tail.find(" "), tail.find("\n"), tail.find("\t")) if i >= 0), default=-1)
+    kept = tail[space + 1 :].lstrip() if space >= 0 else ""
+    return f"{_ELLIPSIS}{kept}" if kept else _ELLIPSIS
+
+
+def clip(text: str, limit: int = SHOWN_CHARS) -> str:
+    """Scrubbed, then cut (redaction sees the whole string before any of it is dropped): at a word boundary when
+    one is near the end, else at the limit, saying how much was left out."""
+    clean = scrub(text)
+    if len(clean) <= limit:
+        return clean
+    head = clean[: max(0, limit - 40)]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    if space >= len(head) * 4 // 5:
+        head = head[:space]
+    return f"{head}{_ELLIPSIS} ({len(clean) - len(head):,} more characters)"
+
+
+def decimal(text: str) -> int | None:
+    """An ASCII decimal number, or None: str.isdigit() accepts '²' and '٣', which are no rank or count here."""
+    return int(text) if text.isascii() and text.isdigit() else None

@@ -240,6 +240,7 @@ def as_probed(doc: dict[str, Any]) -> None:
     if python is not None:
         python.setdefault("include", f"/usr/include/python{python['marker_env']['python_version']}")
         python.setdefault("python_h", True)
+        python.setdefault("externally_managed", None)  # a venv: PEP 668 does not apply
     if "system" not in doc:  # every probe run describes its host: a GPU one for a CUDA torch, else a CPU one
         torch = next((d for d in doc.get("distributions", []) if d["name"] == "torch"), None)
         cuda = torch is not None and (torch.get("self_declared") or {}).get("values", {}).get("cuda")

@@ -134,25 +134,26 @@ def test_a_failed_write_leaves_the_previous_file_as_it_was(tmp_path: Path) -> No
 def test_output_over_the_input_or_over_the_saved_facts_is_refused(tmp_path: Path) -> None:
     snap = _snapshot(tmp_path)
     before = snap.read_text()
-    _one_line(run_cli("check", "--facts", str(snap), "-o", str(snap)), 2, "is the --facts input")
+    _one_line(run_cli("check", "--facts", str(snap), "-o", str(snap)), 2, "is the --facts snapshot")
     link = tmp_path / "link.json"
     link.symlink_to(snap)
-    _one_line(run_cli("check", "--facts", str(snap), "--save-facts", str(link)), 2, "is the --facts input")
+    _one_line(run_cli("check", "--facts", str(snap), "--save-facts", str(link)), 2, "is the --facts snapshot")
     assert snap.read_text() == before
     out = tmp_path / "out.json"
-    _one_line(run_cli("check", "--save-facts", str(out), "-o", str(out)), 2, "name the same file")
+    _one_line(run_cli("check", "--save-facts", str(out), "-o", str(out)), 2, "names the same file as --output")
     assert not out.exists()
 
 
-def test_output_to_a_symbolic_link_replaces_the_link_not_its_target(tmp_path: Path) -> None:
-    target = tmp_path / "precious.txt"
-    target.write_text("keep me\n")
+def test_output_to_a_symbolic_link_writes_its_target_as_a_shell_does_and_says_so(tmp_path: Path) -> None:
+    target = tmp_path / "shared" / "report.json"
+    target.parent.mkdir()
+    target.write_text("last week's report\n")
     link = tmp_path / "report.json"
     link.symlink_to(target)
     result = run_cli("check", "--facts", str(GOOD), "--json", "-o", str(link))
     assert result.returncode == 0, result.stderr
-    assert target.read_text() == "keep me\n"
-    assert not link.is_symlink() and json.loads(link.read_text())["schema_version"] == 1
+    assert link.is_symlink() and json.loads(target.read_text())["schema_version"] == 1
+    assert result.stderr.strip().splitlines()[-1] == f"wrote {target} (the file the link {link} points to)"
 
 
 def test_an_interpreter_behind_a_locked_folder_is_permission_denied(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from planted import SECRETS, in_context, leaks, plant_snapshot, planted_environm
 from rich.console import Console
 
 from xladoctor.api import DiagnosisReport
-from xladoctor.cli.app import write_text
+from xladoctor.cli.outputs import write_file
 from xladoctor.diagnosis.pipeline import run_diagnosis
 from xladoctor.diagnosis.report import Report
 from xladoctor.diagnosis.selection import select_checks
@@ -59,7 +59,7 @@ def test_every_output_format_to_a_file_and_to_stdout(
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         emit_report(
-            report, output_format, lambda text: write_text(target, text, "--output"), verbose=verbose, strict=True
+            report, output_format, lambda text: write_file(target, text, "--output"), verbose=verbose, strict=True
         )
         emit_report(report, output_format, None, verbose=verbose, strict=True)
     written = target.read_text()

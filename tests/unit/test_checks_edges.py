@@ -458,7 +458,7 @@ def test_nvcc_mismatch_on_a_gpu_host_switches_to_the_toolkit_already_there() -> 
     [finding] = diagnose("gpu-h100-healthy", _nvcc_13_on_gpu_host(True), "nvcc-torch-cuda-mismatch")
     assert (finding.status.value, finding.title) == (
         "warn",
-        "nvcc 13.0.88 (/usr/local/cuda-13.0/bin/nvcc) does not match torch's CUDA 12.8",
+        "nvcc 13.0.88 (/usr/local/cuda-13.0/bin/nvcc) does not match torch's CUDA 12.8: building CUDA extensions fails",
     )
     assert finding.remediation == (
         "export CUDA_HOME=/usr/local/cuda-12.8",

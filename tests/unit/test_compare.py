@@ -243,7 +243,7 @@ def test_worker_checks_counts_each_workers_own_failures_as_a_warning() -> None:
     assert (finding.status, finding.title) == (Status.WARN, "1 of 2 workers fail checks of their own: cuda.json (1)")
     assert finding.detail.splitlines()[1:] == ["cuda.json: pjrt-device"]
     assert finding.remediation == ("xladoctor check --facts snaps/cuda.json",)
-    assert finding.evidence["cuda.json"] == {"fail": 1, "warn": 0, "error": 0, "failing": ["pjrt-device"]}
+    assert finding.evidence["cuda.json"] == {"fail": 1, "warn": 1, "error": 0, "failing": ["pjrt-device"]}
     assert exit_code(report) == 1  # the PJRT_DEVICE skew itself fails
     assert _find(report, "fleet-env-skew").detail.splitlines()[1:] == [
         "cuda.json has PJRT_DEVICE=CUDA; 1 other has PJRT_DEVICE=CPU. No majority (a tie): good.json, the first "

@@ -47,7 +47,7 @@ def test_a_torch_with_no_torch_xla_release_is_refused_on_a_tpu() -> None:
     plan = _plan("tpu-vm-healthy", uninstall("triton") + install(("torch", "==2.13.0")))
     assert plan.commands == ("/usr/bin/python3 -m pip uninstall -y triton",)
     assert plan.conflicts == (
-        "refused: torch==2.13.0 on this TPU runtime, because no torch_xla release is built for that torch and "
+        "refused: torch==2.13.0 beside torch_xla 2.9.0, because no torch_xla release is built for that torch and "
         "torch_xla 2.9.0 only imports beside the torch it was built for; the plan leaves torch as it is",
     )
     assert plan.notes == ()

@@ -121,7 +121,7 @@ def test_check_report_writes_html_beside_junit_from_one_run(tmp_path: Path) -> N
         ("pdf:x.pdf", "give FORMAT:FILE, FORMAT one of text, json, junit, html"),
         ("html:", "give FORMAT:FILE"),
         ("html:{out}", "names the same file as --output"),
-        ("json:{facts}", "names the same file as --facts"),
+        ("json:{facts}", "is the --facts snapshot"),
     ],
 )
 def test_check_report_refuses_what_it_cannot_write(tmp_path: Path, value: str, needle: str) -> None:

@@ -111,10 +111,13 @@ def test_a_reinstall_and_a_pin_of_the_same_package_become_one_pin() -> None:
     fight = build_plan(
         [_finding("gpu", Status.WARN, swap), _finding("xla", Status.FAIL, install(("torch", "==2.8.0")))], facts
     )
-    assert fight.commands == (f"{python} -m pip install torch==2.8.0",)
+    # torch_xla 2.9.0 is installed: the torch the plan moves takes its torch_xla along (the plan's pairing check)
+    assert fight.commands == (f"{python} -m pip install torch==2.8.0 torch_xla==2.8.1",)
     assert fight.conflicts == (
         "gpu asks for torch==2.9.0 from https://download.pytorch.org/whl/cu128, which contradicts torch==2.8.0 from a "
         "more severe finding; the plan keeps the latter",
+        "torch==2.8.0 does not pair with torch_xla 2.9.0, which is built for torch 2.9; the plan installs the "
+        "torch_xla built for that torch in the same command",
     )
 
 

@@ -94,7 +94,7 @@ def test_a_tpu_pairing_skips_torch_xla_releases_without_a_wheel_for_the_python()
     plan = build_plan([Finding("f", "test", Status.FAIL, "t", fix=install(("torch", "==2.7.1")))], _facts(COLAB_TPU))
     assert plan.commands == ()
     assert plan.conflicts == (
-        "refused: torch==2.7.1 on this TPU runtime, because torch_xla 2.7 has no wheels for Python 3.12 (it has "
+        "refused: torch==2.7.1 beside torch_xla 2.8.1, because torch_xla 2.7 has no wheels for Python 3.12 (it has "
         "them for 3.9, 3.10, 3.11), so `torch_xla==2.7.0` cannot install here; use one of those Pythons (a new venv "
         "made with one) and torch_xla 2.8.1 only imports beside the torch it was built for; the plan leaves torch "
         "as it is",

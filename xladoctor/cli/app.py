@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,13 +11,13 @@ import typer
 from typer.core import TyperGroup
 
 from xladoctor import __version__
+from xladoctor.cli.outputs import Destination, examine, write_output
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
 from xladoctor.facts import Facts, load_facts
 from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
-from xladoctor.sanitize import one_line
 
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
 # did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
@@ -64,38 +62,14 @@ def read_facts(path: Path) -> Facts:
         raise UsageError(f"--facts {path}: {exc}") from None
 
 
-def write_text(path: Path, text: str, option: str) -> None:
-    """Write a file so that a failure leaves the previous one as it was: a temporary file beside it, then an atomic
-    rename. When `path` is a symbolic link, the link itself is replaced by the file and what it pointed to is
-    left untouched (README: Exit codes)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    temporary: str | None = None
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as exc:
-        kept = " (the previous file is unchanged)" if path.exists() else ""
-        raise UsageError(f"{option} {path}: cannot write ({exc.strerror or exc}){kept}") from None
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-    print(f"wrote {one_line(str(path))}", file=sys.stderr)
+def python_input(python: str | None) -> Path | None:
+    """The --python interpreter as a file an output must never replace (a name found on PATH included)."""
+    if not python:
+        return None
+    import shutil
 
-
-def same_file(a: Path, b: Path) -> bool:
-    """Whether two paths name one file (a link or another spelling of it included)."""
-    if str(a) == "-" or str(b) == "-":
-        return False
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
+    found = python if os.sep in python else shutil.which(python)
+    return Path(found) if found else None
 
 
 def gather_facts(python: str | None, timeout_s: float) -> Facts:
@@ -130,12 +104,17 @@ OutputOption = Annotated[
 ]
 
 
-def write_or_print(text: str, output: Path | None) -> None:
-    """A rendered report to `-o FILE` (`-` or none: stdout)."""
-    if output is None or str(output) == "-":
+def output_destination(output: Path | None) -> Destination | None:
+    """`-o FILE` examined before any work (None: stdout)."""
+    return None if output is None or str(output) == "-" else examine(output, "--output")
+
+
+def write_or_print(text: str, destination: Destination | None) -> None:
+    """A rendered report to its examined `-o` destination (None: stdout)."""
+    if destination is None:
         sys.stdout.write(text)
     else:
-        write_text(output, text, "--output")
+        write_output(destination, text, "--output")
 
 
 def _version_callback(value: bool) -> None:

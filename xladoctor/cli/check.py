@@ -9,8 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, read_facts, same_file, write_text
+from xladoctor.cli.app import FormatOption, JsonOption, app, python_input, read_facts
 from xladoctor.cli.options import diagnosis_options, request_values
+from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
 from xladoctor.diagnosis.pipeline import Observer, diagnose, make_request
 from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
@@ -24,13 +25,13 @@ from xladoctor.smoke.model import SmokeResult
 class CheckObserver(Observer):
     """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run."""
 
-    def __init__(self, save_facts: Path | None, progress: Observer | None) -> None:
+    def __init__(self, save_facts: Destination | None, progress: Observer | None) -> None:
         self._save = save_facts
         self._progress = progress or Observer()
 
     def facts_ready(self, facts: Facts) -> None:
         if self._save is not None:
-            write_text(self._save, facts.dumps(), "--save-facts")
+            write_output(self._save, facts.dumps(), "--save-facts")
 
     def smoke_planned(self, names: Sequence[str]) -> None:
         self._progress.smoke_planned(names)
@@ -42,25 +43,22 @@ class CheckObserver(Observer):
         self._progress.finished(name, results)
 
 
-def _extra_reports(given: list[str], taken: list[tuple[Path | None, str]]) -> list[tuple[OutputFormat, Path]]:
-    """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file no other option names."""
-    found: list[tuple[OutputFormat, Path]] = []
+def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, str]]:
+    """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file that can be written."""
+    found: list[tuple[OutputFormat, Destination, str]] = []
     known = [f.value for f in OutputFormat]
     for value in given:
         name, colon, file = value.partition(":")
         if not colon or not file or name.lower() not in known:
             formats = ", ".join(known)
             raise UsageError(f"--report {value}: give FORMAT:FILE, FORMAT one of {formats} (e.g. html:report.html)")
-        path = Path(file)
-        for other, option in [*taken, *((p, f"--report {f.value}:{p}") for f, p in found)]:
-            if other is not None and same_file(path, other):
-                raise UsageError(f"--report {value} names the same file as {option}: give each its own")
-        found.append((OutputFormat(name.lower()), path))
+        option = f"--report {name.lower()}:"
+        found.append((OutputFormat(name.lower()), examine(Path(file), option), option))
     return found
 
 
-def _writer(path: Path, option: str) -> Callable[[str], None]:
-    return lambda text: write_text(path, text, option)
+def _writer(destination: Destination, option: str) -> Callable[[str], None]:
+    return lambda text: write_output(destination, text, option)
 
 
 @app.command(epilog=HELP_TEXT)
@@ -98,12 +96,13 @@ def check(
     values = request_values(options, smoke_default=True)
     if facts_file is not None and options.get("python") is not None:  # before reading a snapshot from stdin
         raise UsageError("--python and --facts cannot be used together: --facts replays a snapshot")
-    for written, option in ((output, "--output"), (save_facts, "--save-facts")):
-        if written is not None and facts_file is not None and same_file(written, facts_file):
-            raise UsageError(f"{option} {written} is the --facts input: writing it would destroy the snapshot")
-    if output is not None and save_facts is not None and same_file(output, save_facts):
-        raise UsageError(f"--output and --save-facts name the same file ({output}): give each its own")
-    extra = _extra_reports(also or [], [(facts_file, "--facts"), (output, "--output"), (save_facts, "--save-facts")])
+    destination = examine(output, "--output") if output is not None and str(output) != "-" else None
+    saved = examine(save_facts, "--save-facts") if save_facts is not None else None
+    extra = _extra_reports(also or [])
+    refuse_inputs(
+        [(destination, "--output"), (saved, "--save-facts"), *((d, o) for _, d, o in extra)],
+        [(facts_file, "the --facts snapshot"), (python_input(options.get("python")), "the --python interpreter")],
+    )
     request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
     with ExitStack() as stack:
@@ -113,8 +112,8 @@ def check(
             from xladoctor.reporters.progress import TerminalProgress
 
             progress = stack.enter_context(TerminalProgress(console))
-        report = diagnose(request, CheckObserver(save_facts, progress))
-    save = _writer(output, "--output") if output is not None else None
-    writers = [(fmt, _writer(path, "--report")) for fmt, path in extra]
+        report = diagnose(request, CheckObserver(saved, progress))
+    save = _writer(destination, "--output") if destination is not None else None
+    writers = [(fmt, _writer(d, option)) for fmt, d, option in extra]
     emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)
     raise typer.Exit(int(exit_code(report, request.strict)))

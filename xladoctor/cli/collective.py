@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, text_or_json, write_text
+from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, python_input, text_or_json
+from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole, plain_text
 from xladoctor.sanitize import one_line
@@ -73,6 +74,8 @@ def collective(
     from xladoctor.collective.run import run_collective
 
     chosen = text_or_json(output_format, as_json, "collective", html=True)
+    destination = examine(output, "--output") if output is not None and str(output) != "-" else None
+    refuse_inputs([(destination, "--output")], [(python_input(python), "the --python interpreter")])
     options = Options(
         nproc_per_node, nnodes, node_rank, master_addr, master_port, rdzv_endpoint, tuple(backend or ()), timeout
     )
@@ -84,14 +87,14 @@ def collective(
         """Node 0, once every outcome is in: the report first, then the verdict to the others (under an outer
         launcher, a rank that exits first can make it kill node 0 before its report is out)."""
         report = analyze(observed)
-        emit(report, chosen, output, verbose)
+        emit(report, chosen, destination, output is not None, verbose)
         shown.append(report)
         return verdict_of(report, strict)
 
     observed = run_collective(plan, target, os.environ, say=_say, judge=judge)
     report = shown[0] if shown else analyze(observed)
     if not shown:
-        emit(report, chosen, output, verbose)
+        emit(report, chosen, destination, output is not None, verbose)
     raise typer.Exit(int(exit_code(report, strict)))
 
 
@@ -99,7 +102,9 @@ def _say(message: str) -> None:
     print(f"xladoctor collective: {one_line(message)}", file=sys.stderr, flush=True)
 
 
-def emit(report: CollectiveReport, chosen: OutputFormat, output: Path | None, verbose: bool) -> None:
+def emit(
+    report: CollectiveReport, chosen: OutputFormat, destination: Destination | None, asked: bool, verbose: bool
+) -> None:
     """Node 0 (or a single host) gives the report; the others one line, and their own report only with -o."""
     from xladoctor.reporters.collective_report import (
         render_collective_json,
@@ -110,7 +115,7 @@ def emit(report: CollectiveReport, chosen: OutputFormat, output: Path | None, ve
     host_view = report.observed.host_view
     if not host_view:
         print(status_line(report), file=sys.stderr)
-        if output is None:
+        if not asked:
             return
     if chosen is OutputFormat.JSON:
         text = render_collective_json(report)
@@ -118,12 +123,12 @@ def emit(report: CollectiveReport, chosen: OutputFormat, output: Path | None, ve
         from xladoctor.reporters.pages.collective import render_collective_html
 
         text = render_collective_html(report)
-    elif output is None:
+    elif destination is None:
         render_collective_text(report, ReportConsole(soft_wrap=True), verbose=verbose)
         return
     else:
         text = plain_text(lambda c: render_collective_text(report, c, verbose=verbose))
-    if output is None:
+    if destination is None:
         sys.stdout.write(text)
     else:
-        write_text(output, text, "--output")
+        write_output(destination, text, "--output")

@@ -2,18 +2,50 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, OutputOption, app, text_or_json, write_or_print
+from xladoctor.cli.app import (
+    FormatOption,
+    JsonOption,
+    OutputOption,
+    app,
+    output_destination,
+    text_or_json,
+    write_or_print,
+)
+from xladoctor.cli.outputs import Destination, refuse_inputs
+from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole, plain_text
+from xladoctor.sanitize import one_line
 
 COMPARE_EXIT_TEXT = (
     "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
     "2 bad input (an unreadable or malformed snapshot, fewer than 2); 128+N stopped by signal N (130 Ctrl-C)."
 )
+
+
+def refuse_snapshot_outputs(
+    destination: Destination | None, given: list[str], expand: Callable[[Sequence[str]], list[Path]]
+) -> None:
+    """-o must be none of the snapshots, nor a *.json file in a folder of snapshots (the next run would read it)."""
+    if destination is None:
+        return
+    files = [(p, "one of the snapshots to compare") for p in expand(given)]
+    refuse_inputs([(destination, "--output")], files)
+    if destination.how == "replace" and destination.target.suffix == ".json":
+        folder = os.path.realpath(destination.target.parent)
+        for name in given:
+            if Path(name).is_dir() and os.path.realpath(name) == folder:
+                raise UsageError(
+                    f"--output {one_line(str(destination.given))} is in {one_line(name)}, a folder of snapshots to "
+                    "compare: the report would be read as a snapshot next time; write it elsewhere"
+                )
 
 
 @app.command(epilog=COMPARE_EXIT_TEXT)
@@ -34,9 +66,11 @@ def compare(
     """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
     from xladoctor.fleet.compare import FleetAccumulator
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
-    from xladoctor.fleet.inputs import iter_workers
+    from xladoctor.fleet.inputs import expand, iter_workers
 
     chosen = text_or_json(output_format, as_json, "compare", html=True)
+    destination = output_destination(output)
+    refuse_snapshot_outputs(destination, snapshots or [], expand)
     accumulator = FleetAccumulator()
     for worker in iter_workers(snapshots or []):  # one snapshot in memory at a time, beside one per environment
         accumulator.add(worker.label, worker.facts, worker.path)
@@ -44,15 +78,15 @@ def compare(
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.compare_report import render_compare_json
 
-        write_or_print(render_compare_json(fleet, each=each), output)
+        write_or_print(render_compare_json(fleet, each=each), destination)
     elif chosen is OutputFormat.HTML:
         from xladoctor.reporters.pages.compare import render_compare_html
 
-        write_or_print(render_compare_html(fleet, each=each), output)
-    elif output is not None and str(output) != "-":
+        write_or_print(render_compare_html(fleet, each=each), destination)
+    elif destination is not None:
         from xladoctor.reporters.compare_report import render_compare_text
 
-        write_or_print(plain_text(lambda c: render_compare_text(fleet, c, verbose=verbose, each=each)), output)
+        write_or_print(plain_text(lambda c: render_compare_text(fleet, c, verbose=verbose, each=each)), destination)
     else:
         from xladoctor.reporters.compare_report import render_compare_text
 

@@ -17,11 +17,13 @@ from xladoctor.cli.app import (
     TimeoutOption,
     app,
     gather_facts,
+    output_destination,
+    python_input,
     read_facts,
-    same_file,
     text_or_json,
     write_or_print,
 )
+from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole, plain_text
@@ -59,8 +61,15 @@ def explain(
     chosen = text_or_json(output_format, as_json, "explain", html=True)
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageError("choose one of --python, --facts and --no-facts")
-    if output is not None and log != "-" and same_file(output, Path(log)):
-        raise UsageError(f"--output {output} is the log to explain: writing it would destroy the log")
+    destination = output_destination(output)
+    refuse_inputs(
+        [(destination, "--output")],
+        [
+            (None if log == "-" else Path(log), "the log to explain"),
+            (facts_file, "the --facts snapshot"),
+            (python_input(python), "the --python interpreter"),
+        ],
+    )
     if log == "-" and facts_file is not None and str(facts_file) == "-":  # refused before either is read
         raise UsageError("the log and --facts cannot both come from stdin (-): give one of them as a file")
     stream = _open_log(log)
@@ -78,15 +87,15 @@ def explain(
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.explain_report import render_explanation_json
 
-        write_or_print(render_explanation_json(explanation), output)
+        write_or_print(render_explanation_json(explanation), destination)
     elif chosen is OutputFormat.HTML:
         from xladoctor.reporters.pages.explain import render_explain_html
 
-        write_or_print(render_explain_html(explanation), output)
-    elif output is not None and str(output) != "-":
+        write_or_print(render_explain_html(explanation), destination)
+    elif destination is not None:
         from xladoctor.reporters.explain_report import render_explanation_text
 
-        write_or_print(plain_text(lambda c: render_explanation_text(explanation, c, verbose=verbose)), output)
+        write_or_print(plain_text(lambda c: render_explanation_text(explanation, c, verbose=verbose)), destination)
     else:
         from xladoctor.reporters.explain_report import render_explanation_text
 

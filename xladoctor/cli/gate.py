@@ -95,7 +95,7 @@ def _collective(
         shown.append(report)
         if exit_code(report, strict) != 0 or not report.observed.host_view:
             with contextlib.redirect_stdout(sys.stderr):
-                emit(report, OutputFormat.TEXT, None, verbose=False)
+                emit(report, OutputFormat.TEXT, None, False, verbose=False)
         else:
             print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
 
@@ -137,7 +137,7 @@ def gate(
     With --collective, every node of a multi-node job also runs one real collective with the others before it
     starts: a bad node refuses to start instead of hanging the job at its first step.
     Set XLADOCTOR_GATE=off to start CMD without checking."""
-    if not command:
+    if not command or not command[0]:
         raise UsageError("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
     values = request_values(options, smoke_default=False)
     if gate_disabled(os.environ):

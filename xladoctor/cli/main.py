@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import signal
 import sys
 from types import FrameType
+from typing import Any
 
 import typer
 
@@ -50,6 +52,56 @@ def _error(message: str) -> None:
             print(f"xladoctor: error: {one_line(message)}", file=sys.stderr, flush=True)
 
 
+class ClosedStream(io.TextIOBase):
+    """What sys.stdout or sys.stdin is when the shell closed that descriptor (`>&-`, `<&-`): using it is bad input
+    (exit 2, one line), never a crash on None. Its descriptor is held open on the null device meanwhile, so no
+    file xladoctor opens can become descriptor 1 and receive a child's output."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name_ = name
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, f"{self.name_} is closed")
+
+    def read(self, size: int | None = -1) -> str:
+        raise UsageError(f"{self.name_} is closed (<&-): give the input as a file")
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        return self.read(size)
+
+    @property
+    def buffer(self) -> Any:
+        raise UsageError(f"{self.name_} is closed (<&-): give the input as a file")
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def isatty(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        return None
+
+
+def _closed_descriptors() -> None:
+    """stdin, stdout or stderr closed by the caller: hold the descriptor on the null device (opened, never
+    replaced), and make the stream one that says so when it is used."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        with contextlib.suppress(OSError):
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
+        setattr(sys, name, ClosedStream(name) if name != "stderr" else None)
+
+
 def _ascii_safe_streams() -> None:
     """A terminal or pipe that cannot encode the report's marks (PYTHONIOENCODING=ascii, LANG=C) gets escapes,
     never a UnicodeEncodeError; the text reporter then uses ASCII marks too."""
@@ -61,8 +113,8 @@ def _ascii_safe_streams() -> None:
 
 def _stdout_written() -> str | None:
     """Flush stdout; why the report could not be written (a full disk, a closed pipe), or None."""
-    if sys.stdout is None:
-        return "stdout is closed, so the report could not be written"
+    if sys.stdout is None or isinstance(sys.stdout, ClosedStream):
+        return None  # nothing reached it: a write would have raised
     try:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
@@ -122,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args or (args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version")):
         args.insert(0, "check")
     proc.INTERRUPTED.clear()
+    _closed_descriptors()
     _ascii_safe_streams()
     # a file-size limit (ulimit -f) must make a write fail with EFBIG, not kill xladoctor mid-write
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -9,11 +9,12 @@ from typing import Annotated
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, text_or_json, write_or_print
+from xladoctor.cli.app import FormatOption, JsonOption, app, output_destination, text_or_json, write_or_print
+from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole, plain_text
-from xladoctor.sanitize import one_line
+from xladoctor.sanitize import decimal, one_line
 
 PROFILE_EXIT_TEXT = (
     "Exit codes: the program's own status when it failed (128+N when signal N killed it: 130 Ctrl-C, 139 "
@@ -27,19 +28,29 @@ def _own_rank() -> int | None:
     from xladoctor.profile.model import RANK_NAMES
 
     for name in RANK_NAMES:
-        value = os.environ.get(name, "")
-        if value.isdigit():
-            return int(value)
+        rank = decimal(os.environ.get(name, ""))
+        if rank is not None:
+            return rank
     return None
 
 
-def _keep(records: Path, destination: Path) -> None:
-    import shutil
+def _records_folder(given: Path | None) -> Path | None:
+    """--keep-records: a new folder in one that exists and can be written, checked before the program runs."""
+    if given is None:
+        return None
+    shown = one_line(str(given))
+    if os.path.lexists(given):
+        raise UsageError(f"--keep-records {shown}: already exists; give a new folder")
+    parent = given.parent if str(given.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--keep-records {shown}: cannot create it in {one_line(str(parent))}")
+    return given
 
-    try:
-        shutil.copytree(records, destination)
-    except (OSError, shutil.Error) as exc:
-        raise UsageError(f"--keep-records {destination}: cannot copy the records there ({exc})") from None
+
+def _files_in(command: list[str]) -> list[tuple[Path | None, str]]:
+    """The files CMD names (its script, its data): -o must replace none of them."""
+    named = [Path(a.partition("=")[2] if a.startswith("-") else a) for a in command]
+    return [(p, f"a file the command names ({one_line(str(p))})") for p in named if p.name and p.is_file()]
 
 
 @app.command(context_settings={"allow_interspersed_args": False}, epilog=PROFILE_EXIT_TEXT)
@@ -68,30 +79,32 @@ def profile(
     from xladoctor.proc import scratch_dir
     from xladoctor.profile.analysis import build_report, exit_status
     from xladoctor.profile.launch import hooked_environment, install_hooks, run_profiled
-    from xladoctor.profile.records import read_records
+    from xladoctor.profile.records import keep_records_redacted, read_records
 
     chosen = text_or_json(output_format, as_json, "profile", html=True)
-    if not command:
+    if not command or not command[0]:
         raise UsageError("profile needs the command to run: xladoctor profile [OPTIONS] -- CMD [ARGS...]")
     if chosen in (OutputFormat.JSON, OutputFormat.HTML) and output is None:
         raise UsageError(
             f"profile --format {chosen.value} needs -o FILE (or -o - for stdout): the program's own output goes "
             "to stdout"
         )
-    if keep_records is not None and keep_records.exists():
-        raise UsageError(f"--keep-records {keep_records}: already exists; give a new folder")
     rank = _own_rank()
     if output is not None and "{rank}" in str(output):
         output = Path(str(output).replace("{rank}", str(rank if rank is not None else 0)))
+    # every output is checked before the program runs: a bad one must not cost the report of a long run
+    destination = output_destination(output)
+    kept = _records_folder(keep_records)
+    refuse_inputs([(destination, "--output")], _files_in(command))
     with scratch_dir("xladoctor-profile-") as scratch:
         folder = Path(scratch)
         records = folder / "records"
         records.mkdir()
         env = hooked_environment(os.environ, install_hooks(folder), records)
         outcome = run_profiled(command, env)
-        report = build_report(outcome, read_records(records), interrupted=bool(outcome.signals_received))
-        if keep_records is not None:
-            _keep(records, keep_records)
+        report = build_report(outcome, read_records(records))
+        if kept is not None:
+            keep_records_redacted(records, kept)
     code = exit_status(report, strict)
     if chosen is OutputFormat.JSON:
         from xladoctor.reporters.profile_report import render_profile_json
@@ -104,7 +117,7 @@ def profile(
     else:
         from xladoctor.reporters.profile_report import render_profile_text
 
-        if output is None:
+        if destination is None and output is None:
             if rank:  # ranks other than 0 say one line; rank 0 (or a launcher inside) gives the report
                 summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
                 print(f"xladoctor profile: rank {rank}: {summary}; {one_line(report.ended)}", file=sys.stderr)
@@ -112,5 +125,5 @@ def profile(
                 render_profile_text(report, ReportConsole(stderr=True, soft_wrap=True), verbose=verbose)
             raise typer.Exit(code)
         text = plain_text(lambda c: render_profile_text(report, c, verbose=verbose))
-    write_or_print(text, output)
+    write_or_print(text, destination)
     raise typer.Exit(code)

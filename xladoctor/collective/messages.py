@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from xladoctor.sanitize import clip
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -15,10 +17,13 @@ class Kind:
 
     name: str
     types: tuple[type, ...]
+    max_chars: int = 16384  # a string field longer than this is refused: no peer makes node 0 echo megabytes
 
     def problem(self, value: Any) -> str | None:
         if isinstance(value, bool) and bool not in self.types:
             return f"{_shown(value)}, not {self.name}"
+        if isinstance(value, str) and len(value) > self.max_chars:
+            return f"a string of {len(value):,} characters, longer than the {self.max_chars:,} {self.name} may be"
         return None if isinstance(value, self.types) else f"{_shown(value)}, not {self.name}"
 
 
@@ -50,6 +55,7 @@ Spec = Kind | Opt | ListOf | DictOf | Obj
 INT = Kind("a whole number", (int,))
 NUM = Kind("a number", (int, float))
 STR = Kind("a string", (str,))
+HOST = Kind("a host name", (str,), max_chars=255)  # RFC 1035 section 2.3.4: 255 octets at most
 BOOL = Kind("true or false", (bool,))
 SCALAR = Kind("a string or a number", (str, int, float, bool))
 ANY = Kind("anything", (object,))
@@ -62,7 +68,7 @@ def _shown(value: Any) -> str:
         text = json.dumps(value, default=str)
     except (TypeError, ValueError, RecursionError):
         text = type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
+    return clip(text, 40)
 
 
 def problem(value: Any, spec: Spec, where: str = "") -> str | None:
@@ -102,10 +108,10 @@ def problem(value: Any, spec: Spec, where: str = "") -> str | None:
 
 PREFLIGHT = Obj(
     {
-        "host": Opt(STR),
+        "host": Opt(HOST),
         "host_addresses": Opt(ListOf(STR)),
         "host_error": Opt(STR),
-        "master": Opt(STR),
+        "master": Opt(HOST),
         "master_addresses": Opt(ListOf(STR)),
         "master_error": Opt(STR),
         "master_is_here": Opt(BOOL),
@@ -120,7 +126,7 @@ HELLO = Obj(
         "unit": Opt(INT),
         "units": INT,
         "mode": STR,
-        "host": STR,
+        "host": HOST,
         "pid": Opt(INT),
         "node_rank": Opt(INT),
         "nproc_per_node": Opt(INT),
@@ -136,8 +142,8 @@ HELLO = Obj(
     },
     required=("proto", "units", "mode", "host"),
 )
-REMOVED = DictOf(ListOf(Obj({"unit": Opt(INT), "host": Opt(STR), "why": Opt(STR)})))
-MEMBER = Obj({"unit": Opt(INT), "host": Opt(STR), "peer": Opt(STR), "mode": Opt(STR)})
+REMOVED = DictOf(ListOf(Obj({"unit": Opt(INT), "host": Opt(HOST), "why": Opt(STR)})))
+MEMBER = Obj({"unit": Opt(INT), "host": Opt(HOST), "peer": Opt(STR), "mode": Opt(STR)})
 REPLY = Obj(
     {
         "go": BOOL,
@@ -154,7 +160,7 @@ REPLY = Obj(
         "jax": Opt(Obj({"total": INT, "first": DictOf(INT)}, ("total", "first"))),
         "run": Opt(STR),
         "strangers": Opt(ListOf(STR)),
-        "late": Opt(ListOf(Obj({"unit": Opt(INT), "host": Opt(STR), "after_s": Opt(NUM)}))),
+        "late": Opt(ListOf(Obj({"unit": Opt(INT), "host": Opt(HOST), "after_s": Opt(NUM)}))),
     },
     required=("go",),
 )
@@ -194,7 +200,7 @@ BACKEND = Obj(
 )
 _COMMON = {
     "unit": Opt(INT),
-    "host": Opt(STR),
+    "host": Opt(HOST),
     "phase": Opt(STR),
     "error": Opt(ERROR),
     "versions": Opt(DictOf(Opt(SCALAR))),
@@ -222,7 +228,7 @@ RECORD = Obj(
 ENDED = Obj({"ok": Opt(BOOL), "ended": Opt(STR), "tail": Opt(ListOf(STR)), "timed_out": Opt(BOOL)})
 JAX_RECORD = Obj({**_COMMON, "process_id": INT, "ops": Opt(ListOf(OP)), "ended": Opt(ENDED)}, required=("process_id",))
 NCCL_NOTE = Obj(
-    {"kind": STR, "host": Opt(STR), "pid": Opt(INT), "level": Opt(STR), "message": Opt(STR), "value": Opt(STR)}
+    {"kind": STR, "host": Opt(HOST), "pid": Opt(INT), "level": Opt(STR), "message": Opt(STR), "value": Opt(STR)}
 )
 LAUNCHER = Obj(
     {
@@ -236,14 +242,14 @@ LAUNCHER = Obj(
         "duration_s": Opt(NUM),
         "tail": Opt(ListOf(STR)),
         "port": Opt(INT),
-        "stopped_by": Opt(Obj({"unit": Opt(INT), "type": Opt(STR), "host": Opt(STR)})),
+        "stopped_by": Opt(Obj({"unit": Opt(INT), "type": Opt(STR), "host": Opt(HOST)})),
     }
 )
 OUTCOME = Obj(
     {
         "type": STR,
         "unit": Opt(INT),
-        "host": Opt(STR),
+        "host": Opt(HOST),
         "records": Opt(ListOf(RECORD)),
         "nccl": Opt(ListOf(NCCL_NOTE)),
         "launcher": Opt(LAUNCHER),
@@ -253,7 +259,7 @@ OUTCOME = Obj(
     required=("type",),
 )
 VERDICT = Obj({"type": STR, "exit": INT, "failing": Opt(ListOf(Obj({"id": Opt(STR), "title": Opt(STR)})))}, ("exit",))
-ABORT = Obj({"type": STR, "unit": Opt(INT), "host": Opt(STR)})
+ABORT = Obj({"type": STR, "unit": Opt(INT), "host": Opt(HOST)})
 
 
 def outcome_problem(message: Mapping[str, Any]) -> str | None:

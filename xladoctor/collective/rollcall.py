@@ -31,6 +31,7 @@ from typing import Any
 
 from xladoctor.collective.messages import ABORT, HELLO, REPLY, from_node_0_problem, outcome_problem, problem
 from xladoctor.probes.network import PortHolder, errno_name, port_holders, resolve
+from xladoctor.sanitize import clip
 
 PROTOCOL = "xladoctor-collective/1"
 MAX_MESSAGE = 16 << 20  # an outcome may carry a snapshot (~60-200 KB); anything larger is not ours
@@ -40,6 +41,7 @@ HELLO_WAIT_S = 5.0  # how long one connection may take to say hello, while node 
 MAX_PENDING = 64  # connections that have not said hello yet, at once; the oldest goes when another comes
 LATE_S = 0.5  # after the roll call, how long node 0 still answers latecomers (duplicates, too late) at most
 LATE_IDLE_S = 0.2  # ... and it stops sooner once nothing came for this long
+PREVIEW_BYTES = 4096  # what a stranger's line is read of to name it: redacted whole, then cut (sanitize.clip)
 MAX_STRANGERS = 16  # connections without a proper hello that are named one by one (the rest are counted)
 _RETRY_S = 0.5
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -84,9 +86,9 @@ def too_deep(line: bytes, limit: int = MAX_DEPTH) -> bool:
 
 def parse_line(line: bytes) -> dict[str, Any]:
     """One message: a JSON object, else `{"_garbage": what came}` (never an exception)."""
-    shown = line[:200].decode("utf-8", errors="replace").strip()
+    shown = clip(line[:PREVIEW_BYTES].decode("utf-8", errors="replace").strip(), 200)  # redacted, then cut
     if too_deep(line):
-        return {"_garbage": f"JSON nested deeper than {MAX_DEPTH} levels: {shown[:60]}"}
+        return {"_garbage": f"JSON nested deeper than {MAX_DEPTH} levels: {clip(shown, 60)}"}
     try:
         value = json.loads(line.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
@@ -126,7 +128,7 @@ class Channel:
 
     def said(self, limit: int = 80) -> str:
         """The start of what the peer sent and nobody read: how a stranger or a half-sent line is named."""
-        return bytes(self.buffer[:limit]).decode("utf-8", errors="replace").strip()
+        return clip(bytes(self.buffer[:PREVIEW_BYTES]).decode("utf-8", errors="replace").strip(), limit)
 
     def pop(self) -> dict[str, Any] | None:
         """The next whole line of the buffer, parsed; None when there is none yet."""
@@ -396,13 +398,13 @@ class Host:
     def _hello(self, pending: _Pending, hello: dict[str, Any], late: bool) -> None:
         channel = pending.channel
         if "_garbage" in hello or hello.get("proto") != PROTOCOL:
-            self._stranger(f"{pending.peer} sent {str(hello.get('_garbage', hello))[:80]}")
+            self._stranger(f"{pending.peer} sent {clip(str(hello.get('_garbage', hello)), 80)}")
             channel.close()
             return
         why = problem(hello, HELLO)
         if why is not None:
             host = hello.get("host")
-            named = f"{pending.peer} ({host[:64]})" if isinstance(host, str) else pending.peer
+            named = f"{pending.peer} ({clip(host, 64)})" if isinstance(host, str) else pending.peer
             self._stranger(f"{named} sent a hello node 0 cannot read: {why}")
             self._refuse(channel, "malformed", f"node 0 cannot read this hello: {why}")
             return
@@ -618,7 +620,7 @@ class Member:
             else:
                 self.roll.no_answer = "closed" if conn.closed else "timeout"
         elif "_garbage" in reply or reply.get("proto") != PROTOCOL:
-            self.roll.stranger = str(reply.get("_garbage", reply))[:200]
+            self.roll.stranger = clip(str(reply.get("_garbage", reply)), 200)
         else:
             self.roll.malformed = problem(reply, REPLY)
             if self.roll.malformed is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -59,6 +60,7 @@ class Explanation:
     matches: tuple[Explained, ...]  # in order of first appearance
     candidates: tuple[tuple[int, str], ...]  # error-like lines, when no signature explains a failure
     primary: str | None = None  # the id of the match that is the root cause (see primary_cause)
+    skipped_bytes: int = 0  # the middles of lines over 4 MiB, not searched (scan.LONG_LINE_KEPT_BYTES)
 
     def ranked(self) -> list[Explained]:
         """The root cause first, then the other causes, the follow-ons and the benign lines, each by first line."""
@@ -151,7 +153,8 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     reader = ChunkReader(stream)
     notebook = name.endswith(".ipynb") or bool(_NOTEBOOK.match(reader.head()))
     result = scan(reader.chunks(notebook), notebook=notebook)
-    return _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
+    explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
+    return dataclasses.replace(explained, skipped_bytes=reader.skipped[0])
 
 
 def exit_status(explanation: Explanation) -> int:

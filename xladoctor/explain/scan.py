@@ -26,6 +26,9 @@ from xladoctor.redact import redact_text
 
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # a line longer than this is handed on in pieces of at most this size
+# Of one line longer than this, only this much of its start and its last piece are searched: a 200 MB line with
+# no newline (a dumped tensor, a minified blob) costs what 4 MiB cost, not 20 s. README: "explain".
+LONG_LINE_KEPT_BYTES = 4 << 20
 REACH = 2048  # a match up to this long is found wherever it lies in a line, however long the line
 STRIDE = 2 * REACH
 WHOLE_LINE = 2 * REACH + STRIDE  # lines up to this long are searched whole, as one window
@@ -158,6 +161,7 @@ class ChunkReader:
         self._stream = stream
         self._head: bytes | None = None
         self.bytes_read = 0
+        self.skipped = [0]  # bytes in the middle of overlong lines that were not searched (LONG_LINE_KEPT_BYTES)
 
     def head(self) -> str:
         """The start of the stream, to tell what it holds (read once and kept for the chunks)."""
@@ -166,7 +170,7 @@ class ChunkReader:
         return self._head[:4096].decode("utf-8", "replace")
 
     def chunks(self, notebook: bool = False) -> Iterator[str]:
-        return _chunks(self._blocks(), _notebook_cut if notebook else _text_cut)
+        return _chunks(self._blocks(), _notebook_cut if notebook else _text_cut, self.skipped)
 
     def __iter__(self) -> Iterator[str]:
         return self.chunks()
@@ -186,16 +190,22 @@ class ChunkReader:
             yield block
 
 
-def _chunks(blocks: Iterable[bytes], cut: Callable[[bytes, int], int]) -> Iterator[str]:
+def _chunks(blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int]) -> Iterator[str]:
     pending = b""
+    handed = 0  # bytes of the current unfinished line handed on in pieces so far
     for block in blocks:
         data = pending + block if pending else block
         start = data.rfind(b"\n") + 1
         if start:
             yield data[:start].decode("utf-8", "replace")
+            handed = 0
         while len(data) - start > MAX_LINE_BYTES:  # one line so long: hand it on in pieces
             at = cut(data, start)
-            yield data[start:at].decode("utf-8", "replace")
+            if handed < LONG_LINE_KEPT_BYTES:  # its middle is skipped: the head and the end are searched
+                yield data[start:at].decode("utf-8", "replace")
+            else:
+                skipped[0] += at - start
+            handed += at - start
             start = at
         pending = data[start:]
     if pending:

@@ -109,6 +109,7 @@ class PythonFacts:
     conda_packages: Mapping[str, str] = field(default_factory=dict)  # CUDA/OpenMP packages from conda-meta
     include: str | None = None  # sysconfig's include dir, where Python.h lives
     python_h: bool | None = None
+    externally_managed: str | None = None  # the PEP 668 EXTERNALLY-MANAGED marker, outside a venv
 
 
 @dataclass(frozen=True)

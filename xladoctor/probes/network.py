@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from xladoctor.redact import redact_argv
+
 
 @dataclass(frozen=True)
 class Resolution:
@@ -109,7 +111,7 @@ def _holder(pid: int | None) -> PortHolder:
         return PortHolder(None)
     try:
         process = psutil.Process(pid)
-        return PortHolder(pid, process.name(), tuple(process.cmdline()[:4]))
+        return PortHolder(pid, process.name(), redact_argv(process.cmdline())[:4])
     except (psutil.Error, OSError):
         return PortHolder(pid)
 

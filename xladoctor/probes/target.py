@@ -16,6 +16,7 @@ from typing import Any
 
 from xladoctor.errors import UsageError
 from xladoctor.proc import CommandResult, run_command, scratch_dir
+from xladoctor.sanitize import clip
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
 
@@ -65,8 +66,12 @@ def _between_markers(stdout: str, marker: str) -> str | None:
     return stdout[start + len(begin) : stop]
 
 
+TAIL_LINE_CHARS = 2000  # sanitize.SHOWN_CHARS: a line no report would show more of
+
+
 def _tail(text: str, lines: int = 5) -> str:
-    return " | ".join(text.strip().splitlines()[-lines:])
+    """The last lines of a child's output for a fact: each redacted, then cut (a child can print one huge line)."""
+    return " | ".join(clip(line, TAIL_LINE_CHARS) for line in text.strip().splitlines()[-lines:])
 
 
 def target_environment(overrides: Mapping[str, str | None] | None = None) -> dict[str, str]:

@@ -96,7 +96,7 @@ class ProcessRecord:
     def rank(self) -> int | None:
         for name in RANK_NAMES:
             value = self.ranks.get(name, "")
-            if value.isdigit():
+            if value.isascii() and value.isdigit():  # str.isdigit takes '²', which int() refuses
                 return int(value)
         return None
 
@@ -220,6 +220,7 @@ class ProfileReport:
     helpers: int  # processes that ran no framework work (torchrun's agent, compile workers)
     interrupted: bool = False
     notes: tuple[str, ...] = ()
+    left_running: tuple[Mapping[str, Any], ...] = ()  # {"pid", "argv", "detached"}: alive when the program ended
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.finding.status is status)

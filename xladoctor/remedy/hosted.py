@@ -34,6 +34,39 @@ def guarded(platform: Platform, facts: Facts) -> bool:
     return platform.accelerator == "tpu" and facts.installed("torch_xla") is not None
 
 
+def _exact(spec: str) -> str | None:
+    try:
+        exact = [s.version for s in SpecifierSet(spec) if s.operator in ("==", "===") and "*" not in s.version]
+    except InvalidSpecifier:
+        return None
+    return exact[0] if exact else None
+
+
+def unpaired(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
+    """Why the torch and torch_xla this plan leaves would not import together (pins from two findings, a torch
+    moved beside an installed torch_xla), or None: every plan passes this pairing before it is printed."""
+    torch_pin, xla_pin = group.get("torch"), group.get("torch-xla")
+    installed_xla = facts.installed("torch_xla")
+    if torch_pin is None or (xla_pin is None and installed_xla is None):
+        return None
+    torch = _exact(torch_pin.spec)
+    xla = _exact(xla_pin.spec) if xla_pin is not None else installed_xla.version if installed_xla else None
+    if torch is None or xla is None:
+        return None
+    rows = matrix.get("torch-torch_xla").rows_where("torch_xla", base_version_of(xla))
+    wanted = series_of(str(rows[0]["torch"])) if rows else series_of(xla)
+    if series_of(torch) == wanted:
+        return None
+    return f"torch=={torch} does not pair with torch_xla {xla}, which is built for torch {wanted}"
+
+
+def base_version_of(version: str) -> str:
+    try:
+        return Version(version).base_version
+    except InvalidVersion:
+        return version
+
+
 def _allows(spec: str, torch: str) -> bool:
     """Whether `spec` admits some torch of `torch`'s release series (an exact pin: the same X.Y)."""
     try:
@@ -85,7 +118,7 @@ def pair_torch_xla(group: Pins, facts: Facts, matrix: Matrix) -> str | None:
     installed = f"torch_xla {xla.version}" if xla else "torch_xla"
     because = "no torch_xla release is built for that torch" if not no_wheel else no_wheel[0]
     return (
-        f"refused: torch{spec} on this TPU runtime, because {because} and "
+        f"refused: torch{spec} beside {installed}, because {because} and "
         f"{installed} only imports beside the torch it was built for; the plan leaves torch as it is"
     )
 

@@ -17,9 +17,9 @@ from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform, detect_platform
 from xladoctor.findings import SEVERITY, Finding, Status
 from xladoctor.matrix import Matrix, load_matrix
-from xladoctor.remedy import hosted, notebook
+from xladoctor.remedy import builds, hosted, notebook
 from xladoctor.remedy.fix import Install, Step, Uninstall
-from xladoctor.remedy.render import Target, package_key, render_step
+from xladoctor.remedy.render import Target, for_target, package_key, render_step
 
 
 @dataclass(frozen=True)
@@ -132,17 +132,26 @@ def build_plan(
             merger.add(finding.id, step)
     paired = False
     matrix = matrix if matrix is not None else load_matrix()
-    if hosted.guarded(platform, facts):
+    mismatch = hosted.unpaired(merger.pins, facts, matrix)
+    if mismatch is not None:
+        # pins of two findings that do not pair (torch==2.9.0 beside torch_xla==2.8.1), or torch moved beside an
+        # installed torch_xla: the torch pin stays and torch_xla follows it in the same command, or torch is dropped
+        merger.pins.pop("torch-xla", None)
+    if mismatch is not None or hosted.guarded(platform, facts):
         had_torch = "torch" in merger.pins and "torch-xla" not in merger.pins
         refusal = hosted.pair_torch_xla(merger.pins, facts, matrix)
-        merger.conflicts.extend([refusal] if refusal else [])
+        said = f"{mismatch}; the plan installs the torch_xla built for that torch in the same command"
+        merger.conflicts.extend([refusal] if refusal else [said] if mismatch else [])
         paired = had_torch and refusal is None
+    flavour = builds.keep_flavour(merger.pins, facts, matrix)
+    merger.conflicts.extend(flavour)
     unavailable = hosted.drop_unavailable_torch_xla(merger.pins, facts, matrix)
     merger.conflicts.extend([unavailable] if unavailable else [])
     target = Target(facts)
     other, refused = hosted.hosted_steps(merger.other, platform, target)
     steps: list[Step] = [Uninstall(tuple(merger.uninstall))] if merger.uninstall else []
     steps += [*merger.install_steps(), *other]
+    steps = for_target(steps, target)
     commands = tuple(render_step(step, target) for step in steps)
     return Plan(
         commands,

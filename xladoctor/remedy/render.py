@@ -62,6 +62,13 @@ def _with_note(command: str, note: str | None) -> str:
     return f"{command}  # {note}" if note else command
 
 
+# A Python the system manages (PEP 668) takes no pip install: the fix goes into a new venv beside it. $HOME stays
+# unquoted-expandable in double quotes, so the command pastes in any POSIX shell.
+MANAGED_VENV = '"$HOME/venvs/ml"'
+MANAGED_VENV_PYTHON = '"$HOME/venvs/ml/bin/python"'
+PEP_668 = "https://peps.python.org/pep-0668/"
+
+
 class Target:
     """The interpreter a fix is for, and who installs into it."""
 
@@ -69,10 +76,27 @@ class Target:
         self.installer: Installer = detect_installer(facts) if facts is not None else Installer("pip", "no facts")
         self.python = facts.interpreter if facts is not None else "python"
         self.prefix = facts.python.prefix if facts is not None and facts.python is not None else ""
+        self.managed = self.installer.externally_managed
 
     def pip(self) -> str:
-        """How this interpreter's pip is started: `PY -m pip`, or `uv pip ... --python PY` in a uv venv."""
+        """How this interpreter's pip is started: `PY -m pip`; for a system-managed Python, the new venv's."""
+        if self.managed:
+            return f"{MANAGED_VENV_PYTHON} -m pip"
         return f"{shlex.quote(self.python)} -m pip"
+
+
+def for_target(steps: Iterable[Step], target: Target) -> list[Step]:
+    """The steps as they apply to this interpreter: on a system-managed Python (PEP 668) pip installs go into a new
+    venv, created first, and nothing is uninstalled from the system's Python (the venv starts empty)."""
+    steps = list(steps)
+    if not target.managed or not any(isinstance(s, (Install, Uninstall)) for s in steps):
+        return steps
+    venv = Shell(
+        f"{shlex.quote(target.python)} -m venv {MANAGED_VENV}  # {target.python} is managed by the system "
+        f"({PEP_668}): pip refuses to install into it; run your job with {MANAGED_VENV_PYTHON} (on Debian and "
+        "Ubuntu, `sudo apt-get install python3-venv` first if venv is missing)"
+    )
+    return [venv, *(s for s in steps if not isinstance(s, Uninstall))]
 
 
 def _uninstall(step: Uninstall, target: Target) -> str:
@@ -130,5 +154,9 @@ def render_step(step: Step, target: Target) -> str:
 
 def render_fix(fix: Fix, facts: Facts | None) -> tuple[str, ...]:
     """Shell commands for one fix, in order, for the installer `facts` shows (pip with `python` without facts)."""
+    from xladoctor.matrix import load_matrix
+    from xladoctor.remedy.builds import flavoured_steps
+
     target = Target(facts)
-    return tuple(render_step(step, target) for step in fix.steps)
+    steps = flavoured_steps(fix.steps, facts, load_matrix())
+    return tuple(render_step(step, target) for step in for_target(steps, target))

@@ -5,12 +5,19 @@ from __future__ import annotations
 import errno
 import io
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 
 
 class ReportConsole(Console):
-    """rich answers a broken pipe with `raise SystemExit(1)` and no word; xladoctor says what happened (exit 2)."""
+    """rich answers a broken pipe with `raise SystemExit(1)` and no word; xladoctor says what happened (exit 2).
+    Nothing is highlighted: rich's ReprHighlighter runs a dozen regexes over every printed string, which took
+    minutes on one 128 KiB line of a child's output; the reporters colour only their own words, by markup."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("highlight", False)
+        super().__init__(*args, **kwargs)
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError(errno.EPIPE, "Broken pipe")

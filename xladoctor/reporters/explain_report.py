@@ -25,6 +25,7 @@ def _document(explanation: Explanation) -> dict[str, Any]:
             "format": explanation.format,
             "bytes": explanation.bytes,
             "lines": explanation.lines,
+            "skipped_bytes": explanation.skipped_bytes,
         },
         "facts_target": explanation.facts_target,
         "primary": explanation.primary,
@@ -54,6 +55,11 @@ def render_explanation_text(explanation: Explanation, console: Console, verbose:
         f"[bold]xladoctor explain[/] {_line(explanation.name)} ({explanation.format}, "
         f"{explanation.lines} line{'' if explanation.lines == 1 else 's'}, {size})"
     )
+    if explanation.skipped_bytes:
+        console.print(
+            f"[dim]{explanation.skipped_bytes / 1e6:.1f} MB in the middle of lines over 4 MiB were not searched "
+            "(only the first 4 MiB and the end of such a line are)[/]"
+        )
     if explanation.facts_target:
         console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
     if not explanation.failing():

@@ -10,7 +10,7 @@ from itertools import groupby
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.sanitize import scrub
+from xladoctor.sanitize import clip
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -24,8 +24,8 @@ _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 
 
 def esc(value: str) -> str:
-    """Scrub, then escape: the only way a report string reaches the page."""
-    return html.escape(scrub(value), quote=True)
+    """Scrub, cut to SHOWN_CHARS, then escape: the only way a report string reaches the page."""
+    return html.escape(clip(value), quote=True)
 
 
 def _mark(status: Status) -> str:

@@ -41,6 +41,7 @@ def profile_document(report: ProfileReport) -> dict[str, Any]:
         "processes": [p.to_json() for p in report.processes],
         "helper_processes": report.helpers,
         "notes": list(report.notes),
+        "left_running": [dict(p) for p in report.left_running],
     }
 
 

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from xladoctor.diagnosis.report import Report, ordered
 from xladoctor.findings import Finding, Status
-from xladoctor.sanitize import one_line, scrub
+from xladoctor.sanitize import clip, one_line
 from xladoctor.smoke.model import SmokeResult
 
 _MARKS = {
@@ -32,13 +32,14 @@ def _mark(console: Console, status: Status) -> str:
 
 
 def _text(value: str) -> str:
-    """The only way a string from a report reaches rich text: scrubbed (xladoctor.sanitize), then escaped."""
-    return escape(scrub(value))
+    """The only way a string from a report reaches rich text: scrubbed (xladoctor.sanitize), cut to SHOWN_CHARS,
+    then escaped; the console highlights nothing (ReportConsole), so a long line costs its length, no more."""
+    return escape(clip(value))
 
 
 def _line(value: str) -> str:
-    """A name that is one line (a path, a file name, a label): scrubbed, a newline shown as \\n, escaped."""
-    return escape(one_line(value))
+    """A name that is one line (a path, a file name, a label): scrubbed, cut, a newline shown as \\n, escaped."""
+    return escape(one_line(clip(value)))
 
 
 def _render_finding(console: Console, finding: Finding, verbose: bool) -> None:

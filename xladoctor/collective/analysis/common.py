@@ -7,6 +7,7 @@ from typing import Any
 
 from xladoctor.collective.observed import Observed, Unit
 from xladoctor.findings import Finding, Status
+from xladoctor.sanitize import clip
 
 AREA = "collective"
 
@@ -84,4 +85,4 @@ def hosts_known_alike(observed: Observed) -> bool:
 
 def first_line(text: str | None, limit: int = 300) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    return (lines[0] if lines else "")[:limit]
+    return clip(lines[0], limit) if lines else ""

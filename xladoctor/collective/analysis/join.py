@@ -10,6 +10,8 @@ from typing import Any
 from xladoctor.collective.analysis.common import finding, first_line, listing, noun, rank_names, who
 from xladoctor.collective.observed import Observed
 from xladoctor.findings import Finding, Status
+from xladoctor.redact import redact_argv
+from xladoctor.sanitize import clip
 
 RENDEZVOUS = "collective-rendezvous"
 PORT = "collective-port"
@@ -272,8 +274,9 @@ def rendezvous(observed: Observed) -> Finding:
 
 def _holder(holder: Mapping[str, Any]) -> str:
     """'pid 123 (python -m torch.distributed.run ...)': the command on one line, at most 100 characters."""
-    command = " ".join(" ".join(holder.get("cmdline") or []).split()) or holder.get("name") or "?"
-    return f"pid {holder.get('pid')} ({command[:100]})"
+    words = holder.get("cmdline") or []
+    command = " ".join(" ".join(redact_argv([str(w) for w in words])).split()) or holder.get("name") or "?"
+    return f"pid {holder.get('pid')} ({clip(command, 100)})"
 
 
 def port(observed: Observed) -> Finding:

@@ -12,6 +12,7 @@ from xladoctor.collective.observed import Observed
 from xladoctor.collective.preflight import is_local_only, matching_interfaces, named_interfaces
 from xladoctor.findings import Finding, Status
 from xladoctor.probes.network import is_loopback
+from xladoctor.sanitize import clip
 
 MASTER = "collective-master-address"
 IFNAME = "collective-socket-ifname"
@@ -174,7 +175,7 @@ def socket_ifname(observed: Observed) -> Finding:
         return finding(
             IFNAME,
             Status.FAIL,
-            problems[0] if len(problems[0]) <= 160 else problems[0][:157] + "...",
+            clip(problems[0], 160),
             "\n".join(
                 [
                     "gloo fails at init with `Unable to find address for: NAME` (gloo/transport/tcp/device.cc) "

@@ -110,7 +110,17 @@ def save(phase=None):
 
 def error_of(exc):
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return {"type": type(exc).__name__, "message": str(exc)[:4000], "traceback": "".join(lines)[-4000:]}
+    return {"type": type(exc).__name__, "message": _cut(str(exc), 4000), "traceback": _cut("".join(lines), 4000, True)}
+
+def _cut(text, limit, tail=False):
+    """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
+    if len(text) <= limit:
+        return text
+    part = text[-limit:] if tail else text[:limit]
+    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
+        part.rfind(" "), part.rfind("\n"))
+    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
+
 
 
 def fail(phase, exc, code=1):

@@ -41,6 +41,17 @@ SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax",
 EXECUTABLE_OWNERS = ("ninja",)
 
 
+
+def _cut(text, limit, tail=False):
+    """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
+    if len(text) <= limit:
+        return text
+    part = text[-limit:] if tail else text[:limit]
+    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
+        part.rfind(" "), part.rfind("\n"))
+    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
+
+
 def _is_dict_call(node):
     """`collections.OrderedDict([...])` or `dict([...])`, as TensorFlow's build_info.py writes it."""
     func = getattr(node, "func", None)
@@ -399,7 +410,18 @@ def python_facts():
         "conda_packages": conda_packages(sys.prefix) if conda else {},
         "include": sysconfig.get_paths().get("include"),
         "python_h": os.path.exists(os.path.join(sysconfig.get_paths().get("include") or "", "Python.h")),
+        "externally_managed": None if in_venv else externally_managed(),
     }
+
+
+def externally_managed():
+    """PEP 668: the EXTERNALLY-MANAGED file in the stdlib folder marks a Python whose packages the system's
+    package manager owns (Debian 12, Ubuntu 23.04+, Fedora 38+); pip refuses to install there."""
+    try:
+        marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+    except Exception:
+        return None
+    return marker if os.path.isfile(marker) else None
 
 
 def _user_site():
@@ -582,7 +604,7 @@ def main():
                         "version": "",
                         "location": os.path.dirname(folder),
                         "metadata_dir": folder or None,
-                        "error": repr(exc)[:500],
+                        "error": _cut(repr(exc), 500),
                     }
                 )
     sys.stdout.write("\n" + marker + "-BEGIN\n" + json.dumps(result) + "\n" + marker + "-END\n")

@@ -13,6 +13,7 @@ from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
 from xladoctor.profile.analysis.timeline import steps_of
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport
+from xladoctor.redact import redact_argv
 
 Detector = Callable[[ProcessRecord], list[Observation]]
 DETECTORS: tuple[Detector, ...] = (
@@ -96,8 +97,10 @@ def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrup
         findings.append(program.nothing_observed(records))
     cwd = next((r.cwd for r in records if r.cwd), None)
     notes = program.notes(workers)
+    left = program.left_running_note(outcome)
+    notes = (*notes, left) if left else notes
     return ProfileReport(
-        command=outcome.argv,
+        command=redact_argv(outcome.argv),
         exit_status=outcome.exit_status,
         ended=outcome.describe(),
         duration_s=outcome.duration_s,
@@ -105,8 +108,9 @@ def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrup
         findings=tuple(sorted(findings, key=lambda f: SEVERITY[f.finding.status])),
         processes=tuple(summarize(r) for r in workers),
         helpers=len(records) - len(workers),
-        interrupted=interrupted,
-        notes=notes,
+        interrupted=interrupted or outcome.interrupted,
+        notes=tuple(notes),
+        left_running=tuple(p.to_json() for p in outcome.left_running),
     )
 
 

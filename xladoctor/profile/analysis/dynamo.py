@@ -11,6 +11,7 @@ from typing import Any
 from xladoctor.findings import Status
 from xladoctor.profile.analysis import events as ev
 from xladoctor.profile.model import Location, Observation, ProcessRecord
+from xladoctor.sanitize import clip
 
 AREA = "torch-compile"
 # docs/source/compile/programming_model.graph_breaks_index.md and .recompilation.md (pytorch v2.9.0): what graph
@@ -32,13 +33,10 @@ def _location(value: object) -> Location | None:
     return Location.from_record(value)
 
 
-
-
-
 def _function_name(function: Mapping[str, Any] | None) -> str:
     name = str((function or {}).get("function") or "?")
     if name.startswith(RESUME_PREFIX):  # the code after a graph break, compiled as a function of its own
-        return f"the rest of {name[len(RESUME_PREFIX):].rsplit('_at_', 1)[0]}() after its graph break"
+        return f"the rest of {name[len(RESUME_PREFIX) :].rsplit('_at_', 1)[0]}() after its graph break"
     return f"{name}()"
 
 
@@ -80,7 +78,7 @@ def graph_breaks(record: ProcessRecord) -> list[Observation]:
                 "compile-graph-break",
                 AREA,
                 Status.WARN,
-                title[:300],
+                clip(title, 300),
                 detail="At a graph break torch.compile ends the graph, runs this line in Python, and starts another "
                 "graph after it: the code around it is compiled as separate pieces with a trip through Python "
                 "between them, and optimizations across the break are lost."
@@ -260,21 +258,23 @@ def cudagraph_skips(record: ProcessRecord) -> list[Observation]:
     for reason, events in skipped.items():
         function = events[0].get("function")
         text = reason.removeprefix("skipping cudagraphs due to ").strip()
+        owner = function if isinstance(function, Mapping) else None
         found.append(
             Observation(
                 "compile-cudagraph-skipped",
                 AREA,
                 Status.WARN,
-                f"CUDA graphs were skipped for {_function_name(function if isinstance(function, Mapping) else None)}: "
-                f"{text}"[:300],
+                clip(f"CUDA graphs were skipped for {_function_name(owner)}: {text}", 300),
                 detail='mode="reduce-overhead" records the compiled graph as a CUDA graph to cut launch overhead; '
                 "inductor skipped it, so this function runs without one. Typical causes: an input mutated in "
                 "place, a CPU tensor or op in the graph, dynamic shapes, or an op that cannot be captured.",
                 location=_location(events[0].get("called_from")) or _location(function),
                 count=len(events),
                 steps=ev.steps(events),
-                code_fix=("remove the cause inductor names (keep every tensor of the graph on the GPU, avoid in-place "
-                          "updates of inputs), or drop mode=\"reduce-overhead\" for this function",),
+                code_fix=(
+                    "remove the cause inductor names (keep every tensor of the graph on the GPU, avoid in-place "
+                    'updates of inputs), or drop mode="reduce-overhead" for this function',
+                ),
                 refs=(CUDAGRAPH_TREES,),
                 evidence={"reason": reason},
             )

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from xladoctor.profile.model import ProcessRecord
+from xladoctor.sanitize import clip
 
 
 def steps(events: Iterable[Mapping[str, Any]]) -> tuple[int, ...]:
@@ -29,7 +30,7 @@ def source_line(where: object) -> str:
 def key_of(value: object) -> object:
     """A field used to group events (a frame id, a cache id): the value itself when it can be a key, else its text,
     so a record that holds a list there still groups instead of failing."""
-    return value if isinstance(value, (str, int, float, type(None))) else repr(value)[:200]
+    return value if isinstance(value, (str, int, float, type(None))) else clip(repr(value), 200)
 
 
 def count_of(value: object) -> int:

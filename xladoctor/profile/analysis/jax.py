@@ -11,6 +11,7 @@ from typing import Any
 from xladoctor.findings import Status
 from xladoctor.profile.analysis import events as ev
 from xladoctor.profile.model import Location, Observation, ProcessRecord
+from xladoctor.sanitize import clip
 
 AREA = "jax"
 # docs/faq.rst and docs/jit-compilation.md (jax v0.10.2): jit caches by input shapes/dtypes, static argument
@@ -97,10 +98,10 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                 "jax-recompilation",
                 AREA,
                 Status.WARN,
-                f"{name}() was traced and compiled {misses + 1} times: {why}{_detail(cause, example)}"[:300],
+                clip(f"{name}() was traced and compiled {misses + 1} times: {why}{_detail(cause, example)}", 300),
                 detail="Each cache miss traces the Python function and compiles it with XLA again, which costs far "
                 "more than running it. JAX's own explanation (jax_explain_cache_misses) of one of them:\n"
-                + example[:800],
+                + clip(example, 800),
                 location=Location.from_record(first.get("location")),
                 count=misses,
                 steps=steps,

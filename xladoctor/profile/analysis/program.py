@@ -8,12 +8,14 @@ from collections.abc import Sequence
 from xladoctor.findings import Finding, Status
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.model import Observation, ProcessRecord, ProfileFinding
+from xladoctor.redact import redact_argv
+from xladoctor.sanitize import clip
 
 AREA = "program"
 
 
 def _command(argv: Sequence[str]) -> str:
-    return shlex.join(argv)
+    return shlex.join(redact_argv(argv))
 
 
 def program_exit(outcome: RunOutcome, workers: Sequence[ProcessRecord]) -> ProfileFinding:
@@ -23,16 +25,30 @@ def program_exit(outcome: RunOutcome, workers: Sequence[ProcessRecord]) -> Profi
     evidence = {"exit_status": outcome.exit_status, "duration_s": round(outcome.duration_s, 3), "command": command}
     if outcome.signals_received:
         evidence["signals_received"] = list(outcome.signals_received)
-    if outcome.returncode == 0 and not unfinished:
+    if outcome.returncode == 0 and not unfinished and not outcome.interrupted:
         title = f"{command} exited with status 0 after {outcome.duration_s:.1f} s"
         finding = Finding("program-exit", AREA, Status.OK, title, evidence=evidence)
+    elif outcome.returncode == 0 and not unfinished:
+        title = f"{command} was interrupted ({outcome.signals_received[0]}) and exited with status 0 after it"
+        detail = (
+            f"xladoctor received {outcome.signals_received[0]} and passed it on to the program, which then exited by "
+            "itself: what follows covers the run up to there."
+        )
+        finding = Finding("program-exit", AREA, Status.WARN, title, detail=detail, evidence=evidence)
     else:
         title = f"{command} {outcome.describe()} after {outcome.duration_s:.1f} s"
         detail = "The findings below are what the processes recorded before that: a partial report."
         if unfinished:
             detail += f" Processes that never reached their exit (crashed or killed): {', '.join(unfinished)}."
             evidence["unfinished"] = unfinished
-        if outcome.signals_received:
+        if outcome.forced:
+            detail += (
+                f" xladoctor passed {outcome.signals_received[0]} on to the program, then, at the second signal, "
+                f"killed {outcome.stopped} process{'es' if outcome.stopped != 1 else ''} of its group; processes it "
+                "had detached into sessions of their own were left alone."
+            )
+            evidence["stopped_processes"] = outcome.stopped
+        elif outcome.signals_received:
             detail += f" xladoctor received {', '.join(outcome.signals_received)} and passed it on to the program."
         finding = Finding("program-exit", AREA, Status.FAIL, title, detail=detail, evidence=evidence)
     return ProfileFinding(finding, None, 1, (), tuple(r.label for r in workers) or ("pid ?",))
@@ -87,7 +103,7 @@ def analysis_error(detector: str, exc: Exception) -> Observation:
         AREA,
         Status.ERROR,
         f"xladoctor could not read what its {detector} detector needs from the records",
-        detail=f"{type(exc).__name__}: {str(exc)[:200]}. What this detector finds is missing from this profile; "
+        detail=f"{type(exc).__name__}: {clip(str(exc), 200)}. What this detector finds is missing from this profile; "
         "the rest was read. Please report it with the framework versions (`--keep-records DIR` keeps the records).",
         evidence={"detector": detector, "error": type(exc).__name__},
     )
@@ -101,3 +117,21 @@ def notes(workers: Sequence[ProcessRecord]) -> tuple[str, ...]:
         if record.malformed_lines:
             found.append(f"{record.label}: {record.malformed_lines} unreadable record line(s) were skipped")
     return tuple(found)
+
+
+LEFT_RUNNING_SHOWN = 10
+
+
+def left_running_note(outcome: RunOutcome) -> str | None:
+    """The processes the program left running when it ended, named (they are not stopped: profiling must not
+    change what the program does)."""
+    left = outcome.left_running
+    if not left:
+        return None
+    shown = "; ".join(p.describe() for p in left[:LEFT_RUNNING_SHOWN])
+    more = f"; and {len(left) - LEFT_RUNNING_SHOWN} more" if len(left) > LEFT_RUNNING_SHOWN else ""
+    several = len(left) != 1
+    return (
+        f"{len(left)} process{'es' if several else ''} the program started {'were' if several else 'was'} still "
+        f"running when it ended, left as they were: {shown}{more}"
+    )

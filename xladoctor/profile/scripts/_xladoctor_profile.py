@@ -39,6 +39,16 @@ _counts = {}  # key -> [kind, fields, count, steps(list)]
 _step = {"index": 0}  # the step being run: 1 until the first boundary, n+1 after the n-th
 
 
+def cut(text, limit, tail=False):
+    """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
+    if len(text) <= limit:
+        return text
+    part = text[-limit:] if tail else text[:limit]
+    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
+        part.rfind(" "), part.rfind("\n"))
+    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
+
+
 def now():
     return round(time.perf_counter() - _state["t0"], 6)
 

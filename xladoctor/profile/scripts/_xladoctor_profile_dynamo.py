@@ -34,7 +34,7 @@ _state = {"sync_mode_ours": False, "frames": {}}
 
 def _first_line(text, limit=400):
     text = str(text or "").strip()
-    return text.split("\n", 1)[0][:limit]
+    return core.cut(text.split("\n", 1)[0], limit)
 
 
 def _reason_of(payload):
@@ -44,7 +44,7 @@ def _reason_of(payload):
     for line in lines[:8]:
         line = line.strip()
         if line and not line.startswith("Encountered graph break when attempting to trace"):
-            return line[:400]
+            return core.cut(line, 400)
     return None
 
 
@@ -54,7 +54,7 @@ def _block(payload, label):
     for part in re.split(r"\n\s*" + label + r": ", payload)[1:]:
         text = part.split("\n\n", 1)[0]
         text = re.split(r"\n\s*(?:Hint|Explanation|Developer debug context):", text)[0]
-        found.append(" ".join(t.strip() for t in text.split("\n"))[:400])
+        found.append(core.cut(" ".join(t.strip() for t in text.split("\n")), 400))
     return found
 
 
@@ -100,7 +100,7 @@ def _with_code(where):
         try:
             import linecache
 
-            where["code"] = linecache.getline(where["file"], where["line"]).strip()[:200]
+            where["code"] = core.cut(linecache.getline(where["file"], where["line"]).strip(), 200)
         except Exception:
             pass
     return where

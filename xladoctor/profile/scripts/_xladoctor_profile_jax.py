@@ -72,7 +72,7 @@ def _record_miss(message):
         location=location,
         definition=core.describe(defined.group("file"), int(defined.group("line")), name) if defined else None,
         cause=_cause(body),
-        explanation=body.strip()[:1500],
+        explanation=core.cut(body.strip(), 1500),
     )
 
 

@@ -43,7 +43,7 @@ class _RetraceRecorder(logging.Handler):
         except Exception:
             return
         if "triggered tf.function retracing" in message:
-            core.emit("tf_retrace_warning", message=message[:300])
+            core.emit("tf_retrace_warning", message=core.cut(message, 300))
 
 
 def _signature(concrete):

@@ -137,7 +137,7 @@ def _with_code(where):
     try:
         import linecache
 
-        where["code"] = linecache.getline(where["file"], where["line"]).strip()[:200]
+        where["code"] = core.cut(linecache.getline(where["file"], where["line"]).strip(), 200)
     except Exception:
         pass
     return where
