@@ -66,7 +66,11 @@ def test_torch_213_with_torch_xla_29_is_a_mismatch_and_really_is(real_env) -> No
     assert failed["id"] == "torch-xla-torch-mismatch"
     assert failed["title"] == "torch_xla 2.9.0 is built for torch 2.9, but torch 2.13.0+cpu is installed"
     assert failed["evidence"]["move"].startswith("no torch_xla release exists for torch 2.13")
-    assert report["plan"]["commands"] == [f"{python} -m pip install torch==2.9.0 torch_xla==2.9.0"]
+    # the CPU build moves to the CPU build of 2.9 (PyPI's torch 2.9.0 is a CUDA build with GBs of nvidia-* wheels)
+    assert report["plan"]["commands"] == [
+        f"{python} -m pip install --extra-index-url https://download.pytorch.org/whl/cpu torch==2.9.0+cpu "
+        "torch_xla==2.9.0"
+    ]
     imported = _import_torch_xla(python)
     assert imported.returncode != 0 and "undefined symbol" in imported.stderr
 
