@@ -478,3 +478,19 @@ def test_node_0_listens_on_ipv6_and_ipv4_alike() -> None:
     assert reply["go"] is True and all(m.roll.go for m in members)
     assert {u: m["peer"] for u, m in host.roll.members.items() if u} == {1: "127.0.0.1", 2: "::1"}
     host.close()
+
+
+def test_a_hello_with_a_huge_host_name_is_refused_at_once_and_named_briefly() -> None:
+    """A valid hello with a 200 KB host name once kept node 0 busy past 90 s (its name, highlighted by rich):
+    every field has a size limit where the message arrives, and what is echoed of it is cut."""
+    host, port = host_of()
+    started = time.monotonic()
+    reply, members = roll_call(host, port, [{**hello_message(1, 2, "node", "b"), "host": "h" * 200_000}], 0.4)
+    assert time.monotonic() - started < 10
+    assert reply["go"] is False and len(reply["strangers"][0]) < 400
+    assert reply["strangers"][0].endswith(
+        "sent a hello node 0 cannot read: 'host' is a string of 200,000 characters, longer than the 255 a host "
+        "name may be"
+    )
+    assert members[0].roll.reply["reason"] == "malformed"
+    host.close()
