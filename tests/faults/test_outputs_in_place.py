@@ -237,3 +237,18 @@ def test_two_outputs_of_one_run_may_not_name_one_file(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     result = run_cli("check", "--facts", str(GOOD), "-o", str(out), "--report", f"json:{out}")
     assert result.returncode == 2 and "names the same file as --output" in result.stderr and not out.exists()
+
+
+@pytest.mark.skipif(ROOT, reason="root writes in every folder: the folder cannot be locked against it")
+def test_a_writable_file_in_a_locked_folder_is_rewritten_as_a_shell_does(tmp_path: Path) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    out = folder / "report.json"
+    out.write_text("old\n")
+    folder.chmod(0o555)
+    try:
+        result = run_cli("check", "--facts", str(GOOD), "--json", "-o", str(out))
+        assert result.returncode == 0, result.stderr
+        assert json.loads(out.read_text())["schema_version"] == 1
+    finally:
+        folder.chmod(0o755)

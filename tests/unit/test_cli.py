@@ -75,7 +75,10 @@ def test_json_report_validates_against_the_published_schema() -> None:
         (("--python", "/tmp"), "--python /tmp: not an executable file"),
         (("--timeout", "-1"), "--timeout -1: must be a positive number of seconds"),
         (("matrix", "torch-nothing"), "unknown relation 'torch-nothing'; valid: conflicting-distributions"),
-        (("snapshot", "-o", "/nonexistent-dir/x.json"), "--output /nonexistent-dir/x.json: the folder /nonexistent-dir does not exist"),
+        (
+            ("snapshot", "-o", "/nonexistent-dir/x.json"),
+            "--output /nonexistent-dir/x.json: the folder /nonexistent-dir does not exist",
+        ),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(args: tuple[str, ...], needle: str) -> None:

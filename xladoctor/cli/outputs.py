@@ -38,14 +38,16 @@ class Destination:
     """An examined output: how it will be written, and the file that will change."""
 
     given: Path
-    how: str  # "replace": a regular file (new or not) renamed into place; "in-place": device, FIFO; "descriptor"
+    # "replace": a regular file (new or not) renamed into place; "truncate": a file in a folder we cannot write,
+    # rewritten as `>` does; "in-place": a device or a FIFO; "descriptor": stdout, stderr, /dev/fd/N
+    how: str
     target: Path  # the file that changes (the link's target for a link)
     descriptor: int | None = None
     link: bool = False  # `given` is a symbolic link that was followed
 
     def said(self) -> str:
         """What the user is told once it is written."""
-        if self.link and self.how == "replace":
+        if self.link and self.how in ("replace", "truncate"):
             return f"wrote {one_line(str(self.target))} (the file the link {one_line(str(self.given))} points to)"
         return f"wrote {one_line(str(self.given))}"
 
@@ -126,9 +128,11 @@ def examine(path: Path, option: str) -> Destination:
     mode = info.st_mode
     if stat.S_ISREG(mode):
         target = Path(os.path.realpath(path)) if link else path
-        _folder_writable(target.parent if str(target.parent) else Path("."), option, path)
         if not os.access(target, os.W_OK):  # a shell's `>` refuses a read-only file too
             raise UsageError(f"{shown}: permission denied")
+        folder = target.parent if str(target.parent) else Path(".")
+        if not os.access(folder, os.W_OK | os.X_OK):  # no temporary file can go beside it: write it as `>` does
+            return Destination(path, "truncate", target, link=link)
         return Destination(path, "replace", target, link=link)
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         if not os.access(path, os.W_OK):
@@ -209,6 +213,12 @@ def write_output(destination: Destination, text: str, option: str, quiet: bool =
             _write_all(destination.descriptor, data)
         elif destination.how == "in-place":
             _in_place(destination, data)
+        elif destination.how == "truncate":
+            fd = os.open(destination.target, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
         else:
             _replace(destination, data)
     except OSError as exc:
@@ -240,7 +250,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def overwrites(destination: Destination, source: Path) -> bool:
     """Whether writing `destination` would change the file `source` (a link or another spelling of it too)."""
-    if destination.how != "replace":
+    if destination.how not in ("replace", "truncate"):
         return False  # a device or a pipe written in place loses nothing
     mine = _identity(destination.target)
     if mine is not None and mine == _identity(source):
@@ -259,6 +269,6 @@ def refuse_inputs(outputs: Iterable[tuple[Destination | None, str]], inputs: Seq
             if source is not None and str(source) != "-" and overwrites(destination, source):
                 raise UsageError(f"{shown} is {what}: writing it would destroy that input; give another file")
         for other, other_option in taken:
-            if destination.how == "replace" and overwrites(destination, other.target):
+            if overwrites(destination, other.target):
                 raise UsageError(f"{shown} names the same file as {other_option}: give each its own")
         taken.append((destination, option))

@@ -1,6 +1,6 @@
-"""A plan keeps the build of what it replaces when it moves to another release: a torch installed from PyTorch's CPU index (2.13.0+cpu) moves to
-another +cpu build, never to PyPI's default Linux wheel (a CUDA build that pulls several GB of nvidia-* wheels a
-CPU machine cannot use).
+"""A plan keeps the build of what it replaces when it moves to another release: a torch installed from PyTorch's
+CPU index (2.13.0+cpu) moves to another +cpu build, never to PyPI's default Linux wheel (a CUDA build that pulls
+several GB of nvidia-* wheels a CPU machine cannot use).
 
 PyTorch publishes each release's builds under a local version label on its own index
 (https://download.pytorch.org/whl/<label>, pytorch.org/get-started/locally): `+cpu` for every release, and the
