@@ -84,11 +84,25 @@ def test_the_fix_plan_really_resolves_the_mismatch(tmp_path: Path) -> None:
         shutil.rmtree(env, ignore_errors=True)  # about 7 GB once fixed
 
 
+# The plan keeps torch's CPU build (torch==2.9.0+cpu from download.pytorch.org/whl/cpu), which is right for the
+# user and cannot be reached from this machine: only PyPI is. The commands run here are the plan's with that one
+# pin swapped for PyPI's torch 2.9.0 (the same release, a CUDA build that runs on the CPU), so the pairing the plan
+# makes is still proved for real; tests/unit/test_plan_pairs.py proves the +cpu pin itself.
+_OFFLINE = (" --extra-index-url https://download.pytorch.org/whl/cpu", ""), ("torch==2.9.0+cpu", "torch==2.9.0")
+
+
+def _runnable_here(command: str) -> str:
+    for old, new in _OFFLINE:
+        command = command.replace(old, new)
+    return command
+
+
 def _fix_and_recheck(python: Path) -> None:
     code, before = _check(python)
     assert code == 1 and before["plan"]["commands"]
+    assert any("torch==2.9.0+cpu" in c for c in before["plan"]["commands"]), before["plan"]["commands"]
     for command in before["plan"]["commands"]:
-        subprocess.run(command, shell=True, check=True, capture_output=True, timeout=1800)
+        subprocess.run(_runnable_here(command), shell=True, check=True, capture_output=True, timeout=1800)
     code, after = _check(python)
     assert code == 0, after
     assert _statuses(after)["torch-xla-torch-mismatch"] == "ok"

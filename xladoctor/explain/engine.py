@@ -7,7 +7,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from xladoctor.explain.scan import ChunkReader, ScanResult, SignatureHits, scan
+from xladoctor.explain.decide import diagnose
+from xladoctor.explain.records import parse
+from xladoctor.explain.regions import FRAME_TRIGGER, RegionCollector
+from xladoctor.explain.rules import trigger_literals
+from xladoctor.explain.scan import ERROR_WORDS, ChunkReader, ScanResult, SignatureHits, scan
+from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
 from xladoctor.matrix.signatures import ROLE_RANK, Signature
 from xladoctor.remedy.fix import PACKAGE_STEPS, Fix
@@ -61,6 +66,8 @@ class Explanation:
     candidates: tuple[tuple[int, str], ...]  # error-like lines, when no signature explains a failure
     primary: str | None = None  # the id of the match that is the root cause (see primary_cause)
     skipped_bytes: int = 0  # the middles of lines over 4 MiB, not searched (scan.LONG_LINE_KEPT_BYTES)
+    diagnosis: Diagnosis | None = None  # the one verdict (decide.py); None: nothing in the log failed
+    records: int = 0  # failure records read from the log
 
     def ranked(self) -> list[Explained]:
         """The root cause first, then the other causes, the follow-ons and the benign lines, each by first line."""
@@ -68,7 +75,7 @@ class Explanation:
 
     def failing(self) -> bool:
         """Whether anything found explains a failure (benign lines alone do not)."""
-        return any(m.role != "benign" for m in self.matches)
+        return self.diagnosis is not None or any(m.role != "benign" for m in self.matches)
 
 
 def _rank(match: Explained) -> tuple[int, bool]:
@@ -138,7 +145,8 @@ def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
 def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts | None) -> Explanation:
     matches = tuple(_explained(hit, facts) for hit in result.hits)
     explained = any(m.role != "benign" for m in matches)
-    candidates = () if explained else tuple(result.candidates)
+    # a traceback's header says nothing: the exception line below it does
+    candidates = () if explained else tuple(c for c in result.candidates if not c[1].lstrip().startswith("Traceback (most"))
     target = facts.python.executable if facts is not None and facts.python is not None else None
     return Explanation(name, kind, size, result.lines, target, matches, candidates, primary_cause(matches))
 
@@ -152,9 +160,17 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     memory and in time linear in its size."""
     reader = ChunkReader(stream)
     notebook = name.endswith(".ipynb") or bool(_NOTEBOOK.match(reader.head()))
-    result = scan(reader.chunks(notebook), notebook=notebook)
+    collector = RegionCollector(trigger_words(), notebook)
+    result = scan(reader.chunks(notebook), notebook=notebook, regions=collector)
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
-    return dataclasses.replace(explained, skipped_bytes=reader.skipped[0])
+    records = parse(collector.finish(), notebook)
+    diagnosis = diagnose(records, explained.matches, facts)
+    return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
+
+
+def trigger_words() -> tuple[str, ...]:
+    """What makes a line worth reading as a failure: the error words, and every family rule's literals."""
+    return (*ERROR_WORDS, FRAME_TRIGGER, *trigger_literals())
 
 
 def exit_status(explanation: Explanation) -> int:

@@ -21,6 +21,7 @@ from functools import partial
 from typing import BinaryIO
 
 from xladoctor.explain.literals import longest_match, required_literals
+from xladoctor.explain.regions import RegionCollector
 from xladoctor.matrix.signatures import Match, Signature, load_signatures
 from xladoctor.redact import redact_text
 
@@ -44,13 +45,13 @@ _ANSI_JSON = re.compile(r"\\u001b\[[0-9;?]*[A-Za-z]")
 _UNICODE_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})")
 # Words of lines that look like an error, for logs with no known signature (the last ones are usually the
 # cause). Searched with `in` first (C speed), then with one regular expression in chunks that hold one.
-_ERROR_WORDS = (
+ERROR_WORDS = (
     "Error", "ERROR", "error:", "Exception", "Traceback (most recent", "FATAL", "Fatal", "fatal error",
     "Segmentation fault", "Aborted", "Killed", "undefined symbol", "cannot open", "not found", "No such file",
     "failed", "Failed",
 )  # fmt: skip
-_ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in _ERROR_WORDS[2:]) + "|ERROR")
-_LONGEST_WORD = max(map(len, _ERROR_WORDS))
+_ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in ERROR_WORDS[2:]) + "|ERROR")
+_LONGEST_WORD = max(map(len, ERROR_WORDS))
 
 
 _DIGITS = str.maketrans("123456789", "000000000")
@@ -309,6 +310,7 @@ class _Scanner:
         self.carry_at = 0  # where the carry starts in its line
         self.open: _Open | None = None  # the unfinished line, when it is too long to search whole
         self.tail_candidate = False  # the last candidate is from the unfinished line
+        self.regions: RegionCollector | None = None  # the parts of the log that can hold a failure (explain/regions)
 
     def feed(self, raw: str) -> None:
         chunk = _decode(raw) if self.notebook else raw
@@ -320,6 +322,8 @@ class _Scanner:
         self.carry, self.carry_at, self.open = "", 0, None
         ends = text.endswith("\n")
         view = distinct_lines(text)
+        if self.regions is not None:
+            self.regions.feed(chunk, view)
         live = self._live(view)
         if live:
             self._match(text, live, first_at, opened, ends)
@@ -327,7 +331,7 @@ class _Scanner:
             tail = self._line_start(text, len(text))
             self._search(text[tail:], self.line + text.count("\n"), first_at if tail == 0 else 0,
                          opened if tail == 0 else None, (), ends)  # fmt: skip
-        if any(word in view for word in _ERROR_WORDS):
+        if any(word in view for word in ERROR_WORDS):
             # words in a carried long line's end were seen last time; a short unfinished line's, once it ends
             since = carried if opened is not None else 0
             until = len(text) - len(self.carry) if self.carry and self.open is None else len(text)
@@ -573,11 +577,18 @@ def _cut(text: str, size: int = EVIDENCE_CHARS) -> str:
     return text[: space if space > 0 else size]
 
 
-def scan(chunks: Iterable[str], signatures: Iterable[Signature] | None = None, notebook: bool = False) -> ScanResult:
-    """Match every line of `chunks` against the signatures (first matching signature wins a line).
+def scan(
+    chunks: Iterable[str],
+    signatures: Iterable[Signature] | None = None,
+    notebook: bool = False,
+    regions: RegionCollector | None = None,
+) -> ScanResult:
+    """Match every line of `chunks` against the signatures (first matching signature wins a line), and hand each
+    chunk to `regions` on the way.
 
     `notebook`: the chunks are a notebook's JSON, read as the text of its strings (see _decode)."""
     scanner = _Scanner(_prepare(signatures if signatures is not None else load_signatures()), notebook)
+    scanner.regions = regions
     for chunk in chunks:
         scanner.feed(chunk)
     return scanner.result()

@@ -1,0 +1,99 @@
+"""From what the log holds to one verdict: the family rules' candidates and the catalogue's signatures side by side,
+the root among them (verdict.root), joined with the environment's facts (join.py), rendered for its installer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from xladoctor.explain.join import join
+from xladoctor.explain.records import Failure
+from xladoctor.explain.verdict import Candidate, Diagnosis, candidates, families, lead_record, next_steps, root
+from xladoctor.facts import Facts
+from xladoctor.remedy.render import render_fix
+
+if TYPE_CHECKING:
+    from xladoctor.explain.engine import Explained
+
+SPECIFIC_SIGNATURE = 0.93  # a signature written for one known failure: more exact than any family rule
+GENERIC_SIGNATURE = 0.55
+
+
+@lru_cache(maxsize=1)
+def _signature_families() -> tuple[dict[str, str], dict[str, str]]:
+    text = resources.files("xladoctor.compat_matrix").joinpath("failures", "signature-families.json").read_text("utf-8")
+    doc = json.loads(text)
+    return doc["categories"], doc["ids"]
+
+
+def family_of_signature(signature_id: str, category: str) -> str | None:
+    categories, ids = _signature_families()
+    return ids.get(signature_id) or categories.get(category)
+
+
+def _from_signature(match: Explained) -> Candidate | None:
+    if match.role == "benign":
+        return None
+    family = family_of_signature(match.id, match.category)
+    if family is None:
+        return None
+    line, text = match.evidence[0] if match.evidence else (0, "")
+    failure = Failure("line", "", text, line, text)
+    generic = match.generic or match.role == "follow_on"
+    verdict = families().get(family, {}).get("verdict", "unknown")
+    return Candidate(
+        family, verdict, match.cause, GENERIC_SIGNATURE if generic else SPECIFIC_SIGNATURE, failure,
+        f"signature:{match.id}", {}, None, (), match.source, match.note, match.remediation,
+    )  # fmt: skip
+
+
+def _merged(chosen: Candidate, found: Sequence[Candidate]) -> Candidate:
+    """A signature and a family rule that read the same line as the same family: the signature's words (written
+    for that exact failure), the rule's parameters."""
+    same = [c for c in found if c is not chosen and c.family == chosen.family and c.failure.line == chosen.failure.line]
+    if not same:
+        return chosen
+    other = same[0]
+    if chosen.rule.startswith("signature:"):
+        return replace(chosen, params={**other.params, **chosen.params}, next=chosen.next or other.next)
+    if other.rule.startswith("signature:"):
+        return replace(other, params={**chosen.params, **other.params}, next=other.next or chosen.next)
+    return chosen
+
+
+def diagnose(records: Sequence[Failure], matches: Sequence[Explained], facts: Facts | None) -> Diagnosis | None:
+    """The one verdict of a log, or None when nothing in it failed."""
+    found = candidates(records)
+    found += [c for c in (_from_signature(m) for m in matches) if c is not None]
+    chosen = root(found)
+    if chosen is None:
+        lead = lead_record(records)
+        if lead is None or lead.warning:
+            return None
+        return Diagnosis(
+            "unknown", None,
+            "No family or signature decides this failure. The record that matters is the last error: "
+            f"{lead.text[:300]}",
+            0.2, lead.line, lead.text, "structure:last-error", next=next_steps(lead),
+        )  # fmt: skip
+    chosen = _merged(chosen, found)
+    joined = join(chosen, records, facts)
+    if chosen.remediation and joined.fix is None:
+        remediation = chosen.remediation
+    else:
+        fix = joined.fix or chosen.fix
+        remediation = render_fix(fix, facts) if fix is not None else ()
+    others = tuple(dict.fromkeys(c.family for c in found if c.family != chosen.family and not c.failure.warning))
+    confidence = chosen.confidence * (0.85 if others and chosen.confidence < 0.9 else 1.0)
+    if joined.contradicted:
+        confidence *= 0.8
+    cause = chosen.cause + (f" Note: {chosen.note}" if chosen.note else "")
+    return Diagnosis(
+        chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, chosen.failure.text[:500],
+        chosen.rule, dict(chosen.params), tuple(remediation), chosen.next or next_steps(chosen.failure), chosen.source,
+        joined.said, joined.contradicted, others,
+    )  # fmt: skip

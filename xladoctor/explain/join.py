@@ -1,0 +1,113 @@
+"""The log joined with the environment's facts (this interpreter's, --python's, --facts'): each cause checked
+against what is installed, and said when the facts contradict the log (then the log came from another
+environment, and the fix is for that one)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.verdict import Candidate
+from xladoctor.facts import Facts
+from xladoctor.facts.builds import torch_cuda
+from xladoctor.matrix.failures import library_named
+from xladoctor.remedy.fix import Fix, install
+
+_PYTHON_IN_PATH = re.compile(r"[/\\]python(?P<version>3\.\d{1,2})[/\\](?:site|dist)-packages[/\\]")
+
+
+@dataclass(frozen=True)
+class Joined:
+    said: tuple[str, ...]
+    contradicted: bool
+    fix: Fix | None  # a fix made exact by the facts (a pin), when there is one
+
+
+def _pin_required(facts: Facts, package: str) -> str:
+    """The specifier an installed distribution requires `package` at (torch's nvidia-* pins), or ''."""
+    key = canonicalize_name(package)
+    for dist in facts.distributions:
+        for text in dist.requires:
+            try:
+                requirement = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if canonicalize_name(requirement.name) == key and requirement.specifier:
+                return str(requirement.specifier)
+    return ""
+
+
+def _python_of_log(records: Sequence[Failure]) -> str | None:
+    for record in records:
+        for frame in record.frames:
+            found = _PYTHON_IN_PATH.search(frame.file)
+            if found:
+                return found.group("version")
+    return None
+
+
+def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) -> Joined:
+    if facts is None or facts.python is None:
+        return Joined((), False, None)
+    said: list[str] = []
+    contradicted = False
+    fix: Fix | None = None
+    logged = _python_of_log(records)
+    here = ".".join(facts.python.version.split(".")[:2])
+    if logged and logged != here:
+        said.append(f"The log's frames are from Python {logged}, but these facts are of Python {here}: it came from another environment.")
+        contradicted = True
+    params = candidate.params
+    family = candidate.family
+    if family == "missing-library" and params.get("library"):
+        library = str(params["library"])
+        found = library_named(library)
+        if found is not None and found.wheel:
+            installed = facts.installed(found.package)
+            if installed is not None and found.library == library:
+                said.append(
+                    f"{found.package} {installed.version} is installed here, and it ships {library}: the log came from "
+                    "another environment, or something else on the loader's path (LD_LIBRARY_PATH) shadows it."
+                )
+                contradicted = True
+            elif found.library == library:
+                spec = _pin_required(facts, found.package)
+                said.append(f"{found.package} is not installed here" + (f"; the installed packages require it at {spec}." if spec else "."))
+                fix = install((found.package, spec))
+    elif family == "module-not-found" and params.get("package"):
+        installed = facts.installed(str(params["package"]))
+        if installed is not None:
+            said.append(
+                f"{installed.name} {installed.version} is installed in {facts.interpreter}: the program ran in another "
+                "interpreter (another venv or conda env), or a file of yours shadows the module."
+            )
+            contradicted = True
+    elif family == "gpu-arch-unsupported" and facts.system is not None and facts.system.gpus:
+        gpu = facts.system.gpus[0]
+        torch = facts.installed("torch")
+        archs = (torch.cuda_archs or {}).get("cubin") if torch is not None and torch.cuda_archs else None
+        listing = ", ".join(f"sm_{a}" for a in sorted(archs, key=int)) if archs else "unknown"
+        said.append(
+            f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability}); the installed torch "
+            f"{torch.version if torch else '?'} carries code for {listing}."
+        )
+    elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
+        nvidia = facts.system.nvidia
+        driver = nvidia.driver_version if nvidia is not None else None
+        cuda = torch_cuda(facts)
+        gpus = len(facts.system.gpus)
+        said.append(
+            f"Here: {gpus} NVIDIA GPU{'s' if gpus != 1 else ''}, driver {driver or 'none'}, torch built for CUDA "
+            f"{cuda or 'none (a CPU build)'}."
+        )
+    elif family in ("version-mismatch", "api-version-skew", "undefined-symbol"):
+        names = [str(params[k]) for k in ("package", "caller", "owner") if params.get(k)]
+        versions = [f"{d.name} {d.version}" for n in names if (d := facts.installed(n.split(" ")[0])) is not None]
+        if versions:
+            said.append("Installed here: " + ", ".join(dict.fromkeys(versions)) + ".")
+    return Joined(tuple(said), contradicted, fix)

@@ -1,0 +1,271 @@
+"""Failure records: what a region of the log says, parsed whatever its wrapping.
+
+A Python traceback becomes one record per exception (type, message, frames split into the user's code and
+library code, with the package each library frame belongs to), linked to the exception it caused or interrupted
+("The above exception was the direct cause ...", "During handling ..."); a wrapper such as torch.compile's
+BackendCompilerFailed gives way to the error its message carries. Any other error line becomes a line record with
+the lines after it. Prefixes (rank tags, timestamps, logger headers, `[rank3]:`, Ray's `(pid=...)`, glog's
+`E1203 ...]`), colour codes and Markdown quoting are taken off first. Pure: no file is read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from xladoctor.explain.regions import SEPARATOR, TRACEBACK, Region, notebook_content, prefix_shape, strip_prefix
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(?P<msg>.*))?)?$")
+_NAMED_LIKE_ERROR = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Failed|Fault|Timeout|Abort|Exhausted)$")
+_BARE = frozenset({"KeyboardInterrupt", "SystemExit", "StopIteration", "MemoryError", "RecursionError"})
+_CHAIN_CAUSE = "The above exception was the direct cause"
+_CHAIN_CONTEXT = "During handling of the above exception"
+# Log prefixes, taken off a line's start (repeatedly): srun -l labels, rank tags, Ray actor tags, timestamps with
+# their level and logger, glog headers, vLLM/loguru headers, Markdown quotes and list bullets.
+_PREFIX = re.compile(
+    r"^(?:"
+    r"\[(?:rank|default|RANK)\s?\d+\]:?\s?"
+    r"|rank\s?\d+\s?[:\]]\s?"
+    r"|\d{1,5}:\s(?=\S)"
+    r"|\((?:[\w.]+\s)?pid=\d+(?:,\s?ip=[\d.:a-f]+)?\)\s"
+    r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:[|:-]\s*)?"
+    r"|\[?(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)\]?(?::[\w.]+:\d+:|\s+\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}"
+    r"(?:\.\d+)?\s+(?:\[[^\]]{1,80}\]\s|[\w./-]+:\d+\]\s)?|\s?[|:-]\s?)"
+    r"|[IWEF]\d{4}\s\d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w./+-]+:\d+\]\s?"
+    r"|E\s{2,}(?=\S)|>\s?|[-*]\s(?=\S)|`{1,3}"
+    r")"
+)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
+_STDLIB = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)|<frozen |^<")
+# The package of a frame under site-packages, named as people install it (import name -> distribution).
+_DISTRIBUTIONS = {
+    "torch_xla": "torch-xla", "jaxlib": "jaxlib", "jax_plugins": "jax-cuda-plugin", "cv2": "opencv-python",
+    "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml", "google": "google (protobuf, ...)",
+    "tensorflow": "tensorflow", "tf_keras": "tf-keras", "flash_attn": "flash-attn",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a traceback: where, and whose code it is."""
+
+    file: str
+    line: int
+    function: str
+    owner: str | None  # the package a library frame belongs to ('torch', 'transformers'); None: the user's code
+
+    @property
+    def user(self) -> bool:
+        return self.owner is None
+
+    def short(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failure the log shows: a Python exception, or an error line with the lines after it."""
+
+    kind: str  # "exception" | "line"
+    type: str  # "RuntimeError", "torch.OutOfMemoryError"; "" for a line
+    message: str  # the exception's message (all its lines) or the line and its context
+    line: int  # the log's line number of the exception line (or the error line)
+    text: str  # that line, as shown (prefix taken off)
+    frames: tuple[Frame, ...] = ()
+    chain: int = 0  # which chain of exceptions in the log it belongs to
+    position: int = 0  # its place in its chain: 0 is the root (the first, which caused or preceded the others)
+    wrapper: bool = False  # a wrapper whose message carries another error (that one is its own record)
+    warning: bool = False  # a warning, not an error: the program may well have gone on
+    context: tuple[str, ...] = field(default_factory=tuple)  # the lines before it in its region (a line record)
+
+    @property
+    def last_frame(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+    @property
+    def raised_in_user_code(self) -> bool:
+        frame = self.last_frame
+        return frame is not None and frame.user
+
+    @property
+    def user_frame(self) -> Frame | None:
+        """The last frame of the user's own code: where a fix of theirs goes."""
+        return next((f for f in reversed(self.frames) if f.user), None)
+
+    @property
+    def library(self) -> str | None:
+        """The package whose code raised it (the last frame's), None when the user's code did."""
+        frame = self.last_frame
+        return frame.owner if frame is not None else None
+
+    @property
+    def haystack(self) -> str:
+        """What rules read: the type and message of an exception, the line and its context otherwise."""
+        return f"{self.type}: {self.message}" if self.type else self.message
+
+
+def clean(line: str) -> str:
+    """A log line without colour codes and the prefixes loggers and launchers put before it."""
+    line = _ANSI.sub("", line) if "\x1b[" in line else line
+    line = line.rstrip("\r")
+    for _ in range(6):
+        found = _PREFIX.match(line)
+        if found is None or found.end() == 0:
+            break
+        line = line[found.end() :]
+    return line.strip("`") if line.startswith("`") else line
+
+
+def owner_of(path: str) -> str | None:
+    """The package a frame's file belongs to; 'python' for the standard library; None for the user's own code."""
+    found = _SITE.search(path)
+    if found:
+        top = found.group("top").removesuffix(".py")
+        top = top.split("-", 1)[0] if top.endswith((".egg", ".dist-info")) else top
+        return _DISTRIBUTIONS.get(top, top)
+    if _STDLIB.search(path):
+        return "python"
+    return None
+
+
+def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:
+    """(type, message) when `text` is an exception line: any dotted name ending a traceback, else one named like an
+    error ('...Error', '...Exception', ...)."""
+    found = _EXCEPTION.match(text.strip())
+    if found is None:
+        return None
+    kind = found.group("type")
+    last = kind.rsplit(".", 1)[-1]
+    if found.group("msg") is None and ":" not in text and kind not in _BARE and not in_traceback:
+        return None
+    if not in_traceback and not _NAMED_LIKE_ERROR.search(last) and last not in _BARE:
+        return None
+    return kind, (found.group("msg") or "").strip()
+
+
+def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
+    """The exceptions of a traceback region, in order; a chain separator links each to the next."""
+    shape = region.prefix
+    frames: list[Frame] = []
+    position = 0
+    lines = [(n, strip_prefix(t, shape)) for n, t in region.lines]
+    index = 0
+    while index < len(lines):
+        number, text = lines[index]
+        body = clean(text) if shape is None else text
+        frame = _FRAME.match(body)
+        if TRACEBACK in body:
+            frames = []
+        elif frame is not None:
+            path = frame.group("file")
+            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+        elif body and not body.startswith((" ", "\t")) and (parsed := _exception_line(clean(body), True)):
+            message, index = _message(lines, index, parsed[1])
+            yield Failure("exception", parsed[0], message, number, clean(body), tuple(frames), chain, position)
+            position += 1
+            frames = []
+            continue
+        index += 1
+
+
+def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:
+    """An exception's message: its first line and the lines after it, up to a blank line, a chain separator or a new
+    traceback; the index of the line after it."""
+    parts = [first]
+    index += 1
+    while index < len(lines):
+        text = clean(lines[index][1])
+        if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):
+            break
+        if _FRAME.match(text):
+            break
+        parts.append(text)
+        index += 1
+    return "\n".join(parts).strip(), index
+
+
+_WRAPPER = re.compile(r"(?:raised|failed|error)[^\n]{0,80}:\s*$|see the (?:next|following) line", re.IGNORECASE)
+
+
+def _unwrapped(failure: Failure) -> Iterator[Failure]:
+    """The error a wrapper carries in its message (torch._dynamo's BackendCompilerFailed "backend='inductor'
+    raised:\\nRuntimeError: ..."; InductorError; a subprocess's error re-raised): as a record of its own, after it."""
+    lines = failure.message.split("\n")
+    if len(lines) < 2:
+        return
+    first = lines[0]
+    inner_at = next(
+        (i for i, line in enumerate(lines[1:], 1) if _exception_line(line, False) is not None),
+        None,
+    )
+    if inner_at is None or not (_WRAPPER.search(first) or failure.type.endswith(("BackendCompilerFailed", "InductorError"))):
+        return
+    parsed = _exception_line(lines[inner_at], False)
+    assert parsed is not None
+    message = "\n".join([parsed[1], *lines[inner_at + 1 :]]).strip()
+    yield replace(failure, type=parsed[0], message=message, text=lines[inner_at], wrapper=False)
+
+
+_WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
+
+
+_SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |return |print\()")
+
+
+def _line_records(region: Region, chain: int) -> Iterator[Failure]:
+    lines = list(region.lines)
+    while lines and (_SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1]))):
+        lines.pop(0)  # a line of source code or a frame quoted from a traceback: the error comes after it
+    if not lines:
+        return
+    region = Region(lines, region.traceback, False, prefix=region.prefix)
+    number, first = region.lines[0]
+    text = clean(first)
+    context = tuple(clean(t) for _, t in region.lines[1:])
+    message = "\n".join([text, *context]).strip()
+    warning = bool(_WARNING_LINE.match(first.strip()) or _WARNING_LINE.match(text)) or "Warning:" in text
+    parsed = _exception_line(text, False)
+    if parsed is not None:
+        kind, first_message = parsed
+        body = "\n".join([first_message, *context]).strip()
+        yield Failure("exception", kind, body, number, text, (), chain, 0, warning="Warning" in kind)
+        return
+    yield Failure("line", "", message, number, text, (), chain, 0, warning=warning)
+
+
+def _notebook_lines(region: Region) -> Region:
+    """A notebook's region as the output lines its JSON strings hold, each with its file line number."""
+    lines: list[tuple[int, str]] = []
+    for number, text in region.lines:
+        content = notebook_content(text) if SEPARATOR in text else text.strip().strip('",')
+        lines.extend((number, part) for part in content.split("\n") if part.strip(" ,[]"))
+    if not lines:
+        return region
+    prefix = None
+    if region.traceback:
+        header = next((t for _, t in lines if TRACEBACK in t), "")
+        prefix = prefix_shape(header[: header.index(TRACEBACK)]) if header else None
+    return Region(lines, region.traceback, False, prefix=prefix)
+
+
+def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
+    """Every failure record of the regions, in log order; each traceback region is one chain."""
+    records: list[Failure] = []
+    for chain, region in enumerate(regions):
+        region = _notebook_lines(region) if notebook else region
+        found = list(_tracebacks(region, chain)) if region.traceback else []
+        if region.traceback and not found:  # a traceback cut before its exception line: the last frame is the lead
+            found = list(_line_records(region, chain))
+        if not region.traceback:
+            found = list(_line_records(region, chain))
+        for failure in found:
+            inner = list(_unwrapped(failure))
+            records.append(replace(failure, wrapper=bool(inner)))
+            records.extend(replace(i, position=failure.position) for i in inner)
+    return records
+
+
+__all__ = ["Failure", "Frame", "clean", "owner_of", "parse", "prefix_shape"]

@@ -1,0 +1,231 @@
+"""The parts of a log that can hold a failure, kept while it streams by: tracebacks whole, other error lines with
+the few lines after them. Bounded, whatever the log: the first FIRST_KEPT regions and the last LAST_KEPT, each at
+most REGION_LINES lines of LINE_CHARS characters, so a 1 GB log costs the memory of a short one.
+
+Only chunks whose distinct lines (scan.distinct_lines) hold a trigger literal are looked at line by line; the
+others cost a newline count. The triggers are the error words and the literals every family rule needs
+(explain/rules.py), so a line a rule could read is never skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+FIRST_KEPT = 24
+LAST_KEPT = 48
+REGION_LINES = 400
+LINE_CHARS = 4000
+AFTER = 6  # lines kept after an error line that is not a traceback: "Last error:", what(), the rest of a message
+TRACEBACK = "Traceback (most recent call last)"
+MAX_SHAPES = 1 << 16  # line shapes remembered as seen (beyond that, a shape may start a region again)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+@dataclass
+class Region:
+    """Consecutive lines of the log (line number, text), the first of them the one that triggered it."""
+
+    lines: list[tuple[int, str]]
+    traceback: bool
+    open: bool = True  # still taking lines (it reached the end of the chunk it started in)
+    budget: int = AFTER
+    prefix: re.Pattern[str] | None = None  # the shape of what precedes "Traceback" ("[rank3]: "), digits generalised
+
+    @property
+    def first(self) -> int:
+        return self.lines[0][0]
+
+
+class RegionCollector:
+    """Fed every decoded chunk of the log in order; `finish()` gives what it kept, in log order.
+
+    Cost: a chunk is looked at through its distinct lines (the scanner's view, digits made 0). A line shape that
+    holds a trigger starts a region the first time it is seen; seen again, it costs nothing (a warning printed every
+    step is read once). A traceback starts a region every time: its header is always the same, its exception not."""
+
+    def __init__(self, triggers: Iterable[str], notebook: bool = False) -> None:
+        self.notebook = notebook
+        literals = sorted({t for t in triggers if t}, key=len, reverse=True)
+        self._gates = tuple(dict.fromkeys(t.translate(_DIGITS) for t in literals))
+        self._pattern = re.compile("|".join(re.escape(t.translate(_DIGITS)) for t in literals))
+        self._first: list[Region] = []
+        self._last: deque[Region] = deque(maxlen=LAST_KEPT)
+        self._current: Region | None = None
+        self._pending = ""  # an unfinished last line, completed by the next chunk
+        self._seen: set[str] = set()  # line shapes that started a region already
+        self.line = 1  # the number of the next line to read
+        self.dropped = 0  # regions between the first and the last kept ones that were not kept
+
+    def feed(self, chunk: str, view: str | None = None) -> None:
+        """`chunk` of the log; `view`, its distinct lines as the scanner made them (tested for the triggers)."""
+        text = self._pending + chunk if self._pending else chunk
+        end = text.rfind("\n") + 1
+        self._pending = text[end:][:LINE_CHARS]
+        whole = text[:end]
+        if not whole:
+            return
+        if "\x1b[" in whole:
+            whole = _ANSI.sub("", whole)
+        pos = self._continue(whole, 0) if self._current is not None else 0
+        gate = view if view is not None else "\n".join(set(whole.translate(_DIGITS).split("\n")))
+        shapes = self._new_shapes(gate) if any(g in gate for g in self._gates) else []
+        if not shapes:
+            self.line += whole.count("\n", pos)
+            return
+        translated = whole.translate(_DIGITS)
+        for start in self._starts(translated, shapes, pos):
+            if start < pos:
+                continue
+            self.line += whole.count("\n", pos, start)
+            stop = whole.find("\n", start)
+            line = whole[start:stop]
+            self._start(line, TRACEBACK in line or _HEADLESS.match(line) is not None)
+            pos = self._continue(whole, stop + 1)
+        self.line += whole.count("\n", pos)
+
+    def _new_shapes(self, view: str) -> list[str]:
+        """The distinct line shapes of the view that hold a trigger and have not started a region yet."""
+        found: list[str] = []
+        at = 0
+        while (hit := self._pattern.search(view, at)) is not None:
+            start = view.rfind("\n", 0, hit.start()) + 1
+            stop = view.find("\n", hit.start())
+            stop = len(view) if stop < 0 else stop
+            shape = view[start:stop]
+            if TRACEBACK in shape or shape not in self._seen:
+                found.append(shape)
+                if TRACEBACK not in shape and len(self._seen) < MAX_SHAPES:
+                    self._seen.add(shape)
+            at = stop + 1
+        return found
+
+    @staticmethod
+    def _starts(translated: str, shapes: list[str], pos: int) -> list[int]:
+        """Where lines of these shapes start in the chunk: the first of each, every one of a traceback's header."""
+        starts: list[int] = []
+        for shape in shapes:
+            at = pos
+            while (found := translated.find(shape, at)) >= 0:
+                line_start = found == 0 or translated[found - 1] == "\n"
+                line_end = translated.startswith("\n", found + len(shape))
+                if line_start and line_end:
+                    starts.append(found)
+                    if TRACEBACK not in shape:
+                        break
+                at = found + 1
+        return sorted(set(starts))
+
+    def finish(self) -> list[Region]:
+        if self._pending:
+            self.feed("\n")
+        self._close()
+        kept = self._first + [r for r in self._last if r not in self._first]
+        return sorted(kept, key=lambda r: r.first)
+
+    def _continue(self, text: str, pos: int) -> int:
+        """The open region takes lines from `pos` until it closes; where it stopped."""
+        while self._current is not None and pos < len(text):
+            stop = text.find("\n", pos)
+            stop = len(text) if stop < 0 else stop
+            self._take(text[pos:stop])
+            pos = stop + 1
+        return pos
+
+    def _start(self, line: str, traceback: bool) -> None:
+        self._current = Region([(self.line, line[:LINE_CHARS])], traceback)
+        if traceback and TRACEBACK in line:
+            self._current.prefix = prefix_shape(line[: line.index(TRACEBACK)])
+        self.line += 1
+
+    def _take(self, line: str) -> None:
+        """One more line for the open region: a traceback runs to its exception line (and on through a chained
+        one); any region takes a few lines of context, and starts again at another trigger."""
+        region = self._current
+        assert region is not None
+        if len(region.lines) >= REGION_LINES:
+            self._close()
+            self.line += 1  # a region that long is cut: the line goes uncounted as a start (bounded work)
+            return
+        if not region.traceback and TRACEBACK in line:
+            self._close()
+            self._start(line, True)
+            return
+        if not region.traceback and self._pattern.search(line.translate(_DIGITS)) is not None:
+            region.budget = AFTER + 1  # one more error line of the same message: the region goes on
+        region.lines.append((self.line, line[:LINE_CHARS]))
+        self.line += 1
+        if region.traceback:
+            content = notebook_content(line) if self.notebook else line
+            if TRACEBACK in line or _is_frame_part(content, region):
+                region.budget = AFTER
+                return
+        region.budget -= 1
+        if region.budget <= 0:
+            self._close()
+
+    def _close(self) -> None:
+        region, self._current = self._current, None
+        if region is None:
+            return
+        region.open = False
+        if len(self._first) < FIRST_KEPT:
+            self._first.append(region)
+            return
+        if len(self._last) == self._last.maxlen:
+            self.dropped += 1
+        self._last.append(region)
+
+
+_CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
+# A frame line that starts a traceback whose header was cut off (an excerpt pasted into an issue)
+_HEADLESS = re.compile(r'^\s*File "[^"]+", line \d+')
+FRAME_TRIGGER = 'File "'  # explain/engine.py adds it to the triggers: a headless traceback is still one
+
+
+def _continues(line: str) -> bool:
+    """A line that belongs to the region before it although it holds a trigger ("Last error:", a chained
+    exception's separator)."""
+    return line.lstrip().startswith(("Last error", "what()")) or any(c in line for c in _CHAIN)
+
+
+SEPARATOR = "\x02"  # scan.SEPARATOR: where a notebook's JSON string (or an escaped newline in one) ends
+
+
+def notebook_content(line: str) -> str:
+    """The text of the JSON strings on a notebook's line (its quotes decoded to SEPARATOR by the scanner)."""
+    if SEPARATOR not in line:
+        return line
+    first, last = line.find(SEPARATOR), line.rfind(SEPARATOR)
+    return line[first + 1 : last].replace(SEPARATOR, "\n") if last > first else line
+
+
+def prefix_shape(prefix: str) -> re.Pattern[str] | None:
+    """A pattern for lines that start like `prefix` (a rank tag, a timestamp, a logger's header): its digits may be
+    any digits, the rest must be the same."""
+    if not prefix.strip():
+        return None
+    shape = "".join(r"\d+" if part.isdigit() else re.escape(part) for part in re.split(r"(\d+)", prefix) if part)
+    return re.compile(shape)
+
+
+def strip_prefix(line: str, shape: re.Pattern[str] | None) -> str:
+    if shape is None:
+        return line
+    found = shape.match(line)
+    return line[found.end() :] if found else line
+
+
+def _is_frame_part(line: str, region: Region) -> bool:
+    """Inside a traceback: a frame, its code, its carets, a repeat note, a blank line before a chained one, the
+    chain separator itself."""
+    line = strip_prefix(line, region.prefix)
+    stripped = line.strip()
+    if not stripped:
+        return any(c in region.lines[-2][1] for c in _CHAIN) if len(region.lines) > 1 else False
+    if any(c in line for c in _CHAIN):
+        return True
+    return line.startswith((" ", "\t")) or 'File "' in line or "[Previous line repeated" in line

@@ -1,0 +1,93 @@
+"""Family rules: what a failure record's structure says, as a family of causes with parameters read from it.
+
+Each module of this package is one group of families (the loader, versions, CUDA, distributed, resources,
+installs, the user's code). A rule is a generic shape of one failure (`(?P<library>lib...\\.so...): cannot open
+shared object file`, not one library's exact message), the upstream source of that shape, and a function that reads
+its parameters into a Lead: the cause in words, the fix as structured steps, what to collect next. Rules read a
+record and nothing else: joining with an environment's facts is explain/join.py's work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xladoctor.explain.literals import required_literals
+from xladoctor.explain.records import Failure
+from xladoctor.remedy.fix import Fix
+
+VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
+
+
+@dataclass(frozen=True)
+class Lead:
+    """What one rule concludes from one record."""
+
+    cause: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    fix: Fix | None = None
+    verdict: str | None = None  # None: the family's own verdict
+    family: str | None = None  # None: the rule's family (a table-driven rule names the family of the code it read)
+    confidence: float | None = None  # None: the rule's
+    next: tuple[str, ...] = ()  # commands that collect what would decide it
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    family: str
+    pattern: re.Pattern[str]
+    read: Callable[[re.Match[str], Failure], Lead | None]
+    source: str
+    confidence: float
+    literals: tuple[str, ...] | None  # plain text every match holds (None: none could be derived)
+    folded: bool  # the literals are lower-case (the pattern ignores case)
+    on: str = "any"  # "any" record, "exception" only, "line" only
+
+    def literals_in(self, haystack: str, lowered: str) -> bool:
+        if self.literals is None:
+            return True
+        text = lowered if self.folded else haystack
+        return any(literal in text for literal in self.literals)
+
+
+RULES: list[Rule] = []
+
+
+def rule(
+    family: str, pattern: str, *, source: str, confidence: float = 0.9, on: str = "any", flags: int = 0
+) -> Callable[[Callable[[re.Match[str], Failure], Lead | None]], Callable[[re.Match[str], Failure], Lead | None]]:
+    """Register a rule of `family`: `pattern` (its named groups are the parameters) and the function that reads it."""
+    compiled = re.compile(pattern, flags)
+
+    def register(read: Callable[[re.Match[str], Failure], Lead | None]) -> Callable[[re.Match[str], Failure], Lead | None]:
+        literals = required_literals(compiled)
+        folded = bool(flags & re.IGNORECASE)
+        RULES.append(
+            Rule(f"{family}:{read.__name__}", family, compiled, read, source, confidence, literals, folded, on)
+        )
+        return read
+
+    return register
+
+
+def load_rules() -> list[Rule]:
+    """Every rule of every module of this package, in module order."""
+    if not RULES:
+        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+            importlib.import_module(f"{__name__}.{module}")
+    return RULES
+
+
+def trigger_literals() -> tuple[str, ...]:
+    """Text any rule needs: the region collector looks closely only at chunks that hold one of these."""
+    found: list[str] = []
+    for item in load_rules():
+        if item.literals is not None:
+            found.extend(item.literals if not item.folded else ())
+    return tuple(dict.fromkeys(found))

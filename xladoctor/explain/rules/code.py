@@ -1,0 +1,427 @@
+"""What is not the environment: the user's code (shapes, dtypes, devices, indices, autograd, JAX tracing), an
+operation the backend does not implement, a bug inside the framework, and a variable or flag set wrong."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.remedy.fix import export
+
+ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
+JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
+TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
+
+
+def _yours(failure: Failure, what: str) -> str:
+    frame = failure.user_frame
+    where = f" at {frame.short()}" if frame is not None else ""
+    return f"{what} Not an environment problem: your code{where}."
+
+
+_SHAPES = re.compile(
+    r"size mismatch|shapes cannot be multiplied|must match the size of tensor|Expected all tensors to be on the same "
+    r"device|expected scalar type \w+ but found \w+|Input type \([^)]{1,80}\) and weight type \([^)]{1,80}\) should be the same"
+    r"|index out of range|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
+    r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
+    r"|Trying to backward through the graph a second time|modified by an inplace operation"
+    r"|Incompatible shapes|Dimensions must be equal|expected input with shape|is incompatible with the layer"
+    r"|ConcretizationTypeError|TracerBoolConversionError|TracerArrayConversionError|TracerIntegerConversionError"
+    r"|UnexpectedTracerError|NonConcreteBooleanIndexError|Incompatible shapes for broadcasting"
+    r"|got incompatible shapes for broadcasting|mat1 and mat2 must have the same dtype|view size is not compatible"
+    r"|Cannot reshape (?:a )?tensor|cannot reshape array|invalid for input of size|Expected \d+D(?: \(unbatched\))? "
+    r"or \d+D \(batched\) input|doesn't match the broadcast shape|Shapes must be 1D sequences of concrete values"
+    r"|Placeholder storage has not been allocated on MPS device"
+)
+
+
+@rule(
+    "user-code-error",
+    _SHAPES.pattern,
+    source=ATEN + "; " + JAX_ERRORS,
+    confidence=0.85,
+)
+def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    inplace = "inplace" in said
+    tracing = "Tracer" in said or "Concretization" in said or "concrete values" in said
+    devices = "same device" in said or "MPS device" in said
+    hint = (
+        "a tensor autograd needs was changed in place: find it with torch.autograd.set_detect_anomaly(True) and use "
+        "the out-of-place op."
+        if inplace
+        else "a Python branch or conversion on a traced value inside jit: mark the argument static "
+        "(static_argnums), or use jnp.where / lax.cond."
+        if tracing
+        else f"the tensors are on different devices ({said}): move the inputs to the model's device; with a model "
+        "spread over several GPUs (device_map='auto'), set CUDA_VISIBLE_DEVICES to the GPUs it should use, or put "
+        "inputs on its first device."
+        if devices
+        else f"the tensors' shapes, dtypes or devices do not fit ({said})."
+    )
+    return Lead(_yours(failure, hint[0].upper() + hint[1:]), {"what": said}, verdict="not-environment")
+
+
+@rule(
+    "user-code-error",
+    r"device-side assert(?:ion)? triggered|Assertion `[^`]{1,200}` failed",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/ (CUDA_KERNEL_ASSERT)",
+    confidence=0.85,
+)
+def device_assert(found: re.Match[str], failure: Failure) -> Lead:
+    check = re.search(r"Assertion `(?P<check>[^`]{1,200})` failed", failure.haystack)
+    return Lead(
+        _yours(
+            failure,
+            "A GPU kernel checked its input and stopped (device-side assert)"
+            + (f": {check.group('check')}" if check else "")
+            + ". Most often an index out of range: labels with a class >= the number of classes, an embedding index >= "
+            "the vocabulary size. Run once with CUDA_LAUNCH_BLOCKING=1 (or on the CPU) to see the exact op.",
+        ),
+        {"check": check.group("check") if check else ""},
+        export("CUDA_LAUNCH_BLOCKING", "1", note="only while finding the failing op: it serialises every kernel"),
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|NotImplementedError: Could not run '(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented for)",
+    confidence=0.8,
+)
+def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
+    op = (found.group("op") or found.group("op2") or "").strip('"')
+    if op.startswith("torchvision::"):
+        return None  # a torchvision built for another torch: versions.torchvision_ops
+    dtype, backend = found.group("dtype"), found.group("backend")
+    what = f"for {dtype}" if dtype else f"on the {backend} backend"
+    half = dtype in ("Half", "BFloat16") and "cpu" in op.lower()
+    return Lead(
+        f"{op} is not implemented {what} in this build"
+        + (": half precision on the CPU; run it in float32 there, or on the GPU." if half else ": a gap of the framework, not of your install; use a supported dtype or device, or a newer release that adds it."),
+        {"op": op, "dtype": dtype or "", "backend": backend or ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"UNIMPLEMENTED: (?P<what>[^\n]{3,300})|No registered '(?P<op>\w{2,80})' OpKernel for '(?P<device>\w{2,20})' devices"
+    r"|[Ww]indows not yet supported for torch\.compile|torch\.compile is not supported on Python (?P<python>[\d.]+)\+?"
+    r"|(?:BFloat16|bf16|Bfloat16)[^\n]{0,40}(?:is not supported|is only supported on GPUs with compute capability)"
+    r"|Detected unsupported operations when trying to compile graph|Op\(s\) not lowered: (?P<ops>[^\n]{3,300})"
+    r"|MPS framework doesn't support (?P<mpsdtype>\w+)|(?:is|are) not supported (?:on|by) (?:the )?MPS"
+    r"|CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,200}",
+    source="https://github.com/openxla/xla (absl::StatusCode::kUnimplemented); "
+    "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/eval_frame.py (platform checks)",
+    confidence=0.8,
+)
+def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if found.group("ops"):
+        return Lead(
+            f"torch_xla has no XLA lowering for {found.group('ops').strip(' ,')}: those ops run on the CPU, with a "
+            "transfer each time. A gap of torch_xla (open an op-lowering request); avoid the op in the step, or accept "
+            "the fallback.",
+            {"op": found.group("ops").strip(" ,"), "backend": "XLA"},
+            verdict="framework-bug",
+        )
+    if "CUDA_R_16BF" in failure.haystack or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack):
+        return Lead(
+            "cuBLAS has no bfloat16 (CUDA_R_16BF) kernel for this GPU: bf16 needs compute capability 8.0 (Ampere) or "
+            "newer. Run in float16 or float32 on this GPU.",
+            {"dtype": "bf16", "op": "CUDA_R_16BF"},
+            verdict="framework-bug",
+        )
+    if "torch.compile" in said:
+        return Lead(
+            f"{said}: torch.compile does not run here; run without it (or under WSL2 / a supported Python).",
+            {"feature": "torch.compile", "platform": "Windows" if "Windows" in said else f"Python {found.group('python')}"},
+            verdict="framework-bug",
+        )
+    return Lead(
+        f"The backend does not implement this: {said[:200]}. A limit of the framework on this device or dtype: use "
+        "a supported one, or a release that adds it.",
+        {"op": found.group("op") or "", "device": found.group("device") or ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"INTERNAL ASSERT FAILED at \"?(?P<file>[^\":\n]{1,200})\"?:(?P<line>\d+)|please report a bug to PyTorch|InternalTorchDynamoError",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/util/Exception.h (TORCH_INTERNAL_ASSERT)",
+    confidence=0.85,
+)
+def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
+    where = f" ({found.group('file')}:{found.group('line')})" if found.group("file") else ""
+    return Lead(
+        f"An internal check of PyTorch failed{where}: a bug of PyTorch, not of your install. Search or report it at "
+        f"{TORCH_ISSUES} with the traceback and `python -m torch.utils.collect_env`; a newer release may fix it.",
+        {"report": TORCH_ISSUES, "where": where.strip(" ()")},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"out of resource: shared memory(?:, Required: (?P<need>\d+), Hardware limitation: (?P<have>\d+))?",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/errors.py (OutOfResources)",
+    confidence=0.85,
+)
+def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
+    need, have = found.group("need") or "more", found.group("have") or "less"
+    return Lead(
+        f"A Triton kernel's configuration needs {need} bytes of shared memory and this GPU has "
+        f"{have}: the kernel (a library's or torch.compile's autotuning) was tuned for a larger GPU. "
+        "Smaller block sizes or num_stages fit; report it to the library that ships the kernel.",
+        {"need": need, "have": have, "option": "num_stages", "library": "shared memory"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Check failed: (?P<check>[^\n]{3,200})|LLVM ERROR: (?P<llvm>[^\n]{3,200})|terminate called after throwing an instance of '(?P<type>[^']{1,120})'",
+    source="https://github.com/abseil/abseil-cpp/blob/master/absl/log/check.h (CHECK)",
+    confidence=0.55,
+)
+def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
+    what = re.search(r"what\(\):\s*(?P<what>[^\n]{3,300})", failure.haystack)
+    if found.group("type") and what is not None:
+        return None  # the error what() carries is its own record, read by the other rules
+    said = found.group("check") or found.group("llvm") or found.group("type") or ""
+    return Lead(
+        f"Native code of the framework aborted ({said[:160]}): an internal check failed. Often a bug of the "
+        "framework; sometimes a library of another version loaded beside it.",
+        {"check": said},
+        verdict="framework-bug",
+        next=("python -X faulthandler ...  # the Python stack at the abort",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s*:\s*-11\b|Fatal Python error: Segmentation fault",
+    source="https://docs.python.org/3/library/faulthandler.html",
+    confidence=0.45,
+)
+def segfault(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A process crashed with a segmentation fault: a bug in native code, or two builds of one library loaded "
+        "together (an extension built for another torch, two CUDA runtimes). The native stack tells which.",
+        {"signal": "SIGSEGV"},
+        verdict="unknown",
+        next=("python -X faulthandler ...  # the Python stack at the crash", "gdb -batch -ex run -ex bt --args python ..."),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",
+    source="https://github.com/openxla/xla/blob/main/xla/debug_options_flags.cc",
+    confidence=0.9,
+)
+def unknown_flag(found: re.Match[str], failure: Failure) -> Lead:
+    variable = found.group("variable") or "XLA_FLAGS"
+    flag = found.group("flag") or found.group("flag2") or ""
+    return Lead(
+        f"{variable} holds a flag this XLA does not know{' (' + flag + ')' if flag else ''}: a flag of another "
+        "release, or a typo. Remove it from the variable.",
+        {"variable": variable, "flag": flag},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"PJRT_DEVICE[^\n]{0,80}(?:not set|is not|invalid|Unknown)|Unknown PJRT_DEVICE|Invalid (?:value for )?(?:environment variable|env var) (?P<variable>[A-Z_]{3,60})",
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/runtime.py",
+    confidence=0.8,
+)
+def bad_variable(found: re.Match[str], failure: Failure) -> Lead:
+    variable = found.group("variable") or "PJRT_DEVICE"
+    return Lead(
+        f"{variable} is set to a value this machine or release does not accept: set it to what the hardware "
+        "present needs (PJRT_DEVICE=TPU, CUDA or CPU) or unset it.",
+        {"variable": variable},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"use_libuv was requested but PyTorch was buil[dt] without libuv support",
+    source="https://github.com/pytorch/pytorch/issues/139990",
+    confidence=0.9,
+)
+def windows_libuv(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch.distributed's store asks for libuv, which the Windows wheels are built without: set USE_LIBUV=0.",
+        {"variable": "USE_LIBUV"},
+        export("USE_LIBUV", "0"),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Distributed package doesn't have NCCL built in|ProcessGroupNCCL is only supported with GPUs|NCCL is not available",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py",
+    confidence=0.9,
+)
+def nccl_not_here(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The program asks torch.distributed for the NCCL backend, which this torch has not (Windows and macOS builds, "
+        "CPU builds): use backend='gloo' there (init_process_group(backend='gloo'), or the launcher's own option).",
+        {"backend": "gloo"},
+    )
+
+
+@rule(
+    "disk-or-permission",
+    r"File (?P<path>\S{1,300}) cannot be opened|Parent directory (?P<dir>\S{1,300}) does not exist",
+    source="https://github.com/pytorch/pytorch/blob/main/caffe2/serialize/inline_container.cc (PyTorchStreamWriter)",
+    confidence=0.8,
+)
+def cannot_open_for_writing(found: re.Match[str], failure: Failure) -> Lead:
+    path = found.group("path") or found.group("dir") or ""
+    return Lead(
+        f"torch.save could not open {path}: its folder does not exist or cannot be written. Create the folder "
+        "(os.makedirs(..., exist_ok=True)) or write elsewhere.",
+        {"path": path},
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"cudnnException|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_EXECUTION_FAILED",
+    source="https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html (cudnnStatus_t)",
+    confidence=0.5,
+)
+def cudnn_refused(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuDNN refused or failed an operation the framework handed it (a convolution or attention plan): a bug or "
+        "gap of the framework's cuDNN path for this shape, dtype or GPU. torch.backends.cudnn.enabled=False (or a "
+        "newer release) confirms it.",
+        {"library": "cuDNN"},
+        verdict="framework-bug",
+    )
+
+
+_MORE_SHAPES = (
+    r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict|Expected \d+-dimensional input for \d+-dimensional "
+    r"weight|to have \d+ channels, but got \d+ channels|Target -?\d+ is out of bounds|is not in \[0, \d+\)|"
+    r"leaf Variable that requires grad is being used in an in-place operation|grad can be implicitly created only for "
+    r"scalar outputs|Can't call numpy\(\) on Tensor that requires grad|can't convert cuda:\d+ device type tensor to "
+    r"numpy|The expanded size of the tensor \(\d+\) must match|Sizes of tensors must match except in dimension|stack "
+    r"expects each tensor to be equal size|unhashable type: '\w*Tracer'|Non-hashable static arguments are not "
+    r"supported|Default process group has not been initialized|does not require grad and does not have a grad_fn"
+)
+
+
+@rule("user-code-error", _MORE_SHAPES, source=ATEN, confidence=0.8)
+def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    hint = (
+        "torch.distributed is used before init_process_group() (run under torchrun, and call it first)"
+        if "process group" in said
+        else f"{said}: the code and its data (or checkpoint) do not fit together"
+    )
+    return Lead(_yours(failure, hint[0].upper() + hint[1:] + "."), {"what": said}, verdict="not-environment")
+
+
+@rule(
+    "bad-configuration",
+    r"environment variable (?P<variable>RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) expected, but not set",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/rendezvous.py (_env_rendezvous_handler)",
+    confidence=0.9,
+)
+def launcher_variables_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"{found.group('variable')} is not set: the script expects to be started by a launcher that sets RANK, "
+        "WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Run it with torchrun (torchrun --nproc-per-node N script.py).",
+        {"variable": found.group("variable"), "launcher": "torchrun"},
+    )
+
+
+@rule(
+    "build-failure",
+    r"(?P<file>[\w./\\-]{1,200}\.(?:cpp|cu|cuh|cc|c|h|hpp))\(?:?\d+\)?:?\d*:? (?:fatal )?error:? (?P<what>[^\n]{3,200})"
+    r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})|metadata-generation-failed"
+    r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit status|CppCompileError"
+    r"|Compiler: cl is not found",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
+    confidence=0.65,
+)
+def compile_error(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if "cl is not found" in said:
+        return Lead(
+            "torch.compile's C++ backend on Windows needs MSVC's compiler (cl.exe), which is not on PATH: run from a "
+            "Visual Studio Developer prompt, or install the Build Tools.",
+            {"tool": "cl"},
+        )
+    return Lead(
+        f"Building a compiled package failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
+        "not fit this environment. A prebuilt wheel for this Python, torch and CUDA avoids the build.",
+        {"package": found.group("pkg") or "", "file": found.group("file") or ""},
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"is not a supported wheel on this platform",
+    source="https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
+    confidence=0.9,
+)
+def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The wheel is built for another Python version or platform (its tags do not match this interpreter): "
+        "download the wheel whose cpXY and platform tags match `python -m pip debug --verbose`.",
+        {"tag": "wheel tags"},
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Illegal instruction(?: \(core dumped\))?|was built using AVX instructions, which your CPU and/or operating system do not support"
+    r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports (?P<need>\w+) GPUs or newer",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (the AVX check)",
+    confidence=0.75,
+)
+def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if found.group("gfx"):
+        return Lead(
+            f"rocBLAS has no kernels for this AMD GPU ({found.group('gfx')}): install a ROCm build that lists it, or "
+            "set HSA_OVERRIDE_GFX_VERSION to the nearest supported one (at your own risk).",
+            {"arch": found.group("gfx"), "variable": "HSA_OVERRIDE_GFX_VERSION"},
+        )
+    if found.group("need"):
+        return Lead(
+            f"FlashAttention needs a {found.group('need')} GPU or newer (compute capability 8.0+): use SDPA/xformers "
+            "attention on this GPU, or a newer GPU.",
+            {"arch": found.group("need"), "package": "flash-attn"},
+        )
+    return Lead(
+        "The processor lacks instructions the build was compiled for (AVX/AVX2, an Illegal instruction): a wheel "
+        "built for newer CPUs on an old or emulated one. Install a build for this CPU (or run on a newer machine).",
+        {"arch": "CPU (AVX)"},
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"LoweringException|torch\._dynamo\.exc\.Unsupported|triton\.compiler\.errors\.CompilationError|CompilationError: at \d+:\d+",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
+    confidence=0.5,
+)
+def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch.compile's compiler (Dynamo, Inductor or Triton) failed on this code: a gap or bug of the compiler for "
+        "it. Run without torch.compile (or mark the function torch.compiler.disable) to confirm, and report it with "
+        "TORCH_LOGS=+dynamo output.",
+        {"feature": "torch.compile"},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=+dynamo,+inductor python ...",),
+    )

@@ -1,0 +1,378 @@
+"""The accelerator: CUDA's error codes (a table read from NVIDIA's headers and libcudart), a GPU the build has no
+code for, a driver older than the runtime, no accelerator seen at all, a CUDA library of another version, and the
+same on ROCm, Apple's MPS and TPUs."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
+from xladoctor.remedy.fix import export, shell
+
+CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
+# What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
+# judgement, with the family the table's class suggests.
+FAMILY_OF = {
+    "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported", "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
+    "cudaErrorInvalidDeviceFunction": "gpu-arch-unsupported", "CUDA_ERROR_INVALID_IMAGE": "gpu-arch-unsupported",
+    "cudaErrorInsufficientDriver": "cuda-driver-too-old", "cudaErrorUnsupportedPtxVersion": "cuda-driver-too-old",
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": "cuda-driver-too-old", "cudaErrorSystemDriverMismatch": "cuda-driver-too-old",
+    "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "cuda-driver-too-old", "cudaErrorCompatNotSupportedOnDevice": "cuda-driver-too-old",
+    "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "cuda-driver-too-old", "cudaErrorNoDevice": "accelerator-unavailable",
+    "CUDA_ERROR_NO_DEVICE": "accelerator-unavailable", "cudaErrorInitializationError": "accelerator-unavailable",
+    "CUDA_ERROR_NOT_INITIALIZED": "accelerator-unavailable", "cudaErrorSystemNotReady": "accelerator-unavailable",
+    "CUDA_ERROR_SYSTEM_NOT_READY": "accelerator-unavailable", "cudaErrorDevicesUnavailable": "device-busy",
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "device-busy", "cudaErrorMemoryAllocation": "out-of-memory",
+    "CUDA_ERROR_OUT_OF_MEMORY": "out-of-memory", "cudaErrorIllegalAddress": "cuda-illegal-access",
+    "CUDA_ERROR_ILLEGAL_ADDRESS": "cuda-illegal-access", "cudaErrorMisalignedAddress": "cuda-illegal-access",
+    "cudaErrorLaunchFailure": "cuda-illegal-access", "CUDA_ERROR_LAUNCH_FAILED": "cuda-illegal-access",
+    "cudaErrorIllegalInstruction": "cuda-illegal-access", "cudaErrorAssert": "user-code-error",
+    "CUDA_ERROR_ASSERT": "user-code-error", "cudaErrorLaunchOutOfResources": "cuda-illegal-access",
+    "cudaErrorNotPermitted": "device-busy", "cudaErrorJitCompilerNotFound": "missing-library",
+    "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol", "cudaErrorSharedObjectInitFailed": "missing-library",
+    "cudaErrorInvalidDevice": "bad-configuration", "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
+    "cudaErrorECCUncorrectable": "accelerator-unavailable", "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
+}  # fmt: skip
+_VERDICT = {"cuda-illegal-access": "unknown", "user-code-error": "not-environment", "out-of-memory": "not-environment"}
+_NEXT_KERNEL = (
+    "CUDA_LAUNCH_BLOCKING=1 python ...  # the error is then raised at the kernel that failed, not later",
+    "compute-sanitizer --tool memcheck python ...  # names the out-of-bounds access",
+)
+
+
+def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
+    family = FAMILY_OF.get(code.name)
+    if family is None:
+        return None
+    meaning = code.meaning.split(". ")[0].rstrip(".")
+    params = {"code": str(code.code), "name": code.name, "family": family}
+    if family == "gpu-arch-unsupported":
+        return Lead(
+            f"CUDA: {said} ({code.name}): the installed build has no code compiled for this GPU's architecture. "
+            "Install a build whose CUDA version and architecture list include this GPU (a newer GPU needs a newer "
+            "CUDA build: Blackwell sm_100/sm_120 needs CUDA 12.8+, the cu128 wheels; an old one may need an older "
+            "release).",
+            params,
+            next=("python -c 'import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())'",),
+            family=family,
+        )
+    if family == "cuda-driver-too-old":
+        return Lead(
+            f"CUDA: {said} ({code.name}): {meaning}. The NVIDIA driver is older than what this CUDA build needs: "
+            "update the driver, or install a build for an older CUDA.",
+            params,
+            next=("nvidia-smi  # the driver version and the newest CUDA it supports",),
+            family=family,
+        )
+    if family == "user-code-error":
+        return Lead(
+            f"A device-side assertion failed ({code.name}): a kernel checked its input and stopped, most often an "
+            "index out of range (labels with a class >= the number of classes, an embedding index >= the vocabulary "
+            "size).",
+            params,
+            verdict="not-environment",
+            next=_NEXT_KERNEL,
+            family=family,
+        )
+    if family == "cuda-illegal-access":
+        return Lead(
+            f"CUDA: {said} ({code.name}): a kernel accessed memory it must not. A kernel's bug (yours, a "
+            "library's, or the framework's): not the environment's, unless a library was built for another GPU.",
+            params,
+            verdict="unknown",
+            confidence=0.7,
+            next=_NEXT_KERNEL,
+            family=family,
+        )
+    if family == "bad-configuration":
+        return Lead(
+            f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
+            "visible GPUs (--nproc-per-node / NGPU), or CUDA_VISIBLE_DEVICES hides some: give each rank a GPU that "
+            "exists.",
+            {**params, "variable": "CUDA_VISIBLE_DEVICES"},
+            family=family,
+        )
+    return Lead(f"CUDA: {said} ({code.name}): {meaning}.", params, verdict=_VERDICT.get(family), family=family)
+
+
+@rule(
+    "cuda-error",
+    r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime error)\s?(?:\(\d+\))?\s?[:']\s?'?(?P<said>[^\n']{3,200})",
+    source=CUDA_TABLE,
+    confidence=0.9,
+)
+def cuda_error_string(found: re.Match[str], failure: Failure) -> Lead | None:
+    said = found.group("said").strip()
+    code = code_saying(said)
+    return _lead(code, failure, said) if code is not None else None
+
+
+@rule(
+    "cuda-error",
+    r"\b(?P<name>CUDA_ERROR_[A-Z_]{2,60}|cudaError[A-Z]\w{2,60})\b",
+    source="compat_matrix/failures/cuda-driver-errors.json (cuda.h) and cuda-runtime-errors.json",
+    confidence=0.85,
+)
+def cuda_error_name(found: re.Match[str], failure: Failure) -> Lead | None:
+    code = code_named(found.group("name"))
+    return _lead(code, failure, code.string or code.name) if code is not None else None
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"(?P<gpu>[^\n]{0,80}?) with CUDA capability sm_(?P<arch>\d{2,3}) is not compatible with the current PyTorch installation",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_check_capability)",
+    confidence=0.95,
+)
+def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
+    arch = found.group("arch")
+    supported = re.search(r"supports CUDA capabilities ([\w ]{1,200})", failure.message)
+    listing = supported.group(1).strip() if supported else "an older list"
+    return Lead(
+        f"{found.group('gpu').strip() or 'This GPU'} is sm_{arch}, but the installed torch was built for {listing}: "
+        f"install a torch build that includes sm_{arch} (for sm_100/sm_120 Blackwell GPUs, a CUDA 12.8+ build: the "
+        "cu128 wheels of torch 2.7 and newer).",
+        {"arch": f"sm_{arch}", "gpu": found.group("gpu").strip(), "supported": listing},
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())'",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"no kernel image is available for execution on the device",
+    source=CUDA_TABLE,
+    confidence=0.9,
+)
+def no_kernel_image(found: re.Match[str], failure: Failure) -> Lead | None:
+    code = code_saying("no kernel image is available for execution on the device")
+    return _lead(code, failure, "no kernel image is available for execution on the device") if code else None
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"hipErrorNoBinaryForGpu|HIP error: invalid device function|HSA_OVERRIDE_GFX_VERSION|Cannot find (?:GPU|AMDGPU) arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)",
+    source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html",
+    confidence=0.85,
+)
+def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
+    gfx = found.group("gfx") or found.group("gfx2") or ""
+    return Lead(
+        f"The ROCm build has no code for this AMD GPU{' (' + gfx + ')' if gfx else ''}: install a ROCm build that "
+        "lists it, or, for a consumer GPU close to a supported one, set HSA_OVERRIDE_GFX_VERSION to that one "
+        "(e.g. 10.3.0 for RDNA2, 11.0.0 for RDNA3): unsupported, at your own risk.",
+        {"arch": gfx, "variable": "HSA_OVERRIDE_GFX_VERSION"},
+        next=("rocminfo | grep -m1 gfx",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"(?:ptxas|nvcc)[^\n]{0,40}(?:Value 'sm_(?P<arch>\d+a?)' is not defined for option 'gpu-name'|Unsupported gpu architecture 'compute_(?P<arch2>\d+a?)')"
+    r"|nvrtc: error: invalid value for --gpu-architecture",
+    source="https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ (--gpu-architecture)",
+    confidence=0.9,
+)
+def toolkit_too_old_for_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    arch = found.group("arch") or found.group("arch2")
+    if arch is None:
+        return Lead(
+            "NVRTC (CUDA's run-time compiler, which torch uses for fused kernels) does not know this GPU's "
+            "architecture: the CUDA of the installed build is older than the GPU. Install a build for a newer CUDA.",
+            {"component": "nvrtc"},
+        )
+    return Lead(
+        f"The CUDA compiler (ptxas/nvcc) in use does not know sm_{arch}: it is older than this GPU. Use a CUDA "
+        "toolkit (or the ptxas Triton bundles) new enough for it.",
+        {"arch": f"sm_{arch}"},
+    )
+
+
+@rule(
+    "cuda-driver-too-old",
+    r"(?:NVIDIA driver on your system is too old|driver version is insufficient for CUDA runtime version|CUDA driver version is insufficient)(?:[^\n]{0,40}found version (?P<found>\d+))?",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp",
+    confidence=0.95,
+)
+def driver_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The NVIDIA driver is older than the CUDA runtime of the installed build needs: update the driver, or "
+        "install a build for the CUDA this driver supports (nvidia-smi shows it).",
+        {"found": found.group("found") or "", "component": "driver"},
+        next=("nvidia-smi  # 'CUDA Version' is the newest runtime this driver runs",),
+    )
+
+
+@rule(
+    "cuda-driver-too-old",
+    r"PTX was compiled with an unsupported toolchain|the provided PTX was compiled with an unsupported toolchain",
+    source=CUDA_TABLE,
+    confidence=0.9,
+)
+def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The GPU code was compiled (PTX) by a CUDA newer than the driver can load: update the NVIDIA driver, or use "
+        "a build for an older CUDA.",
+        {"component": "driver"},
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+    r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
+    confidence=0.9,
+)
+def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    text = found.group(0)
+    if text.startswith("Torch not compiled"):
+        why = "the installed torch is a CPU-only build"
+        fix = "install a CUDA build of torch (PyPI's Linux wheel, or an index of download.pytorch.org/whl/cuXYZ)"
+    elif "driver" in text:
+        why = "no NVIDIA driver is loaded (or the container was started without the GPU)"
+        fix = "install the driver on the host, or start the container with --gpus all (NVIDIA Container Toolkit)"
+    else:
+        why = "torch sees no GPU: CUDA_VISIBLE_DEVICES hides them, the container has none, or torch is a CPU build"
+        fix = "check CUDA_VISIBLE_DEVICES, the container's --gpus, and torch.version.cuda"
+    deserialize = "deserialize" in text
+    return Lead(
+        (f"A checkpoint saved on a GPU is loaded where {why}: pass map_location='cpu' to torch.load, or " if deserialize else f"No GPU for torch: {why}; ")
+        + fix
+        + ".",
+        {"component": "torch", "package": "torch"},
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'", "nvidia-smi"),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Unable to initialize backend '(?P<backend>cuda|gpu|rocm|tpu|METAL)'|No GPU/TPU found, falling back to CPU"
+    r"|An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed"
+    r"|A Google TPU may be present on this machine, but either a TPU-enabled jaxlib or libtpu is not installed",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py",
+    confidence=0.85,
+)
+def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
+    text = found.group(0)
+    tpu = "TPU" in text or found.group("backend") == "tpu"
+    package = "jax[tpu]" if tpu else "jax[cuda12]"
+    return Lead(
+        f"JAX found no {'TPU' if tpu else 'GPU'} backend and runs on the CPU: "
+        + ("libtpu (jax[tpu]) is not installed, or the TPU is busy." if tpu else "the CUDA plugin (jax[cuda12] or jax[cuda13]) is missing or does not match jax, or its CUDA libraries do not load.")
+        + f" Install {package} of the same release as jax.",
+        {"package": package, "backend": "tpu" if tpu else "cuda"},
+        next=("python -c 'import jax; print(jax.__version__, jax.devices())'", "python -m pip list 2>/dev/null | grep -i -E 'jax|libtpu|nvidia'"),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Could not find cuda drivers on your machine, GPU will not be used|Cannot dlopen some GPU libraries"
+    r"|The MPS backend is supported on MacOS 12\.3\+|MPS not available because",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_device.cc",
+    confidence=0.75,
+)
+def framework_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    mps = "MPS" in found.group(0)
+    return Lead(
+        "The framework found no usable GPU and runs on the CPU: "
+        + ("macOS 12.3+ on Apple silicon and an arm64 Python are needed for MPS." if mps else "its CUDA libraries do not load (TensorFlow needs tensorflow[and-cuda] on Linux; Windows native has no GPU TensorFlow after 2.10)."),
+        {"component": "mps" if mps else "cuda"},
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"(?:CuDNN|DNN|NN) library:? (?P<have>[\d.]+)[^\n]{0,60}?(?:source was )?compiled with:? (?P<want>[\d.]+)",
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_dnn.cc",
+    confidence=0.95,
+)
+def cudnn_mismatch(found: re.Match[str], failure: Failure) -> Lead:
+    have, want = found.group("have"), found.group("want")
+    return Lead(
+        f"The cuDNN loaded at run time is {have}, but the framework was built with {want}: another cuDNN comes "
+        "first (a second nvidia-cudnn wheel, a system cuDNN on LD_LIBRARY_PATH, another framework's). Install the "
+        f"cuDNN {want.split('.')[0]}.x the framework requires, and only it.",
+        {"library": "cuDNN", "have": have, "want": want, "package": "nvidia-cudnn"},
+        next=("python -m pip list 2>/dev/null | grep -i cudnn", "echo $LD_LIBRARY_PATH"),
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"(?P<lib>cuDNN|cuBLAS|cuSPARSE|cuFFT|cuSOLVER|NCCL)[^\n]{0,40}version[^\n]{0,20}(?P<have>[\d.]{3,12})[^\n]{0,40}(?:older than|newer than|incompatible|mismatch)[^\n]{0,60}?(?P<want>[\d.]{3,12})?",
+    source="https://github.com/jax-ml/jax/blob/main/jax_plugins/cuda/__init__.py (_check_cuda_versions)",
+    confidence=0.85,
+)
+def cuda_lib_version(found: re.Match[str], failure: Failure) -> Lead:
+    lib = found.group("lib")
+    return Lead(
+        f"The {lib} installed ({found.group('have')}) is not the version the framework needs"
+        + (f" ({found.group('want')})" if found.group("want") else "")
+        + f": install the nvidia-* wheel of {lib} the framework's metadata requires, and no other copy.",
+        {"library": lib, "have": found.group("have"), "want": found.group("want") or ""},
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"CUDNN_STATUS_VERSION_MISMATCH|cudnn version mismatch|cuDNN version incompatibility",
+    source="https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html (cudnnStatus_t)",
+    confidence=0.9,
+)
+def cudnn_status_version(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuDNN's own version check failed: the cuDNN libraries loaded are of different versions, or not the one "
+        "the framework was built with.",
+        {"library": "cuDNN"},
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED",
+    source="https://docs.nvidia.com/cuda/cublas/ (cublasStatus_t)",
+    confidence=0.8,
+)
+def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A CUDA library could not allocate its workspace: the GPU's memory is full (of this process's tensors, or "
+        "another process's).",
+        {"library": found.group(0).split("_")[0]},
+        export("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"(?P<op>(?:aten::)?[\w.:]{2,80})['\"]? is not currently implemented for the MPS device",
+    source="https://github.com/pytorch/pytorch/issues/77764 (the MPS op coverage tracking issue)",
+    confidence=0.9,
+)
+def mps_op(found: re.Match[str], failure: Failure) -> Lead:
+    op = found.group("op")
+    return Lead(
+        f"{op} has no MPS implementation in this torch: set PYTORCH_ENABLE_MPS_FALLBACK=1 to run it on the CPU "
+        "(slower), or a newer torch may have it.",
+        {"op": op, "backend": "MPS"},
+        export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "device-busy",
+    r"TPU[^\n]{0,40}(?:in use by another process|already in use)|Unable to initialize backend 'tpu'[^\n]{0,200}(?:in use|busy)",
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/_internal/tpu.py (the TPU lockfile)",
+    confidence=0.9,
+)
+def tpu_in_use(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The TPU is held by another process (an earlier run, a notebook kernel, a stale /tmp/libtpu_lockfile): only "
+        "one process may own it. Stop that process; remove the lockfile if no process holds it.",
+        {"device": "TPU", "lockfile": "/tmp/libtpu_lockfile"},
+        shell("sudo lsof -w /dev/accel* /dev/vfio/* 2>/dev/null  # which process holds the TPU"),
+        verdict="environment",
+    )

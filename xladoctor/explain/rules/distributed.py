@@ -1,0 +1,293 @@
+"""Many processes: NCCL's results and its "Last error:" (shared memory, sockets, InfiniBand, two ranks on one GPU),
+torch.distributed's rendezvous and store, Gloo, watchdog timeouts, a rank the kernel killed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.matrix.failures import code_saying
+from xladoctor.remedy.fix import export
+
+NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
+NCCL_DEBUG = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV python ...  # NCCL says which step failed and why"
+COLLECTIVE = "xladoctor collective  # one real all_reduce across the job's nodes, with the cause of what fails"
+
+
+def _shm(detail: str) -> Lead:
+    return Lead(
+        "Shared memory (/dev/shm) is too small for NCCL's buffers or the DataLoader's workers: a container's /dev/shm "
+        f"is 64 MB unless it is started with a larger one ({detail.strip()[:160]}). Start it with --shm-size=16g (or "
+        "--ipc=host; Kubernetes: an emptyDir with medium: Memory on /dev/shm).",
+        {"path": "/dev/shm", "option": "--shm-size"},
+        next=("df -h /dev/shm",),
+    )
+
+
+def _from_last_error(detail: str) -> tuple[str, Lead] | None:
+    """NCCL's "Last error:" line (or a WARN line) read for its family."""
+    lowered = detail.lower()
+    if "/dev/shm" in detail or "shared memory" in lowered:
+        return "nccl-shm", _shm(detail)
+    if "duplicate gpu detected" in lowered:
+        return "nccl-duplicate-gpu", Lead(
+            "Two ranks of the job use the same GPU (Duplicate GPU detected): each process must select its own device "
+            "(torch.cuda.set_device(local_rank) before init_process_group, or device_id=), and CUDA_VISIBLE_DEVICES "
+            "must not hide the others.",
+            {"device": "GPU", "fix": "torch.cuda.set_device(local_rank)"},
+            verdict="not-environment",
+        )
+    if "address already in use" in lowered:
+        return "nccl-address-in-use", _address_in_use(detail)
+    if re.search(r"\bibv_|net/ib|\bib\b|infiniband|mlx5|roce|gid index|gpudirect|gdr", lowered):
+        return "nccl-infiniband", Lead(
+            f"NCCL's InfiniBand/RoCE transport failed ({detail.strip()[:160]}): the verbs devices, their ports or "
+            "the GID index are not usable from here (a container without the RDMA devices, a down port). Check the "
+            "fabric, or run without it: NCCL_IB_DISABLE=1 falls back to sockets.",
+            {"variable": "NCCL_IB_DISABLE"},
+            export("NCCL_IB_DISABLE", "1", note="only to confirm the cause: sockets are much slower than InfiniBand"),
+            next=("ibv_devinfo", NCCL_DEBUG),
+        )
+    if re.search(r"connection refused|no route to host|network is unreachable|connection reset|timed? ?out|socket|connect", lowered):
+        return "nccl-network", _network(detail)
+    if "cuda failure" in lowered or "cuda error" in lowered:
+        said = re.search(r"Cuda failure (?:\d+ )?'(?P<s>[^']+)'|CUDA error:? (?P<t>[^\n]+)", detail)
+        text = (said.group("s") or said.group("t")) if said else ""
+        code = code_saying(text) if text else None
+        if code is not None:
+            return "cuda-error", Lead(f"NCCL stopped on a CUDA error: {code.string} ({code.name}).", {"name": code.name})
+    return None
+
+
+def _address_in_use(detail: str) -> Lead:
+    port = re.search(r"(?:port|:)\s?(?P<port>\d{4,5})\b", detail)
+    return Lead(
+        "The rendezvous port is already taken (Address already in use): another job, or a previous run still "
+        "holding it, listens on MASTER_PORT on this host. Pick a free port (torchrun --master_port, or MASTER_PORT) "
+        "or stop that process.",
+        {"variable": "MASTER_PORT", "port": port.group("port") if port else ""},
+        next=("ss -ltnp | grep -w \"${MASTER_PORT:-29500}\"  # who holds it",),
+    )
+
+
+def _network(detail: str) -> Lead:
+    return Lead(
+        f"The ranks cannot reach each other over the network ({detail.strip()[:160]}): a wrong MASTER_ADDR, a "
+        "firewall, or NCCL/Gloo choosing an interface the others cannot reach (docker0, a down or private one). "
+        "Name the interface the nodes share: NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) =eth0 or its name here.",
+        {"variable": "NCCL_SOCKET_IFNAME"},
+        next=("ip -brief addr", NCCL_DEBUG, COLLECTIVE),
+    )
+
+
+@rule(
+    "nccl-network",
+    r"(?P<name>nccl\w{3,30}Error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError|ncclInvalidUsage)[^\n]{0,300}(?:\n[^\n]{0,400}){0,3}?\n?\s*Last error:\s*\n?(?P<last>[^\n]{3,400})",
+    source=NCCL_TROUBLESHOOTING,
+    confidence=0.9,
+)
+def nccl_last_error(found: re.Match[str], failure: Failure) -> Lead | None:
+    read = _from_last_error(found.group("last"))
+    if read is None:
+        return Lead(
+            f"NCCL failed ({found.group('name')}): {found.group('last').strip()[:200]}.",
+            {"name": found.group("name")},
+            verdict="unknown",
+            confidence=0.5,
+            next=(NCCL_DEBUG, COLLECTIVE),
+            family="hang-timeout" if "timeout" in found.group("last").lower() else "nccl-network",
+        )
+    family, lead = read
+    return replace(lead, family=family)
+
+
+@rule(
+    "nccl-network",
+    r"NCCL WARN (?P<detail>[^\n]{3,400})",
+    source="https://github.com/NVIDIA/nccl/blob/master/src/include/debug.h (WARN)",
+    confidence=0.85,
+)
+def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
+    read = _from_last_error(found.group("detail"))
+    if read is None:
+        return None
+    family, lead = read
+    return replace(lead, family=family)
+
+
+@rule(
+    "nccl-shm",
+    r"(?:Error while (?:creating|attaching to) shared memory segment|failed to extend /dev/shm|unable to (?:allocate|write to) shared memory|out of shared memory|Bus error[^\n]{0,80}(?:shared memory|shm))[^\n]{0,200}",
+    source=NCCL_TROUBLESHOOTING + "#shared-memory",
+    confidence=0.9,
+)
+def shared_memory(found: re.Match[str], failure: Failure) -> Lead:
+    return _shm(found.group(0))
+
+
+@rule(
+    "nccl-shm",
+    r"DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) (?:is killed by signal: Bus error|exited unexpectedly)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py",
+    confidence=0.8,
+)
+def dataloader_bus_error(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "Bus error" not in failure.haystack and "shared memory" not in failure.haystack:
+        return None
+    return _shm(found.group(0))
+
+
+@rule(
+    "nccl-address-in-use",
+    r"(?:Address already in use|EADDRINUSE|errno: 98\b|failed to bind to[^\n]{0,120}(?:in use|98))",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/socket.cpp",
+    confidence=0.9,
+)
+def address_in_use(found: re.Match[str], failure: Failure) -> Lead:
+    return _address_in_use(failure.haystack)
+
+
+@rule(
+    "nccl-network",
+    r"(?:DistNetworkError|RendezvousConnectionError|TCPStore\w* failed to connect|failed to (?:connect|recv|send)[^\n]{0,80}(?:peer|store|rank)|Connection refused|No route to host|Connection closed by peer|connectFullMesh failed|Socket Timeout|Bootstrap : no socket interface found|NCCL_SOCKET_IFNAME)[^\n]{0,200}",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/rendezvous/ and "
+    "https://github.com/facebookincubator/gloo",
+    confidence=0.75,
+)
+def ranks_cannot_connect(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "pip" in failure.haystack.lower() and "Connection" in found.group(0):
+        return None  # a package index that cannot be reached is no rank of a job
+    return _network(found.group(0))
+
+
+@rule(
+    "hang-timeout",
+    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+)[^\n]{0,200}|ProcessGroupNCCL'?s watchdog got stuck|Timed out waiting for [^\n]{0,80}collective|collective operation timeout",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
+    confidence=0.85,
+)
+def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
+    op, seq = found.group("op") or "", found.group("seq") or ""
+    where = f" in {op} #{seq}" if op else ""
+    return Lead(
+        f"A collective{where} waited past its timeout: one rank never arrived (it is slower, hung in other code, "
+        "died, or called another collective). The timeout names no cause: find the rank that is different.",
+        {"op": op, "sequence": seq},
+        verdict="unknown",
+        next=(
+            "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks and collectives of every rank at the hang",
+            "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 torchrun ...  # the Flight Recorder's dump",
+            NCCL_DEBUG,
+        ),
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed\s*$"
+    r"|sigkill_handler\] Killing subprocess",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/errors/__init__.py",
+    confidence=0.7,
+    flags=re.MULTILINE,
+)
+def killed_by_kernel(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A process was killed with SIGKILL (exit code -9): on Linux this is almost always the kernel's OOM killer, "
+        "because the host ran out of RAM (or the container hit its memory limit). Load less at once (smaller batch, "
+        "fewer DataLoader workers, memory-mapped data) or give it more memory.",
+        {"memory": "host", "signal": "SIGKILL"},
+        verdict="not-environment",
+        next=("dmesg -T | grep -i -E 'killed process|out of memory' | tail  # the OOM killer's own line",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Expected to have finished reduction in the prior iteration before starting a new one"
+    r"|Expected to mark a variable ready only once",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/reducer.cpp",
+    confidence=0.9,
+)
+def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
+    if "only once" in found.group(0):
+        return Lead(
+            "DDP saw a parameter's gradient become ready twice in one step: reentrant activation checkpointing (or a "
+            "module used twice) under DDP. Use gradient checkpointing with use_reentrant=False, or static_graph=True.",
+            {"fix": "use_reentrant=False"},
+            verdict="not-environment",
+        )
+    return Lead(
+        "DDP found parameters that took no part in the loss on this step: the model has branches some steps skip. "
+        "Pass find_unused_parameters=True to DistributedDataParallel, or make every parameter used.",
+        {"fix": "find_unused_parameters=True"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "nccl-duplicate-gpu",
+    r"Duplicate GPU detected\s?: rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<device>\w+)",
+    source="https://github.com/NVIDIA/nccl/blob/master/src/init.cc (Duplicate GPU detected)",
+    confidence=0.95,
+)
+def duplicate_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    read = _from_last_error(found.group(0))
+    assert read is not None
+    return replace(read[1], params={**read[1].params, "ranks": f"{found.group('a')},{found.group('b')}"})
+
+
+@rule(
+    "nccl-network",
+    r"NCCL error in: [^,\n]{1,200}, (?P<said>[^,\n]{3,200})",
+    source="compat_matrix/failures/nccl-results.json (ncclGetErrorString of libnccl 2.27)",
+    confidence=0.7,
+)
+def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
+    code = code_saying(found.group("said"))
+    if code is None or "Last error" in failure.haystack:
+        return None  # the "Last error:" rule reads it better
+    family, verdict = {
+        "ncclRemoteError": ("nccl-network", "environment"),
+        "ncclSystemError": ("nccl-network", "unknown"),
+        "ncclInvalidUsage": ("user-code-error", "not-environment"),
+        "ncclInvalidArgument": ("user-code-error", "not-environment"),
+        "ncclUnhandledCudaError": ("cuda-illegal-access", "unknown"),
+        "ncclInternalError": ("framework-internal-error", "unknown"),
+    }.get(code.name, ("nccl-network", "unknown"))
+    return Lead(
+        f"NCCL failed: {code.string} ({code.name}). "
+        + ("A peer died or the network between the ranks failed: check the other ranks' logs first (the first "
+           "failure elsewhere is the cause), then the interfaces (NCCL_SOCKET_IFNAME)." if code.name == "ncclRemoteError"
+           else "NCCL_DEBUG=INFO names the step that failed."),
+        {"name": code.name, "variable": "NCCL_SOCKET_IFNAME"},
+        verdict=verdict,
+        family=family,
+        confidence=0.75 if code.name == "ncclRemoteError" else 0.45,
+        next=(NCCL_DEBUG, COLLECTIVE),
+    )
+
+
+@rule(
+    "nccl-network",
+    r"Timed out after \d+ seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined|RendezvousTimeoutError|peer access is not supported between these two devices",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/TCPStore.cpp",
+    confidence=0.8,
+)
+def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
+    if "peer access" in found.group(0):
+        return Lead(
+            "NCCL cannot use peer-to-peer access between these GPUs (no P2P path, IOMMU or ACS in the way, a virtual "
+            "machine): set NCCL_P2P_DISABLE=1 to go through host memory.",
+            {"variable": "NCCL_P2P_DISABLE"},
+            export("NCCL_P2P_DISABLE", "1"),
+        )
+    joined = f" ({found.group('joined')} of {found.group('world')} joined)" if found.group("world") else ""
+    return Lead(
+        f"Not every rank reached the rendezvous{joined}: the others could not connect to MASTER_ADDR:MASTER_PORT "
+        "(a firewall, a wrong address or interface), or they failed before. Check the missing ranks' own logs, "
+        "and the interface (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME).",
+        {"variable": "NCCL_SOCKET_IFNAME"},
+        next=(COLLECTIVE,),
+    )

@@ -1,0 +1,214 @@
+"""Installing: a resolver that cannot satisfy the requirements (pip, uv, conda), a wheel that does not exist for this
+Python or platform, and a package that must be built from source and cannot be here."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.remedy.fix import export, system_install
+
+PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
+CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
+
+
+@rule(
+    "resolver-conflict",
+    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) (?P<requirement>[^\s(]{1,200})",
+    source=PIP_RESOLVER,
+    confidence=0.9,
+)
+def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
+    requirement = found.group("requirement")
+    name = re.split(r"[<>=!~\[;]", requirement, maxsplit=1)[0]
+    versions = re.search(r"\(from versions: (?P<versions>[^)]{0,400})\)", failure.haystack)
+    listing = versions.group("versions").strip() if versions else ""
+    why = (
+        f"The index has {name} only as {listing[-120:]}: none is built for this Python version and platform, or the "
+        "version asked for is not among them."
+        if listing and listing != "none"
+        else f"The index has no release of {name} for this Python version and platform (or under that name): check "
+        "the package's supported Pythons, the platform (Windows/macOS/aarch64), and the index URL (PyTorch's own "
+        "builds live on download.pytorch.org)."
+    )
+    return Lead(
+        f"pip found nothing to install for {requirement}. {why}",
+        {"package": name, "requirement": requirement},
+        next=(f"python -m pip index versions {name}", "python -c 'import sys, platform; print(sys.version, platform.machine())'"),
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"ResolutionImpossible|Cannot install (?P<what>[^`]{1,800}?) because these package versions have conflicting"
+    r"|No solution found when resolving dependencies|UnsatisfiableError|PackagesNotFoundError"
+    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n,]{1,120}), but you(?: have|'ll have| will have) (?P<have>[^\n]{1,120}?) which is incompatible",
+    source=PIP_RESOLVER,
+    confidence=0.85,
+)
+def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("pkg"):
+        pkg, req, have = found.group("pkg"), found.group("req"), found.group("have")
+        return Lead(
+            f"{pkg} requires {req}, but {have} is installed: the environment holds versions that do not fit together "
+            f"(pip installed one package without moving the other). Install versions that agree: the {pkg} release "
+            f"made for {have}, or {req}.",
+            {"package": pkg, "requirement": req, "installed": have},
+        )
+    return Lead(
+        "The installer cannot find versions that satisfy every requirement at once: two packages (or a package and "
+        "this Python) pin incompatible versions of something. Read the lines after this one for the pair; relax one "
+        "pin, or install the releases that were made together.",
+        {"what": found.group("what") or ""},
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"requires a different Python: (?P<have>[\d.]{1,12}) not in '(?P<want>[^']{1,80})'|Requires-Python (?P<want2>[^\s]{1,80})",
+    source="https://packaging.python.org/en/latest/specifications/core-metadata/#requires-python",
+    confidence=0.9,
+)
+def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
+    want = found.group("want") or found.group("want2") or ""
+    return Lead(
+        f"This release needs Python {want}, but the interpreter is {found.group('have') or 'another'}: use a "
+        "Python in that range (a new venv), or a release of the package that supports this Python.",
+        {"python": found.group("have") or "", "requires_python": want},
+    )
+
+
+@rule(
+    "build-failure",
+    r"The detected CUDA version \((?P<nvcc>[\d.]+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>[\d.]+)\)",
+    source=CPP_EXTENSION + " (CUDA_MISMATCH_MESSAGE)",
+    confidence=0.95,
+)
+def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
+    nvcc, torch = found.group("nvcc"), found.group("torch")
+    return Lead(
+        f"Building a CUDA extension needs nvcc of the CUDA torch was built with: nvcc is {nvcc}, torch's CUDA is "
+        f"{torch}. Point CUDA_HOME (and PATH) at a CUDA {torch.split('.')[0]}.x toolkit, or install a torch built "
+        f"for CUDA {nvcc}; a prebuilt wheel of the extension avoids the build.",
+        {"nvcc": nvcc, "torch_cuda": torch, "variable": "CUDA_HOME"},
+        next=("nvcc --version; python -c 'import torch; print(torch.version.cuda)'",),
+    )
+
+
+@rule(
+    "build-failure",
+    r"CUDA_HOME environment variable is not set|No CUDA runtime is found, using CUDA_HOME|cannot find CUDA_HOME|nvcc was not found",
+    source=CPP_EXTENSION,
+    confidence=0.9,
+)
+def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Building a CUDA extension needs the CUDA toolkit (nvcc), and none was found: install a toolkit of torch's "
+        "CUDA and set CUDA_HOME, or install a prebuilt wheel of the package (matching torch and Python).",
+        {"variable": "CUDA_HOME", "tool": "nvcc"},
+        export("CUDA_HOME", "/usr/local/cuda", note="where the toolkit of torch's CUDA is installed"),
+    )
+
+
+@rule(
+    "build-failure",
+    r"Microsoft Visual C\+\+ 14\.0 or greater is required|error: Microsoft Visual C\+\+",
+    source="https://wiki.python.org/moin/WindowsCompilers",
+    confidence=0.95,
+)
+def msvc_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The package has no wheel for this Python on Windows and must be compiled, which needs Microsoft's C++ Build "
+        "Tools: install them, or use a Python version the package publishes wheels for.",
+        {"tool": "Microsoft Visual C++ Build Tools"},
+    )
+
+
+@rule(
+    "build-failure",
+    r"fatal error: (?P<header>[\w/.+-]{1,120}\.h(?:pp)?): No such file or directory",
+    source="https://gcc.gnu.org/onlinedocs/cpp/Search-Path.html",
+    confidence=0.9,
+)
+def header_missing(found: re.Match[str], failure: Failure) -> Lead:
+    header = found.group("header")
+    if header == "Python.h":
+        fix = system_install("apt", "python3-dev")
+        what = "Python's development headers (python3.X-dev)"
+    elif header.startswith(("cuda", "cublas", "cusparse", "cudnn", "nccl", "cuda_runtime")):
+        fix = None
+        what = "the CUDA toolkit's headers (CUDA_HOME)"
+    else:
+        fix = None
+        what = "the development package that ships it"
+    return Lead(
+        f"Compiling needs {header}, which is not installed: install {what}, or a prebuilt wheel.",
+        {"header": header},
+        fix,
+    )
+
+
+@rule(
+    "build-failure",
+    r"unsupported GNU version! gcc versions later than (?P<gcc>\d+) are not supported|unsupported (?:GNU|clang) version",
+    source="https://docs.nvidia.com/cuda/cuda-installation-guide-linux/ (host compiler support)",
+    confidence=0.9,
+)
+def host_compiler(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"nvcc refuses this host compiler (gcc later than {found.group('gcc') or 'its supported range'}): point it "
+        "at a supported gcc (CC/CXX, or NVCC_CCBIN), or use a newer CUDA toolkit.",
+        {"variable": "NVCC_CCBIN"},
+    )
+
+
+@rule(
+    "build-failure",
+    r"Ninja is required to load C\+\+ extensions|ninja: build stopped: subcommand failed",
+    source=CPP_EXTENSION,
+    confidence=0.7,
+)
+def ninja(found: re.Match[str], failure: Failure) -> Lead:
+    if "required" in found.group(0):
+        return Lead(
+            "torch's C++ extension builder needs ninja, which is not installed: install the ninja package.",
+            {"package": "ninja"},
+        )
+    return Lead(
+        "A C++/CUDA compile step failed (ninja stopped): the first `error:` line above this one is the cause.",
+        {},
+        confidence=0.5,
+    )
+
+
+@rule(
+    "build-failure",
+    r"Failed building wheel for (?P<pkg>[\w.-]{1,80})|Failed to build (?:installable wheels for some pyproject\.toml based projects \(?)?(?P<pkg2>[\w.-]{1,80})|error: command '(?P<cmd>[^']{1,200})' failed",
+    source="https://pip.pypa.io/en/stable/reference/build-system/",
+    confidence=0.6,
+)
+def wheel_build_failed(found: re.Match[str], failure: Failure) -> Lead:
+    pkg = found.group("pkg") or found.group("pkg2") or ""
+    return Lead(
+        f"pip had to build {pkg or 'a package'} from source and the build failed: no wheel matches this Python, "
+        "platform and torch. The first compiler or setup error above is the cause; a prebuilt wheel for this "
+        "combination (or --no-build-isolation, when its build imports torch) avoids it.",
+        {"package": pkg},
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"No version (?P<version>[\d.]+) of (?:the )?(?P<pkg>[\w.-]{1,80}) was found|(?P<pkg2>tensorflow-gpu)[^\n]{0,60}(?:no longer|not) (?:supported|available)",
+    source="https://pypi.org/project/tensorflow-gpu/ (tensorflow-gpu is no longer updated: tensorflow[and-cuda] replaces it)",
+    confidence=0.7,
+)
+def no_such_version(found: re.Match[str], failure: Failure) -> Lead:
+    pkg = found.group("pkg") or found.group("pkg2")
+    gpu = pkg == "tensorflow-gpu"
+    return Lead(
+        f"No release {found.group('version') or ''} of {pkg} exists for this platform"
+        + (": tensorflow-gpu stopped at 2.12 and is no longer built; install tensorflow[and-cuda] (Linux/WSL2)." if gpu else "."),
+        {"package": pkg},
+    )

@@ -1,0 +1,283 @@
+"""The dynamic loader: a library that is not there, a symbol it lacks, a C/C++ runtime that is too old, on Linux,
+macOS and Windows. What ships each library is a table (compat_matrix/failures/libraries.json, read from the
+wheels' RECORD files; system-libraries.json for the driver and the system's own)."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure, owner_of
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.matrix.failures import library_named
+from xladoctor.remedy.fix import Fix, install, shell, system_install
+
+# glibc elf/dl-load.c: "cannot open shared object file"; dl-lookup.c: "undefined symbol: %s";
+# dl-version.c: "version `%s' not found (required by %s)"
+GLIBC = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-load.c"
+DLERROR = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c"
+# CPython Python/dynload_win.c: "DLL load failed while importing %s: %s"; torch/__init__.py _load_dll_libraries
+WINDOWS = "https://github.com/python/cpython/blob/main/Python/dynload_win.c"
+DYLD = "https://developer.apple.com/documentation/xcode/investigating-crashes-for-zombie-objects (dyld: Library not loaded)"
+# Itanium C++ ABI mangling: _ZN <length><name> ... ; the first names are the namespace
+_NAMESPACES = {
+    "c10": "torch", "at": "torch", "torch": "torch", "caffe2": "torch", "xla": "torch_xla or jaxlib",
+    "torch_xla": "torch_xla", "tensorflow": "tensorflow", "tsl": "tensorflow", "absl": "abseil (bundled by the "
+    "framework)", "pybind11": "pybind11", "triton": "triton", "mlir": "the MLIR of jaxlib or triton",
+}  # fmt: skip
+
+
+def _fix_for(library: str) -> tuple[str, Fix | None]:
+    """Who ships `library`, in words, and how to put it back."""
+    found = library_named(library)
+    if found is None:
+        return (
+            f"No package of the table ships {library}: find which one should (`ldd` on the library that needs it)",
+            shell(f"ldconfig -p | grep -F {library.split('.so')[0]}  # is any copy on the loader's path?"),
+        )
+    if not found.wheel and found.apt:
+        return f"{library} comes from {found.package} ({found.note})", system_install("apt", found.apt)
+    if not found.wheel:
+        return f"{library} comes from {found.package}: {found.note}", None
+    exact = found.library == library
+    what = found.package if exact else f"the {found.package.rsplit('-cu', 1)[0]} wheel for your CUDA ({found.package} ships {found.library})"
+    return f"{library} is shipped by {what}", install((found.package, "")) if exact else None
+
+
+@rule(
+    "missing-library",
+    r"(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?): cannot open shared object file",
+    source=GLIBC,
+    confidence=0.95,
+)
+def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library")
+    who, fix = _fix_for(library)
+    return Lead(
+        f"The dynamic loader could not find {library}. {who}; it is missing, or its folder is not on the loader's "
+        "path (a wheel installed without its nvidia-* dependencies, an LD_LIBRARY_PATH that points elsewhere).",
+        {"library": library},
+        fix,
+        next=("python -m pip list 2>/dev/null | grep -i -E 'nvidia|torch|jax|tensorflow'", "echo $LD_LIBRARY_PATH"),
+    )
+
+
+@rule(
+    "missing-library",
+    r"Could not load (?:dynamic )?library '?(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?)'?",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tsl/platform/default/dso_loader.cc",
+    confidence=0.9,
+)
+def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    lead = shared_object_missing(found, failure)
+    warning = failure.warning or failure.text.startswith(("W", "I"))
+    note = "TensorFlow goes on without the GPU when it cannot load it: harmless on a machine without one." if warning else None
+    return Lead(lead.cause, lead.params, lead.fix, confidence=0.75 if warning else None, next=lead.next, note=note)
+
+
+@rule(
+    "missing-library",
+    r"Unable to load (?:any of )?\{?(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?)",
+    source="https://github.com/NVIDIA/cudnn-frontend (cudnn's loader: 'Unable to load any of {libcudnn...}')",
+    confidence=0.9,
+)
+def unable_to_load(found: re.Match[str], failure: Failure) -> Lead:
+    return shared_object_missing(found, failure)
+
+
+@rule(
+    "missing-library",
+    r"Library not loaded:? (?:@rpath/|@loader_path/|[\w./-]{0,200}/)?(?P<library>lib[\w.+-]{1,80}?\.dylib)",
+    source=DYLD,
+    confidence=0.9,
+)
+def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library")
+    fix = shell("brew install libomp  # the OpenMP runtime torch and xgboost wheels load") if "libomp" in library else None
+    return Lead(
+        f"macOS's loader (dyld) could not find {library}, which an installed extension links: install what ships it, "
+        "or reinstall the wheel that brings it.",
+        {"library": library},
+        fix,
+    )
+
+
+@rule(
+    "missing-library",
+    r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module could not be found|[^\n]{0,200})",
+    source=WINDOWS,
+    confidence=0.85,
+)
+def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
+    module = found.group("module") or ""
+    dll = re.search(r'Error loading "(?P<dll>[^"]{1,260}\.dll)"', failure.haystack)
+    where = dll.group("dll").replace("\\\\", "\\") if dll else ""
+    what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
+    why = found.group("why") or ""
+    if "procedure could not be found" in why:
+        return Lead(
+            f"Windows loaded {what}but a function it needs is missing from a DLL it links: two builds of the same "
+            "library (torch and a package built for another torch, two CUDA runtimes on PATH).",
+            {"module": module, "dll": where},
+            verdict=None,
+            confidence=0.8,
+        )
+    if "initialization routine failed" in why or "WinError 1114" in failure.haystack:
+        return Lead(
+            f"Windows could not initialise {what}(WinError 1114): the Microsoft Visual C++ Redistributable is missing "
+            "or old, or two copies of a runtime DLL (libiomp5md, a CUDA DLL) are on PATH.",
+            {"module": module, "dll": where, "library": "Visual C++ Redistributable"},
+            shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
+        )
+    return Lead(
+        f"Windows could not load {what}or a DLL it depends on (WinError 126): the Microsoft Visual C++ "
+        "Redistributable, a CUDA DLL, or the package's own DLLs are missing.",
+        {"module": module, "dll": where, "library": "Visual C++ Redistributable"},
+        shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
+        next=("python -c \"import os; print(os.environ['PATH'])\"  # a second CUDA or MKL first on PATH?",),
+    )
+
+
+@rule(
+    "missing-library",
+    r"WinError 1114\]?[^\n]{0,120}",
+    source=WINDOWS,
+    confidence=0.85,
+)
+def dll_initialisation_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Windows could not initialise a DLL (WinError 1114), typically c10.dll or a CUDA DLL of torch: the Microsoft "
+        "Visual C++ Redistributable is missing or old, or another program's copy of a runtime DLL comes first.",
+        {"library": "Visual C++ Redistributable"},
+        shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
+    )
+
+
+def _namespace(symbol: str) -> str | None:
+    """The first name of a mangled C++ symbol's nested name (`_ZN3c1010TensorImpl...` -> 'c10')."""
+    found = re.match(r"_?_ZN?K?(\d{1,3})", symbol)
+    if found is None:
+        return None
+    length, start = int(found.group(1)), found.end()
+    return symbol[start : start + length] or None
+
+
+@rule(
+    "undefined-symbol",
+    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol: (?P<symbol>[\w$.@]{1,2000})",
+    source=DLERROR,
+    confidence=0.9,
+)
+def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
+    symbol, library = found.group("symbol"), found.group("library") or ""
+    namespace = _namespace(symbol)
+    owner = _NAMESPACES.get(namespace or "") or (
+        "CUDA's libraries" if symbol.startswith(("cuda", "cu", "cublas", "cudnn")) else
+        "NCCL" if symbol.startswith("nccl") else None
+    )  # fmt: skip
+    package = owner_of(library) if library else None
+    name = library.replace("\\", "/").rsplit("/", 1)[-1] if library else "an extension"
+    built = f"{package} ({name})" if package and package != "python" else name
+    against = f"another version of {owner}" if owner else "another version of the library that defines it"
+    return Lead(
+        f"{built} was built against {against} than the one installed: the loaded library has no {symbol[:80]}. "
+        f"Install the build of {package or 'that package'} made for the installed {owner or 'library'} (or move "
+        f"{owner or 'the library'} to the release it was built for).",
+        {"symbol": symbol, "library": library, "package": package or "", "namespace": namespace or "", "owner": owner or ""},
+        install((package, ""), reinstall=True, no_deps=True) if package and package not in ("python", "torch") else None,
+        next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
+    )
+
+
+@rule(
+    "undefined-symbol",
+    r"Symbol not found: (?P<symbol>\S{1,400})",
+    source="dyld (macOS): Symbol not found",
+    confidence=0.85,
+)
+def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"An extension was built against another version of a library it links: {found.group('symbol')[:80]} is "
+        "not in the one installed. Install the build of that extension made for the installed library.",
+        {"symbol": found.group("symbol")},
+    )
+
+
+@rule(
+    "glibc-version",
+    r"version [`'](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})' not found(?: \(required by (?P<by>[^)\s]{1,300})\))?",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
+    confidence=0.95,
+)
+def runtime_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    version, by = found.group("version"), found.group("by") or "an installed extension"
+    cxx = version.startswith(("GLIBCXX", "CXXABI"))
+    runtime = "libstdc++ (the C++ runtime)" if cxx else "glibc (the C library)"
+    old = re.search(r"(/[^\s:']{1,300}/lib(?:stdc\+\+\.so\.6|c\.so\.6))", failure.haystack)
+    which = f" The one loaded is {old.group(1)}." if old else ""
+    fix = (
+        shell("conda install -y -c conda-forge 'libstdcxx-ng>=12'  # in a conda env, whose older libstdc++ comes first")
+        if cxx
+        else None
+    )
+    return Lead(
+        f"{by} needs {version} from {runtime}, but the one loaded is older.{which} "
+        + (
+            "A conda environment's libstdc++ (or an LD_LIBRARY_PATH entry) often comes before the system's newer one."
+            if cxx
+            else "This host's glibc is older than the wheel's manylinux tag allows: use a newer OS image or an older wheel."
+        ),
+        {"version": version, "library": "libstdc++" if cxx else "glibc", "required_by": by},
+        fix,
+        next=("strings $(gcc -print-file-name=libstdc++.so.6) | grep GLIBCXX_3.4.3", "ldd --version | head -1"),
+    )
+
+
+@rule(
+    "missing-library",
+    r"Could not find TensorRT|TF-TRT Warning: Cannot dlopen some TensorRT libraries",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/tf2tensorrt/utils/py_utils.cc",
+    confidence=0.6,
+)
+def tensorrt_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "TensorFlow's TensorRT integration (TF-TRT) found no TensorRT libraries: harmless unless you convert models "
+        "with TF-TRT; then install TensorRT of the version this TensorFlow was built with (and its libraries on the "
+        "loader's path).",
+        {"library": "TensorRT"},
+    )
+
+
+@rule(
+    "missing-library",
+    r"Could not load dynamic library '(?P<library>[\w.+-]{1,80}\.dll)'|(?P<library2>[\w.+-]{1,80}\.dll)(?: or one of its dependencies)? (?:not found|was not found)|libcuda\.so cannot found",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tsl/platform/windows/load_library.cc",
+    confidence=0.85,
+)
+def dll_missing(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library") or found.group("library2") or "libcuda.so"
+    if library == "libcuda.so":
+        return Lead(
+            "Triton cannot find libcuda.so, the NVIDIA driver's library: no driver here, the container started "
+            "without the GPU, or only libcuda.so.1 is present (ldconfig names it).",
+            {"library": "libcuda.so"},
+        )
+    return Lead(
+        f"Windows cannot find {library}: the CUDA/cuDNN runtime (or the Visual C++ runtime) it belongs to is not "
+        "installed or not on PATH. TensorFlow 2.11+ has no GPU build for native Windows (use WSL2).",
+        {"library": library},
+    )
+
+
+@rule(
+    "undefined-symbol",
+    r"WinError 127\]?|The specified procedure could not be found|symbol not found in flat namespace '(?P<symbol>[^']{1,300})'",
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_PROC_NOT_FOUND)",
+    confidence=0.8,
+)
+def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A compiled extension needs a function its library does not have (WinError 127 / a missing symbol): it was "
+        "built against another version of that library (torch, a CUDA runtime) than the one loaded. Install the "
+        "extension's build for the installed version.",
+        {"symbol": found.group("symbol") or ""},
+    )

@@ -1,0 +1,248 @@
+"""Resources the program ran out of: device memory in each framework (with its numbers read, so fragmentation and
+a true shortage are told apart), host memory, disk space, permissions, a device another process holds."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.remedy.fix import Fix, export
+
+ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp"
+_SIZE = r"[\d.]+ ?[KMGT]i?B"
+_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _bytes(text: str | None) -> float | None:
+    found = re.match(r"([\d.]+) ?([KMGT])", text or "")
+    return float(found.group(1)) * _UNITS[found.group(2)] if found else None
+
+
+def _group(found: re.Match[str] | None, name: str) -> str | None:
+    return found.group(name) if found is not None else None
+
+
+_TORCH_NUMBERS = re.compile(
+    rf"Tried to allocate (?P<alloc>{_SIZE})[^\n]{{0,40}}?(?:GPU (?P<gpu>\d+) has a total capacity of (?P<total>{_SIZE}) "
+    rf"of which (?P<free>{_SIZE}) is free)?"
+)
+_RESERVED = re.compile(rf"(?P<unused>{_SIZE}) is reserved by PyTorch but unallocated")
+_OTHERS = re.compile(rf"Process (?P<pid>\d+) has (?P<used>{_SIZE}) memory in use")
+
+
+@rule(
+    "out-of-memory",
+    r"(?:CUDA|HIP|XPU) out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: CUDA",
+    source=ALLOCATOR,
+    confidence=0.95,
+)
+def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
+    text = failure.haystack
+    numbers = _TORCH_NUMBERS.search(text)
+    reserved = _RESERVED.search(text)
+    others = [m for m in _OTHERS.finditer(text)]
+    alloc, total, free = _group(numbers, "alloc"), _group(numbers, "total"), _group(numbers, "free")
+    unused = reserved.group("unused") if reserved else None
+    unused_b, alloc_b, total_b = _bytes(unused), _bytes(alloc), _bytes(total)
+    fragmented = unused_b is not None and alloc_b is not None and (unused_b >= alloc_b or (total_b and unused_b > 0.1 * total_b))
+    said = [f"it asked for {alloc}" if alloc else "", f"of {total} total, {free} was free" if total else ""]
+    if others and len({m.group('pid') for m in others}) > 1:
+        said.append(f"{len({m.group('pid') for m in others})} processes hold memory on this GPU")
+    numbers_said = "; ".join(s for s in said if s)
+    if fragmented:
+        why = (
+            f"Fragmentation, not a true shortage: {unused} is reserved by PyTorch but unallocated. Set "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch's own advice for this case)."
+        )
+        fix: Fix | None = export("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")
+    else:
+        why = (
+            "A true shortage for this model at this batch size: lower the batch size (or accumulate gradients), use "
+            "activation checkpointing, mixed precision (bf16/fp16), or a GPU with more memory; with several "
+            "processes on one GPU, give each its own."
+        )
+        fix = None
+    return Lead(
+        f"The GPU ran out of memory{' (' + numbers_said + ')' if numbers_said else ''}. {why} Not an environment "
+        "problem.",
+        {"allocation": alloc or "", "total": total or "", "free": free or "", "reserved_unallocated": unused or "", "fragmented": str(bool(fragmented))},
+        fix,
+        verdict="not-environment",
+        next=("nvidia-smi  # other processes on the same GPU",),
+    )
+
+
+@rule(
+    "out-of-memory",
+    rf"RESOURCE_EXHAUSTED: (?:Failed to allocate request for [\d.]+\w*|Out of memory)|RESOURCE_EXHAUSTED: Out of memory while trying to allocate (?P<bytes>\d+|{_SIZE})(?: bytes)?|Ran out of memory in memory space (?P<space>hbm|vmem)[^\n]{{0,40}}?(?:Used (?P<used>[\d.]+[KMGT]?) of (?P<total>[\d.]+[KMGT]?))?|XlaRuntimeError: RESOURCE_EXHAUSTED",
+    source="https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
+    confidence=0.9,
+)
+def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
+    tpu = found.group("space") is not None or "TPU" in failure.haystack
+    if tpu:
+        return Lead(
+            f"The TPU's high-bandwidth memory (HBM) is full{' (used ' + found.group('used') + ' of ' + found.group('total') + ')' if found.group('used') else ''}: "
+            "lower the batch size, shard the model over more chips (FSDP/SPMD), or rematerialise activations. Not an "
+            "environment problem.",
+            {"memory": "TPU HBM"},
+            verdict="not-environment",
+        )
+    return Lead(
+        "XLA ran out of device memory. JAX preallocates 75% of the GPU: another process on the GPU (or a second "
+        "framework in the same process) leaves it too little. Set XLA_PYTHON_CLIENT_PREALLOCATE=false, or "
+        "XLA_PYTHON_CLIENT_MEM_FRACTION lower for several processes; else lower the batch size.",
+        {"variable": "XLA_PYTHON_CLIENT_PREALLOCATE", "memory": "GPU"},
+        export("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"OOM when allocating tensor(?: with shape\s?\[(?P<shape>[\d, ]{1,80})\])?|ResourceExhaustedError",
+    source="https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+    confidence=0.9,
+)
+def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
+    shape = found.group("shape")
+    return Lead(
+        f"TensorFlow ran out of device memory{' allocating a tensor of shape [' + shape + ']' if shape else ''}: lower "
+        "the batch size; with other processes on the GPU, turn on memory growth "
+        "(tf.config.experimental.set_memory_growth) or TF_FORCE_GPU_ALLOW_GROWTH=true. Not an environment problem.",
+        {"shape": shape or ""},
+        export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"MPS backend out of memory(?: \(MPS allocated: (?P<alloc>[^,]{1,30}), other allocations: [^,]{1,30}, max allowed: (?P<max>[^)]{1,30})\))?",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/mps/MPSAllocator.mm",
+    confidence=0.9,
+)
+def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Apple's MPS backend hit its memory limit"
+        + (f" ({found.group('alloc')} allocated of {found.group('max')} allowed)" if found.group("max") else "")
+        + ": lower the batch size or the resolution. PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 lifts the limit but may "
+        "make the whole system swap.",
+        {"variable": "PYTORCH_MPS_HIGH_WATERMARK_RATIO"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"std::bad_alloc|^MemoryError\b|Unable to allocate (?P<size>[\d.]+ [KMGT]iB) for an array",
+    source="https://docs.python.org/3/library/exceptions.html#MemoryError",
+    confidence=0.75,
+    flags=re.MULTILINE,
+)
+def host_oom(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"The host ran out of memory{' allocating ' + found.group('size') if found.group('size') else ''}: load less "
+        "at once (memory-map the data, smaller batches or fewer workers). Not an environment problem.",
+        {"memory": "host"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"WinError 1455\]?[^\n]{0,80}paging file is too small",
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-",
+    confidence=0.9,
+)
+def windows_paging_file(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Windows' paging file is too small for the DLLs and memory this program maps (WinError 1455), typically with "
+        "several DataLoader workers each loading torch's CUDA DLLs: raise the paging file size (System > Advanced > "
+        "Performance > Virtual memory), or use fewer workers (num_workers=0 to confirm).",
+        {"setting": "paging file", "fix": "num_workers"},
+        verdict="environment",
+    )
+
+
+@rule(
+    "disk-or-permission",
+    r"(?:\[Errno 28\]|OSError: \[Errno 28\]|No space left on device|Disk quota exceeded)[^\n]{0,200}",
+    source="https://man7.org/linux/man-pages/man3/errno.3.html (ENOSPC, EDQUOT)",
+    confidence=0.85,
+)
+def no_space(found: re.Match[str], failure: Failure) -> Lead:
+    if "/dev/shm" in failure.haystack or "shared memory" in failure.haystack:
+        return Lead(
+            "Shared memory (/dev/shm) is full: start the container with --shm-size=16g or --ipc=host.",
+            {"path": "/dev/shm"},
+            family="nccl-shm",
+        )
+    path = re.search(r"'(?P<path>/[^']{1,300})'", found.group(0))
+    return Lead(
+        f"A disk is full{' (writing ' + path.group('path') + ')' if path else ''}: often the home folder's caches "
+        "(~/.cache/pip, ~/.cache/huggingface, ~/.triton, /tmp; /root/.cache when run as root). Free space or point the cache elsewhere "
+        "(PIP_CACHE_DIR, HF_HOME, TMPDIR).",
+        {"path": path.group("path") if path else ""},
+        next=("df -h ~ /tmp . && du -sh ~/.cache/* 2>/dev/null | sort -h | tail",),
+    )
+
+
+@rule(
+    "disk-or-permission",
+    r"(?:\[Errno 13\] Permission denied|PermissionError|\[Errno 30\] Read-only file system|Read-only file system)[:\s]{0,3}'?(?P<path>[^'\n]{0,300})",
+    source="https://man7.org/linux/man-pages/man3/errno.3.html (EACCES, EROFS)",
+    confidence=0.8,
+)
+def permission_denied(found: re.Match[str], failure: Failure) -> Lead:
+    path = found.group("path").strip()
+    return Lead(
+        f"Writing{' ' + path if path else ''} was refused (permission, or a read-only file system): a cache or "
+        "install folder owned by another user (root from a `sudo pip`), or a read-only image. Point the cache at a "
+        "writable folder (HF_HOME, TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR, XDG_CACHE_HOME) or fix its owner.",
+        {"path": path},
+        next=(f"ls -ld {path.split(' ')[0]!r} ~/.cache" if path.startswith("/") else "ls -ld ~/.cache",),
+    )
+
+
+@rule(
+    "device-busy",
+    r"\[Errno 16\] Device or resource busy[^\n]{0,200}|all CUDA-capable devices are busy or unavailable",
+    source="https://man7.org/linux/man-pages/man3/errno.3.html (EBUSY)",
+    confidence=0.85,
+)
+def device_busy(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The device is held by another process (or the GPU is in exclusive-process mode and another process has "
+        "it): stop that process, or give each job its own device.",
+        {"device": "GPU" if "CUDA" in found.group(0) else "device"},
+        next=("nvidia-smi  # compute mode and the processes on each GPU", "fuser -v /dev/nvidia* /dev/accel* 2>/dev/null"),
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"DefaultCPUAllocator: can't allocate memory|Blas GEMM launch failed|Failed to create cublas handle|CUBLAS_STATUS_NOT_INITIALIZED"
+    r"|Memory access fault by GPU node-\d+",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/impl/alloc_cpu.cpp",
+    confidence=0.65,
+)
+def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if said.startswith("Memory access fault"):
+        return Lead(
+            "The AMD GPU faulted on a memory access (ROCm's 'Memory access fault'): a kernel's bug, or a GPU the "
+            "build has no proper code for (an HSA_OVERRIDE_GFX_VERSION that does not fit).",
+            {"variable": "HSA_OVERRIDE_GFX_VERSION"},
+            verdict="unknown",
+            family="cuda-illegal-access",
+        )
+    host = said.startswith("DefaultCPUAllocator")
+    return Lead(
+        ("The host ran out of memory (torch's CPU allocator)" if host else "The GPU had no memory left for cuBLAS "
+         "(another process holds it, or this one's tensors fill it)") + ": use less at once"
+        + ("" if host else "; with TensorFlow turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)") + ".",
+        {"memory": "host" if host else "GPU"},
+        verdict="not-environment",
+    )

@@ -1,0 +1,388 @@
+"""Versions that do not fit together: a module that is not installed, an API a library expects that the installed
+version of another no longer (or not yet) has, and the checks frameworks make of their own pairings."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.remedy.fix import install
+
+# CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
+IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
+# CPython Objects/moduleobject.c: "module '%U' has no attribute '%U'"
+MODULEOBJECT = "https://github.com/python/cpython/blob/main/Objects/moduleobject.c"
+# import name -> the distribution people install for it (PyPI names; the common mismatches only)
+DISTRIBUTION_OF = {
+    "cv2": "opencv-python", "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml", "skimage": "scikit-image",
+    "google.protobuf": "protobuf", "torch_xla": "torch_xla", "tensorflow_io": "tensorflow-io", "attr": "attrs",
+    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "bs4": "beautifulsoup4", "Crypto": "pycryptodome",
+    "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
+    "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools",
+}  # fmt: skip
+# Packages whose submodules move between releases: `No module named 'jax.experimental.maps'` is an API that went.
+FRAMEWORKS = frozenset({
+    "torch", "jax", "jaxlib", "tensorflow", "keras", "transformers", "diffusers", "numpy", "scipy", "triton",
+    "torch_xla", "torchvision", "torchaudio", "accelerate", "peft", "flax", "optax", "huggingface_hub", "pydantic",
+    "setuptools", "pkg_resources", "tf_keras", "langchain", "vllm", "deepspeed", "xformers", "bitsandbytes", "trl",
+})  # fmt: skip
+
+
+def _top(module: str) -> str:
+    return module.split(".", 1)[0]
+
+
+@rule("module-not-found", r"No module named '(?P<module>[\w.]{1,200})'", source=IMPORTLIB, confidence=0.9)
+def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
+    module = found.group("module")
+    top = _top(module)
+    if "." in module and top in FRAMEWORKS and not module.startswith(("torch._C", "torch_xla._XLAC")):
+        return None  # a submodule of an installed framework that moved: api-version-skew (submodule_gone) reads it
+    if module in ("torch._C", "torch_xla._XLAC") or module.endswith("._C"):
+        return Lead(
+            f"{module} is the compiled part of {top}: it is missing from this install (a broken or interrupted "
+            f"install, or Python importing the {top} source folder instead of the installed package).",
+            {"module": module, "package": top},
+            install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
+        )
+    package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+    building = any(w in failure.message for w in ("build wheel", "Getting requirements", "setup.py", "pyproject"))
+    if building and top == "torch":
+        return Lead(
+            "pip builds the package in an isolated environment without torch, so its setup.py cannot import torch: "
+            "build it against the installed torch with --no-build-isolation.",
+            {"module": module, "package": "torch"},
+            next=("pip install --no-build-isolation PACKAGE",),
+        )
+    return Lead(
+        f"No module named {module!r}: {package} is not installed in the interpreter that ran this, or it was "
+        "installed into another one (another venv, conda env, or the system Python).",
+        {"module": module, "package": package},
+        install((package, "")),
+        next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
+    )
+
+
+def _where(failure: Failure) -> str:
+    frame = failure.last_frame
+    return f" ({frame.owner or frame.short()})" if frame is not None else ""
+
+
+def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
+    caller = failure.library
+    who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
+    what = f"{module}.{name}" if name else module
+    distribution = DISTRIBUTION_OF.get(top)
+    installed = f"{top} (of {distribution})" if distribution and distribution != top else top
+    return Lead(
+        f"{who}uses {what}, which the installed {installed} does not have: it was written for another release of {top} "
+        f"(an API that was removed, renamed or not yet added). Install the {top} release it was written for, or a "
+        f"{'release of ' + caller if caller and caller not in ('python', top) else 'version of the code'} made for "
+        f"the installed {top}.",
+        {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
+        verdict="environment",
+        confidence=0.85,
+        next=(f"python -m pip show {top} {caller or ''}".strip(),),
+    )
+
+
+@rule("api-version-skew", r"No module named '(?P<module>(?P<top>[\w]{1,80})\.[\w.]{1,200})'", source=IMPORTLIB, confidence=0.8)
+def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
+    top = found.group("top")
+    module = found.group("module")
+    if top not in FRAMEWORKS or module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C"):
+        return None
+    return _api_skew_lead(module, top, failure)
+
+
+@rule(
+    "api-version-skew",
+    r"module '(?P<module>[\w.]{1,200})' has no attribute '(?P<name>\w{1,200})'",
+    source=MODULEOBJECT,
+    confidence=0.85,
+)
+def module_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
+    module, name = found.group("module"), found.group("name")
+    if "partially initialized module" in failure.message or "most likely due to a circular import" in failure.message:
+        return None
+    return _api_skew_lead(module, _top(module), failure, name)
+
+
+@rule(
+    "api-version-skew",
+    r"cannot import name '(?P<name>\w{1,200})' from '(?P<module>[\w.]{1,200})'?",
+    source=IMPORTLIB,
+    confidence=0.85,
+)
+def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
+    module, name = found.group("module"), found.group("name")
+    if "circular import" in failure.message:
+        return Lead(
+            f"{module} imported itself while loading (a circular import): a file of yours named like a package "
+            f"({_top(module)}.py in the working folder) shadows the installed one.",
+            {"module": module, "name": name},
+            verdict="not-environment",
+            confidence=0.6,
+        )
+    return _api_skew_lead(module, _top(module), failure, name)
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<call>[\w.]{1,200})\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
+    source="https://github.com/python/cpython/blob/main/Python/ceval.c (unexpected keyword argument)",
+    confidence=0.6,
+    on="exception",
+)
+def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
+    call, name = found.group("call"), found.group("name")
+    caller = failure.library
+    if caller is None or caller == "python":
+        return None  # the user's own call to their own function: a mistake of theirs, judged as user code
+    return Lead(
+        f"{caller} calls {call}() with {name}=, which the installed version of the callee does not take: {caller} "
+        f"was written for another release of the library it calls.",
+        {"call": call, "name": name, "caller": caller, "package": _top(call)},
+        verdict="environment",
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"compiled using NumPy 1\.x cannot be run in\s+NumPy (?P<numpy>2[\d.]*)",
+    source="https://github.com/numpy/numpy/blob/main/numpy/_core/_multiarray_umath.py",
+    confidence=0.95,
+)
+def numpy2_abi(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A compiled extension was built against NumPy 1.x, but NumPy {found.group('numpy')} is installed: it may "
+        "crash or fail to import. Install numpy<2, or releases of the extensions built for NumPy 2.",
+        {"package": "numpy", "numpy": found.group("numpy")},
+        install(("numpy", "<2")),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"numpy\.dtype size changed, may indicate binary incompatibility",
+    source="https://github.com/numpy/numpy/issues/18709",
+    confidence=0.9,
+)
+def numpy_dtype_size(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A compiled extension was built against another NumPy than the one installed (numpy.dtype size changed): "
+        "install a NumPy of the series it was built for, or rebuild/upgrade the extension.",
+        {"package": "numpy"},
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"jaxlib(?: version)? (?P<jaxlib>[\d.]+\w*) is (?:newer than and incompatible with|too old for|older than)[^\n]{0,60}jax(?: version)? (?P<jax>[\d.]+\w*)|(?:incompatible|mismatch)[^\n]{0,40}jaxlib[^\n]{0,80}",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (check_jaxlib_version)",
+    confidence=0.9,
+)
+def jax_jaxlib(found: re.Match[str], failure: Failure) -> Lead:
+    jax = found.group("jax") or ""
+    return Lead(
+        "jax and jaxlib must be of the same release, and this jaxlib is not the one this jax was made for: "
+        "install them together.",
+        {"package": "jaxlib", "jax": jax},
+        install(("jax", f"=={jax}" if jax else ""), ("jaxlib", f"=={jax}" if jax else "")),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
+    source="https://github.com/pytorch/vision/blob/main/torchvision/extension.py",
+    confidence=0.95,
+)
+def torchvision_cuda(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch and torchvision come from builds for different CUDA versions: install the torchvision release "
+        "built with the installed torch (same index, same +cuXYZ).",
+        {"package": "torchvision"},
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"(?:xFormers was built for|built for|compiled (?:for|with|against|using)):?\s*(?P<want>(?:PyTorch|torch|CUDA|Python|python|NumPy|numpy)\s?[\d.]+[\w.+]*)[^\n]{0,120}?\(?you have (?P<have>[\w.+ ]{1,40})\)?",
+    source="https://github.com/facebookresearch/xformers/blob/main/xformers/_cpp_lib.py ('xFormers was built for')",
+    confidence=0.85,
+)
+def built_for_other(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A compiled package was built for {found.group('want')}, but {found.group('have').strip()} is installed: "
+        "install its build for the installed version, or the version it was built for.",
+        {"want": found.group("want"), "have": found.group("have").strip()},
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"Could not run '(?P<op>torchvision::\w{1,60})' with arguments from the '(?P<backend>\w{1,40})' backend",
+    source="https://github.com/pytorch/vision/issues/3058 (torchvision ops missing for the backend: a torchvision build "
+    "that does not match torch)",
+    confidence=0.85,
+)
+def torchvision_ops(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"torchvision's {found.group('op')} has no {found.group('backend')} kernel: the installed torchvision was "
+        "built for another torch (or without CUDA). Install the torchvision release made for the installed torch, "
+        "from the same index.",
+        {"op": found.group("op"), "package": "torchvision"},
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<api>(?P<top>[A-Za-z_]\w{1,60})\.[\w.]{1,200}) (?:was|has been|is) (?:removed|deprecated)(?: (?:in|since|as of) (?:\w+ )?v?(?P<version>[\d.]{1,12}\w*))?",
+    source="https://docs.jax.dev/en/latest/api_compatibility.html (deprecations raise AttributeError naming the removal)",
+    confidence=0.85,
+)
+def api_removed(found: re.Match[str], failure: Failure) -> Lead:
+    api, top = found.group("api"), found.group("top")
+    version = found.group("version")
+    return Lead(
+        f"{api} is gone from the installed {top}"
+        + (f" (removed in {version})" if version else "")
+        + f": the code that uses it{_where(failure)} was written for an older {top}. Install the {top} release it "
+        f"was written for (or older than the removal), or a release of the calling code made for the installed {top}.",
+        {"api": api, "package": top, "version": version or ""},
+        verdict="environment",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"'(?P<object>[\w.]{1,120})' object has no attribute '(?P<name>\w{1,120})'",
+    source=MODULEOBJECT,
+    confidence=0.6,
+    on="exception",
+)
+def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
+    caller = failure.library
+    if caller is None or caller == "python" or failure.type.rsplit(".", 1)[-1] != "AttributeError":
+        return None  # the user's own objects: judged as the user's code
+    return Lead(
+        f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
+        f"makes {found.group('object')} objects does not have: {caller} was written for another release of it.",
+        {"object": found.group("object"), "name": found.group("name"), "caller": caller, "package": caller},
+        verdict="environment",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"Weights only load failed|weights_only=True|WeightsUnpickler error",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/serialization.py (torch 2.6: torch.load defaults to "
+    "weights_only=True)",
+    confidence=0.85,
+)
+def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch.load refused the checkpoint: since torch 2.6 torch.load defaults to weights_only=True, which loads "
+        "no arbitrary pickled objects. For a checkpoint you trust, pass weights_only=False (or allow its classes "
+        "with torch.serialization.add_safe_globals); the code was written for an older torch.",
+        {"api": "torch.load", "option": "weights_only", "package": "torch"},
+        verdict="environment",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"File format not supported: filepath=|Keras 3 only supports V3 `?\.keras`? files|keras\.src\.legacy|Unrecognized keyword arguments passed to \w+: \{'(?P<kw>\w+)'",
+    source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2)",
+    confidence=0.8,
+)
+def keras_3(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The code was written for Keras 2 (tf.keras before TensorFlow 2.16) and runs under Keras 3: saved models in "
+        "the SavedModel format load through keras.layers.TFSMLayer, and some arguments are gone. Install tf-keras and "
+        "set TF_USE_LEGACY_KERAS=1, or pin tensorflow<2.16.",
+        {"package": "keras", "framework": "tensorflow"},
+        verdict="environment",
+    )
+
+
+@rule(
+    "module-not-found",
+    r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) `?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot find a working triton installation",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py (requires_backends)",
+    confidence=0.85,
+)
+def requires_package(found: re.Match[str], failure: Failure) -> Lead:
+    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or "triton"
+    return Lead(
+        f"A library needs {package}, which is not installed in this interpreter: install it (of a version the library "
+        "supports).",
+        {"package": package},
+        install((package, "")) if re.fullmatch(r"[\w.-]+", package) else None,
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"(?P<pkg>[\w.-]{2,60})(?P<want>[<>=!~]=?[\d.]+\w*) is required for a normal functioning of this module, but found (?P=pkg)==(?P<have>[\w.+]+)"
+    r"|requires (?P<pkg2>[\w .-]{2,60}?) version (?P<want2>[<>=!~]=?\s?[\d.]+\w*)[;,] ?(?:Detected an installation of version|but found|found version) (?P<have2>[\w.+]+)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/versions.py (require_version)",
+    confidence=0.9,
+)
+def required_version(found: re.Match[str], failure: Failure) -> Lead:
+    pkg = found.group("pkg") or (found.group("pkg2") or "").strip()
+    want, have = found.group("want") or found.group("want2"), found.group("have") or found.group("have2")
+    return Lead(
+        f"{pkg} {have} is installed, but {pkg}{want} is required: install a {pkg} in that range (or a release of the "
+        "requiring library made for the installed one).",
+        {"package": pkg, "want": want, "have": have},
+        install((pkg, want.replace(" ", ""))) if re.fullmatch(r"[\w.-]+", pkg) else None,
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"Detected that PyTorch and (?P<pkg>\w{2,40}) were compiled with different CUDA (?:major )?versions"
+    r"|Couldn't load custom C\+\+ ops|operator (?P<op>torchvision::\w{1,40}) does not exist|Failed to load image Python extension",
+    source="https://github.com/pytorch/vision/blob/main/torchvision/extension.py",
+    confidence=0.9,
+)
+def extension_built_for_other_torch(found: re.Match[str], failure: Failure) -> Lead:
+    pkg = found.group("pkg") or "torchvision"
+    return Lead(
+        f"{pkg} was built for another torch (another release or another CUDA) than the one installed: install the "
+        f"{pkg} release made with the installed torch, from the same index (the same +cpu / +cuXYZ build).",
+        {"package": pkg, "op": found.group("op") or ""},
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"has model type `?(?P<model>[\w-]{2,60})`? but Transformers does not recognize this architecture|does not recognize this architecture",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/models/auto/configuration_auto.py",
+    confidence=0.9,
+)
+def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"The checkpoint's model type{' (' + found.group('model') + ')' if found.group('model') else ''} is newer than "
+        "the installed transformers knows: upgrade transformers to the release that added it.",
+        {"package": "transformers", "model": found.group("model") or ""},
+        install(("transformers", "")),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"(?:mach-o file, but is an incompatible architecture|incompatible architecture) \(have '(?P<have>\w+)', need '(?P<need>\w+)'\)",
+    source="dyld (macOS): incompatible architecture",
+    confidence=0.9,
+)
+def wrong_cpu_architecture(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A compiled library is built for {found.group('have')} but this Python runs as {found.group('need')}: an "
+        "x86_64 wheel under an arm64 Python (or the reverse, through Rosetta). Install the packages again with a "
+        "Python of the machine's native architecture.",
+        {"have": found.group("have"), "need": found.group("need")},
+    )

@@ -1,0 +1,218 @@
+"""One verdict for a log: every record read by every family rule (and the catalogue's signatures), then the root
+cause chosen among the candidates, with the family that decided it, a confidence, a verdict class, the fix, and,
+when nothing decides, the one record that matters and the command to run next.
+
+How the root is chosen: errors before warnings; specific families before the generic fall-backs; within a chain
+of Python exceptions, the first (it caused or preceded the others); across the log, the earliest (what comes later
+repeats or follows from it: a rank's OOM before the others' watchdog timeouts).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
+from xladoctor.remedy.fix import Fix
+
+# Families that name a cause only as a last resort: they are what is left when nothing specific matched.
+_GENERIC = frozenset({"hang-timeout", "cuda-illegal-access"})
+# Python's own error types that, raised in the user's code with nothing more specific said, are the user's bug.
+_USER_TYPES = frozenset(
+    {"ValueError", "TypeError", "IndexError", "KeyError", "AssertionError", "ZeroDivisionError", "NameError",
+     "UnboundLocalError", "AttributeError", "FileNotFoundError", "NotImplementedError", "RecursionError"}
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def families() -> dict[str, dict[str, str]]:
+    text = resources.files("xladoctor.compat_matrix").joinpath("failures", "families.json").read_text("utf-8")
+    return {row["family"]: row for row in json.loads(text)["rows"]}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible root cause: a family, read from one record by one rule (or signature)."""
+
+    family: str
+    verdict: str
+    cause: str
+    confidence: float
+    failure: Failure
+    rule: str  # "rules.loader:shared_object_missing" or "signature:torch-xla-undefined-symbol"
+    params: Mapping[str, Any] = field(default_factory=dict)
+    fix: Fix | None = None
+    next: tuple[str, ...] = ()
+    source: str = ""
+    note: str | None = None
+    remediation: tuple[str, ...] = ()  # already rendered (a signature's own commands)
+
+    @property
+    def rank(self) -> tuple[int, int, int, int, int]:
+        """Smaller is more likely the root: errors first, specific families, the chain's first, the earliest."""
+        f = self.failure
+        return (
+            int(f.warning),
+            int(self.family in _GENERIC or self.confidence < 0.6),
+            f.line if f.position == 0 else f.line,
+            f.position,
+            -int(self.confidence * 100),
+        )
+
+
+def _verdict_of(family: str, lead: Lead) -> str:
+    verdict = lead.verdict or families().get(family, {}).get("verdict", "unknown")
+    return verdict if verdict in VERDICTS else "unknown"
+
+
+def _read(rule: Rule, failure: Failure, fallback: bool = False) -> Candidate | None:
+    if (rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", failure.kind):
+        return None
+    haystack = failure.haystack
+    if not rule.literals_in(haystack, haystack.lower() if rule.folded else haystack):
+        return None
+    found = rule.pattern.search(haystack)
+    if found is None:
+        return None
+    try:
+        lead = rule.read(found, failure)
+    except Exception:  # noqa: BLE001 - a rule's bug costs its own reading, never the verdict (tests run them all)
+        return None
+    if lead is None:
+        return None
+    family = lead.family or rule.family
+    confidence = lead.confidence if lead.confidence is not None else rule.confidence
+    if failure.warning:
+        confidence *= 0.8
+    return Candidate(
+        family, _verdict_of(family, lead), lead.cause, confidence, failure, rule.id, dict(lead.params), lead.fix,
+        lead.next, rule.source, lead.note,
+    )  # fmt: skip
+
+
+def _structural(failure: Failure) -> Candidate | None:
+    """What the structure alone tells when no rule read the record: an exception of Python's own kinds raised in
+    the user's code is the user's bug; anything else is a lead, not a cause."""
+    if failure.kind != "exception" or failure.wrapper or failure.warning:
+        return None
+    short = failure.type.rsplit(".", 1)[-1]
+    frame = failure.user_frame
+    if failure.raised_in_user_code and short in _USER_TYPES and frame is not None:
+        return Candidate(
+            "user-code-error", "not-environment",
+            f"{short} raised in your code at {frame.short()}: {failure.message.splitlines()[0][:200] if failure.message else short}. "
+            "Not an environment problem.",
+            0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},
+        )  # fmt: skip
+    return None
+
+
+def candidates(records: Sequence[Failure], rules: Iterable[Rule] | None = None) -> list[Candidate]:
+    """Every candidate of every record, in log order."""
+    rules = list(rules if rules is not None else load_rules())
+    found: list[Candidate] = []
+    for failure in records:
+        if failure.wrapper:
+            continue  # the error it carries is its own record
+        read = [c for c in (_read(r, failure) for r in rules) if c is not None]
+        if not read:
+            structural = _structural(failure)
+            read = [structural] if structural is not None else []
+        if not read:
+            read = [c for c in (_read(r, failure, fallback=True) for r in rules) if c is not None]
+        found.extend(_best_per_family(read))
+    return found
+
+
+def _best_per_family(read: list[Candidate]) -> list[Candidate]:
+    best: dict[str, Candidate] = {}
+    for candidate in read:
+        kept = best.get(candidate.family)
+        if kept is None or candidate.confidence > kept.confidence:
+            best[candidate.family] = candidate
+    return list(best.values())
+
+
+def root(found: Sequence[Candidate]) -> Candidate | None:
+    """The root cause among the candidates (see the module's docstring)."""
+    if not found:
+        return None
+    by_chain: dict[int, list[Candidate]] = {}
+    for candidate in found:
+        by_chain.setdefault(candidate.failure.chain, []).append(candidate)
+    # within a chain, the first exception's candidates come first, unless only later ones name a cause
+    ordered = sorted(found, key=lambda c: c.rank)
+    return ordered[0]
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """explain's one verdict."""
+
+    verdict: str  # environment | not-environment | framework-bug | unknown
+    family: str | None
+    cause: str
+    confidence: float
+    line: int | None  # the log line of the record that decided it
+    record: str  # that record's line, as shown
+    decided_by: str  # the rule or signature
+    params: Mapping[str, Any] = field(default_factory=dict)
+    remediation: tuple[str, ...] = ()
+    next: tuple[str, ...] = ()
+    source: str = ""
+    joined: tuple[str, ...] = ()  # what the environment's facts added, confirmed or contradicted
+    contradicted: bool = False  # the facts say the log came from another environment
+    others: tuple[str, ...] = ()  # the other families seen, for the reader
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "family": self.family,
+            "cause": self.cause,
+            "confidence": round(self.confidence, 2),
+            "line": self.line,
+            "record": self.record,
+            "decided_by": self.decided_by,
+            "params": {k: v for k, v in self.params.items() if v not in ("", None)},
+            "remediation": list(self.remediation),
+            "next": list(self.next),
+            "source": self.source,
+            "joined": list(self.joined),
+            "contradicted": self.contradicted,
+            "others": list(self.others),
+        }
+
+
+_NEXT_BY_WORD = (
+    (("NCCL", "ProcessGroup", "torch.distributed", "c10d", "gloo", "rendezvous"),
+     ("NCCL_DEBUG=INFO python ...  # NCCL says which step failed", "xladoctor collective  # a real all_reduce across the job's nodes")),
+    (("torch._dynamo", "torch._inductor", "torch.compile", "inductor", "BackendCompilerFailed"),
+     ("TORCH_LOGS=+dynamo,graph_breaks,recompiles python ...", "xladoctor profile -- python ...  # graph breaks and recompiles at your lines")),
+    (("torch_xla", "XLA", "PJRT", "xla_"),
+     ("PT_XLA_DEBUG_LEVEL=2 python ...  # torch_xla's own analysis", "xladoctor profile -- python ...")),
+    (("CUDA", "cuda", "cuDNN", "cublas"),
+     ("CUDA_LAUNCH_BLOCKING=1 python ...  # the error at the kernel that raised it", "xladoctor check  # the CUDA stack of this environment")),
+)  # fmt: skip
+
+
+def next_steps(record: Failure) -> tuple[str, ...]:
+    """What to run next when nothing decided the cause: by what the record talks about."""
+    text = record.haystack + " " + " ".join(f.file for f in record.frames)
+    for words, steps in _NEXT_BY_WORD:
+        if any(w in text for w in words):
+            return steps
+    return ("xladoctor check  # rule out the environment first", "python -X faulthandler ...  # the stack of a crash")
+
+
+def lead_record(records: Sequence[Failure]) -> Failure | None:
+    """The record that matters when nothing decided: the last exception (what stopped the program), else the last
+    error line."""
+    errors = [r for r in records if not r.warning and not r.wrapper]
+    exceptions = [r for r in errors if r.kind == "exception"]
+    pool = exceptions or errors or list(records)
+    return pool[-1] if pool else None

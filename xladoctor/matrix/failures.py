@@ -1,0 +1,106 @@
+"""The failure tables of compat_matrix/failures/: CUDA runtime and driver error codes (read from NVIDIA's headers
+and libcudart by scripts/failure_tables.py), NCCL's results, the shared libraries each wheel ships (from their
+RECORD files) and the ones the system provides. Loaded once, looked up by what a log says."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    """One code of CUDA's runtime or driver API, or of NCCL."""
+
+    api: str  # "cuda-runtime" | "cuda-driver" | "nccl"
+    code: int
+    name: str  # cudaErrorNoKernelImageForDevice, CUDA_ERROR_NO_DEVICE, ncclSystemError
+    string: str  # what the library's ...GetErrorString returns ("" for the driver API)
+    meaning: str
+    kind: str  # environment | not-environment | unknown (the table's "class")
+
+
+@dataclass(frozen=True)
+class Library:
+    library: str  # soname: libcudnn.so.9
+    package: str  # nvidia-cudnn-cu12 | torch | "the NVIDIA driver"
+    note: str = ""
+    apt: str | None = None
+    wheel: bool = True
+    source: str = ""
+
+
+def _doc(name: str) -> dict[str, Any]:
+    text = resources.files("xladoctor.compat_matrix").joinpath("failures", f"{name}.json").read_text("utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+@lru_cache(maxsize=1)
+def error_codes() -> tuple[ErrorCode, ...]:
+    found: list[ErrorCode] = []
+    for name, api in (("cuda-runtime-errors", "cuda-runtime"), ("cuda-driver-errors", "cuda-driver"), ("nccl-results", "nccl")):
+        for row in _doc(name)["rows"]:
+            found.append(
+                ErrorCode(api, int(row["code"]), row["name"], row.get("string") or "", row["meaning"], row["class"])
+            )
+    return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, ErrorCode]:
+    return {e.name: e for e in error_codes()}
+
+
+@lru_cache(maxsize=1)
+def _by_string() -> dict[str, ErrorCode]:
+    """cudaGetErrorString's and ncclGetErrorString's texts, lower-cased, longest first when one holds another."""
+    return {e.string.lower(): e for e in error_codes() if e.string and e.string != "no error"}
+
+
+def code_named(name: str) -> ErrorCode | None:
+    return _by_name().get(name)
+
+
+def code_saying(text: str) -> ErrorCode | None:
+    """The code whose error string `text` starts with (torch prints "CUDA error: <string>")."""
+    lowered = text.lower().strip()
+    best: ErrorCode | None = None
+    for string, code in _by_string().items():
+        if lowered.startswith(string) and (best is None or len(string) > len(best.string)):
+            best = code
+    return best
+
+
+@lru_cache(maxsize=1)
+def _libraries() -> dict[str, Library]:
+    table: dict[str, Library] = {}
+    for row in _doc("libraries")["rows"]:
+        table.setdefault(row["library"], Library(row["library"], row["package"], source=f"RECORD of {row['package']}"))
+    for row in _doc("system-libraries")["rows"]:
+        table[row["library"]] = Library(
+            row["library"], row["provider"], row["note"], row.get("apt"), row["provider"] == "the libtpu wheel", row["source"]
+        )
+    return table
+
+
+_STEM = re.compile(r"^(lib[A-Za-z0-9_+-]+?)(?:[._-]\d[\w.]*)?\.(?:so|dylib|dll)")
+
+
+def stem_of(library: str) -> str:
+    found = _STEM.match(library)
+    return found.group(1) if found else library.split(".", 1)[0]
+
+
+def library_named(library: str) -> Library | None:
+    """Who ships `library`: the exact soname, else another version of it (libcudnn.so.8 -> the cuDNN wheels)."""
+    table = _libraries()
+    if library in table:
+        return table[library]
+    stem = stem_of(library)
+    same = [lib for name, lib in sorted(table.items()) if stem_of(name) == stem]
+    return same[-1] if same else None
