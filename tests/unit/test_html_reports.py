@@ -137,7 +137,9 @@ def test_explain_page_leads_with_the_root_cause(tmp_path: Path) -> None:
     text, root = _page(tmp_path, "explain", str(log), "--no-facts")
     _self_contained(text, root, "explain")
     doc = _json("explain", str(log), "--no-facts")
-    cards = root.find_all("article", "finding")
+    verdict, *cards = root.find_all("article", "finding")
+    assert verdict.attrs["id"] == "root-cause" and doc["diagnosis"]["cause"] in verdict.text
+    assert verdict.find_all("h3")[0].text.startswith(f"✖ environment: the install, the drivers or the system's")
     assert [c.attrs["id"] for c in cards] == ["m-cuda-system-not-ready-802", "m-nccl-unhandled-cuda-error"]
     [primary] = [m for m in doc["matches"] if m["id"] == doc["primary"]]
     assert cards[0].find_all("h3")[0].text.startswith("✖ root cause: cuda-system-not-ready-802")
@@ -151,8 +153,9 @@ def test_explain_page_without_a_signature_shows_the_likeliest_lines(tmp_path: Pa
     log = tmp_path / "run.log"
     log.write_text("starting\nRuntimeError: something nobody has seen before\n")
     _, root = _page(tmp_path, "explain", str(log), "--no-facts", code=0)
-    causes = root.by_id("causes")
-    assert "No known signature." in causes.text and "2: RuntimeError: something nobody has seen" in causes.text
+    verdict = root.by_id("verdict")
+    assert "unknown: what the log shows does not decide it" in verdict.text
+    assert "2: RuntimeError: something nobody has seen" in verdict.text
 
 
 def test_compare_page_grid_marks_exactly_the_outliers_the_findings_name() -> None:

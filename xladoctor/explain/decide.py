@@ -11,7 +11,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from xladoctor.explain.join import join
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, is_warning
 from xladoctor.explain.verdict import Candidate, Diagnosis, candidates, families, lead_record, next_steps, root
 from xladoctor.facts import Facts
 from xladoctor.remedy.render import render_fix
@@ -42,7 +42,7 @@ def _from_signature(match: Explained) -> Candidate | None:
     if family is None:
         return None
     line, text = match.evidence[0] if match.evidence else (0, "")
-    failure = Failure("line", "", text, line, text)
+    failure = Failure("line", "", text, line, text, warning=is_warning(text))
     generic = match.generic or match.role == "follow_on"
     verdict = families().get(family, {}).get("verdict", "unknown")
     return Candidate(
@@ -60,7 +60,7 @@ def _merged(chosen: Candidate, found: Sequence[Candidate]) -> Candidate:
     other = same[0]
     if chosen.rule.startswith("signature:"):
         return replace(chosen, params={**other.params, **chosen.params}, next=chosen.next or other.next)
-    if other.rule.startswith("signature:"):
+    if other.rule.startswith("signature:") and other.confidence >= chosen.confidence:
         return replace(other, params={**chosen.params, **other.params}, next=other.next or chosen.next)
     return chosen
 

@@ -75,7 +75,8 @@ class Explanation:
 
     def failing(self) -> bool:
         """Whether anything found explains a failure (benign lines alone do not)."""
-        return self.diagnosis is not None or any(m.role != "benign" for m in self.matches)
+        named = self.diagnosis is not None and self.diagnosis.family is not None
+        return named or any(m.role != "benign" for m in self.matches)
 
 
 def _rank(match: Explained) -> tuple[int, bool]:

@@ -15,9 +15,12 @@ from xladoctor.explain.records import Failure
 from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
 from xladoctor.facts.builds import torch_cuda
+from xladoctor.facts.model import Distribution
+from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import library_named
 from xladoctor.remedy.fix import Fix, install
 
+_FRAMEWORKS = frozenset({"torch", "torch-xla", "jax", "jaxlib", "tensorflow", "triton", "keras", "transformers"})
 _PYTHON_IN_PATH = re.compile(r"[/\\]python(?P<version>3\.\d{1,2})[/\\](?:site|dist)-packages[/\\]")
 
 
@@ -42,6 +45,22 @@ def _pin_required(facts: Facts, package: str) -> str:
     return ""
 
 
+def _arch_listing(facts: Facts, torch: Distribution | None) -> str:
+    """The architectures the installed torch carries: read from its own fatbins when probed, else the matrix's row
+    for its series and CUDA (compat_matrix/torch-cuda_arch.json, with its source)."""
+    if torch is None:
+        return "no torch"
+    archs = (torch.cuda_archs or {}).get("cubin") if torch.cuda_archs else None
+    if archs:
+        return ", ".join(f"sm_{a}" for a in sorted(archs, key=int))
+    cuda = torch_cuda(facts)
+    release = ".".join(torch.version.split("+")[0].split(".")[:2])
+    for row in load_matrix().get("torch-cuda_arch").rows:
+        if str(row["torch"]) == release and (cuda is None or str(row["cuda"]) == ".".join(cuda.split(".")[:2])):
+            return ", ".join(f"sm_{a.replace('.', '').replace('+PTX', '')}" for a in str(row["arch_list"]).split(";"))
+    return "an architecture list the matrix does not know"
+
+
 def _python_of_log(records: Sequence[Failure]) -> str | None:
     for record in records:
         for frame in record.frames:
@@ -62,6 +81,16 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
     if logged and logged != here:
         said.append(f"The log's frames are from Python {logged}, but these facts are of Python {here}: it came from another environment.")
         contradicted = True
+    absent = sorted(
+        {f.owner for r in records for f in r.frames if f.owner in _FRAMEWORKS and facts.installed(f.owner) is None}
+    )
+    if absent:
+        said.append(
+            f"The log's frames are in {', '.join(absent)}, which {'is' if len(absent) == 1 else 'are'} not installed in "
+            f"{facts.interpreter}: the log came from another environment. Give explain that one (--python PATH, or "
+            "--facts of its snapshot) for fixes made for it."
+        )
+        return Joined(tuple(said), True, None)
     params = candidate.params
     family = candidate.family
     if family == "missing-library" and params.get("library"):
@@ -77,8 +106,14 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
                 contradicted = True
             elif found.library == library:
                 spec = _pin_required(facts, found.package)
-                said.append(f"{found.package} is not installed here" + (f"; the installed packages require it at {spec}." if spec else "."))
-                fix = install((found.package, spec))
+                if spec:
+                    said.append(f"{found.package} is not installed here; the installed packages require it at {spec}.")
+                    fix = install((found.package, spec))
+                else:
+                    said.append(
+                        f"{found.package} is not installed here, and no installed package requires it: is this the "
+                        "environment that wrote the log? (--python PATH names another one)"
+                    )
     elif family == "module-not-found" and params.get("package"):
         installed = facts.installed(str(params["package"]))
         if installed is not None:
@@ -90,8 +125,7 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
     elif family == "gpu-arch-unsupported" and facts.system is not None and facts.system.gpus:
         gpu = facts.system.gpus[0]
         torch = facts.installed("torch")
-        archs = (torch.cuda_archs or {}).get("cubin") if torch is not None and torch.cuda_archs else None
-        listing = ", ".join(f"sm_{a}" for a in sorted(archs, key=int)) if archs else "unknown"
+        listing = _arch_listing(facts, torch)
         said.append(
             f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability}); the installed torch "
             f"{torch.version if torch else '?'} carries code for {listing}."

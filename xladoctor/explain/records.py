@@ -212,6 +212,11 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
 _WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
 
 
+def is_warning(line: str) -> bool:
+    """A line a logger or Python wrote as a warning (the program may have gone on after it)."""
+    return bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line))) or "Warning:" in line
+
+
 _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |return |print\()")
 
 
@@ -226,7 +231,7 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     text = clean(first)
     context = tuple(clean(t) for _, t in region.lines[1:])
     message = "\n".join([text, *context]).strip()
-    warning = bool(_WARNING_LINE.match(first.strip()) or _WARNING_LINE.match(text)) or "Warning:" in text
+    warning = is_warning(first)
     parsed = _exception_line(text, False)
     if parsed is not None:
         kind, first_message = parsed

@@ -8,6 +8,7 @@ from rich.console import Console
 
 from xladoctor import __version__
 from xladoctor.explain.engine import Explained, Explanation
+from xladoctor.explain.verdict import Diagnosis
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _line
 from xladoctor.reporters.terminal import _text as _t
@@ -28,6 +29,8 @@ def _document(explanation: Explanation) -> dict[str, Any]:
             "skipped_bytes": explanation.skipped_bytes,
         },
         "facts_target": explanation.facts_target,
+        "diagnosis": explanation.diagnosis.to_json() if explanation.diagnosis is not None else None,
+        "records": explanation.records,
         "primary": explanation.primary,
         "matches": [m.to_json() for m in explanation.matches],
         "candidates": [{"line": n, "text": t} for n, t in explanation.candidates],
@@ -62,6 +65,8 @@ def render_explanation_text(explanation: Explanation, console: Console, verbose:
         )
     if explanation.facts_target:
         console.print(f"[dim]fixes made exact with the facts of {_line(explanation.facts_target)}[/]")
+    if explanation.diagnosis is not None:
+        _diagnosis(console, explanation.diagnosis, verbose)
     if not explanation.failing():
         benign = [m for m in explanation.matches if m.role == "benign"]
         if benign:
@@ -75,6 +80,16 @@ def render_explanation_text(explanation: Explanation, console: Console, verbose:
                 console.print(f"  [dim]{line_no}:[/] {_t(text)}")
         return
     ranked = explanation.ranked()
+    if explanation.diagnosis is not None and not verbose:
+        causes = [m for m in ranked if m.role != "benign"]
+        if causes:  # the verdict above says what they mean; one line each, -v for the whole of each
+            console.print("\n[dim]signatures of the catalogue in the log:[/]")
+            for match in causes:
+                times = f"seen {match.count} time{'s' if match.count != 1 else ''}, first at line {match.first_line}"
+                console.print(f"  [dim]- {_t(match.id)} ({_t(match.category)}; {times})[/]")
+        ranked = [m for m in ranked if m.role == "benign"]
+    elif any(m.role != "benign" for m in ranked):
+        console.print("\n[dim]signatures of the catalogue in the log:[/]")
     for match in ranked:
         if match.role == "benign":
             continue
@@ -89,6 +104,35 @@ def render_explanation_text(explanation: Explanation, console: Console, verbose:
     if benign:
         console.print("\n[dim]known-benign (harmless start-up noise):[/]")
         _benign_lines(console, benign)
+
+
+_VERDICT_WORDS = {
+    "environment": "[bold red]environment[/]: the install, the drivers or the system's configuration",
+    "not-environment": "[bold yellow]not the environment[/]: the program or its resources",
+    "framework-bug": "[bold magenta]framework bug[/]: a defect or a gap of the framework",
+    "unknown": "[bold]unknown[/]: what the log shows does not decide it",
+}
+
+
+def _diagnosis(console: Console, diagnosis: Diagnosis, verbose: bool) -> None:
+    """The one verdict, first: its class, its cause, the record that decided it, the fix or what to run next."""
+    family = f" ({_t(diagnosis.family)}, {diagnosis.confidence:.0%} sure)" if diagnosis.family else ""
+    console.print(f"\n[bold]Verdict:[/] {_VERDICT_WORDS[diagnosis.verdict]}{family}")
+    console.print(f"    {_t(diagnosis.cause)}")
+    if diagnosis.line:
+        console.print(f"    [dim]> {diagnosis.line}: {_t(diagnosis.record)}[/]")
+    for said in diagnosis.joined:
+        console.print(f"    [yellow]{'contradicts' if diagnosis.contradicted else 'here'}:[/] {_t(said)}")
+    for command in diagnosis.remediation:
+        console.print(f"    [cyan]$ {_t(command)}[/]")
+    if diagnosis.next and (verbose or not diagnosis.remediation or diagnosis.verdict == "unknown"):
+        console.print("    [dim]to find out more:[/]")
+        for command in diagnosis.next:
+            console.print(f"    [cyan]$ {_t(command)}[/]")
+    if verbose:
+        console.print(f"    [dim]decided by {_t(diagnosis.decided_by)}; source: {_t(diagnosis.source)}[/]")
+        if diagnosis.others:
+            console.print(f"    [dim]also seen: {_t(', '.join(diagnosis.others))}[/]")
 
 
 def _match(console: Console, match: Explained, heading: str, verbose: bool) -> None:

@@ -67,8 +67,13 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             family=family,
         )
     if family == "user-code-error":
+        check = re.search(r"Assertion `(?P<check>[^`]{1,200})` failed", failure.haystack)
+        if check is not None:
+            params["check"] = check.group("check")
         return Lead(
-            f"A device-side assertion failed ({code.name}): a kernel checked its input and stopped, most often an "
+            f"A device-side assertion failed ({code.name}"
+            + (f": {check.group('check')}" if check else "")
+            + "): a kernel checked its input and stopped, most often an "
             "index out of range (labels with a class >= the number of classes, an embedding index >= the vocabulary "
             "size).",
             params,

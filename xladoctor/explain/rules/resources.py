@@ -106,7 +106,8 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.9,
 )
 def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
-    shape = found.group("shape")
+    shaped = re.search(r"with shape\s?\[(?P<shape>[\d, ]{1,80})\]", failure.haystack)
+    shape = shaped.group("shape") if shaped else None
     return Lead(
         f"TensorFlow ran out of device memory{' allocating a tensor of shape [' + shape + ']' if shape else ''}: lower "
         "the batch size; with other processes on the GPU, turn on memory growth "
@@ -196,7 +197,8 @@ def no_space(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.8,
 )
 def permission_denied(found: re.Match[str], failure: Failure) -> Lead:
-    path = found.group("path").strip()
+    quoted = re.search(r"(?:denied|file system):? '(?P<path>[^'\n]{1,300})'", failure.haystack)
+    path = quoted.group("path") if quoted else ""
     return Lead(
         f"Writing{' ' + path if path else ''} was refused (permission, or a read-only file system): a cache or "
         "install folder owned by another user (root from a `sudo pip`), or a read-only image. Point the cache at a "

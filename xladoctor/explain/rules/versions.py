@@ -326,7 +326,7 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"(?P<pkg>[\w.-]{2,60})(?P<want>[<>=!~]=?[\d.]+\w*) is required for a normal functioning of this module, but found (?P=pkg)==(?P<have>[\w.+]+)"
+    r"(?P<pkg>[\w.-]{2,60}?)(?P<want>[<>=!~][^ \n]{1,60}) is required for a normal functioning of this module, but found (?P=pkg)==(?P<have>[\w.+]+)"
     r"|requires (?P<pkg2>[\w .-]{2,60}?) version (?P<want2>[<>=!~]=?\s?[\d.]+\w*)[;,] ?(?:Detected an installation of version|but found|found version) (?P<have2>[\w.+]+)",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/versions.py (require_version)",
     confidence=0.9,

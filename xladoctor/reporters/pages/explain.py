@@ -5,6 +5,7 @@ the error when no signature matched."""
 from __future__ import annotations
 
 from xladoctor.explain.engine import Explained, Explanation
+from xladoctor.explain.verdict import Diagnosis
 from xladoctor.findings import Status
 from xladoctor.reporters.html import esc
 from xladoctor.reporters.pages.page import page
@@ -39,6 +40,29 @@ def _match(match: Explained, primary: bool) -> str:
     )
 
 
+_VERDICTS = {
+    "environment": "environment: the install, the drivers or the system's configuration",
+    "not-environment": "not the environment: the program or its resources",
+    "framework-bug": "framework bug: a defect or a gap of the framework",
+    "unknown": "unknown: what the log shows does not decide it",
+}
+
+
+def _diagnosis(diagnosis: Diagnosis) -> str:
+    status = Status.FAIL if diagnosis.verdict == "environment" else Status.WARN
+    family = f" ({diagnosis.family}, {diagnosis.confidence:.0%} sure)" if diagnosis.family else ""
+    record = f'<pre class="evidence-line">{esc(f"{diagnosis.line}: {diagnosis.record}")}</pre>' if diagnosis.line else ""
+    joined = notes(list(diagnosis.joined))
+    nexts = commands(diagnosis.next, "to find out more") if diagnosis.next else ""
+    return (
+        f'<section id="verdict"><h2>Verdict</h2><article class="finding s-{status.value}" id="{anchor("root-cause")}">'
+        f"<h3>{mark(status)} {esc(_VERDICTS[diagnosis.verdict])}{esc(family)}</h3>"
+        f'<p class="detail">{esc(diagnosis.cause)}</p>{record}{joined}'
+        f"{commands(diagnosis.remediation, 'fix' if diagnosis.remediation else '')}{nexts}"
+        f"{refs([diagnosis.source] if diagnosis.source else [])}</article></section>"
+    )
+
+
 def _benign(matches: list[Explained]) -> str:
     if not matches:
         return ""
@@ -60,12 +84,12 @@ def render_explain_html(explanation: Explanation) -> str:
     header += f"<p>{esc(explanation.format)}, {lines}, {size}</p>"
     ranked = explanation.ranked()
     benign = [m for m in ranked if m.role == "benign"]
-    body = []
-    if explanation.failing():
-        body.append('<section id="causes"><h2>What went wrong</h2>')
+    body = [_diagnosis(explanation.diagnosis)] if explanation.diagnosis is not None else []
+    if explanation.failing() and any(m.role != "benign" for m in ranked):
+        body.append('<section id="causes"><h2>Signatures of the catalogue</h2>')
         body.extend(_match(m, m.id == explanation.primary) for m in ranked if m.role != "benign")
         body.append("</section>")
-    else:
+    elif explanation.diagnosis is None:
         said = "Only known-benign lines: nothing here explains a failure." if benign else "No known signature."
         body.append(f'<section id="causes"><h2>What went wrong</h2><p><b>{said}</b></p>')
         if explanation.candidates:

@@ -1,0 +1,72 @@
+"""The labelled corpus of real reports: its shape, its split, and explain's scoreboard on it (scripts/corpus_score.py).
+
+The scoreboard in the README is written by the script; this test fails when it is stale, and when the engine
+falls below the floors the README states (no wrong blame of the environment on the evaluation part, ever)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "corpus"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import corpus  # noqa: E402
+import corpus_score  # noqa: E402
+
+from xladoctor.explain.decide import family_of_signature  # noqa: E402
+from xladoctor.explain.verdict import families  # noqa: E402
+from xladoctor.matrix.signatures import load_signatures  # noqa: E402
+
+REPORTS = corpus.load()
+VERDICTS = {"environment", "not-environment", "framework-bug", "unknown"}
+
+
+def test_the_corpus_holds_300_real_reports_of_every_kind() -> None:
+    assert len(REPORTS) >= 300
+    assert {r.framework for r in REPORTS} >= {"torch", "torch_xla", "triton", "tensorflow", "jax", "nccl"}
+    assert {r.platform for r in REPORTS} >= {"linux", "windows", "macos"}
+    assert {"rocm", "mps", "tpu"} <= {r.accelerator for r in REPORTS}
+    assert sum(r.verdict == "not-environment" for r in REPORTS) >= 40
+    assert min(r.date for r in REPORTS) >= "2023-01-01"
+
+
+@pytest.mark.parametrize("path", sorted(corpus.REPORTS.glob("*.json")), ids=lambda p: p.stem)
+def test_each_report_is_labelled_with_known_values(path: Path) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert tuple(doc) == corpus.FIELDS and doc["id"] == path.stem
+    assert doc["source"].startswith("https://") and doc["log"].strip() and doc["settled"].strip()
+    assert doc["verdict"] in VERDICTS and doc["family"] in families()
+    assert len(doc["log"].splitlines()) <= 40
+
+
+def test_the_split_keeps_held_out_repositories_and_the_newest_months_out_of_development() -> None:
+    development = corpus.part("development")
+    evaluation = corpus.part("evaluation")
+    assert len(development) + len(evaluation) == len(REPORTS) and len(evaluation) >= 100
+    assert all(r.date < corpus.EVALUATION_FROM for r in development)
+    held_out = {r.repository for r in evaluation if r.date < corpus.EVALUATION_FROM}
+    assert not held_out & {r.repository for r in development}
+
+
+def test_every_signature_of_the_catalogue_has_a_family_or_is_benign() -> None:
+    for signature in load_signatures():
+        family = family_of_signature(signature.id, signature.category)
+        assert family in families() or signature.role == "benign", signature.id
+
+
+def test_the_readme_scoreboard_is_current_and_the_floors_hold() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "corpus_score.py"), "--check"], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith("first cause right: ")
+    _, development, evaluation = corpus_score.scoreboard()
+    assert sum(s.wrong_blame for s in evaluation) == 0  # never blame the environment for the user's code
+    assert sum(s.right for s in development) / len(development) >= 0.9
+    assert sum(s.right for s in evaluation) / len(evaluation) >= 0.75

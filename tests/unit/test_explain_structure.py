@@ -1,0 +1,191 @@
+"""explain reads a failure's structure: tracebacks whatever their wrapping, chains, wrappers, prefixes; one verdict
+chosen among many records; the facts of an environment joined with the log (recorded snapshots of real ones)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from conftest import FACTS_DIR, load_json
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.records import clean, owner_of, parse
+from xladoctor.explain.regions import RegionCollector
+from xladoctor.facts import facts_from_json
+
+CUDNN = "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory"
+
+
+def _records(log: str):  # type: ignore[no-untyped-def]
+    collector = RegionCollector(("Error", "Traceback (most recent", 'File "', "Exception"))
+    collector.feed(log)
+    return parse(collector.finish())
+
+
+def _explain(log: str, facts_case: str | None = None):  # type: ignore[no-untyped-def]
+    facts = facts_from_json(load_json(FACTS_DIR / f"{facts_case}.json")) if facts_case else None
+    return explain_stream("run.log", io.BytesIO(log.encode()), facts)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "", "[rank3]: ", "[default0]:", "0: ", "(RayWorkerWrapper pid=5280) ", "2024-05-01 12:00:00,123 - ERROR - ",
+        "2025-01-01T10:00:00.123Z ", "ERROR 04-26 01:59:07 worker_base.py:157] ", "\x1b[0;31m",
+    ],
+)  # fmt: skip
+def test_a_traceback_is_read_whatever_its_prefix(prefix: str) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/home/me/train.py", line 12, in <module>',
+        "    model = build()",
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 99, in __call__',
+        "    return f(x)",
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)",
+    ]
+    [record] = _records("".join(prefix + line + "\n" for line in lines))
+    assert (record.type, record.message) == ("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)")
+    assert [(f.owner, f.line) for f in record.frames] == [(None, 12), ("torch", 99)]
+    assert record.user_frame is not None and record.user_frame.short() == "/home/me/train.py:12"
+    assert record.line == 6
+
+
+def test_the_first_exception_of_a_chain_is_the_root() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 3, in <module>\n'
+        f"{CUDNN}\n\n"
+        "The above exception was the direct cause of the following exception:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 5, in <module>\n'
+        "RuntimeError: Failed to import the backend\n"
+    )
+    records = _records(log)
+    assert [(r.type, r.position, r.chain) for r in records] == [("ImportError", 0, 0), ("RuntimeError", 1, 0)]
+    diagnosis = _explain(log).diagnosis
+    assert (diagnosis.family, diagnosis.line) == ("missing-library", 3)
+
+
+def test_a_compile_wrapper_gives_way_to_the_error_it_carries() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/_dynamo/output_graph.py", line 1, in call\n'
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+        "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found "
+        "at https://github.com/openai/triton\n"
+    )
+    records = _records(log)
+    assert [(r.type, r.wrapper) for r in records] == [("torch._dynamo.exc.BackendCompilerFailed", True), ("RuntimeError", False)]
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "module-not-found" and diagnosis.params["package"] == "triton"
+
+
+def test_a_traceback_without_its_header_is_still_one() -> None:
+    log = (
+        '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/core.py", line 1799, in canonicalize_shape\n'
+        "    raise _invalid_shape_error(shape, context)\n"
+        "TypeError: Shapes must be 1D sequences of concrete values of integer type, got (Traced<int32[]>,).\n"
+    )
+    [record] = _records(log)
+    assert record.type == "TypeError" and record.library == "jax"
+
+
+def test_prefixes_and_owners() -> None:
+    assert clean("[rank1]:[W1203 10:00:00] x") == "[W1203 10:00:00] x"
+    assert clean("I1203 12:00:00.000000 1234 file.cc:12] Error here") == "Error here"
+    assert owner_of("/x/lib/python3.10/site-packages/flash_attn/ops.py") == "flash-attn"
+    assert owner_of("/usr/lib/python3.11/importlib/__init__.py") == "python"
+    assert owner_of("/home/me/train.py") is None
+
+
+def test_the_first_error_wins_over_the_later_timeouts_it_causes() -> None:
+    log = (
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB. GPU 1 has a total capacity "
+        "of 79.10 GiB of which 2.10 GiB is free.\n"
+        "[rank0]:[E ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=77, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert (diagnosis.family, diagnosis.verdict, diagnosis.line) == ("out-of-memory", "not-environment", 1)
+    assert "hang-timeout" in diagnosis.others
+
+
+def test_warnings_give_way_to_an_error() -> None:
+    log = (
+        "W0101 00:00:00.0 1 dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: "
+        "libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/fit.py", line 4, in <module>\n'
+        "ValueError: Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 8\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+
+
+def test_an_oom_with_memory_reserved_but_unallocated_is_fragmentation() -> None:
+    oom = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "79.15 GiB of which 1.10 GiB is free. Of the allocated memory 60.00 GiB is allocated by PyTorch, and "
+        "{unused} is reserved by PyTorch but unallocated.\n"
+    )
+    fragmented = _explain(oom.format(unused="16.50 GiB")).diagnosis
+    assert fragmented.params["fragmented"] == "True" and "expandable_segments:True" in " ".join(fragmented.remediation)
+    short = _explain(oom.format(unused="20.00 MiB")).diagnosis
+    assert short.params["fragmented"] == "False" and short.remediation == ()
+
+
+def test_nothing_decided_names_the_last_error_and_what_to_run_next() -> None:
+    log = "starting\nRuntimeError: the widget frobnicated unexpectedly\n"
+    explanation = _explain(log)
+    diagnosis = explanation.diagnosis
+    assert (diagnosis.verdict, diagnosis.family, diagnosis.line) == ("unknown", None, 2)
+    assert diagnosis.next and not explanation.failing()
+
+
+def test_a_healthy_log_has_no_verdict() -> None:
+    assert _explain("epoch 1 loss 0.5\nepoch 2 loss 0.4\ndone\n").diagnosis is None
+
+
+# ---- joined with an environment's facts (recorded snapshots of real environments) --------------------------
+
+
+def test_a_missing_library_the_facts_have_installed_is_a_contradiction() -> None:
+    """torch 2.9's CUDA build, recorded: nvidia-cudnn-cu12 is installed, so the log came from elsewhere."""
+    log = f"Traceback (most recent call last):\n  File \"/x/lib/python3.11/site-packages/torch/__init__.py\", line 1, in <module>\n{CUDNN}\n"
+    diagnosis = _explain(log, "real-torch29-xla29").diagnosis
+    assert diagnosis.contradicted and "nvidia-cudnn-cu12 9.10.2.21 is installed here" in diagnosis.joined[0]
+
+
+def test_a_missing_wheel_the_installed_torch_requires_is_pinned() -> None:
+    doc = load_json(FACTS_DIR / "real-torch29-xla29.json")
+    doc["distributions"] = [d for d in doc["distributions"] if not d["name"].startswith("nvidia-cudnn")]
+    facts = facts_from_json(doc)
+    log = f"Traceback (most recent call last):\n  File \"/x/lib/python3.11/site-packages/torch/__init__.py\", line 1, in <module>\n{CUDNN}\n"
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), facts).diagnosis
+    assert not diagnosis.contradicted
+    assert diagnosis.remediation == (f"{facts.interpreter} -m pip install 'nvidia-cudnn-cu12==9.10.2.21; platform_system == \"Linux\"'",) or any(
+        "nvidia-cudnn-cu12==9.10.2.21" in c for c in diagnosis.remediation
+    )
+
+
+def test_a_log_from_another_python_is_said_to_be() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/__init__.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'cv2'\n"
+    )
+    diagnosis = _explain(log, "real-torch29-xla29").diagnosis
+    assert diagnosis.contradicted and "Python 3.10" in diagnosis.joined[0]
+
+
+def test_no_kernel_image_names_this_machines_gpu_and_the_builds_archs() -> None:
+    log = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    diagnosis = _explain(log, "gpu-blackwell-old-torch").diagnosis
+    assert diagnosis.family == "gpu-arch-unsupported"
+    assert any("compute capability 12.0" in said and "sm_90" in said for said in diagnosis.joined), diagnosis.joined
+
+
+def test_a_module_installed_here_means_another_interpreter_ran() -> None:
+    log = "ModuleNotFoundError: No module named 'torch_xla'\n"
+    diagnosis = _explain(log, "real-torch29-xla29").diagnosis
+    assert diagnosis.family == "module-not-found" and diagnosis.contradicted
