@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +65,12 @@ class Scored:
         if not subjects or self.diagnosis is None:
             return not subjects
         said = " ".join(
-            [self.diagnosis.cause, self.diagnosis.record, *map(str, self.diagnosis.params.values()), *self.diagnosis.remediation]
+            [
+                self.diagnosis.cause,
+                self.diagnosis.record,
+                *map(str, self.diagnosis.params.values()),
+                *self.diagnosis.remediation,
+            ]
         ).lower()
         return any(s in said for s in subjects)
 
@@ -92,7 +97,12 @@ def _pct(n: int, m: int) -> str:
 
 def table(name: str, scored: list[Scored]) -> list[str]:
     """The scoreboard of one part, as Markdown lines."""
-    lines = [f"**{name}** ({len(scored)} reports)", "", "| framework | reports | first cause right | nothing found |", "| --- | --- | --- | --- |"]
+    lines = [
+        f"**{name}** ({len(scored)} reports)",
+        "",
+        "| framework | reports | first cause right | nothing found |",
+        "| --- | --- | --- | --- |",
+    ]
     by_framework: dict[str, list[Scored]] = defaultdict(list)
     for item in scored:
         by_framework[item.report.framework].append(item)
@@ -100,7 +110,11 @@ def table(name: str, scored: list[Scored]) -> list[str]:
         items = by_framework[framework]
         right, nothing = sum(i.right for i in items), sum(i.nothing for i in items)
         lines.append(f"| {framework} | {len(items)} | {right} ({_pct(right, len(items))}) | {nothing} |")
-    lines += ["", "| verdict class | labelled | said | precision | recall | first cause right |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += [
+        "",
+        "| verdict class | labelled | said | precision | recall | first cause right |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for kind in CLASSES:
         labelled = [i for i in scored if i.report.verdict == kind]
         said = [i for i in scored if i.verdict == kind]
@@ -148,15 +162,20 @@ def main(argv: list[str]) -> int:
         for item in development:
             if not item.right:
                 d = item.diagnosis
-                print(f"MISS {item.report.id}: want {item.report.family}/{item.report.verdict} {list(item.report.subject)}; "
-                      f"got {item.family}/{item.verdict} by {d.decided_by if d else '-'}: {(d.cause if d else '')[:160]}")
+                print(
+                    f"MISS {item.report.id}: want {item.report.family}/{item.report.verdict} "
+                    f"{list(item.report.subject)}; "
+                    f"got {item.family}/{item.verdict} by {d.decided_by if d else '-'}: {(d.cause if d else '')[:160]}"
+                )
     text = README.read_text(encoding="utf-8")
     block = _readme_block(lines)
     start, end = text.find(BEGIN), text.find(END)
     if args.check:
         current = text[start : end + len(END)] if start >= 0 and end >= 0 else ""
         if current != block:
-            print("README.md's corpus scoreboard is stale: run python scripts/corpus_score.py --readme", file=sys.stderr)
+            print(
+                "README.md's corpus scoreboard is stale: run python scripts/corpus_score.py --readme", file=sys.stderr
+            )
             return 1
     if args.readme:
         if start < 0 or end < 0:

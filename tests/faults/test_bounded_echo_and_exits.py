@@ -86,10 +86,16 @@ def test_a_system_packaged_distribution_is_judged_on_its_modules_and_fixed_by_it
     doc["distributions"].append(
         {
             **doc["distributions"][0],
-            "name": "distro", "version": "1.8.0", "installer": None, "location": "/usr/lib/python3/dist-packages",
+            "name": "distro",
+            "version": "1.8.0",
+            "installer": None,
+            "location": "/usr/lib/python3/dist-packages",
             "metadata_dir": "/usr/lib/python3/dist-packages/distro-1.8.0.dist-info",
-            "top_level": ["distro", "scripts-3.10"], "packages": ["distro"], "missing_top_level": ["scripts-3.10"],
-            "missing_shared_libs": [], "shared_libs": [],
+            "top_level": ["distro", "scripts-3.10"],
+            "packages": ["distro"],
+            "missing_top_level": ["scripts-3.10"],
+            "missing_shared_libs": [],
+            "shared_libs": [],
         }  # fmt: skip
     )
     report = run_diagnosis(facts_from_json(doc), select_checks(only=("broken-distribution",)))

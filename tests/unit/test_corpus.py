@@ -62,7 +62,10 @@ def test_every_signature_of_the_catalogue_has_a_family_or_is_benign() -> None:
 
 def test_the_readme_scoreboard_is_current_and_the_floors_hold() -> None:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "corpus_score.py"), "--check"], capture_output=True, text=True, timeout=600
+        [sys.executable, str(ROOT / "scripts" / "corpus_score.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1].startswith("first cause right: ")

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - a table of log lines, each as its upstream source prints it
 """Every family rule of explain, each on a log in the shape its upstream source prints, and the one verdict it gives.
 
 The lines are written from each rule's source (the file that prints the message), not copied from the corpus; a

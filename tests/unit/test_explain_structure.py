@@ -14,6 +14,10 @@ from xladoctor.explain.regions import RegionCollector
 from xladoctor.facts import facts_from_json
 
 CUDNN = "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory"
+TORCH_FRAME = (
+    "Traceback (most recent call last):\n"
+    '  File "/x/lib/python3.11/site-packages/torch/__init__.py", line 1, in <module>\n'
+)
 
 
 def _records(log: str):  # type: ignore[no-untyped-def]
@@ -44,7 +48,10 @@ def test_a_traceback_is_read_whatever_its_prefix(prefix: str) -> None:
         "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)",
     ]
     [record] = _records("".join(prefix + line + "\n" for line in lines))
-    assert (record.type, record.message) == ("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)")
+    assert (record.type, record.message) == (
+        "RuntimeError",
+        "mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)",
+    )
     assert [(f.owner, f.line) for f in record.frames] == [(None, 12), ("torch", 99)]
     assert record.user_frame is not None and record.user_frame.short() == "/home/me/train.py:12"
     assert record.line == 6
@@ -75,7 +82,10 @@ def test_a_compile_wrapper_gives_way_to_the_error_it_carries() -> None:
         "at https://github.com/openai/triton\n"
     )
     records = _records(log)
-    assert [(r.type, r.wrapper) for r in records] == [("torch._dynamo.exc.BackendCompilerFailed", True), ("RuntimeError", False)]
+    assert [(r.type, r.wrapper) for r in records] == [
+        ("torch._dynamo.exc.BackendCompilerFailed", True),
+        ("RuntimeError", False),
+    ]
     diagnosis = _explain(log).diagnosis
     assert diagnosis.family == "module-not-found" and diagnosis.params["package"] == "triton"
 
@@ -116,7 +126,7 @@ def test_warnings_give_way_to_an_error() -> None:
         "libcudart.so.11.0: cannot open shared object file: No such file or directory\n"
         "Traceback (most recent call last):\n"
         '  File "/home/me/fit.py", line 4, in <module>\n'
-        "ValueError: Input 0 of layer \"dense\" is incompatible with the layer: expected axis -1 to have value 8\n"
+        'ValueError: Input 0 of layer "dense" is incompatible with the layer: expected axis -1 to have value 8\n'
     )
     diagnosis = _explain(log).diagnosis
     assert (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
@@ -151,7 +161,7 @@ def test_a_healthy_log_has_no_verdict() -> None:
 
 def test_a_missing_library_the_facts_have_installed_is_a_contradiction() -> None:
     """torch 2.9's CUDA build, recorded: nvidia-cudnn-cu12 is installed, so the log came from elsewhere."""
-    log = f"Traceback (most recent call last):\n  File \"/x/lib/python3.11/site-packages/torch/__init__.py\", line 1, in <module>\n{CUDNN}\n"
+    log = f"{TORCH_FRAME}{CUDNN}\n"
     diagnosis = _explain(log, "real-torch29-xla29").diagnosis
     assert diagnosis.contradicted and "nvidia-cudnn-cu12 9.10.2.21 is installed here" in diagnosis.joined[0]
 
@@ -160,12 +170,12 @@ def test_a_missing_wheel_the_installed_torch_requires_is_pinned() -> None:
     doc = load_json(FACTS_DIR / "real-torch29-xla29.json")
     doc["distributions"] = [d for d in doc["distributions"] if not d["name"].startswith("nvidia-cudnn")]
     facts = facts_from_json(doc)
-    log = f"Traceback (most recent call last):\n  File \"/x/lib/python3.11/site-packages/torch/__init__.py\", line 1, in <module>\n{CUDNN}\n"
+    log = f"{TORCH_FRAME}{CUDNN}\n"
     diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), facts).diagnosis
     assert not diagnosis.contradicted
-    assert diagnosis.remediation == (f"{facts.interpreter} -m pip install 'nvidia-cudnn-cu12==9.10.2.21; platform_system == \"Linux\"'",) or any(
-        "nvidia-cudnn-cu12==9.10.2.21" in c for c in diagnosis.remediation
-    )
+    assert diagnosis.remediation == (
+        f"{facts.interpreter} -m pip install 'nvidia-cudnn-cu12==9.10.2.21; platform_system == \"Linux\"'",
+    ) or any("nvidia-cudnn-cu12==9.10.2.21" in c for c in diagnosis.remediation)
 
 
 def test_a_log_from_another_python_is_said_to_be() -> None:

@@ -139,7 +139,7 @@ def test_explain_page_leads_with_the_root_cause(tmp_path: Path) -> None:
     doc = _json("explain", str(log), "--no-facts")
     verdict, *cards = root.find_all("article", "finding")
     assert verdict.attrs["id"] == "root-cause" and doc["diagnosis"]["cause"] in verdict.text
-    assert verdict.find_all("h3")[0].text.startswith(f"✖ environment: the install, the drivers or the system's")
+    assert verdict.find_all("h3")[0].text.startswith("✖ environment: the install, the drivers or the system's")
     assert [c.attrs["id"] for c in cards] == ["m-cuda-system-not-ready-802", "m-nccl-unhandled-cuda-error"]
     [primary] = [m for m in doc["matches"] if m["id"] == doc["primary"]]
     assert cards[0].find_all("h3")[0].text.startswith("✖ root cause: cuda-system-not-ready-802")

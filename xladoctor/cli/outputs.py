@@ -139,9 +139,7 @@ def examine(path: Path, option: str) -> Destination:
             raise UsageError(f"{shown}: permission denied")
         return Destination(path, "in-place", path, link=link)
     kind = "a directory" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
-    raise UsageError(
-        f"{shown}: is {kind}; a report goes to a file, a character device (/dev/null) or a pipe"
-    )
+    raise UsageError(f"{shown}: is {kind}; a report goes to a file, a character device (/dev/null) or a pipe")
 
 
 def _umask() -> int:

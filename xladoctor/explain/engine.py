@@ -147,7 +147,9 @@ def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts
     matches = tuple(_explained(hit, facts) for hit in result.hits)
     explained = any(m.role != "benign" for m in matches)
     # a traceback's header says nothing: the exception line below it does
-    candidates = () if explained else tuple(c for c in result.candidates if not c[1].lstrip().startswith("Traceback (most"))
+    candidates = (
+        () if explained else tuple(c for c in result.candidates if not c[1].lstrip().startswith("Traceback (most"))
+    )
     target = facts.python.executable if facts is not None and facts.python is not None else None
     return Explanation(name, kind, size, result.lines, target, matches, candidates, primary_cause(matches))
 

@@ -79,14 +79,18 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
     logged = _python_of_log(records)
     here = ".".join(facts.python.version.split(".")[:2])
     if logged and logged != here:
-        said.append(f"The log's frames are from Python {logged}, but these facts are of Python {here}: it came from another environment.")
+        said.append(
+            f"The log's frames are from Python {logged}, but these facts are of Python {here}: it came from another "
+            f"environment."
+        )
         contradicted = True
     absent = sorted(
         {f.owner for r in records for f in r.frames if f.owner in _FRAMEWORKS and facts.installed(f.owner) is None}
     )
     if absent:
         said.append(
-            f"The log's frames are in {', '.join(absent)}, which {'is' if len(absent) == 1 else 'are'} not installed in "
+            f"The log's frames are in {', '.join(absent)}, which {'is' if len(absent) == 1 else 'are'} not installed "
+            f"in "
             f"{facts.interpreter}: the log came from another environment. Give explain that one (--python PATH, or "
             "--facts of its snapshot) for fixes made for it."
         )

@@ -201,7 +201,9 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
         (i for i, line in enumerate(lines[1:], 1) if _exception_line(line, False) is not None),
         None,
     )
-    if inner_at is None or not (_WRAPPER.search(first) or failure.type.endswith(("BackendCompilerFailed", "InductorError"))):
+    if inner_at is None or not (
+        _WRAPPER.search(first) or failure.type.endswith(("BackendCompilerFailed", "InductorError"))
+    ):
         return
     parsed = _exception_line(lines[inner_at], False)
     assert parsed is not None

@@ -105,7 +105,8 @@ def _structural(failure: Failure) -> Candidate | None:
     if failure.raised_in_user_code and short in _USER_TYPES and frame is not None:
         return Candidate(
             "user-code-error", "not-environment",
-            f"{short} raised in your code at {frame.short()}: {failure.message.splitlines()[0][:200] if failure.message else short}. "
+            f"{short} raised in your code at {frame.short()}: "
+            f"{failure.message.splitlines()[0][:200] if failure.message else short}. "
             "Not an environment problem.",
             0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},
         )  # fmt: skip
@@ -188,16 +189,25 @@ class Diagnosis:
         }
 
 
+_COLLECT_NCCL = (
+    "NCCL_DEBUG=INFO python ...  # NCCL says which step failed",
+    "xladoctor collective  # a real all_reduce",
+)
+_COLLECT_COMPILE = (
+    "TORCH_LOGS=+dynamo,graph_breaks,recompiles python ...",
+    "xladoctor profile -- python ...  # graph breaks and recompiles at your lines",
+)
+_COLLECT_XLA = ("PT_XLA_DEBUG_LEVEL=2 python ...  # torch_xla's own analysis", "xladoctor profile -- python ...")
+_COLLECT_CUDA = (
+    "CUDA_LAUNCH_BLOCKING=1 python ...  # the error at the kernel that raised it",
+    "xladoctor check  # the CUDA stack of this environment",
+)
 _NEXT_BY_WORD = (
-    (("NCCL", "ProcessGroup", "torch.distributed", "c10d", "gloo", "rendezvous"),
-     ("NCCL_DEBUG=INFO python ...  # NCCL says which step failed", "xladoctor collective  # a real all_reduce across the job's nodes")),
-    (("torch._dynamo", "torch._inductor", "torch.compile", "inductor", "BackendCompilerFailed"),
-     ("TORCH_LOGS=+dynamo,graph_breaks,recompiles python ...", "xladoctor profile -- python ...  # graph breaks and recompiles at your lines")),
-    (("torch_xla", "XLA", "PJRT", "xla_"),
-     ("PT_XLA_DEBUG_LEVEL=2 python ...  # torch_xla's own analysis", "xladoctor profile -- python ...")),
-    (("CUDA", "cuda", "cuDNN", "cublas"),
-     ("CUDA_LAUNCH_BLOCKING=1 python ...  # the error at the kernel that raised it", "xladoctor check  # the CUDA stack of this environment")),
-)  # fmt: skip
+    (("NCCL", "ProcessGroup", "torch.distributed", "c10d", "gloo", "rendezvous"), _COLLECT_NCCL),
+    (("torch._dynamo", "torch._inductor", "torch.compile", "inductor", "BackendCompilerFailed"), _COLLECT_COMPILE),
+    (("torch_xla", "XLA", "PJRT", "xla_"), _COLLECT_XLA),
+    (("CUDA", "cuda", "cuDNN", "cublas"), _COLLECT_CUDA),
+)
 
 
 def next_steps(record: Failure) -> tuple[str, ...]:

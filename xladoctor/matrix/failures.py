@@ -43,7 +43,11 @@ def _doc(name: str) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def error_codes() -> tuple[ErrorCode, ...]:
     found: list[ErrorCode] = []
-    for name, api in (("cuda-runtime-errors", "cuda-runtime"), ("cuda-driver-errors", "cuda-driver"), ("nccl-results", "nccl")):
+    for name, api in (
+        ("cuda-runtime-errors", "cuda-runtime"),
+        ("cuda-driver-errors", "cuda-driver"),
+        ("nccl-results", "nccl"),
+    ):
         for row in _doc(name)["rows"]:
             found.append(
                 ErrorCode(api, int(row["code"]), row["name"], row.get("string") or "", row["meaning"], row["class"])
@@ -83,7 +87,12 @@ def _libraries() -> dict[str, Library]:
         table.setdefault(row["library"], Library(row["library"], row["package"], source=f"RECORD of {row['package']}"))
     for row in _doc("system-libraries")["rows"]:
         table[row["library"]] = Library(
-            row["library"], row["provider"], row["note"], row.get("apt"), row["provider"] == "the libtpu wheel", row["source"]
+            row["library"],
+            row["provider"],
+            row["note"],
+            row.get("apt"),
+            row["provider"] == "the libtpu wheel",
+            row["source"],
         )
     return table
 

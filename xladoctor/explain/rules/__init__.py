@@ -14,7 +14,7 @@ import pkgutil
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.records import Failure
@@ -59,13 +59,16 @@ class Rule:
 RULES: list[Rule] = []
 
 
+Reader = TypeVar("Reader", bound=Callable[[re.Match[str], Failure], "Lead | None"])
+
+
 def rule(
     family: str, pattern: str, *, source: str, confidence: float = 0.9, on: str = "any", flags: int = 0
-) -> Callable[[Callable[[re.Match[str], Failure], Lead | None]], Callable[[re.Match[str], Failure], Lead | None]]:
+) -> Callable[[Reader], Reader]:
     """Register a rule of `family`: `pattern` (its named groups are the parameters) and the function that reads it."""
     compiled = re.compile(pattern, flags)
 
-    def register(read: Callable[[re.Match[str], Failure], Lead | None]) -> Callable[[re.Match[str], Failure], Lead | None]:
+    def register(read: Reader) -> Reader:
         literals = required_literals(compiled)
         folded = bool(flags & re.IGNORECASE)
         RULES.append(

@@ -22,7 +22,8 @@ def _yours(failure: Failure, what: str) -> str:
 
 _SHAPES = re.compile(
     r"size mismatch|shapes cannot be multiplied|must match the size of tensor|Expected all tensors to be on the same "
-    r"device|expected scalar type \w+ but found \w+|Input type \([^)]{1,80}\) and weight type \([^)]{1,80}\) should be the same"
+    r"device|expected scalar type \w+ but found \w+|Input type \([^)]{1,80}\) and weight type \([^)]{1,80}\) should be "
+    r"the same"
     r"|index out of range|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
     r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
     r"|Trying to backward through the graph a second time|modified by an inplace operation"
@@ -87,8 +88,10 @@ def device_assert(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|NotImplementedError: Could not run '(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
-    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented for)",
+    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|NotImplementedError: Could not run "
+    r"'(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented "
+    "for)",
     confidence=0.8,
 )
 def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
@@ -100,7 +103,12 @@ def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
     half = dtype in ("Half", "BFloat16") and "cpu" in op.lower()
     return Lead(
         f"{op} is not implemented {what} in this build"
-        + (": half precision on the CPU; run it in float32 there, or on the GPU." if half else ": a gap of the framework, not of your install; use a supported dtype or device, or a newer release that adds it."),
+        + (
+            ": half precision on the CPU; run it in float32 there, or on the GPU."
+            if half
+            else ": a gap of the framework, not of your install; use a supported dtype or device, or a newer release "
+            "that adds it."
+        ),
         {"op": op, "dtype": dtype or "", "backend": backend or ""},
         verdict="framework-bug",
     )
@@ -108,7 +116,8 @@ def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "unsupported-op",
-    r"UNIMPLEMENTED: (?P<what>[^\n]{3,300})|No registered '(?P<op>\w{2,80})' OpKernel for '(?P<device>\w{2,20})' devices"
+    r"UNIMPLEMENTED: (?P<what>[^\n]{3,300})|No registered '(?P<op>\w{2,80})' OpKernel for '(?P<device>\w{2,20})' "
+    r"devices"
     r"|[Ww]indows not yet supported for torch\.compile|torch\.compile is not supported on Python (?P<python>[\d.]+)\+?"
     r"|(?:BFloat16|bf16|Bfloat16)[^\n]{0,40}(?:is not supported|is only supported on GPUs with compute capability)"
     r"|Detected unsupported operations when trying to compile graph|Op\(s\) not lowered: (?P<ops>[^\n]{3,300})"
@@ -138,7 +147,10 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
     if "torch.compile" in said:
         return Lead(
             f"{said}: torch.compile does not run here; run without it (or under WSL2 / a supported Python).",
-            {"feature": "torch.compile", "platform": "Windows" if "Windows" in said else f"Python {found.group('python')}"},
+            {
+                "feature": "torch.compile",
+                "platform": "Windows" if "Windows" in said else f"Python {found.group('python')}",
+            },
             verdict="framework-bug",
         )
     return Lead(
@@ -151,7 +163,8 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "framework-internal-error",
-    r"INTERNAL ASSERT FAILED at \"?(?P<file>[^\":\n]{1,200})\"?:(?P<line>\d+)|please report a bug to PyTorch|InternalTorchDynamoError",
+    r"INTERNAL ASSERT FAILED at \"?(?P<file>[^\":\n]{1,200})\"?:(?P<line>\d+)|please report a bug to PyTorch"
+    r"|InternalTorchDynamoError",
     source="https://github.com/pytorch/pytorch/blob/main/c10/util/Exception.h (TORCH_INTERNAL_ASSERT)",
     confidence=0.85,
 )
@@ -184,7 +197,8 @@ def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "framework-internal-error",
-    r"Check failed: (?P<check>[^\n]{3,200})|LLVM ERROR: (?P<llvm>[^\n]{3,200})|terminate called after throwing an instance of '(?P<type>[^']{1,120})'",
+    r"Check failed: (?P<check>[^\n]{3,200})|LLVM ERROR: (?P<llvm>[^\n]{3,200})|terminate called after throwing an "
+    r"instance of '(?P<type>[^']{1,120})'",
     source="https://github.com/abseil/abseil-cpp/blob/master/absl/log/check.h (CHECK)",
     confidence=0.55,
 )
@@ -214,13 +228,17 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
         "together (an extension built for another torch, two CUDA runtimes). The native stack tells which.",
         {"signal": "SIGSEGV"},
         verdict="unknown",
-        next=("python -X faulthandler ...  # the Python stack at the crash", "gdb -batch -ex run -ex bt --args python ..."),
+        next=(
+            "python -X faulthandler ...  # the Python stack at the crash",
+            "gdb -batch -ex run -ex bt --args python ...",
+        ),
     )
 
 
 @rule(
     "bad-configuration",
-    r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",
+    r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not "
+    r"a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",
     source="https://github.com/openxla/xla/blob/main/xla/debug_options_flags.cc",
     confidence=0.9,
 )
@@ -236,7 +254,8 @@ def unknown_flag(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "bad-configuration",
-    r"PJRT_DEVICE[^\n]{0,80}(?:not set|is not|invalid|Unknown)|Unknown PJRT_DEVICE|Invalid (?:value for )?(?:environment variable|env var) (?P<variable>[A-Z_]{3,60})",
+    r"PJRT_DEVICE[^\n]{0,80}(?:not set|is not|invalid|Unknown)|Unknown PJRT_DEVICE|Invalid (?:value for "
+    r")?(?:environment variable|env var) (?P<variable>[A-Z_]{3,60})",
     source="https://github.com/pytorch/xla/blob/master/torch_xla/runtime.py",
     confidence=0.8,
 )
@@ -265,7 +284,8 @@ def windows_libuv(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "bad-configuration",
-    r"Distributed package doesn't have NCCL built in|ProcessGroupNCCL is only supported with GPUs|NCCL is not available",
+    r"Distributed package doesn't have NCCL built in|ProcessGroupNCCL is only supported with GPUs|NCCL is not "
+    r"available",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py",
     confidence=0.9,
 )
@@ -309,7 +329,8 @@ def cudnn_refused(found: re.Match[str], failure: Failure) -> Lead:
 
 
 _MORE_SHAPES = (
-    r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict|Expected \d+-dimensional input for \d+-dimensional "
+    r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict|Expected \d+-dimensional input for "
+    r"\d+-dimensional "
     r"weight|to have \d+ channels, but got \d+ channels|Target -?\d+ is out of bounds|is not in \[0, \d+\)|"
     r"leaf Variable that requires grad is being used in an in-place operation|grad can be implicitly created only for "
     r"scalar outputs|Can't call numpy\(\) on Tensor that requires grad|can't convert cuda:\d+ device type tensor to "
@@ -347,7 +368,8 @@ def launcher_variables_missing(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "build-failure",
     r"(?P<file>[\w./\\-]{1,200}\.(?:cpp|cu|cuh|cc|c|h|hpp))\(?:?\d+\)?:?\d*:? (?:fatal )?error:? (?P<what>[^\n]{3,200})"
-    r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})|metadata-generation-failed"
+    r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})"
+    r"|metadata-generation-failed"
     r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit status|CppCompileError"
     r"|Compiler: cl is not found",
     source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
@@ -384,13 +406,14 @@ def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "gpu-arch-unsupported",
-    r"Illegal instruction(?: \(core dumped\))?|was built using AVX instructions, which your CPU and/or operating system do not support"
-    r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports (?P<need>\w+) GPUs or newer",
+    r"Illegal instruction(?: \(core dumped\))?|was built using AVX instructions, which your CPU and/or operating "
+    r"system do not support"
+    r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports "
+    r"(?P<need>\w+) GPUs or newer",
     source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (the AVX check)",
     confidence=0.75,
 )
 def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
-    said = found.group(0)
     if found.group("gfx"):
         return Lead(
             f"rocBLAS has no kernels for this AMD GPU ({found.group('gfx')}): install a ROCm build that lists it, or "
@@ -412,7 +435,8 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "framework-internal-error",
-    r"LoweringException|torch\._dynamo\.exc\.Unsupported|triton\.compiler\.errors\.CompilationError|CompilationError: at \d+:\d+",
+    r"LoweringException|torch\._dynamo\.exc\.Unsupported|triton\.compiler\.errors\.CompilationError|CompilationError: "
+    r"at \d+:\d+",
     source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
     confidence=0.5,
 )

@@ -15,26 +15,45 @@ CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, l
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
 # judgement, with the family the table's class suggests.
 FAMILY_OF = {
-    "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported", "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
-    "cudaErrorInvalidDeviceFunction": "gpu-arch-unsupported", "CUDA_ERROR_INVALID_IMAGE": "gpu-arch-unsupported",
-    "cudaErrorInsufficientDriver": "cuda-driver-too-old", "cudaErrorUnsupportedPtxVersion": "cuda-driver-too-old",
-    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": "cuda-driver-too-old", "cudaErrorSystemDriverMismatch": "cuda-driver-too-old",
-    "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "cuda-driver-too-old", "cudaErrorCompatNotSupportedOnDevice": "cuda-driver-too-old",
-    "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "cuda-driver-too-old", "cudaErrorNoDevice": "accelerator-unavailable",
-    "CUDA_ERROR_NO_DEVICE": "accelerator-unavailable", "cudaErrorInitializationError": "accelerator-unavailable",
-    "CUDA_ERROR_NOT_INITIALIZED": "accelerator-unavailable", "cudaErrorSystemNotReady": "accelerator-unavailable",
-    "CUDA_ERROR_SYSTEM_NOT_READY": "accelerator-unavailable", "cudaErrorDevicesUnavailable": "device-busy",
-    "CUDA_ERROR_DEVICE_UNAVAILABLE": "device-busy", "cudaErrorMemoryAllocation": "out-of-memory",
-    "CUDA_ERROR_OUT_OF_MEMORY": "out-of-memory", "cudaErrorIllegalAddress": "cuda-illegal-access",
-    "CUDA_ERROR_ILLEGAL_ADDRESS": "cuda-illegal-access", "cudaErrorMisalignedAddress": "cuda-illegal-access",
-    "cudaErrorLaunchFailure": "cuda-illegal-access", "CUDA_ERROR_LAUNCH_FAILED": "cuda-illegal-access",
-    "cudaErrorIllegalInstruction": "cuda-illegal-access", "cudaErrorAssert": "user-code-error",
-    "CUDA_ERROR_ASSERT": "user-code-error", "cudaErrorLaunchOutOfResources": "cuda-illegal-access",
-    "cudaErrorNotPermitted": "device-busy", "cudaErrorJitCompilerNotFound": "missing-library",
-    "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol", "cudaErrorSharedObjectInitFailed": "missing-library",
-    "cudaErrorInvalidDevice": "bad-configuration", "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
-    "cudaErrorECCUncorrectable": "accelerator-unavailable", "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
-}  # fmt: skip
+    "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
+    "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
+    "cudaErrorInvalidDeviceFunction": "gpu-arch-unsupported",
+    "CUDA_ERROR_INVALID_IMAGE": "gpu-arch-unsupported",
+    "cudaErrorInsufficientDriver": "cuda-driver-too-old",
+    "cudaErrorUnsupportedPtxVersion": "cuda-driver-too-old",
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": "cuda-driver-too-old",
+    "cudaErrorSystemDriverMismatch": "cuda-driver-too-old",
+    "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "cuda-driver-too-old",
+    "cudaErrorCompatNotSupportedOnDevice": "cuda-driver-too-old",
+    "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "cuda-driver-too-old",
+    "cudaErrorNoDevice": "accelerator-unavailable",
+    "CUDA_ERROR_NO_DEVICE": "accelerator-unavailable",
+    "cudaErrorInitializationError": "accelerator-unavailable",
+    "CUDA_ERROR_NOT_INITIALIZED": "accelerator-unavailable",
+    "cudaErrorSystemNotReady": "accelerator-unavailable",
+    "CUDA_ERROR_SYSTEM_NOT_READY": "accelerator-unavailable",
+    "cudaErrorDevicesUnavailable": "device-busy",
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "device-busy",
+    "cudaErrorMemoryAllocation": "out-of-memory",
+    "CUDA_ERROR_OUT_OF_MEMORY": "out-of-memory",
+    "cudaErrorIllegalAddress": "cuda-illegal-access",
+    "CUDA_ERROR_ILLEGAL_ADDRESS": "cuda-illegal-access",
+    "cudaErrorMisalignedAddress": "cuda-illegal-access",
+    "cudaErrorLaunchFailure": "cuda-illegal-access",
+    "CUDA_ERROR_LAUNCH_FAILED": "cuda-illegal-access",
+    "cudaErrorIllegalInstruction": "cuda-illegal-access",
+    "cudaErrorAssert": "user-code-error",
+    "CUDA_ERROR_ASSERT": "user-code-error",
+    "cudaErrorLaunchOutOfResources": "cuda-illegal-access",
+    "cudaErrorNotPermitted": "device-busy",
+    "cudaErrorJitCompilerNotFound": "missing-library",
+    "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol",
+    "cudaErrorSharedObjectInitFailed": "missing-library",
+    "cudaErrorInvalidDevice": "bad-configuration",
+    "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
+    "cudaErrorECCUncorrectable": "accelerator-unavailable",
+    "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
+}
 _VERDICT = {"cuda-illegal-access": "unknown", "user-code-error": "not-environment", "out-of-memory": "not-environment"}
 _NEXT_KERNEL = (
     "CUDA_LAUNCH_BLOCKING=1 python ...  # the error is then raised at the kernel that failed, not later",
@@ -104,7 +123,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 
 @rule(
     "cuda-error",
-    r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime error)\s?(?:\(\d+\))?\s?[:']\s?'?(?P<said>[^\n']{3,200})",
+    r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime "
+    r"error)\s?(?:\(\d+\))?\s?[:']\s?'?(?P<said>[^\n']{3,200})",
     source=CUDA_TABLE,
     confidence=0.9,
 )
@@ -127,7 +147,8 @@ def cuda_error_name(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "gpu-arch-unsupported",
-    r"(?P<gpu>[^\n]{0,80}?) with CUDA capability sm_(?P<arch>\d{2,3}) is not compatible with the current PyTorch installation",
+    r"(?P<gpu>[^\n]{0,80}?) with CUDA capability sm_(?P<arch>\d{2,3}) is not compatible with the current PyTorch "
+    r"installation",
     source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_check_capability)",
     confidence=0.95,
 )
@@ -157,7 +178,8 @@ def no_kernel_image(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "gpu-arch-unsupported",
-    r"hipErrorNoBinaryForGpu|HIP error: invalid device function|HSA_OVERRIDE_GFX_VERSION|Cannot find (?:GPU|AMDGPU) arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)",
+    r"hipErrorNoBinaryForGpu|HIP error: invalid device function|HSA_OVERRIDE_GFX_VERSION|Cannot find (?:GPU|AMDGPU) "
+    r"arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)",
     source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html",
     confidence=0.85,
 )
@@ -174,7 +196,8 @@ def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "gpu-arch-unsupported",
-    r"(?:ptxas|nvcc)[^\n]{0,40}(?:Value 'sm_(?P<arch>\d+a?)' is not defined for option 'gpu-name'|Unsupported gpu architecture 'compute_(?P<arch2>\d+a?)')"
+    r"(?:ptxas|nvcc)[^\n]{0,40}(?:Value 'sm_(?P<arch>\d+a?)' is not defined for option 'gpu-name'|Unsupported gpu "
+    r"architecture 'compute_(?P<arch2>\d+a?)')"
     r"|nvrtc: error: invalid value for --gpu-architecture",
     source="https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ (--gpu-architecture)",
     confidence=0.9,
@@ -196,7 +219,8 @@ def toolkit_too_old_for_gpu(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "cuda-driver-too-old",
-    r"(?:NVIDIA driver on your system is too old|driver version is insufficient for CUDA runtime version|CUDA driver version is insufficient)(?:[^\n]{0,40}found version (?P<found>\d+))?",
+    r"(?:NVIDIA driver on your system is too old|driver version is insufficient for CUDA runtime version|CUDA driver "
+    r"version is insufficient)(?:[^\n]{0,40}found version (?P<found>\d+))?",
     source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp",
     confidence=0.95,
 )
@@ -243,11 +267,18 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
         fix = "check CUDA_VISIBLE_DEVICES, the container's --gpus, and torch.version.cuda"
     deserialize = "deserialize" in text
     return Lead(
-        (f"A checkpoint saved on a GPU is loaded where {why}: pass map_location='cpu' to torch.load, or " if deserialize else f"No GPU for torch: {why}; ")
+        (
+            f"A checkpoint saved on a GPU is loaded where {why}: pass map_location='cpu' to torch.load, or "
+            if deserialize
+            else f"No GPU for torch: {why}; "
+        )
         + fix
         + ".",
         {"component": "torch", "package": "torch"},
-        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'", "nvidia-smi"),
+        next=(
+            "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",
+            "nvidia-smi",
+        ),
     )
 
 
@@ -265,10 +296,18 @@ def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(
         f"JAX found no {'TPU' if tpu else 'GPU'} backend and runs on the CPU: "
-        + ("libtpu (jax[tpu]) is not installed, or the TPU is busy." if tpu else "the CUDA plugin (jax[cuda12] or jax[cuda13]) is missing or does not match jax, or its CUDA libraries do not load.")
+        + (
+            "libtpu (jax[tpu]) is not installed, or the TPU is busy."
+            if tpu
+            else "the CUDA plugin (jax[cuda12] or jax[cuda13]) is missing or does not match jax, or its CUDA "
+            "libraries do not load."
+        )
         + f" Install {package} of the same release as jax.",
         {"package": package, "backend": "tpu" if tpu else "cuda"},
-        next=("python -c 'import jax; print(jax.__version__, jax.devices())'", "python -m pip list 2>/dev/null | grep -i -E 'jax|libtpu|nvidia'"),
+        next=(
+            "python -c 'import jax; print(jax.__version__, jax.devices())'",
+            "python -m pip list 2>/dev/null | grep -i -E 'jax|libtpu|nvidia'",
+        ),
     )
 
 
@@ -283,7 +322,12 @@ def framework_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
     mps = "MPS" in found.group(0)
     return Lead(
         "The framework found no usable GPU and runs on the CPU: "
-        + ("macOS 12.3+ on Apple silicon and an arm64 Python are needed for MPS." if mps else "its CUDA libraries do not load (TensorFlow needs tensorflow[and-cuda] on Linux; Windows native has no GPU TensorFlow after 2.10)."),
+        + (
+            "macOS 12.3+ on Apple silicon and an arm64 Python are needed for MPS."
+            if mps
+            else "its CUDA libraries do not load (TensorFlow needs tensorflow[and-cuda] on Linux; Windows native has "
+            "no GPU TensorFlow after 2.10)."
+        ),
         {"component": "mps" if mps else "cuda"},
     )
 
@@ -307,7 +351,8 @@ def cudnn_mismatch(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "cuda-library-mismatch",
-    r"(?P<lib>cuDNN|cuBLAS|cuSPARSE|cuFFT|cuSOLVER|NCCL)[^\n]{0,40}version[^\n]{0,20}(?P<have>[\d.]{3,12})[^\n]{0,40}(?:older than|newer than|incompatible|mismatch)[^\n]{0,60}?(?P<want>[\d.]{3,12})?",
+    r"(?P<lib>cuDNN|cuBLAS|cuSPARSE|cuFFT|cuSOLVER|NCCL)[^\n]{0,40}version[^\n]{0,20}(?P<have>[\d.]{3,12})"
+    r"[^\n]{0,40}(?:older than|newer than|incompatible|mismatch)[^\n]{0,60}?(?P<want>[\d.]{3,12})?",
     source="https://github.com/jax-ml/jax/blob/main/jax_plugins/cuda/__init__.py (_check_cuda_versions)",
     confidence=0.85,
 )
@@ -369,7 +414,8 @@ def mps_op(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "device-busy",
-    r"TPU[^\n]{0,40}(?:in use by another process|already in use)|Unable to initialize backend 'tpu'[^\n]{0,200}(?:in use|busy)",
+    r"TPU[^\n]{0,40}(?:in use by another process|already in use)|Unable to initialize backend 'tpu'[^\n]{0,200}(?:in "
+    r"use|busy)",
     source="https://github.com/pytorch/xla/blob/master/torch_xla/_internal/tpu.py (the TPU lockfile)",
     confidence=0.9,
 )

@@ -50,14 +50,19 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
             export("NCCL_IB_DISABLE", "1", note="only to confirm the cause: sockets are much slower than InfiniBand"),
             next=("ibv_devinfo", NCCL_DEBUG),
         )
-    if re.search(r"connection refused|no route to host|network is unreachable|connection reset|timed? ?out|socket|connect", lowered):
+    if re.search(
+        r"connection refused|no route to host|network is unreachable|connection reset|timed? ?out|socket|connect",
+        lowered,
+    ):
         return "nccl-network", _network(detail)
     if "cuda failure" in lowered or "cuda error" in lowered:
         said = re.search(r"Cuda failure (?:\d+ )?'(?P<s>[^']+)'|CUDA error:? (?P<t>[^\n]+)", detail)
         text = (said.group("s") or said.group("t")) if said else ""
         code = code_saying(text) if text else None
         if code is not None:
-            return "cuda-error", Lead(f"NCCL stopped on a CUDA error: {code.string} ({code.name}).", {"name": code.name})
+            return "cuda-error", Lead(
+                f"NCCL stopped on a CUDA error: {code.string} ({code.name}).", {"name": code.name}
+            )
     return None
 
 
@@ -68,7 +73,7 @@ def _address_in_use(detail: str) -> Lead:
         "holding it, listens on MASTER_PORT on this host. Pick a free port (torchrun --master_port, or MASTER_PORT) "
         "or stop that process.",
         {"variable": "MASTER_PORT", "port": port.group("port") if port else ""},
-        next=("ss -ltnp | grep -w \"${MASTER_PORT:-29500}\"  # who holds it",),
+        next=('ss -ltnp | grep -w "${MASTER_PORT:-29500}"  # who holds it',),
     )
 
 
@@ -84,7 +89,8 @@ def _network(detail: str) -> Lead:
 
 @rule(
     "nccl-network",
-    r"(?P<name>nccl\w{3,30}Error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError|ncclInvalidUsage)[^\n]{0,300}(?:\n[^\n]{0,400}){0,3}?\n?\s*Last error:\s*\n?(?P<last>[^\n]{3,400})",
+    r"(?P<name>nccl\w{3,30}Error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|ncclRemoteError"
+    r"|ncclInvalidUsage)[^\n]{0,300}(?:\n[^\n]{0,400}){0,3}?\n?\s*Last error:\s*\n?(?P<last>[^\n]{3,400})",
     source=NCCL_TROUBLESHOOTING,
     confidence=0.9,
 )
@@ -119,7 +125,8 @@ def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "nccl-shm",
-    r"(?:Error while (?:creating|attaching to) shared memory segment|failed to extend /dev/shm|unable to (?:allocate|write to) shared memory|out of shared memory|Bus error[^\n]{0,80}(?:shared memory|shm))[^\n]{0,200}",
+    r"(?:Error while (?:creating|attaching to) shared memory segment|failed to extend /dev/shm|unable to (?:allocate"
+    r"|write to) shared memory|out of shared memory|Bus error[^\n]{0,80}(?:shared memory|shm))[^\n]{0,200}",
     source=NCCL_TROUBLESHOOTING + "#shared-memory",
     confidence=0.9,
 )
@@ -151,7 +158,9 @@ def address_in_use(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "nccl-network",
-    r"(?:DistNetworkError|RendezvousConnectionError|TCPStore\w* failed to connect|failed to (?:connect|recv|send)[^\n]{0,80}(?:peer|store|rank)|Connection refused|No route to host|Connection closed by peer|connectFullMesh failed|Socket Timeout|Bootstrap : no socket interface found|NCCL_SOCKET_IFNAME)[^\n]{0,200}",
+    r"(?:DistNetworkError|RendezvousConnectionError|TCPStore\w* failed to connect|failed to (?:connect|recv"
+    r"|send)[^\n]{0,80}(?:peer|store|rank)|Connection refused|No route to host|Connection closed by peer"
+    r"|connectFullMesh failed|Socket Timeout|Bootstrap : no socket interface found|NCCL_SOCKET_IFNAME)[^\n]{0,200}",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/rendezvous/ and "
     "https://github.com/facebookincubator/gloo",
     confidence=0.75,
@@ -164,7 +173,8 @@ def ranks_cannot_connect(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "hang-timeout",
-    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+)[^\n]{0,200}|ProcessGroupNCCL'?s watchdog got stuck|Timed out waiting for [^\n]{0,80}collective|collective operation timeout",
+    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+)[^\n]{0,200}"
+    r"|ProcessGroupNCCL'?s watchdog got stuck|Timed out waiting for [^\n]{0,80}collective|collective operation timeout",
     source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
     confidence=0.85,
 )
@@ -177,7 +187,8 @@ def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
         {"op": op, "sequence": seq},
         verdict="unknown",
         next=(
-            "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks and collectives of every rank at the hang",
+            "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks and collectives of every rank at the "
+            "hang",
             "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 torchrun ...  # the Flight Recorder's dump",
             NCCL_DEBUG,
         ),
@@ -258,9 +269,12 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
     }.get(code.name, ("nccl-network", "unknown"))
     return Lead(
         f"NCCL failed: {code.string} ({code.name}). "
-        + ("A peer died or the network between the ranks failed: check the other ranks' logs first (the first "
-           "failure elsewhere is the cause), then the interfaces (NCCL_SOCKET_IFNAME)." if code.name == "ncclRemoteError"
-           else "NCCL_DEBUG=INFO names the step that failed."),
+        + (
+            "A peer died or the network between the ranks failed: check the other ranks' logs first (the first "
+            "failure elsewhere is the cause), then the interfaces (NCCL_SOCKET_IFNAME)."
+            if code.name == "ncclRemoteError"
+            else "NCCL_DEBUG=INFO names the step that failed."
+        ),
         {"name": code.name, "variable": "NCCL_SOCKET_IFNAME"},
         verdict=verdict,
         family=family,
@@ -271,7 +285,8 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "nccl-network",
-    r"Timed out after \d+ seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined|RendezvousTimeoutError|peer access is not supported between these two devices",
+    r"Timed out after \d+ seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined"
+    r"|RendezvousTimeoutError|peer access is not supported between these two devices",
     source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/TCPStore.cpp",
     confidence=0.8,
 )

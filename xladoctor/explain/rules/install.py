@@ -15,7 +15,8 @@ CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_ex
 
 @rule(
     "resolver-conflict",
-    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) (?P<requirement>[^\s(]{1,200})",
+    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) "
+    r"(?P<requirement>[^\s(]{1,200})",
     source=PIP_RESOLVER,
     confidence=0.9,
 )
@@ -35,7 +36,10 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"pip found nothing to install for {requirement}. {why}",
         {"package": name, "requirement": requirement},
-        next=(f"python -m pip index versions {name}", "python -c 'import sys, platform; print(sys.version, platform.machine())'"),
+        next=(
+            f"python -m pip index versions {name}",
+            "python -c 'import sys, platform; print(sys.version, platform.machine())'",
+        ),
     )
 
 
@@ -43,7 +47,8 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     "resolver-conflict",
     r"ResolutionImpossible|Cannot install (?P<what>[^`]{1,800}?) because these package versions have conflicting"
     r"|No solution found when resolving dependencies|UnsatisfiableError|PackagesNotFoundError"
-    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n,]{1,120}), but you(?: have|'ll have| will have) (?P<have>[^\n]{1,120}?) which is incompatible",
+    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n,]{1,120}), but you(?: have|'ll have| will have) "
+    r"(?P<have>[^\n]{1,120}?) which is incompatible",
     source=PIP_RESOLVER,
     confidence=0.85,
 )
@@ -66,7 +71,8 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "resolver-conflict",
-    r"requires a different Python: (?P<have>[\d.]{1,12}) not in '(?P<want>[^']{1,80})'|Requires-Python (?P<want2>[^\s]{1,80})",
+    r"requires a different Python: (?P<have>[\d.]{1,12}) not in '(?P<want>[^']{1,80})'|Requires-Python "
+    r"(?P<want2>[^\s]{1,80})",
     source="https://packaging.python.org/en/latest/specifications/core-metadata/#requires-python",
     confidence=0.9,
 )
@@ -81,7 +87,8 @@ def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"The detected CUDA version \((?P<nvcc>[\d.]+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>[\d.]+)\)",
+    r"The detected CUDA version \((?P<nvcc>[\d.]+)\) mismatches the version that was used to compile\s+PyTorch "
+    r"\((?P<torch>[\d.]+)\)",
     source=CPP_EXTENSION + " (CUDA_MISMATCH_MESSAGE)",
     confidence=0.95,
 )
@@ -98,7 +105,8 @@ def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"CUDA_HOME environment variable is not set|No CUDA runtime is found, using CUDA_HOME|cannot find CUDA_HOME|nvcc was not found",
+    r"CUDA_HOME environment variable is not set|No CUDA runtime is found, using CUDA_HOME|cannot find CUDA_HOME|nvcc "
+    r"was not found",
     source=CPP_EXTENSION,
     confidence=0.9,
 )
@@ -151,7 +159,8 @@ def header_missing(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"unsupported GNU version! gcc versions later than (?P<gcc>\d+) are not supported|unsupported (?:GNU|clang) version",
+    r"unsupported GNU version! gcc versions later than (?P<gcc>\d+) are not supported|unsupported (?:GNU|clang) "
+    r"version",
     source="https://docs.nvidia.com/cuda/cuda-installation-guide-linux/ (host compiler support)",
     confidence=0.9,
 )
@@ -184,7 +193,8 @@ def ninja(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"Failed building wheel for (?P<pkg>[\w.-]{1,80})|Failed to build (?:installable wheels for some pyproject\.toml based projects \(?)?(?P<pkg2>[\w.-]{1,80})|error: command '(?P<cmd>[^']{1,200})' failed",
+    r"Failed building wheel for (?P<pkg>[\w.-]{1,80})|Failed to build (?:installable wheels for some pyproject\.toml "
+    r"based projects \(?)?(?P<pkg2>[\w.-]{1,80})|error: command '(?P<cmd>[^']{1,200})' failed",
     source="https://pip.pypa.io/en/stable/reference/build-system/",
     confidence=0.6,
 )
@@ -200,8 +210,10 @@ def wheel_build_failed(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "resolver-conflict",
-    r"No version (?P<version>[\d.]+) of (?:the )?(?P<pkg>[\w.-]{1,80}) was found|(?P<pkg2>tensorflow-gpu)[^\n]{0,60}(?:no longer|not) (?:supported|available)",
-    source="https://pypi.org/project/tensorflow-gpu/ (tensorflow-gpu is no longer updated: tensorflow[and-cuda] replaces it)",
+    r"No version (?P<version>[\d.]+) of (?:the )?(?P<pkg>[\w.-]{1,80}) was found"
+    r"|(?P<pkg2>tensorflow-gpu)[^\n]{0,60}(?:no longer|not) (?:supported|available)",
+    source="https://pypi.org/project/tensorflow-gpu/ (tensorflow-gpu is no longer updated: tensorflow[and-cuda] "
+    "replaces it)",
     confidence=0.7,
 )
 def no_such_version(found: re.Match[str], failure: Failure) -> Lead:
@@ -209,6 +221,10 @@ def no_such_version(found: re.Match[str], failure: Failure) -> Lead:
     gpu = pkg == "tensorflow-gpu"
     return Lead(
         f"No release {found.group('version') or ''} of {pkg} exists for this platform"
-        + (": tensorflow-gpu stopped at 2.12 and is no longer built; install tensorflow[and-cuda] (Linux/WSL2)." if gpu else "."),
+        + (
+            ": tensorflow-gpu stopped at 2.12 and is no longer built; install tensorflow[and-cuda] (Linux/WSL2)."
+            if gpu
+            else "."
+        ),
         {"package": pkg},
     )

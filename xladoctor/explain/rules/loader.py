@@ -17,7 +17,7 @@ GLIBC = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-load.c"
 DLERROR = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c"
 # CPython Python/dynload_win.c: "DLL load failed while importing %s: %s"; torch/__init__.py _load_dll_libraries
 WINDOWS = "https://github.com/python/cpython/blob/main/Python/dynload_win.c"
-DYLD = "https://developer.apple.com/documentation/xcode/investigating-crashes-for-zombie-objects (dyld: Library not loaded)"
+DYLD = "https://developer.apple.com/documentation/xcode (dyld: 'Library not loaded')"
 # Itanium C++ ABI mangling: _ZN <length><name> ... ; the first names are the namespace
 _NAMESPACES = {
     "c10": "torch", "at": "torch", "torch": "torch", "caffe2": "torch", "xla": "torch_xla or jaxlib",
@@ -39,7 +39,11 @@ def _fix_for(library: str) -> tuple[str, Fix | None]:
     if not found.wheel:
         return f"{library} comes from {found.package}: {found.note}", None
     exact = found.library == library
-    what = found.package if exact else f"the {found.package.rsplit('-cu', 1)[0]} wheel for your CUDA ({found.package} ships {found.library})"
+    what = (
+        found.package
+        if exact
+        else f"the {found.package.rsplit('-cu', 1)[0]} wheel for your CUDA ({found.package} ships {found.library})"
+    )
     return f"{library} is shipped by {what}", install((found.package, "")) if exact else None
 
 
@@ -70,7 +74,11 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
 def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
     lead = shared_object_missing(found, failure)
     warning = failure.warning or failure.text.startswith(("W", "I"))
-    note = "TensorFlow goes on without the GPU when it cannot load it: harmless on a machine without one." if warning else None
+    note = (
+        "TensorFlow goes on without the GPU when it cannot load it: harmless on a machine without one."
+        if warning
+        else None
+    )
     return Lead(lead.cause, lead.params, lead.fix, confidence=0.75 if warning else None, next=lead.next, note=note)
 
 
@@ -92,7 +100,11 @@ def unable_to_load(found: re.Match[str], failure: Failure) -> Lead:
 )
 def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group("library")
-    fix = shell("brew install libomp  # the OpenMP runtime torch and xgboost wheels load") if "libomp" in library else None
+    fix = (
+        shell("brew install libomp  # the OpenMP runtime torch and xgboost wheels load")
+        if "libomp" in library
+        else None
+    )
     return Lead(
         f"macOS's loader (dyld) could not find {library}, which an installed extension links: install what ships it, "
         "or reinstall the wheel that brings it.",
@@ -103,7 +115,8 @@ def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "missing-library",
-    r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module could not be found|[^\n]{0,200})",
+    r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
+    r"could not be found|[^\n]{0,200})",
     source=WINDOWS,
     confidence=0.85,
 )
@@ -182,8 +195,16 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         f"{built} was built against {against} than the one installed: the loaded library has no {symbol[:80]}. "
         f"Install the build of {package or 'that package'} made for the installed {owner or 'library'} (or move "
         f"{owner or 'the library'} to the release it was built for).",
-        {"symbol": symbol, "library": library, "package": package or "", "namespace": namespace or "", "owner": owner or ""},
-        install((package, ""), reinstall=True, no_deps=True) if package and package not in ("python", "torch") else None,
+        {
+            "symbol": symbol,
+            "library": library,
+            "package": package or "",
+            "namespace": namespace or "",
+            "owner": owner or "",
+        },
+        install((package, ""), reinstall=True, no_deps=True)
+        if package and package not in ("python", "torch")
+        else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
     )
 
@@ -204,7 +225,8 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "glibc-version",
-    r"version [`'](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})' not found(?: \(required by (?P<by>[^)\s]{1,300})\))?",
+    r"version [`'](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})' not found(?: \(required by "
+    r"(?P<by>[^)\s]{1,300})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
     confidence=0.95,
 )
@@ -224,7 +246,8 @@ def runtime_too_old(found: re.Match[str], failure: Failure) -> Lead:
         + (
             "A conda environment's libstdc++ (or an LD_LIBRARY_PATH entry) often comes before the system's newer one."
             if cxx
-            else "This host's glibc is older than the wheel's manylinux tag allows: use a newer OS image or an older wheel."
+            else "This host's glibc is older than the wheel's manylinux tag allows: use a newer OS image or an older "
+            "wheel."
         ),
         {"version": version, "library": "libstdc++" if cxx else "glibc", "required_by": by},
         fix,
@@ -249,7 +272,8 @@ def tensorrt_missing(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "missing-library",
-    r"Could not load dynamic library '(?P<library>[\w.+-]{1,80}\.dll)'|(?P<library2>[\w.+-]{1,80}\.dll)(?: or one of its dependencies)? (?:not found|was not found)|libcuda\.so cannot found",
+    r"Could not load dynamic library '(?P<library>[\w.+-]{1,80}\.dll)'|(?P<library2>[\w.+-]{1,80}\.dll)(?: or one of "
+    r"its dependencies)? (?:not found|was not found)|libcuda\.so cannot found",
     source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tsl/platform/windows/load_library.cc",
     confidence=0.85,
 )
@@ -270,7 +294,8 @@ def dll_missing(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "undefined-symbol",
-    r"WinError 127\]?|The specified procedure could not be found|symbol not found in flat namespace '(?P<symbol>[^']{1,300})'",
+    r"WinError 127\]?|The specified procedure could not be found|symbol not found in flat namespace "
+    r"'(?P<symbol>[^']{1,300})'",
     source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_PROC_NOT_FOUND)",
     confidence=0.8,
 )

@@ -24,7 +24,8 @@ def _group(found: re.Match[str] | None, name: str) -> str | None:
 
 
 _TORCH_NUMBERS = re.compile(
-    rf"Tried to allocate (?P<alloc>{_SIZE})[^\n]{{0,40}}?(?:GPU (?P<gpu>\d+) has a total capacity of (?P<total>{_SIZE}) "
+    rf"Tried to allocate (?P<alloc>{_SIZE})[^\n]{{0,40}}?(?:GPU (?P<gpu>\d+) has a total capacity of "
+    rf"(?P<total>{_SIZE}) "
     rf"of which (?P<free>{_SIZE}) is free)?"
 )
 _RESERVED = re.compile(rf"(?P<unused>{_SIZE}) is reserved by PyTorch but unallocated")
@@ -45,9 +46,11 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     alloc, total, free = _group(numbers, "alloc"), _group(numbers, "total"), _group(numbers, "free")
     unused = reserved.group("unused") if reserved else None
     unused_b, alloc_b, total_b = _bytes(unused), _bytes(alloc), _bytes(total)
-    fragmented = unused_b is not None and alloc_b is not None and (unused_b >= alloc_b or (total_b and unused_b > 0.1 * total_b))
+    fragmented = (
+        unused_b is not None and alloc_b is not None and (unused_b >= alloc_b or (total_b and unused_b > 0.1 * total_b))
+    )
     said = [f"it asked for {alloc}" if alloc else "", f"of {total} total, {free} was free" if total else ""]
-    if others and len({m.group('pid') for m in others}) > 1:
+    if others and len({m.group("pid") for m in others}) > 1:
         said.append(f"{len({m.group('pid') for m in others})} processes hold memory on this GPU")
     numbers_said = "; ".join(s for s in said if s)
     if fragmented:
@@ -66,7 +69,13 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"The GPU ran out of memory{' (' + numbers_said + ')' if numbers_said else ''}. {why} Not an environment "
         "problem.",
-        {"allocation": alloc or "", "total": total or "", "free": free or "", "reserved_unallocated": unused or "", "fragmented": str(bool(fragmented))},
+        {
+            "allocation": alloc or "",
+            "total": total or "",
+            "free": free or "",
+            "reserved_unallocated": unused or "",
+            "fragmented": str(bool(fragmented)),
+        },
         fix,
         verdict="not-environment",
         next=("nvidia-smi  # other processes on the same GPU",),
@@ -75,7 +84,10 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    rf"RESOURCE_EXHAUSTED: (?:Failed to allocate request for [\d.]+\w*|Out of memory)|RESOURCE_EXHAUSTED: Out of memory while trying to allocate (?P<bytes>\d+|{_SIZE})(?: bytes)?|Ran out of memory in memory space (?P<space>hbm|vmem)[^\n]{{0,40}}?(?:Used (?P<used>[\d.]+[KMGT]?) of (?P<total>[\d.]+[KMGT]?))?|XlaRuntimeError: RESOURCE_EXHAUSTED",
+    rf"RESOURCE_EXHAUSTED: (?:Failed to allocate request for [\d.]+\w*|Out of memory)|RESOURCE_EXHAUSTED: Out of "
+    rf"memory while trying to allocate (?P<bytes>\d+|{_SIZE})(?: bytes)?|Ran out of memory in memory space "
+    rf"(?P<space>hbm|vmem)[^\n]{{0,40}}?(?:Used (?P<used>[\d.]+[KMGT]?) of (?P<total>[\d.]+[KMGT]?))?|XlaRuntimeError: "
+    rf"RESOURCE_EXHAUSTED",
     source="https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
     confidence=0.9,
 )
@@ -83,7 +95,9 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
     tpu = found.group("space") is not None or "TPU" in failure.haystack
     if tpu:
         return Lead(
-            f"The TPU's high-bandwidth memory (HBM) is full{' (used ' + found.group('used') + ' of ' + found.group('total') + ')' if found.group('used') else ''}: "
+            "The TPU's high-bandwidth memory (HBM) is full"
+            + (f" (used {found.group('used')} of {found.group('total')})" if found.group("used") else "")
+            + ": "
             "lower the batch size, shard the model over more chips (FSDP/SPMD), or rematerialise activations. Not an "
             "environment problem.",
             {"memory": "TPU HBM"},
@@ -120,7 +134,8 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"MPS backend out of memory(?: \(MPS allocated: (?P<alloc>[^,]{1,30}), other allocations: [^,]{1,30}, max allowed: (?P<max>[^)]{1,30})\))?",
+    r"MPS backend out of memory(?: \(MPS allocated: (?P<alloc>[^,]{1,30}), other allocations: [^,]{1,30}, max allowed: "
+    r"(?P<max>[^)]{1,30})\))?",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/mps/MPSAllocator.mm",
     confidence=0.9,
 )
@@ -183,7 +198,8 @@ def no_space(found: re.Match[str], failure: Failure) -> Lead:
     path = re.search(r"'(?P<path>/[^']{1,300})'", found.group(0))
     return Lead(
         f"A disk is full{' (writing ' + path.group('path') + ')' if path else ''}: often the home folder's caches "
-        "(~/.cache/pip, ~/.cache/huggingface, ~/.triton, /tmp; /root/.cache when run as root). Free space or point the cache elsewhere "
+        "(~/.cache/pip, ~/.cache/huggingface, ~/.triton, /tmp; /root/.cache when run as root). Free space or point the "
+        "cache elsewhere "
         "(PIP_CACHE_DIR, HF_HOME, TMPDIR).",
         {"path": path.group("path") if path else ""},
         next=("df -h ~ /tmp . && du -sh ~/.cache/* 2>/dev/null | sort -h | tail",),
@@ -192,7 +208,8 @@ def no_space(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "disk-or-permission",
-    r"(?:\[Errno 13\] Permission denied|PermissionError|\[Errno 30\] Read-only file system|Read-only file system)[:\s]{0,3}'?(?P<path>[^'\n]{0,300})",
+    r"(?:\[Errno 13\] Permission denied|PermissionError|\[Errno 30\] Read-only file system|Read-only file "
+    r"system)[:\s]{0,3}'?(?P<path>[^'\n]{0,300})",
     source="https://man7.org/linux/man-pages/man3/errno.3.html (EACCES, EROFS)",
     confidence=0.8,
 )
@@ -219,13 +236,17 @@ def device_busy(found: re.Match[str], failure: Failure) -> Lead:
         "The device is held by another process (or the GPU is in exclusive-process mode and another process has "
         "it): stop that process, or give each job its own device.",
         {"device": "GPU" if "CUDA" in found.group(0) else "device"},
-        next=("nvidia-smi  # compute mode and the processes on each GPU", "fuser -v /dev/nvidia* /dev/accel* 2>/dev/null"),
+        next=(
+            "nvidia-smi  # compute mode and the processes on each GPU",
+            "fuser -v /dev/nvidia* /dev/accel* 2>/dev/null",
+        ),
     )
 
 
 @rule(
     "out-of-memory",
-    r"DefaultCPUAllocator: can't allocate memory|Blas GEMM launch failed|Failed to create cublas handle|CUBLAS_STATUS_NOT_INITIALIZED"
+    r"DefaultCPUAllocator: can't allocate memory|Blas GEMM launch failed|Failed to create cublas handle"
+    r"|CUBLAS_STATUS_NOT_INITIALIZED"
     r"|Memory access fault by GPU node-\d+",
     source="https://github.com/pytorch/pytorch/blob/main/c10/core/impl/alloc_cpu.cpp",
     confidence=0.65,
@@ -242,9 +263,14 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
         )
     host = said.startswith("DefaultCPUAllocator")
     return Lead(
-        ("The host ran out of memory (torch's CPU allocator)" if host else "The GPU had no memory left for cuBLAS "
-         "(another process holds it, or this one's tensors fill it)") + ": use less at once"
-        + ("" if host else "; with TensorFlow turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)") + ".",
+        (
+            "The host ran out of memory (torch's CPU allocator)"
+            if host
+            else "The GPU had no memory left for cuBLAS (another process holds it, or this one's tensors fill it)"
+        )
+        + ": use less at once"
+        + ("" if host else "; with TensorFlow turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)")
+        + ".",
         {"memory": "host" if host else "GPU"},
         verdict="not-environment",
     )

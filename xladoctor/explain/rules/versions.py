@@ -87,7 +87,12 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
     )
 
 
-@rule("api-version-skew", r"No module named '(?P<module>(?P<top>[\w]{1,80})\.[\w.]{1,200})'", source=IMPORTLIB, confidence=0.8)
+@rule(
+    "api-version-skew",
+    r"No module named '(?P<module>(?P<top>[\w]{1,80})\.[\w.]{1,200})'",
+    source=IMPORTLIB,
+    confidence=0.8,
+)
 def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     top = found.group("top")
     module = found.group("module")
@@ -179,7 +184,8 @@ def numpy_dtype_size(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"jaxlib(?: version)? (?P<jaxlib>[\d.]+\w*) is (?:newer than and incompatible with|too old for|older than)[^\n]{0,60}jax(?: version)? (?P<jax>[\d.]+\w*)|(?:incompatible|mismatch)[^\n]{0,40}jaxlib[^\n]{0,80}",
+    r"jaxlib(?: version)? (?P<jaxlib>[\d.]+\w*) is (?:newer than and incompatible with|too old for|older "
+    r"than)[^\n]{0,60}jax(?: version)? (?P<jax>[\d.]+\w*)|(?:incompatible|mismatch)[^\n]{0,40}jaxlib[^\n]{0,80}",
     source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (check_jaxlib_version)",
     confidence=0.9,
 )
@@ -209,7 +215,8 @@ def torchvision_cuda(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"(?:xFormers was built for|built for|compiled (?:for|with|against|using)):?\s*(?P<want>(?:PyTorch|torch|CUDA|Python|python|NumPy|numpy)\s?[\d.]+[\w.+]*)[^\n]{0,120}?\(?you have (?P<have>[\w.+ ]{1,40})\)?",
+    r"(?:xFormers was built for|built for|compiled (?:for|with|against|using)):?\s*(?P<want>(?:PyTorch|torch|CUDA"
+    r"|Python|python|NumPy|numpy)\s?[\d.]+[\w.+]*)[^\n]{0,120}?\(?you have (?P<have>[\w.+ ]{1,40})\)?",
     source="https://github.com/facebookresearch/xformers/blob/main/xformers/_cpp_lib.py ('xFormers was built for')",
     confidence=0.85,
 )
@@ -224,7 +231,8 @@ def built_for_other(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "version-mismatch",
     r"Could not run '(?P<op>torchvision::\w{1,60})' with arguments from the '(?P<backend>\w{1,40})' backend",
-    source="https://github.com/pytorch/vision/issues/3058 (torchvision ops missing for the backend: a torchvision build "
+    source="https://github.com/pytorch/vision/issues/3058 (torchvision ops missing for the backend: a torchvision "
+    "build "
     "that does not match torch)",
     confidence=0.85,
 )
@@ -239,8 +247,10 @@ def torchvision_ops(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    r"(?P<api>(?P<top>[A-Za-z_]\w{1,60})\.[\w.]{1,200}) (?:was|has been|is) (?:removed|deprecated)(?: (?:in|since|as of) (?:\w+ )?v?(?P<version>[\d.]{1,12}\w*))?",
-    source="https://docs.jax.dev/en/latest/api_compatibility.html (deprecations raise AttributeError naming the removal)",
+    r"(?P<api>(?P<top>[A-Za-z_]\w{1,60})\.[\w.]{1,200}) (?:was|has been|is) (?:removed|deprecated)(?: (?:in|since|as "
+    r"of) (?:\w+ )?v?(?P<version>[\d.]{1,12}\w*))?",
+    source="https://docs.jax.dev/en/latest/api_compatibility.html (deprecations raise AttributeError naming the "
+    "removal)",
     confidence=0.85,
 )
 def api_removed(found: re.Match[str], failure: Failure) -> Lead:
@@ -294,7 +304,8 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    r"File format not supported: filepath=|Keras 3 only supports V3 `?\.keras`? files|keras\.src\.legacy|Unrecognized keyword arguments passed to \w+: \{'(?P<kw>\w+)'",
+    r"File format not supported: filepath=|Keras 3 only supports V3 `?\.keras`? files|keras\.src\.legacy|Unrecognized "
+    r"keyword arguments passed to \w+: \{'(?P<kw>\w+)'",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2)",
     confidence=0.8,
 )
@@ -310,8 +321,11 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "module-not-found",
-    r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) `?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot find a working triton installation",
-    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py (requires_backends)",
+    r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
+    r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot "
+    r"find a working triton installation",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
+    "(requires_backends)",
     confidence=0.85,
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
@@ -326,8 +340,10 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"(?P<pkg>[\w.-]{2,60}?)(?P<want>[<>=!~][^ \n]{1,60}) is required for a normal functioning of this module, but found (?P=pkg)==(?P<have>[\w.+]+)"
-    r"|requires (?P<pkg2>[\w .-]{2,60}?) version (?P<want2>[<>=!~]=?\s?[\d.]+\w*)[;,] ?(?:Detected an installation of version|but found|found version) (?P<have2>[\w.+]+)",
+    r"(?P<pkg>[\w.-]{2,60}?)(?P<want>[<>=!~][^ \n]{1,60}) is required for a normal functioning of this module, but "
+    r"found (?P=pkg)==(?P<have>[\w.+]+)"
+    r"|requires (?P<pkg2>[\w .-]{2,60}?) version (?P<want2>[<>=!~]=?\s?[\d.]+\w*)[;,] ?(?:Detected an installation of "
+    r"version|but found|found version) (?P<have2>[\w.+]+)",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/versions.py (require_version)",
     confidence=0.9,
 )
@@ -345,7 +361,8 @@ def required_version(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "version-mismatch",
     r"Detected that PyTorch and (?P<pkg>\w{2,40}) were compiled with different CUDA (?:major )?versions"
-    r"|Couldn't load custom C\+\+ ops|operator (?P<op>torchvision::\w{1,40}) does not exist|Failed to load image Python extension",
+    r"|Couldn't load custom C\+\+ ops|operator (?P<op>torchvision::\w{1,40}) does not exist|Failed to load image "
+    r"Python extension",
     source="https://github.com/pytorch/vision/blob/main/torchvision/extension.py",
     confidence=0.9,
 )
@@ -360,7 +377,8 @@ def extension_built_for_other_torch(found: re.Match[str], failure: Failure) -> L
 
 @rule(
     "api-version-skew",
-    r"has model type `?(?P<model>[\w-]{2,60})`? but Transformers does not recognize this architecture|does not recognize this architecture",
+    r"has model type `?(?P<model>[\w-]{2,60})`? but Transformers does not recognize this architecture|does not "
+    r"recognize this architecture",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/models/auto/configuration_auto.py",
     confidence=0.9,
 )
@@ -375,7 +393,8 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"(?:mach-o file, but is an incompatible architecture|incompatible architecture) \(have '(?P<have>\w+)', need '(?P<need>\w+)'\)",
+    r"(?:mach-o file, but is an incompatible architecture|incompatible architecture) \(have '(?P<have>\w+)', need "
+    r"'(?P<need>\w+)'\)",
     source="dyld (macOS): incompatible architecture",
     confidence=0.9,
 )

@@ -51,7 +51,9 @@ _VERDICTS = {
 def _diagnosis(diagnosis: Diagnosis) -> str:
     status = Status.FAIL if diagnosis.verdict == "environment" else Status.WARN
     family = f" ({diagnosis.family}, {diagnosis.confidence:.0%} sure)" if diagnosis.family else ""
-    record = f'<pre class="evidence-line">{esc(f"{diagnosis.line}: {diagnosis.record}")}</pre>' if diagnosis.line else ""
+    record = (
+        f'<pre class="evidence-line">{esc(f"{diagnosis.line}: {diagnosis.record}")}</pre>' if diagnosis.line else ""
+    )
     joined = notes(list(diagnosis.joined))
     nexts = commands(diagnosis.next, "to find out more") if diagnosis.next else ""
     return (
