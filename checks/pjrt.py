@@ -8,7 +8,9 @@ PjRtPlugin registered for: <value>" (names are case-sensitive). When PJRT_DEVICE
 torch_xla/runtime.py `_maybe_select_default_device` picks TPU (libtpu and a TPU found), NEURON, or
 CPU ("Defaulting to PJRT_DEVICE=CPU"); torch_xla 2.3 to 2.8 picked CUDA before NEURON when GPU_NUM_DEVICES
 was set or torch saw a GPU (added by pytorch/xla#6605, removed for 2.9 by pytorch/xla#9540). That case is
-`torch-xla-on-gpu-host`'s, so `pjrt-device` skips it: one finding for one cause.
+`torch-xla-on-gpu-host`'s, so `pjrt-device` skips it: one finding for one cause. Otherwise an unset
+PJRT_DEVICE is a finding only where that choice is wrong for the hardware present (a TPU without libtpu,
+libneuronxla without a Neuron device, GPUs with a CUDA plugin): on a CPU-only host CPU is right.
 """
 
 from __future__ import annotations
@@ -41,6 +43,85 @@ def accepted_devices(facts: Facts) -> list[str]:
     return sorted(names)
 
 
+def _neuron_present(facts: Facts) -> bool:
+    devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
+    return any(d.startswith("/dev/neuron") for d in devices)
+
+
+def _own_choice(facts: Facts, env: Mapping[str, str], libtpu: Distribution | None, tpu: bool) -> str:
+    """What torch_xla sets PJRT_DEVICE to when it is unset (runtime.py `_maybe_select_default_device`, 2.9):
+    TPU when libtpu is found (TPU_LIBRARY_PATH, the bundled lib, or the libtpu package) and TPU chips are;
+    NEURON when libneuronxla imports (torch_xla/__init__.py `_aws_ec2_inf_trn_init`), whatever the hardware;
+    else CPU."""
+    if tpu and (libtpu is not None or "TPU_LIBRARY_PATH" in env):
+        return "TPU"
+    if facts.installed("libneuronxla") is not None:
+        return "NEURON"
+    return "CPU"
+
+
+def _right_device(facts: Facts, accepted: list[str], tpu: bool, gpus: tuple[Gpu, ...]) -> str:
+    """The device this host's hardware is for, among those torch_xla can use here."""
+    if tpu:
+        return "TPU"
+    if _neuron_present(facts) and "NEURON" in accepted:
+        return "NEURON"
+    if gpus and "CUDA" in accepted:
+        return "CUDA"
+    return "CPU"
+
+
+def _unset(
+    facts: Facts,
+    xla: Distribution,
+    env: Mapping[str, str],
+    libtpu: Distribution | None,
+    tpu: bool,
+    best: str,
+    evidence: dict[str, Any],
+) -> Iterator[Outcome]:
+    """PJRT_DEVICE unset is a problem only where torch_xla's own choice is wrong for the hardware present."""
+    if env.get("PJRT_SELECT_DEFAULT_DEVICE", "1") == "0":
+        yield Outcome(
+            Status.WARN,
+            "PJRT_DEVICE is not set and PJRT_SELECT_DEFAULT_DEVICE=0 stops torch_xla choosing one",
+            detail="torch_xla leaves the device unset (runtime.py `_maybe_select_default_device`), so the first XLA "
+            "tensor has no runtime to use.",
+            evidence=evidence,
+            fix=export("PJRT_DEVICE", best),
+            refs=(RUNTIME_PY,),
+        )
+        return
+    own = _own_choice(facts, env, libtpu, tpu)
+    evidence["chosen_by_torch_xla"] = own
+    if own == best:
+        hardware = {"TPU": "a TPU host", "NEURON": "a Neuron host", "CUDA": "this GPU host"}.get(best, "this host")
+        yield Outcome(
+            Status.OK,
+            f"PJRT_DEVICE is not set: torch_xla picks {own} by itself, the right device for {hardware}",
+            evidence=evidence,
+            refs=(RUNTIME_PY,),
+        )
+        return
+    why = {
+        "TPU": "TPU chips are here, but libtpu is not installed, so torch_xla falls back to "
+        + ("NEURON" if own == "NEURON" else "CPU"),
+        "NEURON": "a Neuron device is here, but torch_xla will not pick it by itself",
+        "CUDA": "GPUs and a CUDA plugin are here, but torch_xla never picks CUDA by itself (pytorch/xla#9540)",
+        "CPU": "libneuronxla is installed, so torch_xla picks NEURON, but this host has no Neuron device",
+    }[best]
+    missing_libtpu = best == "TPU" and own != "TPU"
+    fix = install(("torch_xla[tpu]", f"=={xla.version}")) if missing_libtpu else export("PJRT_DEVICE", best)
+    yield Outcome(
+        Status.WARN,
+        f"PJRT_DEVICE is not set: torch_xla will pick {own} by itself, not {best}",
+        detail=f"{why}. The run starts on the wrong device, or fails at the first XLA tensor.",
+        evidence=evidence,
+        fix=fix,
+        refs=(RUNTIME_PY,),
+    )
+
+
 def _tpu_present(facts: Facts) -> bool:
     devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
     return any(d.startswith(("/dev/accel", "/dev/vfio/")) for d in devices)
@@ -69,20 +150,11 @@ def pjrt_device(
     }
     if Version(xla.version) < Version("2.5"):
         raise Skip(f"torch_xla {xla.version} predates plugin registration (2.5)", evidence)
-    best = "TPU" if tpu and libtpu and "TPU" in accepted else "CPU"
+    best = _right_device(facts, accepted, tpu, gpus)
     if not value and cuda_default(facts, xla, env, gpus) is not None:
         raise Skip("torch_xla picks CUDA by itself on this GPU host: torch-xla-on-gpu-host reports it", evidence)
     if not value:
-        yield Outcome(
-            Status.WARN,
-            f"PJRT_DEVICE is not set: torch_xla will pick {best} by itself",
-            detail="torch_xla guesses at the first XLA tensor: TPU when libtpu and a TPU are found, NEURON when "
-            "libneuronpjrt is found, else CPU ('Defaulting to PJRT_DEVICE=CPU'). Set it so the run uses the "
-            "device you meant.",
-            evidence=evidence,
-            fix=export("PJRT_DEVICE", best),
-            refs=(RUNTIME_PY,),
-        )
+        yield from _unset(facts, xla, env, libtpu, tpu, best, evidence)
         return
     if value not in accepted:
         hint = ""

@@ -63,9 +63,10 @@ def test_tensorflow_retracing_and_jit_failure_are_found_at_their_lines(real_env,
     assert ran.returncode == 1  # a failed finding: jit_compile cannot compile AsString
     found = _by_id(document)
     by_function = {f["evidence"]["function"]: f for f in found["tf-function-retracing"]}
-    assert by_function["scale"]["location"]["line"] == 6 and by_function["scale"]["count"] == 8
+    # pointed where the fix goes: the call that retraced (the definition is in the evidence)
+    assert by_function["scale"]["location"]["line"] == 22 and by_function["scale"]["count"] == 8
     assert "Python value passed as `factor`" in by_function["scale"]["title"]
-    assert by_function["total"]["location"]["line"] == 11 and "new shape" in by_function["total"]["title"]
+    assert by_function["total"]["location"]["line"] == 23 and "new shape" in by_function["total"]["title"]
     assert "reduce_retracing=True" in by_function["total"]["code_fix"][0]
     [jit] = found["tf-jit-compile-unsupported-op"]
     assert jit["status"] == "fail" and jit["evidence"]["op"] == "AsString" and jit["location"]["line"] == 18
@@ -140,7 +141,7 @@ def test_torch_compile_pitfalls_are_found_at_their_lines(real_env, tmp_path: Pat
     assert ran.returncode == 1 and "done" in ran.stdout, ran.stderr  # the recompile limit is a failed finding
     found = _by_id(document)
     [graph_break] = found["compile-graph-break"]
-    assert graph_break["location"]["line"] == 18 and graph_break["steps"] == [1]
+    assert graph_break["location"]["line"] == 18 and graph_break["steps"] == [1, 2, 3, 4, 5, 6]  # taken every step
     assert graph_break["evidence"]["graph_break_type"] == "gb0124"  # torch's own id: Tensor.item()
     assert "capture_scalar_outputs = True" in graph_break["code_fix"][1]
     [recompiled] = found["compile-recompilation"]
@@ -255,3 +256,82 @@ def test_a_users_torch_trace_still_gets_every_event(real_env, tmp_path: Path) ->
     for event in ("inductor_output_code", "dynamo_output_graph", "compilation_metrics"):
         assert f'"{event}"' in logs, event
     assert document["processes"][0]["steps"][0]["compiles"] >= 1
+
+
+# --- as users live with it: DDP under torchrun, skipped frames, costly recompiles, crashes, real tracebacks ---------
+
+
+def _torchrun(env: Path, program: str, tmp_path: Path, nproc: int = 2) -> tuple[Any, Any]:
+    out = tmp_path / "profile.json"
+    ran = run_cli(
+        "profile", "--format", "json", "-o", str(out), "--",
+        str(python_of(env).parent / "torchrun"), "--nproc-per-node", str(nproc), "--master-addr", "127.0.0.1",
+        "--master-port", str(_free_port()), str(PROGRAMS / program),
+        timeout=600,
+    )  # fmt: skip
+    document = json.loads(out.read_text())
+    jsonschema.validate(document, profile_schema())
+    return ran, document
+
+
+def test_ddp_with_torch_compile_on_gloo_is_healthy_without_a_warning(real_env, tmp_path: Path) -> None:
+    """DDP's own graph breaks (its logger, `_inside_ddp_forward`) are torch's intent, not the user's problem."""
+    ran, document = _torchrun(real_env("torch213-xla29"), "ddp_compile_healthy.py", tmp_path)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert sorted(p["label"] for p in document["processes"]) == ["rank 0", "rank 1"]
+    assert document["summary"]["warn"] == 0 and document["summary"]["fail"] == 0, document["findings"]
+    internal = _by_id(document).get("compile-graph-break-internal", [])
+    assert internal and all(f["status"] == "ok" for f in internal)  # seen and said, as torch's own
+
+
+def test_a_loop_break_in_a_top_level_forward_is_a_skipped_frame(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch213-xla29"), "compile_loop_break.py", tmp_path)
+    assert "done" in ran.stdout, ran.stderr
+    found = _by_id(document)
+    [skipped] = found["compile-frame-skipped"]
+    assert skipped["status"] == "fail" and skipped["location"]["line"] == 15  # the print, where the fix goes
+    assert "forward() at compile_loop_break.py:12 is not compiled at all" in skipped["title"]
+    assert skipped["steps"] == [1, 2, 3, 4]  # counted per step: every call runs eager
+    assert any("print" in line for line in skipped["code_fix"]), skipped["code_fix"]
+    assert "compiled as separate pieces" not in json.dumps(document)
+
+
+def test_one_costly_recompile_is_a_finding_with_its_cost(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(
+        real_env("torch213-xla29"), "compile_costly_recompile.py", tmp_path,
+        {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor-cache")},  # a cold cache: the cost is paid for real
+    )  # fmt: skip
+    assert "done" in ran.stdout, ran.stderr
+    [recompiled] = _by_id(document)["compile-recompilation"]
+    assert recompiled["status"] in ("warn", "fail") and recompiled["steps"] == [5]
+    cost = recompiled["evidence"]["recompile_s"]
+    assert cost >= 1.0 and f"{cost:.1f} s" in recompiled["title"] and "% of the run)" in recompiled["title"]
+    assert "16" in recompiled["title"] + json.dumps(recompiled["code_fix"])  # the shapes seen: 16 rows, then 11
+
+
+def test_a_crashed_torchrun_job_names_the_rank_that_failed(real_env, tmp_path: Path) -> None:
+    ran, document = _torchrun(real_env("torch213-xla29"), "ddp_rank_raises.py", tmp_path)
+    assert ran.returncode != 0
+    [exit_finding] = _by_id(document)["program-exit"]
+    assert "rank 1 raised ValueError" in exit_finding["title"] and "ddp_rank_raises.py:" in exit_finding["title"]
+
+
+def test_autograd_node_names_survive_redaction_in_real_tracebacks(real_env, tmp_path: Path) -> None:
+    python = python_of(real_env("torch213-xla29"))
+    crashed = subprocess.run(
+        [str(python), str(PROGRAMS / "anomaly_autograd_nan.py")], capture_output=True, text=True, timeout=300
+    )
+    assert "NativeLayerNormBackward0" in crashed.stderr  # what torch says: the premise of the test
+    log = tmp_path / "train.log"
+    log.write_text(crashed.stderr)
+    explained = json.loads(run_cli("explain", "--json", str(log)).stdout)
+    assert explained["diagnosis"]["family"] == "user-code-error"
+    [warning] = [c for c in explained["candidates"] if "Error detected in" in c["text"]]
+    assert "Error detected in NativeLayerNormBackward0." in warning["text"]
+    assert "<redacted>" not in json.dumps(explained)
+    ran, document = _profile(real_env("torch213-xla29"), "anomaly_autograd_nan.py", tmp_path)
+    [exit_finding] = _by_id(document)["program-exit"]
+    assert "raised RuntimeError: Function 'NativeLayerNormBackward0' returned nan values" in exit_finding["title"]
+    assert "<redacted>" not in json.dumps(document)
+    shown = run_cli("profile", "--", str(python), str(PROGRAMS / "anomaly_autograd_nan.py"), timeout=300)
+    assert "NativeLayerNormBackward0" in shown.stderr and "<redacted>" not in shown.stderr  # stdout is the program's

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -91,9 +90,9 @@ def test_real_nvcc_against_a_cuda_torch(real_env) -> None:
         return
     out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     major = out.split("release ")[1].split(".")[0]
-    gpu = shutil.which("nvidia-smi") is not None and os.path.exists("/dev/nvidiactl")
-    # another major only matters for CUDA extension builds: a warning with a GPU, a note (OK) without one
-    assert finding["status"] == ("ok" if major == "12" or not gpu else "warn")
+    # another major breaks CUDA extension builds (torch.utils.cpp_extension refuses it), GPU or not: a CPU-only
+    # build machine compiling extensions for GPU hosts meets it too, so it warns either way
+    assert finding["status"] == ("ok" if major == "12" else "warn")
     if major != "12":
         assert finding["title"].startswith(f"nvcc {out.split('release ')[1].split(',')[0]}"), finding["title"]
 

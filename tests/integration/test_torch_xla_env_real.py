@@ -51,7 +51,7 @@ def _pjrt(python, value: str | None) -> tuple[subprocess.CompletedProcess[str], 
     ("value", "runs", "status", "title"),
     [
         ("CPU", True, "ok", "PJRT_DEVICE=CPU is accepted by torch_xla 2.9.0"),
-        (None, True, "warn", "PJRT_DEVICE is not set: torch_xla will pick CPU by itself"),
+        (None, True, "ok", "PJRT_DEVICE is not set: torch_xla picks CPU by itself, the right device for this host"),
         (
             "cpu",
             False,

@@ -10,7 +10,7 @@ PACKAGE = ROOT / "xladoctor"
 
 # Lower ranks never import higher ones. Front ends -> pipeline -> stages -> facts -> contracts.
 RANKS = {
-    "contracts": 0,  # errors, exitcodes, options, redact, sanitize, proc, findings, remedy.fix (the Fix data model)
+    "contracts": 0,  # errors, exitcodes, options, redact, sanitize, proc, signals, findings, remedy.fix (Fix model)
     "facts": 1,
     "matrix": 2,
     "probes": 2,
@@ -30,7 +30,7 @@ STAGES = {
     *("probes", "facts", "matrix", "diagnosis", "remedy", "smoke"),
     *("explain", "fleet", "profile", "collective", "reporters", "cli"),
 }
-CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "findings"}
+CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "signals", "findings"}
 
 
 def layer(module: str) -> str:

@@ -299,3 +299,51 @@ def test_torch_20_reads_no_compile_threads_variable() -> None:
         "Skipped because torch 2.0.1 reads no TORCHINDUCTOR_COMPILE_THREADS (decide_compile_threads came with "
         "torch 2.1).",
     )
+
+
+# --- pjrt-device, unset: a finding only where torch_xla's own choice is wrong for the hardware ------------------------
+
+
+def _unset(doc: dict[str, Any]) -> None:
+    doc["env"].pop("PJRT_DEVICE", None)
+
+
+def test_unset_pjrt_device_on_a_cpu_host_is_right_as_it_is() -> None:
+    [finding] = diagnose("real-torch29-xla29", _unset, "pjrt-device")
+    assert finding.status is Status.OK and finding.evidence["chosen_by_torch_xla"] == "CPU"
+
+
+def test_unset_pjrt_device_on_a_tpu_host_without_libtpu_warns_with_the_install() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        _unset(doc)
+        doc["distributions"] = [d for d in doc["distributions"] if d["name"] != "libtpu"]
+
+    [finding] = diagnose("tpu-vm-healthy", edit, "pjrt-device")
+    assert finding.status is Status.WARN
+    assert finding.title == "PJRT_DEVICE is not set: torch_xla will pick CPU by itself, not TPU"
+    assert finding.remediation[-1].endswith("'torch_xla[tpu]==2.9.0'") or "torch_xla[tpu]" in finding.remediation[-1]
+
+
+def test_unset_pjrt_device_on_a_tpu_host_with_libtpu_is_right() -> None:
+    [finding] = diagnose("tpu-vm-healthy", _unset, "pjrt-device")
+    assert (finding.status, finding.evidence["chosen_by_torch_xla"]) == (Status.OK, "TPU")
+
+
+def test_libneuronxla_without_a_neuron_device_makes_torch_xla_pick_neuron() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        _unset(doc)
+        _add(doc, "libneuronxla", "2.2.0", [])
+
+    [finding] = diagnose("real-torch29-xla29", edit, "pjrt-device")
+    assert finding.status is Status.WARN
+    assert finding.title == "PJRT_DEVICE is not set: torch_xla will pick NEURON by itself, not CPU"
+    assert finding.remediation == ("export PJRT_DEVICE=CPU",)
+
+
+def test_pjrt_select_default_device_off_leaves_no_device() -> None:
+    def edit(doc: dict[str, Any]) -> None:
+        _unset(doc)
+        doc["env"]["PJRT_SELECT_DEFAULT_DEVICE"] = "0"
+
+    [finding] = diagnose("real-torch29-xla29", edit, "pjrt-device")
+    assert finding.status is Status.WARN and "PJRT_SELECT_DEFAULT_DEVICE=0" in finding.title

@@ -112,6 +112,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:ninja": (tb("RuntimeError: Ninja is required to load C++ extensions"), "build-failure", "environment", "ninja"),
     "build-failure:wheel_build_failed": ("  Building wheel for flash-attn (setup.py) ... error\n  ERROR: Failed building wheel for flash-attn\n", "build-failure", "environment", "flash-attn"),
     "build-failure:compile_error": (tb("RuntimeError: Error compiling objects for extension"), "build-failure", "environment", "prebuilt wheel"),
+    "user-code-error:anomaly_node": ('/opt/venv/lib/python3.11/site-packages/torch/autograd/graph.py:829: UserWarning: Error detected in NativeLayerNormBackward0. Traceback of forward call that caused the error:\n  File "/home/me/train.py", line 11, in <module>\n    hidden = norm(scaled)\n', "user-code-error", "not-environment", "NativeLayerNormBackward0"),
     "user-code-error:shapes_and_devices": (tb("RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x10 and 20x5)"), "user-code-error", "not-environment", "train.py:10"),
     "user-code-error:device_assert": (tb("RuntimeError: CUDA error: device-side assert triggered\n/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed."), "user-code-error", "not-environment", "n_classes"),
     "user-code-error:more_shapes": (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: \"fc.weight\"."), "user-code-error", "not-environment", "state_dict"),

@@ -49,10 +49,12 @@ def test_torch_compile_record() -> None:
         "`if y.abs().max().item() > 100:` breaks the torch.compile graph: Unsupported Tensor.item() call with "
         "capture_scalar_outputs=False"
     )
-    assert _short(graph_break).endswith("compile_pitfalls.py:18") and graph_break.steps == (1,)
+    # taken on every step, counted per step: six steps, six breaks
+    assert _short(graph_break).endswith("compile_pitfalls.py:18") and graph_break.steps == (1, 2, 3, 4, 5, 6)
     [recompiled] = found["compile-recompilation"]
     assert recompiled.finding.title == (
-        "repeat() was recompiled 2 times: a Python number is baked into the graph and changes from call to call "
+        "repeat() was recompiled 2 times (0.1 s, 3% of the run): a Python number is baked into the graph and changes "
+        "from call to call "
         "(the Python number `times` in `for _ in range(times):`)"
     )
     assert _short(recompiled).endswith("compile_pitfalls.py:40") and recompiled.steps == (2, 3)
@@ -114,7 +116,9 @@ def test_jax_record() -> None:
 def test_tensorflow_record() -> None:
     found = _by_id(_report("tf-retrace-tensorflow-2.21"))
     by_function = {f.finding.evidence["function"]: f for f in found["tf-function-retracing"]}
-    assert by_function["scale"].count == 8 and _short(by_function["scale"]).endswith("tf_retrace.py:6")
+    # at the call that retraced, where the fix goes; the definition is evidence
+    assert by_function["scale"].count == 8 and _short(by_function["scale"]).endswith("tf_retrace.py:22")
+    assert by_function["scale"].finding.evidence["defined_at"].endswith("tf_retrace.py:6")
     [jit] = found["tf-jit-compile-unsupported-op"]
     assert jit.finding.status is Status.FAIL and jit.finding.evidence["op"] == "AsString"
 
@@ -187,8 +191,8 @@ def test_the_same_problem_on_two_ranks_is_one_finding_naming_both() -> None:
     [record] = read_records(RECORDS / "compile-pitfalls-torch-2.13")
     report = _report("compile-pitfalls-torch-2.13", [_as_rank(record, 1, 2), _as_rank(record, 0, 1)])
     [graph_break] = _by_id(report)["compile-graph-break"]
-    assert graph_break.ranks == ("rank 0", "rank 1") and graph_break.count == 2
-    assert graph_break.finding.evidence["per_process"] == {"rank 0": 1, "rank 1": 1}
+    assert graph_break.ranks == ("rank 0", "rank 1") and graph_break.count == 12
+    assert graph_break.finding.evidence["per_process"] == {"rank 0": 6, "rank 1": 6}
     assert [p.label for p in report.processes] == ["rank 0", "rank 1"]
 
 
@@ -229,3 +233,37 @@ def test_a_healthy_record_gives_no_warning() -> None:
     )
     report = _report("healthy", [replace(record, events=kept)])
     assert [f.finding.id for f in report.findings] == ["program-exit"] and exit_status(report) == 0
+
+
+# --- real torchrun runs (torch 2.13.0 CPU, gloo, 2 ranks), their records kept ------------------------------------
+
+
+def _torchrun_report(case: str) -> ProfileReport:
+    records = read_records(RECORDS / case)
+    return build_report(RunOutcome(("torchrun", "--nproc-per-node", "2", f"{case}.py"), 0, 40.0), records)
+
+
+def test_ddp_with_compile_healthy_has_no_warning_and_its_warm_up_recompile_is_not_a_cost() -> None:
+    """Block.forward compiled for two layers whose inputs differ in requires_grad, both in step 1: warm-up."""
+    report = _torchrun_report("ddp-compile-healthy-torch-2.13")
+    assert {f.finding.status for f in report.findings} == {Status.OK}, [f.finding.title for f in report.findings]
+    [internal] = _by_id(report)["compile-graph-break-internal"]
+    assert internal.ranks == ("rank 0", "rank 1") and "DistributedDataParallel" in internal.finding.title
+
+
+def test_a_realistic_gpt_run_names_its_skipped_forward_and_its_one_costly_recompile() -> None:
+    """examples/profile/train_gpt.py: LayerDrop with random.random() in the layer loop, a last partial batch."""
+    report = _torchrun_report("gpt-ddp-compile-torch-2.13")
+    found = _by_id(report)
+    [skipped] = found["compile-frame-skipped"]
+    assert skipped.finding.status is Status.FAIL and _short(skipped).endswith("train_gpt.py:41")
+    assert skipped.finding.title.startswith("forward() at train_gpt.py:38 is not compiled at all")
+    assert "outside the compiled code" in skipped.code_fix[0] and skipped.ranks == ("rank 0", "rank 1")
+    # one finding for both ranks, for the layer's forward only: torch's own wrapper (`inner`, 0.09 s of compile)
+    # shared the step with it and is not charged the step's stall
+    [recompiled] = found["compile-recompilation"]
+    assert recompiled.ranks == ("rank 0", "rank 1") and recompiled.steps == (5,)
+    evidence = recompiled.finding.evidence
+    assert evidence["function"] == "forward" and evidence["recompile_s"] > 5
+    assert "took the sizes 16, 6" in recompiled.code_fix[0]
+    assert "compile-graph-break" not in found  # DDP's own breaks are not the user's

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from xladoctor import signals
 from xladoctor.cli.app import app
 from xladoctor.cli.options import diagnosis_options, request_values
 from xladoctor.diagnosis.pipeline import diagnose, make_request
@@ -40,12 +40,11 @@ def gate_disabled(environ: Mapping[str, str]) -> bool:
 def become(command: Sequence[str]) -> None:
     """Replace this process with `command` (searched on PATH); a command that cannot start is bad usage.
 
-    The command gets the signal dispositions a process normally starts with: Python ignores SIGPIPE and
-    xladoctor ignores SIGXFSZ, and an ignored signal stays ignored across exec."""
+    The command gets the signal dispositions gate was started with (nohup's ignored SIGHUP, a background job's
+    ignored SIGINT), as `exec` would give them; see xladoctor/signals.py."""
     sys.stdout.flush()
     sys.stderr.flush()
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
+    signals.restore_for_exec()
     stop_being_subreaper()
     try:
         os.execvp(command[0], list(command))
@@ -110,6 +109,41 @@ def _collective(
     return int(exit_code(shown[0], strict))
 
 
+def _interpreter_to_check(command: Sequence[str], values: dict[str, Any]) -> str:
+    """Check the Python that CMD will run (probes/command.py): by default it, when it can be told; with --python,
+    the one named, said loudly when it is not CMD's, and refused under --strict (a pass would be about another
+    environment). Sets values["python"]; returns the interpreter checked, for the passed line."""
+    from xladoctor.probes.command import interpreter_of, same_interpreter
+    from xladoctor.probes.target import resolve_interpreter
+
+    found = interpreter_of(command, os.environ)
+    if values.get("python") is None:
+        if found is None:
+            print(
+                f"xladoctor gate: cannot tell which Python {one_line(command[0])} runs; checking xladoctor's own "
+                f"({sys.executable}); name CMD's with --python",
+                file=sys.stderr,
+            )
+            return sys.executable
+        values["python"] = found.path
+        return found.path
+    chosen = resolve_interpreter(values["python"])
+    if found is not None and not same_interpreter(chosen, found.path):
+        message = (
+            f"--python {chosen} is not the interpreter CMD runs ({found.how}: {found.path}); "
+            "the checks say nothing about the environment CMD will use"
+        )
+        if values.get("strict"):
+            print(
+                f"xladoctor gate: refusing to start {one_line(command[0])} (exit {int(ExitCode.FAILED)}, --strict): "
+                f"{one_line(message)}; drop --python to check CMD's, or {GATE_SWITCH}=off skips the gate",
+                file=sys.stderr,
+            )
+            raise typer.Exit(int(ExitCode.FAILED))
+        print(f"xladoctor gate: warning: {one_line(message)}", file=sys.stderr)
+    return chosen
+
+
 @app.command(context_settings={"allow_interspersed_args": False}, epilog=HELP_TEXT)
 @diagnosis_options(rename={"only": REQUIRE}, exclude=("skip",), smoke_default=False)
 def gate(
@@ -146,6 +180,7 @@ def gate(
             file=sys.stderr,
         )
         become(command)
+    checked = _interpreter_to_check(command, values)
     request = make_request(**values)
     started = time.monotonic()
     report = diagnose(request)
@@ -173,7 +208,9 @@ def gate(
                 raise typer.Exit(passed)
             elapsed = time.monotonic() - started
         print(
-            f"xladoctor gate: passed ({summary}) in {elapsed:.1f} s; starting {one_line(command[0])}", file=sys.stderr
+            f"xladoctor gate: passed ({summary}) for {one_line(checked)} in {elapsed:.1f} s; "
+            f"starting {one_line(command[0])}",
+            file=sys.stderr,
         )
         # nothing the checks started may live on into the job (a collective's worker that left torchrun's group
         # would hold its GPU and ports): xladoctor is the subreaper of its orphans (proc.children_cleaned_up)

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from xladoctor import proc
+from xladoctor import proc, signals
 from xladoctor.cli.app import HELP_ORDER, app
 from xladoctor.errors import CommandNotRunnable, InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
@@ -22,7 +22,6 @@ from xladoctor.sanitize import one_line
 
 # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`: anything but a command name goes to `check`.
 COMMANDS = HELP_ORDER
-STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EFBIG, errno.EDQUOT}
 
 
@@ -173,12 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or (args[0] not in COMMANDS and args[0] not in ("--help", "-h", "--version")):
         args.insert(0, "check")
+    signals.remember_inherited()  # before any handler: a signal the caller ignored stays ignored (nohup, `&`)
     proc.INTERRUPTED.clear()
     _closed_descriptors()
     _ascii_safe_streams()
     # a file-size limit (ulimit -f) must make a write fail with EFBIG, not kill xladoctor mid-write
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    previous = {sig: signal.signal(sig, _on_signal) for sig in STOPPING_SIGNALS}
+    previous = {sig: signal.signal(sig, _on_signal) for sig in signals.catchable()}
     try:
         with proc.children_cleaned_up():
             return _run(args)

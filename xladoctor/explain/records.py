@@ -80,6 +80,7 @@ class Failure:
     wrapper: bool = False  # a wrapper whose message carries another error (that one is its own record)
     warning: bool = False  # a warning, not an error: the program may well have gone on
     context: tuple[str, ...] = field(default_factory=tuple)  # the lines before it in its region (a line record)
+    context_lines: tuple[int, ...] = ()  # the log's line number of each line after `text` in `message` (a line record)
 
     @property
     def last_frame(self) -> Frame | None:
@@ -240,7 +241,21 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
         body = "\n".join([first_message, *context]).strip()
         yield Failure("exception", kind, body, number, text, (), chain, 0, warning="Warning" in kind)
         return
-    yield Failure("line", "", message, number, text, (), chain, 0, warning=warning)
+    numbers = tuple(n for n, _ in region.lines[1:])
+    yield Failure("line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers)
+
+
+def at_match(failure: Failure, start: int) -> Failure:
+    """A line record as the line of its region that a rule matched at offset `start` of its haystack: the region's
+    first line is often start-up noise ("oneDNN custom operations are on") and the error comes later in it."""
+    if failure.kind != "line" or not failure.context_lines:
+        return failure
+    index = failure.haystack.count("\n", 0, start)
+    lines = failure.message.split("\n")
+    if index == 0 or index > len(failure.context_lines) or index >= len(lines):
+        return failure
+    text = lines[index]
+    return replace(failure, line=failure.context_lines[index - 1], text=text, warning=is_warning(text))
 
 
 def _notebook_lines(region: Region) -> Region:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
 from xladoctor.remedy.fix import Fix
 
@@ -79,6 +79,7 @@ def _read(rule: Rule, failure: Failure, fallback: bool = False) -> Candidate | N
     found = rule.pattern.search(haystack)
     if found is None:
         return None
+    failure = at_match(failure, found.start())
     try:
         lead = rule.read(found, failure)
     except Exception:  # noqa: BLE001 - a rule's bug costs its own reading, never the verdict (tests run them all)

@@ -49,6 +49,10 @@ def cgroup_memory_limit(root: Path = CGROUP) -> int | None:
     return None
 
 
+# GPUs, TPU chips (accel: v2-v4, vfio: v5e and later) and AWS Neuron devices: what the accelerator checks ask of
+_DEVICE_PATTERNS = ("nvidia*", "accel*", "vfio/*", "neuron*")
+
+
 def _free_bytes(path: str) -> int | None:
     try:
         stat = os.statvfs(path)
@@ -123,7 +127,7 @@ def probe_resources() -> dict[str, Any]:
         "cgroup_memory_bytes": cgroup_memory_limit(),
         "shm_bytes": shm_bytes,
         "disk_free": {p: _free_bytes(p) for p in (cache if os.path.isdir(cache) else os.path.expanduser("~"), "/tmp")},
-        "devices": sorted(str(p) for pattern in ("nvidia*", "accel*", "vfio/*") for p in Path("/dev").glob(pattern)),
+        "devices": sorted(str(p) for pattern in _DEVICE_PATTERNS for p in Path("/dev").glob(pattern)),
         "container": detect_container(),
         "caches": compile_caches(),
     }

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from xladoctor import proc
+from xladoctor import proc, signals
 from xladoctor.errors import CommandNotRunnable
 
 DIR_VARIABLE = "XLADOCTOR_PROFILE_DIR"
@@ -47,7 +47,6 @@ HOOK_FILES = (
 # A Ctrl-C from the terminal reaches the command directly (same process group); a SIGINT sent to xladoctor
 # alone does not. Waiting this long before passing SIGINT on tells the two apart without interrupting twice.
 _FORWARD_INTERRUPT_AFTER_S = 1.0
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @dataclass(frozen=True)
@@ -222,7 +221,7 @@ def _passing_signals_on(
     child: subprocess.Popen[bytes], env: Mapping[str, str], received: list[str], stopped: list[int]
 ) -> Iterator[None]:
     """While the command runs, stopping signals go to it; xladoctor stays up to write the report. A second one
-    stops the command at once."""
+    stops the command at once. A signal the caller ignored (nohup) is left ignored, for both of us."""
 
     def forward(signum: int, frame: FrameType | None) -> None:
         received.append(signal.Signals(signum).name)
@@ -236,7 +235,7 @@ def _passing_signals_on(
             return
         _send(child, signum)
 
-    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    previous = {sig: signal.signal(sig, forward) for sig in signals.catchable()}
     try:
         yield
     finally:

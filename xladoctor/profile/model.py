@@ -132,12 +132,16 @@ class Observation:
     remediation: tuple[str, ...] = ()  # shell commands to paste
     refs: tuple[str, ...] = ()
     evidence: Mapping[str, Any] = field(default_factory=dict)
+    # what makes two ranks' observations the same problem when the title holds numbers of one rank (a cost in
+    # seconds): None, the title itself
+    same_as: str | None = None
+    weight: float = 0.0  # among observations merged, the heaviest (the costliest rank's) gives the title
 
     @property
     def key(self) -> tuple[str, str, int | None, str]:
         """Observations of different ranks merge when they are the same problem at the same place."""
         where = self.location
-        return (self.id, where.file if where else "", where.line if where else None, self.title)
+        return (self.id, where.file if where else "", where.line if where else None, self.same_as or self.title)
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,27 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "user-code-error",
+    r"Error detected in (?P<node>[A-Za-z]\w{1,80}Backward\d*)\. (?:Traceback of forward call|No forward pass)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/python_anomaly_mode.cpp (the warning "
+    "anomaly detection prints)",
+    confidence=0.85,
+)
+def anomaly_node(found: re.Match[str], failure: Failure) -> Lead:
+    """torch.autograd.set_detect_anomaly(True) names the backward node that failed and where its forward ran."""
+    node = found.group("node")
+    frame = failure.user_frame
+    where = f" (created at {frame.short()})" if frame is not None else ""
+    return Lead(
+        f"Autograd's anomaly detection names {node}{where}: a tensor it saved for the backward pass was changed "
+        "afterwards (an in-place op such as add_, mul_, +=, or a slice assignment) or its backward failed. Use the "
+        "out-of-place op, or .clone() before changing it. Not an environment problem.",
+        {"node": node},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
     r"device-side assert(?:ion)? triggered|Assertion `[^`]{1,200}` failed",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/ (CUDA_KERNEL_ASSERT)",
     confidence=0.85,

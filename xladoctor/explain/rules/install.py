@@ -61,12 +61,18 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
             f"made for {have}, or {req}.",
             {"package": pkg, "requirement": req, "installed": have},
         )
+    # uv and conda explain the conflict in the lines after: "Because torch==2.3.1 has no wheels ..." names it
+    because = _BECAUSE.search(failure.haystack, found.end())
+    named = f" ({because.group('requirement')})" if because else ""
     return Lead(
-        "The installer cannot find versions that satisfy every requirement at once: two packages (or a package and "
-        "this Python) pin incompatible versions of something. Read the lines after this one for the pair; relax one "
-        "pin, or install the releases that were made together.",
-        {"what": found.group("what") or ""},
+        f"The installer cannot find versions that satisfy every requirement at once{named}: two packages (or a "
+        "package and this Python, or an index without a matching wheel) pin incompatible versions of something. "
+        "Read the lines after this one for the pair; relax one pin, or install the releases that were made together.",
+        {"what": found.group("what") or "", "requirement": because.group("requirement") if because else ""},
     )
+
+
+_BECAUSE = re.compile(r"Because (?:only )?(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)")
 
 
 @rule(

@@ -6,13 +6,14 @@ place in several ranks becomes one finding that names them all. Nothing here sta
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from xladoctor.findings import SEVERITY, Finding, verdict_exit_code
 from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
-from xladoctor.profile.analysis.timeline import steps_of
+from xladoctor.profile.analysis.timeline import stalls, steps_of
 from xladoctor.profile.launch import RunOutcome
-from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport
+from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport, Step
 from xladoctor.redact import redact_argv
 
 Detector = Callable[[ProcessRecord], list[Observation]]
@@ -43,8 +44,8 @@ def merge(observed: Iterable[tuple[ProcessRecord, Observation]]) -> list[Profile
         groups.setdefault(observation.key, []).append((record, observation))
     findings = []
     for group in groups.values():
-        first = group[0][1]
-        status = min((o.status for _, o in group), key=lambda s: SEVERITY[s])
+        first = max((o for _, o in group), key=lambda o: (-SEVERITY[o.status], o.weight))
+        status = first.status
         steps = sorted({s for _, o in group for s in o.steps})[:MAX_STEPS_LISTED]
         ranks = tuple(dict.fromkeys(r.label for r, _ in group))
         evidence = dict(first.evidence)
@@ -63,6 +64,26 @@ def merge(observed: Iterable[tuple[ProcessRecord, Observation]]) -> list[Profile
         count = sum(o.count for _, o in group)
         findings.append(ProfileFinding(finding, first.location, count, tuple(steps), ranks, first.code_fix))
     return sorted(findings, key=lambda f: (SEVERITY[f.finding.status], f.finding.area, f.finding.id))
+
+
+_STALLING = ("compile-recompilation", "compile-recompile-limit", "xla-recompilation")
+
+
+def _with_stalls(findings: list[ProfileFinding], steps: dict[str, tuple[Step, ...]]) -> list[ProfileFinding]:
+    """A recompilation on some ranks stalls the others at the next collective: say who waited, and how long."""
+    out = []
+    for item in findings:
+        waited = stalls(steps, item.ranks, item.steps) if item.finding.id in _STALLING and item.steps else {}
+        if waited:
+            said = ", ".join(f"{label} waited {s:.1f} s" for label, s in waited.items())
+            finding = dataclasses.replace(
+                item.finding,
+                detail=f"{item.finding.detail} Meanwhile {said} for {', '.join(item.ranks)} at the next collective.",
+                evidence={**item.finding.evidence, "stalled": waited},
+            )
+            item = dataclasses.replace(item, finding=finding)
+        out.append(item)
+    return out
 
 
 def summarize(record: ProcessRecord) -> ProcessSummary:
@@ -91,7 +112,7 @@ def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrup
         (r for r in records if is_worker(r)), key=lambda r: (r.rank if r.rank is not None else 1 << 30, r.pid)
     )
     observed = [(r, o) for r in workers for detect in DETECTORS for o in _observe(detect, r)]
-    findings = merge(observed)
+    findings = _with_stalls(merge(observed), {r.label: tuple(steps_of(r)) for r in workers})
     findings.insert(0, program.program_exit(outcome, workers))
     if not workers:
         findings.append(program.nothing_observed(records))

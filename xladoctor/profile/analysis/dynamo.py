@@ -26,6 +26,12 @@ GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{gb}.html"
 # that value made dynamic ("automatic dynamic shapes"); recompiling again means the value is not one dynamo can
 # make dynamic, or dynamic=False was asked for.
 RECOMPILES_WARN = 2
+# A recompilation is judged by what it costs, not only by how often it happens: one that takes this long and this
+# share of the run is a finding by itself (a Hugging Face padding run lost 18.8 s of 48 s to one); recompilations
+# that take half the run are a failure.
+COSTLY_S = 2.0
+COSTLY_SHARE = 0.10
+FAILING_SHARE = 0.5
 RESUME_PREFIX = "torch_dynamo_resume_in_"
 
 
@@ -40,39 +46,116 @@ def _function_name(function: Mapping[str, Any] | None) -> str:
     return f"{name}()"
 
 
+# Graph breaks torch takes on purpose inside its own code, named for the reader (the rule is where the break's
+# frame lives, see _owner; these only give the words). Read in torch 2.13's torch/nn/parallel/distributed.py:
+# DistributedDataParallel._pre_forward calls self.logger.set_runtime_stats_and_log() outside the graph, and
+# _inside_ddp_forward is @torch._disable_dynamo(recursive=False) ("this ctxmgr function is marked 'skip' in
+# torchdynamo, so dynamo only kicks in for the 'module_to_run' underneath").
+INTENDED = {
+    "set_runtime_stats_and_log": "DistributedDataParallel's forward logs its runtime statistics outside the graph",
+    "_inside_ddp_forward": "DistributedDataParallel's forward wrapper is marked not to be traced",
+}
+# torch/_dynamo/symbolic_convert.py: a graph break it cannot resume from (inside a loop, a try block, a `with`)
+# makes dynamo give up on the whole frame: "Skipping the function and falling back to eager".
+_SKIPPED = re.compile(r"Skipping the function|falling back to eager|skipping frame", re.IGNORECASE)
+# Hints that are no fix for the user of the code (torch's own todo list)
+_NOT_A_FIX = re.compile(r"report an issue|file an issue|github\.com/pytorch/pytorch/issues", re.IGNORECASE)
+
+
+def _owner(where: object) -> str | None:
+    """The package whose code the break happened in: None for the user's own file, "python" for the standard
+    library (explain/records.owner_of reads the path the same way)."""
+    from xladoctor.explain.records import owner_of
+
+    return owner_of(str(where.get("file", ""))) if isinstance(where, Mapping) else None
+
+
+def _fix(reason: str, explanation: str, hints: list[str]) -> tuple[str, ...]:
+    """The fix that applies to the cause, not torch's hints passed through."""
+    said = f"{reason} {explanation}"
+    if "item()" in said or "tolist()" in said or "capture_scalar_outputs" in " ".join(hints):
+        # torch/_dynamo/variables/tensor.py: "Graph break from `Tensor.item()`, consider setting
+        # torch._dynamo.config.capture_scalar_outputs = True"
+        return (
+            "keep the value a tensor inside the compiled code (torch.where(...) instead of `if t.item():`)",
+            "or trace it: torch._dynamo.config.capture_scalar_outputs = True  (before the first call)",
+        )
+    if re.search(r"`print`|\bprint\b|logging|logger\.", said):
+        return (
+            "remove the print (or log every N steps, outside the compiled function)",
+            "or let torch.compile keep it without a break: "
+            "torch._dynamo.config.reorderable_logging_functions.add(print)",
+        )
+    if re.search(r"\brandom\b|random\.random|np\.random|numpy", said):
+        return (
+            "draw the random decision (LayerDrop, a random skip) outside the compiled code and pass it in as a "
+            "tensor, or use torch.rand inside it",
+        )
+    if re.search(r"[Dd]ata-dependent|dynamic control flow|branch", said):
+        return ("replace the Python branch on a tensor value with torch.where(...) or torch.cond(...)",)
+    useful = [h for h in hints if not _NOT_A_FIX.search(h)]
+    return tuple(useful[:2]) or ("move this call out of the compiled function, or make it traceable",)
+
+
+def _steps_from(record: ProcessRecord, first: tuple[int, ...]) -> tuple[int, ...]:
+    """A break compiled in step N is taken on every call from then on: the steps from N to the last one."""
+    if not first:
+        return ()
+    indices = [i for e in record.of_kind("step") if isinstance(i := e.get("index"), int) and not isinstance(i, bool)]
+    last = max(indices, default=first[0])
+    return tuple(range(first[0], max(last, first[0]) + 1))
+
+
+def _skipped_frames(record: ProcessRecord) -> dict[object, Mapping[str, Any]]:
+    """User functions dynamo compiled into no graph at all (a failure it did not recover from): by frame id."""
+    found: dict[object, Mapping[str, Any]] = {}
+    for event in record.of_kind("dynamo_compile"):
+        if event.get("user_function") and event.get("fail_type") and event.get("graph_ops") is None:
+            found.setdefault(ev.key_of(event.get("frame_id")), event)
+    return found
+
+
 def graph_breaks(record: ProcessRecord) -> list[Observation]:
     groups: dict[str, list[Mapping[str, Any]]] = {}
+    internal: dict[str, int] = {}
     for event in record.of_kind("graph_break"):
+        at = event.get("at") if isinstance(event.get("at"), Mapping) else event.get("location")
+        owner = _owner(at)
+        if owner in ("torch", "python"):  # torch's own code (or the stdlib it calls): taken on purpose
+            explanation = str(event.get("explanation") or event.get("reason") or "")
+            name = next((v for k, v in INTENDED.items() if k in explanation), "torch's own code")
+            internal[name] = internal.get(name, 0) + 1
+            continue
         where = event.get("location") or event.get("at")
         key = f"{where.get('file')}:{where.get('line')}:{event.get('gb')}" if isinstance(where, Mapping) else "?"
         groups.setdefault(key, []).append(event)
     found = []
+    skipped_frames = _skipped_frames(record)
     for key, events in groups.items():
         first = events[0]
         where = _location(first.get("location")) or _location(first.get("at"))
         reason = str(first.get("reason") or "an operation torch.compile cannot trace")
+        explained = first.get("explanation")
+        explanation = explained if isinstance(explained, str) else ""
         listed = first.get("hints")
         hints = list(dict.fromkeys(h for h in listed if isinstance(h, str))) if isinstance(listed, list) else []
         code = ev.source_line(first.get("location"))
-        scalar = "item()" in reason or "tolist()" in reason or "capture_scalar_outputs" in " ".join(hints)
-        fix: tuple[str, ...]
-        if scalar:
-            # torch/_dynamo/variables/tensor.py: "Graph break from `Tensor.item()`, consider setting
-            # torch._dynamo.config.capture_scalar_outputs = True"
-            fix = (
-                "keep the value a tensor inside the compiled code (torch.where(...) instead of `if t.item():`)",
-                "or trace it: torch._dynamo.config.capture_scalar_outputs = True  (before the first call)",
-            )
-        else:
-            fix = tuple(hints[:3]) or ("move this call out of the compiled function, or make it traceable",)
-        skipped = any(e.get("skipped") for e in events)
+        fix = _fix(reason, explanation, hints)
+        at = first.get("at") if isinstance(first.get("at"), Mapping) else None
+        library = _owner(at) if at else None
+        skipped = any(e.get("skipped") for e in events) or bool(_SKIPPED.search(reason))
         what = f"`{code}`" if code else "this line"
-        title = (
-            f"{what} makes torch.compile skip the whole function: it runs eager"
-            if skipped
-            else f"{what} breaks the torch.compile graph: {reason}"
-        )
         gb = first.get("gb")
+        steps = _steps_from(record, ev.steps(events))
+        refs = (GRAPH_BREAKS, *((GB_PAGE.format(gb=gb),) if isinstance(gb, str) else ()))
+        if skipped:
+            found.append(_skipped(record, first, what, explanation or reason, fix, steps, refs, skipped_frames))
+            continue
+        title = f"{what} breaks the torch.compile graph: {reason}"
+        if library is not None:
+            title = f"torch.compile's graph breaks inside {library} (called at {what}): {reason}"
+            fix = (f"not in your code: {library}'s code breaks the graph; a newer {library} may trace, else compile "
+                   "around the call",)  # fmt: skip
         found.append(
             Observation(
                 "compile-graph-break",
@@ -81,17 +164,70 @@ def graph_breaks(record: ProcessRecord) -> list[Observation]:
                 clip(title, 300),
                 detail="At a graph break torch.compile ends the graph, runs this line in Python, and starts another "
                 "graph after it: the code around it is compiled as separate pieces with a trip through Python "
-                "between them, and optimizations across the break are lost."
-                + (f" torch explains: {first['explanation']}" if isinstance(first.get("explanation"), str) else ""),
+                "between them on every call, and optimizations across the break are lost."
+                + (f" torch explains: {explanation}" if explanation else ""),
                 location=where,
-                count=ev.occurrences(record, "graph_break", key, len(events)),
-                steps=ev.steps(events),
+                count=max(len(steps), ev.occurrences(record, "graph_break", key, len(events))),
+                steps=steps,
                 code_fix=fix,
-                refs=(GRAPH_BREAKS, *((GB_PAGE.format(gb=gb),) if isinstance(gb, str) else ())),
-                evidence={"reason": reason, "hints": hints, "graph_break_type": gb, "skipped": skipped},
+                refs=refs,
+                evidence={"reason": reason, "hints": hints, "graph_break_type": gb, "skipped": False,
+                          "library": library},  # fmt: skip
             )
         )
+    if internal:
+        found.append(_internal(internal))
     return found
+
+
+def _skipped(
+    record: ProcessRecord,
+    event: Mapping[str, Any],
+    what: str,
+    why: str,
+    fix: tuple[str, ...],
+    steps: tuple[int, ...],
+    refs: tuple[str, ...],
+    skipped_frames: Mapping[object, Mapping[str, Any]],
+) -> Observation:
+    """A break torch could not resume from: the whole function runs eager, every call."""
+    frame = next(iter(skipped_frames.values()), None)
+    function = frame.get("function") if frame is not None else None
+    defined = _location(function)
+    name = _function_name(function if isinstance(function, Mapping) else None)
+    at = f" at {defined.file.rsplit('/', 1)[-1]}:{defined.line}" if defined else ""
+    return Observation(
+        "compile-frame-skipped",
+        AREA,
+        Status.FAIL,
+        clip(f"{name}{at} is not compiled at all: {what} breaks its graph where torch cannot resume", 300),
+        detail=f"torch.compile gave up on the whole function and runs it eager on every call: {why.rstrip('. ')}. "
+        "A graph break "
+        "inside a loop (or a try block, or a `with`) cannot be split around, so torch skips the frame; the other "
+        "breaks in it, if any, are not seen until this one is gone.",
+        location=_location(event.get("location")) or defined,
+        count=max(len(steps), 1),
+        steps=steps,
+        code_fix=fix,
+        refs=refs,
+        evidence={"function": (function or {}).get("function") if isinstance(function, Mapping) else None,
+                  "reason": event.get("reason"), "skipped": True},  # fmt: skip
+    )
+
+
+def _internal(counted: Mapping[str, int]) -> Observation:
+    """Graph breaks torch takes on purpose inside its own code: said, not warned about."""
+    listing = "; ".join(f"{name} ({n}x)" for name, n in counted.items())
+    return Observation(
+        "compile-graph-break-internal",
+        AREA,
+        Status.OK,
+        f"Graph breaks inside torch's own code, which torch takes on purpose: {listing}",
+        detail="These breaks happen in torch (or the standard library it calls), not in your code, and torch "
+        "means to take them (DistributedDataParallel compiles the module underneath its wrapper): nothing to fix.",
+        count=sum(counted.values()),
+        evidence={"breaks": dict(counted)},
+    )
 
 
 # A failed guard as torch/_dynamo/guards.py words it: "3/1: times == 2  # for _ in range(times):  # x.py:27 in f",
@@ -172,13 +308,95 @@ def _frames(record: ProcessRecord) -> dict[object, list[Mapping[str, Any]]]:
     return frames
 
 
+_SIZE_GUARD = re.compile(r"size mismatch at index (?P<dim>\d+)\. expected (?P<expected>\d+), actual (?P<actual>\d+)")
+
+
+def _shapes_seen(reasons: list[str]) -> tuple[str, list[str]] | None:
+    """The dimension whose size changed and every size it took, from torch's failed guards."""
+    sizes: list[str] = []
+    dim = None
+    for reason in reasons:
+        found = _SIZE_GUARD.search(reason)
+        if found is None:
+            continue
+        dim = dim or found.group("dim")
+        for size in (found.group("expected"), found.group("actual")):
+            if size not in sizes:
+                sizes.append(size)
+    return (dim, sizes) if dim is not None else None
+
+
+def run_wall_s(record: ProcessRecord) -> float:
+    """The wall time of the process's steps, from its first framework import to its last step's end."""
+    from xladoctor.profile.analysis.timeline import steps_of
+
+    return sum(s.wall_s for s in steps_of(record) if s.wall_s is not None)
+
+
+def extra_wall_s(record: ProcessRecord, steps: tuple[int, ...]) -> float:
+    """How much longer than the usual step these steps took: what recompiling in them cost, backward graphs and
+    autotuning included (the compile time torch reports for a frame leaves its backward, compiled at the first
+    backward pass, out)."""
+    from xladoctor.profile.analysis.timeline import steps_of
+
+    walls = {s.index: s.wall_s for s in steps_of(record) if s.wall_s is not None}
+    if not walls:
+        return 0.0
+    ordered = sorted(walls.values())
+    usual = ordered[len(ordered) // 2]
+    return sum(max(0.0, walls[s] - usual) for s in steps if s in walls)
+
+
+def _costly(seconds: float, wall: float) -> bool:
+    return seconds >= COSTLY_S and wall > 0 and seconds >= COSTLY_SHARE * wall
+
+
+def _later_recompiles(events: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """A frame's recompiles after the step of its own first compile. A variant compiled in that step is warm-up
+    (one module class used by two layers whose inputs differ, DDP's first pass): judged by count, never by cost."""
+    first_steps = set(ev.steps([e for e in events if e.get("frame_compile_id") == 0]))
+    recompiles = [e for e in events if isinstance(e.get("frame_compile_id"), int) and e["frame_compile_id"] > 0]
+    return [e for e in recompiles if not e.get("limit_hit") and not set(ev.steps([e])) & first_steps]
+
+
+def _recompile_costs(record: ProcessRecord, frames: Mapping[object, list[Mapping[str, Any]]]) -> dict[object, float]:
+    """What each frame's later recompiles cost: torch's compile seconds, or its part of the extra wall time of the
+    steps they happened in (backward graphs and autotuning included), whichever is more. A step where several
+    frames recompiled is shared by their compile seconds, so one stall is never counted twice; a step where some
+    frame compiled for the first time is warm-up, and its wall time is nobody's recompile."""
+    warming = set(ev.steps([e for events in frames.values() for e in events if e.get("frame_compile_id") == 0]))
+    later = {frame: _later_recompiles(events) for frame, events in frames.items()}
+    seconds: dict[tuple[object, int], float] = {}
+    for frame, events in later.items():
+        for event in events:
+            for step in ev.steps([event]):
+                key = (frame, step)
+                seconds[key] = seconds.get(key, 0.0) + ev.seconds_of(event.get("compile_s"))
+    costs: dict[object, float] = {}
+    for frame, events in later.items():
+        share = 0.0
+        for step in ev.steps(events):
+            if step in warming:
+                continue
+            sharing = {f: c for (f, s), c in seconds.items() if s == step}
+            total = sum(sharing.values())
+            part = sharing[frame] / total if total > 0 else 1 / len(sharing)
+            share += extra_wall_s(record, (step,)) * part
+        costs[frame] = max(sum(ev.seconds_of(e.get("compile_s")) for e in events), share)
+    return costs
+
+
 def recompilation(record: ProcessRecord) -> list[Observation]:
     found = []
-    for frame, events in _frames(record).items():
+    wall = run_wall_s(record)
+    frames = _frames(record)
+    costs = _recompile_costs(record, frames)
+    for frame, events in frames.items():
         limit = [e for e in events if e.get("limit_hit")]
         recompiles = [e for e in events if isinstance(e.get("frame_compile_id"), int) and e["frame_compile_id"] > 0]
         recompiles = [e for e in recompiles if not e.get("limit_hit")]
-        if not limit and len(recompiles) < RECOMPILES_WARN:
+        compile_s = costs.get(frame, 0.0)
+        if not limit and len(recompiles) < RECOMPILES_WARN and not _costly(compile_s, wall):
             continue
         function = next((e.get("function") for e in events if isinstance(e.get("function"), Mapping)), None)
         reasons = [str(e.get("recompile_reason")) for e in (*recompiles, *limit) if e.get("recompile_reason")]
@@ -187,6 +405,15 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
         kinds = [k for k, _, _ in parsed]
         kind = max(set(kinds), key=kinds.count) if kinds else "other"
         why, fix = _RECOMPILE_FIXES[kind]
+        seen = _shapes_seen(reasons) if kind == "shape" else None
+        if seen is not None:
+            dim, sizes = seen
+            fix = (
+                f"dimension {dim} took the sizes {', '.join(sizes)}: pad to one of them (or bucket to a few), drop "
+                "the odd batch (DataLoader(drop_last=True)), or mark it dynamic: "
+                f"torch._dynamo.mark_dynamic(x, {dim})",
+                "or torch.compile(fn, dynamic=True) (and drop dynamic=False if it is set)",
+            )
         name_and_code = next(((n, c) for k, n, c in parsed if k == kind and n), (None, None))
         if name_and_code[0]:
             subject = {"value": "the Python number", "shape": "the tensor"}.get(kind, "")
@@ -204,7 +431,10 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             "last_guard": last_guard,
             "cause": kind,
         }
-        compile_s = sum(ev.seconds_of(e.get("compile_s")) for e in recompiles)
+        share = compile_s / wall if wall > 0 else 0.0
+        cost = f"{compile_s:.1f} s, {share:.0%} of the run" if wall > 0 else f"{compile_s:.1f} s"
+        evidence["recompile_s"] = round(compile_s, 3)
+        evidence["share_of_run"] = round(share, 4)
         if limit:
             first = limit[0]
             step = first.get("step")
@@ -228,20 +458,25 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                 )
             )
             continue
+        times = "once" if len(recompiles) == 1 else f"{len(recompiles)} times"
         found.append(
             Observation(
                 "compile-recompilation",
                 AREA,
-                Status.WARN,
-                f"{name} was recompiled {len(recompiles)} times: {why}",
-                detail=f"Each recompilation traces and compiles {name} again ({compile_s:.1f} s in all here). "
-                f"Last failed guard: {last_guard}.",
+                Status.FAIL if share >= FAILING_SHARE else Status.WARN,
+                f"{name} was recompiled {times} ({cost}): {why}",
+                detail=f"Each recompilation traces and compiles {name} again: {compile_s:.1f} s here"
+                + (f", {share:.0%} of the run's {wall:.1f} s" if wall > 0 else "")
+                + f". Last failed guard: {last_guard}."
+                + (" One recompilation this costly is worth removing by itself." if len(recompiles) == 1 else ""),
                 location=where,
                 count=len(recompiles),
                 steps=ev.steps(recompiles),
                 code_fix=fix,
                 refs=(RECOMPILATION, DYNAMIC_SHAPES),
-                evidence={**evidence, "recompile_s": round(compile_s, 3)},
+                evidence=evidence,
+                same_as=f"recompiled {name} {kind}",
+                weight=compile_s,
             )
         )
     return found

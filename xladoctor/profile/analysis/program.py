@@ -6,8 +6,9 @@ import shlex
 from collections.abc import Sequence
 
 from xladoctor.findings import Finding, Status
+from xladoctor.profile.analysis import events as ev
 from xladoctor.profile.launch import RunOutcome
-from xladoctor.profile.model import Observation, ProcessRecord, ProfileFinding
+from xladoctor.profile.model import Location, Observation, ProcessRecord, ProfileFinding
 from xladoctor.redact import redact_argv
 from xladoctor.sanitize import clip
 
@@ -36,8 +37,13 @@ def program_exit(outcome: RunOutcome, workers: Sequence[ProcessRecord]) -> Profi
         )
         finding = Finding("program-exit", AREA, Status.WARN, title, detail=detail, evidence=evidence)
     else:
+        raised = _raised(workers)
         title = f"{command} {outcome.describe()} after {outcome.duration_s:.1f} s"
+        title += f": {raised[0]}" if raised else ""
         detail = "The findings below are what the processes recorded before that: a partial report."
+        if raised:
+            detail += " " + "; ".join(raised[:8]) + "."
+            evidence["raised"] = raised
         if unfinished:
             detail += f" Processes that never reached their exit (crashed or killed): {', '.join(unfinished)}."
             evidence["unfinished"] = unfinished
@@ -52,6 +58,18 @@ def program_exit(outcome: RunOutcome, workers: Sequence[ProcessRecord]) -> Profi
             detail += f" xladoctor received {', '.join(outcome.signals_received)} and passed it on to the program."
         finding = Finding("program-exit", AREA, Status.FAIL, title, detail=detail, evidence=evidence)
     return ProfileFinding(finding, None, 1, (), tuple(r.label for r in workers) or ("pid ?",))
+
+
+def _raised(workers: Sequence[ProcessRecord]) -> list[str]:
+    """Which process (rank) ended on which uncaught exception, earliest first: the rank that failed a job."""
+    found: list[tuple[float, str]] = []
+    for record in workers:
+        for event in record.of_kind("uncaught"):
+            where = Location.from_record(event.get("location"))
+            at = f" at {where.short(record.cwd)}" if where else ""
+            message = clip(str(event.get("message", "")), 200)
+            found.append((ev.seconds_of(event.get("t")), f"{record.label} raised {event.get('type')}: {message}{at}"))
+    return [text for _, text in sorted(found)]
 
 
 def nothing_observed(records: Sequence[ProcessRecord]) -> ProfileFinding:

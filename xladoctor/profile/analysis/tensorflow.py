@@ -87,10 +87,12 @@ def retracing(record: ProcessRecord) -> list[Observation]:
     found = []
     for events in traces.values():
         first = events[0]
-        where = Location.from_record(first.get("definition"))
-        if where is None:
+        definition = Location.from_record(first.get("definition"))
+        if definition is None:
             continue
-        total = max(len(events), counts.get(f"{where.file}:{where.line}", 0))
+        # the fix goes where the function is called with what makes it retrace, not at its decorator
+        where = next((c for e in events[1:] if (c := Location.from_record(e.get("called_from")))), None) or definition
+        total = max(len(events), counts.get(f"{definition.file}:{definition.line}", 0))
         if total < RETRACE_THRESHOLD:
             continue
         causes: dict[str, int] = {}
@@ -126,7 +128,7 @@ def retracing(record: ProcessRecord) -> list[Observation]:
                 steps=steps,
                 code_fix=tuple(c.format(arg=arg) for c in code),
                 refs=(RETRACING, TF_FUNCTION),
-                evidence={"function": name, "traces": total, "causes": causes},
+                evidence={"function": name, "traces": total, "causes": causes, "defined_at": definition.short()},
             )
         )
     return found

@@ -78,3 +78,25 @@ def steps_of(record: ProcessRecord) -> list[Step]:
         )
         previous = t
     return steps
+
+
+STALL_MIN_S = 1.0  # a rank's step longer than its usual by this much, while another rank recompiled: a stall
+
+
+def stalls(
+    steps_of_process: dict[str, tuple[Step, ...]], ranks: tuple[str, ...], at: tuple[int, ...]
+) -> dict[str, float]:
+    """How long each rank not in `ranks` waited in the steps `at` (where those ranks recompiled): its step's wall
+    time beyond its own median step, as the collective after the step held it for the slowest rank."""
+    waited: dict[str, float] = {}
+    for label, steps in steps_of_process.items():
+        if label in ranks or not steps:
+            continue
+        walls = sorted(s.wall_s for s in steps if s.wall_s is not None)
+        if not walls:
+            continue
+        usual = walls[len(walls) // 2]
+        extra = sum(max(0.0, (s.wall_s or 0.0) - usual - s.compile_s) for s in steps if s.index in at)
+        if extra >= STALL_MIN_S:
+            waited[label] = round(extra, 1)
+    return waited

@@ -24,12 +24,12 @@ NO_STEP_TRACED_OPS = 100
 LOOPED_OP_TRACES = 50
 _ITEM = re.compile(r"\.(item|tolist)\(\)")
 _TRANSFER = re.compile(r"\.(cpu|numpy)\(\)|\bprint\(|\bif\b|\bwhile\b|\bbool\(|\bint\(|\bfloat\(")
+FAILING_SHARE = 0.5  # recompiling for half the run is a failure, not a warning
 HOST_VALUE = "_local_scalar_dense"  # aten::_local_scalar_dense: the CPU op behind .item() (aten_fallback.cpp)
 
 
 def _location(event: Mapping[str, Any]) -> Location | None:
     return Location.from_record(event.get("location"))
-
 
 
 def _late_compiles_from_metrics(record: ProcessRecord) -> list[Mapping[str, Any]]:
@@ -43,6 +43,29 @@ def _late_compiles_from_metrics(record: ProcessRecord) -> list[Mapping[str, Any]
             if isinstance(compiles, int) and compiles > 0:
                 late.extend({"step": index, "location": event.get("location")} for _ in range(compiles))
     return late
+
+
+def _batch_change(record: ProcessRecord, steps: tuple[int, ...]) -> str | None:
+    """What changed in the batches a DataLoader gave just before a recompiled step (the torch hook records a
+    batch's tensor shapes when they differ from the previous batch's): the shape that changed, in words."""
+    batches = [
+        e for e in record.of_kind("batch") if isinstance(e.get("shapes"), list) and isinstance(e.get("step"), int)
+    ]
+    batches = [e for e in batches if not isinstance(e["step"], bool)]
+    for step in steps:
+        before = [e for e in batches if e["step"] < step]
+        at = [e for e in batches if e["step"] == step]
+        if before and at and before[-1]["shapes"] != at[-1]["shapes"]:
+            was, now = before[-1]["shapes"], at[-1]["shapes"]
+            return (
+                f"the DataLoader's batch changed shape in step {step}, from {_shapes(was)} to {_shapes(now)} "
+                "(a last partial batch? drop_last=True, or pad it)"
+            )
+    return None
+
+
+def _shapes(shapes: list[object]) -> str:
+    return ", ".join(f"[{', '.join(map(str, s))}]" if isinstance(s, list) else str(s) for s in shapes[:4])
 
 
 def _analysis_written(record: ProcessRecord) -> bool:
@@ -64,6 +87,14 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
         return []
     total_steps = len(record.of_kind("step"))
     steps = ev.steps(late)
+    from xladoctor.profile.analysis.timeline import steps_of
+
+    timeline = steps_of(record)
+    wall = sum(s.wall_s for s in timeline if s.wall_s is not None)
+    late_s = sum(s.compile_s for s in timeline if s.index > WARM_UP_STEPS)
+    share = late_s / wall if wall > 0 else 0.0
+    cost = f", {late_s:.1f} s of the run's {wall:.1f} s ({share:.0%}) spent compiling them" if late_s > 0 else ""
+    changed = _batch_change(record, steps)
     hashes = {ev.key_of(e.get("graph_hash")) for e in late if e.get("graph_hash")}
     where = _location(late[0])
     source = (
@@ -77,9 +108,9 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
         Observation(
             "xla-recompilation",
             AREA,
-            Status.WARN,
+            Status.FAIL if share >= FAILING_SHARE else Status.WARN,
             f"torch_xla compiled a new graph in {len(steps)} of the {max(total_steps - WARM_UP_STEPS, 0)} steps "
-            f"after the first {WARM_UP_STEPS}",
+            f"after the first {WARM_UP_STEPS}{cost}" + (f": {changed}" if changed else ""),
             detail="Each of those steps built a graph torch_xla had not seen, and compiling one costs far more than "
             "running it. The usual causes: an input whose shape changes from step to step (a last partial batch, "
             "variable-length sequences), a data-dependent op (nonzero, masked_select, unique), or a Python number "
@@ -95,10 +126,15 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             refs=(TROUBLESHOOT, DYNAMIC_SHAPES),
             evidence={
                 "compilations": len(late),
+                "compile_s": round(late_s, 3),
+                "share_of_run": round(share, 4),
+                "batch_change": changed,
                 "graph_hashes": len(hashes) if not from_metrics else None,
                 "steps_total": total_steps,
                 "source": "metrics" if from_metrics else "debug analysis",
             },
+            same_as=f"{len(steps)} steps {changed or ''}",
+            weight=late_s,
         )
     ]
 
@@ -133,8 +169,10 @@ def host_syncs(record: ProcessRecord) -> list[Observation]:
             )
         elif _TRANSFER.search(code) or not ops:
             kind, title = "transfer", f"`{code}` reads a tensor's value on the host inside the step"
-            fix = ("move prints, .cpu() and Python branches on tensor values after torch_xla.sync(), or log every N "
-                   "steps; branch with torch.where instead of `if tensor:`",)
+            fix = (
+                "move prints, .cpu() and Python branches on tensor values after torch_xla.sync(), or log every N "
+                "steps; branch with torch.where instead of `if tensor:`",
+            )
         else:
             kind, title = "fallback", f"`{code}` runs on the CPU: no XLA lowering for {', '.join(ops)}"
             fix = (f"replace {', '.join(ops)} with ops XLA lowers, or compute it once outside the step loop",)
@@ -145,7 +183,7 @@ def host_syncs(record: ProcessRecord) -> list[Observation]:
                 Status.WARN,
                 title,
                 detail="torch_xla had to run the graph so far before the step's end (its own analysis: \"most "
-                "likely user code trying to access tensor value before torch_xla.sync\"): the device waits for the "
+                'likely user code trying to access tensor value before torch_xla.sync"): the device waits for the '
                 "host, and the step is cut into several graphs.",
                 location=where,
                 count=len(events),
@@ -170,8 +208,10 @@ def syncs_from_metrics(record: ProcessRecord) -> list[Observation]:
             for op in xla["fallbacks"]:
                 per_op.setdefault(str(op), []).append(event)
     found = []
-    why = (" torch_xla wrote no debug analysis on this process (only the first local process, "
-           "PJRT_LOCAL_PROCESS_RANK=0, gets one), so the line is where the step ended, not the op's own line.")
+    why = (
+        " torch_xla wrote no debug analysis on this process (only the first local process, "
+        "PJRT_LOCAL_PROCESS_RANK=0, gets one), so the line is where the step ended, not the op's own line."
+    )
     reads = per_op.pop(HOST_VALUE, [])
     if reads:
         found.append(
@@ -238,11 +278,12 @@ def no_step(record: ProcessRecord) -> list[Observation]:
                 title,
                 detail="Without a step boundary the lazy graph grows with every iteration until something reads "
                 "a value, then it is compiled as one huge graph: memory and compile time grow with the loop.",
-                code_fix=("end each training step with torch_xla.sync() (xm.mark_step() before torch_xla 2.6), or "
-                          "iterate a torch_xla.distributed.parallel_loader.MpDeviceLoader, which does it",),
+                code_fix=(
+                    "end each training step with torch_xla.sync() (xm.mark_step() before torch_xla 2.6), or "
+                    "iterate a torch_xla.distributed.parallel_loader.MpDeviceLoader, which does it",
+                ),
                 refs=(TROUBLESHOOT,),
-                evidence={"traced_ops": traced, "most_traced_op": most, "optimizer_steps": optimizer_steps,
-                          "syncs": 0},
+                evidence={"traced_ops": traced, "most_traced_op": most, "optimizer_steps": optimizer_steps, "syncs": 0},
             )
         ]
     return []

@@ -337,6 +337,28 @@ def _at_exit():
 _exit_hooks = []
 
 
+def _chain_excepthook():
+    """Record the exception that ends the process (the rank of a crashed job names itself), then call the hook that
+    was there (sys.excepthook is called for an uncaught exception of the main thread, SystemExit excepted)."""
+    previous = sys.excepthook
+
+    def excepthook(kind, value, traceback):
+        try:
+            where = user_frame(_last_frame(traceback)) if traceback is not None else None
+            emit("uncaught", type=getattr(kind, "__name__", str(kind)), message=cut(str(value), 300), location=where)
+        except Exception:
+            pass
+        previous(kind, value, traceback)
+
+    sys.excepthook = excepthook
+
+
+def _last_frame(traceback):
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return traceback.tb_frame
+
+
 def at_exit(hook):
     _exit_hooks.append(hook)
 
@@ -362,6 +384,7 @@ def start(hook_dir):
         os.register_at_fork(after_in_child=_after_fork)
     sys.meta_path.insert(0, _Watcher())
     atexit.register(_at_exit)
+    _chain_excepthook()
     # each framework's hooks, loaded now (the folder leaves sys.path after this) and armed on its import
     import _xladoctor_profile_dynamo
     import _xladoctor_profile_jax
