@@ -335,3 +335,12 @@ def test_autograd_node_names_survive_redaction_in_real_tracebacks(real_env, tmp_
     assert "<redacted>" not in json.dumps(document)
     shown = run_cli("profile", "--", str(python), str(PROGRAMS / "anomaly_autograd_nan.py"), timeout=300)
     assert "NativeLayerNormBackward0" in shown.stderr and "<redacted>" not in shown.stderr  # stdout is the program's
+
+
+def test_a_torch_xla_recompile_names_the_batch_shape_that_changed_at_the_loop(real_env, tmp_path: Path) -> None:
+    ran, document = _profile(real_env("torch29-xla29"), "xla_partial_batch.py", tmp_path, {"PJRT_DEVICE": "CPU"})
+    assert "done" in ran.stdout, ran.stderr
+    [recompiled] = _by_id(document)["xla-recompilation"]
+    assert recompiled["steps"] == [5] and recompiled["location"]["line"] == 13  # `for features, target in loader:`
+    assert "from [16, 32], [16, 1] to [6, 32], [6, 1]" in recompiled["title"]
+    assert recompiled["evidence"]["compile_s"] > 0 and "spent compiling them" in recompiled["title"]

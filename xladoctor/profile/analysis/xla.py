@@ -45,9 +45,10 @@ def _late_compiles_from_metrics(record: ProcessRecord) -> list[Mapping[str, Any]
     return late
 
 
-def _batch_change(record: ProcessRecord, steps: tuple[int, ...]) -> str | None:
+def _batch_change(record: ProcessRecord, steps: tuple[int, ...]) -> tuple[str, Location | None] | None:
     """What changed in the batches a DataLoader gave just before a recompiled step (the torch hook records a
-    batch's tensor shapes when they differ from the previous batch's): the shape that changed, in words."""
+    batch's tensor shapes when they differ from the previous batch's): the shape that changed, in words, and the
+    line of the loop that took that batch (where the fix goes)."""
     batches = [
         e for e in record.of_kind("batch") if isinstance(e.get("shapes"), list) and isinstance(e.get("step"), int)
     ]
@@ -59,7 +60,8 @@ def _batch_change(record: ProcessRecord, steps: tuple[int, ...]) -> str | None:
             was, now = before[-1]["shapes"], at[-1]["shapes"]
             return (
                 f"the DataLoader's batch changed shape in step {step}, from {_shapes(was)} to {_shapes(now)} "
-                "(a last partial batch? drop_last=True, or pad it)"
+                "(a last partial batch? drop_last=True, or pad it)",
+                _location(at[-1]),
             )
     return None
 
@@ -94,9 +96,10 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
     late_s = sum(s.compile_s for s in timeline if s.index > WARM_UP_STEPS)
     share = late_s / wall if wall > 0 else 0.0
     cost = f", {late_s:.1f} s of the run's {wall:.1f} s ({share:.0%}) spent compiling them" if late_s > 0 else ""
-    changed = _batch_change(record, steps)
+    batch = _batch_change(record, steps)
+    changed = batch[0] if batch else None
     hashes = {ev.key_of(e.get("graph_hash")) for e in late if e.get("graph_hash")}
-    where = _location(late[0])
+    where = (batch[1] if batch else None) or _location(late[0])
     source = (
         " On this process torch_xla wrote no debug analysis (it writes one only on the first local process, "
         "PJRT_LOCAL_PROCESS_RANK=0), so this count comes from its CompileTime metric, and the line is where the "

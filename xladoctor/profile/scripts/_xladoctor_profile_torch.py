@@ -47,7 +47,8 @@ def _record_batch(batch):
     shapes = _shapes(batch, [])
     if shapes and shapes != _state["batch"]:
         _state["batch"] = shapes
-        core.emit_counted("batch", "shape change", shapes=shapes)
+        # where the loop takes its batches: the place to drop or pad the odd one
+        core.emit_counted("batch", "shape change", shapes=shapes, location=core.user_frame())
 
 
 def _after_step(optimizer, args, kwargs):
