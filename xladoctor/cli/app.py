@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -18,6 +18,10 @@ from xladoctor.facts import Facts, load_facts
 from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.kinds import ReportKind, rendered
+
+R = TypeVar("R")
 
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
 # did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
@@ -88,15 +92,32 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.
 DEFAULT_TIMEOUT = DEFAULT_TIMEOUT_S
 
 
-def text_or_json(output_format: OutputFormat, as_json: bool, command: str, html: bool = False) -> OutputFormat:
-    """The format a command other than `check` prints (JUnit's test cases are checks and smoke tests); html only
-    where the command has an HTML report (`html=True`)."""
-    formats = "text, json or html" if html else "text or json"
-    if output_format is OutputFormat.JUNIT:
-        raise UsageError(f"--format junit is for `check`; {command} prints {formats}")
-    if output_format is OutputFormat.HTML and not html:
-        raise UsageError(f"--format html is not available for `{command}`; it prints {formats}")
-    return OutputFormat.JSON if as_json else output_format
+def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[Any]) -> OutputFormat:
+    """The format the command prints (--json is --format json), refused before any work when the kind has none."""
+    chosen = OutputFormat.JSON if as_json else output_format
+    if chosen not in kind.formats:
+        names = [f.value for f in kind.formats]
+        offered = ", ".join(names[:-1]) + f" or {names[-1]}"
+        if chosen is OutputFormat.JUNIT:  # JUnit's test cases are checks and smoke tests
+            raise UsageError(f"--format junit is for `check`; {kind.command} prints {offered}")
+        raise UsageError(f"--format {chosen.value} is not available for `{kind.command}`; it prints {offered}")
+    return chosen
+
+
+def deliver(
+    kind: ReportKind[R],
+    report: R,
+    chosen: OutputFormat,
+    destination: Destination | None,
+    verbose: bool = False,
+    console: ReportConsole | None = None,
+) -> None:
+    """The report to its examined destination: text on a terminal is drawn on `console` (stdout by default); any
+    other format, or a file, gets the rendered text (reporters/kinds.py)."""
+    if chosen is OutputFormat.TEXT and destination is None:
+        kind.text(report, console or ReportConsole(soft_wrap=True), verbose)
+        return
+    write_or_print(rendered(kind, report, chosen, verbose), destination)
 
 
 OutputOption = Annotated[

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, python_input, text_or_json
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
+from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, chosen_format, deliver, python_input
+from xladoctor.cli.outputs import Destination, examine, refuse_inputs
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
+from xladoctor.reporters.kinds import collective_kind
 from xladoctor.sanitize import one_line
 
 if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
@@ -73,7 +73,7 @@ def collective(
     from xladoctor.collective.plan import Options, make_plan
     from xladoctor.collective.run import run_collective
 
-    chosen = text_or_json(output_format, as_json, "collective", html=True)
+    chosen = chosen_format(output_format, as_json, collective_kind())
     destination = examine(output, "--output") if output is not None and str(output) != "-" else None
     refuse_inputs([(destination, "--output")], [(python_input(python), "the --python interpreter")])
     options = Options(
@@ -106,29 +106,11 @@ def emit(
     report: CollectiveReport, chosen: OutputFormat, destination: Destination | None, asked: bool, verbose: bool
 ) -> None:
     """Node 0 (or a single host) gives the report; the others one line, and their own report only with -o."""
-    from xladoctor.reporters.collective_report import (
-        render_collective_json,
-        render_collective_text,
-        status_line,
-    )
+    from xladoctor.reporters.collective_report import status_line
 
     host_view = report.observed.host_view
     if not host_view:
         print(status_line(report), file=sys.stderr)
         if not asked:
             return
-    if chosen is OutputFormat.JSON:
-        text = render_collective_json(report)
-    elif chosen is OutputFormat.HTML:
-        from xladoctor.reporters.pages.collective import render_collective_html
-
-        text = render_collective_html(report)
-    elif destination is None:
-        render_collective_text(report, ReportConsole(soft_wrap=True), verbose=verbose)
-        return
-    else:
-        text = plain_text(lambda c: render_collective_text(report, c, verbose=verbose))
-    if destination is None:
-        sys.stdout.write(text)
-    else:
-        write_output(destination, text, "--output")
+    deliver(collective_kind(), report, chosen, destination, verbose)

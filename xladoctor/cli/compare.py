@@ -14,14 +14,14 @@ from xladoctor.cli.app import (
     JsonOption,
     OutputOption,
     app,
+    chosen_format,
+    deliver,
     output_destination,
-    text_or_json,
-    write_or_print,
 )
 from xladoctor.cli.outputs import Destination, refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
+from xladoctor.reporters.kinds import compare_kind
 from xladoctor.sanitize import one_line
 
 COMPARE_EXIT_TEXT = (
@@ -68,27 +68,12 @@ def compare(
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
     from xladoctor.fleet.inputs import expand, iter_workers
 
-    chosen = text_or_json(output_format, as_json, "compare", html=True)
+    chosen = chosen_format(output_format, as_json, compare_kind(each))
     destination = output_destination(output)
     refuse_snapshot_outputs(destination, snapshots or [], expand)
     accumulator = FleetAccumulator()
     for worker in iter_workers(snapshots or []):  # one snapshot in memory at a time, beside one per environment
         accumulator.add(worker.label, worker.facts, worker.path)
     fleet = accumulator.finish()
-    if chosen is OutputFormat.JSON:
-        from xladoctor.reporters.compare_report import render_compare_json
-
-        write_or_print(render_compare_json(fleet, each=each), destination)
-    elif chosen is OutputFormat.HTML:
-        from xladoctor.reporters.pages.compare import render_compare_html
-
-        write_or_print(render_compare_html(fleet, each=each), destination)
-    elif destination is not None:
-        from xladoctor.reporters.compare_report import render_compare_text
-
-        write_or_print(plain_text(lambda c: render_compare_text(fleet, c, verbose=verbose, each=each)), destination)
-    else:
-        from xladoctor.reporters.compare_report import render_compare_text
-
-        render_compare_text(fleet, ReportConsole(soft_wrap=True), verbose=verbose, each=each)
+    deliver(compare_kind(each), fleet, chosen, destination, verbose)
     raise typer.Exit(int(fleet_exit_code(fleet, strict)))

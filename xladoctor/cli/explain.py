@@ -16,17 +16,17 @@ from xladoctor.cli.app import (
     PythonOption,
     TimeoutOption,
     app,
+    chosen_format,
+    deliver,
     gather_facts,
     output_destination,
     python_input,
     read_facts,
-    text_or_json,
-    write_or_print,
 )
 from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
+from xladoctor.reporters.kinds import explain_kind
 
 
 def _open_log(path: str) -> BinaryIO:
@@ -58,7 +58,7 @@ def explain(
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
     from xladoctor.explain.engine import exit_status, explain_stream
 
-    chosen = text_or_json(output_format, as_json, "explain", html=True)
+    chosen = chosen_format(output_format, as_json, explain_kind())
     if sum((python is not None, facts_file is not None, no_facts)) > 1:
         raise UsageError("choose one of --python, --facts and --no-facts")
     destination = output_destination(output)
@@ -84,20 +84,5 @@ def explain(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    if chosen is OutputFormat.JSON:
-        from xladoctor.reporters.explain_report import render_explanation_json
-
-        write_or_print(render_explanation_json(explanation), destination)
-    elif chosen is OutputFormat.HTML:
-        from xladoctor.reporters.pages.explain import render_explain_html
-
-        write_or_print(render_explain_html(explanation), destination)
-    elif destination is not None:
-        from xladoctor.reporters.explain_report import render_explanation_text
-
-        write_or_print(plain_text(lambda c: render_explanation_text(explanation, c, verbose=verbose)), destination)
-    else:
-        from xladoctor.reporters.explain_report import render_explanation_text
-
-        render_explanation_text(explanation, ReportConsole(soft_wrap=True), verbose=verbose)
+    deliver(explain_kind(), explanation, chosen, destination, verbose)
     raise typer.Exit(exit_status(explanation))

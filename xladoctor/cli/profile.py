@@ -9,11 +9,12 @@ from typing import Annotated
 
 import typer
 
-from xladoctor.cli.app import FormatOption, JsonOption, app, output_destination, text_or_json, write_or_print
+from xladoctor.cli.app import FormatOption, JsonOption, app, chosen_format, deliver, output_destination
 from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
+from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.kinds import profile_kind
 from xladoctor.sanitize import decimal, one_line
 
 PROFILE_EXIT_TEXT = (
@@ -81,7 +82,7 @@ def profile(
     from xladoctor.profile.launch import hooked_environment, install_hooks, run_profiled
     from xladoctor.profile.records import keep_records_redacted, read_records
 
-    chosen = text_or_json(output_format, as_json, "profile", html=True)
+    chosen = chosen_format(output_format, as_json, profile_kind())
     if not command or not command[0]:
         raise UsageError("profile needs the command to run: xladoctor profile [OPTIONS] -- CMD [ARGS...]")
     if chosen in (OutputFormat.JSON, OutputFormat.HTML) and output is None:
@@ -106,24 +107,13 @@ def profile(
         if kept is not None:
             keep_records_redacted(records, kept)
     code = exit_status(report, strict)
-    if chosen is OutputFormat.JSON:
-        from xladoctor.reporters.profile_report import render_profile_json
-
-        text = render_profile_json(report)
-    elif chosen is OutputFormat.HTML:
-        from xladoctor.reporters.pages.profile import render_profile_html
-
-        text = render_profile_html(report)
+    if chosen is OutputFormat.TEXT and destination is None and output is None and rank:
+        # ranks other than 0 say one line; rank 0 (or a launcher inside) gives the report
+        summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
+        print(f"xladoctor profile: rank {rank}: {summary}; {one_line(report.ended)}", file=sys.stderr)
+    elif chosen is OutputFormat.TEXT and destination is None and output is None:
+        # stdout belongs to the program: the text report goes to stderr
+        deliver(profile_kind(), report, chosen, None, verbose, ReportConsole(stderr=True, soft_wrap=True))
     else:
-        from xladoctor.reporters.profile_report import render_profile_text
-
-        if destination is None and output is None:
-            if rank:  # ranks other than 0 say one line; rank 0 (or a launcher inside) gives the report
-                summary = ", ".join(f"{n} {k}" for k, n in report.summary.items() if n)
-                print(f"xladoctor profile: rank {rank}: {summary}; {one_line(report.ended)}", file=sys.stderr)
-            else:
-                render_profile_text(report, ReportConsole(stderr=True, soft_wrap=True), verbose=verbose)
-            raise typer.Exit(code)
-        text = plain_text(lambda c: render_profile_text(report, c, verbose=verbose))
-    write_or_print(text, destination)
+        deliver(profile_kind(), report, chosen, destination, verbose)
     raise typer.Exit(code)

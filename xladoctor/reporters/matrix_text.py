@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 
@@ -22,3 +23,12 @@ def render_matrix(relations: Iterable[Relation], console: Console) -> None:
             cells = "  ".join(f"{c}={_cell(row[c])}" for c in columns if c in row)
             console.print(f"  {escape(cells)}  [dim]source: {escape(str(row['source']))}[/]")
         console.print()
+
+
+def render_matrix_json(relations: Sequence[Relation]) -> str:
+    """Each relation by name: its title, key, columns and rows (the data of compat_matrix/, sources included)."""
+    docs = {
+        r.name: {"title": r.title, "key": r.key, "columns": dict(r.columns), "rows": [dict(row) for row in r.rows]}
+        for r in relations
+    }
+    return json.dumps(docs, indent=2) + "\n"

@@ -11,30 +11,16 @@ from typing import TextIO
 from xladoctor.diagnosis.report import Report
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.console import ReportConsole
+from xladoctor.reporters.kinds import check_kind
+from xladoctor.reporters.kinds import rendered as rendered_as
 
 
 def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose: bool, strict: bool) -> None:
-    if output_format is OutputFormat.JSON:
-        from xladoctor.reporters.json_report import render_json
-
-        stream.write(render_json(report))
-    elif output_format is OutputFormat.HTML:
-        from xladoctor.reporters.pages.check import render_check_html
-
-        stream.write(render_check_html(report))
-    elif output_format is OutputFormat.JUNIT:
-        from xladoctor.reporters.junit import render_junit
-
-        stream.write(render_junit(report, strict=strict))
-    else:
-        from xladoctor.reporters.terminal import render_text
-
-        console = (
-            ReportConsole(file=stream, soft_wrap=True)
-            if stream is sys.stdout
-            else ReportConsole(file=stream, soft_wrap=True, force_terminal=False, no_color=True)
-        )
-        render_text(report, console, verbose=verbose)
+    kind = check_kind(strict)
+    if output_format is OutputFormat.TEXT and stream is sys.stdout:  # a terminal keeps its colours
+        kind.text(report, ReportConsole(file=stream, soft_wrap=True), verbose)
+        return
+    stream.write(rendered_as(kind, report, output_format, verbose))
 
 
 def rendered(report: Report, output_format: OutputFormat, verbose: bool = False, strict: bool = False) -> str:
