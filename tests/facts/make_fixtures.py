@@ -7,8 +7,9 @@ Two kinds of fixture:
   platform, so every name, version, Requires-Dist and Requires-Python is what PyPI's wheels declare;
   the paths, environment variables and the one breakage each case is about are set as the case says.
 
-Usage: python tests/facts/make_fixtures.py [--expected] [NAME...]
-  --expected rewrites NAME.expected.json from the current diagnosis: review every diff by hand.
+Usage: python tests/facts/make_fixtures.py [--expected | --resolve | --cases] [NAME...]  (see main's docstring)
+  NAME.expected.json holds what the diagnosis finds wrong there (warn, fail, error) and its fix plan: review every
+  diff by hand. What each check says when it passes or skips is in its cases, tests/checks/<check-id>.json.
   A fixture recorded on another machine (RECORDED_ELSEWHERE) is added once with
   RECORDED_SNAPSHOT=path/to/its/snapshot.json and never rewritten.
 """
@@ -61,6 +62,7 @@ def _expand_tags(filename: str) -> list[str]:
 
 RESOLVED = HERE / "resolved.json"  # what pip's resolver chose for each scenario: the offline source of fixtures
 _ASKED: set[str] = set()
+_ASK_AGAIN: set[str] = set()  # scenarios named on the command line with --resolve: resolved again even if stored
 
 
 def _resolution_key(s: Scenario) -> str:
@@ -118,7 +120,7 @@ def resolve(s: Scenario, refresh: bool = False) -> list[dict[str, Any]]:
     """Distributions pip would install for the scenario, as facts; read from resolved.json (offline)."""
     store = json.loads(RESOLVED.read_text()) if RESOLVED.exists() else {}
     key = _resolution_key(s)
-    if (refresh and key not in _ASKED) or key not in store:
+    if (refresh and s.name in _ASK_AGAIN and key not in _ASKED) or key not in store:
         if not refresh:
             command = f"python {Path(__file__).name} --resolve {s.name}"
             sys.exit(f"{RESOLVED.name} has no resolution for {key!r}: run `{command}` (needs the package index)")
@@ -1481,6 +1483,7 @@ def expected_of(doc: dict[str, Any]) -> dict[str, Any]:
                 "remediation": list(f.remediation),
             }
             for f in report.findings
+            if f.status.value in ("warn", "fail", "error")  # passes and skips: each check's cases, tests/checks/
         ],
         "plan": list(report.plan.commands),
         "platform": {"name": report.plan.platform.name, "accelerator": report.plan.platform.accelerator},
@@ -1494,27 +1497,90 @@ def regenerate_command(*names: str) -> str:
     return f".venv/bin/python tests/facts/{Path(__file__).name} --expected {' '.join(names)}".rstrip()
 
 
+def write_cases(check_ids: list[str]) -> None:
+    """tests/checks/<id>.json for each check: its cases' findings rewritten from the current code (review the diff);
+    a check without a file gets one case per status the fixtures show it giving (real fixtures first)."""
+    from check_cases import CASES_DIR, Case, apply_edits, case_file, finding_record, load_cases, load_fixture
+
+    from xladoctor.diagnosis.pipeline import run_diagnosis
+    from xladoctor.diagnosis.registry import all_checks
+    from xladoctor.diagnosis.selection import select_checks
+    from xladoctor.facts import facts_from_json
+
+    fixtures = sorted(
+        (p.stem for p in HERE.glob("*.json") if not p.name.endswith(".expected.json") and p.name != RESOLVED.name),
+        key=lambda n: (not n.startswith("real-"), "healthy" not in n, n),
+    )
+    reports: dict[str, list[Any]] = {}
+
+    def findings_of(fixture: str, check_id: str) -> list[Any]:
+        if fixture not in reports:
+            doc = load_fixture(fixture)
+            doc.pop("_about", None)
+            reports[fixture] = list(run_diagnosis(facts_from_json(doc), select_checks()).findings)
+        return [f for f in reports[fixture] if f.id == check_id]
+
+    CASES_DIR.mkdir(exist_ok=True)
+    known = [c.id for c in all_checks()]
+    for check_id in check_ids or known:
+        if check_id not in known:
+            sys.exit(f"unknown check {check_id!r}")
+        cases = load_cases(check_id)
+        if not cases:
+            seen: set[str] = set()
+            for fixture in fixtures:
+                found = findings_of(fixture, check_id)
+                statuses = {f.status.value for f in found}
+                if statuses - seen:
+                    seen |= statuses
+                    cases.append(Case(check_id, len(cases), f"{fixture}, as recorded", fixture, [], None))
+        written = []
+        for case in cases:
+            doc = apply_edits(load_fixture(case.facts), case.edits)
+            doc.pop("_about", None)
+            got = run_diagnosis(facts_from_json(doc), select_checks(only=[check_id])).findings
+            entry: dict[str, Any] = {"about": case.about, "facts": case.facts}
+            if case.edits:
+                entry["edits"] = case.edits
+            entry["findings"] = [finding_record(f) for f in got]
+            written.append(entry)
+        text = json.dumps({"check": check_id, "cases": written}, indent=1, ensure_ascii=False) + "\n"
+        path = case_file(check_id)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            print("wrote", path.relative_to(HERE.parent))
+
+
 def main(argv: list[str]) -> None:
     """make_fixtures.py [--expected | --resolve] [NAME...]
 
-    no flag: rewrite the named fixtures (default: every synthetic one) and their expected files. Synthetic
-             fixtures come from resolved.json, offline; a real-* name re-records its venv's snapshot.
+    no flag: rewrite the named fixtures and their expected files (default: every synthetic fixture, and every
+             expected file, real ones included). Synthetic fixtures come from resolved.json, offline; a real-* name
+             given explicitly re-records its venv's snapshot.
     --expected: rewrite only the expected files from the fixtures as they are (default: all).
-    --resolve: ask the package index again for the named synthetic scenarios (default: all), then rewrite them.
+    --resolve: ask the package index for the scenarios resolved.json lacks (the named ones: again), then rewrite.
+    --cases [CHECK...]: rewrite each check's cases in tests/checks/ from the current code (see tests/check_cases.py).
     """
     update_expected = "--expected" in argv
     refresh = "--resolve" in argv
     names = [a for a in argv if not a.startswith("--")]
+    if "--cases" in argv:
+        write_cases(names)
+        return
+    if refresh:
+        _ASK_AGAIN.update(names)
     synthetic = {s.name: s for s in SCENARIOS}
     about = {s.name: s.about for s in SCENARIOS}
     for name, env_name in REAL.items():
         about[name] = f"real: `xladoctor snapshot` of the venv tests/envs.py builds as {env_name!r}"
     everything = [*REAL, *RECORDED_ELSEWHERE, *synthetic]
-    for name in names or (everything if update_expected else list(synthetic)):
+    for name in names or everything:
         path = HERE / f"{name}.json"
         if name not in about and name not in RECORDED_ELSEWHERE:
             sys.exit(f"unknown fixture {name!r}")
-        if name in RECORDED_ELSEWHERE and not path.exists():
+        if name in REAL and not names and not update_expected:
+            pass  # a real snapshot is re-recorded only when named (its venv must exist); its expected file is rewritten
+        elif name in RECORDED_ELSEWHERE and not path.exists():
             doc = json.loads(Path(os.environ["RECORDED_SNAPSHOT"]).read_text())  # the file that machine wrote
             doc["_about"] = RECORDED_ELSEWHERE[name]
             path.write_text(json.dumps(doc, indent=1) + "\n")

@@ -45,10 +45,15 @@ def _mutants(record: ProcessRecord) -> list[ProcessRecord]:
 
 @pytest.mark.parametrize("case", CASES)
 def test_no_detector_fails_on_fields_of_the_wrong_type(case: str) -> None:
-    [record] = read_records(RECORDS / case)
+    records = read_records(RECORDS / case)  # a torchrun run keeps one record per process: each is mutated in turn
     failed: list[str] = []
-    for mutant in _mutants(record):
-        report = build_report(RunOutcome(("python", "train.py"), 0, 1.0), [mutant])
+    mutated = [
+        [*records[:index], mutant, *records[index + 1 :]]
+        for index, record in enumerate(records)
+        for mutant in _mutants(record)
+    ]
+    for processes in mutated:
+        report = build_report(RunOutcome(("python", "train.py"), 0, 1.0), processes)
         json.dumps(profile_document(report))
         render_profile_text(report, Console(file=io.StringIO(), width=100), verbose=True)
         render_profile_html(report)

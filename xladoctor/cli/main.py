@@ -45,10 +45,12 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum, proc.stop_all())
 
 
-def _error(message: str) -> None:
+def _error(message: str, hint: str | None = None) -> None:
     if sys.stderr is not None:  # a closed stderr (2>&-): the exit code still says it
         with contextlib.suppress(OSError, ValueError):
             print(f"xladoctor: error: {one_line(message)}", file=sys.stderr, flush=True)
+            if hint:
+                print(f"hint: {one_line(hint)}", file=sys.stderr, flush=True)
 
 
 class ClosedStream(io.TextIOBase):
@@ -191,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(str(exc))
         return exc.exit_status
     except UsageError as exc:
-        _error(str(exc))
+        _error(str(exc), exc.hint)
         return int(ExitCode.USAGE)
     except typer.TyperException as exc:  # unknown option, bad value, missing argument
         message = exc.format_message().strip().splitlines()

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from xladoctor.cli.app import app, chosen_format, deliver
-from xladoctor.errors import UsageError
+from xladoctor.errors import unknown_names
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.kinds import matrix_kind
 
@@ -27,5 +27,5 @@ def matrix(
     table = load_matrix()
     names = sorted(table.relations)
     if relation is not None and relation not in table.relations:
-        raise UsageError(f"unknown relation {relation!r}; valid: {', '.join(names)}")
+        raise unknown_names("relation", [relation], names)
     deliver(kind, [table.get(n) for n in ([relation] if relation else names)], chosen_output, None)

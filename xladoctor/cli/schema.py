@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from xladoctor.cli.app import app
-from xladoctor.errors import UsageError
+from xladoctor.errors import unknown_names
 
 
 @app.command()
@@ -45,5 +45,5 @@ def schema(
 
         document = profile_schema()
     else:
-        raise UsageError(f"unknown schema {which!r}; valid: report, explain, compare, profile, collective")
+        raise unknown_names("schema", [which], ("report", "explain", "compare", "profile", "collective"))
     sys.stdout.write(json.dumps(document, indent=2) + "\n")

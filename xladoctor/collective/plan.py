@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from xladoctor.errors import UsageError
+from xladoctor.errors import UsageError, unknown_names
 
 BACKENDS = ("gloo", "nccl", "xla", "jax")
 DEFAULT_PORT = 29500  # torch/distributed/run.py (v2.9.0): --master-port default=29500
@@ -145,7 +145,8 @@ def _backends(names: tuple[str, ...]) -> tuple[str, ...]:
             if not part:
                 continue
             if part not in BACKENDS:
-                raise PlanError(f"unknown backend {part!r}; valid: {', '.join(BACKENDS)}")
+                error = unknown_names("backend", [part], BACKENDS)
+                raise PlanError(str(error), error.hint)
             if part not in chosen:
                 chosen.append(part)
     return tuple(chosen)

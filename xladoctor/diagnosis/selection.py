@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xladoctor.diagnosis.registry import Check, all_checks
-from xladoctor.errors import UsageError
+from xladoctor.errors import UsageError, unknown_names
 
 
 class SelectionError(UsageError):
@@ -24,8 +24,7 @@ def select_checks(only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Ch
     valid = sorted({c.id for c in checks} | {c.area for c in checks})
     unknown = [n for n in (*only, *skip) if n not in valid]
     if unknown:
-        raise SelectionError(
-            f"unknown check or area {', '.join(repr(u) for u in unknown)}; valid names: {', '.join(valid)}"
-        )
+        error = unknown_names("check or area", unknown, valid, "xladoctor checks")
+        raise SelectionError(str(error), error.hint)
     chosen = [c for c in checks if not only or c.id in only or c.area in only]
     return [c for c in chosen if c.id not in skip and c.area not in skip]

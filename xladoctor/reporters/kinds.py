@@ -19,6 +19,7 @@ from xladoctor.reporters.console import plain_text
 
 if TYPE_CHECKING:
     from xladoctor.collective.analysis import CollectiveReport
+    from xladoctor.diagnosis.describe import Description
     from xladoctor.diagnosis.report import Report
     from xladoctor.explain.engine import Explanation
     from xladoctor.fleet.report import FleetReport
@@ -190,3 +191,17 @@ def matrix_kind() -> ReportKind[Sequence[Relation]]:
         return render_matrix_json(relations)
 
     return ReportKind("matrix", text, json)
+
+
+def checks_kind() -> ReportKind[Sequence[Description]]:
+    def text(descriptions: Sequence[Description], console: Console, verbose: bool) -> None:
+        from xladoctor.reporters.checks_text import render_checks_text
+
+        render_checks_text(descriptions, console, verbose)
+
+    def json(descriptions: Sequence[Description]) -> str:
+        from xladoctor.reporters.checks_text import render_checks_json
+
+        return render_checks_json(descriptions)
+
+    return ReportKind("checks", text, json)

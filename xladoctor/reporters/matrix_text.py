@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 
 from xladoctor.matrix import Relation
 from xladoctor.reporters.terminal import _text as escape
+from xladoctor.sanitize import json_text
 
 
 def _cell(value: object) -> str:
@@ -31,4 +31,4 @@ def render_matrix_json(relations: Sequence[Relation]) -> str:
         r.name: {"title": r.title, "key": r.key, "columns": dict(r.columns), "rows": [dict(row) for row in r.rows]}
         for r in relations
     }
-    return json.dumps(docs, indent=2) + "\n"
+    return json_text(docs)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
-from xladoctor.errors import UsageError
+from xladoctor.errors import UsageError, unknown_names
 from xladoctor.facts import Facts
 from xladoctor.facts.prerequisites import target_probed, unmet
 from xladoctor.findings import Status
@@ -44,9 +44,8 @@ def select_smoke(names: Sequence[str] = ()) -> list[SmokeTest]:
     """The tests named (all when none are); unknown names raise SmokeSelectionError."""
     unknown = [n for n in names if n not in SMOKE_NAMES]
     if unknown:
-        raise SmokeSelectionError(
-            f"unknown smoke test {', '.join(repr(u) for u in unknown)}; valid names: {', '.join(SMOKE_NAMES)}"
-        )
+        error = unknown_names("smoke test", unknown, SMOKE_NAMES)
+        raise SmokeSelectionError(str(error), error.hint)
     return [t for t in SMOKE_TESTS if not names or t.name in names]
 
 
