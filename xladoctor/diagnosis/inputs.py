@@ -85,6 +85,12 @@ INPUTS: dict[str, Input] = {
             "host:fabric",
         ),
         _host("tpu"),
+        Input(
+            "gpu_health",
+            _host_part("gpu_health"),
+            "the GPU health facts were not probed (a snapshot from an older xladoctor)",
+            "host:gpu_health",
+        ),
         Input("gpus", lambda f: f.system.gpus if f.system is not None else ()),
         Input("cuda_toolkits", lambda f: f.system.cuda_toolkits if f.system is not None else ()),
         Input("driver_version", _driver_version, "no NVIDIA driver was found on this machine", "driver"),

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from xladoctor.diagnosis.registry import Check, run_check
 from xladoctor.diagnosis.report import Report
 from xladoctor.diagnosis.selection import select_checks, split_names
-from xladoctor.errors import UsageError
+from xladoctor.errors import UsageError, unknown_names
+from xladoctor.facts.health import HealthRequest
 from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import detect_platform
 from xladoctor.findings import Finding, Status
@@ -39,6 +41,7 @@ class Request:
     timeout_s: float = DEFAULT_TIMEOUT_S
     strict: bool = False
     kernel_python: str | None = None  # the Jupyter kernel asking, so a plan can speak in %pip cells
+    health: HealthRequest = HealthRequest()  # what the node check was asked (expected GPUs, kernel log, DCGM)
 
 
 class Observer:
@@ -66,6 +69,34 @@ def _smoke_value(smoke: bool | str | Sequence[str]) -> bool | tuple[str, ...]:
     return tuple(names)
 
 
+def health_request(
+    expect_gpus: int | None,
+    expect_mig: str | None,
+    kernel_log: str | None,
+    dcgm: str | None,
+    environ: Mapping[str, str],
+) -> HealthRequest:
+    """The node check's options, validated; the expectations default to XLADOCTOR_EXPECT_GPUS / _MIG (what a
+    DaemonSet, a Slurm prolog or a container sets once for a whole fleet)."""
+    if expect_gpus is None and environ.get("XLADOCTOR_EXPECT_GPUS", "").strip():
+        raw = environ["XLADOCTOR_EXPECT_GPUS"].strip()
+        if not raw.isdigit():
+            raise UsageError(f"XLADOCTOR_EXPECT_GPUS={raw!r}: must be a whole number of GPUs")
+        expect_gpus = int(raw)
+    whole = isinstance(expect_gpus, int) and not isinstance(expect_gpus, bool)
+    if expect_gpus is not None and (not whole or expect_gpus < 0):
+        raise UsageError(f"--expect-gpus {expect_gpus!r}: must be a whole number of GPUs (0 or more)")
+    mig = expect_mig if expect_mig is not None else (environ.get("XLADOCTOR_EXPECT_MIG", "").strip() or None)
+    modes = {"on": "Enabled", "off": "Disabled", "enabled": "Enabled", "disabled": "Disabled"}
+    if mig is not None and mig.lower() not in modes:
+        raise unknown_names("MIG mode", [mig], ("on", "off"))
+    for flag, value in (("--kernel-log", kernel_log), ("--dcgm", dcgm if dcgm != "run" else None)):
+        if value is not None and not os.access(value, os.R_OK):
+            why = "no such file" if not os.path.exists(value) else "not readable"
+            raise UsageError(f"{flag} {value}: {why}")
+    return HealthRequest(expect_gpus, modes[mig.lower()] if mig else None, kernel_log, dcgm)
+
+
 def make_request(
     python: str | None = None,
     smoke: bool | str | Sequence[str] = True,
@@ -75,6 +106,10 @@ def make_request(
     strict: bool = False,
     facts: Facts | None = None,
     kernel_python: str | None = None,
+    expect_gpus: int | None = None,
+    expect_mig: str | None = None,
+    kernel_log: str | None = None,
+    dcgm: str | None = None,
 ) -> Request:
     """Validate the options of xladoctor.options.OPTIONS (and a snapshot to replay) into a Request.
 
@@ -95,7 +130,11 @@ def make_request(
     select_checks(only_names, skip_names)  # unknown names fail here, before anything runs
     if isinstance(chosen, tuple):
         select_smoke(chosen)
+    health = health_request(expect_gpus, expect_mig, kernel_log, dcgm, os.environ)
+    if facts is not None and (health.kernel_log or health.dcgm):
+        raise UsageError("--kernel-log and --dcgm read this host; --facts replays a snapshot, where nothing is read")
     return Request(
+        health=health,
         python=None if facts is not None else resolve_interpreter(python),
         facts=facts,
         only=only_names,
@@ -117,7 +156,7 @@ def diagnose(request: Request, observer: Observer | None = None) -> Report:
     if facts is None:
         from xladoctor.probes.collect import collect_facts  # probing is only for live diagnoses
 
-        facts = collect_facts(request.python or sys.executable, timeout_s=request.timeout_s)
+        facts = collect_facts(request.python or sys.executable, timeout_s=request.timeout_s, health=request.health)
     listener.facts_ready(facts)
     results: tuple[SmokeResult, ...] = ()
     if request.smoke is not False and request.facts is None:

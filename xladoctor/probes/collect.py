@@ -12,6 +12,7 @@ from packaging.version import InvalidVersion, Version
 
 from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
+from xladoctor.facts.health import HealthRequest
 from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
 from xladoctor.probes.toolchain import probe_tool
@@ -75,11 +76,13 @@ def collect_facts(
     python: str,
     environ: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    health: HealthRequest | None = None,
 ) -> Facts:
-    """Probe `python` and return its facts; a broken interpreter is recorded, not raised."""
+    """Probe `python` and return its facts; a broken interpreter is recorded, not raised. `health`: what the
+    operator asked of the GPU health probe (expected GPUs, a kernel log file, DCGM)."""
     env = os.environ if environ is None else environ
     with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
-        host = pool.submit(collect_system, env, timeout_s)
+        host = pool.submit(collect_system, env, timeout_s, health)
         probe = run_probe(python, "packages", timeout_s)
         system, system_records = host.result()
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
