@@ -42,11 +42,16 @@ def _cpu_wheel(distributions: Distributions, python: PythonFacts, torch: Distrib
     return fix + uninstall(*removable) if removable else fix
 
 
-@check("torch-build-vs-hardware", "torch build and the GPUs present", env=("NVIDIA_VISIBLE_DEVICES",))
+@check(
+    "torch-build-vs-hardware",
+    "torch build and the GPUs present",
+    requires=(needs("nvidia"),),
+    env=("NVIDIA_VISIBLE_DEVICES",),
+)
 def torch_build_vs_hardware(
     python: PythonFacts,
     torch: Distribution,
-    nvidia: NvidiaFacts,
+    driver: str | None,
     gpus: tuple[Gpu, ...],
     env: Mapping[str, str],
     matrix: Matrix,
@@ -55,7 +60,7 @@ def torch_build_vs_hardware(
     container: str | None,
 ) -> Iterator[Outcome]:
     """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused."""
-    cuda, driver = declared_cuda(torch), nvidia.driver_version
+    cuda = declared_cuda(torch)
     gpu = bool(gpus) or bool(driver)
     evidence: dict[str, Any] = {
         "torch": torch.version,
@@ -181,7 +186,7 @@ BINARY_COMPAT = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.htm
     requires=(needs("python"), needs("torch"), needs("nvidia")),
 )
 def gpu_arch_unsupported(
-    torch: Distribution, nvidia: NvidiaFacts, gpus: tuple[Gpu, ...], matrix: Matrix
+    torch: Distribution, driver: str | None, gpus: tuple[Gpu, ...], matrix: Matrix
 ) -> Iterator[Outcome]:
     """A GPU newer or older than every architecture in the build fails with 'no kernel image is available'."""
     cuda = declared_cuda(torch)
@@ -223,7 +228,6 @@ def gpu_arch_unsupported(
         )
         return
     caps = {str(g.compute_capability) for g in unsupported}
-    driver = nvidia.driver_version
     # builds whose kernels cover the GPUs and whose CUDA the installed driver runs, oldest first
     fitting = [
         r

@@ -91,9 +91,9 @@ def _host_part(part: str) -> Callable[[Facts], object]:
     return read
 
 
-def _driver_version(facts: Facts) -> str | None:
+def _driver(facts: Facts) -> str | None:
     nvidia = facts.system.nvidia if facts.system is not None else None
-    return (nvidia.driver_version or None) if nvidia is not None else None
+    return nvidia.driver_version if nvidia is not None else None
 
 
 def _resource(field: str) -> Callable[[Facts], object]:
@@ -273,11 +273,18 @@ INPUTS: dict[str, Input] = {
         Input(
             "driver_version",
             str,
-            "the NVIDIA driver's version",
-            _driver_version,
+            "the NVIDIA driver's version (the check is skipped where no driver answered)",
+            lambda f: _driver(f) or None,
             (present("system.nvidia"), "system.nvidia.driver_version"),
             "no NVIDIA driver was found on this machine",
             "driver",
+        ),
+        Input(
+            "driver",
+            str | None,
+            "the NVIDIA driver's version as the host probe read it, None where none answered",
+            _driver,
+            (present("system.nvidia"), "system.nvidia.driver_version"),
         ),
         _dist("torch"),
         _dist("torch_xla"),
