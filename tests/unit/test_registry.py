@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import FACTS_DIR, load_json
 
+from xladoctor.diagnosis.describe import check_inputs
 from xladoctor.diagnosis.inputs import INPUTS, needs
 from xladoctor.diagnosis.pipeline import run_diagnosis
 from xladoctor.diagnosis.registry import all_checks, area, make_check, run_check
@@ -237,3 +238,24 @@ def test_strict_turns_warnings_into_failure() -> None:
     assert report.summary["fail"] == 0 and report.summary["warn"] == 1
     assert exit_code(report) is ExitCode.OK
     assert exit_code(report, strict=True) is ExitCode.FAILED
+
+
+def test_the_docs_read_each_check_s_inputs_from_the_registry() -> None:
+    [pjrt] = select_checks(only=["pjrt-device"])
+    docs = check_inputs(pjrt)
+    assert [(d.name, d.type_name) for d in docs] == [
+        ("torch_xla", "Distribution"),
+        ("env", "Mapping[str, str]"),
+        ("libtpu", "Distribution | None"),
+        ("gpus", "tuple[Gpu, ...]"),
+        ("distributions", "Distributions"),
+        ("devices", "tuple[str, ...]"),
+        ("torch", "Distribution | None"),
+    ]
+    env = next(d for d in docs if d.name == "env")
+    assert env.variables == pjrt.env and "PJRT_DEVICE" in env.variables
+    assert all(d.description == INPUTS[d.name].description for d in docs)
+    assert [p.reason for p in pjrt.requires] == [
+        "the target interpreter could not be probed",
+        "torch_xla is not installed",
+    ]
