@@ -65,7 +65,7 @@ class Check:
 _REGISTRY: dict[str, Check] = {}
 
 
-def _allows_none(hint: Any) -> bool:
+def _allows_none(hint: object) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint)
 
 
@@ -80,6 +80,8 @@ def _typed(id: str, name: str, hint: object) -> None:
 
 
 def _declared_env(id: str, names: list[str], env: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(env, str):
+        raise TypeError(f"check {id}: env= takes a tuple of variable names, not the string {env!r}")
     if "env" in names and not env:
         raise TypeError(f"check {id}: it takes env, so it names the variables it reads: @check(..., env=(...))")
     if env and "env" not in names:
