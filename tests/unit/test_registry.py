@@ -96,6 +96,8 @@ def test_a_check_reads_only_the_variables_it_declares() -> None:
     )
     with pytest.raises(TypeError, match="it takes env, so it names the variables it reads"):
         make_check("no-env", "test", "No env", reads)
+    with pytest.raises(TypeError, match="env= takes a tuple of variable names, not the string 'PATH'"):
+        make_check("no-env", "test", "No env", reads, env="PATH")
     with pytest.raises(TypeError, match="it declares env=\\(...\\) but takes no env parameter"):
         make_check("no-env", "test", "No env", _needs_jax, env=("PJRT_DEVICE",))
 
