@@ -16,13 +16,13 @@ they don't produce errs calling the metadata server"); that preset is reported, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from math import prod
 from typing import Any
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
-from xladoctor.facts.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
+from xladoctor.facts.platform import count_tpu_chips  # one definition of a TPU chip in /dev, shared with the platform
 from xladoctor.findings import Outcome, Status
 from xladoctor.remedy.fix import unset
 
@@ -66,11 +66,15 @@ def _bounds_size(value: str) -> int | None:
     return prod(dims) if dims else None
 
 
-@check("tpu-topology-env", "Per-process TPU topology variables")
-def tpu_topology_env(facts: Facts, python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
-    env = facts.env
+@check(
+    "tpu-topology-env",
+    "Per-process TPU topology variables",
+    requires=(needs("python"), needs("torch_xla")),
+    env=(*PER_PROCESS, *HOST_DESCRIPTION),
+)
+def tpu_topology_env(env: Mapping[str, str], devices: tuple[str, ...]) -> Iterator[Outcome]:
     preset = {v: env[v] for v in PER_PROCESS if env.get(v, "").strip() and (v, env[v]) not in PLATFORM_PRESETS}
-    chips = tpu_chips(facts)
+    chips = count_tpu_chips(devices)
     evidence: dict[str, Any] = {
         "per_process": preset,
         "platform_presets": {v: env[v] for v in PER_PROCESS if (v, env.get(v)) in PLATFORM_PRESETS},

@@ -19,7 +19,7 @@ from xladoctor.diagnosis.selection import select_checks, split_names
 from xladoctor.errors import UsageError, unknown_names
 from xladoctor.facts.health import HealthRequest
 from xladoctor.facts.model import Facts
-from xladoctor.facts.platform import detect_platform
+from xladoctor.facts.platform import PLATFORM_READS, detect_platform
 from xladoctor.findings import Finding, Status
 from xladoctor.matrix import Matrix, load_matrix
 from xladoctor.options import DEFAULT_TIMEOUT_S
@@ -185,6 +185,13 @@ def run_diagnosis(
     smoke_results = with_remediation(smoke, facts)
     findings.extend(smoke_findings(smoke_results))
     return Report(facts, tuple(findings), plan_for(findings, facts, table, kernel_python), smoke_results)
+
+
+# What the steps around the checks read of the facts (paths into Facts, xladoctor/facts/paths.py), held to the code
+# by tests/unit/test_reads.py: check_findings renders each fix for the target's interpreter and installer (and keeps
+# the installed builds' labels), plan_for also works out the platform.
+RENDER_READS = ("python", "target.requested", "distributions")
+PLAN_READS = (*RENDER_READS, *PLATFORM_READS)
 
 
 def check_findings(item: Check, facts: Facts, matrix: Matrix) -> list[Finding]:
