@@ -31,7 +31,6 @@ check = area("xla-config")
 TPU_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/tpu.py"
 PJRT_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/pjrt.py"
 PJRT_DOC = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/_pjrt.md"
-KAGGLE_TPU_IMAGE = "https://github.com/Kaggle/docker-python/blob/main/tpu/Dockerfile"
 # Set per spawned process by torch_xla, with os.environ.setdefault (tpu.py configure_topology, pjrt.py).
 PER_PROCESS = (
     "TPU_VISIBLE_CHIPS",

@@ -30,8 +30,6 @@ from xladoctor.remedy.fix import Fix, SetEnv, Shell, export, install, reinstall_
 
 check = area("triton")
 
-WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
-
 
 def _installed_triton(facts: Facts) -> Distribution | None:
     for name in COMPONENTS["triton"]:

@@ -64,10 +64,6 @@ class Plan:
     nproc_rule: str | None = None  # --nproc-per-node cpu | gpu | auto: counted on each node, as torchrun counts
 
     @property
-    def multi_node(self) -> bool:
-        return self.nnodes > 1
-
-    @property
     def roll_port(self) -> int:
         return self.roll_call_port or self.master_port
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from xladoctor.findings import Status
 from xladoctor.matrix.signatures import find_signature
@@ -103,7 +102,6 @@ def results_from_run(
     run: ScriptRun,
     timeout_s: float,
     context: Mapping[str, str],
-    ok_record: Any = None,
 ) -> list[SmokeResult]:
     """One result per device the script reported, plus one for a crash that cut it short."""
     results: list[SmokeResult] = []

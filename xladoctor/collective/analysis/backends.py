@@ -4,10 +4,10 @@ node's launcher ended."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from xladoctor.collective.analysis.common import finding, first_line, listing, rank_names, who
+from xladoctor.collective.analysis.common import finding, first_line, listing, who
 from xladoctor.collective.availability import XLA_CPU_NOTE
 from xladoctor.collective.observed import Observed
 from xladoctor.findings import Finding, Status
@@ -358,10 +358,6 @@ def launch(observed: Observed) -> Finding:
             evidence,
         )
     return finding(LAUNCH, Status.OK, "Every launcher ended cleanly", evidence=evidence)
-
-
-def rank_listing(observed: Observed, ranks: Sequence[int]) -> str:
-    return listing(rank_names(observed.records, ranks))
 
 
 def _formed(observed: Observed) -> bool:
