@@ -13,6 +13,8 @@ from packaging.utils import canonicalize_name
 
 from xladoctor.facts.installer import Installer, detect_installer
 from xladoctor.facts.model import Facts
+from xladoctor.matrix import load_matrix
+from xladoctor.remedy.builds import flavoured_steps
 from xladoctor.remedy.fix import (
     Fix,
     Install,
@@ -154,9 +156,6 @@ def render_step(step: Step, target: Target) -> str:
 
 def render_fix(fix: Fix, facts: Facts | None) -> tuple[str, ...]:
     """Shell commands for one fix, in order, for the installer `facts` shows (pip with `python` without facts)."""
-    from xladoctor.matrix import load_matrix
-    from xladoctor.remedy.builds import flavoured_steps
-
     target = Target(facts)
     steps = flavoured_steps(fix.steps, facts, load_matrix())
     return tuple(render_step(step, target) for step in for_target(steps, target))
