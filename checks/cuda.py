@@ -20,9 +20,9 @@ from xladoctor.facts.builds import CudaRuntime, cuda_runtime_list, cuda_runtimes
 from xladoctor.facts.model import Facts
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, system_install
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.driver import DriverNeed, driver_need
-from xladoctor.remedy.fix import Fix, system_install
 
 check = area("cuda")
 

@@ -26,7 +26,7 @@ from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.platform import tpu_chips
 from xladoctor.facts.system import Gpu
 from xladoctor.findings import Alternative, Outcome, Skip, Status
-from xladoctor.remedy.fix import export, install, uninstall
+from xladoctor.fix import export, install, uninstall
 
 check = area("xla-config")
 

@@ -24,7 +24,7 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import unset
+from xladoctor.fix import unset
 
 check = area("xla-config")
 

@@ -25,8 +25,8 @@ from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import Gpu, LibraryFacts
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 
 check = area("triton")
 

@@ -18,12 +18,12 @@ from xladoctor.diagnosis.selection import select_checks
 from xladoctor.explain.engine import explain_stream
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Alternative, Finding, Status
+from xladoctor.fix import Fix
 from xladoctor.fleet.compare import compare_fleet
 from xladoctor.fleet.skew import Worker
 from xladoctor.profile.analysis import build_report
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.records import read_records
-from xladoctor.remedy.fix import Fix
 from xladoctor.remedy.plan import Plan
 from xladoctor.reporters.pages.check import render_check_html
 from xladoctor.reporters.pages.compare import render_compare_html

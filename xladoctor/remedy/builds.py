@@ -19,8 +19,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from xladoctor.facts.model import Facts
+from xladoctor.fix import Install, Step
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Install, Step
 from xladoctor.remedy.pins import Pins
 
 # The distributions PyTorch builds per label on its index (torch, and the domain libraries released beside it).

@@ -18,9 +18,9 @@ from packaging.version import InvalidVersion, Version
 from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform
 from xladoctor.facts.versions import series_of
+from xladoctor.fix import Step, SystemInstall
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.wheels import torch_xla_wheel_missing
-from xladoctor.remedy.fix import Step, SystemInstall
 from xladoctor.remedy.pins import Pins
 from xladoctor.remedy.render import Target, render_step
 

@@ -16,9 +16,9 @@ from xladoctor.facts.installer import Installer
 from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform, detect_platform
 from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.fix import Install, Step, Uninstall
 from xladoctor.matrix import Matrix, load_matrix
 from xladoctor.remedy import builds, hosted, notebook
-from xladoctor.remedy.fix import Install, Step, Uninstall
 from xladoctor.remedy.pins import Pin
 from xladoctor.remedy.render import Target, for_target, package_key, render_step
 

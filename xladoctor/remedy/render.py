@@ -13,9 +13,7 @@ from packaging.utils import canonicalize_name
 
 from xladoctor.facts.installer import Installer, detect_installer
 from xladoctor.facts.model import Facts
-from xladoctor.matrix import load_matrix
-from xladoctor.remedy.builds import flavoured_steps
-from xladoctor.remedy.fix import (
+from xladoctor.fix import (
     Fix,
     Install,
     PrependPath,
@@ -27,6 +25,8 @@ from xladoctor.remedy.fix import (
     Uninstall,
     UnsetEnv,
 )
+from xladoctor.matrix import load_matrix
+from xladoctor.remedy.builds import flavoured_steps
 
 # conda-forge names of the distributions whose PyPI name differs (conda-forge feedstocks
 # https://github.com/conda-forge/pytorch-cpu-feedstock builds the `pytorch` package).

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable, Mapping
 
 from xladoctor.findings import Status
+from xladoctor.fix import Fix
 from xladoctor.matrix.signatures import find_signature
 from xladoctor.proc import CommandResult
-from xladoctor.remedy.fix import Fix
 from xladoctor.smoke.child import ScriptRun
 from xladoctor.smoke.model import SmokeResult
 
