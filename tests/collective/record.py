@@ -23,7 +23,8 @@ sys.path.insert(0, str(HERE.parent))  # tests/envs.py
 from envs import ensure_env, python_of  # noqa: E402
 
 from xladoctor.collective.observed import observed_to_json  # noqa: E402
-from xladoctor.collective.plan import Options, make_plan  # noqa: E402
+from xladoctor.collective.plan import Options  # noqa: E402
+from xladoctor.collective.planning import make_plan  # noqa: E402
 from xladoctor.collective.run import run_collective  # noqa: E402
 
 

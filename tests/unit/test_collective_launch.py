@@ -50,7 +50,8 @@ def test_node_0_numbers_every_nodes_jax_processes_in_order() -> None:
 
 def test_jax_runs_one_process_per_tpu_host_and_per_rank_elsewhere() -> None:
     from xladoctor.collective.jaxrun import processes
-    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.plan import Options
+    from xladoctor.collective.planning import make_plan
 
     node = make_plan(Options(nnodes="2", node_rank=1, master_addr="a"), {})
     assert (processes(node, 4, tpu=True), processes(node, 4, tpu=False)) == (1, 4)

@@ -14,10 +14,10 @@ from xladoctor.collective.plan import (
     ElasticRange,
     Options,
     PlanError,
-    make_plan,
     slurm_first_host,
     split_endpoint,
 )
+from xladoctor.collective.planning import make_plan
 from xladoctor.collective.preflight import matching_interfaces
 from xladoctor.errors import UsageError
 from xladoctor.facts import Facts, load_facts

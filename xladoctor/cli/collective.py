@@ -70,7 +70,8 @@ def collective(
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
     from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.plan import Options
+    from xladoctor.collective.planning import make_plan
     from xladoctor.collective.run import run_collective
 
     chosen = text_or_json(output_format, as_json, "collective", html=True)

@@ -63,7 +63,8 @@ def _collective(
     from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
     from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import ElasticRange, Options, make_plan
+    from xladoctor.collective.plan import ElasticRange, Options
+    from xladoctor.collective.planning import make_plan
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
     from xladoctor.reporters.collective_report import headline

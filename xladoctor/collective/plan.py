@@ -1,11 +1,11 @@
-"""Who this process is in the job: torchrun's launch flags, or the variables a launcher set (torchrun, srun, a
-Kubeflow PyTorchJob or TrainJob, a GKE TPU slice). Pure: reads the options and a copy of the environment."""
+"""Who this process is in the job (Plan), what the command line gave (Options), and how their values are read (a
+port, a node count, an endpoint, a Slurm node list) as torchrun and the launchers read them. Pure. Which plan
+describes a process (its flags, a launcher's variables or this host alone) is planning.py's."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from xladoctor.errors import UsageError
 
@@ -133,20 +133,6 @@ def slurm_first_host(nodelist: str) -> str:
     return nodelist[:cut] + rest[:end]
 
 
-def _backends(names: tuple[str, ...]) -> tuple[str, ...]:
-    chosen: list[str] = []
-    for name in names:
-        for part in name.split(","):
-            part = part.strip().lower()
-            if not part:
-                continue
-            if part not in BACKENDS:
-                raise PlanError(f"unknown backend {part!r}; valid: {', '.join(BACKENDS)}")
-            if part not in chosen:
-                chosen.append(part)
-    return tuple(chosen)
-
-
 def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -> tuple[int, str]:
     """The port the check uses. By hand: --master-port, else XLADOCTOR_COLLECTIVE_PORT, else the job's (`port`, read
     from `source`). In the gate, every port given is the job's own: XLADOCTOR_COLLECTIVE_PORT, else the job's + 1."""
@@ -160,42 +146,6 @@ def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -
         shifted = port + GATE_PORT_OFFSET if port < 65535 else port - GATE_PORT_OFFSET
         return shifted, f"{source} + {GATE_PORT_OFFSET} (the gate keeps off the job's own port)"
     return port, source
-
-
-def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
-    nnodes = node_count(options.nnodes, "--nnodes") if options.nnodes is not None else 1
-    if options.rdzv_endpoint and (options.master_addr or options.master_port is not None):
-        raise PlanError("give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both")
-    if options.rdzv_endpoint:
-        host, port = split_endpoint(options.rdzv_endpoint, "--rdzv-endpoint")
-        options = replace(options, master_port=port if port is not None else DEFAULT_PORT)
-        node_rank = options.node_rank
-    else:
-        host = options.master_addr or "127.0.0.1"
-        node_rank = options.node_rank if options.node_rank is not None else (0 if nnodes == 1 else None)
-        if nnodes > 1 and node_rank is None:
-            raise PlanError("--nnodes > 1 needs --node-rank R on each node (or --rdzv-endpoint HOST:PORT)")
-        if nnodes > 1 and not options.master_addr:
-            raise PlanError("--nnodes > 1 needs --master-addr (the address of node 0) or --rdzv-endpoint")
-    if node_rank is not None and node_rank >= nnodes:
-        raise PlanError(f"--node-rank {node_rank} is not below --nnodes {nnodes}")
-    if options.master_port is not None or env.get(PORT_VARIABLE) or nnodes > 1:
-        port, port_source = job_port(options, env, DEFAULT_PORT, "torchrun's default 29500")
-    else:
-        port, port_source = 0, "a free port of this host"
-    return Plan(
-        "node" if nnodes > 1 else "local",
-        "flags",
-        nnodes,
-        node_rank,
-        nproc_count(options.nproc_per_node),
-        host,
-        port,
-        port_source,
-        backends=backends,
-        nproc_rule=nproc_rule(options.nproc_per_node),
-        timeout_s=options.timeout_s,
-    )
 
 
 # torch/distributed/run.py (v2.9.0) determine_local_world_size: a number, or cpu (os.cpu_count()), gpu
@@ -214,45 +164,6 @@ def nproc_rule(value: str | None) -> str | None:
     return value.strip() if value is not None and value.strip() in NPROC_RULES else None
 
 
-def _flags_given(options: Options) -> bool:
-    return any(
-        v is not None
-        for v in (options.nnodes, options.node_rank, options.master_addr, options.master_port, options.rdzv_endpoint)
-    )
-
-
-def make_plan(options: Options, env: Mapping[str, str]) -> Plan:
-    """The plan from the flags, else from the first launcher whose variables are all present, else this host."""
-    from xladoctor.collective.launchers import from_environment
-
-    backends = _backends(options.backends)
-    if not math.isfinite(options.timeout_s) or options.timeout_s <= 0:
-        raise PlanError(f"--timeout {options.timeout_s} must be a positive number of seconds")
-    if _flags_given(options):
-        return _from_flags(options, env, backends)
-    found = from_environment(options, env, backends)
-    if found is not None:
-        return found
-    return Plan(
-        "local",
-        "default",
-        1,
-        0,
-        nproc_count(options.nproc_per_node),
-        "127.0.0.1",
-        *_local_port(options, env),
-        backends=backends,
-        nproc_rule=nproc_rule(options.nproc_per_node),
-        timeout_s=options.timeout_s,
-    )
-
-
-def _local_port(options: Options, env: Mapping[str, str]) -> tuple[int, str]:
-    if env.get(PORT_VARIABLE):
-        return tcp_port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
-    return 0, "a free port of this host"
-
-
 __all__ = [
     "BACKENDS",
     "DEFAULT_PORT",
@@ -264,7 +175,6 @@ __all__ = [
     "Plan",
     "PlanError",
     "job_port",
-    "make_plan",
     "node_count",
     "nproc_count",
     "nproc_rule",
