@@ -27,6 +27,7 @@ from xladoctor.proc import CommandResult, kill_and_reap, run_command
 
 WORKER = "_xladoctor_collective_worker.py"
 JAX_WORKER = "_xladoctor_collective_jax.py"
+COMMON = "_xladoctor_collective_common.py"  # what both workers import from beside them
 # torchrun reads PET_<FLAG> as the default of every flag (torch/distributed/argparse_util.py): a Kubeflow pod's
 # PET_RDZV_ENDPOINT would replace the --master-addr we pass (run.py get_rdzv_endpoint), so none reaches our torchrun.
 _DROPPED_PREFIXES = ("PET_",)
@@ -47,10 +48,11 @@ class Launch:
 
 
 def install_worker(folder: Path, name: str = WORKER) -> Path:
-    target = folder / name
-    text = resources.files("xladoctor.collective.scripts").joinpath(name).read_text("utf-8")
-    target.write_text(text, encoding="utf-8")
-    return target
+    """Copy a worker, and the module it imports, into `folder`; the worker's path."""
+    scripts = resources.files("xladoctor.collective.scripts")
+    for each in (name, COMMON):
+        (folder / each).write_text(scripts.joinpath(each).read_text("utf-8"), encoding="utf-8")
+    return folder / name
 
 
 def free_port() -> int:
