@@ -45,7 +45,7 @@ def test_a_worker_in_a_session_of_its_own_does_not_outlive_the_deadline(tmp_path
 def test_node_0_numbers_every_nodes_jax_processes_in_order() -> None:
     from xladoctor.collective.jaxrun import numbering
 
-    assert numbering({1: 2, 0: 1, 2: 0, 3: 4}) == {"total": 7, "first": {"0": 0, "1": 1, "2": 3, "3": 3}}
+    assert numbering({1: 2, 0: 1, 2: 0, 3: 4}).to_json() == {"total": 7, "first": {"0": 0, "1": 1, "2": 3, "3": 3}}
 
 
 def test_jax_runs_one_process_per_tpu_host_and_per_rank_elsewhere() -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from xladoctor.collective.messages.read import Fields
 from xladoctor.errors import UsageError
 
 BACKENDS = ("gloo", "nccl", "xla", "jax")
@@ -77,6 +79,97 @@ class Plan:
     @property
     def unit(self) -> int | None:
         return self.rank if self.mode in ("rank", "agent") else self.node_rank
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """The plan as this process ran it: what the report and a fixture keep (the processes per node counted, the unit
+    the roll call gave)."""
+
+    mode: str
+    source: str
+    nnodes: int
+    node_rank: int | None
+    nproc_per_node: int | None
+    master_addr: str
+    master_port: int
+    roll_port: int | None
+    port_source: str
+    world_size: int | None
+    rank: int | None
+    local_rank: int | None
+    backends: tuple[str, ...]
+    timeout_s: float
+    units: int
+    unit: int | None
+    evidence: Mapping[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def of(plan: Plan, nproc_per_node: int | None, unit: int | None) -> PlanView:
+        return PlanView(
+            plan.mode,
+            plan.source,
+            plan.nnodes,
+            plan.node_rank,
+            nproc_per_node,
+            plan.master_addr,
+            plan.master_port,
+            plan.roll_port,
+            plan.port_source,
+            plan.world_size,
+            plan.rank,
+            plan.local_rank,
+            plan.backends,
+            plan.timeout_s,
+            plan.units,
+            unit,
+            plan.evidence,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "source": self.source,
+            "nnodes": self.nnodes,
+            "node_rank": self.node_rank,
+            "nproc_per_node": self.nproc_per_node,
+            "master_addr": self.master_addr,
+            "master_port": self.master_port,
+            "roll_port": self.roll_port,
+            "port_source": self.port_source,
+            "world_size": self.world_size,
+            "rank": self.rank,
+            "local_rank": self.local_rank,
+            "backends": list(self.backends),
+            "timeout_s": self.timeout_s,
+            "units": self.units,
+            "unit": self.unit,
+            "evidence": dict(self.evidence),
+        }
+
+    @staticmethod
+    def parse(value: object) -> PlanView:
+        """A fixture's plan."""
+        found = Fields(value)
+        return PlanView(
+            found.text("mode") or "local",
+            found.text("source") or "default",
+            found.integer("nnodes") or 1,
+            found.integer("node_rank"),
+            found.integer("nproc_per_node"),
+            found.text("master_addr") or "",
+            found.integer("master_port") or 0,
+            found.integer("roll_port"),
+            found.text("port_source") or "",
+            found.integer("world_size"),
+            found.integer("rank"),
+            found.integer("local_rank"),
+            found.texts("backends"),
+            found.number("timeout_s") or 0.0,
+            found.integer("units") or 1,
+            found.integer("unit"),
+            found.text_map("evidence"),
+        )
 
 
 def whole_number(value: str | None, what: str, low: int = 0) -> int:
@@ -174,6 +267,7 @@ __all__ = [
     "Options",
     "Plan",
     "PlanError",
+    "PlanView",
     "job_port",
     "node_count",
     "nproc_count",
