@@ -25,7 +25,7 @@ from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import CacheDir, CompileCacheFacts, is_network
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, export, shell
+from xladoctor.fix import Fix, export, shell
 
 check = area("compile")
 

@@ -23,7 +23,7 @@ from xladoctor.facts.model import Distribution
 from xladoctor.facts.prerequisites import any_installed, env_present
 from xladoctor.facts.system import Gpu
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, export, unset
+from xladoctor.fix import Fix, export, unset
 
 check = area("compile")
 

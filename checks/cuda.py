@@ -19,9 +19,9 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.builds import CUDA_RUNTIME_READS, CudaRuntime, cuda_runtime_list, series_by_owner
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, system_install
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.driver import DriverNeed, driver_need
-from xladoctor.remedy.fix import Fix, system_install
 
 check = area("cuda")
 

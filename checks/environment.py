@@ -13,7 +13,7 @@ from xladoctor.facts.installer import Installer
 from xladoctor.facts.model import Distributions, PythonFacts, TargetFacts
 from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, shell
+from xladoctor.fix import Fix, shell
 
 check = area("environment")
 

@@ -16,7 +16,7 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import PythonFacts
 from xladoctor.facts.system import FabricFacts, Gpu, GpuFabric
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, shell, system_install
+from xladoctor.fix import Fix, shell, system_install
 
 check = area("gpu")
 

@@ -14,9 +14,9 @@ from xladoctor.facts.requirements import applicable_requirements
 from xladoctor.facts.system import Gpu, NvidiaFacts
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Alternative, Outcome, Skip, Status
+from xladoctor.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on, tegra_capabilities
-from xladoctor.remedy.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.remedy.render import PYTORCH_INDEX
 
 check = area("gpu")

@@ -17,7 +17,7 @@ from typing import Any
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.health import GpuHealth, GpuHealthFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, shell
+from xladoctor.fix import Fix, shell
 
 check = area("gpu-health")
 

@@ -14,8 +14,8 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.health import GpuHealth, GpuHealthFacts, KernelLog, XidEvent
 from xladoctor.facts.system import NvidiaFacts
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import shell
 from xladoctor.matrix.xid import XID_CATALOG, xid_codes
-from xladoctor.remedy.fix import shell
 
 check = area("gpu-node")
 

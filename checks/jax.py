@@ -19,7 +19,7 @@ from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import install
+from xladoctor.fix import install
 
 check = area("jax")
 

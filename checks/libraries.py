@@ -11,7 +11,7 @@ from xladoctor.facts.builds import CudaRuntime, declared_cuda, series_by_owner
 from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.system import LibraryFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import export, system_install, unset
+from xladoctor.fix import export, system_install, unset
 
 check = area("libraries")
 LD_SO = "https://man7.org/linux/man-pages/man8/ld.so.8.html"

@@ -21,8 +21,8 @@ from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.prerequisites import installed
 from xladoctor.facts.requirements import applicable_requirements
 from xladoctor.findings import Alternative, Outcome, Skip, Status
+from xladoctor.fix import install
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import install
 
 check = area("packages")
 

@@ -18,7 +18,7 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.nvidia_wheels import NCCL, Conflict, Need, Wheels, bounds_first, cuda_family
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, install, reinstall_exactly, shell, uninstall
+from xladoctor.fix import Fix, install, reinstall_exactly, shell, uninstall
 
 check = area("libraries")
 

@@ -18,8 +18,8 @@ from xladoctor.facts.requirements import applicable_requirements, requirement_on
 from xladoctor.facts.stack import COMPONENTS, ML_DISTRIBUTIONS
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import Fix, install, reinstall_exactly, remove_path, shell, uninstall
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, install, reinstall_exactly, remove_path, shell, uninstall
 
 check = area("packages")
 

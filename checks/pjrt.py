@@ -27,7 +27,7 @@ from xladoctor.facts.model import Distribution, Distributions
 from xladoctor.facts.platform import count_tpu_chips
 from xladoctor.facts.system import Gpu
 from xladoctor.findings import Alternative, Outcome, Skip, Status
-from xladoctor.remedy.fix import export, install, uninstall
+from xladoctor.fix import export, install, uninstall
 
 check = area("xla-config")
 

@@ -13,8 +13,8 @@ from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import reinstall_exactly
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import reinstall_exactly
 
 check = area("python")
 

@@ -13,7 +13,7 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.system import ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, RemovePath, export, shell, unset
+from xladoctor.fix import Fix, RemovePath, export, shell, unset
 
 check = area("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a

@@ -21,7 +21,7 @@ from xladoctor.facts.requirements import applicable_requirements, satisfies
 from xladoctor.facts.system import Gpu, LibraryFacts
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import install, uninstall
+from xladoctor.fix import install, uninstall
 
 check = area("tensorflow")
 TF_PIP = "https://www.tensorflow.org/install/pip"

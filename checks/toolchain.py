@@ -14,7 +14,7 @@ from xladoctor.facts.prerequisites import any_installed
 from xladoctor.facts.system import CudaToolkit, Gpu, Tool, find_tool
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Alternative, Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, export, install, prepend_path, system_install, unset
+from xladoctor.fix import Fix, export, install, prepend_path, system_install, unset
 
 check = area("toolchain")
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"

@@ -16,9 +16,9 @@ from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import dependents_broken_by
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import install
 from xladoctor.matrix import Matrix, Relation
 from xladoctor.matrix.wheels import torch_xla_source, wheel_missing_for
-from xladoctor.remedy.fix import install
 
 check = area("torch-xla")
 

@@ -30,7 +30,7 @@ from xladoctor.facts.requirements import applicable_requirements, requirement_on
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import TpuFacts, TpuHolder
 from xladoctor.findings import Alternative, Outcome, Status
-from xladoctor.remedy.fix import Fix, install, shell, uninstall
+from xladoctor.fix import Fix, install, shell, uninstall
 
 check = area("tpu")
 

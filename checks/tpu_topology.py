@@ -24,14 +24,13 @@ from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.platform import count_tpu_chips  # one definition of a TPU chip in /dev, shared with the platform
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import unset
+from xladoctor.fix import unset
 
 check = area("xla-config")
 
 TPU_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/tpu.py"
 PJRT_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/pjrt.py"
 PJRT_DOC = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/_pjrt.md"
-KAGGLE_TPU_IMAGE = "https://github.com/Kaggle/docker-python/blob/main/tpu/Dockerfile"
 # Set per spawned process by torch_xla, with os.environ.setdefault (tpu.py configure_topology, pjrt.py).
 PER_PROCESS = (
     "TPU_VISIBLE_CHIPS",

@@ -26,12 +26,10 @@ from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import CompileCacheFacts, CudaToolkit, Gpu, LibraryFacts, Tool
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 
 check = area("triton")
-
-WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
 
 
 def _installed_triton(distributions: Distributions) -> Distribution | None:

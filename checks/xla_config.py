@@ -18,7 +18,7 @@ from xladoctor.facts.model import Distribution, Distributions
 from xladoctor.facts.prerequisites import Prerequisite, env_set
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, set_or_unset, unset
+from xladoctor.fix import Fix, set_or_unset, unset
 
 check = area("xla-config")
 

@@ -34,6 +34,17 @@ _SCRATCH: set[str] = set()  # temporary folders in use, removed even by a second
 INTERRUPTED = threading.Event()  # set by the CLI's signal handlers: every wait ends, every child is stopped
 
 
+def signal_name(returncode: int | None) -> str | None:
+    """The signal a child died of, as subprocess reports it (a negative return code): SIGSEGV, SIGABRT, ...;
+    `signal 77` for a number this platform does not name; None when it exited (or never started)."""
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
 @dataclass(frozen=True)
 class CommandResult:
     """The outcome of one child process; `returncode` is None when it could not start."""
@@ -50,12 +61,7 @@ class CommandResult:
     @property
     def signal_name(self) -> str | None:
         """SIGSEGV, SIGABRT, ... when the child died of a signal."""
-        if self.returncode is None or self.returncode >= 0:
-            return None
-        try:
-            return signal.Signals(-self.returncode).name
-        except ValueError:
-            return f"signal {-self.returncode}"
+        return signal_name(self.returncode)
 
     @property
     def ok(self) -> bool:

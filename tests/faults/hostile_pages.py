@@ -18,12 +18,12 @@ from xladoctor.diagnosis.selection import select_checks
 from xladoctor.explain.engine import explain_stream
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Alternative, Finding, Status
+from xladoctor.fix import Fix
 from xladoctor.fleet.compare import compare_fleet
 from xladoctor.fleet.skew import Worker
 from xladoctor.profile.analysis import build_report
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.records import read_records
-from xladoctor.remedy.fix import Fix
 from xladoctor.remedy.plan import Plan
 from xladoctor.reporters.pages.check import render_check_html
 from xladoctor.reporters.pages.compare import render_compare_html
@@ -36,7 +36,7 @@ from xladoctor.smoke.model import SmokeResult
 MARKUP = (
     '</script><script>window.__xd_pwned=1</script><img src=x onerror="window.__xd_pwned=2">'
     '<svg onload="window.__xd_pwned=3"></svg><a href="javascript:window.__xd_pwned=4">x</a>'
-    "\"'><iframe src=\"https://example.invalid/\"></iframe></style><style>body{display:none}</style><!--"
+    '"\'><iframe src="https://example.invalid/"></iframe></style><style>body{display:none}</style><!--'
 )
 CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31m\x00\x08\r\u202eevil\u202c\u2066x\u2069"
 HOSTILE = f"{MARKUP} {CONTROLS} {' '.join(in_context())}"

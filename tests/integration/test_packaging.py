@@ -45,6 +45,7 @@ def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
     # the collective's workers are copied out of the installed package into every rank
     assert "xladoctor/collective/scripts/_xladoctor_collective_worker.py" in names
     assert "xladoctor/collective/scripts/_xladoctor_collective_jax.py" in names
+    assert "xladoctor/collective/scripts/_xladoctor_collective_common.py" in names
     assert "xladoctor/collective/analysis/fleet.py" in names
     assert "xladoctor/reporters/schemas/collective.schema.json" in names
     assert not [n for n in names if n.startswith(("checks/", "compat_matrix/", "tests/"))]

@@ -62,8 +62,10 @@ def _collective(
     from xladoctor.cli.collective import emit
     from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
     from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
+    from xladoctor.collective.messages.outcome import Verdict
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import ElasticRange, Options, make_plan
+    from xladoctor.collective.plan import ElasticRange, Options
+    from xladoctor.collective.planning import make_plan
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
     from xladoctor.reporters.collective_report import headline
@@ -98,7 +100,7 @@ def _collective(
         else:
             print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
 
-    def judge(observed: Observed) -> dict[str, Any]:
+    def judge(observed: Observed) -> Verdict:
         report = analyze(observed)
         show(report)
         return verdict_of(report, strict)

@@ -21,7 +21,7 @@ from functools import cache
 from xladoctor.diagnosis.inputs import INPUTS, type_name
 from xladoctor.diagnosis.registry import Check
 
-# The Fix constructors of xladoctor/remedy/fix.py, as the command each stands for ("…" where a value is computed).
+# The Fix constructors of xladoctor/fix.py, as the command each stands for ("…" where a value is computed).
 _FIX_SHAPES = {
     "export": "export {0}=…",
     "unset": "unset {0}",

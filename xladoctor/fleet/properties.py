@@ -17,10 +17,10 @@ from xladoctor.facts.paths import env_path, present
 from xladoctor.facts.platform import DEVICES, tpu_chips
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
+from xladoctor.fix import Fix, export, install, uninstall, unset
 from xladoctor.fleet.environments import names_the_worker
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.wheels import is_torch_xla, torch_xla_wheel_missing
-from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
 
 
 class Unknown:

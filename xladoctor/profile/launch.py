@@ -91,12 +91,7 @@ class RunOutcome:
 
     @property
     def signal_name(self) -> str | None:
-        if self.returncode >= 0:
-            return None
-        try:
-            return signal.Signals(-self.returncode).name
-        except ValueError:
-            return f"signal {-self.returncode}"
+        return proc.signal_name(self.returncode)
 
     @property
     def exit_status(self) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,7 +236,3 @@ class ProfileReport:
     @property
     def partial(self) -> bool:
         return self.exit_status != 0 or self.interrupted or any(not p.exited for p in self.processes)
-
-
-def ranks_of(records: Sequence[ProcessRecord]) -> tuple[str, ...]:
-    return tuple(r.label for r in records)

@@ -41,15 +41,17 @@ SHARED_LIB_OWNERS = ("torch", "torch-xla", "triton", "tensorflow", "tf-", "jax",
 EXECUTABLE_OWNERS = ("ninja",)
 
 
-
 def _cut(text, limit, tail=False):
     """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
     if len(text) <= limit:
         return text
     part = text[-limit:] if tail else text[:limit]
-    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
-        part.rfind(" "), part.rfind("\n"))
-    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
+    edge = (
+        min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1)
+        if tail
+        else max(part.rfind(" "), part.rfind("\n"))
+    )
+    return ("..." + part[edge + 1 :] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
 
 
 def _is_dict_call(node):
