@@ -4,6 +4,10 @@ Every child runs in its own session (process group), its output goes to files ra
 that keeps a pipe open cannot make a finished child look hung), and only the tail of a huge output is read.
 A timeout, a cancel event or an interrupt stops the group in steps (terminate, wait, kill), the nox/virtualenv
 way; `stop_all` does it for every child still running, for the signal handlers of the CLI.
+
+Nothing here polls: a thread per child blocks in waitpid() and wakes the waiting caller through one condition,
+which a `StopEvent` (an interrupt, a cancel) also wakes. Polling with sleep cost each short child up to a whole
+sleep step after it had ended (the static diagnosis waited on its probe for ~50 ms more than the probe ran).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import IO, Any
 
 # How long a terminated group gets to exit before it is killed.
 _TERMINATE_GRACE_S = 1.0
-# How often a waiting thread looks at its cancel event: an interrupt stops every child within about this.
+# How often a wait looks at a cancel event that cannot wake it (a plain threading.Event, not a StopEvent).
 _POLL_S = 0.05
 # The end of a child's output that is kept: enough for tracebacks, faulthandler dumps and the JSON records of
 # a probe, bounded whatever the child prints (a framework that writes megabytes of logs).
@@ -31,7 +35,25 @@ MAX_OUTPUT_BYTES = 4 << 20
 _LIVE: dict[subprocess.Popen[bytes], str] = {}  # running child -> what it is ("smoke test compile")
 _LIVE_LOCK = threading.Lock()
 _SCRATCH: set[str] = set()  # temporary folders in use, removed even by a second Ctrl-C
-INTERRUPTED = threading.Event()  # set by the CLI's signal handlers: every wait ends, every child is stopped
+# Every wait on a child sleeps on this until something it cares about happens: its child ended (the reaper
+# thread), or a StopEvent was set. Reentrant: a signal handler may set INTERRUPTED while its thread holds it.
+_WAKE = threading.Condition(threading.RLock())
+
+
+def _wake_waiters() -> None:
+    with _WAKE:
+        _WAKE.notify_all()
+
+
+class StopEvent(threading.Event):
+    """An Event whose set() wakes every wait on a child at once (an interrupt, a cancel), with no polling."""
+
+    def set(self) -> None:
+        super().set()
+        _wake_waiters()
+
+
+INTERRUPTED = StopEvent()  # set by the CLI's signal handlers: every wait ends, every child is stopped
 
 
 @dataclass(frozen=True)
@@ -83,17 +105,44 @@ def _signal_group(pid: int, sig: signal.Signals) -> bool:
         return False
 
 
-def _stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate, wait, then kill the child's whole process group."""
+def _stop_group(proc: subprocess.Popen[bytes], exited: threading.Event) -> None:
+    """Terminate, wait, then kill the child's whole process group (`exited`: its reaper has collected it)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _signal_group(proc.pid, sig):
             return
-        try:
-            proc.wait(timeout=_TERMINATE_GRACE_S)
+        if exited.wait(_TERMINATE_GRACE_S):
             break
-        except subprocess.TimeoutExpired:
-            continue
     _signal_group(proc.pid, signal.SIGKILL)  # what the child left behind in its group
+
+
+def _start_reaper(proc: subprocess.Popen[bytes]) -> threading.Event:
+    """A thread blocked in waitpid() for this child: the returned event is set, and waiters woken, when it ends."""
+    exited = threading.Event()
+
+    def reap() -> None:
+        try:
+            proc.wait()
+        finally:
+            exited.set()
+            _wake_waiters()
+
+    threading.Thread(target=reap, name=f"xladoctor-reap-{proc.pid}", daemon=True).start()
+    return exited
+
+
+def _wait(exited: threading.Event, deadline: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+    """Sleep until the child exits, the deadline passes, or a cancel or interrupt: (timed_out, cancelled)."""
+    # a plain Event's set() wakes no one: look at it every _POLL_S (every caller in xladoctor passes a StopEvent)
+    slice_s = _POLL_S if cancel is not None and not isinstance(cancel, StopEvent) else None
+    with _WAKE:
+        while not exited.is_set():
+            if INTERRUPTED.is_set() or (cancel is not None and cancel.is_set()):
+                return False, True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True, False
+            _WAKE.wait(remaining if slice_s is None else min(remaining, slice_s))
+    return False, False
 
 
 def stop_all() -> list[str]:
@@ -168,21 +217,15 @@ def run_command(
             return CommandResult(args, None, "", "", time.monotonic() - started, start_error=str(exc))
         with _LIVE_LOCK:
             _LIVE[proc] = label or os.path.basename(args[0])
-        timed_out = cancelled = False
         try:
-            deadline = started + timeout_s
-            while proc.poll() is None:
-                if INTERRUPTED.is_set() or (cancel is not None and cancel.is_set()):
-                    cancelled = True
-                    break
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=min(_POLL_S, remaining))
+            exited = _start_reaper(proc)
+            try:
+                timed_out, cancelled = _wait(exited, started + timeout_s, cancel)
+            except BaseException:  # an interrupt raised in this thread (KeyboardInterrupt): the child goes too
+                _signal_group(proc.pid, signal.SIGKILL)
+                raise
             if timed_out or cancelled:
-                _stop_group(proc)
+                _stop_group(proc, exited)
             else:
                 _signal_group(proc.pid, signal.SIGKILL)  # grandchildren it left in its group
         finally:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -29,7 +28,7 @@ from xladoctor.collective.rollcall import Host, Member, hello_message
 from xladoctor.facts import Facts
 from xladoctor.facts.platform import tpu_chips
 from xladoctor.probes.collect import collect_facts
-from xladoctor.proc import scratch_dir
+from xladoctor.proc import StopEvent, scratch_dir
 
 JOIN_SHARE = 0.5  # of --timeout: how long node 0 waits for the others at the roll call
 OUTCOME_GRACE_S = 5.0
@@ -240,7 +239,7 @@ class NodeRun:
                 f"running {', '.join(torch_backends)} with {nproc if plan.mode in ('local', 'node') else 1} "
                 f"process(es) here"
             )
-            cancel = threading.Event()
+            cancel = StopEvent()  # its set() wakes the wait on the launcher at once
             if self.host is not None:
                 self.host.start_watch(cancel, fatal_outcome)
             if self.member is not None:
