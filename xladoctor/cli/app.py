@@ -1,23 +1,29 @@
-"""The typer app, the options several commands share, and the helpers every command uses."""
+"""The typer app, the options several commands share, and the helpers every command uses.
+
+Start-up stays light: the command modules import at their top only what typer reads from their signatures, and
+the rest (the pipeline, the facts, rich, the reporters) when the command runs, so `xladoctor --help` or a usage
+error costs typer and these few modules (tests/unit/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from xladoctor import __version__
-from xladoctor.cli.outputs import Destination, examine, write_output
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
-from xladoctor.facts import Facts, load_facts
-from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
+
+if TYPE_CHECKING:
+    from xladoctor.cli.outputs import Destination
+    from xladoctor.facts import Facts
 
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
 # did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
@@ -46,6 +52,9 @@ app = typer.Typer(
 
 def read_facts(path: Path) -> Facts:
     """A snapshot file (`-`: stdin), validated; every problem is one UsageError line."""
+    from xladoctor.facts import load_facts
+    from xladoctor.facts.load import read_snapshot
+
     try:
         if str(path) == "-":
             if sys.stdin is None:
@@ -106,11 +115,15 @@ OutputOption = Annotated[
 
 def output_destination(output: Path | None) -> Destination | None:
     """`-o FILE` examined before any work (None: stdout)."""
+    from xladoctor.cli.outputs import examine
+
     return None if output is None or str(output) == "-" else examine(output, "--output")
 
 
 def write_or_print(text: str, destination: Destination | None) -> None:
     """A rendered report to its examined `-o` destination (None: stdout)."""
+    from xladoctor.cli.outputs import write_output
+
     if destination is None:
         sys.stdout.write(text)
     else:

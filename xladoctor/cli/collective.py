@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, python_input, text_or_json
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
-from xladoctor.sanitize import one_line
 
 if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
+    from xladoctor.cli.outputs import Destination
     from xladoctor.collective.analysis import CollectiveReport
 
 COLLECTIVE_EXIT_TEXT = (
@@ -68,6 +66,7 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
+    from xladoctor.cli.outputs import examine, refuse_inputs
     from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.observed import Observed
     from xladoctor.collective.plan import Options, make_plan
@@ -99,6 +98,8 @@ def collective(
 
 
 def _say(message: str) -> None:
+    from xladoctor.sanitize import one_line
+
     print(f"xladoctor collective: {one_line(message)}", file=sys.stderr, flush=True)
 
 
@@ -106,11 +107,13 @@ def emit(
     report: CollectiveReport, chosen: OutputFormat, destination: Destination | None, asked: bool, verbose: bool
 ) -> None:
     """Node 0 (or a single host) gives the report; the others one line, and their own report only with -o."""
+    from xladoctor.cli.outputs import write_output
     from xladoctor.reporters.collective_report import (
         render_collective_json,
         render_collective_text,
         status_line,
     )
+    from xladoctor.reporters.console import ReportConsole, plain_text
 
     host_view = report.observed.host_view
     if not host_view:

@@ -23,10 +23,8 @@ from xladoctor.cli.app import (
     text_or_json,
     write_or_print,
 )
-from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole, plain_text
 
 
 def _open_log(path: str) -> BinaryIO:
@@ -56,7 +54,9 @@ def explain(
     output: OutputOption = None,
 ) -> None:
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
+    from xladoctor.cli.outputs import refuse_inputs
     from xladoctor.explain.engine import exit_status, explain_stream
+    from xladoctor.reporters.console import ReportConsole, plain_text
 
     chosen = text_or_json(output_format, as_json, "explain", html=True)
     if sum((python is not None, facts_file is not None, no_facts)) > 1:

@@ -11,7 +11,6 @@ import typer
 from xladoctor.cli.app import app, text_or_json
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
 
 
 @app.command()
@@ -23,6 +22,7 @@ def matrix(
 ) -> None:
     """Print the compatibility matrix, every row with its upstream source."""
     from xladoctor.matrix import load_matrix
+    from xladoctor.reporters.console import ReportConsole
     from xladoctor.reporters.matrix_text import render_matrix
 
     chosen_format = text_or_json(output_format, False, "matrix")

@@ -1,27 +1,31 @@
-"""Gather every fact about a target interpreter into one Facts snapshot."""
+"""Gather every fact about a target interpreter into one Facts snapshot.
+
+The probe child starts first: this module imports the host probes and the facts model only once it runs, in the
+threads that use them, so that the child is not kept waiting for imports it does not need.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any
 
 from xladoctor import __version__
-from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
-from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
-from xladoctor.probes.toolchain import probe_tool
-from xladoctor.redact import allowed_environment, redact
+
+if TYPE_CHECKING:
+    from xladoctor.facts import Facts
 
 
 def bundled_tools(
     distributions: list[dict[str, Any]], env: Mapping[str, str], timeout_s: float
 ) -> list[dict[str, Any]]:
     """Versions of the tools the installed packages bundle (Triton's ptxas), run as plain binaries."""
+    from xladoctor.probes.toolchain import probe_tool
+
     wanted = [
         (dist["name"], os.path.join(dist["location"], relative))
         for dist in distributions
@@ -39,6 +43,8 @@ def bundled_tools(
 def _usable(dist: dict[str, Any]) -> dict[str, Any]:
     """A distribution whose version is not PEP 440 is recorded as broken metadata (a check reports it), so
     that one odd dist-info cannot make the whole snapshot unusable."""
+    from packaging.version import InvalidVersion, Version
+
     dist = {"name": "", "version": "", "location": "", **dist}  # an error record may lack them
     version = dist.get("version")
     if isinstance(version, str) and version:
@@ -71,17 +77,28 @@ def venv_base(python: str) -> dict[str, Any]:
     return {"venv_home": home, "venv_base_exists": bool(names)}
 
 
+def _host_facts(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    from xladoctor.probes.system import collect_system
+
+    return collect_system(env, timeout_s)
+
+
 def collect_facts(
     python: str,
     environ: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    cancel: threading.Event | None = None,
 ) -> Facts:
-    """Probe `python` and return its facts; a broken interpreter is recorded, not raised."""
+    """Probe `python` and return its facts; a broken interpreter is recorded, not raised. `cancel` stops the
+    target's probe child (the caller no longer wants the facts)."""
     env = os.environ if environ is None else environ
     with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
-        host = pool.submit(collect_system, env, timeout_s)
-        probe = run_probe(python, "packages", timeout_s)
+        host = pool.submit(_host_facts, env, timeout_s)
+        probe = run_probe(python, "packages", timeout_s, cancel=cancel)
         system, system_records = host.result()
+    from xladoctor.facts import SCHEMA_VERSION, FactsError, ProbeRecord, facts_from_json
+    from xladoctor.redact import allowed_environment, redact
+
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
     target: dict[str, Any] = {"requested": python, "ok": probe.data is not None, "error": probe.error}
     if probe.data is None:

@@ -9,6 +9,7 @@ import secrets
 import shutil
 import stat
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -112,8 +113,10 @@ MIN_PYTHON = (3, 8)
 _UNSUPPORTED = re.compile(r"-UNSUPPORTED (\d+\.\d+\.\d+)")
 
 
-def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> ProbeOutput:
-    """Execute probe NAME with the target interpreter; never raises."""
+def run_probe(
+    python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+) -> ProbeOutput:
+    """Execute probe NAME with the target interpreter; never raises. `cancel` stops it early."""
     marker = "XLADOCTOR-" + secrets.token_hex(8)
     env = target_environment()
     # `python -c` puts the working directory on sys.path: run in an empty one, so that what the target has
@@ -124,7 +127,7 @@ def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S
             handle.write(probe_source(name))
         bootstrap = _BOOTSTRAP.replace("HEAP_BYTES", str(PROBE_HEAP_BYTES))
         argv = [python, "-c", bootstrap, marker, script]
-        result = run_command(argv, timeout_s, env=env, cwd=empty, label=f"the {name} probe of {python}")
+        result = run_command(argv, timeout_s, env=env, cwd=empty, cancel=cancel, label=f"the {name} probe of {python}")
     unsupported = _UNSUPPORTED.search(result.stdout) if marker in result.stdout else None
     if unsupported is not None:
         lowest = ".".join(map(str, MIN_PYTHON))
