@@ -134,7 +134,6 @@ def diagnose(request: Request, observer: Observer | None = None) -> Report:
     try:
         from xladoctor.diagnosis.selection import select_checks
         from xladoctor.matrix import load_matrix
-        from xladoctor.smoke.runner import run_smoke, select_smoke
 
         # while the probe child runs: import every check, read the matrix
         checks = select_checks(request.only, request.skip)
@@ -148,6 +147,8 @@ def diagnose(request: Request, observer: Observer | None = None) -> Report:
     listener.facts_ready(facts)
     results: tuple[SmokeResult, ...] = ()
     if request.smoke is not False and request.facts is None:
+        from xladoctor.smoke.runner import run_smoke, select_smoke  # a static diagnosis does without
+
         tests = select_smoke(() if request.smoke is True else request.smoke)
         listener.smoke_planned([t.name for t in tests])
         results = run_smoke(facts, tests, request.timeout_s, listener)
