@@ -184,6 +184,113 @@ def _tail(handle: IO[bytes]) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+class Running:
+    """A child that start_command started (or could not start): `wait()` ends it and gives its CommandResult.
+
+    Whoever starts one waits for it, in a `finally` if need be: until then its output files stay open, and only
+    the CLI's stop_all would stop it."""
+
+    def __init__(self, args: tuple[str, ...], started: float, result: CommandResult | None = None) -> None:
+        self.args = args
+        self._started = started
+        self._result = result
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._files: tuple[IO[bytes], IO[bytes]] | None = None
+        self._exited = threading.Event()
+        self._deadline = started
+        self._cancel: threading.Event | None = None
+
+    def _attach(
+        self,
+        proc: subprocess.Popen[bytes],
+        files: tuple[IO[bytes], IO[bytes]],
+        timeout_s: float,
+        cancel: threading.Event | None,
+    ) -> None:
+        self._proc, self._files, self._deadline, self._cancel = proc, files, self._started + timeout_s, cancel
+        self._exited = _start_reaper(proc)
+
+    def wait(self) -> CommandResult:
+        """Wait for the child's end, its deadline, a cancel or an interrupt (then stop its group); never raises
+        but for an interrupt raised in this thread, which stops the child first."""
+        if self._result is not None:
+            return self._result
+        assert self._proc is not None and self._files is not None
+        proc, (out, err) = self._proc, self._files
+        with out, err:
+            try:
+                try:
+                    timed_out, cancelled = _wait(self._exited, self._deadline, self._cancel)
+                except BaseException:  # an interrupt raised in this thread (KeyboardInterrupt): the child goes too
+                    _signal_group(proc.pid, signal.SIGKILL)
+                    raise
+                if timed_out or cancelled:
+                    _stop_group(proc, self._exited)
+                else:
+                    _signal_group(proc.pid, signal.SIGKILL)  # grandchildren it left in its group
+            finally:
+                with _LIVE_LOCK:
+                    _LIVE.pop(proc, None)
+            stdout, stderr = _tail(out), _tail(err)
+        self._result = CommandResult(
+            self.args,
+            proc.returncode,
+            stdout,
+            stderr,
+            time.monotonic() - self._started,
+            timed_out=timed_out,
+            cancelled=cancelled,
+        )
+        return self._result
+
+
+def start_command(
+    argv: Sequence[str],
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    cancel: threading.Event | None = None,
+    label: str | None = None,
+) -> Running:
+    """Start argv in its own session and return at once; never raises. See run_command."""
+    started = time.monotonic()
+    args = tuple(argv)
+    try:
+        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    except OSError as exc:  # a full or read-only /tmp
+        failed = CommandResult(args, None, "", "", 0.0, start_error=f"cannot create a file for its output: {exc}")
+        return Running(args, started, failed)
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,  # its own process group, so a timeout can kill grandchildren too
+        )
+    except (OSError, ValueError) as exc:
+        out.close()
+        err.close()
+        return Running(
+            args, started, CommandResult(args, None, "", "", time.monotonic() - started, start_error=str(exc))
+        )
+    with _LIVE_LOCK:
+        _LIVE[proc] = label or os.path.basename(args[0])
+    running = Running(args, started)
+    try:
+        running._attach(proc, (out, err), timeout_s, cancel)
+    except BaseException:  # no thread to reap it (the process is out of threads): it must not run unwatched
+        _signal_group(proc.pid, signal.SIGKILL)
+        with _LIVE_LOCK:
+            _LIVE.pop(proc, None)
+        out.close()
+        err.close()
+        raise
+    return running
+
+
 def run_command(
     argv: Sequence[str],
     timeout_s: float,
@@ -196,51 +303,7 @@ def run_command(
 
     `cancel` stops it early (another result made it pointless); so does an interrupt of xladoctor. `label` says
     what the child is when an interrupt reports what it stopped."""
-    started = time.monotonic()
-    args = tuple(argv)
-    try:
-        out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    except OSError as exc:  # a full or read-only /tmp
-        return CommandResult(args, None, "", "", 0.0, start_error=f"cannot create a file for its output: {exc}")
-    with out, err:
-        try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                env=dict(env) if env is not None else None,
-                cwd=cwd,
-                start_new_session=True,  # its own process group, so a timeout can kill grandchildren too
-            )
-        except (OSError, ValueError) as exc:
-            return CommandResult(args, None, "", "", time.monotonic() - started, start_error=str(exc))
-        with _LIVE_LOCK:
-            _LIVE[proc] = label or os.path.basename(args[0])
-        try:
-            exited = _start_reaper(proc)
-            try:
-                timed_out, cancelled = _wait(exited, started + timeout_s, cancel)
-            except BaseException:  # an interrupt raised in this thread (KeyboardInterrupt): the child goes too
-                _signal_group(proc.pid, signal.SIGKILL)
-                raise
-            if timed_out or cancelled:
-                _stop_group(proc, exited)
-            else:
-                _signal_group(proc.pid, signal.SIGKILL)  # grandchildren it left in its group
-        finally:
-            with _LIVE_LOCK:
-                _LIVE.pop(proc, None)
-        stdout, stderr = _tail(out), _tail(err)
-    return CommandResult(
-        args,
-        proc.returncode,
-        stdout,
-        stderr,
-        time.monotonic() - started,
-        timed_out=timed_out,
-        cancelled=cancelled,
-    )
+    return start_command(argv, timeout_s, env=env, cwd=cwd, cancel=cancel, label=label).wait()
 
 
 # --- descendants that left our process groups ----------------------------------------------------------------

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from xladoctor import proc
-from xladoctor.proc import StopEvent, run_command
+from xladoctor.proc import StopEvent, run_command, start_command
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 
@@ -77,3 +77,12 @@ def test_waits_in_many_threads_each_end_with_their_own_child() -> None:
     for thread in threads:
         thread.join()
     assert [results[i] for i in range(4)] == codes
+
+
+def test_a_started_child_runs_while_its_starter_works_and_wait_gives_its_result() -> None:
+    running = start_command([sys.executable, "-c", "import sys; print(sys.argv[1])", "done"], timeout_s=30)
+    # ... the starter's own work, while the child runs (the static check imports its checks here) ...
+    result = running.wait()
+    assert (result.returncode, result.stdout.strip()) == (0, "done")
+    assert running.wait() is result  # asked again: the same outcome
+    assert start_command(["/nonexistent/binary"], 5).wait().start_error is not None

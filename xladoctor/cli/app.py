@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -39,15 +40,33 @@ class NewcomerOrder(TyperGroup):
         return sorted(names, key=lambda n: (HELP_ORDER.index(n) if n in HELP_ORDER else len(HELP_ORDER), n))
 
 
-app = typer.Typer(
-    cls=NewcomerOrder,
-    add_completion=False,
-    no_args_is_help=False,
-    help="Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
+_SETTINGS: dict[str, Any] = {
+    "cls": NewcomerOrder,
+    "add_completion": False,
+    "no_args_is_help": False,
+    "help": "Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
     "`xladoctor` alone means `xladoctor check`.",
-    epilog=HELP_TEXT,
-    rich_markup_mode=None,
-)
+    "epilog": HELP_TEXT,
+    "rich_markup_mode": None,
+}
+app = typer.Typer(**_SETTINGS)
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app that runs `args`: one with only the command they name, when they name one. typer makes a click
+    command of every registered one on each run (their signatures read, their annotations evaluated), ~15 ms for
+    nine before a static check can start its probe; the root's options and --help keep the whole app."""
+    from typer.main import get_command_name
+
+    if not args or any(c.name for c in app.registered_commands):  # a command named apart from its function
+        return app
+    named = [c for c in app.registered_commands if c.callback and get_command_name(c.callback.__name__) == args[0]]
+    if len(named) != 1:
+        return app
+    one = typer.Typer(**_SETTINGS)
+    one.registered_callback = app.registered_callback
+    one.registered_commands = named
+    return one
 
 
 def read_facts(path: Path) -> Facts:

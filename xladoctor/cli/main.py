@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from xladoctor import proc, signals
-from xladoctor.cli.app import HELP_ORDER, app
+from xladoctor.cli.app import HELP_ORDER, app_for
 from xladoctor.errors import CommandNotRunnable, InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
 
@@ -134,7 +134,7 @@ def _silence_stdout() -> None:
 
 def _run(args: list[str]) -> int:
     try:
-        result = app(args=args, prog_name="xladoctor", standalone_mode=False)
+        result = app_for(args)(args=args, prog_name="xladoctor", standalone_mode=False)
         code = int(result) if isinstance(result, int) else int(ExitCode.OK)
     except typer.Exit as exc:
         code = int(exc.exit_code)

@@ -15,7 +15,6 @@ import math
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -106,20 +105,27 @@ def make_request(
 
 
 def _probing(python: str, timeout_s: float) -> tuple[Callable[[], Facts], StopEvent]:
-    """Start gathering the facts of `python` in a thread now; (a wait for them, the event that stops the probe).
+    """Start the probe child of `python` now, and the rest of the gathering (the host probes, reading the probe's
+    output) in a thread: (a wait for the facts, the event that stops the probe).
 
     The thread is a daemon: when the caller gives up (an error, an interrupt) nothing waits for it, and setting
-    the event stops its probe child at once."""
+    the event stops the probe child at once."""
+    from xladoctor.probes.target import start_packages_probe
     from xladoctor.proc import StopEvent
 
     stop = StopEvent()
+    started = start_packages_probe(python, timeout_s, cancel=stop)  # first: the child runs from here on
+    # Imported in this thread, while the child runs, and before the thread starts: two threads importing one
+    # import cycle (the facts package, which the probes and the checks both import) can deadlock.
+    from concurrent.futures import Future
+
+    from xladoctor.probes.collect import collect_facts
+
     gathered: Future[Facts] = Future()
 
     def gather() -> None:
-        from xladoctor.probes.collect import collect_facts
-
         try:
-            gathered.set_result(collect_facts(python, timeout_s=timeout_s, cancel=stop))
+            gathered.set_result(collect_facts(python, timeout_s=timeout_s, started=started))
         except BaseException as exc:  # raised again in the caller's thread, by result()
             gathered.set_exception(exc)
 

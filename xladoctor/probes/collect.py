@@ -1,31 +1,27 @@
-"""Gather every fact about a target interpreter into one Facts snapshot.
-
-The probe child starts first: this module imports the host probes and the facts model only once it runs, in the
-threads that use them, so that the child is not kept waiting for imports it does not need.
-"""
+"""Gather every fact about a target interpreter into one Facts snapshot."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
-import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 from xladoctor import __version__
-from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
-
-if TYPE_CHECKING:
-    from xladoctor.facts import Facts
+from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
+from xladoctor.probes.system import collect_system
+from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, PendingProbe, start_packages_probe
+from xladoctor.probes.toolchain import probe_tool
+from xladoctor.redact import allowed_environment, redact
 
 
 def bundled_tools(
     distributions: list[dict[str, Any]], env: Mapping[str, str], timeout_s: float
 ) -> list[dict[str, Any]]:
     """Versions of the tools the installed packages bundle (Triton's ptxas), run as plain binaries."""
-    from xladoctor.probes.toolchain import probe_tool
-
     wanted = [
         (dist["name"], os.path.join(dist["location"], relative))
         for dist in distributions
@@ -43,8 +39,6 @@ def bundled_tools(
 def _usable(dist: dict[str, Any]) -> dict[str, Any]:
     """A distribution whose version is not PEP 440 is recorded as broken metadata (a check reports it), so
     that one odd dist-info cannot make the whole snapshot unusable."""
-    from packaging.version import InvalidVersion, Version
-
     dist = {"name": "", "version": "", "location": "", **dist}  # an error record may lack them
     version = dist.get("version")
     if isinstance(version, str) and version:
@@ -77,28 +71,23 @@ def venv_base(python: str) -> dict[str, Any]:
     return {"venv_home": home, "venv_base_exists": bool(names)}
 
 
-def _host_facts(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    from xladoctor.probes.system import collect_system
-
-    return collect_system(env, timeout_s)
-
-
 def collect_facts(
     python: str,
     environ: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
-    cancel: threading.Event | None = None,
+    started: PendingProbe | None = None,
 ) -> Facts:
-    """Probe `python` and return its facts; a broken interpreter is recorded, not raised. `cancel` stops the
-    target's probe child (the caller no longer wants the facts)."""
+    """Probe `python` and return its facts; a broken interpreter is recorded, not raised. `started`: its packages
+    probe, when the caller started it already (target.start_packages_probe) to work beside it."""
     env = os.environ if environ is None else environ
-    with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
-        host = pool.submit(_host_facts, env, timeout_s)
-        probe = run_probe(python, "packages", timeout_s, cancel=cancel)
-        system, system_records = host.result()
-    from xladoctor.facts import SCHEMA_VERSION, FactsError, ProbeRecord, facts_from_json
-    from xladoctor.redact import allowed_environment, redact
-
+    pending = started or start_packages_probe(python, timeout_s)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
+            host = pool.submit(collect_system, env, timeout_s)
+            probe = pending.result()
+            system, system_records = host.result()
+    finally:
+        pending.result()  # waited for, and its folder removed, whatever happened above
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
     target: dict[str, Any] = {"requested": python, "ok": probe.data is not None, "error": probe.error}
     if probe.data is None:
