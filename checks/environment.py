@@ -122,4 +122,4 @@ def ml_stack_inventory(distributions: Distributions) -> Iterator[Outcome]:
             evidence={"components": versions},
         )
         return
-    yield Outcome(Status.OK, f"Installed: {listing}", evidence={"components": versions})
+    yield Outcome(Status.OK, f"This environment has {listing}", evidence={"components": versions})

@@ -136,8 +136,12 @@ def torch_build_vs_hardware(
             refs=(PYTORCH_INSTALL,),
         )
         return
-    state = f"CUDA {cuda} build with {len(gpus)} GPU(s)" if cuda else "CPU build on a machine without GPU"
-    yield Outcome(Status.OK, f"torch {torch.version}: {state}", evidence=evidence)
+    state = (
+        f"a CUDA {cuda} build, and this machine has {len(gpus)} GPU(s)"
+        if cuda
+        else "a CPU build, and this machine has no GPU"
+    )
+    yield Outcome(Status.OK, f"torch {torch.version} is {state}", evidence=evidence)
 
 
 @check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES", requires=(needs("nvidia"),), env=("CUDA_VISIBLE_DEVICES",))
@@ -173,7 +177,7 @@ def cuda_visible_devices(
             refs=(CUDA_ENV_VARS,),
         )
         return
-    yield Outcome(Status.OK, f"CUDA_VISIBLE_DEVICES={value}", evidence=evidence)
+    yield Outcome(Status.OK, f"CUDA_VISIBLE_DEVICES is set to {value}", evidence=evidence)
 
 
 ARCH_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
@@ -278,8 +282,12 @@ def nvidia_driver_unresponsive(nvidia: NvidiaFacts) -> Iterator[Outcome]:
     evidence = {a.method: {"ok": a.ok, "error": a.error, "seconds": a.duration_s} for a in nvidia.attempts}
     if not hung:
         answered = [a.method for a in nvidia.attempts if a.ok]
-        state = f"answered: {', '.join(answered)}" if answered else "nothing to ask (no NVIDIA driver here)"
-        yield Outcome(Status.OK, f"NVIDIA driver tools {state}", evidence=evidence)
+        title = (
+            f"The NVIDIA driver answered ({', '.join(answered)})"
+            if answered
+            else "There is no NVIDIA driver here to ask"
+        )
+        yield Outcome(Status.OK, title, evidence=evidence)
         return
     names = ", ".join(
         f"{'nvidia-smi' if a.method == 'nvidia-smi' else 'NVML'} ({a.duration_s or 0:.1f} s)" for a in hung

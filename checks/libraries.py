@@ -61,7 +61,7 @@ def ld_library_path(
     fix = export("LD_LIBRARY_PATH", ":".join(keep)) if keep else unset("LD_LIBRARY_PATH")
     yield Outcome(
         Status.WARN,
-        f"LD_LIBRARY_PATH: {len(problems)} problem(s)",
+        f"LD_LIBRARY_PATH has {len(problems)} problem(s)",
         detail="; ".join(problems) + ".",
         evidence=evidence,
         fix=fix,
@@ -109,9 +109,8 @@ def libgomp(
         )
         return
     where = bundled or conda or system or overriding
-    yield Outcome(
-        Status.OK, "libgomp: " + (", ".join(where) if where else "not needed (torch not installed)"), evidence=evidence
-    )
+    title = f"libgomp.so.1 is found: {', '.join(where)}" if where else "libgomp is not needed: torch is not installed"
+    yield Outcome(Status.OK, title, evidence=evidence)
 
 
 _MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_")

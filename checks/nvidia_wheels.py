@@ -119,7 +119,7 @@ def nccl_wheels(python: PythonFacts, distributions: Distributions, interpreter: 
 def _one_nccl(index: Wheels, nccl: list[Distribution], wheels: list[Distribution], evidence: dict[str, Any]) -> Outcome:
     """At most one NCCL. CUDA libraries of another family beside torch's are said honestly: disk, not a crash
     (cu12 libraries live in nvidia/<lib>/lib, CUDA 13's in nvidia/cu13/lib, with other sonames; research r2 2.4)."""
-    title = f"One NCCL wheel: {nccl[0].name} {nccl[0].version}" if nccl else "No NCCL wheel is installed"
+    title = f"One NCCL wheel is installed: {nccl[0].name} {nccl[0].version}" if nccl else "No NCCL wheel is installed"
     families = index.torch_families()
     if len(families) != 1:
         return Outcome(Status.OK, title, evidence=evidence)

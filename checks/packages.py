@@ -209,7 +209,7 @@ def broken_distribution(
         problems += 1
         yield Outcome(
             Status.WARN,
-            f"Leftover of an interrupted pip uninstall: {leftover}",
+            f"An interrupted pip uninstall left {leftover} behind",
             detail="pip renames a package to `~name` while uninstalling it; this one stayed behind, and pip "
             "prints 'Ignoring invalid distribution' for it on every run.",
             evidence={"path": leftover},

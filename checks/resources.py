@@ -122,7 +122,7 @@ def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
         return
     yield Outcome(
         Status.OK,
-        "Disk: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
+        "Compile caches have room: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
         evidence=evidence,
     )
 

@@ -58,12 +58,12 @@ def tensorflow_cuda_libraries(
                 refs=(TF_PIP,),
             )
             return
-        yield Outcome(Status.OK, f"{tf.name} {tf.version}: CPU build, no GPU", evidence=evidence)
+        yield Outcome(Status.OK, f"{tf.name} {tf.version} is a CPU build, and there is no GPU here", evidence=evidence)
         return
     if not gpus:
         yield Outcome(
             Status.OK,
-            f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} build, no GPU to use it",
+            f"{tf.name} {tf.version} is a CUDA {info.get('cuda_version')} build, with no GPU here to use it",
             evidence=evidence,
         )
         return
@@ -122,7 +122,7 @@ def tensorflow_cuda_libraries(
         return
     yield Outcome(
         Status.OK,
-        f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} and cuDNN {cudnn_major} libraries present",
+        f"{tf.name} {tf.version} has its CUDA {info.get('cuda_version')} and cuDNN {cudnn_major} libraries",
         evidence=evidence,
         refs=(TF_PIP,),
     )

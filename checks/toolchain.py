@@ -73,13 +73,14 @@ def compiler_missing(
     if not missing:
         yield Outcome(
             Status.OK,
-            f"C++ compiler {cxx or '-'}, C compiler {cc or '-'}, Python.h {'present' if python_h else 'not needed'}",
+            f"Nothing is missing to compile: C++ compiler {cxx or '-'}, C compiler {cc or '-'}, "
+            f"Python.h {'present' if python_h else 'not needed'}",
             evidence=evidence,
         )
         return
     yield Outcome(
         Status.WARN,
-        "Missing " + "; ".join(m.split(" (")[0] for m in missing),
+        "Compiling at run time lacks " + "; ".join(m.split(" (")[0] for m in missing),
         detail="Eager mode works, but compilation fails at run time: " + "; ".join(missing) + ".",
         evidence=evidence,
         fix=_install_packages(python, packages) if packages else None,

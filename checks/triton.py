@@ -223,8 +223,12 @@ def triton_ptxas(
             refs=(TRITON_PTXAS,),
         )
         return
-    state = "present" if bundled and not missing else ("missing, but no GPU needs it" if missing else "not bundled")
-    yield Outcome(Status.OK, f"triton {triton.version}: bundled ptxas {state}", evidence=evidence)
+    state = (
+        "has its bundled ptxas"
+        if bundled and not missing
+        else ("lacks its bundled ptxas, but no GPU here needs it" if missing else "bundles no ptxas")
+    )
+    yield Outcome(Status.OK, f"triton {triton.version} {state}", evidence=evidence)
 
 
 # Triton builds a small C launcher per kernel signature and links it against the driver. Up to 3.5 it links with

@@ -23,7 +23,9 @@ from xladoctor.reporters.pages.collective import render_collective_html
 from xladoctor.reporters.pages.profile import render_profile_html
 from xladoctor.reporters.profile_report import recompiled_steps
 
-pytestmark = pytest.mark.browser
+# also `integration`: like the framework venvs, Chromium is something a fresh machine must install (as root), so
+# the fast path `-m "not integration"` needs neither (scripts/test_needs.py)
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
 FLEET_SIZE = 256
 PHONE = 390
 LOGS = FACTS_DIR.parent / "signatures" / "reports"

@@ -5,35 +5,56 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, app, python_input, read_facts
 from xladoctor.cli.options import diagnosis_options, request_values
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
-from xladoctor.diagnosis.pipeline import Observer, diagnose, make_request
-from xladoctor.diagnosis.report import exit_code
+from xladoctor.diagnosis.observer import Observer
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
-from xladoctor.facts import Facts
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
-from xladoctor.smoke.model import SmokeResult
+
+if TYPE_CHECKING:  # the pipeline, the outputs and rich are imported when the command runs (cli/app.py)
+    from xladoctor.cli.outputs import Destination
+    from xladoctor.facts import Facts
+    from xladoctor.smoke.model import SmokeResult
 
 
 class CheckObserver(Observer):
-    """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run."""
+    """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run.
 
-    def __init__(self, save_facts: Destination | None, progress: Observer | None) -> None:
+    The spinner (rich) is made when the smoke tests are planned, not before: a static diagnosis starts its probe
+    without waiting for rich to import. A context manager that always stops the spinner."""
+
+    def __init__(self, save_facts: Destination | None, spinner: bool) -> None:
         self._save = save_facts
-        self._progress = progress or Observer()
+        self._spinner = spinner  # text output: draw a spinner if stderr is a terminal
+        self._progress = Observer()
+        self._stack = ExitStack()
+
+    def __enter__(self) -> CheckObserver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
     def facts_ready(self, facts: Facts) -> None:
         if self._save is not None:
+            from xladoctor.cli.outputs import write_output
+
             write_output(self._save, facts.dumps(), "--save-facts")
 
     def smoke_planned(self, names: Sequence[str]) -> None:
+        if self._spinner:
+            from xladoctor.reporters.console import ReportConsole
+
+            console = ReportConsole(stderr=True)
+            if console.is_terminal:
+                from xladoctor.reporters.progress import TerminalProgress
+
+                self._progress = self._stack.enter_context(TerminalProgress(console))
         self._progress.smoke_planned(names)
 
     def started(self, name: str) -> None:
@@ -45,6 +66,8 @@ class CheckObserver(Observer):
 
 def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, str]]:
     """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file that can be written."""
+    from xladoctor.cli.outputs import examine
+
     found: list[tuple[OutputFormat, Destination, str]] = []
     known = [f.value for f in OutputFormat]
     for value in given:
@@ -58,6 +81,8 @@ def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, st
 
 
 def _writer(destination: Destination, option: str) -> Callable[[str], None]:
+    from xladoctor.cli.outputs import write_output
+
     return lambda text: write_output(destination, text, option)
 
 
@@ -91,7 +116,8 @@ def check(
     **options: Any,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
-    from xladoctor.reporters.output import emit_report
+    from xladoctor.cli.outputs import examine, refuse_inputs
+    from xladoctor.diagnosis.pipeline import diagnose, make_request
 
     values = request_values(options, smoke_default=True)
     if facts_file is not None and options.get("python") is not None:  # before reading a snapshot from stdin
@@ -105,14 +131,11 @@ def check(
     )
     request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
-    with ExitStack() as stack:
-        progress = None
-        console = ReportConsole(stderr=True)
-        if chosen is OutputFormat.TEXT and console.is_terminal:
-            from xladoctor.reporters.progress import TerminalProgress
+    with CheckObserver(saved, spinner=chosen is OutputFormat.TEXT) as observer:
+        report = diagnose(request, observer)
+    from xladoctor.diagnosis.report import exit_code
+    from xladoctor.reporters.output import emit_report
 
-            progress = stack.enter_context(TerminalProgress(console))
-        report = diagnose(request, CheckObserver(saved, progress))
     save = _writer(destination, "--output") if destination is not None else None
     writers = [(fmt, _writer(d, option)) for fmt, d, option in extra]
     emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, chosen_format, deliver, python_input
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.kinds import collective_kind
-from xladoctor.sanitize import one_line
 
 if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
+    from xladoctor.cli.outputs import Destination
     from xladoctor.collective.analysis import CollectiveReport
     from xladoctor.collective.messages.outcome import Verdict
 
@@ -69,6 +68,7 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
+    from xladoctor.cli.outputs import examine, refuse_inputs
     from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.observed import Observed
     from xladoctor.collective.plan import Options
@@ -101,6 +101,8 @@ def collective(
 
 
 def _say(message: str) -> None:
+    from xladoctor.sanitize import one_line
+
     print(f"xladoctor collective: {one_line(message)}", file=sys.stderr, flush=True)
 
 

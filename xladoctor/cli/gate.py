@@ -18,13 +18,8 @@ import typer
 from xladoctor import signals
 from xladoctor.cli.app import app
 from xladoctor.cli.options import diagnosis_options, request_values
-from xladoctor.diagnosis.pipeline import diagnose, make_request
-from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
-from xladoctor.proc import kill_descendants, stop_being_subreaper
-from xladoctor.reporters.console import ReportConsole
-from xladoctor.sanitize import one_line
 
 # XLADOCTOR_GATE=off (or 0, false, no, skip) starts the command without checking: the emergency switch for
 # a known-bad check blocking a production start.
@@ -42,6 +37,8 @@ def become(command: Sequence[str]) -> None:
 
     The command gets the signal dispositions gate was started with (nohup's ignored SIGHUP, a background job's
     ignored SIGINT), as `exec` would give them; see xladoctor/signals.py."""
+    from xladoctor.proc import stop_being_subreaper
+
     sys.stdout.flush()
     sys.stderr.flush()
     signals.restore_for_exec()
@@ -69,6 +66,7 @@ def _collective(
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
     from xladoctor.reporters.collective_report import headline
+    from xladoctor.sanitize import one_line
 
     def say(message: str) -> None:
         print(f"xladoctor gate: collective: {one_line(message)}", file=sys.stderr, flush=True)
@@ -117,6 +115,7 @@ def _interpreter_to_check(command: Sequence[str], values: dict[str, Any]) -> str
     environment). Sets values["python"]; returns the interpreter checked, for the passed line."""
     from xladoctor.probes.command import interpreter_of, same_interpreter
     from xladoctor.probes.target import resolve_interpreter
+    from xladoctor.sanitize import one_line
 
     found = interpreter_of(command, os.environ)
     if values.get("python") is None:
@@ -173,6 +172,11 @@ def gate(
     With --collective, every node of a multi-node job also runs one real collective with the others before it
     starts: a bad node refuses to start instead of hanging the job at its first step.
     Set XLADOCTOR_GATE=off to start CMD without checking."""
+    from xladoctor.diagnosis.pipeline import diagnose, make_request
+    from xladoctor.diagnosis.report import exit_code
+    from xladoctor.proc import kill_descendants
+    from xladoctor.sanitize import one_line
+
     if not command or not command[0]:
         raise UsageError("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
     values = request_values(options, smoke_default=False)
@@ -218,6 +222,7 @@ def gate(
         # would hold its GPU and ports): xladoctor is the subreaper of its orphans (proc.children_cleaned_up)
         kill_descendants()
         become(command)
+    from xladoctor.reporters.console import ReportConsole
     from xladoctor.reporters.terminal import render_text
 
     render_text(report, ReportConsole(stderr=True, soft_wrap=True))

@@ -10,12 +10,9 @@ from typing import Annotated
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, app, chosen_format, deliver, output_destination
-from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
 from xladoctor.reporters.kinds import profile_kind
-from xladoctor.sanitize import decimal, one_line
 
 PROFILE_EXIT_TEXT = (
     "Exit codes: the program's own status when it failed (128+N when signal N killed it: 130 Ctrl-C, 139 "
@@ -27,6 +24,7 @@ PROFILE_EXIT_TEXT = (
 def _own_rank() -> int | None:
     """This xladoctor's rank when a launcher started it once per rank (srun, torchrun --no-python)."""
     from xladoctor.profile.model import RANK_NAMES
+    from xladoctor.sanitize import decimal
 
     for name in RANK_NAMES:
         rank = decimal(os.environ.get(name, ""))
@@ -39,6 +37,8 @@ def _records_folder(given: Path | None) -> Path | None:
     """--keep-records: a new folder in one that exists and can be written, checked before the program runs."""
     if given is None:
         return None
+    from xladoctor.sanitize import one_line
+
     shown = one_line(str(given))
     if os.path.lexists(given):
         raise UsageError(f"--keep-records {shown}: already exists; give a new folder")
@@ -50,6 +50,8 @@ def _records_folder(given: Path | None) -> Path | None:
 
 def _files_in(command: list[str]) -> list[tuple[Path | None, str]]:
     """The files CMD names (its script, its data): -o must replace none of them."""
+    from xladoctor.sanitize import one_line
+
     named = [Path(a.partition("=")[2] if a.startswith("-") else a) for a in command]
     return [(p, f"a file the command names ({one_line(str(p))})") for p in named if p.name and p.is_file()]
 
@@ -77,10 +79,13 @@ def profile(
 ) -> None:
     """Run CMD with the frameworks' own hooks recording, then name the lines of your code that recompile, fall
     back to the CPU, sync the host or break graphs, with the fix. The program's output is untouched."""
+    from xladoctor.cli.outputs import refuse_inputs
     from xladoctor.proc import scratch_dir
     from xladoctor.profile.analysis import build_report, exit_status
     from xladoctor.profile.launch import hooked_environment, install_hooks, run_profiled
     from xladoctor.profile.records import keep_records_redacted, read_records
+    from xladoctor.reporters.console import ReportConsole
+    from xladoctor.sanitize import one_line
 
     chosen = chosen_format(output_format, as_json, profile_kind())
     if not command or not command[0]:

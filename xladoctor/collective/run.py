@@ -8,7 +8,6 @@ seconds past it at most.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -30,7 +29,7 @@ from xladoctor.collective.rollcall.call import RollCall, take_roll_call
 from xladoctor.facts import Facts
 from xladoctor.facts.platform import tpu_chips
 from xladoctor.probes.collect import collect_facts
-from xladoctor.proc import scratch_dir
+from xladoctor.proc import StopEvent, scratch_dir
 
 JOIN_SHARE = 0.5  # of --timeout: how long node 0 waits for the others at the roll call
 TORCH_SHARE = 0.6  # of what is left when JAX's phase follows: torch's phase
@@ -106,7 +105,7 @@ class NodeRun:
         argv, env, port = ranks_command(self.python, self.plan, unit, nproc, worker, env, end)
         here = nproc if self.plan.mode in ("local", "node") else 1
         self.say(f"running {', '.join(torch)} with {here} process(es) here")
-        cancel = threading.Event()
+        cancel = StopEvent()  # its set() wakes the wait on the launcher at once
         call.watch(cancel, fatal_outcome)
         launch = run_ranks(argv, env, out, end, port, cancel)
         if fatal(launch.records, launcher_end(launch, None)):

@@ -12,12 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NoReturn, TypeVar
 
-from rich.console import Console
-
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import plain_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich and the reporters are imported when a report is rendered: `--help` stays light
+    from rich.console import Console
+
     from xladoctor.collective.analysis import CollectiveReport
     from xladoctor.diagnosis.describe import Description
     from xladoctor.diagnosis.report import Report
@@ -66,6 +65,8 @@ def _offered(renderer: Callable[[R], str] | None, kind: ReportKind[R], wanted: O
 def rendered(kind: ReportKind[R], report: R, output_format: OutputFormat, verbose: bool = False) -> str:
     """The report as the text of a file (no colour codes)."""
     if output_format is OutputFormat.TEXT:
+        from xladoctor.reporters.console import plain_text
+
         return plain_text(lambda console: kind.text(report, console, verbose))
     if output_format is OutputFormat.JSON:
         return kind.json(report)
