@@ -90,6 +90,7 @@ PythonOption = Annotated[str | None, typer.Option("--python", help=BY_NAME["pyth
 FormatOption = Annotated[OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 DEFAULT_TIMEOUT = DEFAULT_TIMEOUT_S
+CHECK_ONLY = (OutputFormat.JUNIT, OutputFormat.PROMETHEUS, OutputFormat.NPD)
 
 
 def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[Any]) -> OutputFormat:
@@ -98,8 +99,8 @@ def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[A
     if chosen not in kind.formats:
         names = [f.value for f in kind.formats]
         offered = ", ".join(names[:-1]) + f" or {names[-1]}"
-        if chosen is OutputFormat.JUNIT:  # JUnit's test cases are checks and smoke tests
-            raise UsageError(f"--format junit is for `check`; {kind.command} prints {offered}")
+        if chosen in CHECK_ONLY:  # JUnit's test cases, the gauges and NPD's line are checks' verdicts
+            raise UsageError(f"--format {chosen.value} is for `check`; {kind.command} prints {offered}")
         raise UsageError(f"--format {chosen.value} is not available for `{kind.command}`; it prints {offered}")
     return chosen
 
