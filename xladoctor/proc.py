@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -253,8 +254,6 @@ class LineStream:
         proc = self._proc
         if proc is None or proc.stdout is None:
             return
-        import selectors
-
         fd = proc.stdout.fileno()
         buffer, dropping = bytearray(), False
         with selectors.DefaultSelector() as selector:
