@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -310,6 +311,122 @@ def run_command(
     `cancel` stops it early (another result made it pointless); so does an interrupt of xladoctor. `label` says
     what the child is when an interrupt reports what it stopped."""
     return start_command(argv, timeout_s, env=env, cwd=cwd, cancel=cancel, label=label).wait()
+
+
+class LineStream:
+    """A child whose stdout is read line by line while it runs (a driver that reports one node at a time), bounded
+    as run_command is: its own session, stderr to a file, `timeout_s` for the whole run, stopped by an interrupt or
+    on leaving the `with` block; a grandchild that keeps the pipe open cannot hold the reader past the child's exit.
+
+        with LineStream(argv, timeout_s, env=env) as child:
+            for line in child.lines(max_bytes):   # bytes, without the newline; a longer line comes cut to max+1
+                ...
+        result = child.result                     # a CommandResult (stdout "": it was read above)
+    """
+
+    def __init__(
+        self, argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None, cwd: str | None = None
+    ) -> None:
+        self.argv = tuple(argv)
+        self.result: CommandResult | None = None
+        self._deadline = time.monotonic() + timeout_s
+        self._started = time.monotonic()
+        self._timed_out = False
+        self._err = tempfile.TemporaryFile()
+        self._proc: subprocess.Popen[bytes] | None = None
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._err,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except (OSError, ValueError) as exc:
+            self._err.close()
+            self.result = CommandResult(self.argv, None, "", "", 0.0, start_error=str(exc))
+            return
+        with _LIVE_LOCK:
+            _LIVE[self._proc] = os.path.basename(self.argv[0])
+
+    def __enter__(self) -> LineStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def expire_in(self, seconds: float) -> None:
+        """A new deadline, from now (a first phase bounded apart: a driver that never connects)."""
+        self._deadline = time.monotonic() + seconds
+
+    def lines(self, max_bytes: int) -> Iterator[bytes]:
+        """Each complete line as it comes, until the child closes stdout or exits, the deadline, or an interrupt."""
+        proc = self._proc
+        if proc is None or proc.stdout is None:
+            return
+        fd = proc.stdout.fileno()
+        buffer, dropping = bytearray(), False
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while not INTERRUPTED.is_set():
+                remaining = self._deadline - time.monotonic()
+                if remaining <= 0:
+                    self._timed_out = True
+                    return
+                exited = proc.poll() is not None
+                if not selector.select(timeout=0 if exited else min(_POLL_S, remaining)):
+                    if exited:
+                        return  # what it wrote is read; a grandchild may hold the pipe open
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return
+                buffer += chunk
+                while (end := buffer.find(b"\n")) >= 0:
+                    line, buffer = bytes(buffer[:end]), buffer[end + 1 :]
+                    if not dropping:
+                        yield line[: max_bytes + 1]
+                    dropping = False
+                if len(buffer) > max_bytes and not dropping:
+                    yield bytes(buffer[: max_bytes + 1])  # too long: its reader says so; the rest is skipped
+                    buffer, dropping = bytearray(), True
+                elif dropping:
+                    buffer.clear()
+
+    def close(self) -> CommandResult:
+        """Wait for the child within the deadline, then stop its group; its outcome, once."""
+        if self.result is not None:
+            return self.result
+        proc = self._proc
+        assert proc is not None
+        cancelled = False
+        try:
+            exited = _start_reaper(proc)  # waited on without polling, as run_command does
+            timed_out, cancelled = _wait(exited, self._deadline, None)
+            self._timed_out = self._timed_out or timed_out
+            if self._timed_out or cancelled:
+                _stop_group(proc, exited)
+            else:
+                _signal_group(proc.pid, signal.SIGKILL)  # grandchildren it left in its group
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.pop(proc, None)
+            if proc.stdout is not None:
+                proc.stdout.close()
+        with self._err:
+            stderr = _tail(self._err)
+        self.result = CommandResult(
+            self.argv,
+            proc.returncode,
+            "",
+            stderr,
+            time.monotonic() - self._started,
+            timed_out=self._timed_out,
+            cancelled=cancelled,
+        )
+        return self.result
 
 
 # --- descendants that left our process groups ----------------------------------------------------------------

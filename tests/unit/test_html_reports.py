@@ -278,7 +278,19 @@ def test_help_lists_check_first_and_the_commands_in_a_newcomers_order() -> None:
     ran = run_cli("--help")
     listed = re.findall(r"^  (\w+)  ", ran.stdout.split("Commands:")[1], flags=re.MULTILINE)
     assert listed == [
-        *("check", "explain", "profile", "snapshot", "compare", "collective", "gate", "checks", "matrix", "schema")
+        *(
+            "check",
+            "explain",
+            "profile",
+            "snapshot",
+            "compare",
+            "fleet",
+            "collective",
+            "gate",
+            "checks",
+            "matrix",
+            "schema",
+        )
     ]
 
 

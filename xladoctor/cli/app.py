@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
 # the container entrypoint (gate) and the reference ones. A command not named here comes after these, by name.
 HELP_ORDER = (
-    *("check", "explain", "profile", "snapshot", "compare", "collective", "gate"),
+    *("check", "explain", "profile", "snapshot", "compare", "fleet", "collective", "gate"),
     *("checks", "matrix", "schema"),
 )
 
@@ -121,6 +121,7 @@ PythonOption = Annotated[str | None, typer.Option("--python", help=BY_NAME["pyth
 FormatOption = Annotated[OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 DEFAULT_TIMEOUT = DEFAULT_TIMEOUT_S
+CHECK_ONLY = (OutputFormat.JUNIT, OutputFormat.PROMETHEUS, OutputFormat.NPD)
 
 
 def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[Any]) -> OutputFormat:
@@ -129,8 +130,8 @@ def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[A
     if chosen not in kind.formats:
         names = [f.value for f in kind.formats]
         offered = ", ".join(names[:-1]) + f" or {names[-1]}"
-        if chosen is OutputFormat.JUNIT:  # JUnit's test cases are checks and smoke tests
-            raise UsageError(f"--format junit is for `check`; {kind.command} prints {offered}")
+        if chosen in CHECK_ONLY:  # JUnit's test cases, the gauges and NPD's line are checks' verdicts
+            raise UsageError(f"--format {chosen.value} is for `check`; {kind.command} prints {offered}")
         raise UsageError(f"--format {chosen.value} is not available for `{kind.command}`; it prints {offered}")
     return chosen
 

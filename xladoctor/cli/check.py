@@ -13,7 +13,7 @@ from xladoctor.cli.app import FormatOption, JsonOption, app, python_input, read_
 from xladoctor.cli.options import diagnosis_options, request_values
 from xladoctor.diagnosis.observer import Observer
 from xladoctor.errors import UsageError
-from xladoctor.exitcodes import HELP_TEXT
+from xladoctor.exitcodes import HELP_TEXT, npd_exit_code
 from xladoctor.reporters import OutputFormat
 
 if TYPE_CHECKING:  # the pipeline, the outputs and rich are imported when the command runs (cli/app.py)
@@ -80,6 +80,26 @@ def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, st
     return found
 
 
+def _atomic_for_the_collector(
+    chosen: OutputFormat, destination: Destination | None, extra: list[tuple[OutputFormat, Destination, str]]
+) -> None:
+    """node_exporter's textfile collector may read a file while it is written: metrics go to a regular file only
+    by a rename in its folder (prometheus/node_exporter README, "Textfile Collector": write `*.prom.$$`, then
+    `mv`), never rewritten in place as a folder we cannot write forces (cli/outputs.py "truncate")."""
+    from xladoctor.cli.outputs import named
+    from xladoctor.sanitize import one_line
+
+    wanted = [(destination, "--output")] if chosen is OutputFormat.PROMETHEUS else []
+    wanted += [(d, o) for f, d, o in extra if f is OutputFormat.PROMETHEUS]
+    for where, option in wanted:
+        if where is not None and where.how == "truncate":
+            raise UsageError(
+                f"{named(option, where.given)}: cannot write in {one_line(str(where.target.parent))}, so the "
+                "metrics could not be renamed into place atomically (node_exporter could read half a file); "
+                "let xladoctor write in that folder"
+            )
+
+
 def _writer(destination: Destination, option: str) -> Callable[[str], None]:
     from xladoctor.cli.outputs import write_output
 
@@ -129,8 +149,9 @@ def check(
         [(destination, "--output"), (saved, "--save-facts"), *((d, o) for _, d, o in extra)],
         [(facts_file, "the --facts snapshot"), (python_input(options.get("python")), "the --python interpreter")],
     )
-    request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
+    _atomic_for_the_collector(chosen, destination, extra)
+    request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     with CheckObserver(saved, spinner=chosen is OutputFormat.TEXT) as observer:
         report = diagnose(request, observer)
     from xladoctor.diagnosis.report import exit_code
@@ -139,4 +160,5 @@ def check(
     save = _writer(destination, "--output") if destination is not None else None
     writers = [(fmt, _writer(d, option)) for fmt, d, option in extra]
     emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)
-    raise typer.Exit(int(exit_code(report, request.strict)))
+    code = exit_code(report, request.strict)
+    raise typer.Exit(npd_exit_code(code) if chosen is OutputFormat.NPD else int(code))

@@ -165,6 +165,15 @@ def gate(
     collective_backend: Annotated[
         list[str] | None, typer.Option("--collective-backend", help="Backends for the collective (default: all).")
     ] = None,
+    prolog: Annotated[
+        bool,
+        typer.Option(
+            "--prolog",
+            help="Node mode, for a Slurm Prolog/Epilog or health check (deploy/slurm/): no CMD; exit 0 when the node "
+            "passes; else the report on stderr, one drain reason on stdout (`xladoctor: ID: TITLE`) and exit 1 "
+            "(3: xladoctor could not decide).",
+        ),
+    ] = False,
     **options: Any,
 ) -> None:
     """Container entrypoint: run the checks, then exec CMD (same PID, its signals, its exit code), or refuse.
@@ -172,6 +181,14 @@ def gate(
     With --collective, every node of a multi-node job also runs one real collective with the others before it
     starts: a bad node refuses to start instead of hanging the job at its first step.
     Set XLADOCTOR_GATE=off to start CMD without checking."""
+    if prolog:
+        from xladoctor.cli.gate_prolog import node_gate
+
+        if command:
+            raise UsageError("gate --prolog checks this node and starts nothing: give no CMD")
+        if collective:
+            raise UsageError("gate --prolog checks this node alone: --collective needs the job's command")
+        node_gate(request_values(options, smoke_default=False), GATE_SWITCH, gate_disabled(os.environ))
     from xladoctor.diagnosis.pipeline import diagnose, make_request
     from xladoctor.diagnosis.report import exit_code
     from xladoctor.proc import kill_descendants

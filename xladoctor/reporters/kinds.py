@@ -45,10 +45,17 @@ class ReportKind(Generic[R]):
     json: Callable[[R], str]
     html: Callable[[R], str] | None = None
     junit: Callable[[R], str] | None = None
+    prometheus: Callable[[R], str] | None = None
+    npd: Callable[[R], str] | None = None
 
     @property
     def formats(self) -> tuple[OutputFormat, ...]:
-        offered = {OutputFormat.HTML: self.html, OutputFormat.JUNIT: self.junit}
+        offered = {
+            OutputFormat.HTML: self.html,
+            OutputFormat.JUNIT: self.junit,
+            OutputFormat.PROMETHEUS: self.prometheus,
+            OutputFormat.NPD: self.npd,
+        }
         return tuple(f for f in OutputFormat if offered.get(f, True) is not None)
 
 
@@ -74,6 +81,10 @@ def rendered(kind: ReportKind[R], report: R, output_format: OutputFormat, verbos
         return _offered(kind.html, kind, output_format)(report)
     if output_format is OutputFormat.JUNIT:
         return _offered(kind.junit, kind, output_format)(report)
+    if output_format is OutputFormat.PROMETHEUS:
+        return _offered(kind.prometheus, kind, output_format)(report)
+    if output_format is OutputFormat.NPD:
+        return _offered(kind.npd, kind, output_format)(report)
     assert_never(output_format)
 
 
@@ -101,7 +112,17 @@ def check_kind(strict: bool = False) -> ReportKind[Report]:
 
         return render_junit(report, strict=strict)
 
-    return ReportKind("check", text, json, html, junit)
+    def prometheus(report: Report) -> str:
+        from xladoctor.reporters.prometheus import render_prometheus
+
+        return render_prometheus(report, strict=strict)
+
+    def npd(report: Report) -> str:
+        from xladoctor.reporters.problem_line import render_npd
+
+        return render_npd(report, strict=strict)
+
+    return ReportKind("check", text, json, html, junit, prometheus, npd)
 
 
 def explain_kind() -> ReportKind[Explanation]:
