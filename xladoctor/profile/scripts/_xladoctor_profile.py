@@ -363,12 +363,14 @@ def start(hook_dir):
     sys.meta_path.insert(0, _Watcher())
     atexit.register(_at_exit)
     # each framework's hooks, loaded now (the folder leaves sys.path after this) and armed on its import
+    import _xladoctor_profile_dist
     import _xladoctor_profile_dynamo
     import _xladoctor_profile_jax
     import _xladoctor_profile_tf
     import _xladoctor_profile_torch
+    import _xladoctor_profile_watch
     import _xladoctor_profile_xla
 
     for module in (_xladoctor_profile_torch, _xladoctor_profile_dynamo, _xladoctor_profile_xla, _xladoctor_profile_tf,
-                   _xladoctor_profile_jax):
+                   _xladoctor_profile_jax, _xladoctor_profile_dist, _xladoctor_profile_watch):
         guarded("arming " + module.__name__)(module.arm)()
