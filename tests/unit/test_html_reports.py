@@ -277,7 +277,9 @@ def test_html_is_refused_where_there_is_no_html_report() -> None:
 def test_help_lists_check_first_and_the_commands_in_a_newcomers_order() -> None:
     ran = run_cli("--help")
     listed = re.findall(r"^  (\w+)  ", ran.stdout.split("Commands:")[1], flags=re.MULTILINE)
-    assert listed == ["check", "explain", "profile", "snapshot", "compare", "collective", "gate", "matrix", "schema"]
+    assert listed == [
+        *("check", "explain", "profile", "hang", "snapshot", "compare", "collective", "gate", "matrix", "schema")
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "html"])

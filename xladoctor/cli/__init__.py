@@ -6,7 +6,7 @@ Nothing outside this package imports it: the commands are adapters over the pipe
 from __future__ import annotations
 
 # importing registers the commands (--help lists them in cli/app.py's HELP_ORDER)
-from xladoctor.cli import check, collective, compare, explain, gate, matrix, profile, schema, snapshot  # noqa: F401, I001
+from xladoctor.cli import check, collective, compare, explain, gate, hang, matrix, profile, schema, snapshot  # noqa: F401, I001
 from xladoctor.cli.main import main, run
 
 __all__ = ["main", "run"]

@@ -20,9 +20,10 @@ from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
 
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
-# did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
-# the container entrypoint (gate) and the reference ones. A command not named here comes after these, by name.
-HELP_ORDER = ("check", "explain", "profile", "snapshot", "compare", "collective", "gate", "matrix", "schema")
+# did my run fail (explain), why is it slow (profile), why does it hang (hang), then many workers (snapshot on each,
+# compare, collective), the container entrypoint (gate) and the reference ones. A command not named here comes after
+# these, by name.
+HELP_ORDER = ("check", "explain", "profile", "hang", "snapshot", "compare", "collective", "gate", "matrix", "schema")
 
 
 class NewcomerOrder(TyperGroup):

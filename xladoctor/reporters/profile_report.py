@@ -13,6 +13,7 @@ from xladoctor import __version__
 from xladoctor.findings import Status
 from xladoctor.profile.analysis.xla import HOST_VALUE
 from xladoctor.profile.model import ProcessSummary, ProfileFinding, ProfileReport, Step
+from xladoctor.reporters.hang_report import hang_document
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _line, _mark
 from xladoctor.reporters.terminal import _text as _t
@@ -42,6 +43,7 @@ def profile_document(report: ProfileReport) -> dict[str, Any]:
         "helper_processes": report.helpers,
         "notes": list(report.notes),
         "left_running": [dict(p) for p in report.left_running],
+        "stalls": [hang_document(r) for r in report.stalls],
     }
 
 

@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 from xladoctor.findings import SEVERITY, Finding, verdict_exit_code
 from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
+from xladoctor.profile.analysis.stalls import stall_findings
 from xladoctor.profile.analysis.timeline import steps_of
+from xladoctor.profile.hang.model import HangReport
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport
 from xladoctor.redact import redact_argv
@@ -24,7 +26,9 @@ DETECTORS: tuple[Detector, ...] = (
     program.hook_errors,
 )
 # What a process records by merely importing a framework (torchrun's agent imports torch) or by ending.
-HELPER_KINDS = frozenset({"framework", "steps_begin", "exit", "hook_error", "truncated", "xla_debug"})
+HELPER_KINDS = frozenset(
+    {"framework", "steps_begin", "exit", "hook_error", "truncated", "xla_debug", "stall_watch", "collectives_watched"}
+)
 # Steps listed per finding (the JSON keeps them all up to this; the text shows fewer).
 MAX_STEPS_LISTED = 1000
 
@@ -86,19 +90,30 @@ def _observe(detect: Detector, record: ProcessRecord) -> list[Observation]:
         return [program.analysis_error(detect.__name__, exc)]
 
 
-def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrupted: bool = False) -> ProfileReport:
+def build_report(
+    outcome: RunOutcome,
+    records: Sequence[ProcessRecord],
+    interrupted: bool = False,
+    stalls: Sequence[HangReport] = (),
+    in_progress: Sequence[HangReport] = (),
+    watch_notes: Sequence[str] = (),
+) -> ProfileReport:
+    """The profile: each process's detectors merged across ranks, the program's exit first, and what the stall watch
+    (`--stall-after`) found while it ran."""
     workers = sorted(
         (r for r in records if is_worker(r)), key=lambda r: (r.rank if r.rank is not None else 1 << 30, r.pid)
     )
     observed = [(r, o) for r in workers for detect in DETECTORS for o in _observe(detect, r)]
     findings = merge(observed)
     findings.insert(0, program.program_exit(outcome, workers))
+    findings += stall_findings(stalls, in_progress)
     if not workers:
         findings.append(program.nothing_observed(records))
     cwd = next((r.cwd for r in records if r.cwd), None)
     notes = program.notes(workers)
     left = program.left_running_note(outcome)
     notes = (*notes, left) if left else notes
+    notes = (*notes, *watch_notes)
     return ProfileReport(
         command=redact_argv(outcome.argv),
         exit_status=outcome.exit_status,
@@ -111,6 +126,7 @@ def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrup
         interrupted=interrupted or outcome.interrupted,
         notes=tuple(notes),
         left_running=tuple(p.to_json() for p in outcome.left_running),
+        stalls=tuple(stalls),
     )
 
 

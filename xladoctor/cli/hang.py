@@ -1,0 +1,104 @@
+"""`xladoctor hang PID... | --job PID`: the stacks and collectives of a running job's ranks, compared, and the rank,
+the collective and the line that hold it up named. Works on processes xladoctor did not start, as their owner."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from xladoctor.cli.app import FormatOption, JsonOption, OutputOption, app, output_destination, text_or_json
+from xladoctor.cli.outputs import write_output
+from xladoctor.errors import UsageError
+from xladoctor.findings import verdict_exit_code
+from xladoctor.profile.hang.model import HangReport
+from xladoctor.reporters import OutputFormat
+from xladoctor.reporters.console import ReportConsole, plain_text
+
+HANG_EXIT_TEXT = (
+    "Exit codes: 0 nothing holds the job up (or only a compile in progress); 1 a finding failed (or warned, with "
+    "--strict); 2 bad usage (no such process, no pid); 3 xladoctor's own error."
+)
+
+
+def rendered(report: HangReport, chosen: OutputFormat, verbose: bool) -> str:
+    """The report in the chosen format, as text to write (to a file, or stdout)."""
+    if chosen is OutputFormat.JSON:
+        from xladoctor.reporters.hang_report import render_hang_json
+
+        return render_hang_json(report)
+    if chosen is OutputFormat.HTML:
+        from xladoctor.reporters.pages.hang import render_hang_html
+
+        return render_hang_html(report)
+    from xladoctor.reporters.hang_report import render_hang_text
+
+    return plain_text(lambda c: render_hang_text(report, c, verbose=verbose))
+
+
+def print_text(report: HangReport, verbose: bool, stderr: bool) -> None:
+    from xladoctor.reporters.hang_report import render_hang_text
+
+    render_hang_text(report, ReportConsole(stderr=stderr, soft_wrap=True), verbose=verbose)
+
+
+def _pids(given: list[int] | None, job: int | None) -> tuple[list[int], str]:
+    from xladoctor.profile.hang.discover import job_ranks
+
+    if job is not None and given:
+        raise UsageError("give either PIDs or --job PID, not both")
+    if job is not None:
+        if job <= 0:
+            raise UsageError(f"--job {job}: not a process id")
+        return job_ranks(job), "job"
+    if not given:
+        raise UsageError("hang needs the processes to examine: xladoctor hang PID... (or --job LAUNCHER_PID)")
+    wrong = [p for p in given if p <= 0]
+    if wrong:
+        raise UsageError(f"{wrong[0]}: not a process id")
+    if os.getpid() in given:
+        raise UsageError(f"{os.getpid()} is this xladoctor itself")
+    return list(dict.fromkeys(given)), "pids"
+
+
+@app.command(epilog=HANG_EXIT_TEXT)
+def hang(
+    pids: Annotated[list[int] | None, typer.Argument(help="The ranks' process ids.", show_default=False)] = None,
+    job: Annotated[
+        int | None,
+        typer.Option("--job", help="A launcher's pid (torchrun, mpirun, a shell script): its workers are the ranks."),
+    ] = None,
+    output_format: FormatOption = OutputFormat.TEXT,
+    as_json: JsonOption = False,
+    output: OutputOption = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show every rank's threads, and refs.")] = False,
+    no_native: Annotated[
+        bool, typer.Option("--no-native", help="Python frames only (faster; no C/C++ frames from py-spy).")
+    ] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds for each stack read.", min=1.0)] = 20.0,
+) -> None:
+    """Name the rank, the collective and the line that hold a running job up: every thread's stack of each rank
+    (py-spy or pystack), its last collectives (the profile hook's records and torch's Flight Recorder, when the
+    job runs under `xladoctor profile --stall-after`), compared across the ranks."""
+    from xladoctor.profile.hang.diagnose import diagnose
+    from xladoctor.profile.hang.discover import from_pids
+
+    chosen = text_or_json(output_format, as_json, "hang", html=True)
+    destination = output_destination(output)
+    chosen_pids, trigger = _pids(pids, job)
+    targets = from_pids(chosen_pids)
+    subject = (f"--job {job}",) if job is not None else tuple(str(p) for p in chosen_pids)
+    report = diagnose(targets, trigger, subject, native=not no_native, timeout_s=timeout)
+    code = verdict_exit_code(report.count, strict)
+    if chosen is OutputFormat.TEXT and destination is None and output is None:
+        print_text(report, verbose, stderr=False)
+        raise typer.Exit(code)
+    text = rendered(report, chosen, verbose)
+    if destination is None:
+        sys.stdout.write(text)
+    else:
+        write_output(destination, text, "--output")
+    raise typer.Exit(code)
