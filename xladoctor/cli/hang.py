@@ -63,6 +63,16 @@ def _pids(given: list[int] | None, job: int | None) -> tuple[list[int], str]:
     return list(dict.fromkeys(given)), "pids"
 
 
+def _cwd(pids: list[int]) -> str | None:
+    """The first rank's working directory: the report shows the user's files relative to it."""
+    for pid in pids:
+        try:
+            return os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+    return None
+
+
 @app.command(epilog=HANG_EXIT_TEXT)
 def hang(
     pids: Annotated[list[int] | None, typer.Argument(help="The ranks' process ids.", show_default=False)] = None,
@@ -91,7 +101,7 @@ def hang(
     chosen_pids, trigger = _pids(pids, job)
     targets = from_pids(chosen_pids)
     subject = (f"--job {job}",) if job is not None else tuple(str(p) for p in chosen_pids)
-    report = diagnose(targets, trigger, subject, native=not no_native, timeout_s=timeout)
+    report = diagnose(targets, trigger, subject, cwd=_cwd(chosen_pids), native=not no_native, timeout_s=timeout)
     code = verdict_exit_code(report.count, strict)
     if chosen is OutputFormat.TEXT and destination is None and output is None:
         print_text(report, verbose, stderr=False)

@@ -108,6 +108,7 @@ class StallWatch:
         self._child: subprocess.Popen[bytes] | None = None
         self.poll_s = min(1.0, max(0.1, stall_after_s / 10))
         self.cwd: str | None = None
+        self._said: set[str] = set()
 
     def start(self, child: subprocess.Popen[bytes]) -> None:
         self._child = child
@@ -186,8 +187,10 @@ class StallWatch:
                 return
             if report.only_compiling:
                 self.in_progress.append(report)
-                if self.on_note is not None:
-                    self.on_note(report.findings[0].finding.title)
+                said = report.findings[0].finding.title
+                if self.on_note is not None and said not in self._said:
+                    self._said.add(said)
+                    self.on_note(said)
                 last = time.monotonic()
                 continue
             stalled = True

@@ -92,9 +92,9 @@ def _rank(console: Console, rank: RankState, cwd: str | None, verbose: bool) -> 
     step = f"  step {rank.step}" if rank.step is not None else ""
     cpu = f"  cpu {rank.cpu:.0%}" if rank.cpu is not None else ""
     where = f" at {rank.activity.location.short(cwd)}" if rank.activity.location else ""
+    pid = f"  pid {rank.pid}" if rank.label != f"pid {rank.pid}" else ""
     console.print(
-        f"  [bold]{_t(rank.label)}[/]  pid {rank.pid}  host {_t(rank.host)}{step}{cpu}: {_t(rank.activity.summary)}"
-        f"{_t(where)}"
+        f"  [bold]{_t(rank.label)}[/]{pid}  host {_t(rank.host)}{step}{cpu}: {_t(rank.activity.summary)}{_t(where)}"
     )
     if rank.activity.code:
         console.print(f"      [dim]`{_t(rank.activity.code)}`[/]")
@@ -132,6 +132,8 @@ def render_hang_text(report: HangReport, console: Console, verbose: bool = False
         _rank(console, rank, report.cwd, verbose)
     summary = report.summary
     parts = [f"{summary[s.value]} {s.value}" for s in Status if summary[s.value]]
-    console.print(f"\n[bold]Summary:[/] {', '.join(parts) or 'nothing found'} [dim]({len(report.ranks)} ranks)[/]")
+    ranks = f"{len(report.ranks)} rank{'s' if len(report.ranks) != 1 else ''}"
+    found = ", ".join(parts) or "nothing found"
+    console.print(f"\n[bold]Summary:[/] {found} [dim]({ranks} on {_line(report.host)})[/]")
     for note in report.notes:
         console.print(f"  [yellow]note:[/] {_t(note)}")

@@ -15,8 +15,14 @@ def _profile_finding(item: HangFinding) -> ProfileFinding:
 
 
 def stall_findings(stalls: Sequence[HangReport], in_progress: Sequence[HangReport]) -> list[ProfileFinding]:
-    found: dict[tuple[str, str], ProfileFinding] = {}
-    for report in [*stalls, *in_progress]:
+    found: dict[tuple[object, ...], ProfileFinding] = {}
+    for report in stalls:
         for item in report.findings:
             found.setdefault((item.finding.id, item.finding.title), _profile_finding(item))
+    for report in in_progress:  # a long compile is seen at every poll: once per rank and line
+        for item in report.findings:
+            where = item.location
+            key = (item.finding.id, item.culprits, item.groups[0].ranks if item.groups else (),
+                   (where.file, where.line) if where else None)  # fmt: skip
+            found.setdefault(key, _profile_finding(item))
     return list(found.values())

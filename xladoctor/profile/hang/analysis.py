@@ -65,6 +65,8 @@ def _pending(rank: RankState, source: str) -> Collective | None:
 
 def _in_collective(rank: RankState, source: str) -> Collective | None:
     """The collective a rank waits in: by its stack when alive, by its records when gone or unreadable."""
+    if rank.status == "running" and rank.activity.kind == "rendezvous":  # the job's first meeting: all must join
+        return Collective("rendezvous", 0, rank.activity.op, "started", "stack", location=rank.activity.location)
     pending = _pending(rank, source)
     if rank.status == "running" and rank.activity.kind not in ("collective", "unknown"):
         return None
@@ -103,6 +105,9 @@ def _finding(
 
 
 def _group(ranks: Sequence[RankState], doing: str, location: Location | None, code: str = "") -> Group:
+    """Ranks side by side; the line's text from a rank that stands at that very line."""
+    if not code and location is not None:
+        code = next((r.activity.code for r in ranks if r.activity.location == location and r.activity.code), "")
     return Group(tuple(r.label for r in ranks), _hosts(ranks), doing, location, code)
 
 
@@ -280,11 +285,12 @@ def _absent(
     else:
         them = f"{_names(waiters)} wait{'s' if len(waiters) == 1 else ''} in {_collective_text(ref, cwd)}"
     last = _last(rank, source, ref.group)
-    last_text = (
-        f"its last collective was {last.describe()}{_at(last.location, cwd)} ({last.state})"
-        if last
-        else ("it recorded no collective")
-    )
+    if last is not None:
+        last_text = f"its last collective was {last.describe()}{_at(last.location, cwd)} ({last.state})"
+    elif ref.source == "stack":
+        last_text = f"the {ref.op} is named from the waiting ranks' stacks (no record numbers its collectives)"
+    else:
+        last_text = "it recorded no collective"
     groups_for = [_group(waiters, f"wait in {ref.describe()}", ref.location)]
     evidence: dict[str, object] = {"group": ref.group, "seq": ref.seq, "op": ref.op, "source": ref.source,
                                    "their_status": rank.status, "their_activity": rank.activity.kind}  # fmt: skip
@@ -371,7 +377,10 @@ def _stuck(ranks: Sequence[RankState], cwd: str | None, ctx: Context) -> list[Ha
         since = f" for {ctx.stalled_s:.0f} s" if ctx.stalled_s else ""
         step = f" in step {first.step}" if first.step is not None else ""
         at = _at(first.activity.location, cwd)
-        title = f"{_names(group)} made no progress{since}{step}: {first.activity.summary}{at}"
+        if ctx.stalled_s is not None or ctx.post_mortem:
+            title = f"{_names(group)} made no progress{since}{step}: {first.activity.summary}{at}"
+        else:
+            title = f"{_names(group)}{step}: {first.activity.summary}{at}"
         helpers = _helpers_text(first, cwd)
         detail = f"No step, collective, compile or output was recorded{since}." + (
             f" Meanwhile {helpers}." if helpers else ""

@@ -49,6 +49,7 @@ _COMPILER_NAMES = (
     ("jax/", "JAX (tracing, lowering or XLA)"),
     ("tensorflow/", "TensorFlow (tracing a tf.function)"),
 )
+_JOINS = frozenset({"init_process_group", "new_group", "new_subgroups", "init_device_mesh"})
 _DATALOADER = "torch/utils/data/dataloader.py"
 DATALOADER_WORKER = re.compile(r"torch/utils/data/_utils/worker\.py$")
 _TORCH_XLA_SYNC = re.compile(r"torch_xla/(?:torch_xla|core/xla_model)\.py$")
@@ -100,6 +101,19 @@ def collective_op(frames: Sequence[Frame]) -> str:
             if match and not outermost:
                 return _snake(match.group(1) or match.group(2))
     return outermost
+
+
+def _rendezvous(frames: Sequence[Frame]) -> str:
+    """The call that waits for every rank to join: torch's init_process_group / new_group (their store-based barrier
+    and TCPStore rendezvous, torch/distributed/distributed_c10d.py and rendezvous.py), jax.distributed.initialize
+    (jax/_src/distributed.py)."""
+    for frame in reversed(frames):  # outermost first: the user's call, not the helper inside it
+        name = _name(frame)
+        if not frame.native and frame.file.endswith("torch/distributed/distributed_c10d.py") and name in _JOINS:
+            return name
+        if not frame.native and frame.file.endswith("jax/_src/distributed.py") and name == "initialize":
+            return "jax.distributed.initialize"
+    return ""
 
 
 def _compiler(frames: Sequence[Frame]) -> str:
@@ -183,6 +197,9 @@ def classify(thread: Thread | None, cpu: float | None, code_of: CodeReader) -> A
     op = collective_op(frames)
     if op:
         return Activity("collective", f"waiting in {op}", where, code, op)
+    joining = _rendezvous(frames)
+    if joining:
+        return Activity("rendezvous", f"waiting for the other ranks to join ({joining})", where, code, joining)
     if _idle_worker(frames):
         return Activity("waiting", "idle, waiting for its DataLoader to ask for a batch", where, code)
     if any(not f.native and f.file.endswith(_DATALOADER) for f in frames):

@@ -40,6 +40,7 @@ class Read:
     source: str = ""
     cpu: float | None = None
     dump: dict[str, Any] | None = None
+    ring: tuple[Collective, ...] = ()
     problems: list[str] = field(default_factory=list)
 
 
@@ -61,13 +62,13 @@ def _read(pid: int, target: Target | None, timeout_s: float, native: bool) -> Re
     """One process: the hook's dump (asked first: it also holds the Flight Recorder), the stack tool, and
     faulthandler when neither gave a stack."""
     read = Read()
-    started = time.monotonic()
-    before = tools.cpu_seconds(pid)
     if target is not None and target.listens and target.records is not None:
         dumped = channel.request_dump(target.records, pid, next(_numbers), DUMP_TIMEOUT_S)
         read.dump = dict(dumped) if dumped is not None else None
     stacks = tools.read_stacks(pid, timeout_s, native=native)
     read.threads, read.source = stacks.threads, stacks.source
+    if target is not None and target.records is not None:  # read with the stacks: the job may still move
+        read.ring = from_ring(channel.ring(target.records, pid))
     if stacks.problem:
         read.problems.append(stacks.problem)
     if not read.threads and read.dump is not None:
@@ -77,7 +78,9 @@ def _read(pid: int, target: Target | None, timeout_s: float, native: bool) -> Re
         if text:
             main = str(target.main_thread) if target.main_thread else None
             read.threads, read.source = from_faulthandler(text, main), "faulthandler"
-    time.sleep(max(0.0, CPU_WINDOW_S - (time.monotonic() - started)))
+    # after the reads: py-spy and pystack stop the process while they read it, which would hide a busy loop
+    started, before = time.monotonic(), tools.cpu_seconds(pid)
+    time.sleep(CPU_WINDOW_S)
     after = tools.cpu_seconds(pid)
     if before is not None and after is not None:
         read.cpu = (after - before) / max(time.monotonic() - started, 1e-3)
@@ -114,8 +117,8 @@ def _helper(pid: int, role: str, alive: bool, read: Read | None) -> Helper:
 
 
 def _state(target: Target, read: Read | None, helpers: tuple[Helper, ...], host: str) -> RankState:
-    ring = from_ring(channel.ring(target.records, target.pid)) if target.records is not None else ()
     if read is None:  # gone: what it recorded is all there is
+        ring = from_ring(channel.ring(target.records, target.pid)) if target.records is not None else ()
         activity = Activity(target.status, "died" if target.status == "died" else "exited")
         return RankState(target.label, target.rank, host, target.pid, target.status, activity, target.step,
                          collectives=ring, gone_at=target.gone_at)  # fmt: skip
@@ -132,7 +135,7 @@ def _state(target: Target, read: Read | None, helpers: tuple[Helper, ...], host:
         activity=activity,
         step=_step(target, read.dump),
         threads=read.threads,
-        collectives=ring,
+        collectives=read.ring,
         flight=flight,
         helpers=helpers,
         stacks_from=read.source,

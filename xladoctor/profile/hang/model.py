@@ -65,7 +65,9 @@ class Collective:
         return self.op, self.sizes
 
     def describe(self) -> str:
-        """`all_reduce #5`."""
+        """`all_reduce #5`; `the all_gather` for one seen only in a stack (JAX numbers no collectives)."""
+        if self.source == "stack":
+            return f"the {self.op}"
         return f"{self.op} #{self.seq}" + (f" (group {self.group})" if self.group not in ("default", "0") else "")
 
     def sizes_text(self) -> str:
@@ -104,6 +106,7 @@ class Activity:
 
 ACTIVITY_KINDS = (
     "collective",  # inside a torch.distributed collective, or a JAX computation's collective
+    "rendezvous",  # waiting for the other ranks to join (init_process_group, jax.distributed.initialize)
     "device",  # running (or waiting for) a compiled computation: torch_xla's sync, a JAX call
     "data-loader",  # waiting for a DataLoader's next batch
     "lock",  # blocked on a lock, a condition, an event or a queue

@@ -166,6 +166,8 @@ def from_hook(document: Mapping[str, Any]) -> tuple[Thread, ...]:
                 file = _text(raw[0])
                 user = raw[3] if len(raw) > 3 and isinstance(raw[3], bool) else is_user_path(file)
                 frames.append(Frame(file, _int(raw[1]), _text(raw[2], 300), user=user))
+        if _ours(frames):
+            continue
         native = item.get("native_id")
         ident = native if isinstance(native, int) else item.get("id")
         threads.append(Thread(_text(item.get("name"), 200), str(ident) if isinstance(ident, int) else "",
