@@ -92,4 +92,5 @@ def hang_report(case: str) -> Any:
     ranks = tuple(ranks_from_json(doc))
     findings = judge(ranks, Context(doc["stalled_s"], post_mortem=doc["trigger"] == "exit"), doc["cwd"])
     return HangReport(doc["trigger"], tuple(doc["subject"]), doc["host"], tuple(findings), ranks, doc["stalled_s"],
-                      doc["stall_after_s"], doc["cwd"], tuple(doc["notes"]), doc["created"])  # fmt: skip
+                      doc["stall_after_s"], doc["cwd"], tuple(doc["notes"]), doc["created"],
+                      doc.get("took_s"))  # fmt: skip

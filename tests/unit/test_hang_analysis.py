@@ -265,7 +265,8 @@ def test_a_replayed_report_renders_again_and_validates(case: str) -> None:
     ranks = tuple(ranks_from_json(document))
     report = HangReport(document["trigger"], tuple(document["subject"]), document["host"],
                         tuple(rejudged(case)), ranks, document["stalled_s"], document["stall_after_s"],
-                        document["cwd"], tuple(document["notes"]), document["created"])  # fmt: skip
+                        document["cwd"], tuple(document["notes"]), document["created"],
+                        document.get("took_s"))  # fmt: skip
     again = hang_document(report)
     jsonschema.validate(again, hang_schema())
     assert again["ranks"] == document["ranks"]

@@ -33,6 +33,7 @@ def hang_document(report: HangReport) -> dict[str, Any]:
         "created": report.created,
         "stalled_s": round(report.stalled_s, 3) if report.stalled_s is not None else None,
         "stall_after_s": report.stall_after_s,
+        "took_s": round(report.took_s, 3) if report.took_s is not None else None,
         "cwd": report.cwd,
         "summary": report.summary,
         "findings": [f.to_json(report.cwd) for f in report.findings],
@@ -123,7 +124,8 @@ def _rank(console: Console, rank: RankState, cwd: str | None, verbose: bool) -> 
 def render_hang_text(report: HangReport, console: Console, verbose: bool = False) -> None:
     """Print the hang report for a person."""
     console.print(f"\n[bold]xladoctor:[/] {_line(headline(report))}")
-    console.print(f"[dim]host {_line(report.host)}, {_line(report.created)}[/]")
+    took = f", read in {report.took_s:.1f} s" if report.took_s is not None else ""
+    console.print(f"[dim]host {_line(report.host)}, {_line(report.created)}{took}[/]")
     console.print("\n[bold]hang[/]")
     for item in report.findings:
         _finding(console, item, report.cwd, verbose)

@@ -5,7 +5,7 @@ import torch
 
 torch.manual_seed(0)
 layers = []
-for _ in range(16):
+for _ in range(6):
     layers += [torch.nn.Linear(32, 32), torch.nn.GELU(), torch.nn.LayerNorm(32)]
 model = torch.nn.Sequential(*layers)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)

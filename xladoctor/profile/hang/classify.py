@@ -73,8 +73,8 @@ _CODE_SYNC = re.compile(r"\.item\(\)|\.cpu\(\)|\.tolist\(\)|\.numpy\(\)|block_un
 _CODE_LOCK = re.compile(r"\bwith\b[^#]*lock|\.acquire\(|\.wait\(|\.join\(|\bqueue\b.*\.get\(|\.get\(\s*\)", re.I)
 _CODE_IO = re.compile(r"\bopen\(|\.read\(|\.readline|\.write\(|\.recv|urlopen|requests\.|\.connect\(|\.accept\(")
 _CODE_SLEEP = re.compile(r"\bsleep\(")
-# CPU seconds per second above which a sampled process counts as running, below which as waiting.
-BUSY = 0.5
+# CPU seconds per second above which a sampled process counts as running: a blocked one uses next to none, and one
+# that loops gets its share of a busy machine's cores, which can be far below one.
 IDLE = 0.1
 
 
@@ -213,19 +213,26 @@ def classify(thread: Thread | None, cpu: float | None, code_of: CodeReader) -> A
                                     or _native_above_python(frames)):  # fmt: skip
         return Activity("host-sync", f"waiting for the device to hand a value to the host (`{code.strip()}`)",
                         where, code)  # fmt: skip
+    # A graph is compiled and run by the runtime's own threads, which no Python stack shows: while the process
+    # uses the CPU, the step is being compiled or computed (progress); idle, it waits for something else.
+    busy = cpu is not None and cpu > IDLE
     if any(not f.native and _TORCH_XLA_SYNC.search(f.file) for f in frames):
-        return Activity("device", "in torch_xla.sync(): compiling or running the step's graph", where, code)
+        if busy:
+            return Activity("compile", "in torch_xla.sync(), the CPU busy compiling or running the graph", where, code)
+        return Activity("device", "in torch_xla.sync(): waiting for the step's graph", where, code)
     native_names = [f.function for f in frames if f.native]
     if any(_XLA_EXECUTE.search(n) for n in native_names) or any(
         not f.native and _JAX_CALL.search(f.file) for f in frames
     ):
-        return Activity("device", "running a compiled computation", where, code)
+        if busy:
+            return Activity("compile", "in a compiled computation, the CPU busy", where, code)
+        return Activity("device", "waiting in a compiled computation", where, code)
     kind, summary = _kind_of_wait(frames, code)
     if kind:
         return Activity(kind, summary, where, code)
-    if thread.active or (cpu is not None and cpu >= BUSY):
+    if thread.active or (cpu is not None and cpu > IDLE):
         return Activity("python", "running Python", where, code)
-    if thread.active is False or (cpu is not None and cpu <= IDLE):
+    if thread.active is False or cpu is not None:
         return Activity("waiting", "off the CPU", where, code)
     return Activity("python", "in Python", where, code)
 

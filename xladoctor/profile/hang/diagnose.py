@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
@@ -24,6 +25,7 @@ def diagnose(
     timeout_s: float = 20.0,
 ) -> HangReport:
     """The report for these ranks now (a running job), or from their records alone (ranks that are gone)."""
+    started = time.monotonic()
     states, notes = gather(targets, timeout_s, native)
     worlds = [t.world_size for t in targets if t.world_size is not None]
     context = Context(stalled_s, max(worlds) if worlds else None, post_mortem=trigger == "exit")
@@ -39,4 +41,5 @@ def diagnose(
         cwd=cwd,
         notes=tuple(notes),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        took_s=time.monotonic() - started,
     )

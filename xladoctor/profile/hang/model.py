@@ -249,6 +249,7 @@ class HangReport:
     cwd: str | None = None
     notes: tuple[str, ...] = ()  # what could not be read, and the fall-backs used
     created: str = ""  # ISO 8601, UTC
+    took_s: float | None = None  # seconds spent reading the ranks and judging them
     extra: dict[str, Any] = field(default_factory=dict)
 
     def count(self, status: Status) -> int:
