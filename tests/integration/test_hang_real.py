@@ -222,3 +222,33 @@ def test_without_ptrace_one_line_and_the_hooks_dump(mode: str, source: str, real
         rf"used {fallback} instead",
         note,
     )
+
+
+def test_hang_on_a_job_under_profile_reads_the_flight_recorder_through_the_hook(real_env, tmp_path: Path) -> None:
+    import psutil
+
+    env = {**os.environ, **_path(real_env(GLOO))}
+    argv = [sys.executable, "-m", "xladoctor", "profile", "--stall-after", "600", "--", *_torchrun(3, "busy")]
+    watched = subprocess.Popen(argv, cwd=PROGRAMS, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        document: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            launcher = [c.pid for c in psutil.Process(watched.pid).children() if "torchrun" in " ".join(c.cmdline())]
+            if launcher:
+                ran = run_cli("hang", "--job", str(launcher[0]), "--json", timeout=120)
+                document = json.loads(ran.stdout) if ran.stdout else {}
+                if ran.returncode == 1 and document["findings"][0]["evidence"].get("seq") == 3:
+                    break
+            time.sleep(2)
+        finding = _only(document)
+        assert finding["evidence"]["source"] == "flight-recorder"
+        assert finding["title"] == (
+            f"rank 1 is not in all_reduce #3 that ranks 0, 2 wait in at hang_gloo.py:"
+            f"{line_of('hang_gloo.py', 'all_reduce')}: it is running Python at hang_gloo.py:"
+            f"{line_of('hang_gloo.py', 'busy')} in step 3"
+        )
+        assert all(r["flight_recorder"] and r["collectives"] for r in document["ranks"])
+    finally:
+        watched.terminate()  # passed on to torchrun, which stops its workers
+        watched.wait(60)

@@ -30,3 +30,16 @@ def test_every_check_has_its_row_in_what_it_checks() -> None:
 def test_the_signature_count_is_the_bundled_one() -> None:
     counts = {int(n) for n in re.findall(r"compat_matrix/signatures/\)?, (\d+) of them", README)}
     assert counts == {len(load_signatures())}
+
+
+def test_every_hang_finding_has_its_row_in_when_a_job_hangs() -> None:
+    import ast
+
+    section = README.split("## When a job hangs", 1)[1].split("\n## ", 1)[0]
+    source = (ROOT / "xladoctor" / "profile" / "hang" / "analysis.py").read_text()
+    ids = {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("hang-")
+    }
+    assert ids and [i for i in sorted(ids) if f"`{i}`" not in section] == []

@@ -101,7 +101,7 @@ def _rank(console: Console, rank: RankState, cwd: str | None, verbose: bool) -> 
         console.print(f"      [dim]`{_t(rank.activity.code)}`[/]")
     sources = [f"stacks: {rank.stacks_from or 'none'}"]
     if rank.flight:
-        sources.append(f"Flight Recorder: {len(rank.flight)} entries")
+        sources.append(f"Flight Recorder: {len(rank.flight)} entr{'y' if len(rank.flight) == 1 else 'ies'}")
     elif rank.flight_note:
         sources.append(f"no Flight Recorder ({rank.flight_note})")
     console.print(f"      [dim]{_t('; '.join(sources))}[/]")

@@ -97,7 +97,7 @@ def _finding(console: Console, item: ProfileFinding, cwd: str | None, verbose: b
             console.print(f"      [dim]{_t(line)}[/]")
     if item.code_fix and finding.status is not Status.OK:
         at = f" at {_t(item.location.short(cwd))}" if item.location else ""
-        console.print(f"      fix{at}:")
+        console.print("      next:" if finding.area == "hang" else f"      fix{at}:")  # a stall's next steps
         for line in item.code_fix:
             console.print(f"        [green]{_t(line)}[/]")
     for command in finding.remediation if finding.status is not Status.OK else ():

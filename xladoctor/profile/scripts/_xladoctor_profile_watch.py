@@ -155,6 +155,10 @@ def _fault_handler():
 
 def _start():
     path = os.path.join(core._state["dir"], "ctl-%d" % os.getpid())
+    try:
+        os.unlink(path)  # a pid used before in this run (a long job reuses them)
+    except OSError:
+        pass
     os.mkfifo(path, 0o600)
     _thread.start_new_thread(_listen, (path,))
     fault = core.guarded("faulthandler registration")(_fault_handler)()
