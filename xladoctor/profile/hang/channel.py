@@ -10,6 +10,7 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -76,6 +77,8 @@ def request_dump(records: Path, pid: int, number: int, timeout_s: float) -> Mapp
     while time.monotonic() < deadline:
         data = _read_regular(answer, MAX_DUMP_BYTES)
         if data is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(answer)  # read once: the folder keeps no stale answer
             try:
                 value = json.loads(data)
             except (ValueError, RecursionError):
@@ -83,6 +86,12 @@ def request_dump(records: Path, pid: int, number: int, timeout_s: float) -> Mapp
             return value if isinstance(value, dict) else None
         time.sleep(_POLL_S)
     return None
+
+
+def request_number() -> int:
+    """A number no other request to that folder uses: `xladoctor hang` may ask a job that another xladoctor (its
+    profile) and other `hang` runs ask too."""
+    return secrets.randbits(48)
 
 
 def catches(pid: int, signum: int) -> bool:

@@ -7,7 +7,6 @@ be read is one line in the notes, and the fall-back used is named there.
 
 from __future__ import annotations
 
-import itertools
 import os
 import socket
 import time
@@ -29,7 +28,6 @@ DUMP_TIMEOUT_S = 3.0
 FAULT_TIMEOUT_S = 2.0
 MAX_SOURCE_BYTES = 4 << 20
 MAX_HELPERS = 8
-_numbers = itertools.count(1)
 
 
 @dataclass
@@ -63,7 +61,7 @@ def _read(pid: int, target: Target | None, timeout_s: float, native: bool) -> Re
     faulthandler when neither gave a stack."""
     read = Read()
     if target is not None and target.listens and target.records is not None:
-        dumped = channel.request_dump(target.records, pid, next(_numbers), DUMP_TIMEOUT_S)
+        dumped = channel.request_dump(target.records, pid, channel.request_number(), DUMP_TIMEOUT_S)
         read.dump = dict(dumped) if dumped is not None else None
     stacks = tools.read_stacks(pid, timeout_s, native=native)
     read.threads, read.source = stacks.threads, stacks.source
