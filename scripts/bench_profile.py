@@ -5,10 +5,11 @@
 For each workload in scripts/workloads/ (a torch.compile MLP trained for 120 steps; a torch_xla MLP trained for 300
 steps on PJRT_DEVICE=CPU, one torch_xla.sync() per step; two gloo ranks summing their gradients with an all_reduce
 in each of 1500 steps, what `--stall-after` adds to every collective):
-A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`.
-They run alternately (A B A B ...) after one warm-up each, with compiler caches of their own (warmed by the
-warm-up, shared by A and B), so caches and drift on the machine hit both alike. Prints min / median / max wall
-seconds, the median of the per-pair ratios A/B, and checks that the profile of the healthy workload has no warning
+A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`; with --stall-after S,
+C: `xladoctor profile --stall-after S ...` too, in the same rounds (A B C A B C ...): C/A is what the stall watch
+costs until a stall. They run alternately after one warm-up each, with compiler caches of their own (warmed by
+the warm-up, shared by all), so caches and drift on the machine hit them alike. Prints min / median / max wall
+seconds, the median of the per-round ratios, and checks that the profile of the healthy workload has no warning
 (a profile that found problems would measure something else).
 TARGET defaults to the test suite's torch29-xla29 venv (torch 2.9.0, torch_xla 2.9.0), built on first use.
 """
@@ -51,7 +52,7 @@ def _profiled(python: str, workload: Path, env: dict[str, str], out: Path, stall
 
 def _row(name: str, values: list[float], unit: str = "s") -> str:
     return (
-        f"  {name:36s} min {min(values):7.3f}  median {statistics.median(values):7.3f}  max {max(values):7.3f} {unit}"
+        f"  {name:44s} min {min(values):7.3f}  median {statistics.median(values):7.3f}  max {max(values):7.3f} {unit}"
     )
 
 
@@ -86,17 +87,24 @@ def main() -> None:
             # with other processes of the machine turns hits into misses at random and drowns the difference
             env["TORCHINDUCTOR_CACHE_DIR"] = str(Path(scratch) / "inductor")
             env["TRITON_CACHE_DIR"] = str(Path(scratch) / "triton")
-            _profiled(python, workload, env, out, args.stall_after), _timed([python, str(workload)], env)  # warm-up
-            profiled, bare = [], []
+            _profiled(python, workload, env, out), _timed([python, str(workload)], env)  # warm-up, not counted
+            profiled, bare, watched = [], [], []
             for _ in range(args.runs):
-                profiled.append(_profiled(python, workload, env, out, args.stall_after))
+                profiled.append(_profiled(python, workload, env, out))
                 bare.append(_timed([python, str(workload)], env))
+                if args.stall_after is not None:  # C in the same rounds: the load of the machine hits all three
+                    watched.append(_profiled(python, workload, env, out, args.stall_after))
         ratios = [a / b for a, b in zip(profiled, bare, strict=True)]
-        print(f"{name}: {workload.name} ({args.runs} pairs)")
-        watched = f" --stall-after {args.stall_after:g}" if args.stall_after is not None else ""
-        print(_row(f"xladoctor profile{watched} -- python WORKLOAD", profiled))
-        print(_row("python WORKLOAD", bare))
+        print(f"{name}: {workload.name} ({args.runs} {'rounds' if watched else 'pairs'})")
+        print(_row("A: xladoctor profile -- python WORKLOAD", profiled))
+        print(_row("B: python WORKLOAD", bare))
         print(f"  ratio A/B median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+        if watched:
+            print(_row(f"C: xladoctor profile --stall-after {args.stall_after:g} -- ...", watched))
+            ratios = [c / b for c, b in zip(watched, bare, strict=True)]
+            print(f"  ratio C/B median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+            ratios = [c / a for c, a in zip(watched, profiled, strict=True)]
+            print(f"  ratio C/A median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
 
 
 if __name__ == "__main__":
