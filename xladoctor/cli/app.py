@@ -31,10 +31,11 @@ if TYPE_CHECKING:
     from xladoctor.reporters.console import ReportConsole
 
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
-# did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
-# the container entrypoint (gate) and the reference ones. A command not named here comes after these, by name.
+# did my run fail (explain), why is it slow (profile), why does it hang (hang), then many workers (snapshot on each,
+# compare, fleet, collective), the container entrypoint (gate) and the reference ones. A command not named here comes
+# after these, by name.
 HELP_ORDER = (
-    *("check", "explain", "profile", "snapshot", "compare", "fleet", "collective", "gate"),
+    *("check", "explain", "profile", "hang", "snapshot", "compare", "fleet", "collective", "gate"),
     *("checks", "matrix", "schema"),
 )
 

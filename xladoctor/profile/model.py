@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xladoctor.findings import Finding, Status
+
+if TYPE_CHECKING:
+    from xladoctor.profile.hang.model import HangReport
 
 # The variables that give a process its rank, first found wins: torchrun, Slurm, Open MPI, MPICH/PMI.
 RANK_NAMES = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -225,6 +228,7 @@ class ProfileReport:
     interrupted: bool = False
     notes: tuple[str, ...] = ()
     left_running: tuple[Mapping[str, Any], ...] = ()  # {"pid", "argv", "detached"}: alive when the program ended
+    stalls: tuple[HangReport, ...] = ()  # what --stall-after reported while the program ran
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.finding.status is status)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # rich and the reporters are imported when a report is render
     from xladoctor.explain.engine import Explanation
     from xladoctor.fleet.report import FleetReport
     from xladoctor.matrix import Relation
+    from xladoctor.profile.hang.model import HangReport
     from xladoctor.profile.model import ProfileReport
 
 if sys.version_info >= (3, 11):
@@ -199,6 +200,25 @@ def collective_kind() -> ReportKind[CollectiveReport]:
         return render_collective_html(report)
 
     return ReportKind("collective", text, json, html)
+
+
+def hang_kind() -> ReportKind[HangReport]:
+    def text(report: HangReport, console: Console, verbose: bool) -> None:
+        from xladoctor.reporters.hang_report import render_hang_text
+
+        render_hang_text(report, console, verbose=verbose)
+
+    def json(report: HangReport) -> str:
+        from xladoctor.reporters.hang_report import render_hang_json
+
+        return render_hang_json(report)
+
+    def html(report: HangReport) -> str:
+        from xladoctor.reporters.pages.hang import render_hang_html
+
+        return render_hang_html(report)
+
+    return ReportKind("hang", text, json, html)
 
 
 def matrix_kind() -> ReportKind[Sequence[Relation]]:

@@ -401,10 +401,12 @@ def start(hook_dir):
     atexit.register(_at_exit)
     _chain_excepthook()
     # each framework's hooks, loaded now (the folder leaves sys.path after this) and armed on its import
+    import _xladoctor_profile_dist
     import _xladoctor_profile_dynamo
     import _xladoctor_profile_jax
     import _xladoctor_profile_tf
     import _xladoctor_profile_torch
+    import _xladoctor_profile_watch
     import _xladoctor_profile_xla
 
     for module in (
@@ -413,5 +415,7 @@ def start(hook_dir):
         _xladoctor_profile_xla,
         _xladoctor_profile_tf,
         _xladoctor_profile_jax,
+        _xladoctor_profile_dist,
+        _xladoctor_profile_watch,
     ):
         guarded("arming " + module.__name__)(module.arm)()
