@@ -1,4 +1,4 @@
-"""Area `compile`: torch.compile and Triton debug switches left on.
+"""Area `compile`: torch.compile, Triton and CUDA debug switches left on.
 
 torch/_inductor/config.py (class trace): `enabled = os.environ.get("TORCH_COMPILE_DEBUG", "0") == "1"`,
 the "master switch" that writes "a directory containing lots of debug information" for every compile.
@@ -10,6 +10,8 @@ names makes `import torch` raise (AttributeError for "", ValueError otherwise; s
 2.13.0). Most TORCH_LOGS output is written while compiling; torch/autograd/graph.py `_engine_run_backward`
 is the exception: with the `torch.autograd` log at DEBUG it hooks every node of every backward pass and
 logs "Executing: <node> with grad_outputs: ...".
+CUDA Programming Guide, environment variables: CUDA_LAUNCH_BLOCKING takes "0 or 1 (default is 0)" and, set to 1,
+disables asynchronous kernel launches; its section on asynchronous execution says so "for debugging purposes only".
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterator, Mapping
 
 from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
+from xladoctor.facts.builds import CudaRuntime, series_by_owner
 from xladoctor.facts.model import Distribution
 from xladoctor.facts.prerequisites import any_installed, env_present
 from xladoctor.facts.system import Gpu
@@ -31,6 +34,7 @@ INDUCTOR_CONFIG = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_inducto
 TRITON_KNOBS = "https://github.com/triton-lang/triton/blob/main/python/triton/knobs.py"
 TORCH_LOGGING = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/_logging/_internal.py"
 AUTOGRAD_GRAPH = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/autograd/graph.py"
+CUDA_ENV_VARS = "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html"
 _TRUE = ("1", "true", "True", "yes", "on")
 # torch/_logging/_internal.py _gen_settings_regex, matched against the whole value
 _SETTINGS = re.compile(r"((\+|-)?[\w\.]+,\s*)*(\+|-)?[\w\.]+?")
@@ -124,4 +128,46 @@ def torch_logs_invalid(env: Mapping[str, str]) -> Iterator[Outcome]:
         evidence=evidence,
         fix=unset("TORCH_LOGS"),
         refs=(TORCH_LOGGING,),
+    )
+
+
+@check("cuda-launch-blocking", "CUDA_LAUNCH_BLOCKING (synchronous kernel launches)", env=("CUDA_LAUNCH_BLOCKING",))
+def cuda_launch_blocking(
+    env: Mapping[str, str], gpus: tuple[Gpu, ...], cuda_runtimes: tuple[CudaRuntime, ...]
+) -> Iterator[Outcome]:
+    """CUDA_LAUNCH_BLOCKING=1 makes every kernel launch wait for the kernel to finish: a debugging switch that
+    serialises the CPU and the GPU and slows training, wherever an NVIDIA GPU or a CUDA build would launch kernels."""
+    value = env.get("CUDA_LAUNCH_BLOCKING")
+    evidence = {"CUDA_LAUNCH_BLOCKING": value, "gpus": len(gpus), "cuda_runtimes": series_by_owner(cuda_runtimes)}
+    if value is None or value == "0":
+        state = "not set" if value is None else "0"
+        yield Outcome(
+            Status.OK, f"CUDA_LAUNCH_BLOCKING is {state}: kernel launches are asynchronous", evidence=evidence
+        )
+        return
+    if not gpus and not cuda_runtimes:
+        yield Outcome(
+            Status.OK,
+            f"CUDA_LAUNCH_BLOCKING={value} is set, but no NVIDIA GPU or CUDA build is here to launch kernels",
+            evidence=evidence,
+        )
+        return
+    where = f"{len(gpus)} NVIDIA GPU(s)" if gpus else "a CUDA build (" + ", ".join(series_by_owner(cuda_runtimes)) + ")"
+    if value == "1":
+        title = "CUDA_LAUNCH_BLOCKING=1 makes every CUDA kernel launch synchronous"
+        what = (
+            "each kernel launch waits until the kernel has finished, so the CPU can no longer queue work ahead of "
+            "the GPU and training runs much slower"
+        )
+    else:  # NVIDIA documents 0 and 1 only: what CUDA does with another value is not said
+        title = f"CUDA_LAUNCH_BLOCKING={value} is not a value CUDA documents (0 or 1)"
+        what = "it is unknown whether kernel launches are synchronous (with 1 each waits for its kernel to finish)"
+    yield Outcome(
+        Status.WARN,
+        title,
+        detail=f"With {where} here, {what}. CUDA provides this switch for debugging only. Unset it where it is set "
+        "(the shell, a job script, or os.environ in a notebook or script) and restart the process that uses CUDA.",
+        evidence=evidence,
+        fix=unset("CUDA_LAUNCH_BLOCKING"),
+        refs=(CUDA_ENV_VARS,),
     )
