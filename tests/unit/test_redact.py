@@ -6,7 +6,17 @@ import shlex
 
 import pytest
 
-from xladoctor.redact import REDACTED, allowed_environment, redact, redact_entry, redact_text, secret_key
+from xladoctor.diagnosis.registry import all_checks
+from xladoctor.diagnosis.variables import EVERY_VARIABLE
+from xladoctor.redact import (
+    REDACTED,
+    allowed_environment,
+    is_allowed_env_name,
+    redact,
+    redact_entry,
+    redact_text,
+    secret_key,
+)
 
 WANDB = "cbe1a35dbdfdc9b7490212bdd812f3e2f4ce9e2d"  # 40 hex: the shape of a W&B API key and of a git revision
 
@@ -174,6 +184,13 @@ def test_environment_is_read_through_an_allow_list() -> None:
         "PJRT_DEVICE": "CPU",
         "XLA_FLAGS": "--xla_dump_to=/tmp/x",
     }
+
+
+def test_every_variable_a_check_declares_is_one_a_snapshot_records() -> None:
+    """A check sees only what the probe kept: a declared variable outside the allow-list would read as unset forever."""
+    declared = {name for check in all_checks() for name in check.env if name != EVERY_VARIABLE}
+    assert sorted(n for n in declared if not is_allowed_env_name(n)) == []
+    assert not is_allowed_env_name("HOME")  # the test can fail: a name outside the list is refused
 
 
 def test_redact_walks_nested_values() -> None:
