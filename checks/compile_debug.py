@@ -157,7 +157,7 @@ def cuda_launch_blocking(
         title = "CUDA_LAUNCH_BLOCKING=1 makes every CUDA kernel launch synchronous"
         what = (
             "each kernel launch waits until the kernel has finished, so the CPU can no longer queue work ahead of "
-            "the GPU and training runs much slower"
+            "the GPU, and training slows down"
         )
     else:  # NVIDIA documents 0 and 1 only: what CUDA does with another value is not said
         title = f"CUDA_LAUNCH_BLOCKING={value} is not a value CUDA documents (0 or 1)"
