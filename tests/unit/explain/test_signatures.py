@@ -21,7 +21,7 @@ from xladoctor.explain.scan import WHOLE_LINE
 from xladoctor.fix import Fix, Shell, UnsetEnv, install
 from xladoctor.matrix.signatures import Match, find_signature, load_signatures
 
-EXAMPLES: dict[str, Any] = json.loads((Path(__file__).parent.parent / "signatures" / "examples.json").read_text())[
+EXAMPLES: dict[str, Any] = json.loads((Path(__file__).parents[2] / "signatures" / "examples.json").read_text())[
     "examples"
 ]
 IDS = sorted(EXAMPLES)
@@ -135,7 +135,7 @@ def test_fenced_patterns_read_the_same_values_from_the_real_texts() -> None:
 
 
 def _fillers() -> tuple[str, ...]:
-    path = Path(__file__).parents[2] / "scripts" / "bench_explain_hostile.py"
+    path = Path(__file__).parents[3] / "scripts" / "bench_explain_hostile.py"
     spec = importlib.util.spec_from_file_location("bench_explain_hostile", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -24,7 +24,7 @@ from xladoctor.facts.system import Gpu, ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
 from xladoctor.matrix import load_matrix
 
-CHECKS_DIR = Path(__file__).resolve().parents[2] / "checks"
+CHECKS_DIR = Path(__file__).resolve().parents[3] / "checks"
 
 
 def _facts(case: str = "real-torch29-xla29") -> Facts:

@@ -258,7 +258,7 @@ def test_json_nesting_is_judged_before_parsing_and_brackets_in_strings_do_not_co
     # a real run's outcome (a snapshot inside: the deepest message there is) parses
     from pathlib import Path
 
-    doc = json.loads((Path(__file__).resolve().parents[1] / "collective" / "two-nodes-healthy.json").read_text())
+    doc = json.loads((Path(__file__).resolve().parents[2] / "collective" / "two-nodes-healthy.json").read_text())
     text = json.dumps(doc).encode()
     assert parse_line(text) == doc
 
@@ -382,7 +382,7 @@ def facts_of() -> Any:
 
     from xladoctor.collective.observed import observed_from_json
 
-    doc = json.loads((Path(__file__).resolve().parents[1] / "collective" / "two-nodes-healthy.json").read_text())
+    doc = json.loads((Path(__file__).resolve().parents[2] / "collective" / "two-nodes-healthy.json").read_text())
     return observed_from_json(doc).facts[0]
 
 

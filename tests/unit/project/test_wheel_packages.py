@@ -7,7 +7,7 @@ from pathlib import Path
 
 import tomllib
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_package_under_xladoctor_is_listed_in_pyproject() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from xladoctor.diagnosis.registry import all_checks
 from xladoctor.matrix.signatures import load_signatures
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text()
 
 

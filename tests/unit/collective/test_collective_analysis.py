@@ -21,7 +21,7 @@ from xladoctor.exitcodes import ExitCode
 from xladoctor.findings import Finding
 from xladoctor.reporters.collective_report import collective_schema, render_collective_json, status_line
 
-FIXTURES = Path(__file__).resolve().parents[1] / "collective"
+FIXTURES = Path(__file__).resolve().parents[2] / "collective"
 CASES = sorted(p.stem for p in FIXTURES.glob("*.json"))
 
 

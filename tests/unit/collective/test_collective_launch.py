@@ -81,7 +81,7 @@ def test_the_all_reduce_values_stay_exact_in_float32_for_any_job_size() -> None:
     import importlib.util
 
     path = (
-        Path(__file__).resolve().parents[2] / "xladoctor" / "collective" / "scripts" / "_xladoctor_collective_worker.py"
+        Path(__file__).resolve().parents[3] / "xladoctor" / "collective" / "scripts" / "_xladoctor_collective_worker.py"
     )
     spec = importlib.util.spec_from_file_location("worker", path)
     assert spec is not None and spec.loader is not None

@@ -21,7 +21,7 @@ from xladoctor.reporters.pages.page import asset
 from xladoctor.reporters.pages.profile import render_profile_html
 from xladoctor.reporters.profile_report import recompiled_steps
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "browser"))
+sys.path.insert(0, str(Path(__file__).parents[2] / "browser"))
 import reports  # noqa: E402  (tests/browser/reports.py: the real inputs)
 
 MISMATCH = FACTS_DIR / "real-torch213-xla29.json"

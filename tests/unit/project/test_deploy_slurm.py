@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "slurm"
+DEPLOY = Path(__file__).resolve().parents[3] / "deploy" / "slurm"
 PROLOG = DEPLOY / "xladoctor-prolog.sh"
 NHC = DEPLOY / "xladoctor.nhc"
 ALLOCATION = DEPLOY / "xladoctor-compare-allocation.sh"

@@ -373,7 +373,7 @@ def test_nproc_per_node_takes_torchruns_words(rule: str, expected: str | None) -
     assert (plan.nproc_per_node, plan.nproc_rule) == (None if expected else 3, expected)
 
 
-FACTS = Path(__file__).resolve().parents[1] / "facts"
+FACTS = Path(__file__).resolve().parents[2] / "facts"
 
 
 def h100s(visible: str | None) -> Facts:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "xladoctor" / "probes" / "scripts" / "packages.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "xladoctor" / "probes" / "scripts" / "packages.py"
 
 
 @pytest.fixture(scope="module")

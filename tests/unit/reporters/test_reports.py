@@ -16,7 +16,7 @@ import pytest
 from xladoctor.explain.engine import Explanation, explain_stream
 from xladoctor.matrix.signatures import load_signatures
 
-REPORTS = Path(__file__).parent.parent / "signatures" / "reports"
+REPORTS = Path(__file__).parents[2] / "signatures" / "reports"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((REPORTS / "expected.json").read_text())["reports"]
 NAMES = sorted(EXPECTED)
 ROLES = {s.id: s.role for s in load_signatures()}

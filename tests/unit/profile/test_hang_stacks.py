@@ -15,7 +15,7 @@ from xladoctor.profile.hang.model import Frame, Thread
 from xladoctor.profile.hang.replay import ranks_from_json
 from xladoctor.profile.hang.stacks import from_faulthandler, from_hook, from_py_spy, from_pystack, is_user_path
 
-RAW = Path(__file__).parents[1] / "hang" / "raw"
+RAW = Path(__file__).parents[2] / "hang" / "raw"
 PROGRAM = "/work/wt28/tests/integration/programs/hang_gloo.py"
 
 

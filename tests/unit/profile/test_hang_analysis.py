@@ -19,8 +19,8 @@ from xladoctor.profile.hang.replay import ranks_from_json
 from xladoctor.profile.model import Location
 from xladoctor.reporters.hang_report import hang_document, hang_schema
 
-HANG = Path(__file__).parents[1] / "hang"
-PROGRAMS = Path(__file__).parents[1] / "integration" / "programs"
+HANG = Path(__file__).parents[2] / "hang"
+PROGRAMS = Path(__file__).parents[2] / "integration" / "programs"
 CASES = sorted(p.stem for p in HANG.glob("*.json"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "xladoctor"
 
 # Lower ranks never import higher ones. Front ends -> pipeline -> stages -> facts -> contracts.

@@ -23,7 +23,7 @@ from xladoctor.facts import facts_from_json
 from xladoctor.findings import Status
 from xladoctor.reporters.problem_line import NPD_MAX_OUTPUT_BYTES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 KUBE = ROOT / "deploy" / "kubernetes"
 PLUGIN = KUBE / "xladoctor-npd.sh"
 XLADOCTOR = Path(sys.executable).parent / "xladoctor"

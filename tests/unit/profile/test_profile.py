@@ -117,7 +117,7 @@ def test_python_dash_m_and_its_children_are_watched(tmp_path: Path) -> None:
         [sys.executable, "-m", "xladoctor", "profile", "--format", "json", "-o", str(out), "--",
          sys.executable, "-m", "pkg"],
         capture_output=True, text=True, cwd=tmp_path, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[3])},
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout == "main runs\n2\n"

@@ -20,7 +20,7 @@ from xladoctor.profile.model import ProcessRecord, ProfileReport
 from xladoctor.profile.records import read_records
 from xladoctor.reporters.profile_report import profile_document, profile_schema
 
-RECORDS = Path(__file__).parent.parent / "profile" / "records"
+RECORDS = Path(__file__).parents[2] / "profile" / "records"
 
 
 def _report(case: str, records: list[ProcessRecord] | None = None) -> ProfileReport:

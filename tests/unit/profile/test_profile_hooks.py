@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-PAYLOADS = Path(__file__).parent.parent / "profile" / "payloads"
-sys.path.insert(0, str(Path(__file__).parents[2] / "xladoctor" / "profile" / "scripts"))
+PAYLOADS = Path(__file__).parents[2] / "profile" / "payloads"
+sys.path.insert(0, str(Path(__file__).parents[3] / "xladoctor" / "profile" / "scripts"))
 
 import _xladoctor_profile_dynamo as dynamo  # noqa: E402
 
