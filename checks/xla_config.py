@@ -39,6 +39,7 @@ TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/comp
     env=("TF_XLA_FLAGS",),
 )
 def tf_xla_flags_unknown(tensorflow: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+    """TF_XLA_FLAGS against the flags the installed TensorFlow registers: an unknown one ends TensorFlow."""
     tf = tensorflow
     value = env["TF_XLA_FLAGS"]
     recorded = (tf.known_flags or {}).get("TF_XLA_FLAGS")
@@ -173,6 +174,7 @@ def xla_debug_switches(
     env=(EVERY_VARIABLE,),
 )
 def xla_env_deprecated(torch_xla: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+    """None of the variables the installed torch_xla itself deprecates is set."""
     xla = torch_xla
     declared = list((xla.declared_lists or {}).get("deprecated_env_vars", []))
     set_now = [v for v in declared if env.get(v)]
