@@ -128,7 +128,10 @@ def _on(value: str | None) -> bool:
 def xla_debug_switches(
     env: Mapping[str, str], torch_xla: Distribution | None, tensorflow: Distribution | None
 ) -> Iterator[Outcome]:
-    """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
+    """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache.
+
+    XLA_IR_DEBUG & co., `--xla_dump_to`, and `TF_CPP_MAX_VLOG_LEVEL` with INFO logs on.
+    """
     on = [v for v in TORCH_XLA_DEBUG_VARIABLES if torch_xla and _on(env.get(v))]
     dump = [t for t in env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
     vlog = ["TF_CPP_MAX_VLOG_LEVEL"] if vlog_on(torch_xla, tensorflow, env) else []
