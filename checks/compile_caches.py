@@ -162,7 +162,11 @@ def compile_cache_dirs(
     env: Mapping[str, str],
 ) -> Iterator[Outcome]:
     """Each compile cache folder in use can be created and written, on a local filesystem with inodes to spare;
-    the user the Inductor cache is named after exists."""
+    the user the Inductor cache is named after exists.
+
+    The Inductor, Triton and JAX cache folders are resolved as each framework resolves them. A UID with no passwd
+    entry and no `USER` makes torch before 2.13 fail naming its cache: `KeyError: 'getpwuid(): uid not found'`.
+    """
     # skipped here rather than by the input's prerequisite: the skip has always carried no evidence
     caches = compile_caches
     if caches is None:

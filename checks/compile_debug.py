@@ -62,6 +62,8 @@ def _torch_logs_without(value: str, drop: list[str]) -> Fix:
 def compile_debug_switches(
     env: Mapping[str, str], gpus: tuple[Gpu, ...], torch: Distribution | None, triton: Distribution | None
 ) -> Iterator[Outcome]:
+    """torch.compile and Triton debug switches left on slow every step: `TORCH_COMPILE_DEBUG`, `TRITON_INTERPRET` on a
+    GPU machine, a `TORCH_LOGS` that logs every backward pass (`+autograd`, `+all`, `+torch`)."""
     names: list[str] = []
     notes: list[str] = []
     if torch and env.get("TORCH_COMPILE_DEBUG") == "1":

@@ -71,7 +71,12 @@ def _way_out(matrix: Matrix, first: str | None, free_threaded: bool) -> str:
 
 @check("torch-compile-python", "torch.compile on this Python")
 def torch_compile_python(python: PythonFacts, torch: Distribution, matrix: Matrix) -> Iterator[Outcome]:
-    """torch.compile runs on this interpreter: its version, a free-threaded build, Windows."""
+    """torch.compile runs on this interpreter: its version, a free-threaded build, Windows.
+
+    torch.compile refuses Pythons its wheels install on: 3.12 before torch 2.4, 3.14 before 2.10, free-threaded
+    builds before 2.8 and older than 3.13.3, Windows before 2.5; limits read from each release's
+    `torch/__init__.py`, in compat_matrix/torch-compile_python.json.
+    """
     version = _version(python.version)
     if version is None:
         raise Skip(f"the Python version {python.version!r} cannot be read")

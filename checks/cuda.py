@@ -77,7 +77,11 @@ def _judge(
 def cuda_driver_too_old(
     driver_version: str, cuda_runtimes: tuple[CudaRuntime, ...], matrix: Matrix
 ) -> Iterator[Outcome]:
-    """Each CUDA runtime (torch's, the nvidia-cuda-runtime wheels, conda's, TensorFlow's) runs on the driver."""
+    """Each CUDA runtime (torch's, the nvidia-cuda-runtime wheels, conda's, TensorFlow's) runs on the driver.
+
+    The minimum driver per CUDA runtime is judged by the update installed: cudart 12.8.90 is 12.8 Update 1, which
+    wants a newer driver than 12.8 GA; minor-version compatibility counts.
+    """
     driver = driver_version
     runtimes = cuda_runtimes
     series = series_by_owner(runtimes)

@@ -59,7 +59,11 @@ def torch_build_vs_hardware(
     torch_xla: Distribution | None,
     container: str | None,
 ) -> Iterator[Outcome]:
-    """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused."""
+    """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused.
+
+    For a CUDA build without a GPU it says what to check first, in a container or not, and offers the swap to the
+    CPU build only as an alternative.
+    """
     cuda = declared_cuda(torch)
     gpu = bool(gpus) or bool(driver)
     evidence: dict[str, Any] = {
@@ -192,7 +196,10 @@ BINARY_COMPAT = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.htm
 def gpu_arch_unsupported(
     torch: Distribution, driver: str | None, gpus: tuple[Gpu, ...], matrix: Matrix
 ) -> Iterator[Outcome]:
-    """A GPU newer or older than every architecture in the build fails with 'no kernel image is available'."""
+    """A GPU newer or older than every architecture in the build fails with 'no kernel image is available'.
+
+    Tegra GPUs such as Orin 8.7 run only their own kernels.
+    """
     cuda = declared_cuda(torch)
     known = [g for g in gpus if g.compute_capability]
     if cuda is None or not known:

@@ -342,7 +342,10 @@ def gpu_persistence_mode(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
 @check("gpu-mig-mode", "MIG mode as the job needs it, and no change pending")
 def gpu_mig_mode(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
     """A MIG mode change applies at the next GPU reset; a GPU in the other mode than the job was scheduled for
-    shows the job other devices (MIG instances instead of the whole GPU, or none)."""
+    shows the job other devices (MIG instances instead of the whole GPU, or none).
+
+    Judged against `--expect-mig`.
+    """
 
     def judge(gpu: GpuHealth) -> Outcome | None:
         if gpu.mig_current is None:

@@ -27,7 +27,10 @@ _HUNG = ("timed out", "killed by", "exited with")  # a tool that crashed or hung
 @check("gpu-count", "Every GPU the node should have is there")
 def gpu_count(gpu_health: GpuHealthFacts, nvidia: NvidiaFacts | None) -> Iterator[Outcome]:
     """A GPU that fell off the bus (Xid 79), failed to initialise or was never seated leaves a node that looks
-    fine with fewer GPUs: a job that asks for all of them hangs or fails at start."""
+    fine with fewer GPUs: a job that asks for all of them hangs or fails at start.
+
+    Judged against `--expect-gpus`.
+    """
     expected = gpu_health.expected_gpus
     if expected is None:
         raise Skip("no GPU count was asked for (--expect-gpus N, or XLADOCTOR_EXPECT_GPUS)", {})

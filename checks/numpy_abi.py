@@ -53,7 +53,12 @@ def _needs_numpy2(distributions: Distributions, python: PythonFacts) -> list[str
 
 @check("numpy2-abi", "Compiled packages built for the installed NumPy", requires=(installed("numpy"),))
 def numpy2_abi(python: PythonFacts, matrix: Matrix, distributions: Distributions) -> Iterator[Outcome]:
-    """With numpy>=2 installed, every package whose compiled modules use NumPy's C API is a NumPy 2 build."""
+    """With numpy>=2 installed, every package whose compiled modules use NumPy's C API is a NumPy 2 build.
+
+    A package's compiled modules are judged whatever its `Requires-Dist` says: torch before 2.3 (2.4.1 on Windows)
+    declares no numpy at all. The first NumPy 2 builds are in compat_matrix/numpy2-first_builds.json; the fix is
+    `numpy<2` unless something installed requires NumPy 2.
+    """
     numpy = distributions.installed("numpy")
     assert numpy is not None  # the prerequisite says so
     numpy_version = _version(numpy.version)

@@ -41,7 +41,10 @@ def _pin(dist: Distribution) -> tuple[str, str]:
 
 @check("conflicting-distributions", "Distributions that overwrite each other")
 def conflicting_distributions(python: PythonFacts, matrix: Matrix, distributions: Distributions) -> Iterator[Outcome]:
-    """Two distributions of one import package (tensorflow + tensorflow-cpu) leave a mix of both."""
+    """Two distributions of one import package (tensorflow + tensorflow-cpu) leave a mix of both.
+
+    Also triton + pytorch-triton.
+    """
     found = False
     for row in matrix.get("conflicting-distributions").rows:
         present = [d for d in (distributions.installed(n) for n in row["distributions"]) if d is not None]

@@ -147,6 +147,7 @@ def pjrt_device(
     devices: tuple[str, ...],
     torch: Distribution | None,
 ) -> Iterator[Outcome]:
+    """PJRT_DEVICE is judged against the plugins the installed torch_xla registers, and the TPU present."""
     xla = torch_xla
     value = env.get("PJRT_DEVICE")
     accepted = accepted_devices(distributions)

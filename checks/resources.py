@@ -25,6 +25,8 @@ GIB = float(1 << 30)
 
 @check("dev-shm-small", "/dev/shm for DataLoader workers", requires=(needs("torch"),))
 def dev_shm_small(resources: ResourceFacts) -> Iterator[Outcome]:
+    """DataLoader workers share tensors through /dev/shm, and a container's default segment is too small (PyTorch's
+    README, Docker section: run with --ipc=host or --shm-size)."""
     shm = resources.shm_bytes
     if shm is None:
         raise Skip("/dev/shm could not be read")
@@ -103,6 +105,8 @@ def _clear_caches(resources: ResourceFacts) -> Fix:
 
 @check("disk-space-low", "Free disk where compile caches live")
 def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
+    """torch.compile, Triton and XLA write kernels and caches where these folders live; a full disk fails them with
+    'No space left on device' in the middle of a run."""
     free = {path: size for path, size in resources.disk_free.items() if isinstance(size, int)}
     low = {path: size for path, size in free.items() if size < MIN_FREE}
     evidence = {"free_bytes": free}

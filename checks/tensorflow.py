@@ -40,6 +40,7 @@ def tensorflow_cuda_libraries(
     distributions: Distributions,
     libraries: LibraryFacts | None,
 ) -> Iterator[Outcome]:
+    """The CUDA and cuDNN libraries a GPU build of TensorFlow will dlopen are there, in its versions."""
     tf, info = tensorflow, build_info(tensorflow)
     version = base_version(tf.version)
     evidence: dict[str, Any] = {"tensorflow": f"{tf.name} {tf.version}", "build_info": info, "gpus": len(gpus)}

@@ -104,7 +104,11 @@ def nvcc_torch_cuda_mismatch(
     cuda_toolkits: tuple[CudaToolkit, ...],
     gpus: tuple[Gpu, ...],
 ) -> Iterator[Outcome]:
-    """torch.utils.cpp_extension refuses to build when nvcc's CUDA major differs from torch's."""
+    """torch.utils.cpp_extension refuses to build when nvcc's CUDA major differs from torch's.
+
+    Only CUDA extension builds need nvcc: on a host without GPU it is not a warning, and a system-wide toolkit
+    install is offered beside the finding, never pasted.
+    """
     cuda = declared_cuda(torch)
     path, version = _nvcc(tools)
     evidence = {"torch_cuda": cuda, "nvcc": path, "nvcc_version": version}

@@ -64,7 +64,11 @@ def torch_xla_torch_pairing(
     distributions: Distributions,
     libtpu: Distribution | None,
 ) -> Iterator[Outcome]:
-    """torch_xla X.Y must run with torch X.Y; otherwise `import torch_xla` fails with undefined symbols."""
+    """torch_xla X.Y must run with torch X.Y; otherwise `import torch_xla` fails with undefined symbols.
+
+    When no torch_xla exists for your torch, or none has a wheel for your Python, it says which way to move: no fix
+    plan ever installs a torch_xla that has no wheel for the target Python, per compat_matrix/torch_xla-python.json.
+    """
     xla = torch_xla
     rel = matrix.get("torch-torch_xla")
     python_series = series_of(python.version)

@@ -157,7 +157,11 @@ LIBTPU_AND_A_PIN = Prerequisite(
 def libtpu_pins_check(
     python: PythonFacts, distributions: Distributions, platform: Platform, interpreter: str
 ) -> Iterator[Outcome]:
-    """Installed libtpu against every installed framework's own pin; two pins that exclude each other, once."""
+    """Installed libtpu against every installed framework's own pin; two pins that exclude each other, once.
+
+    The pins are read from each installed torch_xla's, jax's and tensorflow-tpu's own metadata; two whose pins
+    exclude each other cannot share one environment.
+    """
     tpu_host = platform.accelerator == "tpu"
     status = Status.FAIL if tpu_host else Status.WARN
     where = "" if tpu_host else " (this host shows no TPU, so it matters only where the environment runs on one)"
@@ -279,7 +283,11 @@ def _who(holders: tuple[TpuHolder, ...], pids: list[int]) -> str:
 
 @check("tpu-lock", "Who holds the TPU: libtpu's lock file and open TPU devices")
 def tpu_lock(tpu: TpuFacts, devices: tuple[str, ...]) -> Iterator[Outcome]:
-    """One process owns the TPU; a lock file left by a crash blocks only a user who cannot open it."""
+    """One process owns the TPU; a lock file left by a crash blocks only a user who cannot open it.
+
+    A process already holding the TPU is named by pid; a stale `/tmp/libtpu_lockfile` that libtpu cannot open is
+    found too.
+    """
     chips = count_tpu_chips(devices)
     tpu_host = chips > 0
     own = tpu.pid

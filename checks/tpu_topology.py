@@ -72,6 +72,8 @@ def _bounds_size(value: str) -> int | None:
     env=(*PER_PROCESS, *HOST_DESCRIPTION),
 )
 def tpu_topology_env(env: Mapping[str, str], devices: tuple[str, ...]) -> Iterator[Outcome]:
+    """Per-process TPU topology variables such as `TPU_PROCESS_BOUNDS` / `TPU_VISIBLE_CHIPS` left set (e.g. by a
+    single-process run in a notebook kernel): torch_xla.launch and xmp.spawn start one process per chip."""
     preset = {v: env[v] for v in PER_PROCESS if env.get(v, "").strip() and (v, env[v]) not in PLATFORM_PRESETS}
     chips = count_tpu_chips(devices)
     evidence: dict[str, Any] = {

@@ -52,7 +52,10 @@ def _declared(torch: Distribution, python: PythonFacts) -> Requirement | None:
 def torch_triton_pairing(
     python: PythonFacts, torch: Distribution, matrix: Matrix, distributions: Distributions
 ) -> Iterator[Outcome]:
-    """The Triton next to torch is the one torch was built and tested with."""
+    """The Triton next to torch is the one torch was built and tested with.
+
+    torch's own `Requires-Dist` wins over the table; a CPU build never uses Triton, so any Triton beside it is fine.
+    """
     triton = _installed_triton(distributions)
     declared = _declared(torch, python)
     evidence: dict[str, Any] = {

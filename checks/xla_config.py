@@ -39,6 +39,7 @@ TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/comp
     env=("TF_XLA_FLAGS",),
 )
 def tf_xla_flags_unknown(tensorflow: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+    """TF_XLA_FLAGS against the flags the installed TensorFlow registers: an unknown one ends TensorFlow."""
     tf = tensorflow
     value = env["TF_XLA_FLAGS"]
     recorded = (tf.known_flags or {}).get("TF_XLA_FLAGS")
@@ -127,7 +128,10 @@ def _on(value: str | None) -> bool:
 def xla_debug_switches(
     env: Mapping[str, str], torch_xla: Distribution | None, tensorflow: Distribution | None
 ) -> Iterator[Outcome]:
-    """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
+    """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache.
+
+    XLA_IR_DEBUG & co., `--xla_dump_to`, and `TF_CPP_MAX_VLOG_LEVEL` with INFO logs on.
+    """
     on = [v for v in TORCH_XLA_DEBUG_VARIABLES if torch_xla and _on(env.get(v))]
     dump = [t for t in env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
     vlog = ["TF_CPP_MAX_VLOG_LEVEL"] if vlog_on(torch_xla, tensorflow, env) else []
@@ -173,6 +177,7 @@ def xla_debug_switches(
     env=(EVERY_VARIABLE,),
 )
 def xla_env_deprecated(torch_xla: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+    """None of the variables the installed torch_xla itself deprecates is set."""
     xla = torch_xla
     declared = list((xla.declared_lists or {}).get("deprecated_env_vars", []))
     set_now = [v for v in declared if env.get(v)]

@@ -11,8 +11,8 @@ one verdict compared with the label the thread settled:
 
     python scripts/corpus_score.py               # the scoreboard, evaluation part last
     python scripts/corpus_score.py --misses      # also each miss of the development part (never the evaluation's)
-    python scripts/corpus_score.py --readme      # rewrite the README's scoreboard
-    python scripts/corpus_score.py --check       # exit 1 when the README's scoreboard is stale (a test runs this)
+    python scripts/corpus_score.py --write       # rewrite the scoreboard in docs/explain.md (--readme: the same)
+    python scripts/corpus_score.py --check       # exit 1 when docs/explain.md's scoreboard is stale (a test runs this)
 
 The evaluation part is only scored: rules are written from the development part (see tests/corpus/README.md).
 """
@@ -35,7 +35,7 @@ import corpus  # noqa: E402
 from xladoctor.explain.engine import explain_stream  # noqa: E402
 from xladoctor.explain.verdict import Diagnosis  # noqa: E402
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "explain.md"  # the scoreboard's page
 BEGIN, END = "<!-- corpus-score -->", "<!-- /corpus-score -->"
 CLASSES = ("environment", "not-environment", "framework-bug", "unknown")
 
@@ -147,15 +147,15 @@ def scoreboard() -> tuple[list[str], list[Scored], list[Scored]]:
     return lines, development, evaluation
 
 
-def _readme_block(lines: list[str]) -> str:
+def _page_block(lines: list[str]) -> str:
     return "\n".join([BEGIN, *lines, END])
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list the development part's misses")
-    parser.add_argument("--readme", action="store_true", help="rewrite the README's scoreboard")
-    parser.add_argument("--check", action="store_true", help="exit 1 when the README's scoreboard is stale")
+    parser.add_argument("--write", "--readme", action="store_true", help="rewrite the scoreboard in docs/explain.md")
+    parser.add_argument("--check", action="store_true", help="exit 1 when docs/explain.md's scoreboard is stale")
     args = parser.parse_args(argv)
     lines, development, _ = scoreboard()
     if args.misses:
@@ -167,21 +167,22 @@ def main(argv: list[str]) -> int:
                     f"{list(item.report.subject)}; "
                     f"got {item.family}/{item.verdict} by {d.decided_by if d else '-'}: {(d.cause if d else '')[:160]}"
                 )
-    text = README.read_text(encoding="utf-8")
-    block = _readme_block(lines)
+    text = PAGE.read_text(encoding="utf-8")
+    block = _page_block(lines)
     start, end = text.find(BEGIN), text.find(END)
     if args.check:
         current = text[start : end + len(END)] if start >= 0 and end >= 0 else ""
         if current != block:
             print(
-                "README.md's corpus scoreboard is stale: run python scripts/corpus_score.py --readme", file=sys.stderr
+                "docs/explain.md's corpus scoreboard is stale: run python scripts/corpus_score.py --write",
+                file=sys.stderr,
             )
             return 1
-    if args.readme:
+    if args.write:
         if start < 0 or end < 0:
-            print(f"README.md has no {BEGIN} ... {END} block", file=sys.stderr)
+            print(f"docs/explain.md has no {BEGIN} ... {END} block", file=sys.stderr)
             return 2
-        README.write_text(text[:start] + block + text[end + len(END) :], encoding="utf-8")
+        PAGE.write_text(text[:start] + block + text[end + len(END) :], encoding="utf-8")
     print("\n".join(lines))
     return 0
 

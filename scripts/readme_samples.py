@@ -1,7 +1,7 @@
-"""Write the README's sample report and sample JSON from a recorded fixture, so the README never drifts.
+"""Write the sample report (README.md) and the sample JSON (docs/ci.md) from a recorded fixture, so they never drift.
 
-    .venv/bin/python scripts/readme_samples.py          # rewrite the samples in README.md
-    .venv/bin/python scripts/readme_samples.py --check  # exit 1 when README.md differs (tests/unit/test_readme.py)
+    .venv/bin/python scripts/readme_samples.py          # rewrite the samples in README.md and docs/ci.md
+    .venv/bin/python scripts/readme_samples.py --check  # exit 1 when either differs (tests/unit/test_readme.py)
 
 The fixture is tests/facts/real-torch213-xla29.json: a real snapshot of torch 2.13.0 beside torch_xla 2.9.0, replayed
 as `xladoctor check --facts` would, with the recorded venv's path shown as /home/me/envs/xla.
@@ -29,6 +29,7 @@ from xladoctor.reporters.terminal import render_text  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "facts" / "real-torch213-xla29.json"
 README = ROOT / "README.md"
+CI_PAGE = ROOT / "docs" / "ci.md"
 SHOWN_AS = "/home/me/envs/xla"
 COMMAND = f"$ xladoctor check --python {SHOWN_AS}/bin/python --no-smoke"
 LONGEST = 110  # characters of a string the JSON sample shows; longer ones end in "..."
@@ -73,25 +74,31 @@ def _block(name: str, language: str, body: str) -> str:
     return f"{opening}\n```{language}\n{body}```\n<!-- /sample:{name} -->"
 
 
-def rewrite(readme: str) -> str:
-    for name, language, body in (("report", "text", sample_text()), ("json", "json", sample_json())):
-        pattern = re.compile(rf"<!-- sample:{name} .*?<!-- /sample:{name} -->", re.S)
-        if not pattern.search(readme):
-            raise SystemExit(f"README.md has no <!-- sample:{name} --> block")
-        start, end = pattern.search(readme).span()  # type: ignore[union-attr]
-        readme = readme[:start] + _block(name, language, body) + readme[end:]
-    return readme
+def rewrite(page: str, name: str, language: str, body: str) -> str:
+    pattern = re.compile(rf"<!-- sample:{name} .*?<!-- /sample:{name} -->", re.S)
+    found = pattern.search(page)
+    if found is None:
+        raise SystemExit(f"no <!-- sample:{name} --> block where it belongs")
+    return page[: found.start()] + _block(name, language, body) + page[found.end() :]
 
 
 def main(argv: list[str]) -> int:
-    current = README.read_text()
-    wanted = rewrite(current)
-    if "--check" in argv:
-        if wanted != current:
-            print("README.md samples are stale: run .venv/bin/python scripts/readme_samples.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(wanted)
+    stale = []
+    for path, name, language, body in (
+        (README, "report", "text", sample_text()),
+        (CI_PAGE, "json", "json", sample_json()),
+    ):
+        current = path.read_text()
+        wanted = rewrite(current, name, language, body)
+        if wanted == current:
+            continue
+        if "--check" in argv:
+            stale.append(str(path.relative_to(ROOT)))
+        else:
+            path.write_text(wanted)
+    if stale:
+        print(f"{', '.join(stale)}: samples are stale: run .venv/bin/python scripts/readme_samples.py", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Exit codes, mapped in one place and documented in the README and `--help`."""
+"""Exit codes, mapped in one place and documented in the README, docs/exit-codes.md and `--help`."""
 
 from __future__ import annotations
 

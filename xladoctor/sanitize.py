@@ -83,7 +83,7 @@ def one_line(text: str) -> str:
 
 
 # What a text or HTML report shows of any one string it echoes (a log line, a child's output, a peer's name):
-# README "Privacy and safety". JSON keeps what the report holds, each source bounded where it is read.
+# docs/privacy.md, "Echoed text is bounded". JSON keeps what the report holds, each source bounded where it is read.
 SHOWN_CHARS = 2000
 _ELLIPSIS = "…"
 

@@ -18,8 +18,8 @@ Read in this order; the first whose variables are all present describes the job:
   pod whose WORLD_SIZE is its replica count runs one rank (the classic `python train.py`), others are nodes that run
   torchrun with PET_NPROC_PER_NODE processes;
 - a GKE TPU slice: TPU_WORKER_ID and TPU_WORKER_HOSTNAMES (jax/_src/clusters/cloud_tpu_cluster.py GkeTpuCluster;
-  torch_xla/_internal/tpu.py get_worker_ips). Cloud TPU VMs keep these in the metadata server instead: the README
-  gives the flags to pass there.
+  torch_xla/_internal/tpu.py get_worker_ips). Cloud TPU VMs keep these in the metadata server instead:
+  docs/collective.md gives the flags to pass there.
 """
 
 from __future__ import annotations

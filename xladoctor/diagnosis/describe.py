@@ -149,7 +149,8 @@ def _sources(check: Check, nodes: list[ast.AST]) -> tuple[str, ...]:
             value = constants[node.id]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
-        if value is not None and value.startswith("https://"):
+        # a bare "https://" is code testing a scheme (`source.startswith("https://")`), not a source
+        if value is not None and value.startswith("https://") and len(value.split()[0]) > len("https://"):
             found[value.split()[0]] = None
     return tuple(found)
 

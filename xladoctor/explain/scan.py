@@ -28,7 +28,7 @@ from xladoctor.redact import redact_text
 CHUNK_BYTES = 1 << 20
 MAX_LINE_BYTES = 64 << 10  # a line longer than this is handed on in pieces of at most this size
 # Of one line longer than this, only this much of its start and its last piece are searched: a 200 MB line with
-# no newline (a dumped tensor, a minified blob) costs what 4 MiB cost, not 20 s. README: "explain".
+# no newline (a dumped tensor, a minified blob) costs what 4 MiB cost, not 20 s. docs/explain.md.
 LONG_LINE_KEPT_BYTES = 4 << 20
 REACH = 2048  # a match up to this long is found wherever it lies in a line, however long the line
 STRIDE = 2 * REACH

@@ -53,3 +53,11 @@ def test_every_check_can_say_ok_and_explains_why() -> None:
         description = describe(check)
         assert "ok" in description.statuses, check.id
         assert description.why.strip(), check.id
+
+
+def test_every_source_is_a_url_with_a_host() -> None:
+    """A literal "https://" in a check's code (`source.startswith("https://")`) is a test, not a source."""
+    from urllib.parse import urlparse
+
+    for check in all_checks():
+        assert all(urlparse(s).netloc for s in describe(check).sources), check.id

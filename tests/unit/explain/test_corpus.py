@@ -1,7 +1,7 @@
 """The labelled corpus of real reports: its shape, its split, and explain's scoreboard on it (scripts/corpus_score.py).
 
-The scoreboard in the README is written by the script; this test fails when it is stale, and when the engine
-falls below the floors the README states (no wrong blame of the environment on the evaluation part, ever)."""
+The scoreboard in docs/explain.md is written by the script; this test fails when it is stale, and when the engine
+falls below the floors docs/explain.md states (no wrong blame of the environment on the evaluation part, ever)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_every_signature_of_the_catalogue_has_a_family_or_is_benign() -> None:
         assert family in families() or signature.role == "benign", signature.id
 
 
-def test_the_readme_scoreboard_is_current_and_the_floors_hold() -> None:
+def test_the_scoreboard_in_docs_is_current_and_the_floors_hold() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "corpus_score.py"), "--check"],
         capture_output=True,

@@ -10,7 +10,7 @@ import re
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 
-SOURCE = "xladoctor's structure rules: the exception type and the words of its message (README: Explaining a log)"
+SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
 
 
 @rule(

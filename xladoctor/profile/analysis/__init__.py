@@ -156,7 +156,7 @@ def build_report(
 
 def exit_status(report: ProfileReport, strict: bool = False) -> int:
     """The program's own failure first (its status, passed through); then 1 for a failed (or, --strict, warned)
-    finding; else 0. README: "Profiling your own script"."""
+    finding; else 0. docs/profile.md: "The program's own exit code comes first"."""
     if report.exit_status != 0:
         return report.exit_status
     return verdict_exit_code(report.count, strict)  # an error finding: a hook of xladoctor's failed (3)
