@@ -2,7 +2,8 @@
 written twice by hand.
 
     .venv/bin/python scripts/docs_checks.py          # rewrite the generated part of docs/checks.md
-    .venv/bin/python scripts/docs_checks.py --check  # exit 1 when docs/checks.md differs (tests/unit/test_readme.py)
+    .venv/bin/python scripts/docs_checks.py --check  # exit 1 when docs/checks.md differs
+                                                     # (tests/unit/project/test_readme.py)
 
 What a check says about itself (its title, its docstring as "why", the inputs it reads, the statuses it can give,
 the sources it cites) is read by xladoctor/diagnosis/describe.py; to change a row, change the check.

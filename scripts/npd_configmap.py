@@ -1,7 +1,7 @@
 """Write deploy/kubernetes/configmap.yaml from the two files it carries, so the ConfigMap never drifts from them.
 
 python3 scripts/npd_configmap.py          # rewrite deploy/kubernetes/configmap.yaml
-python3 scripts/npd_configmap.py --check  # exit 1 when it differs (tests/unit/test_deploy_kubernetes.py)
+python3 scripts/npd_configmap.py --check  # exit 1 when it differs (tests/unit/project/test_deploy_kubernetes.py)
 """
 
 from __future__ import annotations

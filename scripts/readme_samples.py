@@ -1,7 +1,7 @@
 """Write the sample report (README.md) and the sample JSON (docs/ci.md) from a recorded fixture, so they never drift.
 
     .venv/bin/python scripts/readme_samples.py          # rewrite the samples in README.md and docs/ci.md
-    .venv/bin/python scripts/readme_samples.py --check  # exit 1 when either differs (tests/unit/test_readme.py)
+    .venv/bin/python scripts/readme_samples.py --check  # exit 1 when either differs (tests/unit/project/test_readme.py)
 
 The fixture is tests/facts/real-torch213-xla29.json: a real snapshot of torch 2.13.0 beside torch_xla 2.9.0, replayed
 as `xladoctor check --facts` would, with the recorded venv's path shown as /home/me/envs/xla.

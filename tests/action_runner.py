@@ -1,4 +1,4 @@
-"""Run the GitHub Action (action.yml) as a runner does, for tests/unit/test_action.py and
+"""Run the GitHub Action (action.yml) as a runner does, for tests/unit/project/test_action.py and
 tests/integration/test_action_real.py: the scripts of its steps in bash, with the variables a runner sets
 (RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS) and the inputs passed through `env:` as GitHub
 does. A `uses:` step is GitHub's to run: it is returned with its evaluated `with:`."""

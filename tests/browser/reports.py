@@ -66,7 +66,8 @@ def fleet(count: int, at: tuple[int, ...] = AT) -> FleetReport:
 
 
 def profile_report(case: str) -> Any:
-    """The report `xladoctor profile` gave for a recorded run (as tests/unit/test_profile_analysis.py builds it)."""
+    """The report `xladoctor profile` gave for a recorded run (as tests/unit/profile/test_profile_analysis.py builds
+    it)."""
     from xladoctor.profile.analysis import build_report
     from xladoctor.profile.launch import RunOutcome
     from xladoctor.profile.records import read_records

@@ -1,4 +1,4 @@
-"""Record the fixtures of tests/unit/test_collective_analysis.py from real runs on this machine.
+"""Record the fixtures of tests/unit/collective/test_collective_analysis.py from real runs on this machine.
 
 Each case runs `xladoctor collective` for real (node 0 in this process through run_collective, the other node as a
 CLI process), and writes what node 0 (or, for `master-never-comes`, node 1) observed to tests/collective/<case>.json.

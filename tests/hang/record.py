@@ -1,5 +1,6 @@
 """Record the hang fixtures: real stalls of the planted programs, as the hang report's JSON (its `ranks` are what
-the gather read: threads, collectives, Flight Recorder entries). tests/unit/test_hang_analysis.py judges them again.
+the gather read: threads, collectives, Flight Recorder entries). tests/unit/profile/test_hang_analysis.py judges
+them again.
 
     .venv/bin/python tests/hang/record.py [CASE...]
 

@@ -87,7 +87,7 @@ def test_the_fix_plan_really_resolves_the_mismatch(tmp_path: Path) -> None:
 # The plan keeps torch's CPU build (torch==2.9.0+cpu from download.pytorch.org/whl/cpu), which is right for the
 # user and cannot be reached from this machine: only PyPI is. The commands run here are the plan's with that one
 # pin swapped for PyPI's torch 2.9.0 (the same release, a CUDA build that runs on the CPU), so the pairing the plan
-# makes is still proved for real; tests/unit/test_plan_pairs.py proves the +cpu pin itself.
+# makes is still proved for real; tests/unit/remedy/test_plan_pairs.py proves the +cpu pin itself.
 _OFFLINE = (" --extra-index-url https://download.pytorch.org/whl/cpu", ""), ("torch==2.9.0+cpu", "torch==2.9.0")
 
 

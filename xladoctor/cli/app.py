@@ -2,7 +2,7 @@
 
 Start-up stays light: the command modules import at their top only what typer reads from their signatures, and
 the rest (the pipeline, the facts, rich, the reporters) when the command runs, so `xladoctor --help` or a usage
-error costs typer and these few modules (tests/unit/test_cli_startup.py).
+error costs typer and these few modules (tests/unit/cli/test_cli_startup.py).
 """
 
 from __future__ import annotations

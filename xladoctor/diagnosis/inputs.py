@@ -6,7 +6,7 @@ type, fails at import. An input that can be absent (torch not installed, a snaps
 the check with that input's reason, unless the parameter's annotation adds `| None`: then the check gets None and
 judges the absence itself. `reads` names the facts an input is made of (xladoctor/facts/paths.py): the registry
 then knows, for every check, what it reads without running it (the docs list it; `compare` re-runs a check on a
-worker only where one of those facts differs; tests/unit/test_reads.py holds every declaration to the code).
+worker only where one of those facts differs; tests/unit/diagnosis/test_reads.py holds every declaration to the code).
 """
 
 from __future__ import annotations

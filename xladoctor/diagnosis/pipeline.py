@@ -229,8 +229,8 @@ def run_diagnosis(
 
 
 # What the steps around the checks read of the facts (paths into Facts, xladoctor/facts/paths.py), held to the code
-# by tests/unit/test_reads.py: check_findings renders each fix for the target's interpreter and installer (and keeps
-# the installed builds' labels), plan_for also works out the platform.
+# by tests/unit/diagnosis/test_reads.py: check_findings renders each fix for the target's interpreter and installer
+# (and keeps the installed builds' labels), plan_for also works out the platform.
 RENDER_READS = ("python", "target.requested", "distributions")
 PLAN_READS = (*RENDER_READS, *PLATFORM_READS)
 

@@ -10,7 +10,7 @@ MAX_BOUNDED characters
      as many attempts as there are fixed characters between the fence and the repeat;
 and every repeated group begins with a fixed character that nothing else in the group can match, so a text splits
 into its repetitions in one way only. Bounded repeats cost at most MAX_BOUNDED steps an attempt.
-`tests/unit/test_signatures.py` holds every bundled signature to these rules.
+`tests/unit/explain/test_signatures.py` holds every bundled signature to these rules.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ of the per-host facts that differ on it, and runs the other checks again on its 
 known before it runs: its inputs, declared variables and prerequisites say it (`Check.reads`, paths into Facts), as
 do the steps around it (pipeline.RENDER_READS, PLAN_READS). The result is exactly what diagnosing every worker would
 give: checks are pure, deterministic functions of their inputs (DESIGN.md), so a check whose inputs hold equal
-values returns equal findings (tests/unit/test_reads.py holds every declaration to the code).
+values returns equal findings (tests/unit/diagnosis/test_reads.py holds every declaration to the code).
 """
 
 from __future__ import annotations
