@@ -130,7 +130,10 @@ def parse_nvsmi_xml(text: str) -> list[dict[str, Any]]:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        raise NvsmiXmlError(f"not XML: {exc}") from None
+        # "unclosed token: line 4, column 0" reads to the scrubber as a credential ("token: line"): say it otherwise
+        reason = str(exc).rsplit(": line ", 1)[0]
+        line, column = exc.position
+        raise NvsmiXmlError(f"not XML ({reason} at line {line}, column {column})") from None
     if root.tag != "nvidia_smi_log":
         raise NvsmiXmlError(f"not an nvidia-smi -q -x report (its root is <{root.tag[:40]}>)")
     return [_gpu(index, gpu) for index, gpu in enumerate(root.findall("gpu"))]
