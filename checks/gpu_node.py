@@ -114,11 +114,12 @@ _STEP = {
 }
 
 
-def _bus(address: str | None) -> tuple[int, int] | None:
-    """(bus, device) of a PCI address as the kernel (0000:3b:00) or nvidia-smi (00000000:3B:00.0) writes it."""
+def _bus(address: str | None) -> tuple[int, int, int] | None:
+    """(domain, bus, device) of a PCI address as the kernel (0000:3b:00) or nvidia-smi (00000000:3B:00.0) writes
+    it. The domain counts: GB200 trays put GPUs at 0018:01:00 and 0019:01:00 (real Xid lines in tests/health/)."""
     parts = (address or "").split(":")
     try:
-        return (int(parts[-2], 16), int(parts[-1].split(".")[0], 16)) if len(parts) >= 3 else None
+        return (int(parts[-3], 16), int(parts[-2], 16), int(parts[-1].split(".")[0], 16)) if len(parts) >= 3 else None
     except ValueError:
         return None
 

@@ -132,6 +132,14 @@ def test_an_xid_names_the_gpu_the_driver_listed_at_its_address() -> None:
     )
 
 
+def test_the_pci_domain_tells_gpus_apart() -> None:
+    """A GPU at 00000000:01:00.0 is not the one at 0019:01:00 (the real GB200 Xid 149 line): same bus and device,
+    another domain."""
+    gpus = parse_nvsmi_xml(A100.read_text())  # 00000000:01:00.0
+    finding = _xid(_log(LINES[57]), gpus)
+    assert finding.title == ("Xid 149 (NVLINK: NETIR Error) on the GPU at 0019:01:00 since boot: drain the node")
+
+
 def test_lines_that_only_warn_or_pass_say_so() -> None:
     assert _xid(_log(LINES[47])).title == (
         "Xid 13 (Graphics Engine Exception) on the GPU at 0000:cb:00 since boot: the application that hit it failed"
