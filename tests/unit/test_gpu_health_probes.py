@@ -161,8 +161,9 @@ EXPECTED_FACTS: dict[Path, dict[str, Any]] = {
         "performance_state": "P8",
         "slowdowns": [],
         "temperature_c": 24,
-        "slowdown_temperature_c": None,  # only gpu_temp_slow_tlimit_threshold (-2 C, relative to T.Limit)
-        "shutdown_temperature_c": None,
+        # T.Limit only: 68 C below it now, slowdown at -2 C, shutdown at -5 C: 24 + 68 + 2 and 24 + 68 + 5
+        "slowdown_temperature_c": 94,
+        "shutdown_temperature_c": 97,
         "persistence_mode": True,
         "mig_current": None,
         "mig_pending": None,
@@ -216,7 +217,7 @@ HEALTHY_VERDICTS = {
         "gpu-reset-required": "ok",
         "gpu-pcie-link": "ok",
         "gpu-clocks-slowdown": "ok",
-        "gpu-temperature": "skip",
+        "gpu-temperature": "ok",
         "gpu-persistence-mode": "ok",
         "gpu-mig-mode": "skip",
         "gpu-nvlink": "skip",
@@ -243,8 +244,8 @@ def test_the_t4_in_a_vm_warns_of_its_x8_link_and_of_nothing_else() -> None:
 
 def test_the_skips_say_what_the_report_lacks() -> None:
     findings = {f.id: f for f in judge(parse_nvsmi_xml(BLACKWELL.read_text()))}
-    assert findings["gpu-temperature"].detail == (
-        "Skipped because nvidia-smi-xml does not report slowdown temperature c for these GPUs."
+    assert findings["gpu-ecc-uncorrectable"].detail == (
+        "Skipped because nvidia-smi-xml does not report ecc volatile uncorrectable for these GPUs."
     )
     assert findings["gpu-nvlink"].detail == (
         "Skipped because nvidia-smi-xml reports no NVLink state (nvidia-smi -q -x has none: NVML gives it)."
@@ -407,6 +408,14 @@ ONE_FIELD = [
         "gpu-temperature",
         Status.FAIL,
         f"{P100_LABEL} is at 85 C, its shutdown threshold (85 C)",
+        "cooling",
+    ),
+    (  # one reading, T.Limit style: 94 C, 2 C past T.Limit, where this GPU slows down
+        BLACKWELL,
+        {"temperature/gpu_temp": "94 C", "temperature/gpu_temp_tlimit": "-2 C"},
+        "gpu-temperature",
+        Status.WARN,
+        f"{BW_LABEL} is at 94 C, its slowdown threshold (94 C)",
         "cooling",
     ),
     (
