@@ -187,7 +187,12 @@ def gpu_retired_pages(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
     yield from _per_gpu(gpu_health, judge, "No page retirement pending on {n} GPU(s)", "retired_pages_pending")
 
 
-_RECOVERY = {  # nvmlDeviceGpuRecoveryAction_t, as nvidia-smi prints it (matched case-insensitively)
+# nvmlDeviceGpuRecoveryAction_t, matched case-insensitively. NVIDIA's error recovery flags page (RECOVERY_FLAGS)
+# names the actions None, Reset, Reboot and Drain P2P, the words nvidia-smi prints in <gpu_recovery_action>; the
+# longer forms are the enum's own descriptions ("Reset Gpu", "Reboot Node"), kept for other tools' reports.
+_RECOVERY = {
+    "reset": ("reset", "reset the GPU"),
+    "reboot": ("reboot", "reboot the node"),
     "gpu reset": ("reset", "reset the GPU"),
     "reset gpu": ("reset", "reset the GPU"),
     "node reboot": ("reboot", "reboot the node"),

@@ -7,10 +7,12 @@ Sources: NVIDIA's Xid catalog (compat_matrix/gpu/xid.json); `dcgmi diag` (DCGM's
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
 from xladoctor.diagnosis.registry import area
+from xladoctor.facts.attempts import ProbeAttempt
 from xladoctor.facts.health import GpuHealth, GpuHealthFacts, KernelLog, XidEvent
 from xladoctor.facts.system import NvidiaFacts
 from xladoctor.findings import Outcome, Skip, Status
@@ -21,7 +23,12 @@ check = area("gpu-node")
 
 DCGM_DIAG = "https://docs.nvidia.com/datacenter/dcgm/latest/reference/command-line-reference/dcgmi/dcgmi-diag.html"
 FABRIC_MANAGER_SXID = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"
-_HUNG = ("timed out", "killed by", "exited with")  # a tool that crashed or hung, not one that is missing
+# How a query that did not answer failed, read from the probe's words (xladoctor/proc.py describe_failure,
+# probes/gpu_health.py). A signal, or a status above 128 (a shell wrapper's 128+N for a child killed by signal N),
+# is a crash; output that is not the report is a broken tool or driver.
+_CRASHED = re.compile(r"killed by |exited with status (?:129|1[3-8]\d|19[0-2])\b")
+_GARBLED = ("printed something unexpected", "printed no result")
+_REFUSED = "exited with status"
 
 
 @check("gpu-count", "Every GPU the node should have is there")
@@ -51,17 +58,40 @@ def gpu_count(gpu_health: GpuHealthFacts, nvidia: NvidiaFacts | None) -> Iterato
     yield Outcome(Status.OK, f"{seen} GPU(s) answer, {expected} expected", evidence=evidence)
 
 
+def _broke(attempt: ProbeAttempt, driver: bool) -> bool:
+    """The query hung, crashed or printed garbage; or, on a node known to have a driver, refused (a driverless
+    node's nvidia-smi exits 9, "couldn't communicate with the NVIDIA driver": that is no driver, not a fault)."""
+    error = attempt.error or ""
+    if attempt.ok:
+        return False
+    if attempt.timed_out or _CRASHED.search(error) or any(w in error for w in _GARBLED):
+        return True
+    return driver and _REFUSED in error
+
+
 @check("gpu-health-readable", "The driver answers health queries")
 def gpu_health_readable(gpu_health: GpuHealthFacts, nvidia: NvidiaFacts | None) -> Iterator[Outcome]:
-    """On a node with an NVIDIA driver, a health query that hangs or crashes is itself the finding: a wedged driver
-    hangs every CUDA program the same way."""
-    failed = [a for a in gpu_health.attempts if not a.ok and (a.timed_out or any(w in (a.error or "") for w in _HUNG))]
+    """A health query that hangs, crashes or prints garbage is itself the finding (a refusal, only on a node with a
+    driver): a wedged driver hangs every CUDA program the same way. When a fallback answered, it is a warning."""
     driver = nvidia is not None and (nvidia.driver_version is not None or bool(nvidia.gpus))
     evidence = {a.method: {"ok": a.ok, "error": a.error, "seconds": a.duration_s} for a in gpu_health.attempts}
     if gpu_health.source is not None:
+        broken = [a for a in gpu_health.attempts if _broke(a, driver=False)]  # NVML hung or crashed, smi answered
+        if broken:
+            said = "; ".join(a.error or a.method for a in broken)
+            yield Outcome(
+                Status.WARN,
+                f"GPU health read through {gpu_health.source}, but an earlier query did not answer ({said})",
+                detail="The fallback answered, so the GPUs were judged; a query that hangs or crashes is still a "
+                "sign of a driver in trouble (NVML and nvidia-smi share the same library). Look at the kernel log.",
+                evidence={**evidence, "action": "investigate"},
+                refs=(XID_CATALOG,),
+            )
+            return
         yield Outcome(Status.OK, f"GPU health read through {gpu_health.source}", evidence=evidence)
         return
-    if failed and (driver or any(a.timed_out for a in failed)):
+    failed = [a for a in gpu_health.attempts if _broke(a, driver)]
+    if failed:
         said = "; ".join(a.error or a.method for a in failed)
         yield Outcome(
             Status.FAIL,
@@ -87,11 +117,12 @@ _STEP = {
 }
 
 
-def _bus(address: str | None) -> tuple[int, int] | None:
-    """(bus, device) of a PCI address as the kernel (0000:3b:00) or nvidia-smi (00000000:3B:00.0) writes it."""
+def _bus(address: str | None) -> tuple[int, int, int] | None:
+    """(domain, bus, device) of a PCI address as the kernel (0000:3b:00) or nvidia-smi (00000000:3B:00.0) writes
+    it. The domain counts: GB200 trays put GPUs at 0018:01:00 and 0019:01:00 (real Xid lines in tests/health/)."""
     parts = (address or "").split(":")
     try:
-        return (int(parts[-2], 16), int(parts[-1].split(".")[0], 16)) if len(parts) >= 3 else None
+        return (int(parts[-3], 16), int(parts[-2], 16), int(parts[-1].split(".")[0], 16)) if len(parts) >= 3 else None
     except ValueError:
         return None
 

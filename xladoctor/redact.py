@@ -348,8 +348,15 @@ def _looks_random(run: str) -> bool:
     return not _identifier_like(run)
 
 
+# NVML's device UUID (nvmlDeviceGetUUID: "GPU-" and a 5-part hexadecimal UUID; "MIG-" for a MIG device, "MIG-GPU-..."
+# before R470): the identifier of a piece of hardware, which a GPU health finding names for the RMA, not a secret.
+_DEVICE_UUID = re.compile(r"(?:GPU|MIG)-(?:GPU-)?[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+
+
 def _random_runs(text: str) -> Iterator[Span]:
     for match in _RANDOM_RUN.finditer(text):
+        if _DEVICE_UUID.fullmatch(match.group()):
+            continue
         # "undefined symbol: NAME" (glibc elf/dl-lookup.c) names a function, the evidence of a broken build
         if _looks_random(match.group()) and not text.endswith(_SYMBOL_CONTEXT, 0, match.start()):
             yield match.span()

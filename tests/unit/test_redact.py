@@ -123,6 +123,9 @@ def test_credentials_in_context(text: str, expected: str) -> None:
         "/mnt/Users/Alice/Projects2/Models/ResNet50/v1/final",
         "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
         "0000000000000000000000000000000000000000",  # a number, not a key
+        # NVML device UUIDs (tests/health/nvsmi/): a GPU health finding names the GPU by them
+        "GPU 0 (00000000:01:00.0), GPU-513536b6-7d19-9063-b049-1e69664bb298",
+        "MIG-GPU-513536b6-7d19-9063-b049-1e69664bb298/3/0",
     ],
 )
 def test_ordinary_values_stay_readable(harmless: str) -> None:

@@ -80,11 +80,31 @@ def _slowdowns(gpu: ET.Element) -> tuple[str, ...]:
     return tuple(name for name in _SLOWDOWNS if _text(reasons, prefix + name) == "Active")
 
 
+def _thresholds(temperature: ET.Element | None) -> tuple[int | None, int | None]:
+    """(slowdown, shutdown) temperatures in C. DTD v13 drivers on recent GPUs print only T.Limit values: the margin
+    to T.Limit now (gpu_temp_tlimit, "68 C") and the margins at which slowdown and shutdown engage
+    (gpu_temp_slow_tlimit_threshold "-2 C", gpu_temp_max_tlimit_threshold "-5 C"). A margin is T.Limit minus the
+    temperature, so slowdown engages at temperature + margin - slowdown margin; NVIDIA's NVSentinel judges the same
+    comparison, margin against slowdown margin (docs.nvidia.com/nvsentinel/runbooks/gpu-thermal-margin)."""
+    slow, stop = _int(temperature, "gpu_temp_slow_threshold"), _int(temperature, "gpu_temp_max_threshold")
+    now, margin = _int(temperature, "gpu_temp"), _int(temperature, "gpu_temp_tlimit")
+    if now is None or margin is None:
+        return slow, stop
+    slow_margin = _int(temperature, "gpu_temp_slow_tlimit_threshold")
+    stop_margin = _int(temperature, "gpu_temp_max_tlimit_threshold")
+    if slow is None and slow_margin is not None:
+        slow = now + margin - slow_margin
+    if stop is None and stop_margin is not None:
+        stop = now + margin - stop_margin
+    return slow, stop
+
+
 def _gpu(index: int, gpu: ET.Element) -> dict[str, Any]:
     link = gpu.find("pci/pci_gpu_link_info")
     remapped = gpu.find("remapped_rows")
     retired = gpu.find("retired_pages")
     temperature = gpu.find("temperature")
+    slowdown_c, shutdown_c = _thresholds(temperature)
     return {
         "index": index,  # nvidia-smi's own index (-i N) is the report's order; minor_number is /dev/nvidiaN
         "bus_id": gpu.get("id") or _text(gpu, "pci/pci_bus_id"),
@@ -111,8 +131,8 @@ def _gpu(index: int, gpu: ET.Element) -> dict[str, Any]:
         "performance_state": _text(gpu, "performance_state"),
         "slowdowns": list(_slowdowns(gpu)),
         "temperature_c": _int(temperature, "gpu_temp"),
-        "slowdown_temperature_c": _int(temperature, "gpu_temp_slow_threshold"),
-        "shutdown_temperature_c": _int(temperature, "gpu_temp_max_threshold"),
+        "slowdown_temperature_c": slowdown_c,
+        "shutdown_temperature_c": shutdown_c,
         "persistence_mode": _yes(gpu, "persistence_mode"),
         "mig_current": _text(gpu, "mig_mode/current_mig"),
         "mig_pending": _text(gpu, "mig_mode/pending_mig"),
@@ -130,7 +150,10 @@ def parse_nvsmi_xml(text: str) -> list[dict[str, Any]]:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        raise NvsmiXmlError(f"not XML: {exc}") from None
+        # "unclosed token: line 4, column 0" reads to the scrubber as a credential ("token: line"): say it otherwise
+        reason = str(exc).rsplit(": line ", 1)[0]
+        line, column = exc.position
+        raise NvsmiXmlError(f"not XML ({reason} at line {line}, column {column})") from None
     if root.tag != "nvidia_smi_log":
         raise NvsmiXmlError(f"not an nvidia-smi -q -x report (its root is <{root.tag[:40]}>)")
     return [_gpu(index, gpu) for index, gpu in enumerate(root.findall("gpu"))]

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 FENCE = re.compile(r"^\s*(```|~~~)")
