@@ -90,6 +90,11 @@ def _module_strings(module: str) -> dict[str, str]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     found[target.id] = node.value.value
+        elif isinstance(node, ast.ImportFrom):  # a source named where it is kept (matrix/xid.py's XID_CATALOG)
+            for alias in node.names:
+                value = getattr(sys.modules[module], alias.asname or alias.name, None)
+                if isinstance(value, str):
+                    found[alias.asname or alias.name] = value
     return found
 
 

@@ -61,3 +61,11 @@ def test_every_source_is_a_url_with_a_host() -> None:
 
     for check in all_checks():
         assert all(urlparse(s).netloc for s in describe(check).sources), check.id
+
+
+def test_a_source_kept_beside_its_data_is_named_too() -> None:
+    """gpu-xid cites NVIDIA's Xid catalog by the constant kept with the catalog's loader (matrix/xid.py)."""
+    from xladoctor.matrix.xid import XID_CATALOG
+
+    xid = next(c for c in all_checks() if c.id == "gpu-xid")
+    assert XID_CATALOG in describe(xid).sources
