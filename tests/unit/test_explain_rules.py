@@ -130,6 +130,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:windows_libuv": (tb("RuntimeError: use_libuv was requested but PyTorch was build without libuv support"), "bad-configuration", "environment", "USE_LIBUV"),
     "bad-configuration:nccl_not_here": (tb("RuntimeError: Distributed package doesn't have NCCL built in"), "bad-configuration", "environment", "gloo"),
     "bad-configuration:launcher_variables_missing": (tb("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set"), "bad-configuration", "environment", "torchrun"),
+    "resolver-conflict:no_wheel_for_this_platform": ("error: Distribution `torch==2.5.1 @ registry+https://download.pytorch.org/whl/cu124` can't be installed because it doesn't have a source distribution or wheel for the current platform\n", "resolver-conflict", "environment", "torch"),
     "hang-timeout:timeout_words": (tb("RuntimeError: the request timed out while waiting for the peer", "somelib"), "hang-timeout", "unknown", "--stall-after"),
     "out-of-memory:memory_words": (tb("RuntimeError: the backend ran out of device memory while building the graph", "somelib"), "out-of-memory", "not-environment", ""),
     "disk-or-permission:permission_words": (tb("RuntimeError: open /dev/accel0: operation not permitted", "somelib"), "disk-or-permission", "environment", ""),

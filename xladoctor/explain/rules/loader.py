@@ -225,12 +225,13 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "glibc-version",
-    r"version [`'](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})' not found(?: \(required by "
+    r"version [`'‘\"](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})['’\"] not found(?: \(required by "
     r"(?P<by>[^)\s]{1,300})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
     confidence=0.95,
 )
 def runtime_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    # The loader quotes with ` and '; a localised or copied message has typographic or plain double quotes.
     version, by = found.group("version"), found.group("by") or "an installed extension"
     cxx = version.startswith(("GLIBCXX", "CXXABI"))
     runtime = "libstdc++ (the C++ runtime)" if cxx else "glibc (the C library)"

@@ -323,13 +323,14 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     "module-not-found",
     r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
     r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot "
-    r"find a working triton installation",
+    r"find a working triton installation"
+    r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
-    "(requires_backends)",
+    "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code)",
     confidence=0.85,
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
-    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or "triton"
+    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or "triton"
     return Lead(
         f"A library needs {package}, which is not installed in this interpreter: install it (of a version the library "
         "supports).",

@@ -1,0 +1,112 @@
+# ruff: noqa: E501 - a table of log lines, each as its upstream source prints it
+"""One failure, many wordings: explain reads a family whatever the release, tool or paste that printed it.
+
+Each case is a wording of a known failure that another release, installer or platform prints (or the way people
+paste it: a traceback cut at its `raise` line, a shell's "Killed" quoted in prose). Written from the upstream
+sources named beside them, not from the corpus.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.records import parse
+from xladoctor.explain.regions import RegionCollector
+
+TB = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    main()\n'
+
+
+def lib(pkg: str) -> str:
+    return f'  File "/opt/venv/lib/python3.11/site-packages/{pkg}/core.py", line 5, in run\n    x = y\n'
+
+
+# (log, family, a word the verdict must name)
+CASES: dict[str, tuple[str, str, str]] = {
+    # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
+    "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
+    "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),
+    # torch/csrc/distributed/c10d/TCPStore*: the client names the errno; any errno is a rank that cannot reach the store
+    "c10d-client-connect-timed-out": ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node0]:29500 (errno: 110 - Connection timed out).\n", "nccl-network", "NCCL_SOCKET_IFNAME"),
+    "c10d-client-timed-out": ("torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to (10.0.0.1, 29500).\n", "nccl-network", "NCCL_SOCKET_IFNAME"),
+    # uv's resolver (crates/uv-resolver/src/pubgrub/report.rs): the platform-tag wordings and the cut-off last words
+    "uv-no-wheel-matching-tag": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag and you require torch==2.1.0, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "torch"),
+    "uv-cut-to-last-words": ("      we can conclude that your project's requirements are unsatisfiable.\n", "resolver-conflict", ""),
+    "uv-requirements-unsatisfiable-because": ("  ╰─▶ Because only jax<=0.4.30 is available and you require jax>=0.5, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "jax"),
+    # conda/mamba (libmamba's problem graph) and poetry
+    "mamba-package-requires": ("LibMambaUnsatisfiableError: Encountered problems while solving:\n  - package pytorch-2.1.0 requires python >=3.11,<3.12.0a0, but none of the providers can be installed\n", "resolver-conflict", "pytorch"),
+    "mamba-nothing-provides": ("Could not solve for environment specs\nThe following package could not be installed\n└─ nothing provides requested pytorch-cuda 12.9\n", "resolver-conflict", "pytorch-cuda"),
+    "poetry-solver": ("SolverProblemError\n\n  Because myproj depends on torch (2.0.0) which doesn't match any versions, version solving failed.\n", "resolver-conflict", ""),
+    # a SIGKILL in other words: an IDE's or shell's status 137, Kubernetes, the shell's word quoted in prose
+    "exit-137": ("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n", "out-of-memory", "SIGKILL"),
+    "oom-killed": ("Last State:  Terminated\n  Reason:  OOMKilled\n  Exit Code:  137\n", "out-of-memory", "SIGKILL"),
+    "killed-quoted": ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.\n", "out-of-memory", "SIGKILL"),
+    # a traceback pasted without its exception line: the `raise` statement it ends on names the type and the message
+    "raise-line-alone": ("raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")\n", "bad-configuration", "gloo"),
+    "raise-line-in-library": ('  File "/usr/local/lib/python3.10/dist-packages/jax/_src/deprecations.py", line 54, in getattr\n    raise AttributeError(f"module {module!r} has no attribute {name!r}")\n', "api-version-skew", "jax"),
+    "raise-from": (TB + lib("transformers") + '    raise ImportError("This modeling file requires the following packages that were not found in your environment: flash_attn") from err\n', "module-not-found", "flash_attn"),
+    # an error that is the symptom of a toolchain an earlier warning names (XLA's asm_compiler.cc, cuda_driver.cc)
+    "ptxas-too-old-before-invalid-image": (
+        "2023-10-06 13:14:53.374940: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:232] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9\n"
+        "2023-10-06 13:14:53.424902: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:864] failed to load PTX text as a module: CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid\n",
+        "cuda-library-mismatch", "ptxas",
+    ),
+    # wordings that already read right, kept so that a change of the parsing cannot lose them
+    "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),
+    "rocm-hip-library": (TB + lib("torch") + "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n", "missing-library", "libamdhip64"),
+    "jax-backend-no-gpu": (TB + lib("jax") + "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable", ""),
+    "tf-oom-module-path": ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[32,512,512] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n", "out-of-memory", ""),
+    "hip-oom": (TB + lib("torch") + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB.\n", "out-of-memory", ""),
+    "nccl-shm-last-error-rank-prefix": ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n[rank1]: Last error:\n[rank1]: Error while creating shared memory segment /dev/shm/nccl-vzIpS6 (size 9637888)\n", "nccl-shm", "shm"),
+}  # fmt: skip
+
+
+def _diagnose(log: str):  # type: ignore[no-untyped-def]
+    return explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_wording_reads_as_its_family(case: str) -> None:
+    log, family, word = CASES[case]
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None, case
+    assert diagnosis.family == family, (diagnosis.decided_by, diagnosis.cause)
+    said = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values()), *diagnosis.remediation])
+    assert word in said, said
+
+
+def test_a_raise_line_gives_the_type_the_joined_literals_and_the_frames() -> None:
+    log = (
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", line 9, in new_group\n'
+        "    raise RuntimeError(\"Distributed package doesn't have NCCL \" 'built in') from None\n"
+    )
+    collector = RegionCollector(("Error", 'File "'))
+    collector.feed(log)
+    [record] = parse(collector.finish())
+    assert (record.kind, record.type, record.message) == (
+        "exception",
+        "RuntimeError",
+        "Distributed package doesn't have NCCL built in",
+    )
+    assert record.library == "torch" and record.line == 2
+
+
+@pytest.mark.parametrize("line", ["raise err", "raise self.failure", "raise"])
+def test_a_raise_of_a_variable_is_no_record_of_a_type(line: str) -> None:
+    collector = RegionCollector(("raise", 'File "'))
+    collector.feed(f'  File "/x/site-packages/torch/a.py", line 1, in f\n    {line}\n')
+    assert all(r.kind != "exception" for r in parse(collector.finish()))
+
+
+def test_a_warning_of_another_family_does_not_displace_the_error() -> None:
+    # a ptxas warning explains an image that will not load, not an OOM that follows it
+    log = (
+        "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:232] Falling back to the CUDA driver for PTX "
+        "compilation; ptxas does not support CC 8.9\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
+        "bytes.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory"
