@@ -53,6 +53,8 @@ CASES: dict[str, tuple[str, str, str]] = {
         "2023-10-06 13:14:53.424902: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:864] failed to load PTX text as a module: CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid\n",
         "cuda-library-mismatch", "ptxas",
     ),
+    # Windows' word for a library of another architecture than the process (dyld's is "incompatible architecture")
+    "winerror-193": ('Traceback (most recent call last):\n  File "C:\\venv\\lib\\site-packages\\torch\\__init__.py", line 1, in <module>\nOSError: [WinError 193] %1 is not a valid Win32 application\n', "version-mismatch", "WinError 193"),
     # wordings that already read right, kept so that a change of the parsing cannot lose them
     "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),
     "rocm-hip-library": (TB + lib("torch") + "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n", "missing-library", "libamdhip64"),

@@ -307,3 +307,23 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
         "extension's build for the installed version.",
         {"symbol": found.group("symbol") or ""},
     )
+
+
+@rule(
+    "missing-library",
+    r"CUDA Setup failed despite GPU being available|bitsandbytes[^\n]{0,80}(?:compiled without GPU support|could not "
+    r"find (?:the )?(?:CUDA|libcudart))|libbitsandbytes_cuda\d{2,3}\w*\.so",
+    source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/cextension.py",
+    confidence=0.8,
+)
+def bitsandbytes_native_library(found: re.Match[str], failure: Failure) -> Lead:
+    """bitsandbytes loads a native library made for one CUDA release (libbitsandbytes_cuda121.so); a CUDA runtime it
+    cannot find, or a release without a build for it, leaves it with none."""
+    return Lead(
+        "bitsandbytes could not load its CUDA library: it finds no CUDA runtime (libcudart) it has a build for, or the "
+        "installed bitsandbytes is a CPU-only or too old release for this CUDA. Install a bitsandbytes release that "
+        "ships a build for the installed CUDA (recent releases cover CUDA 11.8-12.x); `python -m bitsandbytes` says "
+        "which library it looked for.",
+        {"package": "bitsandbytes", "library": "libcudart"},
+        next=("python -m bitsandbytes",),
+    )
