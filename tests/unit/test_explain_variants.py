@@ -55,6 +55,22 @@ CASES: dict[str, tuple[str, str, str]] = {
     ),
     # Windows' word for a library of another architecture than the process (dyld's is "incompatible architecture")
     "winerror-193": ('Traceback (most recent call last):\n  File "C:\\venv\\lib\\site-packages\\torch\\__init__.py", line 1, in <module>\nOSError: [WinError 193] %1 is not a valid Win32 application\n', "version-mismatch", "WinError 193"),
+    # pip's envelope around a build's output: the output (an indented traceback) holds the cause, not the envelope
+    "pip-build-output-inside-envelope": (
+        "  error: subprocess-exited-with-error\n  \n  × python setup.py egg_info did not run successfully.\n  │ exit code: 1\n  ╰─> [6 lines of output]\n"
+        '      Traceback (most recent call last):\n        File "<string>", line 2, in <module>\n        File "<pip-setuptools-caller>", line 34, in <module>\n'
+        '        File "/tmp/pip-install-abc/flash-attn_123/setup.py", line 9, in <module>\n          import torch\n'
+        "      ModuleNotFoundError: No module named 'torch'\n      [end of output]\n  \n  note: This error originates from a subprocess, and is likely not a problem with pip.\nerror: metadata-generation-failed\n",
+        "build-failure", "--no-build-isolation",
+    ),
+    "pip-envelope-alone": ("error: subprocess-exited-with-error\n\n× Building wheel for flash-attn (pyproject.toml) did not run successfully.\n│ exit code: 1\n", "build-failure", ""),
+    # a traceback indented as a whole (a Markdown code block, a quoted subprocess's stderr) keeps its structure
+    "indented-traceback": (
+        '    Traceback (most recent call last):\n      File "/home/me/train.py", line 12, in <module>\n        model = build()\n'
+        '      File "/opt/venv/lib/python3.11/site-packages/transformers/modeling_utils.py", line 99, in load\n        self.foo.bar()\n'
+        "    AttributeError: 'LlamaConfig' object has no attribute 'rope_kind'\n",
+        "api-version-skew", "transformers",
+    ),
     # wordings that already read right, kept so that a change of the parsing cannot lose them
     "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),
     "rocm-hip-library": (TB + lib("torch") + "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n", "missing-library", "libamdhip64"),

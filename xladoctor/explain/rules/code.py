@@ -404,10 +404,39 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             "Visual Studio Developer prompt, or install the Build Tools.",
             {"tool": "cl"},
         )
+    envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
     return Lead(
         f"Building a compiled package failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
         "not fit this environment. A prebuilt wheel for this Python, torch and CUDA avoids the build.",
         {"package": found.group("pkg") or "", "file": found.group("file") or ""},
+        # pip's envelope ("This error originates from a subprocess"): the build's own output, quoted inside it,
+        # holds the cause, and a rule that reads that output outranks it; alone, it still says a build failed
+        confidence=0.55 if envelope else None,
+    )
+
+
+_BUILD_FRAME = re.compile(r"<pip-setuptools-caller>|[/\\]pip-(?:install|build-env|req-build)-|(?:^|[/\\])setup\.py$")
+
+
+@rule(
+    "build-failure",
+    r"No module named '(?P<module>[\w.]{1,200})'",
+    source="https://pip.pypa.io/en/stable/reference/build-system/pyproject-toml/#build-isolation",
+    confidence=0.95,
+    on="exception",
+)
+def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A package's build script imports a module (torch, most often) that pip's isolated build environment does not
+    have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
+    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames):
+        return None
+    module = found.group("module").split(".", 1)[0]
+    return Lead(
+        f"The package's build script imports {module}, which the isolated build environment pip made for it does not "
+        f"have (pip builds in a fresh environment, without the installed {module}). Install {module} first, then "
+        "build against it: pip install --no-build-isolation <package> (or use a prebuilt wheel).",
+        {"module": module, "option": "--no-build-isolation"},
+        next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
     )
 
 
