@@ -71,6 +71,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         "    AttributeError: 'LlamaConfig' object has no attribute 'rope_kind'\n",
         "api-version-skew", "transformers",
     ),
+    # XLA's platform registry when jaxlib has no CUDA plugin (xla/stream_executor/platform_manager.cc), and JAX's
+    # older "Unknown backend" wording (jax/_src/xla_bridge.py)
+    "xla-no-registered-platform": ('jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: could not find registered platform with name: "cuda". Available platform names are: Host Interpreter\n', "accelerator-unavailable", "jax[cuda12]"),
+    "jax-unknown-backend": ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms present are: cpu\n", "accelerator-unavailable", "jax[cuda12]"),
+    # ROCm's words for no visible GPU (hip_runtime_api.h hipErrorNoDevice; torch/cuda/__init__.py under HIP)
+    "hip-no-device": ("hipErrorNoDevice: no ROCm-capable device is detected\n", "accelerator-unavailable", "render"),
+    "torch-no-hip-gpus": (TB + lib("torch") + "RuntimeError: No HIP GPUs are available\n", "accelerator-unavailable", "/dev/kfd"),
+    # one CUDA library lacking a symbol of another (cuDNN 8's sub-libraries, nvJitLink): two CUDA releases mixed;
+    # the loader's "Could not load library" is then no missing library
+    "cudnn-sublibraries-mixed": ("Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_infer.so.8: undefined symbol: _ZN11nvrtcHelper4loadEb, version libcudnn_ops_infer.so.8\nAborted (core dumped)\n", "cuda-library-mismatch", "libcudnn_ops_infer.so.8"),
+    "cusparse-nvjitlink-mixed": (TB + "ImportError: /opt/venv/lib/python3.11/site-packages/nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12\n", "cuda-library-mismatch", "libnvJitLink.so.12"),
+    # an abort after a cause a rule reads: the cause, not the abort
+    "abort-after-cause": ("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered\nAborted (core dumped)\n", "cuda-illegal-access", ""),
     # wordings that already read right, kept so that a change of the parsing cannot lose them
     "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),
     "rocm-hip-library": (TB + lib("torch") + "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n", "missing-library", "libamdhip64"),
@@ -116,6 +129,16 @@ def test_a_raise_of_a_variable_is_no_record_of_a_type(line: str) -> None:
     collector = RegionCollector(("raise", 'File "'))
     collector.feed(f'  File "/x/site-packages/torch/a.py", line 1, in f\n    {line}\n')
     assert all(r.kind != "exception" for r in parse(collector.finish()))
+
+
+def test_an_extension_missing_a_torch_symbol_stays_undefined_symbol() -> None:
+    # only a CUDA library missing another CUDA library's symbol is a mixed CUDA set; an extension is built for a torch
+    log = (
+        TB
+        + "ImportError: /x/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "undefined-symbol"
 
 
 def test_a_warning_of_another_family_does_not_displace_the_error() -> None:

@@ -257,6 +257,30 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "framework-internal-error",
+    r"Fatal Python error: Aborted|Aborted \(core dumped\)|Signal 6 \(SIGABRT\) received|exitcode\s*:\s*-6\b"
+    r"|\*\*\* SIGABRT received",
+    source="https://man7.org/linux/man-pages/man3/abort.3.html; https://github.com/pytorch/pytorch/blob/main/torch/"
+    "distributed/elastic/multiprocessing/errors/__init__.py (the exit code of a signalled child)",
+    confidence=0.45,
+)
+def aborted(found: re.Match[str], failure: Failure) -> Lead:
+    """A process that called abort(): native code (a CHECK, an uncaught C++ exception, glog's FATAL) stopped it.
+    The line before the abort, when a rule reads it, names the cause; alone, this is what is left."""
+    return Lead(
+        "A process aborted (SIGABRT): native code of the framework stopped on a failed check, an uncaught C++ "
+        "exception or a fatal log line, printed just before the abort. Often a bug of the framework; sometimes a "
+        "library of another version loaded beside it. The native stack tells which.",
+        {"signal": "SIGABRT"},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the abort",
+            "gdb -batch -ex run -ex bt --args python ...",
+        ),
+    )
+
+
+@rule(
     "bad-configuration",
     r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not "
     r"a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",

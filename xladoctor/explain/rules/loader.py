@@ -71,7 +71,9 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tsl/platform/default/dso_loader.cc",
     confidence=0.9,
 )
-def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "undefined symbol" in failure.haystack[found.end() : found.end() + 400]:
+        return None  # found, but it lacks a symbol: two builds mixed (the undefined-symbol rule reads it)
     lead = shared_object_missing(found, failure)
     warning = failure.warning or failure.text.startswith(("W", "I"))
     note = (
@@ -174,6 +176,12 @@ def _namespace(symbol: str) -> str | None:
     return symbol[start : start + length] or None
 
 
+# NVIDIA's CUDA libraries, by file name: one of them missing a symbol of another is a mixed set of releases
+_CUDA_LIBRARY = re.compile(
+    r"(?:^|[/\\])lib(?:cudnn\w*|cublas\w*|cusparse|cusolver|cufft|curand|nvJitLink|nvrtc|cudart)\.so"
+)
+
+
 @rule(
     "undefined-symbol",
     r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol: (?P<symbol>[\w$.@]{1,2000})",
@@ -182,6 +190,21 @@ def _namespace(symbol: str) -> str | None:
 )
 def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     symbol, library = found.group("symbol"), found.group("library") or ""
+    version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
+    if _CUDA_LIBRARY.search(library) and (version is None or _CUDA_LIBRARY.search(version.group("by"))):
+        # cuDNN's sub-libraries, cuSPARSE and nvJitLink: each is built with the others of its release, and one of
+        # another release (two CUDA installs on the loader's path, a pip nvidia-* beside a system one) lacks a symbol
+        name = library.replace("\\", "/").rsplit("/", 1)[-1]
+        other = version.group("by") if version else "the CUDA library that defines it"
+        return Lead(
+            f"{name} and {other} come from different CUDA releases: {name} needs {symbol[:80]}, which the loaded "
+            f"{other} lacks. Two CUDA installs are mixed on the loader's path (a system CUDA in LD_LIBRARY_PATH before "
+            "the nvidia-* wheels, or the reverse): keep one.",
+            {"library": name, "other": other, "symbol": symbol},
+            family="cuda-library-mismatch",
+            next=("echo $LD_LIBRARY_PATH", "python -m pip list 2>/dev/null | grep -i nvidia", "ldconfig -p | grep -E "
+                  "'libcudnn|libcublas|libnvJitLink|libcusparse'"),
+        )  # fmt: skip
     namespace = _namespace(symbol)
     owner = _NAMESPACES.get(namespace or "") or (
         "CUDA's libraries" if symbol.startswith(("cuda", "cu", "cublas", "cudnn")) else
