@@ -257,9 +257,31 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "unsupported-op",
+    r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})",
+    source="https://developer.apple.com/documentation/metalperformanceshadersgraph (an assertion of Apple's MPS "
+    "framework, in /AppleInternal/...: the op, dtype or size handed to it is one it does not take)",
+    confidence=0.75,
+)
+def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
+    """Apple's Metal Performance Shaders abort the process on an input they do not support (a dtype such as
+    bfloat16 or float64, a tensor over 2**32 bytes, a rank): the framework's MPS backend (torch's MPS, jax-metal)
+    handed it on instead of refusing it."""
+    what = found.group("what").strip()
+    return Lead(
+        f"Apple's Metal Performance Shaders stopped on an input they do not support ({what[:160]}): an op, dtype or "
+        "size the framework's Metal backend passes on without support (a gap of the backend, not of your install). "
+        "Run that step on the CPU or in float32, or use a backend release that supports it.",
+        {"backend": "MPS", "op": what[:160]},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
     "framework-internal-error",
     r"Fatal Python error: Aborted|Aborted \(core dumped\)|Signal 6 \(SIGABRT\) received|exitcode\s*:\s*-6\b"
-    r"|\*\*\* SIGABRT received",
+    r"|\*\*\* SIGABRT received|Abort trap: 6",
     source="https://man7.org/linux/man-pages/man3/abort.3.html; https://github.com/pytorch/pytorch/blob/main/torch/"
     "distributed/elastic/multiprocessing/errors/__init__.py (the exit code of a signalled child)",
     confidence=0.45,
