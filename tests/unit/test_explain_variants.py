@@ -63,6 +63,8 @@ CASES: dict[str, tuple[str, str, str]] = {
         "      ModuleNotFoundError: No module named 'torch'\n      [end of output]\n  \n  note: This error originates from a subprocess, and is likely not a problem with pip.\nerror: metadata-generation-failed\n",
         "build-failure", "--no-build-isolation",
     ),
+    # uv's wording of the same (uv 0.5+: "[stderr]" under "The build backend returned an error"), its build env
+    "uv-build-output": ('  × Failed to build `flash-attn==2.7.4.post1`\n  ├─▶ The build backend returned an error\n  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n\n      [stderr]\n      Traceback (most recent call last):\n        File "<string>", line 14, in <module>\n        File "/root/.cache/uv/builds-v0/.tmpAbCdEf/lib/python3.12/site-packages/setuptools/build_meta.py", line 334, in get_requires_for_build_wheel\n          return self._get_build_requires(config_settings, requirements=[])\n                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        File "<string>", line 22, in <module>\n      ModuleNotFoundError: No module named \'torch\'\n\n      hint: This usually indicates a problem with the package or the build environment.\n', "build-failure", "--no-build-isolation"),
     "pip-envelope-alone": ("error: subprocess-exited-with-error\n\n× Building wheel for flash-attn (pyproject.toml) did not run successfully.\n│ exit code: 1\n", "build-failure", ""),
     # a traceback indented as a whole (a Markdown code block, a quoted subprocess's stderr) keeps its structure
     "indented-traceback": (

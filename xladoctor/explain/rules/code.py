@@ -461,7 +461,12 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_BUILD_FRAME = re.compile(r"<pip-setuptools-caller>|[/\\]pip-(?:install|build-env|req-build)-|(?:^|[/\\])setup\.py$")
+# A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
+# backend, the package's setup.py
+_BUILD_FRAME = re.compile(
+    r"<pip-setuptools-caller>|[/\\]pip-(?:install|build-env|req-build)-|[/\\]builds-v\d+[/\\]"
+    r"|(?:^|[/\\])setup\.py$|setuptools[/\\]build_meta\.py$"
+)
 
 
 @rule(
