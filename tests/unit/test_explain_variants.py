@@ -156,3 +156,33 @@ def test_a_warning_of_another_family_does_not_displace_the_error() -> None:
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_each_frame_keeps_its_source_line_and_the_verdict_shows_the_users() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/bleu.py", line 47, in loss\n'
+        "    term = nn.functional.conv2d(out, eye_filter) / ngram\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 5, in conv2d\n'
+        "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same\n"
+    )
+    collector = RegionCollector(("Error", "Traceback (most recent", 'File "'))
+    collector.feed(log)
+    [record] = parse(collector.finish())
+    assert [f.code for f in record.frames] == ["term = nn.functional.conv2d(out, eye_filter) / ngram", ""]
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "/home/me/bleu.py:47 (`term = nn.functional.conv2d(out, eye_filter) / ngram`)" in diagnosis.cause
+
+
+def test_a_jax_tracing_error_names_the_traced_function_and_argument() -> None:
+    log = (
+        "TypeError: Shapes must be 1D sequences of concrete values of integer type, got (Traced<~int32[]>,).\n"
+        "The error occurred while tracing the function step at /home/me/opt.py:128 for jit. This concrete value was "
+        "not available in Python because it depends on the value of the argument params[3].\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert (diagnosis.params["function"], diagnosis.params["argument"]) == ("step", "params[3]")
+    assert "function step, argument params[3]" in diagnosis.cause

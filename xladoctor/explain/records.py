@@ -56,6 +56,7 @@ class Frame:
     line: int
     function: str
     owner: str | None  # the package a library frame belongs to ('torch', 'transformers'); None: the user's code
+    code: str = ""  # the source line Python printed under it (the call or statement that raised), when it did
 
     @property
     def user(self) -> bool:
@@ -163,6 +164,8 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
         elif frame is not None:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+        elif frames and not frames[-1].code and body.startswith((" ", "\t")) and (code := _source(body)):
+            frames[-1] = replace(frames[-1], code=code)  # the first indented line under a frame is its source
         elif body and not body.startswith((" ", "\t")) and (parsed := _exception_line(clean(body), True)):
             message, index = _message(lines, index, parsed[1])
             yield Failure("exception", parsed[0], message, number, clean(body), tuple(frames), chain, position)
@@ -170,6 +173,15 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames = []
             continue
         index += 1
+
+
+_MARKERS = frozenset("^~- ")
+
+
+def _source(body: str) -> str:
+    """A frame's source line as Python prints it (indented), not the carets that mark a column under it."""
+    code = body.strip()
+    return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
 
 
 def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:

@@ -106,7 +106,7 @@ def _structural(failure: Failure) -> Candidate | None:
     if failure.raised_in_user_code and short in _USER_TYPES and frame is not None:
         return Candidate(
             "user-code-error", "not-environment",
-            f"{short} raised in your code at {frame.short()}: "
+            f"{short} raised in your code at {frame.short()}" + (f" (`{frame.code}`)" if frame.code else "") + ": "
             f"{failure.message.splitlines()[0][:200] if failure.message else short}. "
             "Not an environment problem.",
             0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},

@@ -17,7 +17,15 @@ TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
 def _yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
     where = f" at {frame.short()}" if frame is not None else ""
-    return f"{what} Not an environment problem: your code{where}."
+    code = f" (`{frame.code}`)" if frame is not None and frame.code else ""  # the line to change, as the user wrote it
+    return f"{what} Not an environment problem: your code{where}{code}."
+
+
+# JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
+_TRACING = re.compile(
+    r"while tracing the function (?P<function>[\w.<>]{1,120}) at (?P<where>\S{1,300})"
+    r"|depends on the value of the argument (?P<argument>[\w.\[\]'\"]{1,120})"
+)
 
 
 _SHAPES = re.compile(
@@ -61,7 +69,14 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
         if devices
         else f"the tensors' shapes, dtypes or devices do not fit ({said})."
     )
-    return Lead(_yours(failure, hint[0].upper() + hint[1:]), {"what": said}, verdict="not-environment")
+    params = {"what": said}
+    if tracing:
+        for part in _TRACING.finditer(failure.haystack):
+            params.update({k: v.rstrip(".") for k, v in part.groupdict().items() if v})
+        traced = [f"{k} {params[k]}" for k in ("function", "argument") if k in params]
+        if traced:
+            hint += f" The traced value: {', '.join(traced)}."
+    return Lead(_yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
 
 
 @rule(
