@@ -87,9 +87,9 @@ _BECAUSE = re.compile(
     "resolver-conflict",
     r"Distribution `(?P<dist>[^`\s]{1,200})[^`\n]{0,300}` can't be installed because it doesn't have a source "
     r"distribution or wheel for the current platform"
-    r"|(?P<pkg>[A-Za-z0-9][\w.-]{0,80})(?:==(?P<version>[\w.+!-]{1,40}))? has no (?:wheels|source distribution"
-    r")[^\n]{0,40}? (?:with a matching|for the current) (?P<tag>Python ABI|Python implementation|Python version|"
-    r"platform)",
+    r"|(?P<pkg>[A-Za-z0-9][\w.-]{0,80})(?:==(?P<version>[\w.+!-]{1,40}))? has no (?:wheels with a matching "
+    r"(?P<tag>Python ABI|Python implementation|Python version|platform) tag"
+    r"|source distribution or wheel for the current platform)",
     source="https://docs.astral.sh/uv/reference/resolver-internals/ (uv's resolver errors name the wheel tags)",
     confidence=0.85,
 )

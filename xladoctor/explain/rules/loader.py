@@ -248,13 +248,14 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "glibc-version",
-    r"version [`'‘\"](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})['’\"] not found(?: \(required by "
+    r"version [`'‘](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})(?:' not found|’ not found)"
+    r"(?: \(required by "
     r"(?P<by>[^)\s]{1,300})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
     confidence=0.95,
 )
 def runtime_too_old(found: re.Match[str], failure: Failure) -> Lead:
-    # The loader quotes with ` and '; a localised or copied message has typographic or plain double quotes.
+    # The loader quotes with ` and '; a localised or copied message has typographic quotes.
     version, by = found.group("version"), found.group("by") or "an installed extension"
     cxx = version.startswith(("GLIBCXX", "CXXABI"))
     runtime = "libstdc++ (the C++ runtime)" if cxx else "glibc (the C library)"
@@ -334,8 +335,8 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "missing-library",
-    r"CUDA Setup failed despite GPU being available|bitsandbytes[^\n]{0,80}(?:compiled without GPU support|could not "
-    r"find (?:the )?(?:CUDA|libcudart))|libbitsandbytes_cuda\d{2,3}\w*\.so",
+    r"CUDA Setup failed despite GPU being available|bitsandbytes[^\n]{0,80}compiled without GPU support"
+    r"|libbitsandbytes_cuda\d{2,3}\w*\.so",
     source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/cextension.py",
     confidence=0.8,
 )
