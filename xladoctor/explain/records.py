@@ -56,6 +56,7 @@ class Frame:
     line: int
     function: str
     owner: str | None  # the package a library frame belongs to ('torch', 'transformers'); None: the user's code
+    code: str = ""  # the source line Python printed under it (the call or statement that raised), when it did
 
     @property
     def user(self) -> bool:
@@ -163,6 +164,8 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
         elif frame is not None:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+        elif frames and not frames[-1].code and body.startswith((" ", "\t")) and (code := _source(body)):
+            frames[-1] = replace(frames[-1], code=code)  # the first indented line under a frame is its source
         elif body and not body.startswith((" ", "\t")) and (parsed := _exception_line(clean(body), True)):
             message, index = _message(lines, index, parsed[1])
             yield Failure("exception", parsed[0], message, number, clean(body), tuple(frames), chain, position)
@@ -170,6 +173,15 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames = []
             continue
         index += 1
+
+
+_MARKERS = frozenset("^~- ")
+
+
+def _source(body: str) -> str:
+    """A frame's source line as Python prints it (indented), not the carets that mark a column under it."""
+    code = body.strip()
+    return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
 
 
 def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:
@@ -273,15 +285,52 @@ def _notebook_lines(region: Region) -> Region:
     return Region(lines, region.traceback, False, prefix=prefix)
 
 
+# A `raise` statement quoted as a traceback's last source line: `raise RuntimeError("..." "...") from e`.
+_RAISE = re.compile(r"^raise (?P<type>[A-Za-z_][\w.]{0,120})(?:\((?P<args>.*?)\)?)?(?:\s+from\s+[\w.]+)?\s*$")
+_LITERAL = re.compile(
+    r"""[rRbBuUfF]{0,2}(?:"(?P<double>(?:[^"\\]|\\.){0,1000})"|'(?P<single>(?:[^'\\]|\\.){0,1000})')"""
+)
+
+
+def _raised(region: Region, chain: int) -> Failure | None:
+    """A traceback pasted without its exception line often ends on the `raise` statement of the frame that raised
+    (the source line Python prints under each frame): the type it raises is the exception's, and its string
+    literals, joined as Python joins adjacent ones, the message (an f-string's fields stay as written)."""
+    lines = [(n, clean(strip_prefix(t, region.prefix)).strip()) for n, t in region.lines]
+    lines = [(n, t) for n, t in lines if t]
+    if not lines:
+        return None
+    number, last = lines[-1]
+    found = _RAISE.match(last)
+    if found is None:
+        return None
+    kind = found.group("type")
+    short = kind.rsplit(".", 1)[-1]
+    if not (_NAMED_LIKE_ERROR.search(short) or short in _BARE):
+        return None  # `raise err`, `raise self.error`: the type is not written in the line
+    literals = _LITERAL.findall(found.group("args") or "")
+    message = "".join(double or single for double, single in literals)
+    frames = []
+    for _, text in lines:
+        frame = _FRAME.match(text)
+        if frame is not None:
+            path = frame.group("file")
+            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+    return Failure("exception", kind, message, number, last, tuple(frames), chain, 0)
+
+
 def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
     """Every failure record of the regions, in log order; each traceback region is one chain."""
     records: list[Failure] = []
     for chain, region in enumerate(regions):
         region = _notebook_lines(region) if notebook else region
         found = list(_tracebacks(region, chain)) if region.traceback else []
+        if not found or all(f.kind == "line" for f in found):
+            raised = _raised(region, chain)  # cut before its exception line, ending on the `raise` statement
+            found = [raised] if raised is not None else found
         if region.traceback and not found:  # a traceback cut before its exception line: the last frame is the lead
             found = list(_line_records(region, chain))
-        if not region.traceback:
+        if not region.traceback and not found:
             found = list(_line_records(region, chain))
         for failure in found:
             inner = list(_unwrapped(failure))

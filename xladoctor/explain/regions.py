@@ -206,8 +206,12 @@ def notebook_content(line: str) -> str:
 def prefix_shape(prefix: str) -> re.Pattern[str] | None:
     """A pattern for lines that start like `prefix` (a rank tag, a timestamp, a logger's header): its digits may be
     any digits, the rest must be the same."""
-    if not prefix.strip():
+    if not prefix:
         return None
+    if not prefix.strip():
+        # a traceback indented as a whole: pip's "[N lines of output]" of a failed build, a Markdown code block, a
+        # subprocess's stderr quoted in another error; its own indentation (frames, source lines) starts after this
+        return re.compile(re.escape(prefix))
     shape = "".join(r"\d+" if part.isdigit() else re.escape(part) for part in re.split(r"(\d+)", prefix) if part)
     return re.compile(shape)
 

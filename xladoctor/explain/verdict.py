@@ -106,7 +106,7 @@ def _structural(failure: Failure) -> Candidate | None:
     if failure.raised_in_user_code and short in _USER_TYPES and frame is not None:
         return Candidate(
             "user-code-error", "not-environment",
-            f"{short} raised in your code at {frame.short()}: "
+            f"{short} raised in your code at {frame.short()}" + (f" (`{frame.code}`)" if frame.code else "") + ": "
             f"{failure.message.splitlines()[0][:200] if failure.message else short}. "
             "Not an environment problem.",
             0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},
@@ -149,7 +149,35 @@ def root(found: Sequence[Candidate]) -> Candidate | None:
         by_chain.setdefault(candidate.failure.chain, []).append(candidate)
     # within a chain, the first exception's candidates come first, unless only later ones name a cause
     ordered = sorted(found, key=lambda c: c.rank)
-    return ordered[0]
+    chosen = ordered[0]
+    return _explained_by_warning(chosen, ordered) or chosen
+
+
+# An error of these families is often only the symptom of a toolchain, driver or library that an earlier warning
+# names exactly (XLA: "ptxas does not support CC 8.9" before CUDA_ERROR_INVALID_IMAGE; "Could not load dynamic
+# library 'libcudnn.so.8'" before the backend reports no GPU). Such a warning, read by a specific rule, is the root.
+_SYMPTOM_OF = {
+    "gpu-arch-unsupported": frozenset({"cuda-library-mismatch", "cuda-driver-too-old"}),
+    "accelerator-unavailable": frozenset({"missing-library", "cuda-driver-too-old", "cuda-library-mismatch"}),
+}
+_EXPLAINING = 0.7  # a warning's confidence (after its discount) at least this: a specific rule, not a fall-back
+
+
+def _explained_by_warning(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate | None:
+    causes = _SYMPTOM_OF.get(chosen.family)
+    if causes is None or chosen.failure.warning:
+        return None
+    return next(
+        (
+            c
+            for c in ordered
+            if c.failure.warning
+            and c.family in causes
+            and c.confidence >= _EXPLAINING
+            and c.failure.line < chosen.failure.line
+        ),
+        None,
+    )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,15 @@ TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
 def _yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
     where = f" at {frame.short()}" if frame is not None else ""
-    return f"{what} Not an environment problem: your code{where}."
+    code = f" (`{frame.code}`)" if frame is not None and frame.code else ""  # the line to change, as the user wrote it
+    return f"{what} Not an environment problem: your code{where}{code}."
+
+
+# JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
+_TRACING = re.compile(
+    r"while tracing the function (?P<function>[\w.<>]{1,120}) at (?P<where>\S{1,300})"
+    r"|depends on the value of the argument (?P<argument>[\w.\[\]'\"]{1,120})"
+)
 
 
 _SHAPES = re.compile(
@@ -61,7 +69,14 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
         if devices
         else f"the tensors' shapes, dtypes or devices do not fit ({said})."
     )
-    return Lead(_yours(failure, hint[0].upper() + hint[1:]), {"what": said}, verdict="not-environment")
+    params = {"what": said}
+    if tracing:
+        for part in _TRACING.finditer(failure.haystack):
+            params.update({k: v.rstrip(".") for k, v in part.groupdict().items() if v})
+        traced = [f"{k} {params[k]}" for k in ("function", "argument") if k in params]
+        if traced:
+            hint += f" The traced value: {', '.join(traced)}."
+    return Lead(_yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
 
 
 @rule(
@@ -257,6 +272,52 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "unsupported-op",
+    r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})",
+    source="https://developer.apple.com/documentation/metalperformanceshadersgraph (an assertion of Apple's MPS "
+    "framework, in /AppleInternal/...: the op, dtype or size handed to it is one it does not take)",
+    confidence=0.75,
+)
+def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
+    """Apple's Metal Performance Shaders abort the process on an input they do not support (a dtype such as
+    bfloat16 or float64, a tensor over 2**32 bytes, a rank): the framework's MPS backend (torch's MPS, jax-metal)
+    handed it on instead of refusing it."""
+    what = found.group("what").strip()
+    return Lead(
+        f"Apple's Metal Performance Shaders stopped on an input they do not support ({what[:160]}): an op, dtype or "
+        "size the framework's Metal backend passes on without support (a gap of the backend, not of your install). "
+        "Run that step on the CPU or in float32, or use a backend release that supports it.",
+        {"backend": "MPS", "op": what[:160]},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Fatal Python error: Aborted|Aborted \(core dumped\)|Signal 6 \(SIGABRT\) received|exitcode\s*:\s*-6\b"
+    r"|\*\*\* SIGABRT received|Abort trap: 6",
+    source="https://man7.org/linux/man-pages/man3/abort.3.html; https://github.com/pytorch/pytorch/blob/main/torch/"
+    "distributed/elastic/multiprocessing/errors/__init__.py (the exit code of a signalled child)",
+    confidence=0.45,
+)
+def aborted(found: re.Match[str], failure: Failure) -> Lead:
+    """A process that called abort(): native code (a CHECK, an uncaught C++ exception, glog's FATAL) stopped it.
+    The line before the abort, when a rule reads it, names the cause; alone, this is what is left."""
+    return Lead(
+        "A process aborted (SIGABRT): native code of the framework stopped on a failed check, an uncaught C++ "
+        "exception or a fatal log line, printed just before the abort. Often a bug of the framework; sometimes a "
+        "library of another version loaded beside it. The native stack tells which.",
+        {"signal": "SIGABRT"},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the abort",
+            "gdb -batch -ex run -ex bt --args python ...",
+        ),
+    )
+
+
+@rule(
     "bad-configuration",
     r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not "
     r"a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",
@@ -404,10 +465,44 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             "Visual Studio Developer prompt, or install the Build Tools.",
             {"tool": "cl"},
         )
+    envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
     return Lead(
         f"Building a compiled package failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
         "not fit this environment. A prebuilt wheel for this Python, torch and CUDA avoids the build.",
         {"package": found.group("pkg") or "", "file": found.group("file") or ""},
+        # pip's envelope ("This error originates from a subprocess"): the build's own output, quoted inside it,
+        # holds the cause, and a rule that reads that output outranks it; alone, it still says a build failed
+        confidence=0.55 if envelope else None,
+    )
+
+
+# A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
+# backend, the package's setup.py
+_BUILD_FRAME = re.compile(
+    r"<pip-setuptools-caller>|[/\\]pip-(?:install|build-env|req-build)-|[/\\]builds-v\d+[/\\]"
+    r"|(?:^|[/\\])setup\.py$|setuptools[/\\]build_meta\.py$"
+)
+
+
+@rule(
+    "build-failure",
+    r"No module named '(?P<module>[\w.]{1,200})'",
+    source="https://pip.pypa.io/en/stable/reference/build-system/pyproject-toml/#build-isolation",
+    confidence=0.95,
+    on="exception",
+)
+def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A package's build script imports a module (torch, most often) that pip's isolated build environment does not
+    have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
+    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames):
+        return None
+    module = found.group("module").split(".", 1)[0]
+    return Lead(
+        f"The package's build script imports {module}, which the isolated build environment pip made for it does not "
+        f"have (pip builds in a fresh environment, without the installed {module}). Install {module} first, then "
+        "build against it: pip install --no-build-isolation <package> (or use a prebuilt wheel).",
+        {"module": module, "option": "--no-build-isolation"},
+        next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
     )
 
 

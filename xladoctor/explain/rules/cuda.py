@@ -249,7 +249,8 @@ def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "accelerator-unavailable",
-    r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No CUDA GPUs are available"
+    r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No (?:CUDA|HIP) GPUs are available"
+    r"|hipErrorNoDevice|no ROCm-capable device is detected"
     r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device",
     source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
     confidence=0.9,
@@ -262,6 +263,12 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
     elif "driver" in text:
         why = "no NVIDIA driver is loaded (or the container was started without the GPU)"
         fix = "install the driver on the host, or start the container with --gpus all (NVIDIA Container Toolkit)"
+    elif "HIP" in text or "ROCm" in text or "hip" in text:
+        # ROCm's words for the same: the kernel driver's devices (/dev/kfd, /dev/dri) not visible to this user
+        why = "torch (ROCm) sees no AMD GPU: /dev/kfd and /dev/dri are not visible (the user is not in the video and "
+        why += "render groups, or the container was started without them), or HIP_VISIBLE_DEVICES hides them"
+        fix = "add the user to the video and render groups, or start the container with --device=/dev/kfd "
+        fix += "--device=/dev/dri"
     else:
         why = "torch sees no GPU: CUDA_VISIBLE_DEVICES hides them, the container has none, or torch is a CPU build"
         fix = "check CUDA_VISIBLE_DEVICES, the container's --gpus, and torch.version.cuda"
@@ -286,13 +293,19 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
     "accelerator-unavailable",
     r"Unable to initialize backend '(?P<backend>cuda|gpu|rocm|tpu|METAL)'|No GPU/TPU found, falling back to CPU"
     r"|An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed"
-    r"|A Google TPU may be present on this machine, but either a TPU-enabled jaxlib or libtpu is not installed",
-    source="https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py",
+    r"|A Google TPU may be present on this machine, but either a TPU-enabled jaxlib or libtpu is not installed"
+    r"|could not find registered platform with name: \\?\"?(?P<platform>cuda|rocm|gpu|tpu)"
+    r"|Unknown backend:? '?(?P<asked>gpu|cuda|rocm|tpu)'? requested"
+    r"|no platforms that are instances of (?P<kind>gpu|tpu) are present",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py (and XLA's platform registry, "
+    "xla/stream_executor/platform_manager.cc: 'could not find registered platform with name')",
     confidence=0.85,
 )
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
-    tpu = "TPU" in text or found.group("backend") == "tpu"
+    # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
+    asked = found.group("backend") or found.group("platform") or found.group("asked") or found.group("kind")
+    tpu = "TPU" in text or asked == "tpu"
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(
         f"JAX found no {'TPU' if tpu else 'GPU'} backend and runs on the CPU: "

@@ -160,12 +160,15 @@ def address_in_use(found: re.Match[str], failure: Failure) -> Lead:
     "nccl-network",
     r"(?:DistNetworkError|RendezvousConnectionError|TCPStore\w* failed to connect|failed to (?:connect|recv"
     r"|send)[^\n]{0,80}(?:peer|store|rank)|Connection refused|No route to host|Connection closed by peer"
-    r"|connectFullMesh failed|Socket Timeout|Bootstrap : no socket interface found|NCCL_SOCKET_IFNAME)[^\n]{0,200}",
+    r"|connectFullMesh failed|Socket Timeout|Bootstrap : no socket interface found|NCCL_SOCKET_IFNAME"
+    r"|client socket has (?:failed to connect|timed out after [\d.]+s? while trying to connect))[^\n]{0,200}",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/rendezvous/ and "
     "https://github.com/facebookincubator/gloo",
     confidence=0.75,
 )
 def ranks_cannot_connect(found: re.Match[str], failure: Failure) -> Lead | None:
+    # c10d's TCPStore client says "The client socket has failed to connect to [host]:port (errno: ...)" for any
+    # errno (refused, timed out, no route): each is a rank that cannot reach the store's address.
     if "pip" in failure.haystack.lower() and "Connection" in found.group(0):
         return None  # a package index that cannot be reached is no rank of a job
     return _network(found.group(0))
@@ -198,12 +201,15 @@ def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "out-of-memory",
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed\s*$"
-    r"|sigkill_handler\] Killing subprocess",
+    r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
+    r"|`killed`|`Killed`|\"killed\"|\"Killed\"",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/errors/__init__.py",
     confidence=0.7,
     flags=re.MULTILINE,
 )
 def killed_by_kernel(found: re.Match[str], failure: Failure) -> Lead:
+    # The same kill in other words: a shell's or an IDE's exit status 137 (128 + 9), Kubernetes' OOMKilled, and the
+    # shell's "Killed" quoted in a report's prose.
     return Lead(
         "A process was killed with SIGKILL (exit code -9): on Linux this is almost always the kernel's OOM killer, "
         "because the host ran out of RAM (or the container hit its memory limit). Load less at once (smaller batch, "

@@ -47,6 +47,8 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     "resolver-conflict",
     r"ResolutionImpossible|Cannot install (?P<what>[^`]{1,800}?) because these package versions have conflicting"
     r"|No solution found when resolving dependencies|UnsatisfiableError|PackagesNotFoundError"
+    r"|Could not solve for environment specs|SolverProblemError|version solving failed"
+    r"|(?:your|the) (?:project's )?requirements are unsatisfiable"
     r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n,]{1,120}), but you(?: have|'ll have| will have) "
     r"(?P<have>[^\n]{1,120}?) which is incompatible",
     source=PIP_RESOLVER,
@@ -61,8 +63,9 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
             f"made for {have}, or {req}.",
             {"package": pkg, "requirement": req, "installed": have},
         )
-    # uv and conda explain the conflict in the lines after: "Because torch==2.3.1 has no wheels ..." names it
-    because = _BECAUSE.search(failure.haystack, found.end())
+    # uv and conda explain the conflict in the lines after: "Because torch==2.3.1 has no wheels ..." names it; a
+    # log cut to uv's last words ("... your requirements are unsatisfiable") has the Because before them
+    because = _BECAUSE.search(failure.haystack, found.end()) or _BECAUSE.search(failure.haystack)
     named = f" ({because.group('requirement')})" if because else ""
     return Lead(
         f"The installer cannot find versions that satisfy every requirement at once{named}: two packages (or a "
@@ -72,7 +75,37 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_BECAUSE = re.compile(r"Because (?:only )?(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)")
+# uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",
+# "nothing provides requested pytorch-cuda 12.4"
+_BECAUSE = re.compile(
+    r"(?:Because (?:only )?|- package |nothing provides (?:requested )?)"
+    r"(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)"
+)
+
+
+@rule(
+    "resolver-conflict",
+    r"Distribution `(?P<dist>[^`\s]{1,200})[^`\n]{0,300}` can't be installed because it doesn't have a source "
+    r"distribution or wheel for the current platform"
+    r"|(?P<pkg>[A-Za-z0-9][\w.-]{0,80})(?:==(?P<version>[\w.+!-]{1,40}))? has no (?:wheels with a matching "
+    r"(?P<tag>Python ABI|Python implementation|Python version|platform) tag"
+    r"|source distribution or wheel for the current platform)",
+    source="https://docs.astral.sh/uv/reference/resolver-internals/ (uv's resolver errors name the wheel tags)",
+    confidence=0.85,
+)
+def no_wheel_for_this_platform(found: re.Match[str], failure: Failure) -> Lead:
+    """uv says which distribution has no wheel for this interpreter or platform, in its own words (pip's are
+    no_distribution's and wrong_wheel's)."""
+    requirement = found.group("dist") or found.group("pkg") or ""
+    name = re.split(r"[<>=!~\[;@ ]", requirement, maxsplit=1)[0]
+    tag = found.group("tag") or "platform"
+    return Lead(
+        f"uv found no wheel of {requirement} for this interpreter ({tag} tag) and no source to build: the release is "
+        "not built for this Python version, OS or CPU (or the index serves other builds). Pick a release (or Python) "
+        "that has a wheel here; `uv pip install --python-platform` and `--python-version` show what resolves.",
+        {"package": name, "requirement": requirement, "tag": tag},
+        next=(f"uv pip install --dry-run '{name}' -v",),
+    )
 
 
 @rule(

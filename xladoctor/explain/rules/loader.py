@@ -71,7 +71,9 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/tsl/platform/default/dso_loader.cc",
     confidence=0.9,
 )
-def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "undefined symbol" in failure.haystack[found.end() : found.end() + 400]:
+        return None  # found, but it lacks a symbol: two builds mixed (the undefined-symbol rule reads it)
     lead = shared_object_missing(found, failure)
     warning = failure.warning or failure.text.startswith(("W", "I"))
     note = (
@@ -174,6 +176,12 @@ def _namespace(symbol: str) -> str | None:
     return symbol[start : start + length] or None
 
 
+# NVIDIA's CUDA libraries, by file name: one of them missing a symbol of another is a mixed set of releases
+_CUDA_LIBRARY = re.compile(
+    r"(?:^|[/\\])lib(?:cudnn\w*|cublas\w*|cusparse|cusolver|cufft|curand|nvJitLink|nvrtc|cudart)\.so"
+)
+
+
 @rule(
     "undefined-symbol",
     r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol: (?P<symbol>[\w$.@]{1,2000})",
@@ -182,6 +190,21 @@ def _namespace(symbol: str) -> str | None:
 )
 def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     symbol, library = found.group("symbol"), found.group("library") or ""
+    version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
+    if _CUDA_LIBRARY.search(library) and (version is None or _CUDA_LIBRARY.search(version.group("by"))):
+        # cuDNN's sub-libraries, cuSPARSE and nvJitLink: each is built with the others of its release, and one of
+        # another release (two CUDA installs on the loader's path, a pip nvidia-* beside a system one) lacks a symbol
+        name = library.replace("\\", "/").rsplit("/", 1)[-1]
+        other = version.group("by") if version else "the CUDA library that defines it"
+        return Lead(
+            f"{name} and {other} come from different CUDA releases: {name} needs {symbol[:80]}, which the loaded "
+            f"{other} lacks. Two CUDA installs are mixed on the loader's path (a system CUDA in LD_LIBRARY_PATH before "
+            "the nvidia-* wheels, or the reverse): keep one.",
+            {"library": name, "other": other, "symbol": symbol},
+            family="cuda-library-mismatch",
+            next=("echo $LD_LIBRARY_PATH", "python -m pip list 2>/dev/null | grep -i nvidia", "ldconfig -p | grep -E "
+                  "'libcudnn|libcublas|libnvJitLink|libcusparse'"),
+        )  # fmt: skip
     namespace = _namespace(symbol)
     owner = _NAMESPACES.get(namespace or "") or (
         "CUDA's libraries" if symbol.startswith(("cuda", "cu", "cublas", "cudnn")) else
@@ -225,12 +248,14 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "glibc-version",
-    r"version [`'](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})' not found(?: \(required by "
+    r"version [`'‘](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})(?:' not found|’ not found)"
+    r"(?: \(required by "
     r"(?P<by>[^)\s]{1,300})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
     confidence=0.95,
 )
 def runtime_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    # The loader quotes with ` and '; a localised or copied message has typographic quotes.
     version, by = found.group("version"), found.group("by") or "an installed extension"
     cxx = version.startswith(("GLIBCXX", "CXXABI"))
     runtime = "libstdc++ (the C++ runtime)" if cxx else "glibc (the C library)"
@@ -305,4 +330,24 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
         "built against another version of that library (torch, a CUDA runtime) than the one loaded. Install the "
         "extension's build for the installed version.",
         {"symbol": found.group("symbol") or ""},
+    )
+
+
+@rule(
+    "missing-library",
+    r"CUDA Setup failed despite GPU being available|bitsandbytes[^\n]{0,80}compiled without GPU support"
+    r"|libbitsandbytes_cuda\d{2,3}\w*\.so",
+    source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/cextension.py",
+    confidence=0.8,
+)
+def bitsandbytes_native_library(found: re.Match[str], failure: Failure) -> Lead:
+    """bitsandbytes loads a native library made for one CUDA release (libbitsandbytes_cuda121.so); a CUDA runtime it
+    cannot find, or a release without a build for it, leaves it with none."""
+    return Lead(
+        "bitsandbytes could not load its CUDA library: it finds no CUDA runtime (libcudart) it has a build for, or the "
+        "installed bitsandbytes is a CPU-only or too old release for this CUDA. Install a bitsandbytes release that "
+        "ships a build for the installed CUDA (recent releases cover CUDA 11.8-12.x); `python -m bitsandbytes` says "
+        "which library it looked for.",
+        {"package": "bitsandbytes", "library": "libcudart"},
+        next=("python -m bitsandbytes",),
     )

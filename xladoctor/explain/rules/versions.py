@@ -323,13 +323,14 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     "module-not-found",
     r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
     r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot "
-    r"find a working triton installation",
+    r"find a working triton installation"
+    r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
-    "(requires_backends)",
+    "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code)",
     confidence=0.85,
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
-    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or "triton"
+    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or "triton"
     return Lead(
         f"A library needs {package}, which is not installed in this interpreter: install it (of a version the library "
         "supports).",
@@ -394,14 +395,47 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "version-mismatch",
     r"(?:mach-o file, but is an incompatible architecture|incompatible architecture) \(have '(?P<have>\w+)', need "
-    r"'(?P<need>\w+)'\)",
-    source="dyld (macOS): incompatible architecture",
+    r"'(?P<need>\w+)'\)|WinError 193\]?[:,]? ?%1 is not a valid Win32 application",
+    source="dyld (macOS): incompatible architecture; https://learn.microsoft.com/en-us/windows/win32/debug/"
+    "system-error-codes--0-499- (ERROR_BAD_EXE_FORMAT, 193)",
     confidence=0.9,
 )
 def wrong_cpu_architecture(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("have") is None:
+        # Windows says the same of a DLL built for another architecture (a 32-bit DLL in a 64-bit Python), or of a
+        # damaged one, in its own words
+        return Lead(
+            "Windows cannot load a DLL of the package as code of this process (WinError 193): it is built for another "
+            "architecture (32-bit vs 64-bit, x64 vs ARM64) than this Python, or the file is damaged. Reinstall the "
+            "package with a 64-bit Python of the machine's own architecture.",
+            {"have": "another architecture", "need": "this Python's", "architecture": "WinError 193"},
+            next=("python -c \"import platform, struct; print(platform.machine(), struct.calcsize('P') * 8)\"",),
+            confidence=0.8,
+        )
     return Lead(
         f"A compiled library is built for {found.group('have')} but this Python runs as {found.group('need')}: an "
         "x86_64 wheel under an arm64 Python (or the reverse, through Rosetta). Install the packages again with a "
         "Python of the machine's native architecture.",
         {"have": found.group("have"), "need": found.group("need")},
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"xFormers (?:was built for:\s*PyTorch (?P<built>[\w.+]{3,40})[^\n]{0,120}?\(you have (?P<have>[\w.+]{3,40})\)"
+    r"|wasn't build with CUDA support|can't load C\+\+/CUDA extensions)",
+    source="https://github.com/facebookresearch/xformers/blob/main/xformers/_cpp_lib.py (the build-info check)",
+    confidence=0.85,
+)
+def xformers_for_another_torch(found: re.Match[str], failure: Failure) -> Lead:
+    """xformers' compiled ops are built for one torch (and its CUDA); beside another, they do not load and every
+    operator it dispatches reports itself unavailable."""
+    built, have = found.group("built") or "", found.group("have") or ""
+    pair = f" (built for torch {built}, torch {have} is installed)" if built else ""
+    return Lead(
+        f"xformers' compiled extensions do not fit the installed torch{pair}: it was installed for another torch or "
+        "CUDA (or as a CPU build), so its CUDA operators are missing. Install the xformers release made for this "
+        "torch, from the same index (download.pytorch.org/whl/cuXYZ).",
+        {"package": "xformers", "built": built, "have": have},
+        next=("python -m xformers.info",),
     )

@@ -1,0 +1,188 @@
+# ruff: noqa: E501 - a table of log lines, each as its upstream source prints it
+"""One failure, many wordings: explain reads a family whatever the release, tool or paste that printed it.
+
+Each case is a wording of a known failure that another release, installer or platform prints (or the way people
+paste it: a traceback cut at its `raise` line, a shell's "Killed" quoted in prose). Written from the upstream
+sources named beside them, not from the corpus.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.records import parse
+from xladoctor.explain.regions import RegionCollector
+
+TB = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    main()\n'
+
+
+def lib(pkg: str) -> str:
+    return f'  File "/opt/venv/lib/python3.11/site-packages/{pkg}/core.py", line 5, in run\n    x = y\n'
+
+
+# (log, family, a word the verdict must name)
+CASES: dict[str, tuple[str, str, str]] = {
+    # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
+    "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
+    "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),
+    # torch/csrc/distributed/c10d/TCPStore*: the client names the errno; any errno is a rank that cannot reach the store
+    "c10d-client-connect-timed-out": ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [node0]:29500 (errno: 110 - Connection timed out).\n", "nccl-network", "NCCL_SOCKET_IFNAME"),
+    "c10d-client-timed-out": ("torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to (10.0.0.1, 29500).\n", "nccl-network", "NCCL_SOCKET_IFNAME"),
+    # uv's resolver (crates/uv-resolver/src/pubgrub/report.rs): the platform-tag wordings and the cut-off last words
+    "uv-no-wheel-matching-tag": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag and you require torch==2.1.0, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "torch"),
+    "uv-cut-to-last-words": ("      we can conclude that your project's requirements are unsatisfiable.\n", "resolver-conflict", ""),
+    "uv-requirements-unsatisfiable-because": ("  ╰─▶ Because only jax<=0.4.30 is available and you require jax>=0.5, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "jax"),
+    # conda/mamba (libmamba's problem graph) and poetry
+    "mamba-package-requires": ("LibMambaUnsatisfiableError: Encountered problems while solving:\n  - package pytorch-2.1.0 requires python >=3.11,<3.12.0a0, but none of the providers can be installed\n", "resolver-conflict", "pytorch"),
+    "mamba-nothing-provides": ("Could not solve for environment specs\nThe following package could not be installed\n└─ nothing provides requested pytorch-cuda 12.9\n", "resolver-conflict", "pytorch-cuda"),
+    "poetry-solver": ("SolverProblemError\n\n  Because myproj depends on torch (2.0.0) which doesn't match any versions, version solving failed.\n", "resolver-conflict", ""),
+    # a SIGKILL in other words: an IDE's or shell's status 137, Kubernetes, the shell's word quoted in prose
+    "exit-137": ("Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n", "out-of-memory", "SIGKILL"),
+    "oom-killed": ("Last State:  Terminated\n  Reason:  OOMKilled\n  Exit Code:  137\n", "out-of-memory", "SIGKILL"),
+    "killed-quoted": ("Generate.py fails on `Loading checkpoint shards: 52%` with message `killed`.\n", "out-of-memory", "SIGKILL"),
+    # a traceback pasted without its exception line: the `raise` statement it ends on names the type and the message
+    "raise-line-alone": ("raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")\n", "bad-configuration", "gloo"),
+    "raise-line-in-library": ('  File "/usr/local/lib/python3.10/dist-packages/jax/_src/deprecations.py", line 54, in getattr\n    raise AttributeError(f"module {module!r} has no attribute {name!r}")\n', "api-version-skew", "jax"),
+    "raise-from": (TB + lib("transformers") + '    raise ImportError("This modeling file requires the following packages that were not found in your environment: flash_attn") from err\n', "module-not-found", "flash_attn"),
+    # an error that is the symptom of a toolchain an earlier warning names (XLA's asm_compiler.cc, cuda_driver.cc)
+    "ptxas-too-old-before-invalid-image": (
+        "2023-10-06 13:14:53.374940: W external/xla/xla/stream_executor/gpu/asm_compiler.cc:232] Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9\n"
+        "2023-10-06 13:14:53.424902: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:864] failed to load PTX text as a module: CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid\n",
+        "cuda-library-mismatch", "ptxas",
+    ),
+    # Windows' word for a library of another architecture than the process (dyld's is "incompatible architecture")
+    "winerror-193": ('Traceback (most recent call last):\n  File "C:\\venv\\lib\\site-packages\\torch\\__init__.py", line 1, in <module>\nOSError: [WinError 193] %1 is not a valid Win32 application\n', "version-mismatch", "WinError 193"),
+    # pip's envelope around a build's output: the output (an indented traceback) holds the cause, not the envelope
+    "pip-build-output-inside-envelope": (
+        "  error: subprocess-exited-with-error\n  \n  × python setup.py egg_info did not run successfully.\n  │ exit code: 1\n  ╰─> [6 lines of output]\n"
+        '      Traceback (most recent call last):\n        File "<string>", line 2, in <module>\n        File "<pip-setuptools-caller>", line 34, in <module>\n'
+        '        File "/tmp/pip-install-abc/flash-attn_123/setup.py", line 9, in <module>\n          import torch\n'
+        "      ModuleNotFoundError: No module named 'torch'\n      [end of output]\n  \n  note: This error originates from a subprocess, and is likely not a problem with pip.\nerror: metadata-generation-failed\n",
+        "build-failure", "--no-build-isolation",
+    ),
+    # uv's wording of the same (uv 0.5+: "[stderr]" under "The build backend returned an error"), its build env
+    "uv-build-output": ('  × Failed to build `flash-attn==2.7.4.post1`\n  ├─▶ The build backend returned an error\n  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n\n      [stderr]\n      Traceback (most recent call last):\n        File "<string>", line 14, in <module>\n        File "/root/.cache/uv/builds-v0/.tmpAbCdEf/lib/python3.12/site-packages/setuptools/build_meta.py", line 334, in get_requires_for_build_wheel\n          return self._get_build_requires(config_settings, requirements=[])\n                 ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n        File "<string>", line 22, in <module>\n      ModuleNotFoundError: No module named \'torch\'\n\n      hint: This usually indicates a problem with the package or the build environment.\n', "build-failure", "--no-build-isolation"),
+    "pip-envelope-alone": ("error: subprocess-exited-with-error\n\n× Building wheel for flash-attn (pyproject.toml) did not run successfully.\n│ exit code: 1\n", "build-failure", ""),
+    # a traceback indented as a whole (a Markdown code block, a quoted subprocess's stderr) keeps its structure
+    "indented-traceback": (
+        '    Traceback (most recent call last):\n      File "/home/me/train.py", line 12, in <module>\n        model = build()\n'
+        '      File "/opt/venv/lib/python3.11/site-packages/transformers/modeling_utils.py", line 99, in load\n        self.foo.bar()\n'
+        "    AttributeError: 'LlamaConfig' object has no attribute 'rope_kind'\n",
+        "api-version-skew", "transformers",
+    ),
+    # XLA's platform registry when jaxlib has no CUDA plugin (xla/stream_executor/platform_manager.cc), and JAX's
+    # older "Unknown backend" wording (jax/_src/xla_bridge.py)
+    "xla-no-registered-platform": ('jaxlib.xla_extension.XlaRuntimeError: NOT_FOUND: could not find registered platform with name: "cuda". Available platform names are: Host Interpreter\n', "accelerator-unavailable", "jax[cuda12]"),
+    "jax-unknown-backend": ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms present are: cpu\n", "accelerator-unavailable", "jax[cuda12]"),
+    # ROCm's words for no visible GPU (hip_runtime_api.h hipErrorNoDevice; torch/cuda/__init__.py under HIP)
+    "hip-no-device": ("hipErrorNoDevice: no ROCm-capable device is detected\n", "accelerator-unavailable", "render"),
+    "torch-no-hip-gpus": (TB + lib("torch") + "RuntimeError: No HIP GPUs are available\n", "accelerator-unavailable", "/dev/kfd"),
+    # one CUDA library lacking a symbol of another (cuDNN 8's sub-libraries, nvJitLink): two CUDA releases mixed;
+    # the loader's "Could not load library" is then no missing library
+    "cudnn-sublibraries-mixed": ("Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_infer.so.8: undefined symbol: _ZN11nvrtcHelper4loadEb, version libcudnn_ops_infer.so.8\nAborted (core dumped)\n", "cuda-library-mismatch", "libcudnn_ops_infer.so.8"),
+    "cusparse-nvjitlink-mixed": (TB + "ImportError: /opt/venv/lib/python3.11/site-packages/nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12\n", "cuda-library-mismatch", "libnvJitLink.so.12"),
+    # an abort after a cause a rule reads: the cause, not the abort
+    "abort-after-cause": ("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered\nAborted (core dumped)\n", "cuda-illegal-access", ""),
+    # macOS's word for SIGABRT, after an assertion of Apple's Metal framework: the assertion is the cause
+    "metal-assertion-abort-trap": ("/AppleInternal/Library/BuildRoots/1/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm:39: failed assertion `Error: MLIR pass manager failed'\nAbort trap: 6\n", "unsupported-op", "MPS"),
+    "abort-trap-alone": ("Abort trap: 6\n", "framework-internal-error", "SIGABRT"),
+    # wordings that already read right, kept so that a change of the parsing cannot lose them
+    "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),
+    "rocm-hip-library": (TB + lib("torch") + "OSError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n", "missing-library", "libamdhip64"),
+    "jax-backend-no-gpu": (TB + lib("jax") + "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable", ""),
+    "tf-oom-module-path": ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[32,512,512] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n", "out-of-memory", ""),
+    "hip-oom": (TB + lib("torch") + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB.\n", "out-of-memory", ""),
+    "nccl-shm-last-error-rank-prefix": ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n[rank1]: Last error:\n[rank1]: Error while creating shared memory segment /dev/shm/nccl-vzIpS6 (size 9637888)\n", "nccl-shm", "shm"),
+}  # fmt: skip
+
+
+def _diagnose(log: str):  # type: ignore[no-untyped-def]
+    return explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_wording_reads_as_its_family(case: str) -> None:
+    log, family, word = CASES[case]
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None, case
+    assert diagnosis.family == family, (diagnosis.decided_by, diagnosis.cause)
+    said = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values()), *diagnosis.remediation])
+    assert word in said, said
+
+
+def test_a_raise_line_gives_the_type_the_joined_literals_and_the_frames() -> None:
+    log = (
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", line 9, in new_group\n'
+        "    raise RuntimeError(\"Distributed package doesn't have NCCL \" 'built in') from None\n"
+    )
+    collector = RegionCollector(("Error", 'File "'))
+    collector.feed(log)
+    [record] = parse(collector.finish())
+    assert (record.kind, record.type, record.message) == (
+        "exception",
+        "RuntimeError",
+        "Distributed package doesn't have NCCL built in",
+    )
+    assert record.library == "torch" and record.line == 2
+
+
+@pytest.mark.parametrize("line", ["raise err", "raise self.failure", "raise"])
+def test_a_raise_of_a_variable_is_no_record_of_a_type(line: str) -> None:
+    collector = RegionCollector(("raise", 'File "'))
+    collector.feed(f'  File "/x/site-packages/torch/a.py", line 1, in f\n    {line}\n')
+    assert all(r.kind != "exception" for r in parse(collector.finish()))
+
+
+def test_an_extension_missing_a_torch_symbol_stays_undefined_symbol() -> None:
+    # only a CUDA library missing another CUDA library's symbol is a mixed CUDA set; an extension is built for a torch
+    log = (
+        TB
+        + "ImportError: /x/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "undefined-symbol"
+
+
+def test_a_warning_of_another_family_does_not_displace_the_error() -> None:
+    # a ptxas warning explains an image that will not load, not an OOM that follows it
+    log = (
+        "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:232] Falling back to the CUDA driver for PTX "
+        "compilation; ptxas does not support CC 8.9\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
+        "bytes.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_each_frame_keeps_its_source_line_and_the_verdict_shows_the_users() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/bleu.py", line 47, in loss\n'
+        "    term = nn.functional.conv2d(out, eye_filter) / ngram\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 5, in conv2d\n'
+        "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same\n"
+    )
+    collector = RegionCollector(("Error", "Traceback (most recent", 'File "'))
+    collector.feed(log)
+    [record] = parse(collector.finish())
+    assert [f.code for f in record.frames] == ["term = nn.functional.conv2d(out, eye_filter) / ngram", ""]
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "/home/me/bleu.py:47 (`term = nn.functional.conv2d(out, eye_filter) / ngram`)" in diagnosis.cause
+
+
+def test_a_jax_tracing_error_names_the_traced_function_and_argument() -> None:
+    log = (
+        "TypeError: Shapes must be 1D sequences of concrete values of integer type, got (Traced<~int32[]>,).\n"
+        "The error occurred while tracing the function step at /home/me/opt.py:128 for jit. This concrete value was "
+        "not available in Python because it depends on the value of the argument params[3].\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert (diagnosis.params["function"], diagnosis.params["argument"]) == ("step", "params[3]")
+    assert "function step, argument params[3]" in diagnosis.cause
