@@ -48,9 +48,9 @@ def main():
         flat = torch.cat([p.grad.flatten() for p in model.parameters()])
         if step == 3 and rank == 1:
             if MODE == "busy":
-                spin = 0
-                while True:
-                    spin += 1  # <- busy: rank 1 never leaves this loop
+                spin = iter(int, 1)  # int() is never 1: an iterator without end
+                # the loop is one line, so every sample of the stack is at the same line (no flaky line number)
+                all(True for _ in spin)  # <- busy: rank 1 never leaves this line
             if MODE == "killed":
                 os.kill(os.getpid(), signal.SIGKILL)  # <- killed
         if MODE == "mismatch" and step == 3 and rank == 1:
