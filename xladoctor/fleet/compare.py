@@ -13,9 +13,12 @@ Snapshots can be compared as they arrive, holding one full Facts per distinct en
 file, is what the report's `xladoctor check --facts PATH` hints name; the label when None). A worker whose facts
 equal an earlier worker's but for per-host ones (timings, free disk, its rank variables; fleet/environments.py)
 reuses that diagnosis, re-running only the checks that read a per-host fact that differs, and is kept as those
-facts plus its per-host ones. `finish() -> FleetReport` compares every property across the workers added, in the
-order added (on a tie the first worker's value is the reference). `compare_fleet(workers)` does both for a list.
-An accumulator is not thread-safe: add from one thread.
+facts plus its per-host ones. `add_snapshot(label, text, path=None, replay="")` takes the snapshot's JSON text
+instead, validated as `check --facts` validates it (a FactsError says what is wrong), and builds facts in full only
+for the first snapshot of each environment (fleet/intake.py): the faster way for many workers. `finish() ->
+FleetReport` compares every property across the workers added, in the order added (on a tie the first worker's
+value is the reference). `compare_fleet(workers)` does both for a list. An accumulator is not thread-safe: add from
+one thread.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from xladoctor.exitcodes import ExitCode
 from xladoctor.facts.model import Facts
 from xladoctor.findings import Status
 from xladoctor.fleet.environments import Diagnoses, Placement, touches
+from xladoctor.fleet.intake import Intake
 from xladoctor.fleet.properties import Property, Value, properties
 from xladoctor.fleet.report import AREA, CATEGORIES, Category, FleetReport, WorkerPlan, fleet_report
 from xladoctor.fleet.skew import Comparison, Worker, compare_values
@@ -48,18 +52,30 @@ class FleetAccumulator:
 
     def __init__(self) -> None:
         self.diagnoses = Diagnoses()
+        self.intake = Intake(self.diagnoses)
         self._workers: list[Worker] = []
         self._placements: list[Placement] = []
         self._labels: set[str] = set()
 
     def add(self, label: str, facts: Facts, path: str | None = None) -> None:
         """Diagnose one worker's snapshot; `label` names it in the report and must be unique."""
+        self._unique(label)
+        self._keep(label, path, "", self.diagnoses.place(facts))
+
+    def add_snapshot(self, label: str, text: str, path: str | None = None, replay: str = "") -> None:
+        """Diagnose one worker from its snapshot's JSON text (a FactsError when it is not a valid snapshot); `replay`:
+        the command that diagnoses it alone, where `xladoctor check --facts PATH` cannot (fleet/skew.py Worker)."""
+        self._unique(label)
+        self._keep(label, path, replay, self.intake.place(text))
+
+    def _unique(self, label: str) -> None:
         if label in self._labels:
             raise UsageError(f"{label}: a worker of that name was added already")
+
+    def _keep(self, label: str, path: str | None, replay: str, placement: Placement) -> None:
         self._labels.add(label)
-        placement = self.diagnoses.place(facts)
         self._placements.append(placement)
-        self._workers.append(Worker(label, path if path is not None else label, placement.facts))
+        self._workers.append(Worker(label, path if path is not None else label, placement.facts, replay))
 
     @property
     def environments(self) -> int:

@@ -112,13 +112,14 @@ def differences(first: Any, other: Any, found: set[str] | None = None) -> set[st
     found = set() if found is None else found
     cls = type(first)
     for name, item in WATCHED.get(cls, {}).items():
-        if repr(getattr(first, name)) != repr(getattr(other, name)):
+        mine, theirs = getattr(first, name), getattr(other, name)
+        if mine is not theirs and repr(mine) != repr(theirs):  # a worker built from its environment shares what is equal
             found.add(item)
     for name in HOLDERS.get(cls, ()):
         mine, theirs = getattr(first, name), getattr(other, name)
-        if mine is not None and theirs is not None:
+        if mine is not None and theirs is not None and mine is not theirs:
             differences(mine, theirs, found)
-    if cls is Facts:
+    if cls is Facts and first.env is not other.env:
         for key in {*first.env, *other.env}:
             if names_the_worker(key) and _entry(first.env, key) != _entry(other.env, key):
                 found.add(env_item(key))
@@ -211,12 +212,22 @@ class Diagnoses:
             return Placement(len(self.environments) - 1, facts, self.environments[-1].report, frozenset())
         environment = self.environments[index]
         differ = differences(environment.facts, facts)
+        own = splice(environment.facts, facts, differ) if differ else environment.facts
+        return self.place_in(index, own, frozenset(differ))
+
+    # ---- fleet/intake.py places a worker whose snapshot text it matched to an environment (issue 27) ----------
+
+    def place_in(self, index: int, own: Facts, differ: frozenset[str]) -> Placement:
+        """A worker of environment `index`: its facts `own` (sharing the environment's) differ from the first worker's
+        in the per-host items `differ` only (`differences` of the two), and only the checks that read those re-run."""
+        environment = self.environments[index]
         if not differ:
             return Placement(index, environment.facts, environment.report, frozenset())
-        own = splice(environment.facts, facts, differ)
         findings: list[Finding] = []
         for check, read, found in zip(self.checks, environment.reads, environment.findings, strict=True):
             findings.extend(self._run(check, own) if touches(read, differ) else found)
-        same = findings == list(environment.report.findings) and not touches(environment.plan_reads, differ)
+        alike = findings == list(environment.report.findings)  # then the worker shares the environment's tuple too
+        same = alike and not touches(environment.plan_reads, differ)
         plan = environment.report.plan if same else plan_for(findings, own, self.matrix)
-        return Placement(index, own, Report(own, tuple(findings), plan), frozenset(differ))
+        kept = environment.report.findings if alike else tuple(findings)
+        return Placement(index, own, Report(own, kept, plan), differ)
