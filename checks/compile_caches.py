@@ -15,17 +15,17 @@ Where each cache lives and why it can fail is in xladoctor/probes/caches.py. The
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.model import Distribution, Distributions
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import CacheDir, CompileCacheFacts, is_network
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, export, shell
+from xladoctor.fix import Fix, export, shell
 
 check = area("compile")
 
@@ -46,14 +46,15 @@ _COMPILERS = Prerequisite(
     "installed:a-compiler-with-a-cache",
     lambda f: any(f.installed(n) is not None for n in ("torch", "jax", *COMPONENTS["triton"])),
     "none of torch, Triton or JAX is installed",
+    ("distributions",),
 )
 _USED_BY = {"inductor": "torch.compile (TorchInductor)", "triton": "Triton", "jax": "JAX's persistent cache"}
 
 
-def _relevant(facts: Facts, caches: CompileCacheFacts) -> list[CacheDir]:
+def _relevant(distributions: Distributions, torch: Distribution | None, caches: CompileCacheFacts) -> list[CacheDir]:
     """The caches of what is installed: Inductor's with torch, Triton's with Triton, JAX's when it is set."""
-    has_triton = any(facts.installed(n) is not None for n in COMPONENTS["triton"])
-    wanted = {"inductor": facts.installed("torch") is not None, "triton": has_triton, "jax": True}
+    has_triton = any(distributions.installed(n) is not None for n in COMPONENTS["triton"])
+    wanted = {"inductor": torch is not None, "triton": has_triton, "jax": True}
     return [d for d in caches.dirs if wanted.get(d.owner, False)]
 
 
@@ -110,14 +111,16 @@ def _getuser_fails(torch: Distribution | None, caches: CompileCacheFacts) -> boo
         return True
 
 
-def _triton_without_home(facts: Facts, caches: CompileCacheFacts, folders: list[CacheDir]) -> Outcome | None:
+def _triton_without_home(
+    distributions: Distributions, env: Mapping[str, str], caches: CompileCacheFacts, folders: list[CacheDir]
+) -> Outcome | None:
     """Triton's default cache hangs off the home folder; without HOME (and, but for triton <= 2.0, without a passwd
     home) each release fails differently: triton <= 2.0 KeyError: 'HOME'; 2.1-3.3 Path.home() raises "Could not
     determine home directory."; 3.4+ (TRITON_HOME, os.path.expanduser) quietly uses a folder named '~' under the
     working directory."""
     triton = next((d for d in folders if d.owner == "triton" and d.source == "default"), None)
-    dist = next((d for d in (facts.installed(n) for n in COMPONENTS["triton"]) if d is not None), None)
-    if triton is None or dist is None or caches.home_set or facts.env.get("TRITON_HOME"):
+    dist = next((d for d in (distributions.installed(n) for n in COMPONENTS["triton"]) if d is not None), None)
+    if triton is None or dist is None or caches.home_set or env.get("TRITON_HOME"):
         return None
     release = _release(dist.version)
     evidence = {"triton": dist.version, "home_set": False, "passwd_home": caches.home, "uid": caches.uid}
@@ -151,14 +154,20 @@ def _release(version: str) -> tuple[int, ...] | None:
         return None
 
 
-@check("compile-cache-dirs", "Folders the compilers cache kernels in", requires=(_COMPILERS,))
-def compile_cache_dirs(facts: Facts, torch: Distribution | None) -> Iterator[Outcome]:
+@check("compile-cache-dirs", "Folders the compilers cache kernels in", requires=(_COMPILERS,), env=("TRITON_HOME",))
+def compile_cache_dirs(
+    compile_caches: CompileCacheFacts | None,
+    distributions: Distributions,
+    torch: Distribution | None,
+    env: Mapping[str, str],
+) -> Iterator[Outcome]:
     """Each compile cache folder in use can be created and written, on a local filesystem with inodes to spare;
     the user the Inductor cache is named after exists."""
-    caches = facts.system.compile_caches if facts.system else None
+    # skipped here rather than by the input's prerequisite: the skip has always carried no evidence
+    caches = compile_caches
     if caches is None:
         raise Skip("the compile cache folders were not probed (a snapshot from an older xladoctor)")
-    folders = _relevant(facts, caches)
+    folders = _relevant(distributions, torch, caches)
     evidence = {
         "uid": caches.uid,
         "passwd_entry": caches.passwd_entry,
@@ -199,7 +208,7 @@ def compile_cache_dirs(facts: Facts, torch: Distribution | None) -> Iterator[Out
             + ((NFS_STALE, DEEPSPEED_NFS) if status is Status.WARN else ())
             + ((NOEXEC,) if folder.noexec else ()),
         )
-    triton_home = _triton_without_home(facts, caches, folders)
+    triton_home = _triton_without_home(distributions, env, caches, folders)
     if triton_home is not None:
         problems += 1
         yield triton_home

@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.model import Distribution
 from xladoctor.facts.prerequisites import any_installed, env_present
 from xladoctor.facts.system import Gpu
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, export, unset
+from xladoctor.fix import Fix, export, unset
 
 check = area("compile")
 
@@ -52,17 +53,20 @@ def _torch_logs_without(value: str, drop: list[str]) -> Fix:
     "compile-debug-switches",
     "torch.compile and Triton debug switches",
     requires=(any_installed("torch", "triton"),),
+    env=("TORCH_COMPILE_DEBUG", "TRITON_INTERPRET", "TORCH_LOGS"),
 )
-def compile_debug_switches(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> Iterator[Outcome]:
+def compile_debug_switches(
+    env: Mapping[str, str], gpus: tuple[Gpu, ...], torch: Distribution | None, triton: Distribution | None
+) -> Iterator[Outcome]:
     names: list[str] = []
     notes: list[str] = []
-    if facts.installed("torch") and env.get("TORCH_COMPILE_DEBUG") == "1":
+    if torch and env.get("TORCH_COMPILE_DEBUG") == "1":
         notes.append(
             "TORCH_COMPILE_DEBUG=1 writes a torch_compile_debug directory of graphs, IR and generated code "
             "for every compilation (slower compiles, growing disk use)"
         )
         names.append("TORCH_COMPILE_DEBUG")
-    if facts.installed("triton") and env.get("TRITON_INTERPRET") in _TRUE and gpus:
+    if triton and env.get("TRITON_INTERPRET") in _TRUE and gpus:
         notes.append(
             "TRITON_INTERPRET runs every Triton kernel in the interpreter on the CPU although a GPU is "
             "present (orders of magnitude slower)"
@@ -70,7 +74,7 @@ def compile_debug_switches(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu
         names.append("TRITON_INTERPRET")
     fix = unset(*names)
     logs = env.get("TORCH_LOGS", "")
-    verbose = per_step_torch_logs(logs) if facts.installed("torch") else []
+    verbose = per_step_torch_logs(logs) if torch else []
     if verbose:
         notes.append(
             f"TORCH_LOGS={logs} sets the torch.autograd log to DEBUG ({', '.join(verbose)}): torch hooks every "
@@ -93,8 +97,13 @@ def compile_debug_switches(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu
     yield Outcome(Status.OK, "No torch.compile or Triton debug switch is on", evidence=evidence)
 
 
-@check("torch-logs-invalid", "TORCH_LOGS that torch can parse", requires=(env_present("TORCH_LOGS"),))
-def torch_logs_invalid(torch: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+@check(
+    "torch-logs-invalid",
+    "TORCH_LOGS that torch can parse",
+    requires=(needs("torch"), env_present("TORCH_LOGS")),
+    env=("TORCH_LOGS",),
+)
+def torch_logs_invalid(env: Mapping[str, str]) -> Iterator[Outcome]:
     """torch parses TORCH_LOGS at import; a value it cannot parse makes `import torch` itself fail."""
     value = env["TORCH_LOGS"]
     evidence = {"TORCH_LOGS": value}

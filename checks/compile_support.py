@@ -19,8 +19,8 @@ from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, install
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, install
 
 check = area("compile")
 

@@ -16,18 +16,20 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import CudaRuntime, cuda_runtime_list, cuda_runtimes
-from xladoctor.facts.model import Facts
+from xladoctor.facts.builds import CUDA_RUNTIME_READS, CudaRuntime, cuda_runtime_list, series_by_owner
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, system_install
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.driver import DriverNeed, driver_need
-from xladoctor.remedy.fix import Fix, system_install
 
 check = area("cuda")
 
 RUNTIME_PRESENT = Prerequisite(
-    "cuda-runtime", lambda f: bool(cuda_runtimes(f)), "no CUDA runtime is installed in the environment"
+    "cuda-runtime",
+    lambda f: bool(cuda_runtime_list(f)),
+    "no CUDA runtime is installed in the environment",
+    CUDA_RUNTIME_READS,
 )
 
 
@@ -72,11 +74,13 @@ def _judge(
 
 
 @check("cuda-driver-too-old", "NVIDIA driver against the CUDA runtimes", requires=(RUNTIME_PRESENT,))
-def cuda_driver_too_old(facts: Facts, driver_version: str, matrix: Matrix) -> Iterator[Outcome]:
+def cuda_driver_too_old(
+    driver_version: str, cuda_runtimes: tuple[CudaRuntime, ...], matrix: Matrix
+) -> Iterator[Outcome]:
     """Each CUDA runtime (torch's, the nvidia-cuda-runtime wheels, conda's, TensorFlow's) runs on the driver."""
     driver = driver_version
-    runtimes = cuda_runtime_list(facts)
-    series = cuda_runtimes(facts)
+    runtimes = cuda_runtimes
+    series = series_by_owner(runtimes)
     worst: tuple[int, Outcome] | None = None
     judged: dict[str, str] = {}
     unknown: dict[str, str] = {}

@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.installer import Installer
-from xladoctor.facts.model import Facts, PythonFacts, TargetFacts
+from xladoctor.facts.model import Distributions, PythonFacts, TargetFacts
 from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, shell
+from xladoctor.fix import Fix, shell
 
 check = area("environment")
 
@@ -29,9 +30,8 @@ def _repair_venv(target: TargetFacts) -> Fix | None:
 
 
 @check("target-interpreter", "Target interpreter")
-def target_interpreter(facts: Facts, python: PythonFacts | None, installer: Installer) -> Iterator[Outcome]:
+def target_interpreter(target: TargetFacts, python: PythonFacts | None, installer: Installer) -> Iterator[Outcome]:
     """The interpreter answers, and is one the frameworks ship wheels for (CPython)."""
-    target = facts.target
     if python is None and target.unsupported_python:
         yield Outcome(
             Status.FAIL,
@@ -98,20 +98,20 @@ def target_interpreter(facts: Facts, python: PythonFacts | None, installer: Inst
     yield Outcome(Status.OK, summary, evidence=evidence)
 
 
-def _installed_versions(facts: Facts) -> dict[str, dict[str, str]]:
+def _installed_versions(distributions: Distributions) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for component, names in COMPONENTS.items():
         for name in names:
-            dist = facts.installed(name)
+            dist = distributions.installed(name)
             if dist is not None:
                 found.setdefault(component, {})[dist.name] = dist.version
     return found
 
 
-@check("ml-stack-inventory", "ML stack inventory")
-def ml_stack_inventory(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+@check("ml-stack-inventory", "ML stack inventory", requires=(needs("python"),))
+def ml_stack_inventory(distributions: Distributions) -> Iterator[Outcome]:
     """List the frameworks and their companions as the metadata records them."""
-    versions = _installed_versions(facts)
+    versions = _installed_versions(distributions)
     frameworks = [c for c in FRAMEWORK_COMPONENTS if c in versions]
     listing = ", ".join(f"{name} {version}" for comp in versions.values() for name, version in comp.items())
     if not frameworks:
@@ -122,4 +122,4 @@ def ml_stack_inventory(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
             evidence={"components": versions},
         )
         return
-    yield Outcome(Status.OK, f"Installed: {listing}", evidence={"components": versions})
+    yield Outcome(Status.OK, f"This environment has {listing}", evidence={"components": versions})

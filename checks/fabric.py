@@ -14,9 +14,9 @@ from typing import Any
 
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import PythonFacts
-from xladoctor.facts.system import FabricFacts, Gpu, GpuFabric, NvidiaFacts, ResourceFacts
+from xladoctor.facts.system import FabricFacts, Gpu, GpuFabric
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, shell, system_install
+from xladoctor.fix import Fix, shell, system_install
 
 check = area("gpu")
 
@@ -82,14 +82,12 @@ FABRIC_STATE = shell("nvidia-smi -q | grep -i -A 2 Fabric  # State: Completed, S
 def nvswitch_fabric_manager(
     fabric: FabricFacts,
     gpus: tuple[Gpu, ...],
-    nvidia: NvidiaFacts | None,
-    resources: ResourceFacts | None,
+    driver: str | None,
+    container: str | None,
     python: PythonFacts | None,
 ) -> Iterator[Outcome]:
     """Fabric Manager installed, running and at the driver's version; every GPU registered with the fabric."""
     switches, hgx = fabric.nvswitches, hgx_gpus(gpus)
-    driver = nvidia.driver_version if nvidia is not None else None
-    container = resources.container if resources is not None else None
     states = {g.index: g for g in fabric.gpu_fabric if g.state is not None and g.state != "Not Supported"}
     evidence: dict[str, Any] = {
         "nvswitches": switches,

@@ -8,15 +8,15 @@ from typing import Any
 
 from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import cuda_runtimes, torch_cuda, torch_is_gpu_build
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.builds import CudaRuntime, declared_cuda, is_gpu_build, series_by_owner
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import applicable_requirements
 from xladoctor.facts.system import Gpu, NvidiaFacts
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Alternative, Outcome, Skip, Status
+from xladoctor.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.gpu import driver_runs, installed_arch_list, runs_on, tegra_capabilities
-from xladoctor.remedy.fix import Fix, export, install, shell, uninstall, unset
 from xladoctor.remedy.render import PYTORCH_INDEX
 
 check = area("gpu")
@@ -27,37 +27,40 @@ NVIDIA_CONTAINER_TOOLKIT = (
 CUDA_ENV_VARS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"
 
 
-def _only_for_torch(facts: Facts, names: list[str]) -> list[str]:
+def _only_for_torch(distributions: Distributions, python: PythonFacts, names: list[str]) -> list[str]:
     """Of `names`, those no installed package other than torch requires (safe to remove)."""
-    needed = {
-        r.name.lower() for d in facts.distributions if d.key != "torch" for r in applicable_requirements(d, facts)
-    }
+    needed = {r.name.lower() for d in distributions if d.key != "torch" for r in applicable_requirements(d, python)}
     return [n for n in names if n.lower() not in needed]
 
 
-def _cpu_wheel(facts: Facts, torch: Distribution, version: str) -> Fix:
+def _cpu_wheel(distributions: Distributions, python: PythonFacts, torch: Distribution, version: str) -> Fix:
     """Swap to the CPU wheel of the same release, then drop CUDA wheels nothing else needs."""
-    cuda_wheels = {
-        d.key for d in facts.distributions if d.key.startswith("nvidia-") or d.key in ("triton", "cuda-toolkit")
-    }
-    wanted = [r.name for r in applicable_requirements(torch, facts) if r.name.lower().replace("_", "-") in cuda_wheels]
-    removable = _only_for_torch(facts, wanted)
+    cuda_wheels = {d.key for d in distributions if d.key.startswith("nvidia-") or d.key in ("triton", "cuda-toolkit")}
+    wanted = [r.name for r in applicable_requirements(torch, python) if r.name.lower().replace("_", "-") in cuda_wheels]
+    removable = _only_for_torch(distributions, python, wanted)
     fix = install(("torch", f"=={version}"), index_url=f"{PYTORCH_INDEX}cpu", reinstall=True, no_deps=True)
     return fix + uninstall(*removable) if removable else fix
 
 
-@check("torch-build-vs-hardware", "torch build and the GPUs present")
+@check(
+    "torch-build-vs-hardware",
+    "torch build and the GPUs present",
+    requires=(needs("nvidia"),),
+    env=("NVIDIA_VISIBLE_DEVICES",),
+)
 def torch_build_vs_hardware(
-    facts: Facts,
     python: PythonFacts,
     torch: Distribution,
-    nvidia: NvidiaFacts,
+    driver: str | None,
     gpus: tuple[Gpu, ...],
     env: Mapping[str, str],
     matrix: Matrix,
+    distributions: Distributions,
+    torch_xla: Distribution | None,
+    container: str | None,
 ) -> Iterator[Outcome]:
     """A CUDA torch without a GPU wastes gigabytes; a CPU torch beside a GPU leaves it unused."""
-    cuda, driver = torch_cuda(facts), nvidia.driver_version
+    cuda = declared_cuda(torch)
     gpu = bool(gpus) or bool(driver)
     evidence: dict[str, Any] = {
         "torch": torch.version,
@@ -67,14 +70,13 @@ def torch_build_vs_hardware(
     }
     version = base_version(torch.version)
     if cuda and not gpu:
-        if facts.installed("torch_xla"):  # torch_xla's wheels are built against PyPI's (CUDA) torch
+        if torch_xla:  # torch_xla's wheels are built against PyPI's (CUDA) torch
             yield Outcome(
                 Status.OK,
                 f"torch {torch.version} is a CUDA {cuda} build on a machine without GPU, as torch_xla requires",
                 evidence=evidence,
             )
             return
-        container = facts.system.resources.container if facts.system and facts.system.resources else None
         # the NVIDIA Container Toolkit's way of giving a container no GPU (docs: NVIDIA_VISIBLE_DEVICES)
         hidden = "NVIDIA_VISIBLE_DEVICES" in env and env["NVIDIA_VISIBLE_DEVICES"].strip().lower() in (
             "void",
@@ -101,11 +103,15 @@ def torch_build_vs_hardware(
                 "ls -l /dev/nvidia* 2>&1 | head -n 3  # no device nodes: no GPU reached this machine or container",
                 "nvidia-smi -L  # the GPUs the driver sees, where there is a driver",
             ),
-            alternatives=(Alternative("this machine is meant to run on the CPU", _cpu_wheel(facts, torch, version)),),
+            alternatives=(
+                Alternative(
+                    "this machine is meant to run on the CPU", _cpu_wheel(distributions, python, torch, version)
+                ),
+            ),
             refs=(PYTORCH_INSTALL, NVIDIA_CONTAINER_TOOLKIT),
         )
         return
-    if not torch_is_gpu_build(facts) and gpus:
+    if not is_gpu_build(torch) and gpus:
         rows = matrix.get("torch-cuda").rows_where("torch", version)
         exact = [r for r in rows if r["torch"] == version]
         wheel_cuda = str((exact or rows)[0]["cuda"]) if rows else None
@@ -130,15 +136,21 @@ def torch_build_vs_hardware(
             refs=(PYTORCH_INSTALL,),
         )
         return
-    state = f"CUDA {cuda} build with {len(gpus)} GPU(s)" if cuda else "CPU build on a machine without GPU"
-    yield Outcome(Status.OK, f"torch {torch.version}: {state}", evidence=evidence)
+    state = (
+        f"a CUDA {cuda} build, and this machine has {len(gpus)} GPU(s)"
+        if cuda
+        else "a CPU build, and this machine has no GPU"
+    )
+    yield Outcome(Status.OK, f"torch {torch.version} is {state}", evidence=evidence)
 
 
-@check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES", requires=(needs("nvidia"),))
-def cuda_visible_devices(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> Iterator[Outcome]:
+@check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES", requires=(needs("nvidia"),), env=("CUDA_VISIBLE_DEVICES",))
+def cuda_visible_devices(
+    env: Mapping[str, str], gpus: tuple[Gpu, ...], cuda_runtimes: tuple[CudaRuntime, ...]
+) -> Iterator[Outcome]:
     """An empty value hides every GPU; an index that does not exist hides that one silently."""
     value = env.get("CUDA_VISIBLE_DEVICES")
-    evidence = {"CUDA_VISIBLE_DEVICES": value, "gpus": len(gpus), "cuda_runtimes": cuda_runtimes(facts)}
+    evidence = {"CUDA_VISIBLE_DEVICES": value, "gpus": len(gpus), "cuda_runtimes": series_by_owner(cuda_runtimes)}
     if value is None:
         yield Outcome(Status.OK, "CUDA_VISIBLE_DEVICES is not set: every GPU is visible", evidence=evidence)
         return
@@ -165,19 +177,23 @@ def cuda_visible_devices(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, 
             refs=(CUDA_ENV_VARS,),
         )
         return
-    yield Outcome(Status.OK, f"CUDA_VISIBLE_DEVICES={value}", evidence=evidence)
+    yield Outcome(Status.OK, f"CUDA_VISIBLE_DEVICES is set to {value}", evidence=evidence)
 
 
 ARCH_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
 BINARY_COMPAT = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility"
 
 
-@check("gpu-arch-unsupported", "GPU architectures against torch's compiled kernels")
+@check(
+    "gpu-arch-unsupported",
+    "GPU architectures against torch's compiled kernels",
+    requires=(needs("python"), needs("torch"), needs("nvidia")),
+)
 def gpu_arch_unsupported(
-    facts: Facts, python: PythonFacts, torch: Distribution, nvidia: NvidiaFacts, gpus: tuple[Gpu, ...], matrix: Matrix
+    torch: Distribution, driver: str | None, gpus: tuple[Gpu, ...], matrix: Matrix
 ) -> Iterator[Outcome]:
     """A GPU newer or older than every architecture in the build fails with 'no kernel image is available'."""
-    cuda = torch_cuda(facts)
+    cuda = declared_cuda(torch)
     known = [g for g in gpus if g.compute_capability]
     if cuda is None or not known:
         raise Skip("there is no CUDA build of torch and GPU to compare", {"torch_cuda": cuda})
@@ -216,7 +232,6 @@ def gpu_arch_unsupported(
         )
         return
     caps = {str(g.compute_capability) for g in unsupported}
-    driver = nvidia.driver_version
     # builds whose kernels cover the GPUs and whose CUDA the installed driver runs, oldest first
     fitting = [
         r
@@ -267,8 +282,12 @@ def nvidia_driver_unresponsive(nvidia: NvidiaFacts) -> Iterator[Outcome]:
     evidence = {a.method: {"ok": a.ok, "error": a.error, "seconds": a.duration_s} for a in nvidia.attempts}
     if not hung:
         answered = [a.method for a in nvidia.attempts if a.ok]
-        state = f"answered: {', '.join(answered)}" if answered else "nothing to ask (no NVIDIA driver here)"
-        yield Outcome(Status.OK, f"NVIDIA driver tools {state}", evidence=evidence)
+        title = (
+            f"The NVIDIA driver answered ({', '.join(answered)})"
+            if answered
+            else "There is no NVIDIA driver here to ask"
+        )
+        yield Outcome(Status.OK, title, evidence=evidence)
         return
     names = ", ".join(
         f"{'nvidia-smi' if a.method == 'nvidia-smi' else 'NVML'} ({a.duration_s or 0:.1f} s)" for a in hung

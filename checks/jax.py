@@ -14,12 +14,12 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import install
+from xladoctor.fix import install
 
 check = area("jax")
 
@@ -36,12 +36,12 @@ def _minimum_from_version_file(jax: Distribution) -> str | None:
 
 @check("jax-jaxlib-mismatch", "jax and jaxlib pairing")
 def jax_jaxlib_pairing(
-    facts: Facts, python: PythonFacts, jax: Distribution, jaxlib: Distribution | None
+    python: PythonFacts, jax: Distribution, jaxlib: Distribution | None, distributions: Distributions
 ) -> Iterator[Outcome]:
     """jaxlib lies between jax's minimum and jax itself; CUDA plugins match jaxlib exactly."""
     jax_version = base_version(jax.version)
     pin = install(("jaxlib", f"=={jax_version}"))
-    declared = requirement_on(jax, "jaxlib", facts)
+    declared = requirement_on(jax, "jaxlib", python)
     minimum = _minimum_from_version_file(jax)
     evidence: dict[str, Any] = {
         "jax": jax.version,
@@ -76,7 +76,7 @@ def jax_jaxlib_pairing(
             refs=(JAX_LIB_CHECK, JAX_VERSIONING),
         )
         return
-    plugins = [d for d in (facts.installed(n) for n in COMPONENTS["jax-plugins"]) if d is not None]
+    plugins = [d for d in (distributions.installed(n) for n in COMPONENTS["jax-plugins"]) if d is not None]
     mismatched = [d for d in plugins if base_version(d.version) != base_version(jaxlib.version)]
     if mismatched:
         evidence["plugins"] = {d.name: d.version for d in plugins}

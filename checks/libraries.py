@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import cuda_runtimes, torch_cuda
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.builds import CudaRuntime, declared_cuda, series_by_owner
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.system import LibraryFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import export, system_install, unset
+from xladoctor.fix import export, system_install, unset
 
 check = area("libraries")
 LD_SO = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
@@ -20,7 +20,9 @@ _CUDART = re.compile(r"^libcudart\.so\.(\d+)")
 
 
 @check("ld-library-path", "LD_LIBRARY_PATH")
-def ld_library_path(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
+def ld_library_path(
+    libraries: LibraryFacts, cuda_runtimes: tuple[CudaRuntime, ...], torch: Distribution | None
+) -> Iterator[Outcome]:
     """Empty or relative entries, missing directories, two CUDAs, or system CUDA shadowing pip's."""
     entries = libraries.ld_library_path
     if not entries:
@@ -43,9 +45,9 @@ def ld_library_path(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
         problems.append(
             "two CUDA runtimes are on it: " + ", ".join(f"CUDA {k} in {v}" for k, v in sorted(cudart.items()))
         )
-    pip_cuda = [n for n in cuda_runtimes(facts) if n != "torch"]
+    pip_cuda = [n for n in series_by_owner(cuda_runtimes) if n != "torch"]
     shadowing = [e.entry for e in entries if any(_CUDA_LIB.match(lib) for lib in e.libraries)]
-    if torch_cuda(facts) and pip_cuda and shadowing:
+    if declared_cuda(torch) and pip_cuda and shadowing:
         problems.append(
             f"{', '.join(shadowing)} hold CUDA libraries the loader takes before the ones torch "
             "installed from pip (LD_LIBRARY_PATH is searched before torch's RUNPATH)"
@@ -59,7 +61,7 @@ def ld_library_path(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
     fix = export("LD_LIBRARY_PATH", ":".join(keep)) if keep else unset("LD_LIBRARY_PATH")
     yield Outcome(
         Status.WARN,
-        f"LD_LIBRARY_PATH: {len(problems)} problem(s)",
+        f"LD_LIBRARY_PATH has {len(problems)} problem(s)",
         detail="; ".join(problems) + ".",
         evidence=evidence,
         fix=fix,
@@ -67,7 +69,7 @@ def ld_library_path(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
     )
 
 
-@check("libgomp", "OpenMP runtime (libgomp)")
+@check("libgomp", "OpenMP runtime (libgomp)", env=("LD_PRELOAD",))
 def libgomp(
     libraries: LibraryFacts, env: Mapping[str, str], torch: Distribution | None, python: PythonFacts | None
 ) -> Iterator[Outcome]:
@@ -107,9 +109,8 @@ def libgomp(
         )
         return
     where = bundled or conda or system or overriding
-    yield Outcome(
-        Status.OK, "libgomp: " + (", ".join(where) if where else "not needed (torch not installed)"), evidence=evidence
-    )
+    title = f"libgomp.so.1 is found: {', '.join(where)}" if where else "libgomp is not needed: torch is not installed"
+    yield Outcome(Status.OK, title, evidence=evidence)
 
 
 _MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_")
@@ -132,14 +133,14 @@ def _needed_glibc(tags: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 @check("glibc-too-old", "glibc against the installed wheels' manylinux tags")
-def glibc_too_old(facts: Facts, libraries: LibraryFacts) -> Iterator[Outcome]:
+def glibc_too_old(libraries: LibraryFacts, distributions: Distributions) -> Iterator[Outcome]:
     """A wheel built for a newer glibc (a venv copied between hosts) fails with 'GLIBC_2.xx not found'."""
     glibc = libraries.glibc
     match = re.search(r"(\d+)\.(\d+)", glibc or "")
     if match is None:
         raise Skip("the glibc version is unknown (not a glibc system?)", {"glibc": glibc})
     have = (int(match.group(1)), int(match.group(2)))
-    too_new = [(d, need) for d in facts.distributions if (need := _needed_glibc(d.wheel_tags)) and need > have]
+    too_new = [(d, need) for d in distributions if (need := _needed_glibc(d.wheel_tags)) and need > have]
     evidence: dict[str, Any] = {"glibc": glibc, "too_new": {d.name: f"{n[0]}.{n[1]}" for d, n in too_new}}
     if too_new:
         names = ", ".join(f"{d.name} {d.version} (needs glibc {n[0]}.{n[1]})" for d, n in too_new[:5])

@@ -17,12 +17,12 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.prerequisites import installed
 from xladoctor.facts.requirements import applicable_requirements
 from xladoctor.findings import Alternative, Outcome, Skip, Status
+from xladoctor.fix import install
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import install
 
 check = area("packages")
 
@@ -41,20 +41,20 @@ def _first_build(row: Mapping[str, Any], windows: bool) -> str:
     return str(row.get("first_on_windows") or row["first_numpy2_build"]) if windows else str(row["first_numpy2_build"])
 
 
-def _needs_numpy2(facts: Facts) -> list[str]:
+def _needs_numpy2(distributions: Distributions, python: PythonFacts) -> list[str]:
     """Installed packages whose own requirements rule out numpy<2 (opencv-python 4.12: numpy>=2,<2.3)."""
     needing = []
-    for dist in facts.distributions:
-        for req in applicable_requirements(dist, facts):
+    for dist in distributions:
+        for req in applicable_requirements(dist, python):
             if req.name.lower() == "numpy" and not any(req.specifier.contains(v) for v in ("1.26.4", "1.999")):
                 needing.append(f"{dist.name} {dist.version} ({req})")
     return needing
 
 
 @check("numpy2-abi", "Compiled packages built for the installed NumPy", requires=(installed("numpy"),))
-def numpy2_abi(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Outcome]:
+def numpy2_abi(python: PythonFacts, matrix: Matrix, distributions: Distributions) -> Iterator[Outcome]:
     """With numpy>=2 installed, every package whose compiled modules use NumPy's C API is a NumPy 2 build."""
-    numpy = facts.installed("numpy")
+    numpy = distributions.installed("numpy")
     assert numpy is not None  # the prerequisite says so
     numpy_version = _version(numpy.version)
     if numpy_version is None:
@@ -65,7 +65,7 @@ def numpy2_abi(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Ou
     windows = python.system == "Windows"
     old: list[tuple[Distribution, str, str]] = []
     for row in matrix.get(RELATION).rows:
-        dist = facts.installed(str(row["distribution"]))
+        dist = distributions.installed(str(row["distribution"]))
         first = _first_build(row, windows)
         have = _version(dist.version) if dist is not None else None
         if dist is not None and have is not None and have < Version(first):
@@ -83,7 +83,7 @@ def numpy2_abi(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Ou
         return
     names = ", ".join(f"{d.name} {d.version}" for d, _, _ in old)
     upgrade = install(*((d.name, f">={first}") for d, first, _ in old))
-    needing = _needs_numpy2(facts)
+    needing = _needs_numpy2(distributions, python)
     evidence["requires_numpy2"] = needing
     detail = (
         f"Their compiled modules were built against NumPy 1 and refuse to load beside numpy {numpy.version}: "

@@ -15,10 +15,10 @@ from typing import Any
 from packaging.requirements import Requirement
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.nvidia_wheels import NCCL, Conflict, Need, Wheels, bounds_first, cuda_family
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import Fix, install, reinstall_exactly, shell, uninstall
+from xladoctor.fix import Fix, install, reinstall_exactly, shell, uninstall
 
 check = area("libraries")
 
@@ -50,7 +50,7 @@ def _rank(wheels: Wheels, need: Need) -> int:
     return _KEEP_ORDER.index(key) if key in _KEEP_ORDER else len(_KEEP_ORDER)
 
 
-def _venv_step(facts: Facts, python: PythonFacts, root: Distribution, wanted: str, stays: str) -> Fix:
+def _venv_step(interpreter: str, python: PythonFacts, root: Distribution, wanted: str, stays: str) -> Fix:
     """A separate environment for `root`: the remedy that breaks neither framework (it creates, installs nothing)."""
     prefix = python.prefix.rstrip("/")
     sibling = python.env_kind in ("venv", "conda") and prefix not in ("", "/usr")
@@ -60,7 +60,7 @@ def _venv_step(facts: Facts, python: PythonFacts, root: Distribution, wanted: st
         else (f"/opt/venv-{root.key}")
     )
     return shell(
-        f"{shlex.quote(facts.interpreter)} -m venv {shlex.quote(path)}  # a separate environment for {root.name} "
+        f"{shlex.quote(interpreter)} -m venv {shlex.quote(path)}  # a separate environment for {root.name} "
         f"(any folder you can write): install {wanted} there with its own python; {stays} stays here"
     )
 
@@ -73,9 +73,9 @@ def _exact(req: Requirement) -> str | None:
 
 
 @check("nccl-wheels", "One NCCL wheel (nvidia-nccl-cu*) in the environment")
-def nccl_wheels(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+def nccl_wheels(python: PythonFacts, distributions: Distributions, interpreter: str) -> Iterator[Outcome]:
     """Two NCCL wheels overwrite one libnccl.so.2: the last installed wins, and uninstalling either deletes it."""
-    index = Wheels(facts)
+    index = Wheels(distributions, python)
     wheels = [d for k, d in sorted(index.by_key.items()) if k.startswith("nvidia-")]
     nccl = [d for d in wheels if NCCL.match(d.key)]
     evidence: dict[str, Any] = {"nccl_wheels": {d.name: d.version for d in nccl}}
@@ -97,7 +97,7 @@ def nccl_wheels(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     fix = Fix()
     for key in dict.fromkeys(_root(index, n)[0].key for n in stranded):
         need = next(n for n in stranded if _root(index, n)[0].key == key)
-        fix += _venv_step(facts, python, *_root(index, need), keep.name)
+        fix += _venv_step(interpreter, python, *_root(index, need), keep.name)
     pin = _exact(torch_pin.requirement) if torch_pin else None
     fix += uninstall(*(d.name for d in others)) + reinstall_exactly((keep.name, pin or f"=={keep.version}"))
     why = f"{torch_pin.label} pins {keep.name}{torch_pin.requirement.specifier}" if torch_pin else f"{keep.name} stays"
@@ -119,7 +119,7 @@ def nccl_wheels(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
 def _one_nccl(index: Wheels, nccl: list[Distribution], wheels: list[Distribution], evidence: dict[str, Any]) -> Outcome:
     """At most one NCCL. CUDA libraries of another family beside torch's are said honestly: disk, not a crash
     (cu12 libraries live in nvidia/<lib>/lib, CUDA 13's in nvidia/cu13/lib, with other sonames; research r2 2.4)."""
-    title = f"One NCCL wheel: {nccl[0].name} {nccl[0].version}" if nccl else "No NCCL wheel is installed"
+    title = f"One NCCL wheel is installed: {nccl[0].name} {nccl[0].version}" if nccl else "No NCCL wheel is installed"
     families = index.torch_families()
     if len(families) != 1:
         return Outcome(Status.OK, title, evidence=evidence)
@@ -145,9 +145,9 @@ def _one_nccl(index: Wheels, nccl: list[Distribution], wheels: list[Distribution
 
 
 @check("shared-cuda-libraries", "nvidia-* libraries that two packages pin apart")
-def shared_cuda_libraries(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+def shared_cuda_libraries(python: PythonFacts, distributions: Distributions, interpreter: str) -> Iterator[Outcome]:
     """torch 2.7 pins nvidia-cudnn-cu12==9.5.1.17, jax 0.6's CUDA plugin wants >=9.8,<10: one environment holds one."""
-    index = Wheels(facts)
+    index = Wheels(distributions, python)
     needs = index.needs()
     found = index.conflicts(needs)
     if not found:
@@ -167,10 +167,10 @@ def shared_cuda_libraries(facts: Facts, python: PythonFacts) -> Iterator[Outcome
             Conflict(item.library, first, second, item.installed)
         )
     for items in pairs.values():
-        yield _conflict(index, python, items)
+        yield _conflict(index, python, interpreter, items)
 
 
-def _conflict(index: Wheels, python: PythonFacts, items: list[Conflict]) -> Outcome:
+def _conflict(index: Wheels, python: PythonFacts, interpreter: str, items: list[Conflict]) -> Outcome:
     """One finding per pair of requirers: every library they pin apart in the evidence, one environment split."""
     keeper, mover = items[0].first, items[0].second
     root, wanted = _root(index, mover)
@@ -207,7 +207,7 @@ def _conflict(index: Wheels, python: PythonFacts, items: list[Conflict]) -> Outc
         for c in items
         if c.installed is None or not c.first.requirement.specifier.contains(c.installed, prereleases=True)
     ]
-    fix = _venv_step(index.facts, python, root, wanted, keeper.label) + install(*repins)
+    fix = _venv_step(interpreter, python, root, wanted, keeper.label) + install(*repins)
     return Outcome(
         Status.FAIL,
         title,

@@ -9,16 +9,17 @@ from typing import Any
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.installer import system_packaged
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.requirements import applicable_requirements, requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS, ML_DISTRIBUTIONS
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import Fix, install, reinstall_exactly, remove_path, shell, uninstall
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, install, reinstall_exactly, remove_path, shell, uninstall
 
 check = area("packages")
 
@@ -39,14 +40,16 @@ def _pin(dist: Distribution) -> tuple[str, str]:
 
 
 @check("conflicting-distributions", "Distributions that overwrite each other")
-def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Outcome]:
+def conflicting_distributions(python: PythonFacts, matrix: Matrix, distributions: Distributions) -> Iterator[Outcome]:
     """Two distributions of one import package (tensorflow + tensorflow-cpu) leave a mix of both."""
     found = False
     for row in matrix.get("conflicting-distributions").rows:
-        present = [d for d in (facts.installed(n) for n in row["distributions"]) if d is not None]
+        present = [d for d in (distributions.installed(n) for n in row["distributions"]) if d is not None]
         # A dist that another one requires is its deliberate companion (tensorflow -> tensorflow-intel on
         # Windows, tensorflow-cpu-aws on Linux aarch64, tensorflow-macos on macOS arm64): the pair is one build.
-        required = {d.key: {str(canonicalize_name(r.name)) for r in applicable_requirements(d, facts)} for d in present}
+        required = {
+            d.key: {str(canonicalize_name(r.name)) for r in applicable_requirements(d, python)} for d in present
+        }
         companions = {key for keys in required.values() for key in keys}
         rivals = [d for d in present if d.key not in companions]
         if len(rivals) < 2:
@@ -57,9 +60,9 @@ def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix)
         found = True
         wanted = {
             str(canonicalize_name(r.name))
-            for d in facts.distributions
+            for d in distributions
             if d not in present
-            for r in applicable_requirements(d, facts)
+            for r in applicable_requirements(d, python)
         }
         keep = next((d for d in rivals if d.key in wanted), rivals[0])
         names = " and ".join(f"{d.name} {d.version}" for d in rivals)
@@ -86,16 +89,16 @@ def conflicting_distributions(facts: Facts, python: PythonFacts, matrix: Matrix)
         )
 
 
-@check("shadowed-distribution", "One distribution installed twice on sys.path")
-def shadowed_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+@check("shadowed-distribution", "One distribution installed twice on sys.path", requires=(needs("python"),))
+def shadowed_distribution(distributions: Distributions) -> Iterator[Outcome]:
     """A copy earlier on sys.path (user site, PYTHONPATH) hides the one pip manages."""
     seen: set[str] = set()
     shadowed = False
-    for dist in facts.distributions:
+    for dist in distributions:
         if dist.key in seen or dist.key not in ML_DISTRIBUTIONS:
             continue
         seen.add(dist.key)
-        copies = [d for d in facts.all_installed(dist.name) if d.path_index >= 0]
+        copies = [d for d in distributions.all_installed(dist.name) if d.path_index >= 0]
         if len(copies) < 2:
             continue
         shadowed = True
@@ -135,11 +138,13 @@ def _system_reinstall(dist: Distribution, python: PythonFacts) -> Fix:
 
 
 @check("broken-distribution", "Distributions with missing files or metadata")
-def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+def broken_distribution(
+    python: PythonFacts, distributions: Distributions, leftovers: tuple[str, ...]
+) -> Iterator[Outcome]:
     """Metadata that promises files which are gone, unreadable dist-info, and pip's `~` leftovers. A distribution
     the system's package manager installed is judged on its modules only, and fixed with that package manager."""
     problems = 0
-    for dist in facts.distributions:
+    for dist in distributions:
         where = dist.metadata_dir or dist.location
         system = system_packaged(dist, python)
         missing = tuple(_modules(dist, dist.missing_top_level)) if system else dist.missing_top_level
@@ -200,11 +205,11 @@ def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
                 fix=reinstall_exactly(_pin(dist)),
                 refs=(PIP_UNINSTALL_REF,),
             )
-    for leftover in facts.leftovers:
+    for leftover in leftovers:
         problems += 1
         yield Outcome(
             Status.WARN,
-            f"Leftover of an interrupted pip uninstall: {leftover}",
+            f"An interrupted pip uninstall left {leftover} behind",
             detail="pip renames a package to `~name` while uninstalling it; this one stayed behind, and pip "
             "prints 'Ignoring invalid distribution' for it on every run.",
             evidence={"path": leftover},
@@ -213,42 +218,45 @@ def broken_distribution(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     if problems == 0:
         yield Outcome(
             Status.OK,
-            f"All {len(facts.distributions)} distributions have their files and metadata",
-            evidence={"distributions": len(facts.distributions)},
+            f"All {len(distributions)} distributions have their files and metadata",
+            evidence={"distributions": len(distributions)},
         )
 
 
-def _requirers(facts: Facts) -> list[Distribution]:
-    return [d for d in (facts.installed(n) for n in sorted(ML_DISTRIBUTIONS)) if d is not None]
+def _requirers(distributions: Distributions) -> list[Distribution]:
+    return [d for d in (distributions.installed(n) for n in sorted(ML_DISTRIBUTIONS)) if d is not None]
 
 
 ML_PACKAGE = Prerequisite(
-    "ml-package", lambda f: bool(_requirers(f)), "no ML package is installed to check requirements of"
+    "ml-package",
+    lambda f: bool(_requirers(Distributions(f.distributions))),
+    "no ML package is installed to check requirements of",
+    ("distributions",),
 )
 
 
 @check("unsatisfied-requirements", "Requirements of the ML packages", requires=(ML_PACKAGE,))
-def unsatisfied_requirements(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+def unsatisfied_requirements(python: PythonFacts, distributions: Distributions) -> Iterator[Outcome]:
     """What torch, TensorFlow, torch_xla, JAX... declare (Requires-Dist) is installed, in a fitting version.
 
     One finding per requiring package: torch installed with --no-deps misses fifteen nvidia-* wheels for one cause,
     fixed by one command; every unmet requirement stays in the evidence."""
-    requirers = _requirers(facts)
+    requirers = _requirers(distributions)
     checked = 0
     problems = 0
     for dist in requirers:
-        extras = ("tpu",) if dist.key == "torch-xla" and facts.installed("libtpu") else ()
+        extras = ("tpu",) if dist.key == "torch-xla" and distributions.installed("libtpu") else ()
         unmet: list[tuple[Requirement, Distribution | None]] = []
-        for req in applicable_requirements(dist, facts, extras):
+        for req in applicable_requirements(dist, python, extras):
             if (dist.key, str(canonicalize_name(req.name))) in _OWNED_ELSEWHERE:
                 continue
             checked += 1
-            have = facts.installed(req.name)
+            have = distributions.installed(req.name)
             if have is None or not satisfies(req, have.version):
                 unmet.append((req, have))
         if unmet:
             problems += len(unmet)
-            from_extra = {r.name for r, _ in unmet if extras and requirement_on(dist, r.name, facts) is None}
+            from_extra = {r.name for r, _ in unmet if extras and requirement_on(dist, r.name, python) is None}
             yield _unmet(dist, unmet, from_extra)
     if problems == 0:
         yield Outcome(

@@ -20,13 +20,14 @@ from typing import Any
 
 from packaging.version import Version
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import torch_cuda
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
-from xladoctor.facts.platform import tpu_chips
+from xladoctor.facts.builds import declared_cuda
+from xladoctor.facts.model import Distribution, Distributions
+from xladoctor.facts.platform import count_tpu_chips
 from xladoctor.facts.system import Gpu
 from xladoctor.findings import Alternative, Outcome, Skip, Status
-from xladoctor.remedy.fix import export, install, uninstall
+from xladoctor.fix import export, install, uninstall
 
 check = area("xla-config")
 
@@ -35,36 +36,35 @@ PLUGINS_DOC = "https://github.com/pytorch/xla/blob/master/docs/source/contribute
 RUNTIME_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/runtime.py"
 
 
-def accepted_devices(facts: Facts) -> list[str]:
+def accepted_devices(distributions: Distributions) -> list[str]:
     """CPU plus every registered torch_xla plugin, upper-cased as torch_xla registers them."""
     names = {"CPU"}
-    for dist in facts.distributions:
+    for dist in distributions:
         names.update(n.upper() for n in dist.entry_points.get("torch_xla.plugins", ()))
     return sorted(names)
 
 
-def _neuron_present(facts: Facts) -> bool:
-    devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
+def _neuron_present(devices: tuple[str, ...]) -> bool:
     return any(d.startswith("/dev/neuron") for d in devices)
 
 
-def _own_choice(facts: Facts, env: Mapping[str, str], libtpu: Distribution | None, tpu: bool) -> str:
+def _own_choice(distributions: Distributions, env: Mapping[str, str], libtpu: Distribution | None, tpu: bool) -> str:
     """What torch_xla sets PJRT_DEVICE to when it is unset (runtime.py `_maybe_select_default_device`, 2.9):
     TPU when libtpu is found (TPU_LIBRARY_PATH, the bundled lib, or the libtpu package) and TPU chips are;
     NEURON when libneuronxla imports (torch_xla/__init__.py `_aws_ec2_inf_trn_init`), whatever the hardware;
     else CPU."""
     if tpu and (libtpu is not None or "TPU_LIBRARY_PATH" in env):
         return "TPU"
-    if facts.installed("libneuronxla") is not None:
+    if distributions.installed("libneuronxla") is not None:
         return "NEURON"
     return "CPU"
 
 
-def _right_device(facts: Facts, accepted: list[str], tpu: bool, gpus: tuple[Gpu, ...]) -> str:
+def _right_device(devices: tuple[str, ...], accepted: list[str], tpu: bool, gpus: tuple[Gpu, ...]) -> str:
     """The device this host's hardware is for, among those torch_xla can use here."""
     if tpu:
         return "TPU"
-    if _neuron_present(facts) and "NEURON" in accepted:
+    if _neuron_present(devices) and "NEURON" in accepted:
         return "NEURON"
     if gpus and "CUDA" in accepted:
         return "CUDA"
@@ -72,7 +72,7 @@ def _right_device(facts: Facts, accepted: list[str], tpu: bool, gpus: tuple[Gpu,
 
 
 def _unset(
-    facts: Facts,
+    distributions: Distributions,
     xla: Distribution,
     env: Mapping[str, str],
     libtpu: Distribution | None,
@@ -92,7 +92,7 @@ def _unset(
             refs=(RUNTIME_PY,),
         )
         return
-    own = _own_choice(facts, env, libtpu, tpu)
+    own = _own_choice(distributions, env, libtpu, tpu)
     evidence["chosen_by_torch_xla"] = own
     if own == best:
         hardware = {"TPU": "a TPU host", "NEURON": "a Neuron host", "CUDA": "this GPU host"}.get(best, "this host")
@@ -122,24 +122,35 @@ def _unset(
     )
 
 
-def _tpu_present(facts: Facts) -> bool:
-    devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
+def _tpu_present(devices: tuple[str, ...]) -> bool:
     return any(d.startswith(("/dev/accel", "/dev/vfio/")) for d in devices)
 
 
-@check("pjrt-device", "PJRT_DEVICE for torch_xla")
+# What torch_xla's own choice of a device reads (runtime.py `_maybe_select_default_device`, and the 2.3-2.8 CUDA
+# default of cuda_default below).
+DEVICE_CHOICE = (
+    "PJRT_DEVICE",
+    "PJRT_SELECT_DEFAULT_DEVICE",
+    "TPU_LIBRARY_PATH",
+    "GPU_NUM_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+)
+
+
+@check("pjrt-device", "PJRT_DEVICE for torch_xla", requires=(needs("python"), needs("torch_xla")), env=DEVICE_CHOICE)
 def pjrt_device(
-    facts: Facts,
-    python: PythonFacts,
     torch_xla: Distribution,
     env: Mapping[str, str],
     libtpu: Distribution | None,
     gpus: tuple[Gpu, ...],
+    distributions: Distributions,
+    devices: tuple[str, ...],
+    torch: Distribution | None,
 ) -> Iterator[Outcome]:
     xla = torch_xla
     value = env.get("PJRT_DEVICE")
-    accepted = accepted_devices(facts)
-    tpu = _tpu_present(facts)
+    accepted = accepted_devices(distributions)
+    tpu = _tpu_present(devices)
     evidence: dict[str, Any] = {
         "PJRT_DEVICE": value,
         "accepted": accepted,
@@ -150,11 +161,11 @@ def pjrt_device(
     }
     if Version(xla.version) < Version("2.5"):
         raise Skip(f"torch_xla {xla.version} predates plugin registration (2.5)", evidence)
-    best = _right_device(facts, accepted, tpu, gpus)
-    if not value and cuda_default(facts, xla, env, gpus) is not None:
+    best = _right_device(devices, accepted, tpu, gpus)
+    if not value and cuda_default(xla, env, gpus, devices, torch) is not None:
         raise Skip("torch_xla picks CUDA by itself on this GPU host: torch-xla-on-gpu-host reports it", evidence)
     if not value:
-        yield from _unset(facts, xla, env, libtpu, tpu, best, evidence)
+        yield from _unset(distributions, xla, env, libtpu, tpu, best, evidence)
         return
     if value not in accepted:
         hint = ""
@@ -209,47 +220,64 @@ def _gpu_num_devices(env: Mapping[str, str]) -> int:
         return 0
 
 
-def _torch_sees_gpu(facts: Facts, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> bool:
+def _torch_sees_gpu(env: Mapping[str, str], gpus: tuple[Gpu, ...], torch: Distribution | None) -> bool:
     """torch.cuda.is_available() and a device, judged from the facts: a CUDA torch, a GPU, not all hidden."""
     hidden = env.get("CUDA_VISIBLE_DEVICES")
     if hidden is not None and (hidden.strip() == "" or hidden.strip().startswith("-1")):
         return False
-    return bool(gpus) and torch_cuda(facts) is not None
+    return bool(gpus) and declared_cuda(torch) is not None
 
 
-def cuda_default(facts: Facts, xla: Distribution, env: Mapping[str, str], gpus: tuple[Gpu, ...]) -> str | None:
+def cuda_default(
+    xla: Distribution,
+    env: Mapping[str, str],
+    gpus: tuple[Gpu, ...],
+    devices: tuple[str, ...],
+    torch: Distribution | None,
+) -> str | None:
     """Why this torch_xla, with PJRT_DEVICE unset, will set PJRT_DEVICE=CUDA by itself; None when it will not."""
-    if "PJRT_DEVICE" in env or env.get("PJRT_SELECT_DEFAULT_DEVICE", "1") == "0" or tpu_chips(facts):
+    if "PJRT_DEVICE" in env or env.get("PJRT_SELECT_DEFAULT_DEVICE", "1") == "0" or count_tpu_chips(devices):
         return None
     if not Version("2.3") <= Version(Version(xla.version).base_version) < Version("2.9"):
         return None
     if _gpu_num_devices(env) > 0:
         return f"GPU_NUM_DEVICES={env['GPU_NUM_DEVICES']} is set"
-    if _torch_sees_gpu(facts, env, gpus):
-        return f"a CUDA {torch_cuda(facts)} torch sees {len(gpus)} GPU(s)"
+    if _torch_sees_gpu(env, gpus, torch):
+        return f"a CUDA {declared_cuda(torch)} torch sees {len(gpus)} GPU(s)"
     return None
 
 
-@check("torch-xla-on-gpu-host", "torch_xla's own device choice on a GPU host")
+@check(
+    "torch-xla-on-gpu-host",
+    "torch_xla's own device choice on a GPU host",
+    requires=(needs("python"), needs("torch_xla")),
+    env=("PJRT_DEVICE", "PJRT_SELECT_DEFAULT_DEVICE", "GPU_NUM_DEVICES", "CUDA_VISIBLE_DEVICES"),
+)
 def torch_xla_on_gpu_host(
-    facts: Facts, python: PythonFacts, torch_xla: Distribution, env: Mapping[str, str], gpus: tuple[Gpu, ...]
+    torch_xla: Distribution,
+    env: Mapping[str, str],
+    gpus: tuple[Gpu, ...],
+    distributions: Distributions,
+    devices: tuple[str, ...],
+    torch: Distribution | None,
 ) -> Iterator[Outcome]:
     """torch_xla 2.3-2.8 with PJRT_DEVICE unset picks CUDA where torch sees a GPU; PyPI's wheels have no CUDA."""
     xla = torch_xla
-    accepted = accepted_devices(facts)
+    accepted = accepted_devices(distributions)
+    chips = count_tpu_chips(devices)
     evidence: dict[str, Any] = {
         "torch_xla": xla.version,
         "PJRT_DEVICE": env.get("PJRT_DEVICE"),
         "GPU_NUM_DEVICES": env.get("GPU_NUM_DEVICES"),
         "gpus": len(gpus),
-        "tpu_chips": tpu_chips(facts),
+        "tpu_chips": chips,
         "accepted": accepted,
     }
-    why = cuda_default(facts, xla, env, gpus)
+    why = cuda_default(xla, env, gpus, devices, torch)
     if why is None:
         if "PJRT_DEVICE" in env:
             title = f"PJRT_DEVICE is set: torch_xla {xla.version} does not choose a device by itself"
-        elif tpu_chips(facts):
+        elif chips:
             title = "TPU chips are present: torch_xla looks for them before any GPU"
         elif Version(Version(xla.version).base_version) >= Version("2.9"):
             title = f"torch_xla {xla.version} never picks CUDA by itself (pytorch/xla#9540)"
@@ -259,13 +287,13 @@ def torch_xla_on_gpu_host(
         return
     evidence["reason"] = why
     if "CUDA" in accepted:
-        owner = next((d for d in facts.distributions if "cuda" in d.entry_points.get("torch_xla.plugins", ())), None)
+        owner = next((d for d in distributions if "cuda" in d.entry_points.get("torch_xla.plugins", ())), None)
         by = f"{owner.name} {owner.version}" if owner else "a CUDA plugin"
         yield Outcome(
             Status.OK, f"torch_xla {xla.version} will pick PJRT_DEVICE=CUDA ({why}), served by {by}", evidence=evidence
         )
         return
-    removable = [xla.name] + [d.name for d in (facts.installed(n) for n in ("libtpu", "libtpu-nightly")) if d]
+    removable = [xla.name] + [d.name for d in (distributions.installed(n) for n in ("libtpu", "libtpu-nightly")) if d]
     yield Outcome(
         Status.WARN,
         f"torch_xla {xla.version} will set PJRT_DEVICE=CUDA by itself ({why}), but no CUDA plugin is installed",

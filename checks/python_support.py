@@ -8,13 +8,13 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.stack import COMPONENTS, FRAMEWORK_COMPONENTS, ML_DISTRIBUTIONS
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import reinstall_exactly
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import reinstall_exactly
 
 check = area("python")
 
@@ -42,26 +42,27 @@ def _tag_fits(tag: str, cp: str, minor: int) -> bool:
     return False
 
 
-def _framework_dists(facts: Facts) -> list[Distribution]:
+def _framework_dists(distributions: Distributions) -> list[Distribution]:
     names = [n for comp in FRAMEWORK_COMPONENTS + ("triton", "jaxlib", "libtpu") for n in COMPONENTS[comp]]
-    found = [d for d in (facts.installed(n) for n in names) if d is not None]
+    found = [d for d in (distributions.installed(n) for n in names) if d is not None]
     return [d for d in found if d.key in ML_DISTRIBUTIONS]
 
 
 FRAMEWORK_WHEEL = Prerequisite(
     "framework-wheel",
-    lambda f: bool(_framework_dists(f)),
+    lambda f: bool(_framework_dists(Distributions(f.distributions))),
     "no framework wheel is installed to check against this Python",
+    ("distributions",),
 )
 
 
 @check("python-version-support", "Python supported by the installed wheels", requires=(FRAMEWORK_WHEEL,))
-def python_version_support(facts: Facts, python: PythonFacts, matrix: Matrix) -> Iterator[Outcome]:
+def python_version_support(python: PythonFacts, matrix: Matrix, distributions: Distributions) -> Iterator[Outcome]:
     """Requires-Python, wheel tags and the matrix all accept the target Python."""
     version = python.version
     major, minor = (int(x) for x in version.split(".")[:2])
     cp = f"cp{major}{minor}"
-    dists = _framework_dists(facts)
+    dists = _framework_dists(distributions)
     problems = 0
     for dist in dists:
         evidence: dict[str, Any] = {

@@ -8,11 +8,12 @@ from collections.abc import Iterator, Mapping
 
 from packaging.version import Version
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
 from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.system import ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, RemovePath, export, shell, unset
+from xladoctor.fix import Fix, RemovePath, export, shell, unset
 
 check = area("resources")
 # PyTorch's README (Docker section): DataLoader workers share tensors through /dev/shm, and a
@@ -22,8 +23,8 @@ MIN_SHM = 1 << 30
 GIB = float(1 << 30)
 
 
-@check("dev-shm-small", "/dev/shm for DataLoader workers")
-def dev_shm_small(resources: ResourceFacts, torch: Distribution) -> Iterator[Outcome]:
+@check("dev-shm-small", "/dev/shm for DataLoader workers", requires=(needs("torch"),))
+def dev_shm_small(resources: ResourceFacts) -> Iterator[Outcome]:
     shm = resources.shm_bytes
     if shm is None:
         raise Skip("/dev/shm could not be read")
@@ -46,7 +47,7 @@ def dev_shm_small(resources: ResourceFacts, torch: Distribution) -> Iterator[Out
     yield Outcome(Status.OK, f"/dev/shm has {shm / GIB:.1f} GiB", evidence=evidence)
 
 
-@check("cgroup-limits", "CPU and memory limits of this container")
+@check("cgroup-limits", "CPU and memory limits of this container", env=("OMP_NUM_THREADS",))
 def cgroup_limits(resources: ResourceFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
     """Frameworks size thread pools from the host's cores and see the host's memory, not the cgroup's.
 
@@ -121,7 +122,7 @@ def disk_space_low(resources: ResourceFacts) -> Iterator[Outcome]:
         return
     yield Outcome(
         Status.OK,
-        "Disk: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
+        "Compile caches have room: " + ", ".join(f"{p} {s / GIB:.0f} GiB free" for p, s in sorted(free.items())),
         evidence=evidence,
     )
 
@@ -144,7 +145,7 @@ def _budget(resources: ResourceFacts) -> int | None:
     return max(1, math.floor(quota)) if quota is not None else None
 
 
-@check("compile-workers", "TorchInductor's compile workers against the CPUs this process may use")
+@check("compile-workers", "TorchInductor's compile workers against the CPUs this process may use", env=(THREADS,))
 def compile_workers(
     resources: ResourceFacts, env: Mapping[str, str], torch: Distribution, python: PythonFacts
 ) -> Iterator[Outcome]:

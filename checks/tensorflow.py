@@ -15,28 +15,32 @@ from packaging.utils import canonicalize_name
 
 from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import tensorflow_build
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.builds import build_info
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import applicable_requirements, satisfies
-from xladoctor.facts.system import Gpu
+from xladoctor.facts.system import Gpu, LibraryFacts
 from xladoctor.facts.versions import base_version
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import install, uninstall
+from xladoctor.fix import install, uninstall
 
 check = area("tensorflow")
 TF_PIP = "https://www.tensorflow.org/install/pip"
 
 
-def _system_lib(facts: Facts, prefix: str) -> list[str]:
-    ldconfig = facts.system.libraries.ldconfig if facts.system and facts.system.libraries else {}
+def _system_lib(libraries: LibraryFacts | None, prefix: str) -> list[str]:
+    ldconfig = libraries.ldconfig if libraries else {}
     return sorted(name for name in ldconfig if name.startswith(prefix))
 
 
 @check("tensorflow-cuda-libraries", "CUDA libraries for TensorFlow's GPU build", requires=(needs("nvidia"),))
 def tensorflow_cuda_libraries(
-    facts: Facts, python: PythonFacts, tensorflow: Distribution, gpus: tuple[Gpu, ...]
+    python: PythonFacts,
+    tensorflow: Distribution,
+    gpus: tuple[Gpu, ...],
+    distributions: Distributions,
+    libraries: LibraryFacts | None,
 ) -> Iterator[Outcome]:
-    tf, info = tensorflow, tensorflow_build(facts)[1]
+    tf, info = tensorflow, build_info(tensorflow)
     version = base_version(tf.version)
     evidence: dict[str, Any] = {"tensorflow": f"{tf.name} {tf.version}", "build_info": info, "gpus": len(gpus)}
     if not info:
@@ -54,28 +58,28 @@ def tensorflow_cuda_libraries(
                 refs=(TF_PIP,),
             )
             return
-        yield Outcome(Status.OK, f"{tf.name} {tf.version}: CPU build, no GPU", evidence=evidence)
+        yield Outcome(Status.OK, f"{tf.name} {tf.version} is a CPU build, and there is no GPU here", evidence=evidence)
         return
     if not gpus:
         yield Outcome(
             Status.OK,
-            f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} build, no GPU to use it",
+            f"{tf.name} {tf.version} is a CUDA {info.get('cuda_version')} build, with no GPU here to use it",
             evidence=evidence,
         )
         return
     extra = [
         r
-        for r in applicable_requirements(tf, facts, ("and-cuda",))
+        for r in applicable_requirements(tf, python, ("and-cuda",))
         if r.marker is not None and "extra" in str(r.marker) and str(canonicalize_name(r.name)).startswith("nvidia-")
     ]
-    installed = {r.name: facts.installed(r.name) for r in extra}
+    installed = {r.name: distributions.installed(r.name) for r in extra}
     wrong = [
         f"{r.name} {d.version} (needs {r.specifier})"
         for r in extra
         if (d := installed[r.name]) is not None and not satisfies(r, d.version)
     ]
     missing_wheels = [r.name for r in extra if installed[r.name] is None]
-    system_cudnn = _system_lib(facts, "libcudnn.so")
+    system_cudnn = _system_lib(libraries, "libcudnn.so")
     evidence.update(wrong=wrong, missing_wheels=missing_wheels, system_cudnn=system_cudnn)
     if wrong:
         yield Outcome(
@@ -100,7 +104,7 @@ def tensorflow_cuda_libraries(
     cudart = (
         any(n.startswith("nvidia-cuda-runtime") for n in have)
         or any(conda.get(n, "").split(".")[0] == cuda_major for n in ("cuda-cudart", "cudatoolkit"))
-        or any(re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(facts, "libcudart.so"))
+        or any(re.match(rf"libcudart\.so\.{cuda_major}$", n) for n in _system_lib(libraries, "libcudart.so"))
     )
     if not (cudnn and cudart):
         lacking = " and ".join(
@@ -118,7 +122,7 @@ def tensorflow_cuda_libraries(
         return
     yield Outcome(
         Status.OK,
-        f"{tf.name} {tf.version}: CUDA {info.get('cuda_version')} and cuDNN {cudnn_major} libraries present",
+        f"{tf.name} {tf.version} has its CUDA {info.get('cuda_version')} and cuDNN {cudnn_major} libraries",
         evidence=evidence,
         refs=(TF_PIP,),
     )

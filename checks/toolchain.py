@@ -8,13 +8,13 @@ from typing import Any
 
 from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import torch_cuda
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.builds import declared_cuda
+from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.prerequisites import any_installed
-from xladoctor.facts.system import CudaToolkit, Tool, find_tool
+from xladoctor.facts.system import CudaToolkit, Gpu, Tool, find_tool
 from xladoctor.facts.versions import series_of
 from xladoctor.findings import Alternative, Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, export, install, prepend_path, system_install, unset
+from xladoctor.fix import Fix, export, install, prepend_path, system_install, unset
 
 check = area("toolchain")
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
@@ -43,37 +43,44 @@ def _install_packages(python: PythonFacts, packages: list[str]) -> Fix | None:
     "compiler-missing",
     "C/C++ compiler and Python.h for Inductor and Triton",
     requires=(any_installed("torch", "triton"), needs("tools")),
+    env=("CXX", "CC"),
 )
-def compiler_missing(facts: Facts, python: PythonFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
+def compiler_missing(
+    python: PythonFacts,
+    env: Mapping[str, str],
+    tools: tuple[Tool, ...],
+    torch: Distribution | None,
+    triton: Distribution | None,
+) -> Iterator[Outcome]:
     """Inductor on the CPU compiles C++; Triton builds its launcher with a C compiler and Python.h."""
-    tools = facts.system.tools if facts.system is not None else ()
     cxx = _compiler(tools, env, "CXX", ("c++", "g++", "clang++"))
     cc = _compiler(tools, env, "CC", ("cc", "gcc", "clang"))
     python_h = python.python_h
     evidence: dict[str, Any] = {"cxx": cxx, "cc": cc, "python_h": python_h, "include": python.include}
     missing: list[str] = []
     packages: list[str] = []
-    if facts.installed("torch") and cxx is None:
+    if torch and cxx is None:
         missing.append("a C++ compiler (torch.compile on the CPU generates and compiles C++)")
         packages.append("build-essential")
-    if facts.installed("triton") and cc is None:
+    if triton and cc is None:
         missing.append("a C compiler (Triton compiles its GPU launcher at the first kernel launch)")
         if "build-essential" not in packages:
             packages.append("build-essential")
-    if facts.installed("triton") and python_h is False:
+    if triton and python_h is False:
         missing.append(f"Python.h (Triton's launcher includes it; looked in {python.include})")
         if python.env_kind != "conda":
             packages.append(f"python{series_of(python.version)}-dev")
     if not missing:
         yield Outcome(
             Status.OK,
-            f"C++ compiler {cxx or '-'}, C compiler {cc or '-'}, Python.h {'present' if python_h else 'not needed'}",
+            f"Nothing is missing to compile: C++ compiler {cxx or '-'}, C compiler {cc or '-'}, "
+            f"Python.h {'present' if python_h else 'not needed'}",
             evidence=evidence,
         )
         return
     yield Outcome(
         Status.WARN,
-        "Missing " + "; ".join(m.split(" (")[0] for m in missing),
+        "Compiling at run time lacks " + "; ".join(m.split(" (")[0] for m in missing),
         detail="Eager mode works, but compilation fails at run time: " + "; ".join(missing) + ".",
         evidence=evidence,
         fix=_install_packages(python, packages) if packages else None,
@@ -86,16 +93,19 @@ def _nvcc(tools: tuple[Tool, ...]) -> tuple[str | None, str | None]:
     return (tool.path, tool.version) if tool else (None, None)
 
 
-@check("nvcc-torch-cuda-mismatch", "nvcc against torch's CUDA")
+@check(
+    "nvcc-torch-cuda-mismatch",
+    "nvcc against torch's CUDA",
+    requires=(needs("python"), needs("torch"), needs("tools")),
+)
 def nvcc_torch_cuda_mismatch(
-    facts: Facts,
-    python: PythonFacts,
     torch: Distribution,
     tools: tuple[Tool, ...],
     cuda_toolkits: tuple[CudaToolkit, ...],
+    gpus: tuple[Gpu, ...],
 ) -> Iterator[Outcome]:
     """torch.utils.cpp_extension refuses to build when nvcc's CUDA major differs from torch's."""
-    cuda = torch_cuda(facts)
+    cuda = declared_cuda(torch)
     path, version = _nvcc(tools)
     evidence = {"torch_cuda": cuda, "nvcc": path, "nvcc_version": version}
     if cuda is None or version is None:
@@ -104,13 +114,13 @@ def nvcc_torch_cuda_mismatch(
             evidence,
         )
     if version.split(".")[0] != cuda.split(".")[0]:
-        yield _nvcc_mismatch(facts, cuda, path, version, cuda_toolkits, evidence)
+        yield _nvcc_mismatch(gpus, cuda, path, version, cuda_toolkits, evidence)
         return
     yield Outcome(Status.OK, f"nvcc {version} matches torch's CUDA {cuda}", evidence=evidence)
 
 
 def _nvcc_mismatch(
-    facts: Facts,
+    gpus: tuple[Gpu, ...],
     cuda: str,
     path: str | None,
     version: str,
@@ -132,7 +142,7 @@ def _nvcc_mismatch(
     # torch/utils/cpp_extension.py (_check_cuda_version, called by BuildExtension for any CUDA source) raises
     # RuntimeError on a CUDA major mismatch whether or not a GPU is present: a CPU-only image build or CI job that
     # pip-installs a CUDA extension fails here too, so a host without a GPU is no reason to stay quiet.
-    gpu = bool(facts.system and facts.system.gpus)
+    gpu = bool(gpus)
     return Outcome(
         Status.WARN,
         f"nvcc {version} ({path}) does not match torch's CUDA {cuda}: building CUDA extensions fails"
@@ -145,9 +155,12 @@ def _nvcc_mismatch(
     )
 
 
-@check("cuda-home-mismatch", "CUDA_HOME against the nvcc on PATH")
+@check("cuda-home-mismatch", "CUDA_HOME against the nvcc on PATH", env=("CUDA_HOME", "CUDA_PATH"))
 def cuda_home_mismatch(
-    facts: Facts, tools: tuple[Tool, ...], cuda_toolkits: tuple[CudaToolkit, ...], env: Mapping[str, str]
+    tools: tuple[Tool, ...],
+    cuda_toolkits: tuple[CudaToolkit, ...],
+    env: Mapping[str, str],
+    torch: Distribution | None,
 ) -> Iterator[Outcome]:
     """Extension builds take headers from CUDA_HOME and the compiler from PATH: they must agree."""
     home_var = next((v for v in ("CUDA_HOME", "CUDA_PATH") if env.get(v)), None)
@@ -179,7 +192,7 @@ def cuda_home_mismatch(
         return
     if version and toolkit.version and series_of(version) != series_of(toolkit.version):
         # Move whichever side disagrees with torch's CUDA; with no CUDA torch, follow the nvcc on PATH.
-        cuda = torch_cuda(facts)
+        cuda = declared_cuda(torch)
         nvcc_kit = next((t for t in cuda_toolkits if t.version and series_of(t.version) == series_of(version)), None)
         if nvcc_kit is not None and (cuda is None or series_of(cuda) != series_of(toolkit.version)):
             fix = export(home_var, nvcc_kit.realpath)
@@ -206,7 +219,12 @@ NINJA_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/utils/cpp_e
 CPP_WRAPPER_PR = "https://github.com/pytorch/pytorch/pull/117693"
 
 
-@check("ninja-missing", "ninja for torch's C++/CUDA extension builds", requires=(any_installed("torch", "ninja"),))
+@check(
+    "ninja-missing",
+    "ninja for torch's C++/CUDA extension builds",
+    requires=(any_installed("torch", "ninja"),),
+    env=("PATH",),
+)
 def ninja_missing(
     python: PythonFacts, tools: tuple[Tool, ...], env: Mapping[str, str], ninja: Distribution | None
 ) -> Iterator[Outcome]:

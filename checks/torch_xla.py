@@ -12,13 +12,13 @@ from typing import Any
 from packaging.version import Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import dependents_broken_by
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Status
+from xladoctor.fix import install
 from xladoctor.matrix import Matrix, Relation
-from xladoctor.matrix.wheels import torch_xla_source, torch_xla_wheel_missing
-from xladoctor.remedy.fix import install
+from xladoctor.matrix.wheels import torch_xla_source, wheel_missing_for
 
 check = area("torch-xla")
 
@@ -57,7 +57,12 @@ def _plan_move(
 
 @check("torch-xla-torch-mismatch", "torch_xla and torch pairing")
 def torch_xla_torch_pairing(
-    facts: Facts, python: PythonFacts, torch_xla: Distribution, torch: Distribution | None, matrix: Matrix
+    python: PythonFacts,
+    torch_xla: Distribution,
+    torch: Distribution | None,
+    matrix: Matrix,
+    distributions: Distributions,
+    libtpu: Distribution | None,
 ) -> Iterator[Outcome]:
     """torch_xla X.Y must run with torch X.Y; otherwise `import torch_xla` fails with undefined symbols."""
     xla = torch_xla
@@ -95,10 +100,10 @@ def torch_xla_torch_pairing(
         )
         return
     # On TPU hosts torch_xla's `tpu` extra pins the libtpu it was built with; keep that pairing too.
-    xla_name = "torch_xla[tpu]" if facts.installed("libtpu") else "torch_xla"
+    xla_name = "torch_xla[tpu]" if libtpu else "torch_xla"
 
     def no_wheel_for(version: str) -> str | None:
-        return torch_xla_wheel_missing(matrix, facts, f"=={version}", name=xla_name, brief=True)
+        return wheel_missing_for(matrix, python, xla, f"=={version}", name=xla_name, brief=True)
 
     direction, row = _plan_move(rel, base_version(torch.version), required_row, no_wheel_for)
     pins: list[tuple[str, str]] = [(xla_name, f"=={row['torch_xla']}")]
@@ -107,12 +112,12 @@ def torch_xla_torch_pairing(
     moved_torch = next((spec[2:] for name, spec in pins if name == "torch"), None)
     notes = []
     # A torch_xla with no wheel for this Python cannot be installed: no command, say which Pythons have one.
-    no_wheel = torch_xla_wheel_missing(matrix, facts, f"=={row['torch_xla']}", name=xla_name)
+    no_wheel = wheel_missing_for(matrix, python, xla, f"=={row['torch_xla']}", name=xla_name)
     if no_wheel:
         notes.append(no_wheel + ".")
         evidence["no_wheel_for_python"] = python_series
     if moved_torch and not no_wheel:
-        broken = dependents_broken_by(facts, "torch", moved_torch)
+        broken = dependents_broken_by(distributions, python, "torch", moved_torch)
         if broken:
             names = ", ".join(f"{d.name} {d.version} (requires {r})" for d, r in broken)
             notes.append(f"These pin torch and must move with it (the plan lets pip pick matching releases): {names}.")

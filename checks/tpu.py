@@ -23,14 +23,14 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
-from xladoctor.facts.platform import detect_platform, tpu_chips
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
+from xladoctor.facts.platform import Platform, count_tpu_chips
 from xladoctor.facts.prerequisites import Prerequisite
 from xladoctor.facts.requirements import applicable_requirements, requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.facts.system import TpuFacts, TpuHolder
 from xladoctor.findings import Alternative, Outcome, Status
-from xladoctor.remedy.fix import Fix, install, shell, uninstall
+from xladoctor.fix import Fix, install, shell, uninstall
 
 check = area("tpu")
 
@@ -63,28 +63,28 @@ def _label(dist: Distribution) -> str:
     return f"{LABELS.get(dist.key, dist.name)} {dist.version}"
 
 
-def libtpu_pins(dist: Distribution, facts: Facts) -> dict[str, Requirement]:
+def libtpu_pins(dist: Distribution, python: PythonFacts | None) -> dict[str, Requirement]:
     """What `dist` requires of each libtpu distribution, its `tpu` extra included (its own Requires-Dist)."""
     return {
         str(canonicalize_name(r.name)): r
-        for r in applicable_requirements(dist, facts, ("tpu",))
+        for r in applicable_requirements(dist, python, ("tpu",))
         if str(canonicalize_name(r.name)) in LIBTPU
     }
 
 
-def _pallas_companion(jax: Distribution, facts: Facts) -> bool:
+def _pallas_companion(jax: Distribution, distributions: Distributions, python: PythonFacts) -> bool:
     """jax installed as torch_xla's `pallas` extra asks (torch_xla 2.9: jax==0.7.1 beside its own libtpu 0.0.21):
     torch_xla traces Pallas kernels with it and runs them on its own TPU client, so jax's libtpu pin is not used."""
-    xla = facts.installed("torch_xla")
-    if xla is None or requirement_on(xla, "jax", facts) is not None:
+    xla = distributions.installed("torch_xla")
+    if xla is None or requirement_on(xla, "jax", python) is not None:
         return False
-    req = requirement_on(xla, "jax", facts, ("pallas",))
+    req = requirement_on(xla, "jax", python, ("pallas",))
     return req is not None and satisfies(req, jax.version)
 
 
-def _unmet(pins: dict[str, Requirement], facts: Facts) -> str | None:
+def _unmet(pins: dict[str, Requirement], distributions: Distributions) -> str | None:
     """How the installed libtpu misses these pins, or None when it meets them."""
-    installed = {name: d for name in LIBTPU if (d := facts.installed(name)) is not None}
+    installed = {name: d for name in LIBTPU if (d := distributions.installed(name)) is not None}
     named = [name for name in pins if name in installed]
     if not named:
         have = ", ".join(f"{d.name} {d.version}" for d in installed.values())
@@ -141,29 +141,32 @@ def _reinstall_own(dist: Distribution, pins: dict[str, Requirement]) -> Fix:
     return install((FRAMEWORKS[dist.key], f"=={dist.version}"), find_links=links)
 
 
-def _frameworks(facts: Facts) -> list[Distribution]:
-    return [d for d in (facts.installed(k) for k in FRAMEWORKS) if d is not None and libtpu_pins(d, facts)]
+def _frameworks(distributions: Distributions, python: PythonFacts | None) -> list[Distribution]:
+    return [d for d in (distributions.installed(k) for k in FRAMEWORKS) if d is not None and libtpu_pins(d, python)]
 
 
 LIBTPU_AND_A_PIN = Prerequisite(
     "libtpu-and-a-framework",
-    lambda f: any(f.installed(n) for n in LIBTPU) and bool(_frameworks(f)),
+    lambda f: any(f.installed(n) for n in LIBTPU) and bool(_frameworks(Distributions(f.distributions), f.python)),
     "libtpu, or a framework that pins it (torch_xla, jax, tensorflow-tpu), is not installed",
+    ("distributions", "python.marker_env"),
 )
 
 
 @check("libtpu-pins", "The libtpu each TPU framework pins", requires=(LIBTPU_AND_A_PIN,))
-def libtpu_pins_check(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+def libtpu_pins_check(
+    python: PythonFacts, distributions: Distributions, platform: Platform, interpreter: str
+) -> Iterator[Outcome]:
     """Installed libtpu against every installed framework's own pin; two pins that exclude each other, once."""
-    tpu_host = detect_platform(facts).accelerator == "tpu"
+    tpu_host = platform.accelerator == "tpu"
     status = Status.FAIL if tpu_host else Status.WARN
     where = "" if tpu_host else " (this host shows no TPU, so it matters only where the environment runs on one)"
-    installed = {d.name: d.version for d in (facts.installed(n) for n in LIBTPU) if d is not None}
+    installed = {d.name: d.version for d in (distributions.installed(n) for n in LIBTPU) if d is not None}
     judged: list[tuple[Distribution, dict[str, Requirement]]] = []
     companions = []
-    for dist in _frameworks(facts):
-        pins = libtpu_pins(dist, facts)
-        if dist.key == "jax" and _pallas_companion(dist, facts) and _unmet(pins, facts):
+    for dist in _frameworks(distributions, python):
+        pins = libtpu_pins(dist, python)
+        if dist.key == "jax" and _pallas_companion(dist, distributions, python) and _unmet(pins, distributions):
             companions.append(_label(dist))
             continue
         judged.append((dist, pins))
@@ -178,9 +181,9 @@ def libtpu_pins_check(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
     problems = 0
     for i, j, name in conflicts:
         problems += 1
-        yield _conflict(facts, judged[i], judged[j], name, status, where, evidence)
+        yield _conflict(distributions, interpreter, judged[i], judged[j], name, status, where, evidence)
     for index, (dist, pins) in enumerate(judged):
-        why = _unmet(pins, facts)
+        why = _unmet(pins, distributions)
         if why is None or index in in_conflict:
             continue
         problems += 1
@@ -209,7 +212,8 @@ def _refs(dist: Distribution) -> tuple[str, ...]:
 
 
 def _conflict(
-    facts: Facts,
+    distributions: Distributions,
+    interpreter: str,
     first: tuple[Distribution, dict[str, Requirement]],
     second: tuple[Distribution, dict[str, Requirement]],
     name: str,
@@ -219,11 +223,12 @@ def _conflict(
 ) -> Outcome:
     """Two frameworks whose libtpu pins exclude each other: one finding, a separate environment for one of them."""
     # move out the one the installed libtpu does not serve (the second when neither is served)
-    keep, move = (second, first) if _unmet(first[1], facts) and not _unmet(second[1], facts) else (first, second)
+    unmet_first, unmet_second = _unmet(first[1], distributions), _unmet(second[1], distributions)
+    keep, move = (second, first) if unmet_first and not unmet_second else (first, second)
     (kept, kept_pins), (moved, _) = keep, move
     folder = f"~/venvs/{VENV_NAMES[moved.key]}"
     links = f" (with --find-links {TF_TPU_LINKS})" if moved.key == "tensorflow-tpu" else ""
-    python = shlex.quote(facts.interpreter)
+    python = shlex.quote(interpreter)
     return Outcome(
         status,
         f"{_label(first[0])} and {_label(second[0])} cannot share one environment: they pin "
@@ -239,7 +244,8 @@ def _conflict(
         alternatives=(
             Alternative(
                 f"{LABELS.get(moved.key, moved.name)} is not needed in this environment (it now lives in its own)",
-                uninstall(moved.name) + (_reinstall_own(kept, kept_pins) if _unmet(kept_pins, facts) else Fix()),
+                uninstall(moved.name)
+                + (_reinstall_own(kept, kept_pins) if _unmet(kept_pins, distributions) else Fix()),
             ),
         ),
     )
@@ -272,9 +278,10 @@ def _who(holders: tuple[TpuHolder, ...], pids: list[int]) -> str:
 
 
 @check("tpu-lock", "Who holds the TPU: libtpu's lock file and open TPU devices")
-def tpu_lock(facts: Facts, tpu: TpuFacts) -> Iterator[Outcome]:
+def tpu_lock(tpu: TpuFacts, devices: tuple[str, ...]) -> Iterator[Outcome]:
     """One process owns the TPU; a lock file left by a crash blocks only a user who cannot open it."""
-    tpu_host = tpu_chips(facts) > 0
+    chips = count_tpu_chips(devices)
+    tpu_host = chips > 0
     own = tpu.pid
     pids = sorted({h.pid for h in tpu.holders if h.pid != own} | {p for p in tpu.lock_pids if p != own})
     evidence: dict[str, Any] = {
@@ -286,7 +293,7 @@ def tpu_lock(facts: Facts, tpu: TpuFacts) -> Iterator[Outcome]:
         "processes_scanned": tpu.processes,
         "processes_unreadable": tpu.unreadable,
         "scan_complete": tpu.complete,
-        "tpu_chips": tpu_chips(facts),
+        "tpu_chips": chips,
     }
     if pids:
         who = _who(tpu.holders, pids)

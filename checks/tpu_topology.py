@@ -16,22 +16,21 @@ they don't produce errs calling the metadata server"); that preset is reported, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from math import prod
 from typing import Any
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
-from xladoctor.facts.platform import tpu_chips  # one definition of a TPU chip in /dev, shared with platform detection
+from xladoctor.facts.platform import count_tpu_chips  # one definition of a TPU chip in /dev, shared with the platform
 from xladoctor.findings import Outcome, Status
-from xladoctor.remedy.fix import unset
+from xladoctor.fix import unset
 
 check = area("xla-config")
 
 TPU_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/tpu.py"
 PJRT_PY = "https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/_internal/pjrt.py"
 PJRT_DOC = "https://github.com/pytorch/xla/blob/v2.9.0/docs/source/learn/_pjrt.md"
-KAGGLE_TPU_IMAGE = "https://github.com/Kaggle/docker-python/blob/main/tpu/Dockerfile"
 # Set per spawned process by torch_xla, with os.environ.setdefault (tpu.py configure_topology, pjrt.py).
 PER_PROCESS = (
     "TPU_VISIBLE_CHIPS",
@@ -66,11 +65,15 @@ def _bounds_size(value: str) -> int | None:
     return prod(dims) if dims else None
 
 
-@check("tpu-topology-env", "Per-process TPU topology variables")
-def tpu_topology_env(facts: Facts, python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
-    env = facts.env
+@check(
+    "tpu-topology-env",
+    "Per-process TPU topology variables",
+    requires=(needs("python"), needs("torch_xla")),
+    env=(*PER_PROCESS, *HOST_DESCRIPTION),
+)
+def tpu_topology_env(env: Mapping[str, str], devices: tuple[str, ...]) -> Iterator[Outcome]:
     preset = {v: env[v] for v in PER_PROCESS if env.get(v, "").strip() and (v, env[v]) not in PLATFORM_PRESETS}
-    chips = tpu_chips(facts)
+    chips = count_tpu_chips(devices)
     evidence: dict[str, Any] = {
         "per_process": preset,
         "platform_presets": {v: env[v] for v in PER_PROCESS if (v, env.get(v)) in PLATFORM_PRESETS},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from packaging.requirements import Requirement
@@ -17,43 +17,44 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
-from xladoctor.facts.builds import torch_cuda
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.builds import declared_cuda
+from xladoctor.facts.model import Distribution, Distributions, PythonFacts
 from xladoctor.facts.requirements import requirement_on, satisfies
 from xladoctor.facts.stack import COMPONENTS
-from xladoctor.facts.system import Gpu, LibraryFacts
+from xladoctor.facts.system import CompileCacheFacts, CudaToolkit, Gpu, LibraryFacts, Tool
 from xladoctor.facts.versions import base_version, series_of
 from xladoctor.findings import Outcome, Skip, Status
+from xladoctor.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Fix, SetEnv, Shell, export, install, reinstall_exactly, unset
 
 check = area("triton")
 
-WHEEL_METADATA_REF = "https://peps.python.org/pep-0508/"
 
-
-def _installed_triton(facts: Facts) -> Distribution | None:
+def _installed_triton(distributions: Distributions) -> Distribution | None:
     for name in COMPONENTS["triton"]:
-        dist = facts.installed(name)
+        dist = distributions.installed(name)
         if dist is not None:
             return dist
     return None
 
 
-def _declared(torch: Distribution, facts: Facts) -> Requirement | None:
+def _declared(torch: Distribution, python: PythonFacts) -> Requirement | None:
     for name in COMPONENTS["triton"]:
-        req = requirement_on(torch, name, facts)
+        req = requirement_on(torch, name, python)
         if req is not None:
             return req
     return None
 
 
 @check("torch-triton-mismatch", "torch and Triton pairing")
-def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution, matrix: Matrix) -> Iterator[Outcome]:
+def torch_triton_pairing(
+    python: PythonFacts, torch: Distribution, matrix: Matrix, distributions: Distributions
+) -> Iterator[Outcome]:
     """The Triton next to torch is the one torch was built and tested with."""
-    triton = _installed_triton(facts)
-    declared = _declared(torch, facts)
+    triton = _installed_triton(distributions)
+    declared = _declared(torch, python)
     evidence: dict[str, Any] = {
         "torch": torch.version,
         "triton": f"{triton.name} {triton.version}" if triton else None,
@@ -97,7 +98,7 @@ def torch_triton_pairing(facts: Facts, python: PythonFacts, torch: Distribution,
             evidence=evidence,
         )
         return
-    if torch_cuda(facts) is None:
+    if declared_cuda(torch) is None:
         yield Outcome(
             Status.OK,
             f"torch {torch.version} is a CPU build: it never uses Triton, so {triton.name} {triton.version} beside it "
@@ -152,16 +153,27 @@ def _gpus_beyond(matrix: Matrix, ptxas: str | None, gpus: Iterable[Gpu]) -> list
     return beyond
 
 
-@check("triton-ptxas", "ptxas for Triton's GPU kernels")
+@check(
+    "triton-ptxas",
+    "ptxas for Triton's GPU kernels",
+    requires=(needs("python"), needs("triton")),
+    env=("TRITON_PTXAS_PATH",),
+)
 def triton_ptxas(
-    facts: Facts, python: PythonFacts, triton: Distribution, gpus: tuple[Gpu, ...], matrix: Matrix
+    triton: Distribution,
+    gpus: tuple[Gpu, ...],
+    matrix: Matrix,
+    env: Mapping[str, str],
+    env_paths: Mapping[str, bool],
+    tools: tuple[Tool, ...] | None,
+    cuda_toolkits: tuple[CudaToolkit, ...],
 ) -> Iterator[Outcome]:
     """Triton compiles PTX with its bundled ptxas, or the one TRITON_PTXAS_PATH names; without it no kernel builds."""
-    override = facts.env.get("TRITON_PTXAS_PATH")
+    override = env.get("TRITON_PTXAS_PATH")
     bundled = dict(triton.bundled_tools)
     evidence: dict[str, Any] = {"TRITON_PTXAS_PATH": override, "bundled": bundled, "gpus": len(gpus)}
     if override:
-        exists = facts.system.env_paths.get("TRITON_PTXAS_PATH") if facts.system is not None else None
+        exists = env_paths.get("TRITON_PTXAS_PATH")
         evidence["override_exists"] = exists
         if exists is False:
             yield Outcome(
@@ -187,13 +199,13 @@ def triton_ptxas(
             refs=(TRITON_PTXAS,),
         )
         return
-    ptxas = next((t for t in (facts.system.tools if facts.system else ()) if t.name == f"ptxas ({triton.name})"), None)
+    ptxas = next((t for t in tools or () if t.name == f"ptxas ({triton.name})"), None)
     evidence["ptxas_version"] = ptxas.version if ptxas else None
     too_new = _gpus_beyond(matrix, ptxas.version if ptxas else None, gpus)
     if too_new:
         newer = [
             t
-            for t in (facts.system.cuda_toolkits if facts.system else ())
+            for t in cuda_toolkits
             if t.nvcc and t.version and all(Version(t.version) >= Version(str(need)) for _, need in too_new)
         ]
         fix = export("TRITON_PTXAS_PATH", f"{newer[-1].realpath}/bin/ptxas") if newer else None
@@ -211,8 +223,12 @@ def triton_ptxas(
             refs=(TRITON_PTXAS,),
         )
         return
-    state = "present" if bundled and not missing else ("missing, but no GPU needs it" if missing else "not bundled")
-    yield Outcome(Status.OK, f"triton {triton.version}: bundled ptxas {state}", evidence=evidence)
+    state = (
+        "has its bundled ptxas"
+        if bundled and not missing
+        else ("lacks its bundled ptxas, but no GPU here needs it" if missing else "bundles no ptxas")
+    )
+    yield Outcome(Status.OK, f"triton {triton.version} {state}", evidence=evidence)
 
 
 # Triton builds a small C launcher per kernel signature and links it against the driver. Up to 3.5 it links with
@@ -244,9 +260,8 @@ def _libcuda_folders(libraries: LibraryFacts) -> tuple[list[str], list[str]]:
     return so1, unversioned
 
 
-def _own_folder(facts: Facts) -> str | None:
+def _own_folder(caches: CompileCacheFacts | None) -> str | None:
     """A folder of the user's own for the link: under a writable HOME, else in a local writable temp folder."""
-    caches = facts.system.compile_caches if facts.system is not None else None
     if caches is None:
         return None
     if caches.home and caches.home_writable:
@@ -256,10 +271,10 @@ def _own_folder(facts: Facts) -> str | None:
     return None
 
 
-def _link_folder(facts: Facts, folder: str, version: Version) -> Fix:
+def _link_folder(caches: CompileCacheFacts | None, folder: str, version: Version) -> Fix:
     """libcuda.so pointing at the driver's libcuda.so.1, in a folder named to Triton (beside the driver before 2.2)."""
     target = shlex.quote(f"{folder.rstrip('/')}/libcuda.so.1")
-    own = _own_folder(facts)
+    own = _own_folder(caches)
     if version < READS_TRITON_LIBCUDA_PATH or own is None:
         return Fix((Shell(f"sudo ln -s {target} {shlex.quote(folder.rstrip('/') + '/libcuda.so')}"),))
     return Fix(
@@ -270,9 +285,13 @@ def _link_folder(facts: Facts, folder: str, version: Version) -> Fix:
     )
 
 
-@check("triton-libcuda-link", "libcuda.so for Triton's kernel launchers")
+@check("triton-libcuda-link", "libcuda.so for Triton's kernel launchers", env=("TRITON_LIBCUDA_PATH",))
 def triton_libcuda_link(
-    facts: Facts, triton: Distribution, gpus: tuple[Gpu, ...], libraries: LibraryFacts
+    triton: Distribution,
+    gpus: tuple[Gpu, ...],
+    libraries: LibraryFacts,
+    env: Mapping[str, str],
+    compile_caches: CompileCacheFacts | None,
 ) -> Iterator[Outcome]:
     """Triton before 3.6 links its launchers with -lcuda: without an unversioned libcuda.so the first kernel fails."""
     if not gpus:
@@ -282,7 +301,7 @@ def triton_libcuda_link(
     except ValueError:
         raise Skip(f"the triton version {triton.version!r} cannot be read") from None
     so1, unversioned = _libcuda_folders(libraries)
-    override = facts.env.get("TRITON_LIBCUDA_PATH") if version >= READS_TRITON_LIBCUDA_PATH else None
+    override = env.get("TRITON_LIBCUDA_PATH") if version >= READS_TRITON_LIBCUDA_PATH else None
     override_entry = next(iter(libraries.triton_libcuda_path), None)
     evidence: dict[str, Any] = {
         "triton": triton.version,
@@ -308,7 +327,7 @@ def triton_libcuda_link(
             detail="Triton passes only this folder to the linker, so every kernel launcher fails to link "
             "('cannot find -lcuda'): torch.compile on the GPU and every Triton kernel fail on first use.",
             evidence=evidence,
-            fix=_link_folder(facts, target, version) if target else unset("TRITON_LIBCUDA_PATH"),
+            fix=_link_folder(compile_caches, target, version) if target else unset("TRITON_LIBCUDA_PATH"),
             refs=(TRITON_DRIVER, LCUDA_REPORT, VERSIONED_LINK),
         )
         return
@@ -324,6 +343,6 @@ def triton_libcuda_link(
         "into a container, WSL or NixOS often brings only libcuda.so.1. The first Triton kernel (torch.compile on "
         "the GPU included) then fails with 'cannot find -lcuda' or 'libcuda.so cannot found!'.",
         evidence=evidence,
-        fix=_link_folder(facts, so1[0], version),
+        fix=_link_folder(compile_caches, so1[0], version),
         refs=(TRITON_DRIVER, LCUDA_REPORT, VERSIONED_LINK),
     )

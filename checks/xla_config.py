@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
+from xladoctor.diagnosis.inputs import needs
 from xladoctor.diagnosis.registry import area
+from xladoctor.diagnosis.variables import EVERY_VARIABLE
 from xladoctor.facts.builds import tensorflow_build
 from xladoctor.facts.flags import named, tokens_without
-from xladoctor.facts.model import Distribution, Facts, PythonFacts
+from xladoctor.facts.model import Distribution, Distributions
 from xladoctor.facts.prerequisites import Prerequisite, env_set
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Outcome, Skip, Status
-from xladoctor.remedy.fix import Fix, set_or_unset, unset
+from xladoctor.fix import Fix, set_or_unset, unset
 
 check = area("xla-config")
 
@@ -30,8 +32,13 @@ PARSE_FLAGS = "https://github.com/openxla/xla/blob/main/xla/parse_flags_from_env
 TF_FLAGS = "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/flags.cc"
 
 
-@check("tf-xla-flags-unknown", "TF_XLA_FLAGS against the installed TensorFlow", requires=(env_set("TF_XLA_FLAGS"),))
-def tf_xla_flags_unknown(python: PythonFacts, tensorflow: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
+@check(
+    "tf-xla-flags-unknown",
+    "TF_XLA_FLAGS against the installed TensorFlow",
+    requires=(needs("python"), needs("tensorflow"), env_set("TF_XLA_FLAGS")),
+    env=("TF_XLA_FLAGS",),
+)
+def tf_xla_flags_unknown(tensorflow: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
     tf = tensorflow
     value = env["TF_XLA_FLAGS"]
     recorded = (tf.known_flags or {}).get("TF_XLA_FLAGS")
@@ -81,6 +88,7 @@ XLA_STACK = Prerequisite(
     "xla",
     lambda f: any(f.installed(n) for n in ("torch_xla", "jax", "jaxlib")) or tensorflow_build(f)[0] is not None,
     "no XLA framework (torch_xla, TensorFlow, JAX) is installed",
+    ("distributions",),
 )
 
 
@@ -95,15 +103,14 @@ def _int(value: str | None) -> int:
         return 0
 
 
-def vlog_on(facts: Facts) -> bool:
+def vlog_on(torch_xla: Distribution | None, tensorflow: Distribution | None, env: Mapping[str, str]) -> bool:
     """TF_CPP_MAX_VLOG_LEVEL > 0 with INFO lines printed: TensorFlow/torch_xla's C++ runtime logs every step.
 
     logging.cc: VLOG(n) is on when n <= TF_CPP_MAX_VLOG_LEVEL, and is printed as INFO, which
     TF_CPP_MIN_LOG_LEVEL >= 1 drops. TensorFlow 2.21 and torch_xla 2.9 (_XLAC) read TF_CPP_MAX_VLOG_LEVEL;
     the older name TF_CPP_MIN_VLOG_LEVEL is in neither library and does nothing there.
     """
-    readers = facts.installed("torch_xla") or tensorflow_build(facts)[0]
-    env = facts.env
+    readers = torch_xla or tensorflow
     return bool(readers) and _int(env.get("TF_CPP_MAX_VLOG_LEVEL")) > 0 and _int(env.get("TF_CPP_MIN_LOG_LEVEL")) <= 0
 
 
@@ -111,13 +118,20 @@ def _on(value: str | None) -> bool:
     return value is not None and value.strip() not in ("", "0", "false", "False")
 
 
-@check("xla-debug-switches", "XLA debug switches left on", requires=(XLA_STACK,))
-def xla_debug_switches(facts: Facts) -> Iterator[Outcome]:
+@check(
+    "xla-debug-switches",
+    "XLA debug switches left on",
+    requires=(XLA_STACK,),
+    env=(*TORCH_XLA_DEBUG_VARIABLES, "XLA_FLAGS", "TF_CPP_MAX_VLOG_LEVEL", "TF_CPP_MIN_LOG_LEVEL"),
+)
+def xla_debug_switches(
+    env: Mapping[str, str], torch_xla: Distribution | None, tensorflow: Distribution | None
+) -> Iterator[Outcome]:
     """Debug variables slow every step; XLA dumps fill the disk and are not a compile cache."""
-    on = [v for v in TORCH_XLA_DEBUG_VARIABLES if facts.installed("torch_xla") and _on(facts.env.get(v))]
-    dump = [t for t in facts.env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
-    vlog = ["TF_CPP_MAX_VLOG_LEVEL"] if vlog_on(facts) else []
-    evidence = {"set": {v: facts.env[v] for v in on + vlog}, "xla_dump_flags": dump}
+    on = [v for v in TORCH_XLA_DEBUG_VARIABLES if torch_xla and _on(env.get(v))]
+    dump = [t for t in env.get("XLA_FLAGS", "").split() if t.startswith("--xla_dump_to")]
+    vlog = ["TF_CPP_MAX_VLOG_LEVEL"] if vlog_on(torch_xla, tensorflow, env) else []
+    evidence = {"set": {v: env[v] for v in on + vlog}, "xla_dump_flags": dump}
     if not on and not dump and not vlog:
         yield Outcome(Status.OK, "No XLA debug switch or dump is on", evidence=evidence)
         return
@@ -129,7 +143,7 @@ def xla_debug_switches(facts: Facts) -> Iterator[Outcome]:
             "step (pytorch/xla: 'different degrees of performance degradation')"
         )
     if dump:
-        fix += set_without("XLA_FLAGS", facts.env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump"))
+        fix += set_without("XLA_FLAGS", env["XLA_FLAGS"], lambda t: t.startswith("--xla_dump"))
         notes.append(
             f"{dump[0]} writes every compiled module to disk; it is a debugging dump, not a compile "
             f"cache (persistent caches: {PERSISTENT_CACHES})"
@@ -137,7 +151,7 @@ def xla_debug_switches(facts: Facts) -> Iterator[Outcome]:
     if vlog:
         fix += unset("TF_CPP_MAX_VLOG_LEVEL")
         notes.append(
-            f"TF_CPP_MAX_VLOG_LEVEL={facts.env['TF_CPP_MAX_VLOG_LEVEL']} makes TensorFlow's C++ runtime (and "
+            f"TF_CPP_MAX_VLOG_LEVEL={env['TF_CPP_MAX_VLOG_LEVEL']} makes TensorFlow's C++ runtime (and "
             "torch_xla's, which reads the same variable) print its verbose log on every step (tensorflow-cpu "
             "2.21: 15 lines per call of a one-op tf.function at level 1, 32 at level 3)"
         )
@@ -151,11 +165,17 @@ def xla_debug_switches(facts: Facts) -> Iterator[Outcome]:
     )
 
 
-@check("xla-env-deprecated", "Variables the installed torch_xla declares deprecated")
-def xla_env_deprecated(facts: Facts, python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
+# The variables are those the installed torch_xla names in its own source: only the facts know them.
+@check(
+    "xla-env-deprecated",
+    "Variables the installed torch_xla declares deprecated",
+    requires=(needs("python"), needs("torch_xla")),
+    env=(EVERY_VARIABLE,),
+)
+def xla_env_deprecated(torch_xla: Distribution, env: Mapping[str, str]) -> Iterator[Outcome]:
     xla = torch_xla
     declared = list((xla.declared_lists or {}).get("deprecated_env_vars", []))
-    set_now = [v for v in declared if facts.env.get(v)]
+    set_now = [v for v in declared if env.get(v)]
     evidence = {"declared_by_torch_xla": declared, "set": set_now, "torch_xla": xla.version}
     if xla.declared_lists is None:
         raise Skip(f"torch_xla {xla.version} declares no deprecated variables xladoctor could read", evidence)
@@ -176,8 +196,12 @@ def xla_env_deprecated(facts: Facts, python: PythonFacts, torch_xla: Distributio
     )
 
 
-@check("xla-env-ignored", "Variables the installed torch_xla no longer reads")
-def xla_env_ignored(python: PythonFacts, torch_xla: Distribution) -> Iterator[Outcome]:
+@check(
+    "xla-env-ignored",
+    "Variables the installed torch_xla no longer reads",
+    requires=(needs("python"), needs("torch_xla")),
+)
+def xla_env_ignored(torch_xla: Distribution) -> Iterator[Outcome]:
     """XRT-era settings (XRT_TPU_CONFIG, GPU_NUM_DEVICES, ...) do nothing once torch_xla stopped reading them."""
     xla = torch_xla
     mentions = dict(xla.env_var_mentions or {})
@@ -207,11 +231,16 @@ def xla_env_ignored(python: PythonFacts, torch_xla: Distribution) -> Iterator[Ou
 XLA_READERS = ("torch_xla", "jaxlib", *COMPONENTS["tensorflow"])
 
 
-@check("xla-flags-unknown", "XLA_FLAGS against each installed XLA", requires=(XLA_STACK, env_set("XLA_FLAGS")))
-def xla_flags_unknown(facts: Facts, python: PythonFacts) -> Iterator[Outcome]:
+@check(
+    "xla-flags-unknown",
+    "XLA_FLAGS against each installed XLA",
+    requires=(needs("python"), XLA_STACK, env_set("XLA_FLAGS")),
+    env=("XLA_FLAGS",),
+)
+def xla_flags_unknown(env: Mapping[str, str], distributions: Distributions) -> Iterator[Outcome]:
     """Every framework carries its own XLA; each aborts on an XLA_FLAGS name its XLA does not register."""
-    value = facts.env["XLA_FLAGS"]
-    readers = [d for d in (facts.installed(n) for n in XLA_READERS) if d is not None]
+    value = env["XLA_FLAGS"]
+    readers = [d for d in (distributions.installed(n) for n in XLA_READERS) if d is not None]
     verdicts = {
         d.name: dict((d.known_flags or {}).get("XLA_FLAGS") or {})
         for d in readers

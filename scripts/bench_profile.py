@@ -1,13 +1,15 @@
 """Benchmark: what `xladoctor profile` adds to the wall time of a healthy program it watches (target: under 10%).
 
-    .venv/bin/python scripts/bench_profile.py [--runs N] [--python TARGET] [--only compile|xla]
+    .venv/bin/python scripts/bench_profile.py [--runs N] [--python TARGET] [--only compile|xla|gloo] [--stall-after S]
 
 For each workload in scripts/workloads/ (a torch.compile MLP trained for 120 steps; a torch_xla MLP trained for 300
-steps on PJRT_DEVICE=CPU, one torch_xla.sync() per step):
-A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`.
-They run alternately (A B A B ...) after one warm-up each, with compiler caches of their own (warmed by the
-warm-up, shared by A and B), so caches and drift on the machine hit both alike. Prints min / median / max wall
-seconds, the median of the per-pair ratios A/B, and checks that the profile of the healthy workload has no warning
+steps on PJRT_DEVICE=CPU, one torch_xla.sync() per step; two gloo ranks summing their gradients with an all_reduce
+in each of 1500 steps, what `--stall-after` adds to every collective):
+A: `xladoctor profile --format json -o FILE -- TARGET WORKLOAD`;  B: `TARGET WORKLOAD`; with --stall-after S,
+C: `xladoctor profile --stall-after S ...` too, in the same rounds (A B C A B C ...): C/A is what the stall watch
+costs until a stall. They run alternately after one warm-up each, with compiler caches of their own (warmed by
+the warm-up, shared by all), so caches and drift on the machine hit them alike. Prints min / median / max wall
+seconds, the median of the per-round ratios, and checks that the profile of the healthy workload has no warning
 (a profile that found problems would measure something else).
 TARGET defaults to the test suite's torch29-xla29 venv (torch 2.9.0, torch_xla 2.9.0), built on first use.
 """
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKLOADS = {"compile": "compile_train.py", "xla": "xla_train.py"}
+WORKLOADS = {"compile": "compile_train.py", "xla": "xla_train.py", "gloo": "gloo_train.py"}
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> float:
@@ -37,19 +39,20 @@ def _timed(argv: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def _profiled(python: str, workload: Path, env: dict[str, str], out: Path) -> float:
-    argv = [sys.executable, "-m", "xladoctor", "profile", "--format", "json", "-o", str(out), "--", python]
+def _profiled(python: str, workload: Path, env: dict[str, str], out: Path, stall_after: float | None = None) -> float:
+    watch = ["--stall-after", f"{stall_after:g}"] if stall_after is not None else []
+    argv = [sys.executable, "-m", "xladoctor", "profile", *watch, "--format", "json", "-o", str(out), "--", python]
     argv.append(str(workload))
     seconds = _timed(argv, env)
     report = json.loads(out.read_text())
-    if report["summary"]["warn"] or report["summary"]["fail"] or report["summary"]["error"]:
+    if report["summary"]["warn"] or report["summary"]["fail"] or report["summary"]["error"] or report["stalls"]:
         sys.exit(f"the healthy workload {workload.name} got findings: {report['findings']}")
     return seconds
 
 
 def _row(name: str, values: list[float], unit: str = "s") -> str:
     return (
-        f"  {name:36s} min {min(values):7.3f}  median {statistics.median(values):7.3f}  max {max(values):7.3f} {unit}"
+        f"  {name:44s} min {min(values):7.3f}  median {statistics.median(values):7.3f}  max {max(values):7.3f} {unit}"
     )
 
 
@@ -58,6 +61,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--python", help="target interpreter (default: the torch29-xla29 test venv)")
     parser.add_argument("--only", choices=sorted(WORKLOADS))
+    parser.add_argument(
+        "--stall-after",
+        type=float,
+        metavar="SECONDS",
+        help="profile with the stall watch on (`profile --stall-after SECONDS`): what it costs until a stall",
+    )
     args = parser.parse_args()
     python = args.python
     if python is None:
@@ -79,15 +88,23 @@ def main() -> None:
             env["TORCHINDUCTOR_CACHE_DIR"] = str(Path(scratch) / "inductor")
             env["TRITON_CACHE_DIR"] = str(Path(scratch) / "triton")
             _profiled(python, workload, env, out), _timed([python, str(workload)], env)  # warm-up, not counted
-            profiled, bare = [], []
+            profiled, bare, watched = [], [], []
             for _ in range(args.runs):
                 profiled.append(_profiled(python, workload, env, out))
                 bare.append(_timed([python, str(workload)], env))
+                if args.stall_after is not None:  # C in the same rounds: the load of the machine hits all three
+                    watched.append(_profiled(python, workload, env, out, args.stall_after))
         ratios = [a / b for a, b in zip(profiled, bare, strict=True)]
-        print(f"{name}: {workload.name} ({args.runs} pairs)")
-        print(_row("xladoctor profile -- python WORKLOAD", profiled))
-        print(_row("python WORKLOAD", bare))
+        print(f"{name}: {workload.name} ({args.runs} {'rounds' if watched else 'pairs'})")
+        print(_row("A: xladoctor profile -- python WORKLOAD", profiled))
+        print(_row("B: python WORKLOAD", bare))
         print(f"  ratio A/B median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+        if watched:
+            print(_row(f"C: xladoctor profile --stall-after {args.stall_after:g} -- ...", watched))
+            ratios = [c / b for c, b in zip(watched, bare, strict=True)]
+            print(f"  ratio C/B median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
+            ratios = [c / a for c, a in zip(watched, profiled, strict=True)]
+            print(f"  ratio C/A median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f})")
 
 
 if __name__ == "__main__":

@@ -1,66 +1,100 @@
-"""Benchmark: a static diagnosis against a bare interpreter start, as whole processes.
+"""Benchmark: the static diagnosis against torch's own `collect_env`, as whole processes, in paired runs.
 
-    .venv/bin/python scripts/bench_static.py [--runs N] [--python TARGET]
+    .venv/bin/python scripts/bench_static.py [--pairs N] [--python TARGET]
 
-Times `python -c pass` and `python -m xladoctor check --python TARGET --json --no-smoke` (and `snapshot`) over N
-runs after a warm-up each, and prints min / median / max wall time and the peak RSS of the process
-tree (from wait4's rusage). Static diagnosis reads metadata only: no framework is imported.
+Each round runs, in an order that rotates from round to round (so that drift on a busy machine hits every
+command alike):
+A `xladoctor check --no-smoke --json --python TARGET`: the static diagnosis (probes and checks, no smoke test);
+B `TARGET -m torch.utils.collect_env`: what torch's issue template asks for, the yardstick of the budget;
+C `xladoctor --help`: start-up alone, which must not import the diagnosis.
+It prints min / median / max wall seconds of each, and the median of the per-round ratios A/B. TARGET defaults
+to the test suite's `torch29-xla29` venv (tests/envs.py, built on first use). A benchmark, never a timed test:
+read medians over many rounds, and expect noise on a shared machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run_once(argv: list[str]) -> tuple[float, float]:
+# Bytecode is cached as after `pip install`, which compiles it: a shell's PYTHONDONTWRITEBYTECODE would make every
+# run compile xladoctor's modules from source (a third of its time) and time what no installed copy does.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _timed(argv: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0  # reaped by wait4
-    return time.perf_counter() - started, usage.ru_maxrss / 1024  # ru_maxrss is KiB on Linux
+    # from /tmp: the xladoctor that runs is the installed one, and no checkout file lands on the target's sys.path
+    done = subprocess.run(argv, capture_output=True, text=True, cwd="/tmp", env=ENV)
+    return time.perf_counter() - started, done
 
 
-def measure(argv: list[str], runs: int) -> dict[str, float]:
-    _run_once(argv)  # warm-up: page cache, .pyc files
-    samples = [_run_once(argv) for _ in range(runs)]
-    walls, rss = [s[0] for s in samples], [s[1] for s in samples]
-    return {"min": min(walls), "median": statistics.median(walls), "max": max(walls), "rss_mb": max(rss)}
+def _check(python: str) -> float:
+    seconds, done = _timed([sys.executable, "-m", "xladoctor", "check", "--no-smoke", "--json", "--python", python])
+    if done.returncode not in (0, 1):  # 1: a check warned or failed, still a whole diagnosis
+        sys.exit(f"xladoctor check exited {done.returncode}: {done.stderr[-2000:]}")
+    report = json.loads(done.stdout)
+    if report.get("smoke"):
+        sys.exit("xladoctor check ran smoke tests: this benchmark is for the static diagnosis")
+    return seconds
+
+
+def _collect_env(python: str) -> float:
+    seconds, done = _timed([python, "-m", "torch.utils.collect_env"])
+    if done.returncode != 0:
+        sys.exit(f"{python} -m torch.utils.collect_env exited {done.returncode}: {done.stderr[-2000:]}")
+    return seconds
+
+
+def _help() -> float:
+    seconds, done = _timed([sys.executable, "-m", "xladoctor", "--help"])
+    if done.returncode != 0:
+        sys.exit(f"xladoctor --help exited {done.returncode}: {done.stderr[-2000:]}")
+    return seconds
+
+
+def _row(name: str, values: list[float]) -> str:
+    return f"  {name:48s} min {min(values):6.3f}  median {statistics.median(values):6.3f}  max {max(values):6.3f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--python", default=sys.executable, help="target interpreter to diagnose")
+    parser.add_argument("--pairs", type=int, default=10, help="rounds of A, B and C (default 10)")
+    parser.add_argument("--python", help="target interpreter, with torch installed (default: the torch29-xla29 venv)")
     args = parser.parse_args()
-    cases = {
-        "bare interpreter start (python -c pass)": [sys.executable, "-c", "pass"],
-        "xladoctor check --json (static)": [
-            sys.executable,
-            "-m",
-            "xladoctor",
-            "check",
-            "--python",
-            args.python,
-            "--json",
-            "--no-smoke",
-        ],
-        "xladoctor snapshot": [sys.executable, "-m", "xladoctor", "snapshot", "--python", args.python],
-    }
-    results = {name: measure(argv, args.runs) for name, argv in cases.items()}
-    print(f"target: {args.python}; {args.runs} runs each after one warm-up; wall seconds")
-    for name, r in results.items():
-        print(
-            f"  {name:42s} min {r['min']:.3f}  median {r['median']:.3f}  max {r['max']:.3f}"
-            f"  peak RSS {r['rss_mb']:.0f} MB"
-        )
-    base = results["bare interpreter start (python -c pass)"]["median"]
-    check = results["xladoctor check --json (static)"]["median"]
-    print(f"  static check / bare start: {check / base:.1f}x (medians)")
+    python = args.python
+    if python is None:
+        sys.path.insert(0, str(ROOT / "tests"))
+        import envs
+
+        python = str(envs.python_of(envs.ensure_env("torch29-xla29")))
+    runs = {"A": lambda: _check(python), "B": lambda: _collect_env(python), "C": _help}
+    for run in runs.values():
+        run()  # warm-up: page cache and .pyc files, not counted
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs)
+    for round_ in range(args.pairs):
+        for name in order[round_ % len(order) :] + order[: round_ % len(order)]:
+            times[name].append(runs[name]())
+    ratios = [a / b for a, b in zip(times["A"], times["B"], strict=True)]
+    print(f"target: {python}")
+    print(
+        f"{args.pairs} rounds, order rotating, after one warm-up each; wall seconds; {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f} at the end"
+    )
+    print(_row("A xladoctor check --no-smoke --json", times["A"]))
+    print(_row("B python -m torch.utils.collect_env", times["B"]))
+    print(_row("C xladoctor --help", times["C"]))
+    print(f"  A/B: median of per-round ratios {statistics.median(ratios):.3f}")
 
 
 if __name__ == "__main__":

@@ -62,8 +62,7 @@ def run_action(
             continue
         if "uses" in step:
             with_ = {
-                k: EXPRESSION.sub(lambda m: _value(m[1], inputs, outputs), str(v))
-                for k, v in step["with"].items()
+                k: EXPRESSION.sub(lambda m: _value(m[1], inputs, outputs), str(v)) for k, v in step["with"].items()
             }
             done.append((step["uses"], with_))
             continue
@@ -109,5 +108,3 @@ def check_reports(
     kept = with_["path"].split()
     assert kept == [inputs.get(k, ACTION["inputs"][k]["default"]) for k in ("junit", "html", "json")]
     return check  # type: ignore[no-any-return]
-
-

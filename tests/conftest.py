@@ -19,7 +19,7 @@ sys.path.insert(0, str(TESTS / "faults"))  # tests/faults/fakes.py
 
 
 _NOT_CHECK = {
-    *("snapshot", "matrix", "schema", "explain", "compare", "gate", "profile", "collective", "checks", "hang"),
+    *("snapshot", "matrix", "schema", "explain", "compare", "fleet", "gate", "profile", "collective", "checks", "hang"),
     *("--help", "-h", "--version"),
 }
 

@@ -30,6 +30,9 @@ SPECS: dict[str, tuple[str, ...]] = {
     "jax-cpu": ("jax==0.10.2",),
     # torch and JAX in one interpreter: the collective runs gloo, then JAX's runtime, on each node
     "torch-jax-cpu": ("torch==2.13.0", "jax==0.10.2"),
+    # a real two-node Ray cluster on this host (ray.cluster_utils.Cluster) for `xladoctor fleet --ray`; the release
+    # the engine notes measured (2.60.0 on Python 3.11); xladoctor itself is not installed there
+    "ray": ("ray==2.60.0",),
 }
 _BUILDER_VERSION = 1
 _COMPLETE = ".xladoctor-env-complete"

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 
 from xladoctor.exitcodes import ExitCode
-from xladoctor.remedy.fix import Fix
+from xladoctor.fix import Fix
 
 
 class Status(str, Enum):

@@ -38,6 +38,8 @@ def _parser() -> _Parser:
             parser.add_argument(option.flag, dest=option.name, action="store_true", help=option.help)
         elif option.kind == "seconds":
             parser.add_argument(option.flag, dest=option.name, type=float, default=option.default, help=option.help)
+        elif option.kind == "count":
+            parser.add_argument(option.flag, dest=option.name, type=int, default=option.default, help=option.help)
         else:
             parser.add_argument(option.flag, dest=option.name, default=option.default, help=option.help)
     return parser

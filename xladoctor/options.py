@@ -68,6 +68,38 @@ OPTIONS: tuple[Option, ...] = (
         "float",
     ),
     Option("strict", "--strict", "switch", False, "Count warnings as failures (exit 1).", "bool"),
+    Option(
+        "expect_gpus",
+        "--expect-gpus",
+        "count",
+        None,
+        "GPUs this node must show (fewer is a failure); default: $XLADOCTOR_EXPECT_GPUS, else not judged.",
+        "int | None",
+    ),
+    Option(
+        "expect_mig",
+        "--expect-mig",
+        "choice",
+        None,
+        "MIG mode the job needs on every GPU: on or off; default: $XLADOCTOR_EXPECT_MIG, else not judged.",
+        "str | None",
+    ),
+    Option(
+        "kernel_log",
+        "--kernel-log",
+        "path",
+        None,
+        "Read Xid lines from this file (a collected dmesg or journal) instead of this host's kernel ring buffer.",
+        "str | None",
+    ),
+    Option(
+        "dcgm",
+        "--dcgm",
+        "path",
+        None,
+        "Judge DCGM's diagnostic: a saved `dcgmi diag -j` file, or `run` for `dcgmi diag -r 1` (seconds).",
+        "str | None",
+    ),
 )
 BY_NAME = {o.name: o for o in OPTIONS}
 

@@ -1,6 +1,7 @@
 """A small GPT trained with torch.compile and DistributedDataParallel, as people write one: LayerDrop decided with
 Python's random inside the layer loop, the loss logged with .item(), and a last partial batch.
 Run it under `xladoctor profile -- torchrun --nproc-per-node 2 examples/profile/train_gpt.py` (CPU, gloo)."""
+
 import math
 import random
 
@@ -22,7 +23,9 @@ class Block(torch.nn.Module):
     def forward(self, x):
         b, t, _ = x.shape
         q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, HEADS, WIDTH // HEADS).unbind(2)
-        attended = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)  # noqa: E501
+        attended = F.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True
+        )  # noqa: E501
         x = x + self.proj(attended.transpose(1, 2).reshape(b, t, WIDTH))
         return x + self.down(F.gelu(self.up(self.norm2(x))))
 

@@ -80,3 +80,17 @@ def collective_report(case: str) -> Any:
     from xladoctor.collective.observed import observed_from_json
 
     return analyze(observed_from_json(json.loads((TESTS / "collective" / f"{case}.json").read_text())))
+
+
+def hang_report(case: str) -> Any:
+    """A recorded stall (tests/hang, by tests/hang/record.py) judged again, as `xladoctor hang` reports it."""
+    from xladoctor.profile.hang.analysis import Context, judge
+    from xladoctor.profile.hang.model import HangReport
+    from xladoctor.profile.hang.replay import ranks_from_json
+
+    doc = json.loads((TESTS / "hang" / f"{case}.json").read_text())
+    ranks = tuple(ranks_from_json(doc))
+    findings = judge(ranks, Context(doc["stalled_s"], post_mortem=doc["trigger"] == "exit"), doc["cwd"])
+    return HangReport(doc["trigger"], tuple(doc["subject"]), doc["host"], tuple(findings), ranks, doc["stalled_s"],
+                      doc["stall_after_s"], doc["cwd"], tuple(doc["notes"]), doc["created"],
+                      doc.get("took_s"))  # fmt: skip

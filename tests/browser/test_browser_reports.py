@@ -16,15 +16,19 @@ import pytest
 import reports
 from cdp import INSTALL_HINT, Browser, Tab, find_chromium
 from conftest import FACTS_DIR, run_cli
-from hostile_pages import check_page, collective_page, compare_page, explain_page, profile_page
+from hostile_pages import check_page, collective_page, compare_page, explain_page, hang_page, profile_page
 from html_tree import parse
 
 from xladoctor.reporters.pages.collective import render_collective_html
+from xladoctor.reporters.pages.hang import render_hang_html
 from xladoctor.reporters.pages.profile import render_profile_html
 from xladoctor.reporters.profile_report import recompiled_steps
 
-pytestmark = pytest.mark.browser
+# also `integration`: like the framework venvs, Chromium is something a fresh machine must install (as root), so
+# the fast path `-m "not integration"` needs neither (scripts/test_needs.py)
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
 FLEET_SIZE = 256
+HANG_CASES = ("gloo-dataloader", "gloo-skip")
 PHONE = 390
 LOGS = FACTS_DIR.parent / "signatures" / "reports"
 OUTLIER_CELLS = [
@@ -82,6 +86,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         path = folder / f"profile-{case}.html"
         path.write_text(render_profile_html(reports.profile_report(case)))
         made[f"profile-{case}"] = path
+    for case in HANG_CASES:
+        path = folder / f"hang-{case}.html"
+        path.write_text(render_hang_html(reports.hang_report(case)))
+        made[f"hang-{case}"] = path
     for name, case in (("collective", "two-nodes-torch-skew"), ("collective-missing", "node-never-joins")):
         path = folder / f"{name}.html"
         path.write_text(render_collective_html(reports.collective_report(case)))
@@ -123,6 +131,7 @@ def _visible(tab: Tab, selector: str) -> list[dict[str, Any]]:
 KINDS = ["check", "check-colab", "explain", "compare", "compare-256", "collective", "collective-missing"] + [
     f"profile-{c}" for c in ("compile-pitfalls-torch-2.13", "xla-pitfalls-torch-xla-2.9")
 ]
+KINDS += [f"hang-{c}" for c in HANG_CASES]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -299,12 +308,11 @@ def test_the_timeline_marks_recompiled_steps_and_leads_to_their_finding(
 def _hostile(kind: str, folder: Path) -> str:
     if kind == "profile":
         return profile_page(folder)
-    return {"check": check_page, "compare": compare_page, "explain": explain_page, "collective": collective_page}[
-        kind
-    ]()
+    pages = {"check": check_page, "compare": compare_page, "explain": explain_page, "collective": collective_page}
+    return {**pages, "hang": hang_page}[kind]()
 
 
-@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile", "collective"])
+@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile", "collective", "hang"])
 def test_hostile_strings_add_nothing_and_run_nothing(
     kind: str, tmp_path: Path, browser: Browser, opened: list[Tab], artifacts: Path
 ) -> None:

@@ -22,8 +22,10 @@ sys.path.insert(0, str(HERE.parent))  # tests/envs.py
 
 from envs import ensure_env, python_of  # noqa: E402
 
+from xladoctor.collective.messages.outcome import Verdict  # noqa: E402
 from xladoctor.collective.observed import observed_to_json  # noqa: E402
-from xladoctor.collective.plan import Options, make_plan  # noqa: E402
+from xladoctor.collective.plan import Options  # noqa: E402
+from xladoctor.collective.planning import make_plan  # noqa: E402
 from xladoctor.collective.run import run_collective  # noqa: E402
 
 
@@ -59,7 +61,7 @@ def node(python: str, rank: int, port: int, env: dict[str, str] | None = None) -
 
 def run(options: Options, python: str, env: dict[str, str] | None = None, other: subprocess.Popen[str] | None = None):
     environ = {**os.environ, **(env or {})}
-    observed = run_collective(make_plan(options, environ), python, environ, judge=lambda o: {"exit": 1, "failing": []})
+    observed = run_collective(make_plan(options, environ), python, environ, judge=lambda o: Verdict(1))
     if other is not None:
         other.wait(timeout=120)
     return observed

@@ -258,6 +258,7 @@ def as_probed(doc: dict[str, Any]) -> None:
             "compile_caches",
             "fabric",
             "tpu",
+            "gpu_health",
         )
         doc["probes"] += [{"name": p, "ok": True, "duration_s": 0.05, "error": None} for p in parts]
 
@@ -454,7 +455,63 @@ def host(
         "fabric": fabric if fabric is not None else fabric_of(driver, gpus, container),
         # probes/tpu.py on a host with no TPU device and no libtpu lock file: who it is, nothing scanned
         "tpu": {"uid": 0, "pid": 4321},
+        "gpu_health": health_of(driver, gpus),
     }
+
+
+# PCIe generation of each GPU model the fixtures use (its data sheet), all on x16 links
+_PCIE_GEN = {"H100": 5, "H200": 5, "B200": 5, "A100": 4, "L4": 4, "A10": 4, "T4": 3, "V100": 3, "RTX": 4}
+
+
+def health_of(driver: str | None, gpus: tuple[tuple[str, str, int], ...]) -> dict[str, Any]:
+    """The `gpu_health` section probes/gpu_health.py writes for healthy GPUs, as `nvidia-smi -q -x` reports them
+    (NVML absent, as on most hosts): ECC on and clean, nothing pending, links at full width, persistence on (the
+    daemon NVIDIA recommends), MIG as the nvidia section says; the kernel ring buffer readable, without Xid."""
+    attempts: list[dict[str, Any]] = [
+        {"method": "nvml", "ok": False, "error": "nvidia-ml-py is not installed", "duration_s": 0.08}
+    ]
+    kernel_log = {"source": "/dev/kmsg", "readable": True, "events": [], "more_events": 0, "boots_skipped": 0}
+    if not driver or not gpus:
+        attempts.append({"method": "nvidia-smi-xml", "ok": False, "error": "nvidia-smi is not on PATH"})
+        return {"source": None, "attempts": attempts, "gpus": [], "kernel_log": kernel_log}
+    attempts.append({"method": "nvidia-smi-xml", "ok": True, "path": "/usr/bin/nvidia-smi", "duration_s": 0.4})
+    health = []
+    for index, (name, cc, _memory) in enumerate(gpus):
+        ampere = float(cc) >= 8.0
+        gen = next((g for model, g in _PCIE_GEN.items() if model in name), 4)
+        health.append(
+            {
+                "index": index,
+                "bus_id": f"00000000:{0x18 + 0x10 * index:02X}:00.0",
+                "uuid": f"GPU-{index:08x}-0000-4000-8000-{index:012x}",
+                "name": name,
+                "ecc_enabled": True,
+                "ecc_volatile_uncorrectable": 0,
+                "ecc_aggregate_uncorrectable": 0,
+                "ecc_volatile_correctable": 0,
+                "retired_pages_sbe": None if ampere else 0,
+                "retired_pages_dbe": None if ampere else 0,
+                "retired_pages_pending": None if ampere else False,
+                "remapped_rows_correctable": 0 if ampere else None,
+                "remapped_rows_uncorrectable": 0 if ampere else None,
+                "remapped_rows_pending": False if ampere else None,
+                "remapped_rows_failure": False if ampere else None,
+                "reset_required": False,
+                "drain_and_reset_recommended": False,
+                "pcie_gen_current": gen,
+                "pcie_gen_max": gen,
+                "pcie_width_current": 16,
+                "pcie_width_max": 16,
+                "performance_state": "P0",
+                "temperature_c": 34,
+                "slowdown_temperature_c": 87,
+                "shutdown_temperature_c": 92,
+                "persistence_mode": True,
+                "mig_current": "Disabled" if "H100" in name or "A100" in name else None,
+                "mig_pending": "Disabled" if "H100" in name or "A100" in name else None,
+            }
+        )
+    return {"source": "nvidia-smi-xml", "attempts": attempts, "gpus": health, "kernel_log": kernel_log}
 
 
 def cache_folder(owner: str, path: str, source: str = "default", **changes: Any) -> dict[str, Any]:

@@ -18,12 +18,12 @@ from xladoctor.diagnosis.selection import select_checks
 from xladoctor.explain.engine import explain_stream
 from xladoctor.facts import facts_from_json
 from xladoctor.findings import Alternative, Finding, Status
+from xladoctor.fix import Fix
 from xladoctor.fleet.compare import compare_fleet
 from xladoctor.fleet.skew import Worker
 from xladoctor.profile.analysis import build_report
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.records import read_records
-from xladoctor.remedy.fix import Fix
 from xladoctor.remedy.plan import Plan
 from xladoctor.reporters.pages.check import render_check_html
 from xladoctor.reporters.pages.compare import render_compare_html
@@ -36,7 +36,7 @@ from xladoctor.smoke.model import SmokeResult
 MARKUP = (
     '</script><script>window.__xd_pwned=1</script><img src=x onerror="window.__xd_pwned=2">'
     '<svg onload="window.__xd_pwned=3"></svg><a href="javascript:window.__xd_pwned=4">x</a>'
-    "\"'><iframe src=\"https://example.invalid/\"></iframe></style><style>body{display:none}</style><!--"
+    '"\'><iframe src="https://example.invalid/"></iframe></style><style>body{display:none}</style><!--'
 )
 CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31m\x00\x08\r\u202eevil\u202c\u2066x\u2069"
 HOSTILE = f"{MARKUP} {CONTROLS} {' '.join(in_context())}"
@@ -137,3 +137,32 @@ def collective_page() -> str:
     for facts in doc["facts"].values():
         facts["env"]["XLA_FLAGS"] = f"--xla_dump_to=/tmp/{MARKUP} {HOSTILE}"
     return render_collective_html(analyze(observed_from_json(doc)))
+
+
+def hang_page() -> str:
+    """A recorded stall whose host, subject, thread names, frames, code lines, notes and Flight Recorder entries are
+    hostile (tests/hang/gloo-dataloader.json with the strings planted)."""
+    from xladoctor.profile.hang.analysis import Context, judge
+    from xladoctor.profile.hang.model import HangReport
+    from xladoctor.profile.hang.replay import ranks_from_json
+    from xladoctor.reporters.pages.hang import render_hang_html
+
+    doc = load_json(FACTS_DIR.parent / "hang" / "gloo-dataloader.json")
+    for rank in doc["ranks"]:
+        rank["host"] = f"node{MARKUP}"
+        rank["activity"]["code"] = f"x = batch  # {HOSTILE}"
+        rank["activity"]["location"]["file"] = f"/w/{MARKUP}.py"
+        for thread in rank["threads"]:
+            thread["name"] = f"worker{MARKUP}"
+            for frame in thread["frames"]:
+                frame["function"] = f"f{MARKUP}"
+        for entry in rank["flight_recorder"]:
+            entry["location"]["file"] = f"/w/{MARKUP}.py"
+            entry["op"] = f"all_reduce{MARKUP}"
+        for helper in rank["helpers"]:
+            helper["role"] = f"worker {HOSTILE}"
+    ranks = tuple(ranks_from_json(doc))
+    findings = judge(ranks, Context(5.0), "/w")
+    report = HangReport("stall", ("torchrun", f"--token={HOSTILE}"), f"host{MARKUP}", tuple(findings), ranks, 5.0,
+                        5.0, "/w", (f"pid 1: {HOSTILE}",), "2026-01-01T00:00:00+00:00")  # fmt: skip
+    return render_hang_html(report)

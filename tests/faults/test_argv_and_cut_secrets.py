@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from xladoctor.collective.rollcall import Channel
+from xladoctor.collective.rollcall.channel import Channel
 from xladoctor.redact import REDACTED, redact_argv, redact_text
 from xladoctor.sanitize import clip, cut
 

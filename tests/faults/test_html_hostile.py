@@ -7,17 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hostile_pages import ESCAPED, check_page, collective_page, compare_page, explain_page, profile_page
+from hostile_pages import ESCAPED, check_page, collective_page, compare_page, explain_page, hang_page, profile_page
 from html_tree import injected, parse
 from planted import leaks
 
 
 def _pages(tmp_path: Path) -> dict[str, str]:
-    builders = {"check": check_page, "compare": compare_page, "explain": explain_page, "collective": collective_page}
+    builders = {"check": check_page, "compare": compare_page, "explain": explain_page, "collective": collective_page,
+                "hang": hang_page}  # fmt: skip
     return {**{k: b() for k, b in builders.items()}, "profile": profile_page(tmp_path)}
 
 
-@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile", "collective"])
+@pytest.mark.parametrize("kind", ["check", "compare", "explain", "profile", "collective", "hang"])
 def test_hostile_strings_read_as_text_and_leak_nothing(kind: str, tmp_path: Path) -> None:
     page = _pages(tmp_path)[kind]
     assert leaks(page) == []

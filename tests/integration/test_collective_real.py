@@ -650,7 +650,7 @@ def test_the_gate_skips_an_elastic_node_range_with_a_warning_instead_of_refusing
         "xladoctor collective needs a fixed node count (--nnodes N); torchrun decides the node count at its "
         "rendezvous"
     ) in err
-    assert "; collective skipped) in " in err.strip().splitlines()[-1]
+    assert "; collective skipped) for " in err.strip().splitlines()[-1]
 
 
 def test_the_gate_does_not_pass_a_multi_node_command_it_cannot_read_on_one_host(torch29: str) -> None:

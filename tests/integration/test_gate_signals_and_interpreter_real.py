@@ -36,8 +36,18 @@ def test_nohup_gate_leaves_sighup_ignored_for_the_command(real_env) -> None:
 
 def test_nohup_profile_leaves_sighup_ignored_for_the_command(tmp_path: Path) -> None:
     result = _run(
-        ["nohup", *XLADOCTOR, "profile", "--json", "-o", str(tmp_path / "r.json"), "--", "sh", "-c",
-         SURVIVES.format(sig="HUP")]
+        [
+            "nohup",
+            *XLADOCTOR,
+            "profile",
+            "--json",
+            "-o",
+            str(tmp_path / "r.json"),
+            "--",
+            "sh",
+            "-c",
+            SURVIVES.format(sig="HUP"),
+        ]
     )
     assert "survived" in result.stdout, result.stderr
     assert '"exit_status": 0' in (tmp_path / "r.json").read_text()
@@ -73,7 +83,9 @@ def test_gate_reads_a_console_scripts_shebang(real_env) -> None:
     torch_env = real_env("torch-jax-cpu")
     result = subprocess.run(
         [*XLADOCTOR, "gate", "--require", "python", "--", "torchrun", "--help"],
-        capture_output=True, text=True, timeout=180,
+        capture_output=True,
+        text=True,
+        timeout=180,
         env=_env(PATH=f"{torch_env / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"),
     )
     assert result.returncode == 0, result.stderr
@@ -92,12 +104,36 @@ def test_a_mismatched_python_is_said_and_refused_under_strict(real_env, tmp_path
     assert "No module named 'torch'" in loose.stderr  # what the user met: the program ran in the other one
     marker = tmp_path / "started"
     strict = _run(
-        [*XLADOCTOR, "gate", "--strict", "--require", "python", "--python", with_torch, "--", bare, "-c",
-         f"open({str(marker)!r}, 'w')"]
+        [
+            *XLADOCTOR,
+            "gate",
+            "--strict",
+            "--require",
+            "python",
+            "--python",
+            with_torch,
+            "--",
+            bare,
+            "-c",
+            f"open({str(marker)!r}, 'w')",
+        ]
     )
     assert strict.returncode == 1 and not marker.exists()
     assert "refusing to start" in strict.stderr and "is not the interpreter CMD runs" in strict.stderr
     # the same interpreter by another name of the same venv is not a mismatch
-    same = _run([*XLADOCTOR, "gate", "--strict", "--require", "python", "--python", with_torch, "--",
-                 str(Path(with_torch).parent / "python3"), "-c", "print('ok')"])
+    same = _run(
+        [
+            *XLADOCTOR,
+            "gate",
+            "--strict",
+            "--require",
+            "python",
+            "--python",
+            with_torch,
+            "--",
+            str(Path(with_torch).parent / "python3"),
+            "-c",
+            "print('ok')",
+        ]
+    )
     assert same.returncode == 0 and same.stdout.strip() == "ok", same.stderr

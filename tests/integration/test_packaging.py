@@ -45,8 +45,11 @@ def test_wheel_carries_checks_and_matrix_under_xladoctor(wheel: Path) -> None:
     # the collective's workers are copied out of the installed package into every rank
     assert "xladoctor/collective/scripts/_xladoctor_collective_worker.py" in names
     assert "xladoctor/collective/scripts/_xladoctor_collective_jax.py" in names
+    assert "xladoctor/collective/scripts/_xladoctor_collective_common.py" in names
     assert "xladoctor/collective/analysis/fleet.py" in names
     assert "xladoctor/reporters/schemas/collective.schema.json" in names
+    # `fleet --ray` copies its driver out of the installed package and runs it in the Ray cluster's Python
+    assert "xladoctor/fleet/scripts/_xladoctor_ray_nodes.py" in names
     assert not [n for n in names if n.startswith(("checks/", "compat_matrix/", "tests/"))]
 
 

@@ -33,7 +33,7 @@ def test_real_ld_library_path_problems(real_env, tmp_path: Path) -> None:
         ).stdout
     )
     finding = _finding(report, "ld-library-path")
-    assert (finding["status"], finding["title"]) == ("warn", "LD_LIBRARY_PATH: 3 problem(s)")
+    assert (finding["status"], finding["title"]) == ("warn", "LD_LIBRARY_PATH has 3 problem(s)")
     assert finding["detail"] == (
         "'' means the current directory: whatever directory a job starts in can inject libraries (a security and "
         f"reproducibility hazard); {missing} does not exist; {cuda_lib} hold CUDA libraries the loader takes "

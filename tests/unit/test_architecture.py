@@ -10,7 +10,7 @@ PACKAGE = ROOT / "xladoctor"
 
 # Lower ranks never import higher ones. Front ends -> pipeline -> stages -> facts -> contracts.
 RANKS = {
-    "contracts": 0,  # errors, exitcodes, options, redact, sanitize, proc, signals, findings, remedy.fix (Fix model)
+    "contracts": 0,  # errors, exitcodes, options, redact, sanitize, proc, signals, findings, fix (the Fix model)
     "facts": 1,
     "matrix": 2,
     "probes": 2,
@@ -30,7 +30,7 @@ STAGES = {
     *("probes", "facts", "matrix", "diagnosis", "remedy", "smoke"),
     *("explain", "fleet", "profile", "collective", "reporters", "cli"),
 }
-CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "signals", "findings"}
+CONTRACTS = {"errors", "exitcodes", "options", "redact", "sanitize", "proc", "signals", "findings", "fix"}
 
 
 def layer(module: str) -> str:
@@ -38,7 +38,7 @@ def layer(module: str) -> str:
     if parts == ["xladoctor"]:
         return "contracts"  # `from xladoctor import __version__`
     if parts[1] in STAGES:
-        return "contracts" if parts[1:3] == ["remedy", "fix"] else parts[1]
+        return parts[1]
     if parts[1] in ("checks",):
         return "checks"
     if parts[1] in CONTRACTS:

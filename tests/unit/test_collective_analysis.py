@@ -12,8 +12,11 @@ import jsonschema
 import pytest
 
 from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
+from xladoctor.collective.messages.outcome import Failing, LauncherEnd, Outcome, Verdict
+from xladoctor.collective.messages.records import JaxRecord, RankRecord
+from xladoctor.collective.messages.roll import Conflicts, Hello, Late, Removal, Reply
 from xladoctor.collective.nccl import parse_lines
-from xladoctor.collective.observed import Observed, Unit, observed_from_json, observed_to_json
+from xladoctor.collective.observed import Observed, Roll, observed_from_json, observed_to_json
 from xladoctor.exitcodes import ExitCode
 from xladoctor.findings import Finding
 from xladoctor.reporters.collective_report import collective_schema, render_collective_json, status_line
@@ -32,6 +35,30 @@ def found(report: CollectiveReport) -> dict[str, Finding]:
 
 def statuses(report: CollectiveReport) -> dict[str, str]:
     return {f.id: f.status.value for f in report.all_findings if f.status.value not in ("ok", "skip")}
+
+
+def edited(record: RankRecord, **fields: Any) -> RankRecord:
+    """The record as if the rank had written these fields too."""
+    changed = RankRecord.parse({**record.raw, **fields})
+    assert changed is not None
+    return changed
+
+
+def roll_of(observed: Observed) -> Roll:
+    assert observed.roll is not None
+    return observed.roll
+
+
+def reply_of(observed: Observed) -> Reply:
+    reply = roll_of(observed).reply
+    assert reply is not None
+    return reply
+
+
+def with_reply(observed: Observed, **changes: Any) -> Observed:
+    """The run as if node 0's reply had said this too."""
+    roll = roll_of(observed)
+    return replace(observed, roll=replace(roll, reply=replace(reply_of(observed), **changes)))
 
 
 def test_every_fixture_was_recorded() -> None:
@@ -86,8 +113,8 @@ def test_each_recorded_run_fails_exactly_what_it_should(case: str) -> None:
 
 def test_healthy_two_nodes_name_both_nodes_and_every_collective() -> None:
     report = analyze(load("two-nodes-healthy"))
-    assert [(n["unit"], n["ranks"]) for n in report.nodes] == [(0, [0, 1]), (1, [2, 3])]
-    assert [(r["backend"], r["op"], r["ranks"], r["correct"]) for r in report.table] == [
+    assert [(n.unit, n.ranks) for n in report.nodes] == [(0, (0, 1)), (1, (2, 3))]
+    assert [(r.backend, r.op, r.ranks, r.correct) for r in report.table] == [
         ("gloo", "all_reduce", 4, 4),
         ("gloo", "all_gather", 4, 4),
         ("gloo", "broadcast", 4, 4),
@@ -101,8 +128,8 @@ def test_healthy_two_nodes_name_both_nodes_and_every_collective() -> None:
 def test_the_missing_node_finding_says_who_waited_where_and_what_to_check() -> None:
     observed = load("node-never-joins")
     finding = found(analyze(observed))["collective-rendezvous"]
-    port = observed.plan["master_port"]
-    waited = observed.roll["reply"]["waited_s"]  # type: ignore[index]
+    port = observed.plan.master_port
+    waited = reply_of(observed).waited_s
     assert finding.title == f"node 1 never joined (2 expected): node 0 (vm) waited {waited} s on port {port}"
     assert finding.detail.splitlines()[0].startswith("On each missing node: is `xladoctor collective` running there")
     assert finding.remediation == (
@@ -114,10 +141,8 @@ def test_the_missing_node_finding_says_who_waited_where_and_what_to_check() -> N
 def test_a_taken_port_names_its_holder() -> None:
     observed = load("port-taken")
     finding = found(analyze(observed))["collective-port"]
-    holder = observed.roll["holders"][0]  # type: ignore[index]
-    assert finding.title.startswith(
-        f"Port {observed.plan['master_port']} on vm is already in use by pid {holder['pid']} ("
-    )
+    holder = roll_of(observed).holders[0]
+    assert finding.title.startswith(f"Port {observed.plan.master_port} on vm is already in use by pid {holder.pid} (")
     assert finding.evidence["error"] == "EADDRINUSE"
 
 
@@ -126,16 +151,17 @@ def test_a_taken_port_names_its_holder() -> None:
 
 def on_hosts(observed: Observed, hosts: dict[int, str], **preflight: Any) -> Observed:
     """The run as if unit N had run on hosts[N] (its records too), with its preflight view changed."""
+
+    def moved(hello: Hello, host: str) -> Hello:
+        assert hello.preflight is not None
+        return replace(hello, host=host, preflight=replace(hello.preflight, host=host, **preflight))
+
     units = []
     for unit in observed.units:
-        hello = dict(unit.hello or {})
-        view = dict(hello.get("preflight") or {}, host=hosts[unit.unit], **preflight)
-        units.append(
-            Unit(unit.unit, hosts[unit.unit], dict(hello, host=hosts[unit.unit], preflight=view), unit.outcome)
-        )
-    me = dict(observed.me, host=hosts[0], preflight=dict(observed.me["preflight"], host=hosts[0], **preflight))
-    records = tuple(dict(r, host=hosts[int(r.get("unit", 0))]) for r in observed.records)
-    return replace(observed, units=tuple(units), me=me, records=records)
+        assert unit.hello is not None
+        units.append(replace(unit, host=hosts[unit.unit], hello=moved(unit.hello, hosts[unit.unit])))
+    records = tuple(edited(r, host=hosts[r.unit or 0]) for r in observed.records)
+    return replace(observed, units=tuple(units), me=moved(observed.me, hosts[0]), records=records)
 
 
 def test_a_loopback_master_address_fails_once_the_nodes_are_other_hosts() -> None:
@@ -151,11 +177,11 @@ def test_a_host_name_that_resolves_to_loopback_fails_gloo_across_hosts() -> None
     observed = on_hosts(
         load("two-nodes-healthy"),
         {0: "node-a", 1: "node-b"},
-        master_addresses=["10.0.0.1"],
+        master_addresses=("10.0.0.1",),
         master="10.0.0.1",
-        host_addresses=["127.0.1.1"],
+        host_addresses=("127.0.1.1",),
     )
-    observed = replace(observed, plan=dict(observed.plan, master_addr="10.0.0.1"))
+    observed = replace(observed, plan=replace(observed.plan, master_addr="10.0.0.1"))
     finding = found(analyze(observed))["collective-master-address"]
     assert finding.status.value == "fail"
     assert finding.title == "The host name of node 0 (node-a) resolves to 127.0.1.1: gloo would advertise it"
@@ -174,10 +200,9 @@ def test_nccl_socket_ifname_on_lo_fails_across_hosts_and_passes_on_one() -> None
 
 
 def test_nodes_that_disagree_about_the_job_fail_the_world_finding() -> None:
-    observed = load("two-nodes-healthy")
-    reply = dict(observed.roll["reply"])  # type: ignore[index]
-    reply["conflicts"] = {"fatal": ["the job's size differs: node 0 (vm) says 2, node 1 (vm) says 3"], "soft": []}
-    finding = found(analyze(replace(observed, roll=dict(observed.roll or {}, reply=reply))))["collective-world"]
+    fatal = ("the job's size differs: node 0 (vm) says 2, node 1 (vm) says 3",)
+    observed = with_reply(load("two-nodes-healthy"), conflicts=Conflicts(fatal))
+    finding = found(analyze(observed))["collective-world"]
     assert finding.status.value == "fail"
     assert finding.title == (
         "The nodes disagree about the job: the job's size differs: node 0 (vm) says 2, node 1 (vm) says 3"
@@ -186,7 +211,7 @@ def test_nodes_that_disagree_about_the_job_fail_the_world_finding() -> None:
 
 def test_a_rank_with_another_world_size_fails_the_world_finding() -> None:
     observed = load("two-nodes-healthy")
-    records = tuple(dict(r, world_size=3) if r["rank"] == 3 else r for r in observed.records)
+    records = tuple(edited(r, world_size=3) if r.rank == 3 else r for r in observed.records)
     finding = found(analyze(replace(observed, records=records)))["collective-world"]
     assert finding.status.value == "fail"
     assert "rank 3 (vm) say 3" in finding.title
@@ -255,7 +280,7 @@ def as_tested(observed: Observed, backend: str) -> Observed:
 
 
 def with_nccl(observed: Observed, lines: list[str]) -> Observed:
-    return replace(as_tested(observed, "nccl"), nccl=tuple(n.__dict__ for n in parse_lines(lines)))
+    return replace(as_tested(observed, "nccl"), nccl=tuple(parse_lines(lines)))
 
 
 def test_nccl_diagnostics_name_the_interface_and_transport_problems_across_hosts() -> None:
@@ -294,7 +319,7 @@ def test_an_nccl_error_in_a_rank_fails_the_nccl_finding() -> None:
     observed = load("two-nodes-healthy")
     error = {"type": "DistBackendError", "message": "NCCL error in: ProcessGroupNCCL.cpp:1, unhandled system error"}
     records = tuple(
-        dict(r, backends=[*r["backends"], {"backend": "nccl", "world_size": 4, "ops": [], "error": error}])
+        edited(r, backends=[*r.raw["backends"], {"backend": "nccl", "world_size": 4, "ops": [], "error": error}])
         for r in observed.records
     )
     finding = found(analyze(replace(as_tested(observed, "nccl"), records=records)))["collective-nccl"]
@@ -316,8 +341,9 @@ def test_a_jax_process_with_wrong_numbers_fails_the_jax_finding() -> None:
         "got": 2.0,
         "max_abs_err": 1.0,
     }
-    jax = ({"process_id": 0, "host": "vm", "unit": 0, "phase": "done", "ops": [bad], "error": None},)
-    finding = found(analyze(replace(as_tested(observed, "jax"), jax=jax)))["collective-jax"]
+    jax = JaxRecord.parse({"process_id": 0, "host": "vm", "unit": 0, "phase": "done", "ops": [bad], "error": None})
+    assert jax is not None
+    finding = found(analyze(replace(as_tested(observed, "jax"), jax=(jax,))))["collective-jax"]
     assert (finding.status.value, finding.title) == (
         "fail",
         "jax returned wrong numbers: all_reduce on process 0 (vm): element 2 is 2.0, expected 3.0",
@@ -360,9 +386,12 @@ def test_tpu_pod_variables_that_agree_pass_and_none_skip() -> None:
 
 def test_a_node_whose_launcher_died_before_its_ranks_reported_fails_the_launch() -> None:
     observed = load("two-nodes-healthy")
-    launcher = {"ok": False, "ended": "exited with status 1", "tail": ["ModuleNotFoundError: No module named 'torch'"]}
-    units = tuple(replace(u, outcome={"launcher": launcher}) if u.unit == 1 else u for u in observed.units)
-    records = tuple(r for r in observed.records if r.get("unit") != 1)
+    launcher = LauncherEnd(
+        (), ok=False, ended="exited with status 1", tail=("ModuleNotFoundError: No module named 'torch'",)
+    )
+    died = Outcome(1, "vm", launcher=launcher)
+    units = tuple(replace(u, outcome=died) if u.unit == 1 else u for u in observed.units)
+    records = tuple(r for r in observed.records if r.unit != 1)
     finding = found(analyze(replace(observed, units=units, records=records)))["collective-launch"]
     assert (finding.status.value, finding.title) == (
         "fail",
@@ -372,21 +401,23 @@ def test_a_node_whose_launcher_died_before_its_ranks_reported_fails_the_launch()
 
 def test_another_node_takes_node_0s_verdict() -> None:
     member = load("master-never-comes")
-    roll = dict(member.roll or {}, reply={"go": True, "backends": ["gloo"]})
-    failing = {"exit": 1, "failing": [{"id": "fleet-package-skew", "title": "torch differs across the 2 workers"}]}
+    roll = replace(roll_of(member), reply=Reply(True, backends=("gloo",)))
+    failing = Verdict(1, (Failing("fleet-package-skew", "torch differs across the 2 workers"),))
     verdict = found(analyze(replace(member, roll=roll, verdict=failing)))["collective-verdict"]
     assert (verdict.status.value, verdict.title) == (
         "fail",
         "Node 0 found the job failing: torch differs across the 2 workers (fleet-package-skew)",
     )
-    healthy = found(analyze(replace(member, roll=roll, verdict={"exit": 0, "failing": []})))["collective-verdict"]
+    healthy = found(analyze(replace(member, roll=roll, verdict=Verdict(0))))["collective-verdict"]
     assert healthy.status.value == "ok"
     lost = found(analyze(replace(member, roll=roll, verdict=None)))["collective-verdict"]
     assert (lost.status.value, lost.title) == ("fail", "Node 0 sent no verdict on the job")
 
 
 def test_the_verdict_node_0_sends_lists_what_failed() -> None:
-    assert verdict_of(analyze(load("wrong-numbers"))) == {
+    assert verdict_of(analyze(load("wrong-numbers"))).to_json() == {
+        "proto": "xladoctor-collective/1",
+        "type": "verdict",
         "exit": 1,
         "failing": [
             {
@@ -426,11 +457,11 @@ def test_a_long_nccl_log_keeps_its_head_and_its_tail(tmp_path: Path) -> None:
 
 def member_roll(**changes: Any) -> Observed:
     observed = load("master-never-comes")
-    return replace(observed, roll=dict(observed.roll or {}, connect_error=None, **changes))
+    return replace(observed, roll=replace(roll_of(observed), connect_error=None, **changes))
 
 
 def test_a_member_says_how_node_0_failed_to_answer() -> None:
-    port = load("master-never-comes").plan["master_port"]
+    port = load("master-never-comes").plan.master_port
     closed = found(analyze(member_roll(no_answer="closed")))["collective-rendezvous"]
     assert (closed.status.value, closed.title) == (
         "fail",
@@ -444,16 +475,15 @@ def test_a_member_says_how_node_0_failed_to_answer() -> None:
 
 
 def test_a_member_refused_as_too_late_is_told_why() -> None:
-    reply = {"go": False, "refused": "too late: node 0 stopped waiting after 60.0 s", "reason": "late"}
+    reply = Reply(False, refused="too late: node 0 stopped waiting after 60.0 s", reason="late")
     late = found(analyze(member_roll(reply=reply)))["collective-rendezvous"]
     assert late.title == "The master refused this node: too late: node 0 stopped waiting after 60.0 s"
     assert late.detail.startswith("It came after node 0 stopped waiting")
 
 
 def test_node_0_names_the_node_that_came_too_late() -> None:
-    observed = load("node-never-joins")
-    reply = dict(observed.roll["reply"], late=[{"unit": 1, "host": "vm2", "after_s": 0.3}])  # type: ignore[index]
-    finding = found(analyze(replace(observed, roll=dict(observed.roll or {}, reply=reply))))["collective-rendezvous"]
+    observed = with_reply(load("node-never-joins"), late=(Late(1, "vm2", None, 0.3),))
+    finding = found(analyze(observed))["collective-rendezvous"]
     assert finding.status.value == "fail"
     assert (
         "node 1 (vm2) came 0.3 s after node 0 stopped waiting: start the nodes closer together, or give every node "
@@ -478,25 +508,24 @@ def test_nccl_socket_ifname_is_judged_only_when_nccl_ran() -> None:
 
 
 def test_the_roll_call_says_which_node_took_a_backend_off() -> None:
-    from xladoctor.collective.run import agree_backends
+    from xladoctor.collective.rollcall.call import agree_backends
 
     members = {
-        0: {"host": "a", "available": ["gloo", "nccl"]},
-        1: {"host": "b", "available": ["gloo"], "unavailable": {"nccl": "no NVIDIA GPU on this host"}},
-        2: {"host": "c", "available": ["gloo", "nccl"]},
+        0: Hello(0, 3, "node", "a", available=("gloo", "nccl")),
+        1: Hello(1, 3, "node", "b", available=("gloo",), unavailable={"nccl": "no NVIDIA GPU on this host"}),
+        2: Hello(2, 3, "node", "c", available=("gloo", "nccl")),
     }
     assert agree_backends(members, ["gloo", "nccl"]) == (
         ["gloo"],
-        {"nccl": [{"unit": 1, "host": "b", "why": "no NVIDIA GPU on this host"}]},
+        {"nccl": (Removal(1, "b", "no NVIDIA GPU on this host"),)},
     )
 
 
 def removed_nccl(observed: Observed, asked: tuple[str, ...] = ()) -> Observed:
     """Node 0 could run NCCL, node 1 could not: the roll call agreed on gloo alone."""
-    reply = dict((observed.roll or {})["reply"], removed={"nccl": [{"unit": 1, "host": "vm", "why": "no NVIDIA GPU"}]})
+    observed = with_reply(observed, removed={"nccl": (Removal(1, "vm", "no NVIDIA GPU"),)})
     skipped = {k: v for k, v in observed.skipped.items() if k != "nccl"}
-    plan = dict(observed.plan, backends=list(asked))
-    return replace(observed, roll=dict(observed.roll or {}, reply=reply), skipped=skipped, plan=plan)
+    return replace(observed, skipped=skipped, plan=replace(observed.plan, backends=asked))
 
 
 def test_a_backend_another_node_cannot_run_is_skipped_naming_it() -> None:
@@ -517,7 +546,7 @@ def test_a_backend_asked_for_that_another_node_cannot_run_fails_naming_it() -> N
 
 def test_a_member_without_a_node_rank_that_reaches_nobody_is_told_to_give_node_ranks() -> None:
     observed = load("master-never-comes")
-    unassigned = replace(observed, plan=dict(observed.plan, node_rank=None, unit=None))
+    unassigned = replace(observed, plan=replace(observed.plan, node_rank=None, unit=None))
     finding = found(analyze(unassigned))["collective-rendezvous"]
     assert finding.detail.endswith(
         "Without --node-rank, node 0 is the node whose own address is 127.0.0.1: when no node has it (a virtual IP, "
@@ -535,10 +564,10 @@ def test_tpu_pod_variables_count_hosts_not_ranks() -> None:
             1: {"TPU_WORKER_ID": "1", "TPU_WORKER_HOSTNAMES": "w0,w1", "TPU_HOST_BOUNDS": "1,1,2"},
         },
     )
-    ranks = replace(observed, plan=dict(observed.plan, mode="agent", world_size=4, units=4, nnodes=2))
+    ranks = replace(observed, plan=replace(observed.plan, mode="agent", world_size=4, units=4, nnodes=2))
     finding = found(analyze(ranks))["collective-tpu-env"]
     assert (finding.status.value, finding.title) == ("ok", "TPU pod variables agree on 2 workers")
-    three = replace(ranks, plan=dict(ranks.plan, nnodes=3))
+    three = replace(ranks, plan=replace(ranks.plan, nnodes=3))
     assert found(analyze(three))["collective-tpu-env"].detail.splitlines()[1:] == [
         "TPU_WORKER_HOSTNAMES names 2 workers; the job has 3 hosts",
         "TPU_HOST_BOUNDS=1,1,2 describes 2 hosts; the job has 3",
@@ -550,7 +579,7 @@ def test_a_socket_ifname_that_selects_only_a_down_interface_fails() -> None:
         load("two-nodes-healthy"),
         {0: "vm", 1: "vm"},
         ifnames={"GLOO_SOCKET_IFNAME": "lo"},
-        down=["lo"],
+        down=("lo",),
     )
     finding = found(analyze(observed))["collective-socket-ifname"]
     assert (finding.status.value, finding.title) == (
@@ -562,11 +591,11 @@ def test_a_socket_ifname_that_selects_only_a_down_interface_fails() -> None:
 def test_the_roll_call_findings_name_the_roll_calls_port() -> None:
     """Under an outer torchrun the roll call takes the port after the agent's store: that is the port waited on."""
     observed = load("node-never-joins")
-    port = int(observed.plan["master_port"])
+    port = observed.plan.master_port
     moved = replace(
         observed,
-        plan=dict(observed.plan, roll_port=port + 1),
-        roll=dict(observed.roll or {}, port=port + 1),
+        plan=replace(observed.plan, roll_port=port + 1),
+        roll=replace(roll_of(observed), port=port + 1),
     )
     finding = found(analyze(moved))["collective-rendezvous"]
     assert finding.title.endswith(f" s on port {port + 1}")
@@ -576,6 +605,6 @@ def test_the_roll_call_findings_name_the_roll_calls_port() -> None:
 def test_a_member_never_given_a_number_says_so_in_its_line() -> None:
     """--rdzv-endpoint without node ranks: a member that reached no host has no unit, and its line says so."""
     observed = load("master-never-comes")
-    observed = replace(observed, plan={**observed.plan, "unit": None})
+    observed = replace(observed, plan=replace(observed.plan, unit=None))
     line = status_line(analyze(observed))
     assert line.startswith("xladoctor collective: this node (never given a number) (vm): failed:"), line

@@ -45,12 +45,13 @@ def test_a_worker_in_a_session_of_its_own_does_not_outlive_the_deadline(tmp_path
 def test_node_0_numbers_every_nodes_jax_processes_in_order() -> None:
     from xladoctor.collective.jaxrun import numbering
 
-    assert numbering({1: 2, 0: 1, 2: 0, 3: 4}) == {"total": 7, "first": {"0": 0, "1": 1, "2": 3, "3": 3}}
+    assert numbering({1: 2, 0: 1, 2: 0, 3: 4}).to_json() == {"total": 7, "first": {"0": 0, "1": 1, "2": 3, "3": 3}}
 
 
 def test_jax_runs_one_process_per_tpu_host_and_per_rank_elsewhere() -> None:
     from xladoctor.collective.jaxrun import processes
-    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.plan import Options
+    from xladoctor.collective.planning import make_plan
 
     node = make_plan(Options(nnodes="2", node_rank=1, master_addr="a"), {})
     assert (processes(node, 4, tpu=True), processes(node, 4, tpu=False)) == (1, 4)
@@ -91,3 +92,29 @@ def test_the_all_reduce_values_stay_exact_in_float32_for_any_job_size() -> None:
         for rank in range(world):
             total = float32(total + float32(worker.contribution(rank) * 7))  # the largest element: 7 * contribution
         assert total == worker.reduced(world) * 7, world
+
+
+def test_an_installed_worker_imports_its_common_module_even_under_pythonsafepath(tmp_path: Path) -> None:
+    """The workers share a module copied beside them; the job's PYTHONSAFEPATH (which keeps a script's folder off
+    sys.path) must not cost the rank its record. A planted torch that cannot be imported stops it in its import
+    phase."""
+    import json
+    import subprocess
+
+    from xladoctor.collective.launch import COMMON, install_worker
+
+    worker = install_worker(tmp_path)
+    assert (tmp_path / COMMON).is_file()
+    planted = tmp_path / "planted" / "torch"
+    planted.mkdir(parents=True)
+    (planted / "__init__.py").write_text("raise ImportError('planted: no torch here')\n")
+    env = {
+        **os.environ,
+        "PYTHONSAFEPATH": "1",
+        "PYTHONPATH": str(planted.parent),
+        "XLADOCTOR_COLLECTIVE_OUT": str(tmp_path),
+        "RANK": "0",
+    }
+    run = subprocess.run([sys.executable, str(worker)], env=env, cwd="/", capture_output=True, timeout=60)
+    record = json.loads((tmp_path / "rank-0.json").read_text())
+    assert (run.returncode, record["phase"], record["error"]["phase"]) == (3, "failed", "import"), run.stderr

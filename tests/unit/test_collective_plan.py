@@ -14,10 +14,10 @@ from xladoctor.collective.plan import (
     ElasticRange,
     Options,
     PlanError,
-    make_plan,
     slurm_first_host,
     split_endpoint,
 )
+from xladoctor.collective.planning import make_plan
 from xladoctor.collective.preflight import matching_interfaces
 from xladoctor.errors import UsageError
 from xladoctor.facts import Facts, load_facts
@@ -436,7 +436,7 @@ def preflight(master: str, addresses: tuple[str, ...], here: tuple[str, ...] = (
 def test_without_node_ranks_the_host_of_the_endpoints_address_hosts(
     endpoint: str, addresses: tuple[str, ...], hosts: bool
 ) -> None:
-    from xladoctor.collective.run import may_host
+    from xladoctor.collective.rollcall.call import may_host
 
     plan = make_plan(Options(nnodes="2", rdzv_endpoint=endpoint), {})
     assert may_host(plan, preflight(plan.master_addr, addresses)) is hosts
@@ -452,7 +452,7 @@ def test_a_member_never_assigned_a_number_does_not_print_the_report() -> None:
     doc = json.loads((FACTS.parent / "collective" / "master-never-comes.json").read_text())
     member = observed_from_json(doc)
     assert member.host_view is False
-    unassigned = replace(member, plan=dict(member.plan, unit=None, node_rank=None))
+    unassigned = replace(member, plan=replace(member.plan, unit=None, node_rank=None))
     assert unassigned.host_view is False
 
 

@@ -13,8 +13,8 @@ from rich.console import Console
 from xladoctor.explain.engine import _from_scan, exit_status
 from xladoctor.explain.scan import scan
 from xladoctor.facts import Facts, facts_from_json
+from xladoctor.fix import Fix
 from xladoctor.matrix.signatures import Signature, find_signature
-from xladoctor.remedy.fix import Fix
 from xladoctor.reporters.explain_report import explanation_to_json, render_explanation_text
 
 

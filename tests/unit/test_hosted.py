@@ -7,7 +7,7 @@ from conftest import FACTS_DIR, load_json
 from xladoctor.facts import Facts, facts_from_json
 from xladoctor.facts.platform import Platform, detect_platform
 from xladoctor.findings import Finding, Status
-from xladoctor.remedy.fix import Fix, export, install, remove_path, system_install, uninstall, unset
+from xladoctor.fix import Fix, export, install, remove_path, system_install, uninstall, unset
 from xladoctor.remedy.plan import build_plan
 from xladoctor.remedy.render import PYTORCH_INDEX
 

@@ -278,7 +278,8 @@ def test_help_lists_check_first_and_the_commands_in_a_newcomers_order() -> None:
     ran = run_cli("--help")
     listed = re.findall(r"^  (\w+)  ", ran.stdout.split("Commands:")[1], flags=re.MULTILINE)
     assert listed == [
-        *("check", "explain", "profile", "snapshot", "compare", "collective", "gate", "checks", "matrix", "schema")
+        *("check", "explain", "profile", "hang", "snapshot", "compare", "fleet", "collective", "gate"),
+        *("checks", "matrix", "schema"),
     ]
 
 
@@ -332,3 +333,22 @@ def test_collective_page_has_the_findings_collectives_and_plans_of_the_json(case
     if doc["plans"]:  # each outlier node's commands, as in the JSON
         plans = root.by_id("plans")
         assert sorted(_pre(plans)) == sorted("\n".join(p["commands"]) for p in doc["plans"])
+
+
+@pytest.mark.parametrize("case", sorted(p.stem for p in (FACTS_DIR.parent / "hang").glob("*.json")))
+def test_hang_page_has_the_findings_groups_and_ranks_of_the_json(case: str) -> None:
+    from xladoctor.reporters.hang_report import hang_document
+    from xladoctor.reporters.pages.hang import render_hang_html
+
+    report = reports.hang_report(case)
+    text = render_hang_html(report)
+    root = parse(text)
+    _self_contained(text, root, "hang")
+    doc = hang_document(report)
+    cards = root.find_all("article", "finding")
+    assert [c.find_all("code", "fid")[0].text for c in cards] == [f["id"] for f in doc["findings"]]
+    for card, finding in zip(cards, doc["findings"], strict=True):
+        assert finding["title"] in card.text
+        assert _pre(card)[:1] == (["\n".join(finding["next_steps"])] if finding["next_steps"] else [])
+    sections = root.by_id("ranks").find_all("section", "process")
+    assert [s.find_all("h3")[0].text for s in sections] == [r["label"] for r in doc["ranks"]]

@@ -107,11 +107,33 @@ def test_line_progress_writes_one_line_per_event() -> None:
     [
         (
             "",
-            {"python": None, "only": None, "skip": None, "strict": False, "smoke": True, "timeout": DEFAULT_TIMEOUT_S},
+            {
+                "python": None,
+                "only": None,
+                "skip": None,
+                "strict": False,
+                "smoke": True,
+                "timeout": DEFAULT_TIMEOUT_S,
+                "expect_gpus": None,
+                "expect_mig": None,
+                "kernel_log": None,
+                "dcgm": None,
+            },
         ),
         (
             "--no-smoke",
-            {"python": None, "only": None, "skip": None, "strict": False, "smoke": False, "timeout": DEFAULT_TIMEOUT_S},
+            {
+                "python": None,
+                "only": None,
+                "skip": None,
+                "strict": False,
+                "smoke": False,
+                "timeout": DEFAULT_TIMEOUT_S,
+                "expect_gpus": None,
+                "expect_mig": None,
+                "kernel_log": None,
+                "dcgm": None,
+            },
         ),
         (
             "--smoke compile,xla --python '/opt/my env/bin/python' --timeout 30",
@@ -122,6 +144,10 @@ def test_line_progress_writes_one_line_per_event() -> None:
                 "strict": False,
                 "smoke": ["compile,xla"],
                 "timeout": 30.0,
+                "expect_gpus": None,
+                "expect_mig": None,
+                "kernel_log": None,
+                "dcgm": None,
             },
         ),
         (
@@ -133,6 +159,25 @@ def test_line_progress_writes_one_line_per_event() -> None:
                 "strict": True,
                 "smoke": ["matmul", "xla"],
                 "timeout": DEFAULT_TIMEOUT_S,
+                "expect_gpus": None,
+                "expect_mig": None,
+                "kernel_log": None,
+                "dcgm": None,
+            },
+        ),
+        (
+            "--no-smoke --expect-gpus 8 --expect-mig off --kernel-log /var/log/kern.log",
+            {
+                "python": None,
+                "only": None,
+                "skip": None,
+                "strict": False,
+                "smoke": False,
+                "timeout": DEFAULT_TIMEOUT_S,
+                "expect_gpus": 8,
+                "expect_mig": "off",
+                "kernel_log": "/var/log/kern.log",
+                "dcgm": None,
             },
         ),
     ],
@@ -182,7 +227,13 @@ def test_bad_diagnose_arguments_are_one_clear_error(
 def test_diagnose_rejects_an_empty_smoke_selection() -> None:
     with pytest.raises(DiagnoseError, match="^--smoke: name at least one smoke test, or use --no-smoke for none$"):
         xladoctor.diagnose(smoke="")
-    with pytest.raises(ValueError, match="^unknown option smokes; valid: python, smoke, only, skip, timeout, strict$"):
+    with pytest.raises(
+        ValueError,
+        match=(
+            "^unknown option smokes; valid: python, smoke, only, skip, timeout, strict, "
+            "expect_gpus, expect_mig, kernel_log, dcgm$"
+        ),
+    ):
         xladoctor.diagnose(smokes=False)
 
 

@@ -79,9 +79,9 @@ def test_cuda_12_wheels_beside_a_cuda_13_torch_are_disk_space_not_a_failure() ->
     finding = one("torch-nccl-cu12-and-cu13", edit, "nccl-wheels")
     assert (finding.status.value, finding.title) == (
         "ok",
-        "One NCCL wheel: nvidia-nccl-cu13 2.28.9; 14 library wheel(s) of another CUDA family sit beside torch's CUDA "
-        "13 ones, in other folders with other sonames, so they replace none of torch's libraries (nothing installed "
-        "requires them: they only take disk space)",
+        "One NCCL wheel is installed: nvidia-nccl-cu13 2.28.9; 14 library wheel(s) of another CUDA family sit beside "
+        "torch's CUDA 13 ones, in other folders with other sonames, so they replace none of torch's libraries "
+        "(nothing installed requires them: they only take disk space)",
     )
 
 

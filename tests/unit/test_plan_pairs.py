@@ -16,9 +16,9 @@ from xladoctor.diagnosis.pipeline import run_diagnosis
 from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts import Facts, facts_from_json
 from xladoctor.findings import Finding, Status
+from xladoctor.fix import Install, install
 from xladoctor.matrix import load_matrix
 from xladoctor.remedy.builds import label_of
-from xladoctor.remedy.fix import Install, install
 from xladoctor.remedy.plan import Plan, build_plan
 from xladoctor.remedy.render import package_key
 

@@ -30,3 +30,16 @@ def test_every_check_has_its_row_in_what_it_checks() -> None:
 def test_the_signature_count_is_the_bundled_one() -> None:
     counts = {int(n) for n in re.findall(r"compat_matrix/signatures/\)?, (\d+) of them", README)}
     assert counts == {len(load_signatures())}
+
+
+def test_every_hang_finding_has_its_row_in_when_a_job_hangs() -> None:
+    import ast
+
+    section = README.split("## When a job hangs", 1)[1].split("\n## ", 1)[0]
+    ids = {
+        node.value
+        for path in (ROOT / "xladoctor" / "profile" / "hang").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"hang-[a-z-]+", node.value)
+    }
+    assert ids and [i for i in sorted(ids) if f"`{i}`" not in section] == []

@@ -10,14 +10,17 @@ from pathlib import Path
 import pytest
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.diagnosis.inputs import INPUTS
+from xladoctor.diagnosis.describe import check_inputs
+from xladoctor.diagnosis.inputs import INPUTS, needs
 from xladoctor.diagnosis.pipeline import run_diagnosis
 from xladoctor.diagnosis.registry import all_checks, area, make_check, run_check
 from xladoctor.diagnosis.report import exit_code
 from xladoctor.diagnosis.selection import select_checks
 from xladoctor.exitcodes import ExitCode
 from xladoctor.facts import Distribution, Facts, facts_from_json
+from xladoctor.facts.model import TargetFacts
 from xladoctor.facts.prerequisites import env_set
+from xladoctor.facts.system import Gpu, ResourceFacts
 from xladoctor.findings import Outcome, Skip, Status
 from xladoctor.matrix import load_matrix
 
@@ -28,7 +31,7 @@ def _facts(case: str = "real-torch29-xla29") -> Facts:
     return facts_from_json(load_json(FACTS_DIR / f"{case}.json"))
 
 
-def _raises(facts: Facts) -> Iterator[Outcome]:
+def _raises(target: TargetFacts) -> Iterator[Outcome]:
     raise KeyError("boom")
     yield  # pragma: no cover
 
@@ -51,8 +54,8 @@ def _skips(torch: Distribution) -> Iterator[Outcome]:
     yield  # pragma: no cover
 
 
-def _run(function: object, requires: tuple = (), case: str = "real-torch29-xla29"):  # type: ignore[type-arg]
-    item = make_check("under-test", "test", "Under test", function, requires)  # type: ignore[arg-type]
+def _run(function: object, requires: tuple = (), case: str = "real-torch29-xla29", env: tuple = ()):  # type: ignore[type-arg]
+    item = make_check("under-test", "test", "Under test", function, requires, env)  # type: ignore[arg-type]
     return run_check(item, _facts(case), load_matrix())
 
 
@@ -71,12 +74,69 @@ def test_a_raising_check_becomes_an_error_finding_and_the_run_goes_on() -> None:
 
 
 def test_a_check_that_mutates_facts_is_caught() -> None:
-    [finding] = _run(_mutates)
+    [finding] = _run(_mutates, env=("PJRT_DEVICE",))
     assert finding.status is Status.ERROR
     assert (
         finding.title
-        == "check 'under-test' could not decide: TypeError: 'mappingproxy' object does not support item assignment"
+        == "check 'under-test' could not decide: TypeError: 'DeclaredEnv' object does not support item assignment"
     )
+
+
+def test_a_check_reads_only_the_variables_it_declares() -> None:
+    def reads(env: Mapping[str, str]) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, f"{env.get('PJRT_DEVICE')} {'XLA_FLAGS' in env} {sorted(env)}")
+
+    [finding] = _run(reads, env=("PJRT_DEVICE", "XLA_FLAGS", "NOT_SET_ANYWHERE"))
+    assert finding.title == "CPU False ['PJRT_DEVICE']"
+    [finding] = _run(reads, env=("XLA_FLAGS",))
+    assert (finding.status, finding.title) == (
+        Status.ERROR,
+        "check 'under-test' could not decide: UndeclaredVariable: 'PJRT_DEVICE' is read but not declared: add it "
+        "to the check's env=(...)",
+    )
+    with pytest.raises(TypeError, match="it takes env, so it names the variables it reads"):
+        make_check("no-env", "test", "No env", reads)
+    with pytest.raises(TypeError, match="env= takes a tuple of variable names, not the string 'PATH'"):
+        make_check("no-env", "test", "No env", reads, env="PATH")
+    with pytest.raises(TypeError, match="it declares env=\\(...\\) but takes no env parameter"):
+        make_check("no-env", "test", "No env", _needs_jax, env=("PJRT_DEVICE",))
+
+
+def test_a_parameter_carries_its_input_type() -> None:
+    def loose(gpus: list[Gpu]) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, "never")
+
+    def absent_gpus(gpus: tuple[Gpu, ...] | None) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, "never")
+
+    with pytest.raises(TypeError, match=r"parameter 'gpus' is annotated list\[Gpu\]; the input is tuple\[Gpu, ...\]$"):
+        make_check("loose", "test", "Loose", loose)
+    with pytest.raises(TypeError, match="the input is tuple"):
+        make_check("absent", "test", "Absent", absent_gpus)  # GPUs are never absent: no GPU is ()
+
+
+def test_a_prerequisite_listed_in_requires_is_tested_there() -> None:
+    def both(jax: Distribution, resources: ResourceFacts) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, f"{jax.version} {resources.cpu_count}")
+
+    first = make_check("both", "test", "Both", both)
+    moved = make_check("both", "test", "Both", both, (needs("python"), needs("jax")))
+    assert [p.name for p in first.requires] == ["installed:jax", "host:resources"]
+    assert [p.name for p in moved.requires] == ["host:resources", "target", "installed:jax"]
+
+
+def test_the_registry_knows_what_each_check_reads() -> None:
+    def both(jax: Distribution, resources: ResourceFacts, env: Mapping[str, str]) -> Iterator[Outcome]:
+        yield Outcome(Status.OK, "never")
+
+    item = make_check("both", "test", "Both", both, (env_set("XLA_FLAGS"),), env=("PJRT_DEVICE",))
+    assert item.reads == {
+        "distributions",
+        "system.resources",
+        "system.resources?",
+        "env.PJRT_DEVICE",
+        "env.XLA_FLAGS",
+    }
 
 
 def test_an_input_that_is_absent_skips_with_its_reason() -> None:
@@ -180,3 +240,24 @@ def test_strict_turns_warnings_into_failure() -> None:
     assert report.summary["fail"] == 0 and report.summary["warn"] == 1
     assert exit_code(report) is ExitCode.OK
     assert exit_code(report, strict=True) is ExitCode.FAILED
+
+
+def test_the_docs_read_each_check_s_inputs_from_the_registry() -> None:
+    [pjrt] = select_checks(only=["pjrt-device"])
+    docs = check_inputs(pjrt)
+    assert [(d.name, d.type_name) for d in docs] == [
+        ("torch_xla", "Distribution"),
+        ("env", "Mapping[str, str]"),
+        ("libtpu", "Distribution | None"),
+        ("gpus", "tuple[Gpu, ...]"),
+        ("distributions", "Distributions"),
+        ("devices", "tuple[str, ...]"),
+        ("torch", "Distribution | None"),
+    ]
+    env = next(d for d in docs if d.name == "env")
+    assert env.variables == pjrt.env and "PJRT_DEVICE" in env.variables
+    assert all(d.description == INPUTS[d.name].description for d in docs)
+    assert [p.reason for p in pjrt.requires] == [
+        "the target interpreter could not be probed",
+        "torch_xla is not installed",
+    ]

@@ -7,7 +7,7 @@ from conftest import FACTS_DIR, load_json
 from xladoctor.facts import facts_from_json
 from xladoctor.facts.installer import detect_installer
 from xladoctor.findings import Finding, Status
-from xladoctor.remedy.fix import Fix, install, reinstall_exactly, uninstall
+from xladoctor.fix import Fix, install, reinstall_exactly, uninstall
 from xladoctor.remedy.plan import build_plan
 from xladoctor.remedy.render import render_fix
 

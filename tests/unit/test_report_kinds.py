@@ -30,6 +30,8 @@ def test_the_check_report_renders_in_every_format(output_format: OutputFormat) -
         OutputFormat.JSON: '"schema_version"',
         OutputFormat.HTML: "<!DOCTYPE html>",
         OutputFormat.JUNIT: "<testsuites",
+        OutputFormat.PROMETHEUS: "# TYPE xladoctor_check_status gauge",
+        OutputFormat.NPD: "ok: ",
     }[output_format]
     assert first in text and "\x1b[" not in text  # the text of a file: no colour codes
 
@@ -39,7 +41,7 @@ def test_a_kind_refuses_the_formats_it_does_not_offer() -> None:
     assert kind.formats == (OutputFormat.TEXT, OutputFormat.JSON)
     relations = [load_matrix().get("torch-torch_xla")]
     assert json.loads(rendered(kind, relations, OutputFormat.JSON))["torch-torch_xla"]["rows"]
-    for refused in (OutputFormat.HTML, OutputFormat.JUNIT):
+    for refused in (OutputFormat.HTML, OutputFormat.JUNIT, OutputFormat.PROMETHEUS, OutputFormat.NPD):
         with pytest.raises(FormatNotOffered, match=f"--format {refused.value} is not available for `matrix`"):
             rendered(kind, relations, refused)
 

@@ -18,8 +18,8 @@ import pytest
 from xladoctor.explain.hazards import MAX_BOUNDED, hazards
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.scan import WHOLE_LINE
+from xladoctor.fix import Fix, Shell, UnsetEnv, install
 from xladoctor.matrix.signatures import Match, find_signature, load_signatures
-from xladoctor.remedy.fix import Fix, Shell, UnsetEnv, install
 
 EXAMPLES: dict[str, Any] = json.loads((Path(__file__).parent.parent / "signatures" / "examples.json").read_text())[
     "examples"

@@ -10,8 +10,8 @@ from typing import cast
 import pytest
 
 from xladoctor.findings import Status
+from xladoctor.fix import Shell, install, shell
 from xladoctor.proc import CommandResult, run_command
-from xladoctor.remedy.fix import Shell, install, shell
 from xladoctor.smoke.catalog import _judge_xla_metrics
 from xladoctor.smoke.child import ScriptRun
 from xladoctor.smoke.classify import crash_frame, results_from_run

@@ -7,7 +7,7 @@ import copy
 from conftest import FACTS_DIR, load_json
 
 from xladoctor.facts import Facts, facts_from_json
-from xladoctor.remedy.fix import Install
+from xladoctor.fix import Install
 from xladoctor.smoke.jax import _cuda_install
 
 

@@ -10,9 +10,9 @@ from test_checks_edges import diagnose, dist
 
 from xladoctor.facts import Facts, facts_from_json
 from xladoctor.findings import Finding, Status
+from xladoctor.fix import install
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.wheels import torch_xla_wheel_missing
-from xladoctor.remedy.fix import install
 from xladoctor.remedy.plan import build_plan
 
 COLAB_TPU = "colab-tpu-torch-upgraded"  # Python 3.12, torch 2.9.0 beside torch_xla[tpu] 2.8.1

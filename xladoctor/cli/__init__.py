@@ -6,7 +6,20 @@ Nothing outside this package imports it: the commands are adapters over the pipe
 from __future__ import annotations
 
 # importing registers the commands (--help lists them in cli/app.py's HELP_ORDER)
-from xladoctor.cli import check, checks, collective, compare, explain, gate, matrix, profile, schema, snapshot  # noqa: F401, I001
+from xladoctor.cli import (  # noqa: F401, I001
+    check,
+    checks,
+    collective,
+    compare,
+    explain,
+    fleet,
+    gate,
+    hang,
+    matrix,
+    profile,
+    schema,
+    snapshot,
+)
 from xladoctor.cli.main import main, run
 
 __all__ = ["main", "run"]

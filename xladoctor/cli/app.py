@@ -1,33 +1,41 @@
-"""The typer app, the options several commands share, and the helpers every command uses."""
+"""The typer app, the options several commands share, and the helpers every command uses.
+
+Start-up stays light: the command modules import at their top only what typer reads from their signatures, and
+the rest (the pipeline, the facts, rich, the reporters) when the command runs, so `xladoctor --help` or a usage
+error costs typer and these few modules (tests/unit/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
 
 from xladoctor import __version__
-from xladoctor.cli.outputs import Destination, examine, write_output
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT
-from xladoctor.facts import Facts, load_facts
-from xladoctor.facts.load import read_snapshot
 from xladoctor.options import BY_NAME, DEFAULT_TIMEOUT_S
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
 from xladoctor.reporters.kinds import ReportKind, rendered
 
 R = TypeVar("R")
 
+if TYPE_CHECKING:
+    from xladoctor.cli.outputs import Destination
+    from xladoctor.facts import Facts
+    from xladoctor.reporters.console import ReportConsole
+
 # `xladoctor --help` lists the commands in the order a newcomer needs them: is this environment right (check), why
-# did my run fail (explain), why is it slow (profile), then many workers (snapshot on each, compare, collective),
-# the container entrypoint (gate) and the reference ones. A command not named here comes after these, by name.
+# did my run fail (explain), why is it slow (profile), why does it hang (hang), then many workers (snapshot on each,
+# compare, fleet, collective), the container entrypoint (gate) and the reference ones. A command not named here comes
+# after these, by name.
 HELP_ORDER = (
-    *("check", "explain", "profile", "snapshot", "compare", "collective", "gate"),
+    *("check", "explain", "profile", "hang", "snapshot", "compare", "fleet", "collective", "gate"),
     *("checks", "matrix", "schema"),
 )
 
@@ -40,19 +48,40 @@ class NewcomerOrder(TyperGroup):
         return sorted(names, key=lambda n: (HELP_ORDER.index(n) if n in HELP_ORDER else len(HELP_ORDER), n))
 
 
-app = typer.Typer(
-    cls=NewcomerOrder,
-    add_completion=False,
-    no_args_is_help=False,
-    help="Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
+_SETTINGS: dict[str, Any] = {
+    "cls": NewcomerOrder,
+    "add_completion": False,
+    "no_args_is_help": False,
+    "help": "Tell whether this Python environment can really run the compiled ML stack, and how to fix it. "
     "`xladoctor` alone means `xladoctor check`.",
-    epilog=HELP_TEXT,
-    rich_markup_mode=None,
-)
+    "epilog": HELP_TEXT,
+    "rich_markup_mode": None,
+}
+app = typer.Typer(**_SETTINGS)
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app that runs `args`: one with only the command they name, when they name one. typer makes a click
+    command of every registered one on each run (their signatures read, their annotations evaluated), ~15 ms for
+    nine before a static check can start its probe; the root's options and --help keep the whole app."""
+    from typer.main import get_command_name
+
+    if not args or any(c.name for c in app.registered_commands):  # a command named apart from its function
+        return app
+    named = [c for c in app.registered_commands if c.callback and get_command_name(c.callback.__name__) == args[0]]
+    if len(named) != 1:
+        return app
+    one = typer.Typer(**_SETTINGS)
+    one.registered_callback = app.registered_callback
+    one.registered_commands = named
+    return one
 
 
 def read_facts(path: Path) -> Facts:
     """A snapshot file (`-`: stdin), validated; every problem is one UsageError line."""
+    from xladoctor.facts import load_facts
+    from xladoctor.facts.load import read_snapshot
+
     try:
         if str(path) == "-":
             if sys.stdin is None:
@@ -93,6 +122,7 @@ PythonOption = Annotated[str | None, typer.Option("--python", help=BY_NAME["pyth
 FormatOption = Annotated[OutputFormat, typer.Option("--format", case_sensitive=False, help="Output format.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 DEFAULT_TIMEOUT = DEFAULT_TIMEOUT_S
+CHECK_ONLY = (OutputFormat.JUNIT, OutputFormat.PROMETHEUS, OutputFormat.NPD)
 
 
 def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[Any]) -> OutputFormat:
@@ -101,8 +131,8 @@ def chosen_format(output_format: OutputFormat, as_json: bool, kind: ReportKind[A
     if chosen not in kind.formats:
         names = [f.value for f in kind.formats]
         offered = ", ".join(names[:-1]) + f" or {names[-1]}"
-        if chosen is OutputFormat.JUNIT:  # JUnit's test cases are checks and smoke tests
-            raise UsageError(f"--format junit is for `check`; {kind.command} prints {offered}")
+        if chosen in CHECK_ONLY:  # JUnit's test cases, the gauges and NPD's line are checks' verdicts
+            raise UsageError(f"--format {chosen.value} is for `check`; {kind.command} prints {offered}")
         raise UsageError(f"--format {chosen.value} is not available for `{kind.command}`; it prints {offered}")
     return chosen
 
@@ -118,6 +148,8 @@ def deliver(
     """The report to its examined destination: text on a terminal is drawn on `console` (stdout by default); any
     other format, or a file, gets the rendered text (reporters/kinds.py)."""
     if chosen is OutputFormat.TEXT and destination is None:
+        from xladoctor.reporters.console import ReportConsole
+
         kind.text(report, console or ReportConsole(soft_wrap=True), verbose)
         return
     write_or_print(rendered(kind, report, chosen, verbose), destination)
@@ -130,11 +162,15 @@ OutputOption = Annotated[
 
 def output_destination(output: Path | None) -> Destination | None:
     """`-o FILE` examined before any work (None: stdout)."""
+    from xladoctor.cli.outputs import examine
+
     return None if output is None or str(output) == "-" else examine(output, "--output")
 
 
 def write_or_print(text: str, destination: Destination | None) -> None:
     """A rendered report to its examined `-o` destination (None: stdout)."""
+    from xladoctor.cli.outputs import write_output
+
     if destination is None:
         sys.stdout.write(text)
     else:

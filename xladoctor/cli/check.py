@@ -5,35 +5,56 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, app, python_input, read_facts
 from xladoctor.cli.options import diagnosis_options, request_values
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs, write_output
-from xladoctor.diagnosis.pipeline import Observer, diagnose, make_request
-from xladoctor.diagnosis.report import exit_code
+from xladoctor.diagnosis.observer import Observer
 from xladoctor.errors import UsageError
-from xladoctor.exitcodes import HELP_TEXT
-from xladoctor.facts import Facts
+from xladoctor.exitcodes import HELP_TEXT, npd_exit_code
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
-from xladoctor.smoke.model import SmokeResult
+
+if TYPE_CHECKING:  # the pipeline, the outputs and rich are imported when the command runs (cli/app.py)
+    from xladoctor.cli.outputs import Destination
+    from xladoctor.facts import Facts
+    from xladoctor.smoke.model import SmokeResult
 
 
 class CheckObserver(Observer):
-    """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run."""
+    """--save-facts as soon as the facts are in, and a spinner on a terminal while smoke tests run.
 
-    def __init__(self, save_facts: Destination | None, progress: Observer | None) -> None:
+    The spinner (rich) is made when the smoke tests are planned, not before: a static diagnosis starts its probe
+    without waiting for rich to import. A context manager that always stops the spinner."""
+
+    def __init__(self, save_facts: Destination | None, spinner: bool) -> None:
         self._save = save_facts
-        self._progress = progress or Observer()
+        self._spinner = spinner  # text output: draw a spinner if stderr is a terminal
+        self._progress = Observer()
+        self._stack = ExitStack()
+
+    def __enter__(self) -> CheckObserver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
     def facts_ready(self, facts: Facts) -> None:
         if self._save is not None:
+            from xladoctor.cli.outputs import write_output
+
             write_output(self._save, facts.dumps(), "--save-facts")
 
     def smoke_planned(self, names: Sequence[str]) -> None:
+        if self._spinner:
+            from xladoctor.reporters.console import ReportConsole
+
+            console = ReportConsole(stderr=True)
+            if console.is_terminal:
+                from xladoctor.reporters.progress import TerminalProgress
+
+                self._progress = self._stack.enter_context(TerminalProgress(console))
         self._progress.smoke_planned(names)
 
     def started(self, name: str) -> None:
@@ -45,6 +66,8 @@ class CheckObserver(Observer):
 
 def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, str]]:
     """`--report FORMAT:FILE` values, checked before anything runs: a known format, a file that can be written."""
+    from xladoctor.cli.outputs import examine
+
     found: list[tuple[OutputFormat, Destination, str]] = []
     known = [f.value for f in OutputFormat]
     for value in given:
@@ -57,7 +80,29 @@ def _extra_reports(given: list[str]) -> list[tuple[OutputFormat, Destination, st
     return found
 
 
+def _atomic_for_the_collector(
+    chosen: OutputFormat, destination: Destination | None, extra: list[tuple[OutputFormat, Destination, str]]
+) -> None:
+    """node_exporter's textfile collector may read a file while it is written: metrics go to a regular file only
+    by a rename in its folder (prometheus/node_exporter README, "Textfile Collector": write `*.prom.$$`, then
+    `mv`), never rewritten in place as a folder we cannot write forces (cli/outputs.py "truncate")."""
+    from xladoctor.cli.outputs import named
+    from xladoctor.sanitize import one_line
+
+    wanted = [(destination, "--output")] if chosen is OutputFormat.PROMETHEUS else []
+    wanted += [(d, o) for f, d, o in extra if f is OutputFormat.PROMETHEUS]
+    for where, option in wanted:
+        if where is not None and where.how == "truncate":
+            raise UsageError(
+                f"{named(option, where.given)}: cannot write in {one_line(str(where.target.parent))}, so the "
+                "metrics could not be renamed into place atomically (node_exporter could read half a file); "
+                "let xladoctor write in that folder"
+            )
+
+
 def _writer(destination: Destination, option: str) -> Callable[[str], None]:
+    from xladoctor.cli.outputs import write_output
+
     return lambda text: write_output(destination, text, option)
 
 
@@ -91,7 +136,8 @@ def check(
     **options: Any,
 ) -> None:
     """Diagnose an environment: versions, pairings, broken installs, smoke tests, and the commands that fix them."""
-    from xladoctor.reporters.output import emit_report
+    from xladoctor.cli.outputs import examine, refuse_inputs
+    from xladoctor.diagnosis.pipeline import diagnose, make_request
 
     values = request_values(options, smoke_default=True)
     if facts_file is not None and options.get("python") is not None:  # before reading a snapshot from stdin
@@ -103,17 +149,16 @@ def check(
         [(destination, "--output"), (saved, "--save-facts"), *((d, o) for _, d, o in extra)],
         [(facts_file, "the --facts snapshot"), (python_input(options.get("python")), "the --python interpreter")],
     )
-    request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
     chosen = OutputFormat.JSON if as_json else output_format
-    with ExitStack() as stack:
-        progress = None
-        console = ReportConsole(stderr=True)
-        if chosen is OutputFormat.TEXT and console.is_terminal:
-            from xladoctor.reporters.progress import TerminalProgress
+    _atomic_for_the_collector(chosen, destination, extra)
+    request = make_request(**values, facts=read_facts(facts_file) if facts_file is not None else None)
+    with CheckObserver(saved, spinner=chosen is OutputFormat.TEXT) as observer:
+        report = diagnose(request, observer)
+    from xladoctor.diagnosis.report import exit_code
+    from xladoctor.reporters.output import emit_report
 
-            progress = stack.enter_context(TerminalProgress(console))
-        report = diagnose(request, CheckObserver(saved, progress))
     save = _writer(destination, "--output") if destination is not None else None
     writers = [(fmt, _writer(d, option)) for fmt, d, option in extra]
     emit_report(report, chosen, save, verbose=verbose, strict=request.strict, also=writers)
-    raise typer.Exit(int(exit_code(report, request.strict)))
+    code = exit_code(report, request.strict)
+    raise typer.Exit(npd_exit_code(code) if chosen is OutputFormat.NPD else int(code))

@@ -6,18 +6,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from xladoctor.cli.app import FormatOption, JsonOption, PythonOption, app, chosen_format, deliver, python_input
-from xladoctor.cli.outputs import Destination, examine, refuse_inputs
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.kinds import collective_kind
-from xladoctor.sanitize import one_line
 
 if TYPE_CHECKING:  # the analysis is imported when the command runs, not when the CLI starts
+    from xladoctor.cli.outputs import Destination
     from xladoctor.collective.analysis import CollectiveReport
+    from xladoctor.collective.messages.outcome import Verdict
 
 COLLECTIVE_EXIT_TEXT = (
     "Exit codes: 0 nothing failed; 1 a finding failed (or warned, with --strict); 2 bad usage (launch flags or "
@@ -68,9 +68,11 @@ def collective(
 ) -> None:
     """Run all_reduce, all_gather, broadcast and a barrier across the job's ranks (gloo, NCCL, torch_xla, JAX),
     gather every node's facts to node 0, and turn what fails into its cause and fix."""
+    from xladoctor.cli.outputs import examine, refuse_inputs
     from xladoctor.collective.analysis import analyze, exit_code, verdict_of
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import Options, make_plan
+    from xladoctor.collective.plan import Options
+    from xladoctor.collective.planning import make_plan
     from xladoctor.collective.run import run_collective
 
     chosen = chosen_format(output_format, as_json, collective_kind())
@@ -83,7 +85,7 @@ def collective(
     target = _python(python)
     shown: list[CollectiveReport] = []
 
-    def judge(observed: Observed) -> dict[str, Any]:
+    def judge(observed: Observed) -> Verdict:
         """Node 0, once every outcome is in: the report first, then the verdict to the others (under an outer
         launcher, a rank that exits first can make it kill node 0 before its report is out)."""
         report = analyze(observed)
@@ -99,6 +101,8 @@ def collective(
 
 
 def _say(message: str) -> None:
+    from xladoctor.sanitize import one_line
+
     print(f"xladoctor collective: {one_line(message)}", file=sys.stderr, flush=True)
 
 

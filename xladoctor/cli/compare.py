@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,11 +18,12 @@ from xladoctor.cli.app import (
     deliver,
     output_destination,
 )
-from xladoctor.cli.outputs import Destination, refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.kinds import compare_kind
-from xladoctor.sanitize import one_line
+
+if TYPE_CHECKING:  # the fleet, the outputs and rich are imported when the command runs (cli/app.py)
+    from xladoctor.cli.outputs import Destination
 
 COMPARE_EXIT_TEXT = (
     "Exit codes: 0 no skew failed; 1 a skew failed (or warned, with --strict); "
@@ -34,6 +35,9 @@ def refuse_snapshot_outputs(
     destination: Destination | None, given: list[str], expand: Callable[[Sequence[str]], list[Path]]
 ) -> None:
     """-o must be none of the snapshots, nor a *.json file in a folder of snapshots (the next run would read it)."""
+    from xladoctor.cli.outputs import refuse_inputs
+    from xladoctor.sanitize import one_line
+
     if destination is None:
         return
     files = [(p, "one of the snapshots to compare") for p in expand(given)]

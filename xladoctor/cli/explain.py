@@ -23,7 +23,6 @@ from xladoctor.cli.app import (
     python_input,
     read_facts,
 )
-from xladoctor.cli.outputs import refuse_inputs
 from xladoctor.errors import UsageError
 from xladoctor.reporters import OutputFormat
 from xladoctor.reporters.kinds import explain_kind
@@ -56,6 +55,7 @@ def explain(
     output: OutputOption = None,
 ) -> None:
     """Find known failure signatures in a log and say the root cause and the fix (exit 1 when one is found)."""
+    from xladoctor.cli.outputs import refuse_inputs
     from xladoctor.explain.engine import exit_status, explain_stream
 
     chosen = chosen_format(output_format, as_json, explain_kind())

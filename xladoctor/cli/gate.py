@@ -18,13 +18,8 @@ import typer
 from xladoctor import signals
 from xladoctor.cli.app import app
 from xladoctor.cli.options import diagnosis_options, request_values
-from xladoctor.diagnosis.pipeline import diagnose, make_request
-from xladoctor.diagnosis.report import exit_code
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import HELP_TEXT, ExitCode
-from xladoctor.proc import kill_descendants, stop_being_subreaper
-from xladoctor.reporters.console import ReportConsole
-from xladoctor.sanitize import one_line
 
 # XLADOCTOR_GATE=off (or 0, false, no, skip) starts the command without checking: the emergency switch for
 # a known-bad check blocking a production start.
@@ -42,6 +37,8 @@ def become(command: Sequence[str]) -> None:
 
     The command gets the signal dispositions gate was started with (nohup's ignored SIGHUP, a background job's
     ignored SIGINT), as `exec` would give them; see xladoctor/signals.py."""
+    from xladoctor.proc import stop_being_subreaper
+
     sys.stdout.flush()
     sys.stderr.flush()
     signals.restore_for_exec()
@@ -62,11 +59,14 @@ def _collective(
     from xladoctor.cli.collective import emit
     from xladoctor.collective.analysis import CollectiveReport, analyze, exit_code, verdict_of
     from xladoctor.collective.launchers import implied_nodes, options_from_torchrun, torchrun_flags
+    from xladoctor.collective.messages.outcome import Verdict
     from xladoctor.collective.observed import Observed
-    from xladoctor.collective.plan import ElasticRange, Options, make_plan
+    from xladoctor.collective.plan import ElasticRange, Options
+    from xladoctor.collective.planning import make_plan
     from xladoctor.collective.run import run_collective
     from xladoctor.reporters import OutputFormat
     from xladoctor.reporters.collective_report import headline
+    from xladoctor.sanitize import one_line
 
     def say(message: str) -> None:
         print(f"xladoctor gate: collective: {one_line(message)}", file=sys.stderr, flush=True)
@@ -98,7 +98,7 @@ def _collective(
         else:
             print(f"xladoctor gate: collective passed: {one_line(headline(report))}", file=sys.stderr)
 
-    def judge(observed: Observed) -> dict[str, Any]:
+    def judge(observed: Observed) -> Verdict:
         report = analyze(observed)
         show(report)
         return verdict_of(report, strict)
@@ -115,6 +115,7 @@ def _interpreter_to_check(command: Sequence[str], values: dict[str, Any]) -> str
     environment). Sets values["python"]; returns the interpreter checked, for the passed line."""
     from xladoctor.probes.command import interpreter_of, same_interpreter
     from xladoctor.probes.target import resolve_interpreter
+    from xladoctor.sanitize import one_line
 
     found = interpreter_of(command, os.environ)
     if values.get("python") is None:
@@ -164,6 +165,15 @@ def gate(
     collective_backend: Annotated[
         list[str] | None, typer.Option("--collective-backend", help="Backends for the collective (default: all).")
     ] = None,
+    prolog: Annotated[
+        bool,
+        typer.Option(
+            "--prolog",
+            help="Node mode, for a Slurm Prolog/Epilog or health check (deploy/slurm/): no CMD; exit 0 when the node "
+            "passes; else the report on stderr, one drain reason on stdout (`xladoctor: ID: TITLE`) and exit 1 "
+            "(3: xladoctor could not decide).",
+        ),
+    ] = False,
     **options: Any,
 ) -> None:
     """Container entrypoint: run the checks, then exec CMD (same PID, its signals, its exit code), or refuse.
@@ -171,6 +181,19 @@ def gate(
     With --collective, every node of a multi-node job also runs one real collective with the others before it
     starts: a bad node refuses to start instead of hanging the job at its first step.
     Set XLADOCTOR_GATE=off to start CMD without checking."""
+    if prolog:
+        from xladoctor.cli.gate_prolog import node_gate
+
+        if command:
+            raise UsageError("gate --prolog checks this node and starts nothing: give no CMD")
+        if collective:
+            raise UsageError("gate --prolog checks this node alone: --collective needs the job's command")
+        node_gate(request_values(options, smoke_default=False), GATE_SWITCH, gate_disabled(os.environ))
+    from xladoctor.diagnosis.pipeline import diagnose, make_request
+    from xladoctor.diagnosis.report import exit_code
+    from xladoctor.proc import kill_descendants
+    from xladoctor.sanitize import one_line
+
     if not command or not command[0]:
         raise UsageError("gate needs the command to start: xladoctor gate [OPTIONS] -- CMD [ARGS...]")
     values = request_values(options, smoke_default=False)
@@ -216,6 +239,7 @@ def gate(
         # would hold its GPU and ports): xladoctor is the subreaper of its orphans (proc.children_cleaned_up)
         kill_descendants()
         become(command)
+    from xladoctor.reporters.console import ReportConsole
     from xladoctor.reporters.terminal import render_text
 
     render_text(report, ReportConsole(stderr=True, soft_wrap=True))

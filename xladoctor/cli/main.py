@@ -14,11 +14,9 @@ from typing import Any
 import typer
 
 from xladoctor import proc, signals
-from xladoctor.cli.app import HELP_ORDER, app
+from xladoctor.cli.app import HELP_ORDER, app_for
 from xladoctor.errors import CommandNotRunnable, InternalError, UsageError
 from xladoctor.exitcodes import ExitCode
-from xladoctor.matrix import MatrixError
-from xladoctor.sanitize import one_line
 
 # `xladoctor` and `xladoctor --json` mean `xladoctor check ...`: anything but a command name goes to `check`.
 COMMANDS = HELP_ORDER
@@ -46,6 +44,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def _error(message: str, hint: str | None = None) -> None:
+    from xladoctor.sanitize import one_line  # only when there is an error to say: start-up stays light
+
     if sys.stderr is not None:  # a closed stderr (2>&-): the exit code still says it
         with contextlib.suppress(OSError, ValueError):
             print(f"xladoctor: error: {one_line(message)}", file=sys.stderr, flush=True)
@@ -136,7 +136,7 @@ def _silence_stdout() -> None:
 
 def _run(args: list[str]) -> int:
     try:
-        result = app(args=args, prog_name="xladoctor", standalone_mode=False)
+        result = app_for(args)(args=args, prog_name="xladoctor", standalone_mode=False)
         code = int(result) if isinstance(result, int) else int(ExitCode.OK)
     except typer.Exit as exc:
         code = int(exc.exit_code)
@@ -169,6 +169,13 @@ def _run(args: list[str]) -> int:
     return code
 
 
+def _is_matrix_error(exc: InternalError) -> bool:
+    """A MatrixError (matrix/relations.py) without importing the matrix at start-up: only a command that loaded
+    the matrix can have raised one."""
+    relations = sys.modules.get("xladoctor.matrix.relations")
+    return relations is not None and isinstance(exc, relations.MatrixError)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code; every failure is mapped here, in one place."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -199,11 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.format_message().strip().splitlines()
         _error(message[0] if message else type(exc).__name__)
         return int(ExitCode.USAGE)
-    except MatrixError as exc:
-        _error(f"bundled compatibility matrix is broken (a bug in xladoctor): {exc}")
-        return int(ExitCode.INTERNAL)
     except InternalError as exc:
-        _error(f"a bug in xladoctor: {exc}")
+        if _is_matrix_error(exc):
+            _error(f"bundled compatibility matrix is broken (a bug in xladoctor): {exc}")
+        else:
+            _error(f"a bug in xladoctor: {exc}")
         return int(ExitCode.INTERNAL)
     except Exception as exc:  # xladoctor's own bug: one line and exit 3, never a traceback for a user to decode
         _error(f"a bug in xladoctor ({type(exc).__name__}: {exc}); please report it with `xladoctor snapshot`")

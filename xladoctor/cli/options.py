@@ -36,7 +36,15 @@ def _parameters(option: Option, flag: str, help: str, smoke_default: bool) -> li
             param("smoke", list[str] | None, None, flag, text=names_help),
             param("no_smoke", bool, False, "--no-smoke", text=none_help),
         ]
-    kinds = {"interpreter": str | None, "names": list[str] | None, "seconds": float, "switch": bool}
+    kinds = {
+        "interpreter": str | None,
+        "names": list[str] | None,
+        "seconds": float,
+        "switch": bool,
+        "count": int | None,
+        "choice": str | None,
+        "path": str | None,
+    }
     return [param(option.name, kinds[option.kind], option.default, flag)]
 
 

@@ -24,13 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xladoctor.errors import UsageError
-from xladoctor.sanitize import one_line
 
 # bash(1), REDIRECTION: "/dev/fd/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr" name the shell's own descriptors
 _STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
 _DESCRIPTOR = re.compile(r"/(?:dev/fd|proc/self/fd|proc/thread-self/fd)/([0-9]{1,9})")
 _MAX_LINKS = 40  # Linux's MAXSYMLINKS
 _UMASK_LOCK = threading.Lock()
+
+
+def _one_line(text: str) -> str:
+    """xladoctor.sanitize.one_line, imported when a path is shown: the redaction's patterns are compiled off the
+    start-up of a command (the static check starts its probe sooner)."""
+    from xladoctor.sanitize import one_line
+
+    return one_line(text)
 
 
 @dataclass(frozen=True)
@@ -48,13 +55,13 @@ class Destination:
     def said(self) -> str:
         """What the user is told once it is written."""
         if self.link and self.how in ("replace", "truncate"):
-            return f"wrote {one_line(str(self.target))} (the file the link {one_line(str(self.given))} points to)"
-        return f"wrote {one_line(str(self.given))}"
+            return f"wrote {_one_line(str(self.target))} (the file the link {_one_line(str(self.given))} points to)"
+        return f"wrote {_one_line(str(self.given))}"
 
 
 def named(option: str, path: object) -> str:
     """`--output FILE`, or `--report html:FILE` (an option that ends in ':' takes the file without a space)."""
-    shown = one_line(str(path))
+    shown = _one_line(str(path))
     return f"{option}{shown}" if option.endswith(":") else f"{option} {shown}"
 
 
@@ -89,9 +96,9 @@ def _through_descriptor(path: str) -> tuple[bool, int | None]:
 
 def _folder_writable(folder: Path, option: str, given: Path) -> None:
     if not folder.is_dir():
-        raise UsageError(f"{named(option, given)}: the folder {one_line(str(folder))} does not exist")
+        raise UsageError(f"{named(option, given)}: the folder {_one_line(str(folder))} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"{named(option, given)}: cannot write in {one_line(str(folder))} (permission denied)")
+        raise UsageError(f"{named(option, given)}: cannot write in {_one_line(str(folder))} (permission denied)")
 
 
 def examine(path: Path, option: str) -> Destination:

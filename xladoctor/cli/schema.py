@@ -18,8 +18,9 @@ def schema(
         str,
         typer.Argument(
             help="`report` (xladoctor check --json), `explain` (xladoctor explain --json) or `compare` "
-            "(xladoctor compare --json), `profile` (xladoctor profile --format json) or `collective` "
-            "(xladoctor collective --format json)."
+            "(xladoctor compare --json), `profile` (xladoctor profile --format json), `collective` "
+            "(xladoctor collective --format json) or `hang` (xladoctor hang --format json, and profile "
+            "--stall-after's report)."
         ),
     ] = "report",
 ) -> None:
@@ -44,6 +45,10 @@ def schema(
         from xladoctor.reporters.profile_report import profile_schema
 
         document = profile_schema()
+    elif which == "hang":
+        from xladoctor.reporters.hang_report import hang_schema
+
+        document = hang_schema()
     else:
-        raise unknown_names("schema", [which], ("report", "explain", "compare", "profile", "collective"))
+        raise unknown_names("schema", [which], ("report", "explain", "compare", "profile", "collective", "hang"))
     sys.stdout.write(json.dumps(document, indent=2) + "\n")

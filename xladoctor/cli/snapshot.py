@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from xladoctor.cli.app import DEFAULT_TIMEOUT, PythonOption, TimeoutOption, app, gather_facts, python_input
-from xladoctor.cli.outputs import examine, refuse_inputs, write_output
 
 
 @app.command()
@@ -21,6 +20,8 @@ def snapshot(
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Write the facts of an environment as JSON: the bug-report and replay format (secrets redacted)."""
+    from xladoctor.cli.outputs import examine, refuse_inputs, write_output
+
     destination = examine(output, "--output") if output is not None and str(output) != "-" else None
     refuse_inputs([(destination, "--output")], [(python_input(python), "the --python interpreter")])
     facts = gather_facts(python, timeout)

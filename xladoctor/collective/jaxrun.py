@@ -11,15 +11,22 @@ itself on a slower node, and JAX's client would talk to a TCPStore there). On a 
 
 from __future__ import annotations
 
-import glob
-import json
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xladoctor.collective.launch import JAX_WORKER, free_port, install_worker, stop_workers, worker_env
+from xladoctor.collective.launch import (
+    JAX_WORKER,
+    free_port,
+    install_worker,
+    read_json_files,
+    stop_workers,
+    worker_env,
+)
+from xladoctor.collective.messages.records import JaxRecord, jax_records
+from xladoctor.collective.messages.roll import JaxNumbering
 from xladoctor.collective.plan import Plan
 from xladoctor.proc import CommandResult, run_command
 
@@ -33,14 +40,14 @@ def processes(plan: Plan, nproc: int, tpu: bool) -> int:
     return 1 if plan.mode in ("rank", "agent") else nproc
 
 
-def numbering(counts: Mapping[int, int]) -> dict[str, Any]:
+def numbering(counts: Mapping[int, int]) -> JaxNumbering:
     """Every unit's first process id, in unit order, and the total: what node 0 tells every node."""
-    first: dict[str, int] = {}
+    first: dict[int, int] = {}
     total = 0
     for unit in sorted(counts):
-        first[str(unit)] = total
+        first[unit] = total
         total += max(0, counts[unit])
-    return {"total": total, "first": first}
+    return JaxNumbering(total, first)
 
 
 def visible_device(value: str | None, index: int) -> str:
@@ -71,13 +78,13 @@ def run_jax(
     deadline: float,
     environ: Mapping[str, str],
     gpus: int = 0,
-) -> dict[str, Any]:
-    """Run this node's JAX processes (`ids` of `total`) until they end or the deadline; their records and how each
-    ended. `gpus`: the GPUs this unit sees, one per process."""
+) -> tuple[JaxRecord, ...]:
+    """Run this node's JAX processes (`ids` of `total`) until they end or the deadline; their records, each with how
+    its process ended. `gpus`: the GPUs this unit sees, one per process."""
     out = folder / "jax"
     out.mkdir()
     if not ids:
-        return {"records": [], "port": None, "count": total}
+        return ()
     worker = install_worker(folder, JAX_WORKER)
     if plan.mode == "local":
         port = free_port()
@@ -106,35 +113,17 @@ def run_jax(
         return {"process_id": process_id, **_result_view(result)}
 
     with ThreadPoolExecutor(max_workers=len(ids)) as pool:
-        ended = list(pool.map(lambda item: one(*item), enumerate(ids)))
+        ended = {end["process_id"]: end for end in pool.map(lambda item: one(*item), enumerate(ids))}
     stop_workers(str(out))
-    records = []
-    for path in sorted(glob.glob(str(out / "jax-*.json"))):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                value = json.load(handle)
-        except (OSError, ValueError):
-            continue
-        if isinstance(value, dict):
-            records.append(value)
+    records = [r for r in read_json_files(str(out / "jax-*.json")) if isinstance(r, dict)]
+    for record in records:
+        if record.get("process_id") in ended:
+            record["ended"] = ended[record["process_id"]]
     seen = {r.get("process_id") for r in records}
-    for end in ended:  # a process that died before its first record still says how it ended
-        for record in records:
-            if record.get("process_id") == end["process_id"]:
-                record["ended"] = end
-        if end["process_id"] not in seen:
-            records.append(
-                {
-                    "process_id": end["process_id"],
-                    "phase": "start",
-                    "unit": unit,
-                    "ended": end,
-                    "error": None,
-                    "ops": [],
-                }
-            )
-    return {"records": sorted(records, key=lambda r: int(r.get("process_id", 0))), "port": port, "count": total}
-
-
-def jax_outcome(view: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return {"records": list(view.get("records") or [])} if view else None
+    # a process that died before its first record still says how it ended
+    records += [
+        {"process_id": pid, "phase": "start", "unit": unit, "ended": end, "error": None, "ops": []}
+        for pid, end in ended.items()
+        if pid not in seen
+    ]
+    return tuple(sorted(jax_records(records), key=lambda r: r.process_id))

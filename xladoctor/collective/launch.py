@@ -22,11 +22,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from xladoctor.collective.messages.records import Gathered, RankRecord, gathered_by
 from xladoctor.collective.plan import Plan
 from xladoctor.proc import CommandResult, kill_and_reap, run_command
 
 WORKER = "_xladoctor_collective_worker.py"
 JAX_WORKER = "_xladoctor_collective_jax.py"
+COMMON = "_xladoctor_collective_common.py"  # what both workers import from beside them
 # torchrun reads PET_<FLAG> as the default of every flag (torch/distributed/argparse_util.py): a Kubeflow pod's
 # PET_RDZV_ENDPOINT would replace the --master-addr we pass (run.py get_rdzv_endpoint), so none reaches our torchrun.
 _DROPPED_PREFIXES = ("PET_",)
@@ -40,17 +42,19 @@ class Launch:
 
     argv: tuple[str, ...]
     result: CommandResult | None
-    records: tuple[dict[str, Any], ...]  # rank-<R>.json of every local rank, by rank
+    records: tuple[RankRecord, ...]  # rank-<R>.json of every local rank, by rank
+    gathered: tuple[Gathered, ...]  # what rank 0 gathered from every rank through the process group
     nccl_logs: Mapping[str, str]  # NCCL_DEBUG_FILE per process (file name -> its last 64 KiB)
     started_at: float
     port: int
 
 
 def install_worker(folder: Path, name: str = WORKER) -> Path:
-    target = folder / name
-    text = resources.files("xladoctor.collective.scripts").joinpath(name).read_text("utf-8")
-    target.write_text(text, encoding="utf-8")
-    return target
+    """Copy a worker, and the module it imports, into `folder`; the worker's path."""
+    scripts = resources.files("xladoctor.collective.scripts")
+    for each in (name, COMMON):
+        (folder / each).write_text(scripts.joinpath(each).read_text("utf-8"), encoding="utf-8")
+    return folder / name
 
 
 def free_port() -> int:
@@ -115,18 +119,49 @@ def torchrun_argv(
     ]
 
 
-def read_records(folder: Path) -> tuple[dict[str, Any], ...]:
-    """Every rank-<R>.json the workers left (a half-written one is skipped: they are renamed into place)."""
+def ranks_command(
+    python: str, plan: Plan, unit: int, nproc: int, worker: Path, env: Mapping[str, str], end: float
+) -> tuple[list[str], dict[str, str], int]:
+    """(argv, environment, rendezvous port) that start this node's ranks: the target's torchrun for a node or this
+    host alone, the worker itself as the one rank of a launcher's job (with the rank's variables where the launcher
+    is not torchrun, whose agent set them)."""
+    port = plan.master_port
+    if plan.mode in ("local", "node"):
+        if plan.mode == "local" and not port:
+            port = free_port()
+        return torchrun_argv(python, plan, unit, nproc, port, worker, (end - time.monotonic()) * 0.5), dict(env), port
+    rank_env = dict(env)
+    if plan.mode == "rank":
+        rank_env.update(
+            {
+                "RANK": str(plan.rank),
+                "WORLD_SIZE": str(plan.world_size),
+                "LOCAL_RANK": str(plan.local_rank or 0),
+                "MASTER_ADDR": plan.master_addr,
+                "MASTER_PORT": str(port),
+            }
+        )
+        rank_env.pop("TORCHELASTIC_USE_AGENT_STORE", None)
+    return [python, str(worker)], rank_env, port
+
+
+def read_json_files(pattern: str) -> list[Any]:
+    """The JSON value of every file the pattern names (one being written is skipped: they are renamed into place)."""
     found = []
-    for path in sorted(glob.glob(str(folder / "rank-*.json"))):
+    for path in sorted(glob.glob(pattern)):
         try:
             with open(path, encoding="utf-8") as handle:
-                value = json.load(handle)
+                found.append(json.load(handle))
         except (OSError, ValueError):
             continue
-        if isinstance(value, dict) and isinstance(value.get("rank"), int):
-            found.append(value)
-    return tuple(sorted(found, key=lambda r: int(r["rank"])))
+    return found
+
+
+def read_records(folder: Path) -> tuple[tuple[RankRecord, ...], tuple[Gathered, ...]]:
+    """Every rank-<R>.json the workers left, by rank, and what rank 0 gathered."""
+    values = read_json_files(str(folder / "rank-*.json"))
+    records = sorted((r for r in map(RankRecord.parse, values) if r is not None), key=lambda r: r.rank)
+    return tuple(records), tuple(item for value in values for item in gathered_by(value))
 
 
 def read_nccl_logs(folder: Path, limit: int = 64 << 10) -> dict[str, str]:
@@ -166,7 +201,8 @@ def run_ranks(
         argv, max(1.0, deadline - time.monotonic()), env=env, cwd=str(folder), cancel=cancel, label="collective"
     )
     stop_workers(env.get(OUT_VARIABLE, str(folder)))
-    return Launch(tuple(argv), result, read_records(folder), read_nccl_logs(folder), started, port)
+    records, gathered = read_records(folder)
+    return Launch(tuple(argv), result, records, gathered, read_nccl_logs(folder), started, port)
 
 
 def stop_workers(out: str) -> int:

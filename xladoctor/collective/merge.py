@@ -3,12 +3,19 @@ and the outcomes the other nodes sent at the end (which also cover a process gro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from xladoctor.collective.launch import Launch
-from xladoctor.collective.messages import RECORD, problem
-from xladoctor.collective.observed import Observed, Unit
+from xladoctor.collective.messages.outcome import LauncherEnd, Outcome, StopCause
+from xladoctor.collective.messages.records import Gathered, JaxRecord, RankRecord
+from xladoctor.collective.messages.roll import Hello, MemberName
+from xladoctor.collective.nccl import NcclNote
+from xladoctor.collective.observed import Observed, Roll, Unit
+from xladoctor.collective.plan import PlanView
 from xladoctor.facts import Facts, FactsError, facts_from_json, load_facts
 
 _TAIL_LINES = 40
@@ -17,127 +24,146 @@ _TAIL_LINES = 40
 FATAL_PHASES = ("import", "store", "hello", "init")
 
 
-def fatal(records: Iterable[Mapping[str, Any]], launcher: Mapping[str, Any] | None) -> bool:
+@dataclass(frozen=True)
+class Launched:
+    """What this node's launch left: its ranks' records, what rank 0 gathered, NCCL's notes, how its launcher ended,
+    and its JAX processes' records (None: no JAX phase ran)."""
+
+    records: tuple[RankRecord, ...] = ()
+    gathered: tuple[Gathered, ...] = ()
+    nccl: tuple[NcclNote, ...] = ()
+    launcher: LauncherEnd | None = None
+    jax: tuple[JaxRecord, ...] | None = None
+
+
+def fatal(records: Iterable[RankRecord], launcher: LauncherEnd | None) -> bool:
     """Whether a node's ranks failed in a way that ends the whole job (not a wrong number: the others finish)."""
     records = list(records)
-    if any((r.get("error") or {}).get("phase") in FATAL_PHASES or r.get("phase") == "stopped" for r in records):
+    if any((r.error is not None and r.error.phase in FATAL_PHASES) or r.phase == "stopped" for r in records):
         return True
-    if launcher and not launcher.get("ok", True) and not launcher.get("cancelled"):
-        return not records or any(r.get("phase") not in ("done", "failed") for r in records)
+    if launcher is not None and launcher.failed and not launcher.cancelled:
+        return not records or any(r.phase not in ("done", "failed") for r in records)
     return False
 
 
-def fatal_outcome(message: Mapping[str, Any]) -> bool:
-    return message.get("type") == "outcome" and fatal(message.get("records") or (), message.get("launcher"))
+def fatal_outcome(outcome: Outcome) -> bool:
+    return fatal(outcome.records, outcome.launcher)
 
 
-def launcher_view(launch: Launch) -> dict[str, Any]:
-    """torchrun's (or the lone worker's) end: exit status, timeout, the last lines it printed."""
+def launcher_end(launch: Launch, stopped_by: StopCause | None) -> LauncherEnd:
+    """torchrun's (or the lone worker's) end: exit status, timeout, the last lines it printed; the peer whose
+    failure stopped it early, if one did."""
     result = launch.result
     if result is None:
-        return {"argv": list(launch.argv), "started": False}
+        return LauncherEnd(tuple(launch.argv), started=False, stopped_by=stopped_by)
     lines = (result.stderr + "\n" + result.stdout).strip().splitlines()
-    return {
-        "argv": list(launch.argv),
-        "returncode": result.returncode,
-        "timed_out": result.timed_out,
-        "ok": result.ok,
-        "cancelled": result.cancelled,
-        "ended": None if result.ok else result.describe_failure(),
-        "duration_s": round(result.duration_s, 3),
-        "tail": lines[-_TAIL_LINES:],
-        "port": launch.port,
-    }
+    return LauncherEnd(
+        tuple(launch.argv),
+        returncode=result.returncode,
+        timed_out=result.timed_out,
+        ok=result.ok,
+        cancelled=result.cancelled,
+        ended=None if result.ok else result.describe_failure(),
+        duration_s=round(result.duration_s, 3),
+        tail=tuple(lines[-_TAIL_LINES:]),
+        port=launch.port,
+        stopped_by=stopped_by,
+    )
 
 
-def compact_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The records without what rank 0 gathered (that travels once)."""
-    return [{k: v for k, v in r.items() if k != "gathered"} for r in records]
+def outcome_of(unit: int | None, host: str, launched: Launched, facts_path: Path) -> Outcome:
+    """What a member sends node 0 when its launch is over; its snapshot too when the gather did not happen."""
+    gathered = any(r.phase == "done" for r in launched.records)
+    snapshot = None if gathered else json.loads(facts_path.read_text(encoding="utf-8"))
+    return Outcome(unit, host, launched.records, launched.nccl, launched.launcher, launched.jax, snapshot)
 
 
-def _facts(value: Any) -> Facts | str:
+def _facts(value: str | Mapping[str, Any]) -> Facts | str:
     """A snapshot sent as text (gathered) or as a JSON object (an outcome); an error message when it is unusable."""
     try:
         if isinstance(value, str):
             return load_facts(value)
-        if isinstance(value, Mapping):
-            return facts_from_json(dict(value))
+        return facts_from_json(dict(value))
     except (FactsError, ValueError) as exc:
         return str(exc)
-    return "no snapshot"
+
+
+class _Gathering:
+    """The records by rank and the snapshots by unit, as they come in."""
+
+    def __init__(self, own_unit: int, facts: Facts) -> None:
+        self.by_rank: dict[int, RankRecord] = {}
+        self.facts: dict[int, Facts] = {own_unit: facts}
+        self.errors: dict[int, str] = {}
+
+    def snapshot(self, unit: int, value: str | Mapping[str, Any]) -> None:
+        found = _facts(value)
+        if isinstance(found, Facts):
+            self.facts.setdefault(unit, found)
+        else:
+            self.errors[unit] = found
 
 
 def assemble(
-    plan: Mapping[str, Any],
-    me: Mapping[str, Any],
-    roll: Mapping[str, Any] | None,
+    plan: PlanView,
+    me: Hello,
+    roll: Roll | None,
     unit: int | None,
-    members: Mapping[int, Mapping[str, Any]],
-    outcomes: Mapping[int, Any],
-    view: Mapping[str, Any],
+    joined: Mapping[int, Hello | MemberName],
+    outcomes: Mapping[int, Outcome | None],
+    launched: Launched,
     facts: Facts,
     backends: list[str],
     skipped: Mapping[str, str],
     impossible: list[str],
     elapsed_s: float,
 ) -> Observed:
-    """The Observed of this process: node 0 knows every node; a member knows itself."""
+    """The Observed of this process: node 0 knows every node; a member knows itself (and node 0's names of the
+    others)."""
     own_unit = unit if unit is not None else 0
-    by_rank: dict[int, dict[str, Any]] = {}
-    found_facts: dict[int, Facts] = {own_unit: facts}
-    errors: dict[int, str] = {}
-    jax: list[Mapping[str, Any]] = list((view.get("jax") or {}).get("records") or [])
-    for record in view.get("records") or ():
-        for item in record.get("gathered") or ():
-            # what rank 0 gathered came from every node's ranks: its shape is checked as an outcome's records are
-            if not isinstance(item, Mapping) or problem(item.get("record"), RECORD) is not None:
-                continue
-            gathered = dict(item["record"])
-            by_rank.setdefault(int(gathered.get("rank", -1)), gathered)
-            if item.get("facts"):
-                key = int(gathered.get("unit") or 0)
-                value = _facts(item["facts"])
-                if isinstance(value, Facts):
-                    found_facts.setdefault(key, value)
-                else:
-                    errors[key] = value
-    nccl = list(view.get("nccl") or [])
-    units = {own_unit: Unit(own_unit, str(me.get("host")), me, {"launcher": view.get("launcher")})}
-    for number, hello in members.items():
+    found = _Gathering(own_unit, facts)
+    jax = list(launched.jax or ())
+    for item in launched.gathered:
+        found.by_rank.setdefault(item.record.rank, item.record)
+        if item.snapshot:
+            found.snapshot(item.record.unit or 0, item.snapshot)
+    nccl = list(launched.nccl)
+    units = {own_unit: Unit(own_unit, me.host, me, Outcome(own_unit, me.host, launcher=launched.launcher))}
+    for number, said in joined.items():
         if number != own_unit:
-            units[number] = Unit(number, str(hello.get("host")), hello, None)
+            units[number] = _unit(number, said, None)
     for number, outcome in outcomes.items():
-        if not isinstance(outcome, Mapping) or outcome.get("type") != "outcome":
+        if outcome is None:
             continue
-        for record in outcome.get("records") or ():
-            if isinstance(record, Mapping) and isinstance(record.get("rank"), int):
-                by_rank[int(record["rank"])] = dict(record)
-        nccl.extend(n for n in outcome.get("nccl") or () if isinstance(n, Mapping))
-        jax.extend(r for r in ((outcome.get("jax") or {}).get("records") or ()) if isinstance(r, Mapping))
-        if outcome.get("facts") is not None and number not in found_facts:
-            value = _facts(outcome["facts"])
-            if isinstance(value, Facts):
-                found_facts[number] = value
-            else:
-                errors[number] = value
-        known = units[number].hello if number in units else None
-        units[number] = Unit(number, str(outcome.get("host") or (known or {}).get("host")), known, outcome)
-    for record in view.get("records") or ():  # this node's own files are the newest word on its ranks
-        by_rank[int(record["rank"])] = {k: v for k, v in record.items() if k != "gathered"}
-    skipped_all = dict(skipped)
+        for record in outcome.records:
+            found.by_rank[record.rank] = record
+        nccl.extend(outcome.nccl)
+        jax.extend(outcome.jax or ())
+        if outcome.snapshot is not None and number not in found.facts:
+            found.snapshot(number, outcome.snapshot)
+        units[number] = _unit(number, me if number == own_unit else joined.get(number), outcome)
+    for record in launched.records:  # this node's own files are the newest word on its ranks
+        found.by_rank[record.rank] = record
     return Observed(
-        plan=dict(plan, unit=unit if unit is not None else plan.get("unit")),
+        plan=replace(plan, unit=unit if unit is not None else plan.unit),
         me=me,
         roll=roll,
         units=tuple(units[u] for u in sorted(units)),
         backends=tuple(backends),
-        skipped=skipped_all,
+        skipped=dict(skipped),
         impossible=tuple(impossible),
-        records=tuple(by_rank[r] for r in sorted(by_rank)),
+        records=tuple(found.by_rank[r] for r in sorted(found.by_rank)),
         jax=tuple(jax),
-        facts=found_facts,
-        facts_errors=errors,
+        facts=found.facts,
+        facts_errors=found.errors,
         nccl=tuple(nccl),
-        launcher=view.get("launcher"),
+        launcher=launched.launcher,
         elapsed_s=round(elapsed_s, 3),
     )
+
+
+def _unit(number: int, said: Hello | MemberName | None, outcome: Outcome | None) -> Unit:
+    """A unit as its hello (node 0) or node 0's name of it (a member) and its outcome tell it."""
+    host = (outcome.host if outcome is not None else None) or (said.host if said is not None else None)
+    hello = said if isinstance(said, Hello) else None
+    return Unit(number, str(host), hello, outcome, named=isinstance(said, MemberName))

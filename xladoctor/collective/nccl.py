@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 _LINE = re.compile(
     r"^(?:\[[^\]]*\] ?)?(?P<host>[^\s:\[\]]+):(?P<pid>\d+):\d+ \[[^\]]*\] "
@@ -45,16 +46,28 @@ _INTERFACE = re.compile(r"(?:\[\d+\])?(?P<name>[\w.:-]+?):(?P<addr>[0-9a-fA-F.:]
 
 @dataclass(frozen=True)
 class NcclNote:
+    """One line of NCCL's that says something about the job's health (another node's may lack a field)."""
+
     kind: str
-    host: str
-    pid: int
-    level: str
-    message: str
+    host: str | None
+    pid: int | None
+    level: str | None
+    message: str | None
     value: str | None = None
 
     @property
     def interfaces(self) -> list[str]:
         return [m.group("name") for m in _INTERFACE.finditer(self.value or "")]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "host": self.host,
+            "pid": self.pid,
+            "level": self.level,
+            "message": self.message,
+            "value": self.value,
+        }
 
 
 def parse_lines(lines: Iterable[str]) -> list[NcclNote]:

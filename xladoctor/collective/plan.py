@@ -1,13 +1,15 @@
-"""Who this process is in the job: torchrun's launch flags, or the variables a launcher set (torchrun, srun, a
-Kubeflow PyTorchJob or TrainJob, a GKE TPU slice). Pure: reads the options and a copy of the environment."""
+"""Who this process is in the job (Plan), what the command line gave (Options), and how their values are read (a
+port, a node count, an endpoint, a Slurm node list) as torchrun and the launchers read them. Pure. Which plan
+describes a process (its flags, a launcher's variables or this host alone) is planning.py's."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import Any
 
-from xladoctor.errors import UsageError, unknown_names
+from xladoctor.collective.messages.read import Fields
+from xladoctor.errors import UsageError
 
 BACKENDS = ("gloo", "nccl", "xla", "jax")
 DEFAULT_PORT = 29500  # torch/distributed/run.py (v2.9.0): --master-port default=29500
@@ -64,10 +66,6 @@ class Plan:
     nproc_rule: str | None = None  # --nproc-per-node cpu | gpu | auto: counted on each node, as torchrun counts
 
     @property
-    def multi_node(self) -> bool:
-        return self.nnodes > 1
-
-    @property
     def roll_port(self) -> int:
         return self.roll_call_port or self.master_port
 
@@ -81,6 +79,97 @@ class Plan:
     @property
     def unit(self) -> int | None:
         return self.rank if self.mode in ("rank", "agent") else self.node_rank
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """The plan as this process ran it: what the report and a fixture keep (the processes per node counted, the unit
+    the roll call gave)."""
+
+    mode: str
+    source: str
+    nnodes: int
+    node_rank: int | None
+    nproc_per_node: int | None
+    master_addr: str
+    master_port: int
+    roll_port: int | None
+    port_source: str
+    world_size: int | None
+    rank: int | None
+    local_rank: int | None
+    backends: tuple[str, ...]
+    timeout_s: float
+    units: int
+    unit: int | None
+    evidence: Mapping[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def of(plan: Plan, nproc_per_node: int | None, unit: int | None) -> PlanView:
+        return PlanView(
+            plan.mode,
+            plan.source,
+            plan.nnodes,
+            plan.node_rank,
+            nproc_per_node,
+            plan.master_addr,
+            plan.master_port,
+            plan.roll_port,
+            plan.port_source,
+            plan.world_size,
+            plan.rank,
+            plan.local_rank,
+            plan.backends,
+            plan.timeout_s,
+            plan.units,
+            unit,
+            plan.evidence,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "source": self.source,
+            "nnodes": self.nnodes,
+            "node_rank": self.node_rank,
+            "nproc_per_node": self.nproc_per_node,
+            "master_addr": self.master_addr,
+            "master_port": self.master_port,
+            "roll_port": self.roll_port,
+            "port_source": self.port_source,
+            "world_size": self.world_size,
+            "rank": self.rank,
+            "local_rank": self.local_rank,
+            "backends": list(self.backends),
+            "timeout_s": self.timeout_s,
+            "units": self.units,
+            "unit": self.unit,
+            "evidence": dict(self.evidence),
+        }
+
+    @staticmethod
+    def parse(value: object) -> PlanView:
+        """A fixture's plan."""
+        found = Fields(value)
+        return PlanView(
+            found.text("mode") or "local",
+            found.text("source") or "default",
+            found.integer("nnodes") or 1,
+            found.integer("node_rank"),
+            found.integer("nproc_per_node"),
+            found.text("master_addr") or "",
+            found.integer("master_port") or 0,
+            found.integer("roll_port"),
+            found.text("port_source") or "",
+            found.integer("world_size"),
+            found.integer("rank"),
+            found.integer("local_rank"),
+            found.texts("backends"),
+            found.number("timeout_s") or 0.0,
+            found.integer("units") or 1,
+            found.integer("unit"),
+            found.text_map("evidence"),
+        )
 
 
 def whole_number(value: str | None, what: str, low: int = 0) -> int:
@@ -137,21 +226,6 @@ def slurm_first_host(nodelist: str) -> str:
     return nodelist[:cut] + rest[:end]
 
 
-def _backends(names: tuple[str, ...]) -> tuple[str, ...]:
-    chosen: list[str] = []
-    for name in names:
-        for part in name.split(","):
-            part = part.strip().lower()
-            if not part:
-                continue
-            if part not in BACKENDS:
-                error = unknown_names("backend", [part], BACKENDS)
-                raise PlanError(str(error), error.hint)
-            if part not in chosen:
-                chosen.append(part)
-    return tuple(chosen)
-
-
 def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -> tuple[int, str]:
     """The port the check uses. By hand: --master-port, else XLADOCTOR_COLLECTIVE_PORT, else the job's (`port`, read
     from `source`). In the gate, every port given is the job's own: XLADOCTOR_COLLECTIVE_PORT, else the job's + 1."""
@@ -165,42 +239,6 @@ def job_port(options: Options, env: Mapping[str, str], port: int, source: str) -
         shifted = port + GATE_PORT_OFFSET if port < 65535 else port - GATE_PORT_OFFSET
         return shifted, f"{source} + {GATE_PORT_OFFSET} (the gate keeps off the job's own port)"
     return port, source
-
-
-def _from_flags(options: Options, env: Mapping[str, str], backends: tuple[str, ...]) -> Plan:
-    nnodes = node_count(options.nnodes, "--nnodes") if options.nnodes is not None else 1
-    if options.rdzv_endpoint and (options.master_addr or options.master_port is not None):
-        raise PlanError("give either --rdzv-endpoint HOST:PORT or --master-addr/--master-port, not both")
-    if options.rdzv_endpoint:
-        host, port = split_endpoint(options.rdzv_endpoint, "--rdzv-endpoint")
-        options = replace(options, master_port=port if port is not None else DEFAULT_PORT)
-        node_rank = options.node_rank
-    else:
-        host = options.master_addr or "127.0.0.1"
-        node_rank = options.node_rank if options.node_rank is not None else (0 if nnodes == 1 else None)
-        if nnodes > 1 and node_rank is None:
-            raise PlanError("--nnodes > 1 needs --node-rank R on each node (or --rdzv-endpoint HOST:PORT)")
-        if nnodes > 1 and not options.master_addr:
-            raise PlanError("--nnodes > 1 needs --master-addr (the address of node 0) or --rdzv-endpoint")
-    if node_rank is not None and node_rank >= nnodes:
-        raise PlanError(f"--node-rank {node_rank} is not below --nnodes {nnodes}")
-    if options.master_port is not None or env.get(PORT_VARIABLE) or nnodes > 1:
-        port, port_source = job_port(options, env, DEFAULT_PORT, "torchrun's default 29500")
-    else:
-        port, port_source = 0, "a free port of this host"
-    return Plan(
-        "node" if nnodes > 1 else "local",
-        "flags",
-        nnodes,
-        node_rank,
-        nproc_count(options.nproc_per_node),
-        host,
-        port,
-        port_source,
-        backends=backends,
-        nproc_rule=nproc_rule(options.nproc_per_node),
-        timeout_s=options.timeout_s,
-    )
 
 
 # torch/distributed/run.py (v2.9.0) determine_local_world_size: a number, or cpu (os.cpu_count()), gpu
@@ -219,45 +257,6 @@ def nproc_rule(value: str | None) -> str | None:
     return value.strip() if value is not None and value.strip() in NPROC_RULES else None
 
 
-def _flags_given(options: Options) -> bool:
-    return any(
-        v is not None
-        for v in (options.nnodes, options.node_rank, options.master_addr, options.master_port, options.rdzv_endpoint)
-    )
-
-
-def make_plan(options: Options, env: Mapping[str, str]) -> Plan:
-    """The plan from the flags, else from the first launcher whose variables are all present, else this host."""
-    from xladoctor.collective.launchers import from_environment
-
-    backends = _backends(options.backends)
-    if not math.isfinite(options.timeout_s) or options.timeout_s <= 0:
-        raise PlanError(f"--timeout {options.timeout_s} must be a positive number of seconds")
-    if _flags_given(options):
-        return _from_flags(options, env, backends)
-    found = from_environment(options, env, backends)
-    if found is not None:
-        return found
-    return Plan(
-        "local",
-        "default",
-        1,
-        0,
-        nproc_count(options.nproc_per_node),
-        "127.0.0.1",
-        *_local_port(options, env),
-        backends=backends,
-        nproc_rule=nproc_rule(options.nproc_per_node),
-        timeout_s=options.timeout_s,
-    )
-
-
-def _local_port(options: Options, env: Mapping[str, str]) -> tuple[int, str]:
-    if env.get(PORT_VARIABLE):
-        return tcp_port(env[PORT_VARIABLE], PORT_VARIABLE), PORT_VARIABLE
-    return 0, "a free port of this host"
-
-
 __all__ = [
     "BACKENDS",
     "DEFAULT_PORT",
@@ -268,8 +267,8 @@ __all__ = [
     "Options",
     "Plan",
     "PlanError",
+    "PlanView",
     "job_port",
-    "make_plan",
     "node_count",
     "nproc_count",
     "nproc_rule",

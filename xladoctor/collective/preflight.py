@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from xladoctor.collective.messages.roll import PreflightView
 from xladoctor.collective.plan import Plan
 from xladoctor.probes.network import Interface, Resolution, hostname, interfaces, resolve
 
@@ -30,6 +31,21 @@ class Preflight:
     def master_is_here(self) -> bool:
         """The master address is one of this host's own (so this host should be node 0)."""
         return bool(set(self.master.addresses) & self.local_addresses) and not self.master.loopback_only
+
+    def view(self) -> PreflightView:
+        """What this node says of its preflight at the roll call."""
+        return PreflightView(
+            self.host,
+            self.host_resolution.addresses,
+            self.host_resolution.error,
+            self.master.name,
+            self.master.addresses,
+            self.master.error,
+            self.master_is_here,
+            {i.name: i.addresses for i in self.interfaces},
+            tuple(i.name for i in self.interfaces if i.up is False),
+            dict(self.ifnames),
+        )
 
 
 def run_preflight(plan: Plan, environ: Mapping[str, str], timeout_s: float = 5.0) -> Preflight:

@@ -1,6 +1,7 @@
-"""What a check is, read from the check itself: the registry (id, area, title, inputs, prerequisites) and its code
-(the statuses it can give, the fixes it can suggest, the sources it cites, why it matters). `xladoctor checks` and
-the per-check tests (tests/checks/) read this; nothing about a check is written twice.
+"""What a check is, read from the check itself: the registry (id, area, title, the typed inputs it reads, its
+prerequisites) and its code (the statuses it can give, the fixes it can suggest, the sources it cites, why it
+matters). `xladoctor checks` and the per-check tests (tests/checks/) read this; nothing about a check is written
+twice.
 
 The code is read with `ast`, from the check function and the functions of its module it calls (a check often
 yields its outcomes from a helper), never by running it.
@@ -12,13 +13,15 @@ import ast
 import inspect
 import sys
 import textwrap
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from xladoctor.diagnosis.inputs import INPUTS, type_name
 from xladoctor.diagnosis.registry import Check
 
-# The Fix constructors of xladoctor/remedy/fix.py, as the command each stands for ("…" where a value is computed).
+# The Fix constructors of xladoctor/fix.py, as the command each stands for ("…" where a value is computed).
 _FIX_SHAPES = {
     "export": "export {0}=…",
     "unset": "unset {0}",
@@ -42,6 +45,26 @@ class Description:
     fixes: tuple[str, ...]  # the commands it can suggest, as shapes ("export PJRT_DEVICE=…")
     sources: tuple[str, ...]  # the URLs it cites
     source_file: str  # checks/pjrt.py
+
+
+@dataclass(frozen=True)
+class InputDoc:
+    """One input of one check, as the docs show it."""
+
+    name: str  # the parameter: distributions, env, gpus, torch, ...
+    type_name: str  # as the check takes it: 'Distribution | None' where it judges the absence itself
+    description: str  # one line
+    variables: tuple[str, ...] = ()  # for env: the variables the check declares ('*': every one)
+
+
+def check_inputs(check: Check) -> tuple[InputDoc, ...]:
+    """The inputs `check` reads, in parameter order: `INPUTS[name].type_name` and `.description` describe an input
+    on its own; `check.requires` holds each prerequisite's skip reason, in the order they are tested."""
+    hints = typing.get_type_hints(check.function)
+    return tuple(
+        InputDoc(name, type_name(hints[name]), INPUTS[name].description, check.env if name == "env" else ())
+        for name in check.inputs
+    )
 
 
 @cache

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from xladoctor.diagnosis.registry import Check, all_checks
 from xladoctor.errors import UsageError, unknown_names
+
+if TYPE_CHECKING:
+    from xladoctor.diagnosis.registry import Check
 
 
 class SelectionError(UsageError):
@@ -20,6 +23,8 @@ def split_names(values: str | Sequence[str] | None) -> list[str]:
 
 def select_checks(only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Check]:
     """The checks named by --only/--skip (ids or areas); unknown names raise SelectionError."""
+    from xladoctor.diagnosis.registry import all_checks  # every check module: imported when a diagnosis needs them
+
     checks = all_checks()
     valid = sorted({c.id for c in checks} | {c.area for c in checks})
     unknown = [n for n in (*only, *skip) if n not in valid]

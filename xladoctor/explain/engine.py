@@ -14,8 +14,8 @@ from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import ERROR_WORDS, ChunkReader, ScanResult, SignatureHits, scan
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
+from xladoctor.fix import PACKAGE_STEPS, Fix
 from xladoctor.matrix.signatures import ROLE_RANK, Signature
-from xladoctor.remedy.fix import PACKAGE_STEPS, Fix
 from xladoctor.remedy.render import render_fix
 from xladoctor.remedy.templates import template_values
 

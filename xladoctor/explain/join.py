@@ -16,9 +16,9 @@ from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
 from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.model import Distribution
+from xladoctor.fix import Fix, install
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import library_named
-from xladoctor.remedy.fix import Fix, install
 
 _FRAMEWORKS = frozenset({"torch", "torch-xla", "jax", "jaxlib", "tensorflow", "triton", "keras", "transformers"})
 _PYTHON_IN_PATH = re.compile(r"[/\\]python(?P<version>3\.\d{1,2})[/\\](?:site|dist)-packages[/\\]")

@@ -18,7 +18,7 @@ from typing import Any
 
 from xladoctor.explain.records import Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
-from xladoctor.remedy.fix import Fix
+from xladoctor.fix import Fix
 
 # Families that name a cause only as a last resort: they are what is left when nothing specific matched.
 _GENERIC = frozenset({"hang-timeout", "cuda-illegal-access"})

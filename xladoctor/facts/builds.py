@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,15 +23,24 @@ def declared(dist: Distribution | None, key: str) -> Any:
     return dist.self_declared.values.get(key)
 
 
-def torch_cuda(facts: Facts) -> str | None:
-    """torch.version.cuda without importing torch: '12.8', or None for CPU/ROCm builds."""
-    value = declared(facts.installed("torch"), "cuda")
+def declared_cuda(torch: Distribution | None) -> str | None:
+    """torch.version.cuda of this torch, read without importing it: '12.8', or None for CPU/ROCm builds."""
+    value = declared(torch, "cuda")
     return value if isinstance(value, str) and value else None
 
 
+def torch_cuda(facts: Facts) -> str | None:
+    """torch.version.cuda without importing torch: '12.8', or None for CPU/ROCm builds."""
+    return declared_cuda(facts.installed("torch"))
+
+
+def is_gpu_build(torch: Distribution | None) -> bool:
+    """A CUDA, ROCm or XPU build of torch."""
+    return bool(declared_cuda(torch) or declared(torch, "hip") or declared(torch, "rocm") or declared(torch, "xpu"))
+
+
 def torch_is_gpu_build(facts: Facts) -> bool:
-    torch = facts.installed("torch")
-    return bool(torch_cuda(facts) or declared(torch, "hip") or declared(torch, "rocm") or declared(torch, "xpu"))
+    return is_gpu_build(facts.installed("torch"))
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,10 @@ def _torch_runtime(facts: Facts, cuda: str, found: list[CudaRuntime]) -> CudaRun
             "torch", series_of(cuda), _release(toolkit.version), "toolkit", f"cuda-toolkit wheel {toolkit.version}"
         )
     return CudaRuntime("torch", series_of(cuda), None, "series", f"torch.version.cuda {cuda}")
+
+
+# What cuda_runtime_list reads: the wheels and builds installed, and the CUDA packages conda-meta lists.
+CUDA_RUNTIME_READS = ("distributions", "python.conda_packages")
 
 
 def cuda_runtime_list(facts: Facts) -> list[CudaRuntime]:
@@ -109,9 +122,20 @@ def cuda_runtime_list(facts: Facts) -> list[CudaRuntime]:
     return found
 
 
+def series_by_owner(runtimes: Iterable[CudaRuntime]) -> dict[str, str]:
+    """The CUDA runtimes by who brings them: {'torch': '12.8', ...}."""
+    return {r.owner: r.series for r in runtimes}
+
+
 def cuda_runtimes(facts: Facts) -> dict[str, str]:
     """Every CUDA runtime the environment will load, by who brings it: {'torch': '12.8', ...}."""
-    return {r.owner: r.series for r in cuda_runtime_list(facts)}
+    return series_by_owner(cuda_runtime_list(facts))
+
+
+def build_info(tensorflow: Distribution | None) -> dict[str, Any]:
+    """A TensorFlow distribution's build_info (tensorflow/python/platform/build_info.py), {} when unreadable."""
+    info = declared(tensorflow, "build_info")
+    return dict(info) if isinstance(info, Mapping) else {}
 
 
 def tensorflow_build(facts: Facts) -> tuple[Distribution | None, dict[str, Any]]:
@@ -119,6 +143,5 @@ def tensorflow_build(facts: Facts) -> tuple[Distribution | None, dict[str, Any]]
     for name in COMPONENTS["tensorflow"]:
         dist = facts.installed(name)
         if dist is not None:
-            info = declared(dist, "build_info")
-            return dist, dict(info) if isinstance(info, Mapping) else {}
+            return dist, build_info(dist)
     return None, {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +81,35 @@ class Distribution:
     def key(self) -> str:  # cached: Facts.installed() compares it for every distribution, every time
         """The normalised name (PEP 503) used for every comparison."""
         return str(canonicalize_name(self.name)) if self.name else ""
+
+
+def copies_of(distributions: Iterable[Distribution], name: str) -> list[Distribution]:
+    """Every copy of distribution `name`, the one that wins imports (first on sys.path) first."""
+    key = canonicalize_name(name)
+    found = [d for d in distributions if d.key == key]
+    return sorted(found, key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
+
+
+@dataclass(frozen=True)
+class Distributions:
+    """The installed distributions as a check reads them: all of them, or one by name as imports resolve it."""
+
+    items: tuple[Distribution, ...] = ()
+
+    def __iter__(self) -> Iterator[Distribution]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def installed(self, name: str) -> Distribution | None:
+        """The copy of `name` that imports resolve to (first on sys.path), or None."""
+        matches = copies_of(self.items, name)
+        return matches[0] if matches else None
+
+    def all_installed(self, name: str) -> list[Distribution]:
+        """Every copy of `name`, the one that wins imports first."""
+        return copies_of(self.items, name)
 
 
 @dataclass(frozen=True)
@@ -156,14 +185,11 @@ class Facts:
 
     def installed(self, name: str) -> Distribution | None:
         """The distribution that imports resolve to (first on sys.path), or None."""
-        matches = self.all_installed(name)
-        return matches[0] if matches else None
+        return Distributions(self.distributions).installed(name)
 
     def all_installed(self, name: str) -> list[Distribution]:
         """Every copy of a distribution, the one that wins imports first."""
-        key = canonicalize_name(name)
-        found = [d for d in self.distributions if d.key == key]
-        return sorted(found, key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
+        return copies_of(self.distributions, name)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = thaw(self)

@@ -17,7 +17,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.model import Distribution, PythonFacts
 from xladoctor.facts.stack import COMPONENTS
 
 _EXTRA = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
@@ -74,10 +74,9 @@ class Wheels:
     """The installed distributions indexed once, so that a check asks in linear time (a notebook image holds
     hundreds of distributions)."""
 
-    def __init__(self, facts: Facts) -> None:
-        self.facts = facts
-        self.env = dict(facts.python.marker_env) if facts.python else {}
-        ordered = sorted(facts.distributions, key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
+    def __init__(self, distributions: Iterable[Distribution], python: PythonFacts | None) -> None:
+        self.env = dict(python.marker_env) if python else {}
+        ordered = sorted(distributions, key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
         self.by_key: dict[str, Distribution] = {}
         for dist in ordered:  # the copy that imports resolve to: first on sys.path
             if dist.key:

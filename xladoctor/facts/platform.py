@@ -23,9 +23,11 @@ GPUs are what the host probes found (NVML, /proc/driver/nvidia, nvidia-smi), or 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xladoctor.facts.model import Facts
+from xladoctor.facts.paths import env_path, present
 
 # The menu entry that restarts the kernel. Neither Colab nor Kaggle publishes a menu reference, so the wording is
 # the one that notebooks written for each platform quote: Colab "Runtime > Restart session" (for example
@@ -72,19 +74,42 @@ class Platform:
         return f"{self.label}, {self.accelerator.upper()}"
 
 
+COLAB_VARIABLES = ("COLAB_RELEASE_TAG", "COLAB_GPU", "COLAB_TPU_ADDR")
+KAGGLE_VARIABLES = ("KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_DATA_PROXY_URL", "KAGGLE_DATA_PROXY_PROJECT")
+# Every variable detect_platform looks at, and every other fact it reads (xladoctor/facts/paths.py).
+PLATFORM_VARIABLES = (*COLAB_VARIABLES, *KAGGLE_VARIABLES, "KAGGLE_URL_BASE")
+DEVICES = "system.resources.devices"
+PLATFORM_READS = (
+    *(env_path(v) for v in PLATFORM_VARIABLES),
+    present("system.resources"),
+    DEVICES,
+    present("system.nvidia"),
+    "system.nvidia.gpus",
+    "python.executable",
+)
+
+
+def count_tpu_chips(devices: Iterable[str]) -> int:
+    """TPU chips among device nodes: /dev/accel* (v2-v4) or /dev/vfio/<n> (v5e and later)."""
+    return sum(1 for d in devices if d.startswith("/dev/accel") or (d.startswith("/dev/vfio/") and d[10:].isdigit()))
+
+
+def host_devices(facts: Facts) -> tuple[str, ...]:
+    """The device nodes the host probe listed, () where it did not run."""
+    return facts.system.resources.devices if facts.system and facts.system.resources else ()
+
+
 def tpu_chips(facts: Facts) -> int:
     """TPU chips the host shows as /dev/accel* (v2-v4) or /dev/vfio/<n> (v5e and later)."""
-    devices = facts.system.resources.devices if facts.system and facts.system.resources else ()
-    return sum(1 for d in devices if d.startswith("/dev/accel") or (d.startswith("/dev/vfio/") and d[10:].isdigit()))
+    return count_tpu_chips(host_devices(facts))
 
 
 def _hosted(env: dict[str, str]) -> tuple[str, list[str]]:
     # names only: a value such as COLAB_RELEASE_TAG's looks random enough for redact.py to hide it anyway
-    colab = [f"{k} is set" for k in ("COLAB_RELEASE_TAG", "COLAB_GPU", "COLAB_TPU_ADDR") if k in env]
+    colab = [f"{k} is set" for k in COLAB_VARIABLES if k in env]
     if colab:
         return "colab", colab
-    kaggle_names = ("KAGGLE_KERNEL_RUN_TYPE", "KAGGLE_DATA_PROXY_URL", "KAGGLE_DATA_PROXY_PROJECT")
-    kaggle = [f"{k} is set" for k in kaggle_names if k in env]
+    kaggle = [f"{k} is set" for k in KAGGLE_VARIABLES if k in env]
     if kaggle:
         return "kaggle", kaggle + (["KAGGLE_URL_BASE is set"] if "KAGGLE_URL_BASE" in env else [])
     return "local", []
@@ -106,7 +131,7 @@ def _accelerator(facts: Facts, env: dict[str, str]) -> tuple[str, list[str]]:
 
 def detect_platform(facts: Facts, kernel_python: str | None = None) -> Platform:
     """The platform of a diagnosis; `kernel_python` is the running Jupyter kernel's interpreter, if any."""
-    env = dict(facts.env)
+    env = {k: facts.env[k] for k in PLATFORM_VARIABLES if k in facts.env}
     name, evidence = _hosted(env)
     target = facts.python.executable if facts.python else None
     in_kernel = kernel_python is not None and kernel_python == target

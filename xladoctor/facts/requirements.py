@@ -9,12 +9,14 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.facts.model import Distribution, Facts
+from xladoctor.facts.model import Distribution, PythonFacts
 
 
-def applicable_requirements(dist: Distribution, facts: Facts, extras: Iterable[str] = ()) -> list[Requirement]:
-    """The requirements of `dist` whose markers hold in the target (base set plus `extras`)."""
-    env = dict(facts.python.marker_env) if facts.python else {}
+def applicable_requirements(
+    dist: Distribution, python: PythonFacts | None, extras: Iterable[str] = ()
+) -> list[Requirement]:
+    """The requirements of `dist` whose markers hold in the target interpreter `python` (base set plus `extras`)."""
+    env = dict(python.marker_env) if python else {}
     found: list[Requirement] = []
     for text in dist.requires:
         try:
@@ -35,10 +37,12 @@ def applicable_requirements(dist: Distribution, facts: Facts, extras: Iterable[s
     return found
 
 
-def requirement_on(dist: Distribution, name: str, facts: Facts, extras: Iterable[str] = ()) -> Requirement | None:
-    """What `dist` requires of distribution `name` in the target, if anything."""
+def requirement_on(
+    dist: Distribution, name: str, python: PythonFacts | None, extras: Iterable[str] = ()
+) -> Requirement | None:
+    """What `dist` requires of distribution `name` in the target interpreter `python`, if anything."""
     key = canonicalize_name(name)
-    for req in applicable_requirements(dist, facts, extras):
+    for req in applicable_requirements(dist, python, extras):
         if canonicalize_name(req.name) == key:
             return req
     return None
@@ -52,11 +56,13 @@ def satisfies(req: Requirement, version: str) -> bool:
         return False
 
 
-def dependents_broken_by(facts: Facts, name: str, new_version: str) -> list[tuple[Distribution, Requirement]]:
+def dependents_broken_by(
+    distributions: Iterable[Distribution], python: PythonFacts | None, name: str, new_version: str
+) -> list[tuple[Distribution, Requirement]]:
     """Installed distributions whose requirement on `name` would not accept `new_version`."""
     broken: list[tuple[Distribution, Requirement]] = []
-    for dist in facts.distributions:
-        req = requirement_on(dist, name, facts)
+    for dist in distributions:
+        req = requirement_on(dist, name, python)
         if req is not None and not satisfies(req, new_version):
             broken.append((dist, req))
     return broken

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from packaging.utils import canonicalize_name
-
 # component -> distributions that provide it (first: the usual name). PyPI names, normalised.
 COMPONENTS: dict[str, tuple[str, ...]] = {
     "torch": ("torch",),
@@ -33,7 +31,3 @@ COMPONENTS: dict[str, tuple[str, ...]] = {
 FRAMEWORK_COMPONENTS = ("torch", "torch_xla", "tensorflow", "jax")
 
 ML_DISTRIBUTIONS: frozenset[str] = frozenset(n for names in COMPONENTS.values() for n in names)
-
-
-def is_ml_distribution(name: str) -> bool:
-    return str(canonicalize_name(name)) in ML_DISTRIBUTIONS

@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from xladoctor.facts.attempts import ProbeAttempt as ProbeAttempt  # shared with facts/health.py
+from xladoctor.facts.health import GpuHealthFacts
+
 
 @dataclass(frozen=True)
 class Gpu:
@@ -15,18 +18,6 @@ class Gpu:
     memory_mib: int | None = None
     mig_mode: str | None = None  # Enabled | Disabled | None (not supported)
     driver_version: str | None = None
-
-
-@dataclass(frozen=True)
-class ProbeAttempt:
-    """One way of reading the driver (nvml, proc, nvidia-smi) and how it went."""
-
-    method: str
-    ok: bool
-    error: str | None = None
-    path: str | None = None
-    timed_out: bool = False  # the tool did not answer within its bound (a wedged driver)
-    duration_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -214,6 +205,7 @@ class SystemFacts:
     compile_caches: CompileCacheFacts | None = None
     fabric: FabricFacts | None = None  # None in snapshots made before the fabric probe existed
     tpu: TpuFacts | None = None  # None in snapshots made before the TPU lock probe existed
+    gpu_health: GpuHealthFacts | None = None  # None in snapshots made before the GPU health probe existed
 
     def tool(self, name: str) -> Tool | None:
         return find_tool(self.tools, name)

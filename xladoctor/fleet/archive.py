@@ -15,6 +15,7 @@ Format").
 from __future__ import annotations
 
 import gzip
+import typing
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ def _pax(data: bytes) -> dict[str, bytes]:
     """The records of a pax extended header, "LENGTH KEY=VALUE\\n" each (LENGTH counts the whole record)."""
     records: dict[str, bytes] = {}
     position = 0
-    while position < len(data) and data[position:position + 1] != b"\0":
+    while position < len(data) and data[position : position + 1] != b"\0":
         space = data.find(b" ", position, position + 21)
         length = data[position:space]
         if space < 0 or not length.isdigit() or int(length) <= space - position + 1:
@@ -135,7 +136,7 @@ def _opened(raw: IO[bytes]) -> IO[bytes]:
     head = raw.read(6)
     raw.seek(0)
     if head[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return typing.cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))  # typeshed's GzipFile is no IO[bytes]
     for magic, name in _MAGIC.items():
         if head.startswith(magic):
             raise ArchiveError(f"compressed with {name}: only plain and gzip-compressed tar archives are read")

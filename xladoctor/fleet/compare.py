@@ -86,23 +86,16 @@ class FleetAccumulator:
         return len(self._workers)
 
     def _values(self, props: Sequence[Property]) -> list[list[tuple[str, Value]]]:
-        """Each property's value on each worker, read once per environment unless it reads a per-host fact."""
-        recorder = self.diagnoses.recorder
-        shared: list[list[tuple[Value, frozenset[str]]]] = []
-        with recorder.installed():
-            for prop in props:
-                row = []
-                for environment in self.diagnoses.environments:
-                    with recorder.scope() as read:
-                        value = prop.read(environment.facts)
-                    row.append((value, frozenset(read)))
-                shared.append(row)
+        """Each property's value on each worker, read once per environment unless it reads a per-host fact that
+        differs on that worker."""
         values: list[list[tuple[str, Value]]] = []
-        for prop, row in zip(props, shared, strict=True):
+        for prop in props:
+            shared = [prop.read(environment.facts) for environment in self.diagnoses.environments]
             values.append([])
             for worker, placement in zip(self._workers, self._placements, strict=True):
-                value, reads = row[placement.environment]
-                own = prop.read(worker.facts) if touches(reads, placement.differ) else value
+                own = (
+                    prop.read(worker.facts) if touches(prop.reads, placement.differ) else shared[placement.environment]
+                )
                 values[-1].append((worker.label, own))
         return values
 

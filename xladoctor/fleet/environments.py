@@ -3,41 +3,47 @@
 The workers of one job usually run one image: their snapshots differ only in PER_HOST facts (when each was taken,
 how long its probes took, free disk, inodes and memory, the probing process, the variables that name the worker).
 `environment_key` hashes a snapshot without them, so workers with equal keys hold equal facts but for those. The
-first worker of an environment is diagnosed in full while a Recorder notes which per-host facts each check (and
-the fix plan) read; a later worker reuses every finding of a check that read none of the per-host facts that
-differ on it, and runs the other checks again on its own facts. The result is exactly what diagnosing every worker
-would give: checks are pure, deterministic functions of the facts (DESIGN.md), so a check that reads equal values
-returns equal findings. (This holds while nothing caches a per-host fact across checks; none does.)
+first worker of an environment is diagnosed in full; a later worker reuses every finding of a check that reads none
+of the per-host facts that differ on it, and runs the other checks again on its own facts. What a check reads is
+known before it runs: its inputs, declared variables and prerequisites say it (`Check.reads`, paths into Facts), as
+do the steps around it (pipeline.RENDER_READS, PLAN_READS). The result is exactly what diagnosing every worker would
+give: checks are pure, deterministic functions of their inputs (DESIGN.md), so a check whose inputs hold equal
+values returns equal findings (tests/unit/test_reads.py holds every declaration to the code).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
-import typing
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from xladoctor.diagnosis.pipeline import check_findings, plan_for
+from xladoctor.diagnosis.pipeline import PLAN_READS, RENDER_READS, check_findings, plan_for
 from xladoctor.diagnosis.registry import Check
 from xladoctor.diagnosis.report import Report
 from xladoctor.diagnosis.selection import select_checks
 from xladoctor.facts.model import Facts
-from xladoctor.facts.system import CompileCacheFacts, NvidiaFacts, ResourceFacts, TpuFacts
+from xladoctor.facts.paths import env_path, overlaps
 from xladoctor.findings import Finding
-from xladoctor.fleet.tracking import ENV_ANY, Recorder, env_item
 from xladoctor.matrix import Matrix, load_matrix
 
-# What differs between two hosts running one image, by the class that holds it (each sits at one place in Facts).
-PER_HOST: dict[type, frozenset[str]] = {
-    Facts: frozenset({"created_at", "probes"}),  # when the snapshot was taken; how long each probe took
-    NvidiaFacts: frozenset({"attempts"}),  # how long NVML and nvidia-smi took to answer
-    ResourceFacts: frozenset({"memory_bytes", "shm_bytes", "disk_free"}),  # what is free, what the kernel reserved
-    CompileCacheFacts: frozenset({"dirs"}),  # each compile cache folder's free inodes
-    TpuFacts: frozenset({"pid", "processes", "unreadable"}),  # the probing process, how many processes it looked at
-}
+# What differs between two hosts running one image (paths into Facts, xladoctor/facts/paths.py).
+PER_HOST: tuple[str, ...] = (
+    "created_at",  # when the snapshot was taken
+    "probes",  # how long each probe took
+    "system.nvidia.attempts",  # how long NVML and nvidia-smi took to answer
+    "system.resources.memory_bytes",  # what is free, what the kernel reserved
+    "system.resources.shm_bytes",
+    "system.resources.disk_free",
+    "system.compile_caches.dirs",  # each compile cache folder's free inodes
+    "system.tpu.pid",  # the probing process
+    "system.tpu.processes",  # how many processes it looked at, and could not
+    "system.tpu.unreadable",
+    "system.gpu_health",  # each GPU's own counters, temperatures, links and the node's kernel log: the node itself
+)
 # Variables that name the worker itself, or where it lives: they differ across the workers of one job by design.
 # (Kubernetes' device plugin hands each pod its own GPU UUIDs in NVIDIA_VISIBLE_DEVICES.)
 PER_WORKER_ENV = frozenset(
@@ -55,7 +61,9 @@ PER_WORKER_ENV = frozenset(
     }
 )
 PER_WORKER_SUFFIXES = ("RANK", "_WORKER_ID", "_TASK_ID", "_PROCESS_ID", "_PROCID", "_NODEID")
-WATCHED = {cls: {name: f"{cls.__name__}.{name}" for name in sorted(names)} for cls, names in PER_HOST.items()}
+_PLAN_READS = frozenset(PLAN_READS)
+
+Tree = Mapping[str, "Tree | None"]  # field -> the fields below it to visit, or None for the per-host field itself
 
 
 def names_the_worker(name: str) -> bool:
@@ -63,104 +71,116 @@ def names_the_worker(name: str) -> bool:
     return name in PER_WORKER_ENV or name.endswith(PER_WORKER_SUFFIXES)
 
 
-def _dataclass_in(hint: Any) -> type | None:
-    """The dataclass a field holds (`NvidiaFacts | None` -> NvidiaFacts), or None."""
-    for candidate in (hint, *typing.get_args(hint)):
-        if isinstance(candidate, type) and dataclasses.is_dataclass(candidate):
-            return candidate
-    return None
+def _tree(paths: Iterable[str]) -> Tree:
+    """{'system': {'resources': {'disk_free': None}}} for 'system.resources.disk_free'."""
+    root: dict[str, Any] = {}
+    for path in paths:
+        *holders, leaf = path.split(".")
+        node = root
+        for name in holders:
+            node = node.setdefault(name, {})
+        node[leaf] = None
+    return root
 
 
-def _holders(cls: type, found: dict[type, tuple[str, ...]]) -> bool:
-    """Fill `found` with the fields of `cls` (and of the dataclasses below) that lead to per-host facts."""
-    hints = typing.get_type_hints(cls)
-    leading = []
-    for field in dataclasses.fields(cls):
-        held = _dataclass_in(hints[field.name])
-        if held is not None and (_holders(held, found) or held in PER_HOST):
-            leading.append(field.name)
-    found[cls] = tuple(leading)
-    return bool(leading)
+PER_HOST_TREE = _tree(PER_HOST)
 
 
-# The fields that lead from Facts to each class of PER_HOST: Facts.system, SystemFacts.nvidia, ...
-HOLDERS: dict[type, tuple[str, ...]] = {}
-_holders(Facts, HOLDERS)
+def _value_at(facts: Facts, path: str) -> object:
+    """The value at `path`, None where a part above it is absent (a snapshot from before its probe)."""
+    value: object = facts
+    for name in path.split("."):
+        if value is None:
+            return None
+        value = getattr(value, name)
+    return value
 
 
-def _blank(obj: Any) -> Any:
-    """`obj` with every per-host fact set to None (and Facts.env without the variables that name the worker)."""
-    cls = type(obj)
-    changes: dict[str, Any] = dict.fromkeys(PER_HOST.get(cls, ()))
-    for name in HOLDERS.get(cls, ()):
-        if (child := getattr(obj, name)) is not None:
-            changes[name] = _blank(child)
-    if cls is Facts:
-        changes["env"] = {k: v for k, v in obj.env.items() if not names_the_worker(k)}
+def _blanked(obj: Any, tree: Tree) -> Any:
+    """`obj` with every per-host field of `tree` set to None."""
+    changes: dict[str, Any] = {}
+    for name, below in tree.items():
+        if below is None:
+            changes[name] = None
+        elif (child := getattr(obj, name)) is not None:
+            changes[name] = _blanked(child, below)
     return dataclasses.replace(obj, **changes)
 
 
 def environment_key(facts: Facts) -> bytes:
     """Equal for two snapshots whose facts are equal but for PER_HOST ones: a hash of the rest's repr, which is exact
     for what a snapshot holds (str, int, float, bool, None, tuples, mappings, and the frozen dataclasses of
-    xladoctor.facts, none of which hides a field from its repr): unlike ==, it tells 1 from 1.0 and True."""
-    return hashlib.sha256(repr(_blank(facts)).encode("utf-8", "surrogatepass")).digest()
+    xladoctor.facts, none of which hides a field from its repr): unlike ==, it tells 1 from 1.0 and True. Which
+    parts of a snapshot are there at all is part of the key."""
+    blank = _blanked(facts, PER_HOST_TREE)
+    blank = dataclasses.replace(blank, env={k: v for k, v in facts.env.items() if not names_the_worker(k)})
+    return hashlib.sha256(repr(blank).encode("utf-8", "surrogatepass")).digest()
 
 
-def differences(first: Any, other: Any, found: set[str] | None = None) -> set[str]:
-    """The per-host items (Recorder names) whose values differ between two snapshots of one environment."""
-    found = set() if found is None else found
-    cls = type(first)
-    for name, item in WATCHED.get(cls, {}).items():
-        mine, theirs = getattr(first, name), getattr(other, name)
-        if mine is not theirs and repr(mine) != repr(theirs):  # a worker built from its environment shares what is equal
-            found.add(item)
-    for name in HOLDERS.get(cls, ()):
-        mine, theirs = getattr(first, name), getattr(other, name)
-        if mine is not None and theirs is not None and mine is not theirs:
-            differences(mine, theirs, found)
-    if cls is Facts and first.env is not other.env:
+def differences(first: Facts, other: Facts) -> frozenset[str]:
+    """The per-host facts (paths: 'system.resources.disk_free', 'env.TPU_WORKER_ID') whose values differ between
+    two snapshots of one environment."""
+    found = {path for path in PER_HOST if not _same(_value_at(first, path), _value_at(other, path))}
+    if first.env is not other.env:  # a worker built from its environment's facts shares what is equal (fleet/intake)
         for key in {*first.env, *other.env}:
             if names_the_worker(key) and _entry(first.env, key) != _entry(other.env, key):
-                found.add(env_item(key))
-    return found
+                found.add(env_path(key))
+    return frozenset(found)
 
 
-def _entry(env: Any, key: str) -> tuple[bool, str]:
+def _same(mine: object, theirs: object) -> bool:
+    return mine is theirs or repr(mine) == repr(theirs)
+
+
+def _entry(env: Mapping[str, str], key: str) -> tuple[bool, str]:
     return (key in env, repr(env.get(key)))
 
 
-def splice(first: Any, other: Any, differ: set[str]) -> Any:
-    """`other`, built from `first` (of the same environment) with `other`'s values where they differ: the workers
-    of one environment then share everything but their per-host facts in memory."""
-    cls = type(first)
-    changes = {name: getattr(other, name) for name, item in WATCHED.get(cls, {}).items() if item in differ}
-    for name in HOLDERS.get(cls, ()):
-        if (child := getattr(first, name)) is not None:
-            spliced = splice(child, getattr(other, name), differ)
+def _spliced(mine: Any, theirs: Any, tree: Tree) -> Any:
+    changes: dict[str, Any] = {}
+    for name, below in tree.items():
+        if below is None:
+            changes[name] = getattr(theirs, name)
+        elif (child := getattr(mine, name)) is not None:
+            spliced = _spliced(child, getattr(theirs, name), below)
             if spliced is not child:
                 changes[name] = spliced
-    if cls is Facts and any(d.startswith("env:") for d in differ):
-        changes["env"] = other.env
-    return dataclasses.replace(first, **changes) if changes else first
+    return dataclasses.replace(mine, **changes) if changes else mine
 
 
-def touches(reads: frozenset[str], differ: AbstractSet[str]) -> bool:
-    """Whether a step that read `reads` may see another value on a worker whose per-host facts `differ`."""
-    if not reads.isdisjoint(differ):
-        return True
-    return ENV_ANY in reads and any(d.startswith("env:") for d in differ)
+def splice(first: Facts, other: Facts, differ: AbstractSet[str]) -> Facts:
+    """`other`, built from `first` (of the same environment) with `other`'s values where they differ: the workers
+    of one environment then share everything but their per-host facts in memory."""
+    spliced: Facts = _spliced(first, other, _tree(p for p in PER_HOST if p in differ))
+    if any(d.startswith("env.") for d in differ):
+        spliced = dataclasses.replace(spliced, env=other.env)
+    return spliced
+
+
+@functools.lru_cache(maxsize=4096)  # the same few (reads, differences) pairs come back for every worker
+def touches(reads: frozenset[str], differ: frozenset[str]) -> bool:
+    """Whether a step that reads `reads` may see another value on a worker whose per-host facts `differ`."""
+    return any(overlaps(read, fact) for read in reads for fact in differ)
+
+
+def _read(check: Check, facts: Facts) -> frozenset[str]:
+    """What `check`'s findings on these facts are made of: its reads and its fixes' rendering; or, when a
+    prerequisite skips it, only the prerequisites up to that one (run_check tests them first, in order, and reads
+    nothing else before it gives the skip)."""
+    for index, prerequisite in enumerate(check.requires):
+        if not prerequisite.test(facts):
+            return frozenset(path for tested in check.requires[: index + 1] for path in tested.reads)
+    return check.reads | frozenset(RENDER_READS)
 
 
 @dataclass(frozen=True)
 class Environment:
-    """The first worker of an environment, its diagnosis, and what each check and the plan read of its host."""
+    """The first worker of an environment, its diagnosis, and what each check found and read."""
 
     facts: Facts
     report: Report
-    reads: tuple[frozenset[str], ...]  # per check, in order
     findings: tuple[tuple[Finding, ...], ...]  # per check, in order
-    plan_reads: frozenset[str]
+    reads: tuple[frozenset[str], ...]  # per check, in order
 
 
 @dataclass(frozen=True)
@@ -170,7 +190,7 @@ class Placement:
     environment: int
     facts: Facts
     report: Report
-    differ: frozenset[str]  # the per-host items that differ from the environment's first worker
+    differ: frozenset[str]  # the per-host facts that differ from the environment's first worker
 
 
 class Diagnoses:
@@ -179,29 +199,20 @@ class Diagnoses:
     def __init__(self, checks: Sequence[Check] | None = None, matrix: Matrix | None = None) -> None:
         self.checks = list(checks) if checks is not None else select_checks()
         self.matrix = matrix if matrix is not None else load_matrix()
-        self.recorder = Recorder(WATCHED, names_the_worker)
         self.environments: list[Environment] = []
         self.check_runs = 0  # every time a check ran: once per check per environment, plus per-host re-runs
         self._keys: dict[bytes, int] = {}
 
-    def _run(self, check: Check, facts: Facts) -> list[Finding]:
+    def _run(self, check: Check, facts: Facts) -> tuple[Finding, ...]:
         self.check_runs += 1
-        return check_findings(check, facts, self.matrix)
+        return tuple(check_findings(check, facts, self.matrix))
 
     def _diagnose(self, facts: Facts) -> Environment:
-        """The whole diagnosis (as run_diagnosis does it), recording what each step reads of the host."""
-        reads: list[frozenset[str]] = []
-        found: list[tuple[Finding, ...]] = []
-        with self.recorder.installed():
-            for check in self.checks:
-                with self.recorder.scope() as read:
-                    found.append(tuple(self._run(check, facts)))
-                reads.append(frozenset(read))
-            findings = [f for group in found for f in group]
-            with self.recorder.scope() as plan_read:
-                plan = plan_for(findings, facts, self.matrix)
-        report = Report(facts, tuple(findings), plan)
-        return Environment(facts, report, tuple(reads), tuple(found), frozenset(plan_read))
+        """The whole diagnosis, as run_diagnosis does it."""
+        found = tuple(self._run(check, facts) for check in self.checks)
+        findings = [f for group in found for f in group]
+        report = Report(facts, tuple(findings), plan_for(findings, facts, self.matrix))
+        return Environment(facts, report, found, tuple(_read(check, facts) for check in self.checks))
 
     def place(self, facts: Facts) -> Placement:
         key = environment_key(facts)
@@ -210,24 +221,25 @@ class Diagnoses:
             self._keys[key] = len(self.environments)
             self.environments.append(self._diagnose(facts))
             return Placement(len(self.environments) - 1, facts, self.environments[-1].report, frozenset())
-        environment = self.environments[index]
-        differ = differences(environment.facts, facts)
-        own = splice(environment.facts, facts, differ) if differ else environment.facts
-        return self.place_in(index, own, frozenset(differ))
-
-    # ---- fleet/intake.py places a worker whose snapshot text it matched to an environment (issue 27) ----------
+        differ = differences(self.environments[index].facts, facts)
+        own = splice(self.environments[index].facts, facts, differ) if differ else facts
+        return self.place_in(index, own, differ)
 
     def place_in(self, index: int, own: Facts, differ: frozenset[str]) -> Placement:
-        """A worker of environment `index`: its facts `own` (sharing the environment's) differ from the first worker's
-        in the per-host items `differ` only (`differences` of the two), and only the checks that read those re-run."""
+        """A worker of environment `index` whose facts `own` (sharing the environment's) differ from its first
+        worker's in the per-host facts `differ` only (`differences` of the two): only the checks that read those run
+        again. fleet/intake.py calls it for a worker it built from the environment's facts without loading it."""
         environment = self.environments[index]
         if not differ:
             return Placement(index, environment.facts, environment.report, frozenset())
         findings: list[Finding] = []
-        for check, read, found in zip(self.checks, environment.reads, environment.findings, strict=True):
-            findings.extend(self._run(check, own) if touches(read, differ) else found)
+        for check, reads, found in zip(self.checks, environment.reads, environment.findings, strict=True):
+            findings.extend(self._run(check, own) if touches(reads, differ) else found)
         alike = findings == list(environment.report.findings)  # then the worker shares the environment's tuple too
-        same = alike and not touches(environment.plan_reads, differ)
-        plan = environment.report.plan if same else plan_for(findings, own, self.matrix)
+        plan = (
+            environment.report.plan
+            if alike and not touches(_PLAN_READS, differ)
+            else plan_for(findings, own, self.matrix)
+        )
         kept = environment.report.findings if alike else tuple(findings)
         return Placement(index, own, Report(own, kept, plan), differ)

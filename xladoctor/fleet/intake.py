@@ -19,19 +19,20 @@ import json
 import re
 import secrets
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from xladoctor.facts.load import FactsError, build_field, facts_from_json, parse_json
 from xladoctor.facts.model import Facts, freeze
-from xladoctor.fleet.environments import HOLDERS, PER_HOST, Diagnoses, Placement, differences, names_the_worker
+from xladoctor.fleet.environments import PER_HOST_TREE, Diagnoses, Placement, Tree, differences, names_the_worker
 
 TRIED = 8  # templates tried, most recently matched first, before a snapshot is loaded in full
 KEPT = 32  # templates kept: the memory of a fleet of all-different environments stays bounded
 Path = tuple[str, ...]  # the fields that lead from Facts to a holder of per-host facts: ("system", "resources")
 Layout = tuple[tuple[str, Any], ...]  # json.dumps's arguments that write a snapshot's text
-_SCAN = json.JSONDecoder().scan_once  # what json.loads uses: the C scanner where there is one
+# what json.loads uses: the C scanner where there is one (typeshed does not declare the decoder's scan_once)
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _WHITESPACE = " \t\n\r"  # JSON's (RFC 8259 section 2); str.strip() alone would take more
 _TOKEN = f"xladoctor-slot-{secrets.token_hex(8)}-"  # no snapshot can hold a token drawn at random in this process
 
@@ -67,7 +68,11 @@ class Template:
         for segment in segments[1:]:
             try:
                 value, position = _SCAN(text, position)
-            except (StopIteration, ValueError, RecursionError):  # no value there, a bad one, too deep, too long a number
+            except (
+                StopIteration,
+                ValueError,
+                RecursionError,
+            ):  # no value there, a bad one, too deep, too long a number
                 return None
             if not text.startswith(segment, position):
                 return None
@@ -82,9 +87,6 @@ def _holder(cls: type, name: str) -> type:
     return next(c for c in (hint, *typing.get_args(hint)) if isinstance(c, type) and dataclasses.is_dataclass(c))
 
 
-HELD = {(cls, name): _holder(cls, name) for cls, names in HOLDERS.items() for name in names}
-
-
 def _mark(index: int) -> str:
     return f"\0{_TOKEN}{index}\0"
 
@@ -93,18 +95,21 @@ def _mark(index: int) -> str:
 _MARKER = re.compile(re.escape(json.dumps(f"\0{_TOKEN}")[:-1]) + r"(\d+)" + re.escape(json.dumps("\0")[1:]))
 
 
-def _stub(cls: type, data: dict[str, Any], path: Path, slots: list[Slot], values: list[Any]) -> dict[str, Any]:
-    """A copy of `data` (the JSON of a `cls`) with a marker in each per-host place, noting the slots and values."""
+def _stub(
+    cls: type, data: dict[str, Any], tree: Tree, path: Path, slots: list[Slot], values: list[Any]
+) -> dict[str, Any]:
+    """A copy of `data` (the JSON of a `cls`) with a marker in each per-host place of `tree` (PER_HOST's fields
+    under `cls`), noting the slots and values."""
     stub = dict(data)
-    for name in PER_HOST.get(cls, ()):
-        if name in stub:
+    for name, below in tree.items():
+        if name not in stub:
+            continue
+        if below is None:
             values.append(stub[name])
             stub[name] = _mark(len(slots))
             slots.append(Slot(path, cls, name))
-    for name in HOLDERS.get(cls, ()):
-        child = stub.get(name)
-        if isinstance(child, dict):
-            stub[name] = _stub(HELD[cls, name], child, (*path, name), slots, values)
+        elif isinstance(stub[name], dict):
+            stub[name] = _stub(_holder(cls, name), stub[name], below, (*path, name), slots, values)
     if cls is Facts and isinstance(stub.get("env"), dict):
         env = stub["env"] = dict(stub["env"])
         for name in env:
@@ -137,7 +142,7 @@ def cut(environment: int, base: Facts, data: dict[str, Any], text: str) -> Templ
         return None
     slots: list[Slot] = []
     values: list[Any] = []
-    rendered = json.dumps(_stub(Facts, data, (), slots, values), **dict(layout))
+    rendered = json.dumps(_stub(Facts, data, PER_HOST_TREE, (), slots, values), **dict(layout))
     pieces = _MARKER.split(rendered)
     order = [int(index) for index in pieces[1::2]]
     if sorted(order) != list(range(len(slots))):
@@ -156,10 +161,10 @@ def cut(environment: int, base: Facts, data: dict[str, Any], text: str) -> Templ
 def _graft(obj: Any, path: Path, changes: dict[Path, dict[str, Any]]) -> Any:
     """`obj` (at `path` in Facts) with the fields `changes` gives under it replaced; everything else shared."""
     here = dict(changes.get(path, {}))
-    for name in HOLDERS.get(type(obj), ()):
-        below = (*path, name)
-        if any(changed[: len(below)] == below for changed in changes):
-            here[name] = _graft(getattr(obj, name), below, changes)
+    for name in {
+        changed[len(path)] for changed in changes if len(changed) > len(path) and changed[: len(path)] == path
+    }:
+        here[name] = _graft(getattr(obj, name), (*path, name), changes)
     return dataclasses.replace(obj, **here) if here else obj
 
 
@@ -204,7 +209,7 @@ class Intake:
             if position:
                 self.templates.insert(0, self.templates.pop(position))
             first = self.diagnoses.environments[template.environment].facts
-            return self.diagnoses.place_in(template.environment, own, frozenset(differences(first, own)))
+            return self.diagnoses.place_in(template.environment, own, differences(first, own))
         self.loaded += 1
         data = parse_json(text)
         placement = self.diagnoses.place(facts_from_json(data))
@@ -221,7 +226,7 @@ class Intake:
         if (placement.environment, layout) in self._cut:
             return
         self._cut.add((placement.environment, layout))
-        template = cut(placement.environment, placement.facts, data, text)
-        if template is not None:
-            self.templates.insert(0, template)
+        made = cut(placement.environment, placement.facts, data, text)
+        if made is not None:
+            self.templates.insert(0, made)
             del self.templates[KEPT:]

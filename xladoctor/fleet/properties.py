@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xladoctor.facts import Distribution, Facts
 from xladoctor.facts.builds import torch_cuda
-from xladoctor.facts.platform import tpu_chips
+from xladoctor.facts.paths import env_path, present
+from xladoctor.facts.platform import DEVICES, tpu_chips
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
+from xladoctor.fix import Fix, export, install, uninstall, unset
 from xladoctor.fleet.environments import names_the_worker
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.wheels import is_torch_xla, torch_xla_wheel_missing
-from xladoctor.remedy.fix import Fix, export, install, uninstall, unset
 
 
 class Unknown:
@@ -46,6 +47,9 @@ class Property:
     series: Callable[[str], str] | None = None  # values differing only below this series: a warning
     fix: FixFor | None = None
     absent_phrase: str = "{have} no {name}"  # how None reads in a sentence: "worker-3.json has no triton"
+    # what `read` reads (paths into Facts, xladoctor/facts/paths.py): compare reads a property once per environment
+    # unless a per-host fact among these differs on a worker
+    reads: frozenset[str] = field(kw_only=True)
     sep: str = " "  # between name and value: "torch 2.9.0", "PJRT_DEVICE=TPU"
 
     def show(self, value: Value) -> str:
@@ -71,6 +75,14 @@ STRICT_ENV = ("PJRT_DEVICE", "XLA_FLAGS", "TF_XLA_FLAGS")
 
 def _probed(facts: Facts) -> bool:
     return facts.target.ok and facts.python is not None
+
+
+# What each kind of property reads.
+VERSIONS = frozenset({"target.ok", present("python"), "distributions"})
+PYTHON = frozenset({"target.ok", "python"})
+DRIVER = frozenset({present("system.nvidia"), "system.nvidia.driver_version"})
+GPUS = frozenset({present("system.nvidia"), "system.nvidia.gpus"})
+TPU_CHIPS = frozenset({present("system.resources"), DEVICES})
 
 
 def _dist(facts: Facts, component: str) -> Distribution | None:
@@ -203,7 +215,9 @@ def properties(workers: Iterable[Facts]) -> Iterator[Property]:
     workers = list(workers)
     for component in (*STRICT_COMPONENTS, *SOFT_COMPONENTS):
         status = Status.FAIL if component in STRICT_COMPONENTS else Status.WARN
-        yield Property("fleet-package-skew", component, _version_of(component), status, fix=_package_fix(component))
+        yield Property(
+            "fleet-package-skew", component, _version_of(component), status, fix=_package_fix(component), reads=VERSIONS
+        )
     cpu = "{have} a CPU build of torch"
     yield Property(
         "fleet-cuda-skew",
@@ -213,12 +227,13 @@ def properties(workers: Iterable[Facts]) -> Iterator[Property]:
         "none (a CPU build)",
         fix=_cuda_fix,
         absent_phrase=cpu,
+        reads=VERSIONS,
     )
-    yield Property("fleet-python-skew", "Python", _python, Status.FAIL, series=_python_minor)
-    yield Property("fleet-driver-skew", "NVIDIA driver", _driver, Status.FAIL, "none", _major)
-    yield Property("fleet-accelerator-skew", "GPU count", _gpu_count, Status.FAIL)
-    yield Property("fleet-accelerator-skew", "GPU model", _gpu_models, Status.FAIL, "none")
-    yield Property("fleet-accelerator-skew", "TPU chips", _tpu_chips, Status.FAIL)
+    yield Property("fleet-python-skew", "Python", _python, Status.FAIL, series=_python_minor, reads=PYTHON)
+    yield Property("fleet-driver-skew", "NVIDIA driver", _driver, Status.FAIL, "none", _major, reads=DRIVER)
+    yield Property("fleet-accelerator-skew", "GPU count", _gpu_count, Status.FAIL, reads=GPUS)
+    yield Property("fleet-accelerator-skew", "GPU model", _gpu_models, Status.FAIL, "none", reads=GPUS)
+    yield Property("fleet-accelerator-skew", "TPU chips", _tpu_chips, Status.FAIL, reads=TPU_CHIPS)
     for name in _compared_env(workers):
         status = Status.FAIL if name in STRICT_ENV else Status.WARN
         yield Property(
@@ -230,4 +245,5 @@ def properties(workers: Iterable[Facts]) -> Iterator[Property]:
             fix=_env_fix(name),
             absent_phrase="{have} {name} unset",
             sep="=",
+            reads=frozenset({env_path(name)}),
         )

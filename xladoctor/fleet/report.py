@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from xladoctor.diagnosis.report import Report
 from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.fix import Fix
 from xladoctor.fleet.skew import Comparison, Worker, describe, names
 from xladoctor.fleet.workers import target_failed, worker_checks
-from xladoctor.remedy.fix import Fix
 from xladoctor.remedy.plan import Plan, build_plan
 
 AREA = "fleet"

@@ -17,9 +17,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from xladoctor.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, UnsetEnv, step_texts
 from xladoctor.matrix.relations import MatrixError
 from xladoctor.redact import redact_text
-from xladoctor.remedy.fix import Fix, Install, SetEnv, Shell, Step, Uninstall, UnsetEnv, step_texts
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _FIELDS = {"id", "category", "pattern", "cause", "fix", "source"}

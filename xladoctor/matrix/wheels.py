@@ -13,7 +13,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.facts.model import Facts
+from xladoctor.facts.model import Distribution, Facts, PythonFacts
 from xladoctor.facts.versions import series_of
 from xladoctor.matrix.relations import Matrix
 
@@ -52,14 +52,27 @@ def torch_xla_source(matrix: Matrix, series: str) -> str | None:
 def torch_xla_wheel_missing(
     matrix: Matrix, facts: Facts, spec: str, reinstall: bool = False, name: str = "torch_xla", brief: bool = False
 ) -> str | None:
-    """Why `pip install torch_xla<spec>` finds no wheel for the target's Python, or None when it can succeed.
+    """Why `pip install torch_xla<spec>` finds no wheel for the target's Python, or None when it can succeed."""
+    return wheel_missing_for(matrix, facts.python, facts.installed("torch_xla"), spec, reinstall, name, brief)
+
+
+def wheel_missing_for(
+    matrix: Matrix,
+    target: PythonFacts | None,
+    installed: Distribution | None,
+    spec: str,
+    reinstall: bool = False,
+    name: str = "torch_xla",
+    brief: bool = False,
+) -> str | None:
+    """Why `pip install torch_xla<spec>` finds no wheel for the `target` interpreter, where torch_xla `installed` is
+    installed, or None when it can succeed.
 
     None too when the facts cannot tell (no Python, a release the matrix does not know). `brief`: only the first
     clause ('torch_xla 2.7 has no wheels for Python 3.13 (it has them for 3.9, 3.10, 3.11)')."""
-    if facts.python is None:
+    if target is None:
         return None
-    python = series_of(facts.python.version)
-    installed = facts.installed("torch_xla")
+    python = series_of(target.version)
     try:
         if installed is not None and not reinstall and SpecifierSet(spec).contains(installed.version, True):
             return None  # already there: pip downloads no torch_xla wheel

@@ -12,8 +12,9 @@ from packaging.version import InvalidVersion, Version
 
 from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
+from xladoctor.facts.health import HealthRequest
 from xladoctor.probes.system import collect_system
-from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, run_probe
+from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, PendingProbe, start_packages_probe
 from xladoctor.probes.toolchain import probe_tool
 from xladoctor.redact import allowed_environment, redact
 
@@ -75,13 +76,21 @@ def collect_facts(
     python: str,
     environ: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    started: PendingProbe | None = None,
+    health: HealthRequest | None = None,
 ) -> Facts:
-    """Probe `python` and return its facts; a broken interpreter is recorded, not raised."""
+    """Probe `python` and return its facts; a broken interpreter is recorded, not raised. `started`: its packages
+    probe, when the caller started it already (target.start_packages_probe) to work beside it. `health`: what the
+    operator asked of the GPU health probe (expected GPUs, a kernel log file, DCGM)."""
     env = os.environ if environ is None else environ
-    with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
-        host = pool.submit(collect_system, env, timeout_s)
-        probe = run_probe(python, "packages", timeout_s)
-        system, system_records = host.result()
+    pending = started or start_packages_probe(python, timeout_s)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
+            host = pool.submit(collect_system, env, timeout_s, health)
+            probe = pending.result()
+            system, system_records = host.result()
+    finally:
+        pending.result()  # waited for, and its folder removed, whatever happened above
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)
     target: dict[str, Any] = {"requested": python, "ok": probe.data is not None, "error": probe.error}
     if probe.data is None:

@@ -8,8 +8,10 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from xladoctor.facts.health import HealthRequest
 from xladoctor.probes.caches import probe_cache_dirs
 from xladoctor.probes.fabric import probe_fabric
+from xladoctor.probes.gpu_health import probe_gpu_health
 from xladoctor.probes.libraries import probe_libraries
 from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
@@ -29,7 +31,9 @@ def _guarded(name: str, probe: Callable[[], Any]) -> tuple[Any, str | None, floa
         return None, f"{name} probe failed: {type(exc).__name__}: {exc}", time.monotonic() - started
 
 
-def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def collect_system(
+    env: Mapping[str, str], timeout_s: float, health: HealthRequest | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The `system` section of Facts, and one probe record per part."""
     short = min(timeout_s, 15.0)  # a tool's --version never needs long; a hung one must not hold the run
     jobs: dict[str, Callable[[], Any]] = {
@@ -42,6 +46,7 @@ def collect_system(env: Mapping[str, str], timeout_s: float) -> tuple[dict[str, 
         "env_paths": lambda: {v: os.path.exists(env[v]) for v in PATH_VARIABLES if env.get(v)},
         "fabric": lambda: probe_fabric(env, short),
         "tpu": probe_tpu,
+        "gpu_health": lambda: probe_gpu_health(env, short, health),
     }
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}

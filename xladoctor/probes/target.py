@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from xladoctor.errors import UsageError
-from xladoctor.proc import CommandResult, run_command, scratch_dir
-from xladoctor.sanitize import clip
+from xladoctor.proc import CommandResult, Running, scratch_dir, start_command
 
 DEFAULT_PROBE_TIMEOUT_S = 60.0
 
@@ -71,6 +71,8 @@ TAIL_LINE_CHARS = 2000  # sanitize.SHOWN_CHARS: a line no report would show more
 
 def _tail(text: str, lines: int = 5) -> str:
     """The last lines of a child's output for a fact: each redacted, then cut (a child can print one huge line)."""
+    from xladoctor.sanitize import clip  # only for a probe that failed
+
     return " | ".join(clip(line, TAIL_LINE_CHARS) for line in text.strip().splitlines()[-lines:])
 
 
@@ -112,19 +114,67 @@ MIN_PYTHON = (3, 8)
 _UNSUPPORTED = re.compile(r"-UNSUPPORTED (\d+\.\d+\.\d+)")
 
 
-def run_probe(python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S) -> ProbeOutput:
-    """Execute probe NAME with the target interpreter; never raises."""
-    marker = "XLADOCTOR-" + secrets.token_hex(8)
+class PendingProbe:
+    """A probe child that start_probe started: `result()` waits for it, removes its folder and reads its output."""
+
+    def __init__(self, marker: str, running: Running, scratch: contextlib.ExitStack) -> None:
+        self._marker = marker
+        self._running = running
+        self._scratch = scratch
+        self._output: ProbeOutput | None = None
+
+    def result(self) -> ProbeOutput:
+        if self._output is None:
+            try:
+                result = self._running.wait()
+            finally:
+                self._scratch.close()
+            self._output = _read_output(result, self._marker)
+        return self._output
+
+
+def start_probe(
+    python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+) -> PendingProbe:
+    """Start probe NAME in the target interpreter and return at once: the caller does its own work while the
+    probe runs (the static diagnosis imports its checks meanwhile), then asks for the result. `cancel` stops it."""
+    marker = "XLADOCTOR-" + os.urandom(8).hex()  # secrets.token_hex(8), without importing hmac and OpenSSL
     env = target_environment()
-    # `python -c` puts the working directory on sys.path: run in an empty one, so that what the target has
-    # installed does not depend on where xladoctor was started (a checkout's *.egg-info, a stray json.py)
-    with scratch_dir("xladoctor-probe-") as empty:
+    scratch = contextlib.ExitStack()
+    try:
+        # `python -c` puts the working directory on sys.path: run in an empty one, so that what the target has
+        # installed does not depend on where xladoctor was started (a checkout's *.egg-info, a stray json.py)
+        empty = scratch.enter_context(scratch_dir("xladoctor-probe-"))
         script = os.path.join(empty, f"xladoctor_probe_{name}.py")
         with open(script, "w", encoding="utf-8") as handle:
             handle.write(probe_source(name))
         bootstrap = _BOOTSTRAP.replace("HEAP_BYTES", str(PROBE_HEAP_BYTES))
         argv = [python, "-c", bootstrap, marker, script]
-        result = run_command(argv, timeout_s, env=env, cwd=empty, label=f"the {name} probe of {python}")
+        running = start_command(
+            argv, timeout_s, env=env, cwd=empty, cancel=cancel, label=f"the {name} probe of {python}"
+        )
+    except BaseException:
+        scratch.close()
+        raise
+    return PendingProbe(marker, running, scratch)
+
+
+def start_packages_probe(
+    python: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+) -> PendingProbe:
+    """The probe of a target's packages (probes/collect.py finishes it), started now: see start_probe."""
+    return start_probe(python, "packages", timeout_s, cancel)
+
+
+def run_probe(
+    python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+) -> ProbeOutput:
+    """Execute probe NAME with the target interpreter; never raises. `cancel` stops it early."""
+    return start_probe(python, name, timeout_s, cancel).result()
+
+
+def _read_output(result: CommandResult, marker: str) -> ProbeOutput:
+    """The probe's JSON between its markers, or why there is none."""
     unsupported = _UNSUPPORTED.search(result.stdout) if marker in result.stdout else None
     if unsupported is not None:
         lowest = ".".join(map(str, MIN_PYTHON))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from xladoctor import proc, signals
 from xladoctor.errors import CommandNotRunnable
@@ -43,7 +43,15 @@ HOOK_FILES = (
     "_xladoctor_profile_xla.py",
     "_xladoctor_profile_tf.py",
     "_xladoctor_profile_jax.py",
+    "_xladoctor_profile_dist.py",
+    "_xladoctor_profile_watch.py",
 )
+STALL_VARIABLE = "XLADOCTOR_STALL_AFTER"
+# torch 2.9.0 and 2.13.0 read TORCH_FR_BUFFER_SIZE and still read TORCH_NCCL_TRACE_BUFFER_SIZE with a deprecation
+# warning (torch/csrc/distributed/c10d/Utils.hpp, "use TORCH_FR_BUFFER_SIZE instead", seen on both); torch 2.5 to
+# 2.8 read only the latter, for NCCL. Only the new name is set, so no warning is printed into the program's output.
+FLIGHT_RECORDER_VARIABLES = ("TORCH_FR_BUFFER_SIZE", "TORCH_NCCL_TRACE_BUFFER_SIZE")
+FLIGHT_RECORDER_ENTRIES = 2000
 # A Ctrl-C from the terminal reaches the command directly (same process group); a SIGINT sent to xladoctor
 # alone does not. Waiting this long before passing SIGINT on tells the two apart without interrupting twice.
 _FORWARD_INTERRUPT_AFTER_S = 1.0
@@ -79,6 +87,7 @@ class RunOutcome:
     signals_received: tuple[str, ...] = ()  # stopping signals xladoctor got while the command ran
     stopped: int = 0  # processes xladoctor killed after a second stopping signal (0: it stopped nothing)
     left_running: tuple[LeftRunning, ...] = ()
+    stall_stopped: int = 0  # processes xladoctor stopped after a stall (--stall-action stop)
 
     @property
     def interrupted(self) -> bool:
@@ -91,12 +100,7 @@ class RunOutcome:
 
     @property
     def signal_name(self) -> str | None:
-        if self.returncode >= 0:
-            return None
-        try:
-            return signal.Signals(-self.returncode).name
-        except ValueError:
-            return f"signal {-self.returncode}"
+        return proc.signal_name(self.returncode)
 
     @property
     def exit_status(self) -> int:
@@ -107,6 +111,8 @@ class RunOutcome:
         return self.returncode if self.returncode >= 0 else 128 - self.returncode
 
     def describe(self) -> str:
+        if self.stall_stopped and not self.forced:
+            return f"was stopped by xladoctor after the stall (--stall-action stop; exit status {self.exit_status})"
         if self.forced:
             return (
                 f"was stopped by xladoctor (SIGKILL) after a second {self.signals_received[-1]} "
@@ -127,12 +133,20 @@ def install_hooks(folder: Path) -> Path:
     return hooks
 
 
-def hooked_environment(environ: Mapping[str, str], hooks: Path, records: Path) -> dict[str, str]:
-    """The user's environment, plus the hook folder first on PYTHONPATH and where the records go."""
+def hooked_environment(
+    environ: Mapping[str, str], hooks: Path, records: Path, stall_after_s: float | None = None
+) -> dict[str, str]:
+    """The user's environment, plus the hook folder first on PYTHONPATH and where the records go. With a stall
+    watch, the hooks also number the collectives and wait to be asked for a dump, and torch's Flight Recorder
+    keeps the last FLIGHT_RECORDER_ENTRIES collectives unless the program sized it itself (0 turns it off)."""
     env = dict(environ)
     previous = env.get("PYTHONPATH")
     env["PYTHONPATH"] = str(hooks) + (os.pathsep + previous if previous else "")
     env[DIR_VARIABLE] = str(records)
+    if stall_after_s is not None:
+        env[STALL_VARIABLE] = f"{stall_after_s:g}"
+        if not any(name in environ for name in FLIGHT_RECORDER_VARIABLES):
+            env[FLIGHT_RECORDER_VARIABLES[0]] = str(FLIGHT_RECORDER_ENTRIES)
     return env
 
 
@@ -251,7 +265,17 @@ def _send(child: subprocess.Popen[bytes], signum: int) -> None:
             pass
 
 
-def run_profiled(command: Sequence[str], env: Mapping[str, str]) -> RunOutcome:
+class Watcher(Protocol):
+    """Something that watches the running command (the stall watch): started with it, stopped when it ends."""
+
+    stopped: int
+
+    def start(self, child: subprocess.Popen[bytes]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def run_profiled(command: Sequence[str], env: Mapping[str, str], watch: Watcher | None = None) -> RunOutcome:
     """Start the command in the foreground and wait for it; its exit status is returned, never raised."""
     executable = resolve_command(command, env)
     proc.stop_being_subreaper()  # the program's orphans are not ours to adopt, nor to kill at exit
@@ -262,13 +286,22 @@ def run_profiled(command: Sequence[str], env: Mapping[str, str]) -> RunOutcome:
         raise CommandNotRunnable(f"cannot run {command[0]}: {exc.strerror or exc}", 126) from None
     received: list[str] = []
     stopped: list[int] = []
-    with _passing_signals_on(child, env, received, stopped):
-        while True:
-            try:
-                returncode = child.wait()
-                break
-            except InterruptedError:  # pragma: no cover - PEP 475 retries wait() itself
-                continue
+    if watch is not None:
+        watch.start(child)
+    try:
+        with _passing_signals_on(child, env, received, stopped):
+            while True:
+                try:
+                    returncode = child.wait()
+                    break
+                except InterruptedError:  # pragma: no cover - PEP 475 retries wait() itself
+                    continue
+    finally:
+        if watch is not None:
+            watch.stop()
     duration = time.monotonic() - started
-    leftovers = () if stopped else left_running(env)
-    return RunOutcome(tuple(command), returncode, duration, tuple(received), sum(stopped), leftovers)
+    stall_stopped = watch.stopped if watch is not None else 0
+    leftovers = () if stopped or stall_stopped else left_running(env)
+    return RunOutcome(
+        tuple(command), returncode, duration, tuple(received), sum(stopped), leftovers, stall_stopped=stall_stopped
+    )

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xladoctor.findings import Finding, Status
+
+if TYPE_CHECKING:
+    from xladoctor.profile.hang.model import HangReport
 
 # The variables that give a process its rank, first found wins: torchrun, Slurm, Open MPI, MPICH/PMI.
 RANK_NAMES = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
@@ -225,6 +228,7 @@ class ProfileReport:
     interrupted: bool = False
     notes: tuple[str, ...] = ()
     left_running: tuple[Mapping[str, Any], ...] = ()  # {"pid", "argv", "detached"}: alive when the program ended
+    stalls: tuple[HangReport, ...] = ()  # what --stall-after reported while the program ran
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.finding.status is status)
@@ -236,7 +240,3 @@ class ProfileReport:
     @property
     def partial(self) -> bool:
         return self.exit_status != 0 or self.interrupted or any(not p.exited for p in self.processes)
-
-
-def ranks_of(records: Sequence[ProcessRecord]) -> tuple[str, ...]:
-    return tuple(r.label for r in records)

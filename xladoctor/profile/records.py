@@ -129,6 +129,11 @@ def _process(path: Path) -> ProcessRecord | None:
     )
 
 
+def read_process(path: Path) -> ProcessRecord | None:
+    """One process's records (proc-<pid>.jsonl), or None when the file holds no process head."""
+    return _process(path)
+
+
 def _scrubbed(raw: bytes) -> bytes:
     """One record line with every credential redacted: argv element by element, every other string as text."""
     try:

@@ -12,19 +12,16 @@ the plan says which build to pick instead of guessing one that may not exist.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from xladoctor.facts.model import Facts
+from xladoctor.fix import Install, Step
 from xladoctor.matrix import Matrix
-from xladoctor.remedy.fix import Install, Step
-
-if TYPE_CHECKING:
-    from xladoctor.remedy.plan import Pin
+from xladoctor.remedy.pins import Pins
 
 # The distributions PyTorch builds per label on its index (torch, and the domain libraries released beside it).
 LABELLED = ("torch", "torchvision", "torchaudio")
@@ -79,7 +76,7 @@ def flavoured(key: str, spec: str, facts: Facts | None, matrix: Matrix) -> tuple
     )
 
 
-def keep_flavour(pins: MutableMapping[str, Pin], facts: Facts, matrix: Matrix) -> list[str]:
+def keep_flavour(pins: Pins, facts: Facts, matrix: Matrix) -> list[str]:
     """Give every exact pin of a labelled distribution the label of the build installed now (a pin with an index
     of its own chose its build already); notes where a CUDA label cannot be kept."""
     notes: list[str] = []

@@ -8,9 +8,9 @@ on a TPU with torch_xla installed also pins the matching torch_xla in the same c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -18,15 +18,11 @@ from packaging.version import InvalidVersion, Version
 from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform
 from xladoctor.facts.versions import series_of
+from xladoctor.fix import Step, SystemInstall
 from xladoctor.matrix import Matrix
 from xladoctor.matrix.wheels import torch_xla_wheel_missing
-from xladoctor.remedy.fix import Step, SystemInstall
+from xladoctor.remedy.pins import Pins
 from xladoctor.remedy.render import Target, render_step
-
-if TYPE_CHECKING:
-    from xladoctor.remedy.plan import Pin
-
-Pins = MutableMapping[str, "Pin"]  # package key -> the pin the plan merged
 
 
 def guarded(platform: Platform, facts: Facts) -> bool:

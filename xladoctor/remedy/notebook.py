@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xladoctor.facts.platform import Platform
-from xladoctor.remedy.fix import Install, PrependPath, SetEnv, Step, Uninstall, UnsetEnv
+from xladoctor.fix import Install, PrependPath, SetEnv, Step, Uninstall, UnsetEnv
 from xladoctor.remedy.render import Target, render_step
 
 

@@ -16,9 +16,10 @@ from xladoctor.facts.installer import Installer
 from xladoctor.facts.model import Facts
 from xladoctor.facts.platform import Platform, detect_platform
 from xladoctor.findings import SEVERITY, Finding, Status
+from xladoctor.fix import Install, Step, Uninstall
 from xladoctor.matrix import Matrix, load_matrix
 from xladoctor.remedy import builds, hosted, notebook
-from xladoctor.remedy.fix import Install, Step, Uninstall
+from xladoctor.remedy.pins import Pin
 from xladoctor.remedy.render import Target, for_target, package_key, render_step
 
 
@@ -34,23 +35,6 @@ class Plan:
     notes: tuple[str, ...] = ()  # what to know or do after the commands (restart the kernel, ...)
     cells: tuple[str, ...] = ()  # the commands as notebook cell lines, when the platform is a notebook
     steps: tuple[Step, ...] = ()  # the structured steps the commands render
-
-
-@dataclass(frozen=True)
-class Pin:
-    """One distribution to install, with the options of the install step that asked for it."""
-
-    name: str  # as the finding wrote it ('torch_xla[tpu]')
-    spec: str
-    index_url: str | None = None
-    reinstall: bool = False
-    no_deps: bool = False
-    upgrade: bool = False
-    find_links: str | None = None
-
-    @property
-    def options(self) -> tuple[str | None, bool, bool, bool, str | None]:
-        return (self.index_url, self.reinstall, self.no_deps, self.upgrade, self.find_links)
 
 
 def merge_specifiers(current: str, new: str) -> str | None:

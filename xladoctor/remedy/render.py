@@ -13,7 +13,7 @@ from packaging.utils import canonicalize_name
 
 from xladoctor.facts.installer import Installer, detect_installer
 from xladoctor.facts.model import Facts
-from xladoctor.remedy.fix import (
+from xladoctor.fix import (
     Fix,
     Install,
     PrependPath,
@@ -25,6 +25,8 @@ from xladoctor.remedy.fix import (
     Uninstall,
     UnsetEnv,
 )
+from xladoctor.matrix import load_matrix
+from xladoctor.remedy.builds import flavoured_steps
 
 # conda-forge names of the distributions whose PyPI name differs (conda-forge feedstocks
 # https://github.com/conda-forge/pytorch-cpu-feedstock builds the `pytorch` package).
@@ -154,9 +156,6 @@ def render_step(step: Step, target: Target) -> str:
 
 def render_fix(fix: Fix, facts: Facts | None) -> tuple[str, ...]:
     """Shell commands for one fix, in order, for the installer `facts` shows (pip with `python` without facts)."""
-    from xladoctor.matrix import load_matrix
-    from xladoctor.remedy.builds import flavoured_steps
-
     target = Target(facts)
     steps = flavoured_steps(fix.steps, facts, load_matrix())
     return tuple(render_step(step, target) for step in for_target(steps, target))

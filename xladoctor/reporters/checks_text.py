@@ -8,8 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-from xladoctor.diagnosis.describe import Description
-from xladoctor.diagnosis.inputs import INPUTS
+from xladoctor.diagnosis.describe import Description, check_inputs
 from xladoctor.reporters.terminal import _line, _text
 from xladoctor.sanitize import json_text
 
@@ -41,8 +40,9 @@ def _explain(description: Description, console: Console) -> None:
     console.print(_text(description.why))
     console.print()
     console.print("[bold]Reads[/]")
-    for name in check.inputs:
-        console.print(f"  {_line(name)}: {_text(_input_text(name))}")
+    for item in check_inputs(check):
+        variables = f" ({', '.join(item.variables)})" if item.variables else ""
+        console.print(f"  {_line(item.name)}{_line(variables)}: {_text(item.description)}")
     if check.requires:
         console.print("[bold]Skipped when[/]")
         for prerequisite in check.requires:
@@ -58,12 +58,6 @@ def _explain(description: Description, console: Console) -> None:
             console.print(f"  {_line(source)}")
 
 
-def _input_text(name: str) -> str:
-    source = INPUTS.get(name)
-    described = getattr(source, "description", "") if source is not None else ""
-    return str(described) or (f"absent when {source.missing}" if source is not None and source.missing else name)
-
-
 def checks_document(descriptions: Sequence[Description]) -> list[dict[str, Any]]:
     return [
         {
@@ -72,7 +66,10 @@ def checks_document(descriptions: Sequence[Description]) -> list[dict[str, Any]]
             "title": d.check.title,
             "module": d.source_file,
             "why": d.why,
-            "reads": list(d.check.inputs),
+            "reads": [
+                {"name": i.name, "type": i.type_name, "description": i.description, "variables": list(i.variables)}
+                for i in check_inputs(d.check)
+            ],
             "skipped_when": [p.reason for p in d.check.requires],
             "statuses": list(d.statuses),
             "fixes": list(d.fixes),

@@ -15,7 +15,7 @@ from xladoctor.fleet.workers import LISTED, failing_checks
 from xladoctor.reporters.json_report import report_document
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _MARKS, _line, _text, render_text
-from xladoctor.sanitize import json_text, scrub_json
+from xladoctor.sanitize import json_text
 
 COMPARE_SCHEMA_VERSION = 1
 WORKER_LINES = 16  # fleets up to this size get one line per worker in the text report
@@ -60,12 +60,6 @@ def _document(fleet: FleetReport, each: bool) -> dict[str, Any]:
             for p in fleet.plans
         ],
     }
-
-
-def compare_to_json(fleet: FleetReport, each: bool = False) -> dict[str, Any]:
-    """The `compare --json` document, scrubbed (xladoctor.sanitize)."""
-    scrubbed: dict[str, Any] = scrub_json(_document(fleet, each))
-    return scrubbed
 
 
 def render_compare_json(fleet: FleetReport, each: bool = False) -> str:

@@ -12,18 +12,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NoReturn, TypeVar
 
-from rich.console import Console
-
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import plain_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # rich and the reporters are imported when a report is rendered: `--help` stays light
+    from rich.console import Console
+
     from xladoctor.collective.analysis import CollectiveReport
     from xladoctor.diagnosis.describe import Description
     from xladoctor.diagnosis.report import Report
     from xladoctor.explain.engine import Explanation
     from xladoctor.fleet.report import FleetReport
     from xladoctor.matrix import Relation
+    from xladoctor.profile.hang.model import HangReport
     from xladoctor.profile.model import ProfileReport
 
 if sys.version_info >= (3, 11):
@@ -46,10 +46,17 @@ class ReportKind(Generic[R]):
     json: Callable[[R], str]
     html: Callable[[R], str] | None = None
     junit: Callable[[R], str] | None = None
+    prometheus: Callable[[R], str] | None = None
+    npd: Callable[[R], str] | None = None
 
     @property
     def formats(self) -> tuple[OutputFormat, ...]:
-        offered = {OutputFormat.HTML: self.html, OutputFormat.JUNIT: self.junit}
+        offered = {
+            OutputFormat.HTML: self.html,
+            OutputFormat.JUNIT: self.junit,
+            OutputFormat.PROMETHEUS: self.prometheus,
+            OutputFormat.NPD: self.npd,
+        }
         return tuple(f for f in OutputFormat if offered.get(f, True) is not None)
 
 
@@ -66,6 +73,8 @@ def _offered(renderer: Callable[[R], str] | None, kind: ReportKind[R], wanted: O
 def rendered(kind: ReportKind[R], report: R, output_format: OutputFormat, verbose: bool = False) -> str:
     """The report as the text of a file (no colour codes)."""
     if output_format is OutputFormat.TEXT:
+        from xladoctor.reporters.console import plain_text
+
         return plain_text(lambda console: kind.text(report, console, verbose))
     if output_format is OutputFormat.JSON:
         return kind.json(report)
@@ -73,6 +82,10 @@ def rendered(kind: ReportKind[R], report: R, output_format: OutputFormat, verbos
         return _offered(kind.html, kind, output_format)(report)
     if output_format is OutputFormat.JUNIT:
         return _offered(kind.junit, kind, output_format)(report)
+    if output_format is OutputFormat.PROMETHEUS:
+        return _offered(kind.prometheus, kind, output_format)(report)
+    if output_format is OutputFormat.NPD:
+        return _offered(kind.npd, kind, output_format)(report)
     assert_never(output_format)
 
 
@@ -100,7 +113,17 @@ def check_kind(strict: bool = False) -> ReportKind[Report]:
 
         return render_junit(report, strict=strict)
 
-    return ReportKind("check", text, json, html, junit)
+    def prometheus(report: Report) -> str:
+        from xladoctor.reporters.prometheus import render_prometheus
+
+        return render_prometheus(report, strict=strict)
+
+    def npd(report: Report) -> str:
+        from xladoctor.reporters.problem_line import render_npd
+
+        return render_npd(report, strict=strict)
+
+    return ReportKind("check", text, json, html, junit, prometheus, npd)
 
 
 def explain_kind() -> ReportKind[Explanation]:
@@ -177,6 +200,25 @@ def collective_kind() -> ReportKind[CollectiveReport]:
         return render_collective_html(report)
 
     return ReportKind("collective", text, json, html)
+
+
+def hang_kind() -> ReportKind[HangReport]:
+    def text(report: HangReport, console: Console, verbose: bool) -> None:
+        from xladoctor.reporters.hang_report import render_hang_text
+
+        render_hang_text(report, console, verbose=verbose)
+
+    def json(report: HangReport) -> str:
+        from xladoctor.reporters.hang_report import render_hang_json
+
+        return render_hang_json(report)
+
+    def html(report: HangReport) -> str:
+        from xladoctor.reporters.pages.hang import render_hang_html
+
+        return render_hang_html(report)
+
+    return ReportKind("hang", text, json, html)
 
 
 def matrix_kind() -> ReportKind[Sequence[Relation]]:

@@ -6,18 +6,21 @@ import io
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from xladoctor.diagnosis.report import Report
 from xladoctor.reporters import OutputFormat
-from xladoctor.reporters.console import ReportConsole
 from xladoctor.reporters.kinds import check_kind
 from xladoctor.reporters.kinds import rendered as rendered_as
+
+if TYPE_CHECKING:
+    from xladoctor.diagnosis.report import Report
 
 
 def _render(report: Report, output_format: OutputFormat, stream: TextIO, verbose: bool, strict: bool) -> None:
     kind = check_kind(strict)
     if output_format is OutputFormat.TEXT and stream is sys.stdout:  # a terminal keeps its colours
+        from xladoctor.reporters.console import ReportConsole  # rich only for text (~30 ms of imports)
+
         kind.text(report, ReportConsole(file=stream, soft_wrap=True), verbose)
         return
     stream.write(rendered_as(kind, report, output_format, verbose))

@@ -13,6 +13,7 @@ from xladoctor import __version__
 from xladoctor.findings import Status
 from xladoctor.profile.analysis.xla import HOST_VALUE
 from xladoctor.profile.model import ProcessSummary, ProfileFinding, ProfileReport, Step
+from xladoctor.reporters.hang_report import hang_document
 from xladoctor.reporters.schemas import bundled_schema
 from xladoctor.reporters.terminal import _line, _mark
 from xladoctor.reporters.terminal import _text as _t
@@ -42,6 +43,7 @@ def profile_document(report: ProfileReport) -> dict[str, Any]:
         "helper_processes": report.helpers,
         "notes": list(report.notes),
         "left_running": [dict(p) for p in report.left_running],
+        "stalls": [hang_document(r) for r in report.stalls],
     }
 
 
@@ -95,7 +97,7 @@ def _finding(console: Console, item: ProfileFinding, cwd: str | None, verbose: b
             console.print(f"      [dim]{_t(line)}[/]")
     if item.code_fix and finding.status is not Status.OK:
         at = f" at {_t(item.location.short(cwd))}" if item.location else ""
-        console.print(f"      fix{at}:")
+        console.print("      next:" if finding.area == "hang" else f"      fix{at}:")  # a stall's next steps
         for line in item.code_fix:
             console.print(f"        [green]{_t(line)}[/]")
     for command in finding.remediation if finding.status is not Status.OK else ():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from types import TracebackType
 
 from rich.console import Console
 from rich.status import Status as Spinner
@@ -28,7 +27,7 @@ class TerminalProgress(Observer):
     def __enter__(self) -> TerminalProgress:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *_exc_info: object) -> None:  # an exception passes through, the spinner stops either way
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from xladoctor.findings import Status
+from xladoctor.fix import Fix
 from xladoctor.matrix.signatures import find_signature
 from xladoctor.proc import CommandResult
-from xladoctor.remedy.fix import Fix
 from xladoctor.smoke.child import ScriptRun
 from xladoctor.smoke.model import SmokeResult
 
@@ -103,7 +102,6 @@ def results_from_run(
     run: ScriptRun,
     timeout_s: float,
     context: Mapping[str, str],
-    ok_record: Any = None,
 ) -> list[SmokeResult]:
     """One result per device the script reported, plus one for a crash that cut it short."""
     results: list[SmokeResult] = []

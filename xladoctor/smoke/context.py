@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor.facts import Facts
+from xladoctor.proc import StopEvent
 from xladoctor.remedy.templates import template_values
 from xladoctor.smoke.child import ScriptRun, run_script
 from xladoctor.smoke.classify import results_from_run
@@ -21,7 +22,7 @@ class SmokeContext:
     facts: Facts  # of the target: its interpreter runs the smoke scripts
     timeout_s: float
     scratch: Path  # empty, private to this test, removed afterwards
-    cancel: threading.Event = field(default_factory=threading.Event)  # set: stop now, the result is moot
+    cancel: threading.Event = field(default_factory=StopEvent)  # set: stop now, the result is moot
     runs: list[ScriptRun] = field(default_factory=list)  # every script run, for the runner to read
 
     def run(

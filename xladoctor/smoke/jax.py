@@ -18,8 +18,8 @@ from xladoctor.facts import Facts
 from xladoctor.facts.platform import detect_platform
 from xladoctor.facts.stack import COMPONENTS
 from xladoctor.findings import Status
+from xladoctor.fix import Fix, install, shell
 from xladoctor.matrix import load_matrix
-from xladoctor.remedy.fix import Fix, install, shell
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xladoctor.findings import Status
-from xladoctor.remedy.fix import Fix
+from xladoctor.fix import Fix
 
 
 @dataclass(frozen=True)

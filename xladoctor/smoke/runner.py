@@ -13,7 +13,7 @@ from xladoctor.errors import UsageError, unknown_names
 from xladoctor.facts import Facts
 from xladoctor.facts.prerequisites import target_probed, unmet
 from xladoctor.findings import Status
-from xladoctor.proc import scratch_dir
+from xladoctor.proc import StopEvent, scratch_dir
 from xladoctor.smoke.catalog import SMOKE_NAMES, SMOKE_TESTS, SmokeTest
 from xladoctor.smoke.child import ScriptRun
 from xladoctor.smoke.classify import crash_frame
@@ -69,7 +69,7 @@ class _Hangs:
     def __init__(self, tests: Sequence[SmokeTest]) -> None:
         self._lock = threading.Lock()
         self.hung: dict[str, str] = {}  # module -> the test in which importing it hung
-        self.cancels = {t.name: threading.Event() for t in tests}
+        self.cancels = {t.name: StopEvent() for t in tests}  # set() wakes the test's wait on its child at once
         self._imports = {t.name: t.imports for t in tests}
 
     def blocker(self, test: SmokeTest) -> tuple[str, str] | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from xladoctor.facts.flags import flag_name, named, tokens_without
 from xladoctor.findings import Status
-from xladoctor.remedy.fix import set_or_unset
+from xladoctor.fix import set_or_unset
 from xladoctor.smoke.context import SmokeContext
 from xladoctor.smoke.model import SmokeResult
 

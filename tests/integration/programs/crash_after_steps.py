@@ -1,4 +1,5 @@
 """Two optimizer steps of a tiny torch model, then a segfault: the profile must still be written, partial."""
+
 import ctypes
 
 import torch

@@ -1,4 +1,5 @@
 """A healthy JAX loop: one jitted step, the same shapes and static values every call."""
+
 import jax
 import jax.numpy as jnp
 

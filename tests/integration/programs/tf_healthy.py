@@ -1,4 +1,5 @@
 """A healthy TensorFlow loop: one tf.function, the same shapes and dtypes every call."""
+
 import tensorflow as tf
 
 

@@ -4,12 +4,15 @@ node's launcher ended."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from xladoctor.collective.analysis.common import finding, first_line, listing, rank_names, who
+from xladoctor.collective.analysis.common import finding, first_line, listing, process_name, who
 from xladoctor.collective.availability import XLA_CPU_NOTE
-from xladoctor.collective.observed import Observed
+from xladoctor.collective.messages.outcome import StopCause
+from xladoctor.collective.messages.records import JaxRecord, OpResult, RankError, RankRecord
+from xladoctor.collective.observed import Observed, Unit
 from xladoctor.findings import Finding, Status
 
 OPS = ("all_reduce", "all_gather", "broadcast", "barrier")
@@ -39,73 +42,89 @@ def backend_id(name: str) -> str:
     return f"collective-{name}"
 
 
-def _records_for(observed: Observed, backend: str) -> list[Mapping[str, Any]]:
-    if backend == "jax":
-        return list(observed.jax)
-    return list(observed.records)
+Taker = RankRecord | JaxRecord  # a torch rank, or a JAX process
 
 
-def _entry(record: Mapping[str, Any], backend: str) -> Mapping[str, Any] | None:
-    if backend == "jax":
-        return record if record.get("phase") in ("collectives", "done", "failed") or record.get("ops") else None
-    return next((b for b in record.get("backends") or [] if b.get("backend") == backend), None)
+@dataclass(frozen=True)
+class OpRow:
+    """One collective of one backend across the job: how many ranks ran it and how many got it right, its size,
+    the slowest rank's median time and the lowest bus bandwidth."""
+
+    backend: str
+    op: str
+    ranks: int
+    correct: int
+    bytes: float | None
+    slowest_median_s: float | None
+    lowest_busbw_gbps: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "op": self.op,
+            "ranks": self.ranks,
+            "correct": self.correct,
+            "bytes": self.bytes,
+            "slowest_median_s": self.slowest_median_s,
+            "lowest_busbw_gbps": self.lowest_busbw_gbps,
+        }
 
 
-def _who_rank(record: Mapping[str, Any], backend: str) -> str:
-    number = record.get("process_id") if backend == "jax" else record.get("rank")
-    label = "process" if backend == "jax" else "rank"
-    return f"{label} {number}" + (f" ({record.get('host')})" if record.get("host") else "")
+def _takers(observed: Observed, backend: str) -> Sequence[Taker]:
+    return observed.jax if backend == "jax" else observed.records
+
+
+def _ops(record: Taker, backend: str) -> tuple[OpResult, ...]:
+    if isinstance(record, JaxRecord):
+        return record.ops
+    entry = record.backend(backend)
+    return entry.ops if entry is not None else ()
 
 
 def _cause(message: str) -> str | None:
     return next((why for needle, why in _CAUSES if needle in message), None)
 
 
-def summary_rows(observed: Observed, backend: str) -> list[dict[str, Any]]:
+def summary_rows(observed: Observed, backend: str) -> list[OpRow]:
     """Per op: how many ranks ran it, how many were right, the slowest rank's median time, the lowest bus bandwidth."""
     rows = []
     for op in OPS:
-        runs = []
-        for record in _records_for(observed, backend):
-            entry = _entry(record, backend)
-            for item in (entry or {}).get("ops") or []:
-                if item.get("op") == op:
-                    runs.append(item)
+        runs = [item for record in _takers(observed, backend) for item in _ops(record, backend) if item.op == op]
         if not runs:
             continue
-        times = [r["median_s"] for r in runs if isinstance(r.get("median_s"), (int, float))]
-        busbw = [r["busbw_gbps"] for r in runs if isinstance(r.get("busbw_gbps"), (int, float))]
+        times = [r.median_s for r in runs if r.median_s is not None]
+        busbw = [r.busbw_gbps for r in runs if r.busbw_gbps is not None]
         rows.append(
-            {
-                "backend": backend,
-                "op": op,
-                "ranks": len(runs),
-                "correct": sum(1 for r in runs if r.get("ok")),
-                "bytes": runs[0].get("bytes"),
-                "slowest_median_s": max(times) if times else None,
-                "lowest_busbw_gbps": min(busbw) if busbw and op != "barrier" else None,
-            }
+            OpRow(
+                backend,
+                op,
+                len(runs),
+                sum(1 for r in runs if r.ok),
+                runs[0].bytes,
+                max(times) if times else None,
+                min(busbw) if busbw and op != "barrier" else None,
+            )
         )
     return rows
 
 
-def _number(value: Any) -> Any:
+def _number(value: float | None) -> float | None:
     """4.0 stays 4.0 (a value), but a count reads 524288, not 524288.0."""
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) >= 1000 else value
 
 
 def _wrong(observed: Observed, backend: str) -> list[str]:
     lines = []
-    for record in _records_for(observed, backend):
-        for item in (_entry(record, backend) or {}).get("ops") or []:
-            if item.get("ok") is False:
-                got, want = _number(item.get("got")), _number(item.get("expected"))
+    for record in _takers(observed, backend):
+        for item in _ops(record, backend):
+            if item.ok is False:
+                got, want = _number(item.got), _number(item.expected)
                 where = (
-                    f"element {item.get('first_bad_index')} is {got}, expected {want}"
-                    if item.get("first_bad_index") is not None
+                    f"element {item.first_bad_index} is {got}, expected {want}"
+                    if item.first_bad_index is not None
                     else f"{got} elements came back, expected {want}"
                 )
-                lines.append(f"{item.get('op')} on {_who_rank(record, backend)}: {where}")
+                lines.append(f"{item.op} on {process_name(record)}: {where}")
     return lines
 
 
@@ -117,55 +136,61 @@ def short_error(message: str | None) -> str:
     return _ENFORCE.sub("", first_line(message))
 
 
+def _error(record: Taker, backend: str) -> RankError | None:
+    """What stopped this rank's part in the backend: its own error (a JAX process's record's)."""
+    if isinstance(record, JaxRecord):
+        return record.error
+    entry = record.backend(backend)
+    if entry is not None and entry.error is not None:
+        return entry.error
+    if backend == "gloo" and record.error is not None and record.error.phase in ("init", "gather"):
+        return record.error  # gloo is the default group: its init and the gather are gloo's too
+    return None
+
+
 def _errors(observed: Observed, backend: str) -> list[tuple[str, list[str], str]]:
     """(error, the ranks that met it, its cause): one group per distinct error."""
     groups: dict[str, list[str]] = {}
     causes: dict[str, str] = {}
-    for record in _records_for(observed, backend):
-        entry = _entry(record, backend) or {}
-        error = entry.get("error") if backend != "jax" else record.get("error")
-        if not error and backend == "gloo" and (record.get("error") or {}).get("phase") in ("init", "gather"):
-            error = record["error"]  # gloo is the default group: its init and the gather are gloo's too
-        if error:
-            text = f"{error.get('type')}: {short_error(error.get('message'))}"
-            groups.setdefault(text, []).append(_who_rank(record, backend))
-            causes[text] = _cause(str(error.get("message"))) or ""
+    for record in _takers(observed, backend):
+        error = _error(record, backend)
+        if error is not None:
+            text = f"{error.type}: {short_error(error.message)}"
+            groups.setdefault(text, []).append(process_name(record))
+            causes[text] = _cause(str(error.message)) or ""
     return [(text, holders, causes[text]) for text, holders in groups.items()]
 
 
 def _unfinished(observed: Observed, backend: str) -> list[str]:
     """Ranks that started the backend but never finished (killed at the deadline, or hung)."""
     lines = []
-    for record in _records_for(observed, backend):
-        phase = record.get("phase")
-        ran = (backend == "jax") or any(b.get("backend") == backend for b in record.get("backends") or [])
-        if ran and phase not in FINAL_PHASES and phase != "gather" and not record.get("error"):
-            peer = stopped_by(observed, record.get("unit", record.get("node_rank")))
-            why = (
-                f" when {who(observed, int(peer['unit']))} failed" if peer and isinstance(peer.get("unit"), int) else ""
-            )
-            lines.append(f"{_who_rank(record, backend)} {'was ' if why else ''}stopped in phase {phase}{why}")
+    for record in _takers(observed, backend):
+        phase = record.phase
+        ran = isinstance(record, JaxRecord) or record.backend(backend) is not None
+        if ran and phase not in FINAL_PHASES and phase != "gather" and record.error is None:
+            peer = stopped_by(observed, record.unit)
+            why = f" when {who(observed, peer.unit)} failed" if peer is not None and peer.unit is not None else ""
+            lines.append(f"{process_name(record)} {'was ' if why else ''}stopped in phase {phase}{why}")
     return lines
 
 
-def stopped_by(observed: Observed, unit: Any) -> Mapping[str, Any] | None:
+def stopped_by(observed: Observed, unit: int | None) -> StopCause | None:
     """The peer whose failure made node 0 (or this node) stop a unit's launch early, if that is how it ended."""
     for item in observed.units:
         if item.unit == unit:
-            launcher = (item.outcome or {}).get("launcher") or {}
-            found = launcher.get("stopped_by")
-            return found if isinstance(found, Mapping) else None
+            launcher = item.outcome.launcher if item.outcome is not None else None
+            return launcher.stopped_by if launcher is not None else None
     return None
 
 
 def _xla_world(observed: Observed) -> str | None:
     for record in observed.records:
-        entry = _entry(record, "xla")
-        if entry and entry.get("world_size") is not None and entry.get("world_size") != record.get("world_size"):
-            device = entry.get("pjrt_device") or "unset"
+        entry = record.backend("xla")
+        if entry is not None and entry.world_size is not None and entry.world_size != record.world_size:
+            device = entry.pjrt_device or "unset"
             note = f" {XLA_CPU_NOTE}." if device.upper() in ("CPU", "UNSET") else ""
             return (
-                f"torch_xla formed a world of {entry.get('world_size')} in a job of {record.get('world_size')} "
+                f"torch_xla formed a world of {entry.world_size} in a job of {record.world_size} "
                 f"processes (PJRT_DEVICE={device}); its collectives did not cross processes.{note}"
             )
     return None
@@ -173,11 +198,9 @@ def _xla_world(observed: Observed) -> str | None:
 
 def removed_by(observed: Observed) -> dict[str, list[tuple[str, str]]]:
     """backend -> (node, why) for each other node that could not run it (the roll call's agreement)."""
-    removed = ((observed.roll or {}).get("reply") or {}).get("removed") or {}
-    return {
-        name: [(who(observed, int(item.get("unit") or 0)), str(item.get("why"))) for item in items]
-        for name, items in removed.items()
-    }
+    reply = observed.roll.reply if observed.roll is not None else None
+    removed = reply.removed if reply is not None else {}
+    return {name: [(who(observed, item.unit or 0), str(item.why)) for item in items] for name, items in removed.items()}
 
 
 def backend(observed: Observed, name: str) -> Finding:
@@ -190,7 +213,7 @@ def backend(observed: Observed, name: str) -> Finding:
     if elsewhere and name not in observed.backends:
         lines = [f"{node}: {why}" for node, why in elsewhere]
         nodes = listing([node for node, _ in elsewhere])
-        if name in (observed.plan.get("backends") or ()):
+        if name in observed.plan.backends:
             return finding(
                 fid,
                 Status.FAIL,
@@ -210,8 +233,8 @@ def backend(observed: Observed, name: str) -> Finding:
             fid, Status.SKIP, f"{name}: not run", "Skipped because the job did not form (see collective-rendezvous)."
         )
     rows = summary_rows(observed, name)
-    evidence = {"ops": rows}
-    stopped = [r for r in observed.records if r.get("phase") == "stopped"]
+    evidence = {"ops": [row.to_json() for row in rows]}
+    stopped = [r for r in observed.records if r.phase == "stopped"]
     if stopped and not rows and name != "jax":
         return finding(
             fid,
@@ -251,19 +274,19 @@ def backend(observed: Observed, name: str) -> Finding:
             "The ranks ended before their first collective (see collective-launch).",
             evidence,
         )
-    ranks = max(r["ranks"] for r in rows)
-    reduce = next((r for r in rows if r["op"] == "all_reduce"), None)
+    ranks = max(r.ranks for r in rows)
+    reduce = next((r for r in rows if r.op == "all_reduce"), None)
     speed = ""
-    if reduce and reduce.get("slowest_median_s"):
-        size = (reduce.get("bytes") or 0) / (1 << 20)
-        bus = reduce.get("lowest_busbw_gbps")
-        speed = f"; all_reduce of {size:.0f} MiB in {reduce['slowest_median_s'] * 1e3:.1f} ms" + (
+    if reduce and reduce.slowest_median_s:
+        size = (reduce.bytes or 0) / (1 << 20)
+        bus = reduce.lowest_busbw_gbps
+        speed = f"; all_reduce of {size:.0f} MiB in {reduce.slowest_median_s * 1e3:.1f} ms" + (
             f" (bus bandwidth {bus:.2f} GB/s)" if bus else ""
         )
     return finding(
         fid,
         Status.OK,
-        f"{name}: {', '.join(r['op'] for r in rows)} correct on {ranks} "
+        f"{name}: {', '.join(r.op for r in rows)} correct on {ranks} "
         f"{'processes' if name == 'jax' else 'ranks'}{speed}",
         evidence=evidence,
     )
@@ -275,10 +298,11 @@ _VERSION_KEYS = ("python", "torch", "cuda", "nccl", "torch_xla", "jax", "jaxlib"
 def runtime_skew(observed: Observed) -> Finding:
     """What each rank really loaded (torch.__version__, torch.version.cuda, torch.cuda.nccl.version(), ...)."""
     values: dict[str, dict[str, list[str]]] = {}
-    for record in [*observed.records, *observed.jax]:
-        label = _who_rank(record, "jax" if "process_id" in record else "torch")
+    takers: list[Taker] = [*observed.records, *observed.jax]
+    for record in takers:
+        label = process_name(record)
         for key in _VERSION_KEYS:
-            value = (record.get("versions") or {}).get(key)
+            value = record.versions.get(key)
             if value is not None:
                 values.setdefault(key, {}).setdefault(str(value), []).append(label)
     skewed = {k: v for k, v in values.items() if len(v) > 1}
@@ -314,40 +338,40 @@ def launch(observed: Observed) -> Finding:
     for unit in observed.units:
         outcome = unit.outcome
         if outcome is None:
-            if observed.backends and observed.roll and observed.roll.get("role") == "host":
+            if observed.backends and observed.roll is not None and observed.roll.role == "host":
                 problems.append(
                     f"{who(observed, unit.unit)} sent no outcome: its xladoctor was stopped or lost the "
                     "connection to node 0"
                 )
             continue
-        if outcome.get("malformed"):
-            problems.append(f"{who(observed, unit.unit)} sent an outcome node 0 cannot read: {outcome['malformed']}")
+        if outcome.malformed:
+            problems.append(f"{who(observed, unit.unit)} sent an outcome node 0 cannot read: {outcome.malformed}")
             continue
-        launcher = outcome.get("launcher")
-        if not launcher or launcher.get("ok", True):
+        launcher = outcome.launcher
+        if launcher is None or not launcher.failed:
             continue
-        peer = launcher.get("stopped_by")
-        if isinstance(peer, Mapping) and isinstance(peer.get("unit"), int):
-            explained.append(f"{who(observed, unit.unit)}: stopped early, when {who(observed, peer['unit'])} failed")
+        peer = launcher.stopped_by
+        if peer is not None and peer.unit is not None:
+            explained.append(f"{who(observed, unit.unit)}: stopped early, when {who(observed, peer.unit)} failed")
             continue
-        ranks = [r for r in observed.records if r.get("unit", r.get("node_rank")) == unit.unit]
-        open_ranks = [r for r in ranks if r.get("phase") not in FINAL_PHASES]
-        tail = [line for line in launcher.get("tail") or [] if line.strip()]
+        ranks = [r for r in observed.records if r.unit == unit.unit]
+        open_ranks = [r for r in ranks if r.phase not in FINAL_PHASES]
+        tail = [line for line in launcher.tail if line.strip()]
         error_line = next(
             (line for line in reversed(tail) if "Error" in line or "error:" in line), tail[-1] if tail else ""
         )
-        text = f"{who(observed, unit.unit)}: torchrun {launcher.get('ended')}"
-        if not ranks or open_ranks or launcher.get("timed_out"):
-            phases = listing([f"rank {r.get('rank')} in {r.get('phase')}" for r in open_ranks]) if open_ranks else ""
+        text = f"{who(observed, unit.unit)}: torchrun {launcher.ended}"
+        if not ranks or open_ranks or launcher.timed_out:
+            phases = listing([f"rank {r.rank} in {r.phase}" for r in open_ranks]) if open_ranks else ""
             problems.append(
                 text + (f"; {phases}" if phases else "") + (f": {first_line(error_line)}" if error_line else "")
             )
         else:
             explained.append(text + " (a check above failed)")
-    evidence = {"launchers": {str(u.unit): (u.outcome or {}).get("launcher") for u in observed.units}}
+    evidence = {"launchers": {str(u.unit): _launcher_json(u) for u in observed.units}}
     if problems:
         return finding(LAUNCH, Status.FAIL, first_line(problems[0], 200), "\n".join(problems + explained), evidence)
-    if not any(u.outcome and u.outcome.get("launcher") for u in observed.units):
+    if not any(u.outcome is not None and u.outcome.launcher is not None for u in observed.units):
         return finding(LAUNCH, Status.SKIP, "Launch: nothing was started", "Skipped because the job did not form.")
     if explained:
         return finding(
@@ -360,18 +384,19 @@ def launch(observed: Observed) -> Finding:
     return finding(LAUNCH, Status.OK, "Every launcher ended cleanly", evidence=evidence)
 
 
-def rank_listing(observed: Observed, ranks: Sequence[int]) -> str:
-    return listing(rank_names(observed.records, ranks))
+def _launcher_json(unit: Unit) -> dict[str, Any] | None:
+    launcher = unit.outcome.launcher if unit.outcome is not None else None
+    return launcher.to_json() if launcher is not None else None
 
 
 def _formed(observed: Observed) -> bool:
     """Whether the job got as far as the launch (its roll call, if any, said go)."""
-    roll = observed.roll or {}
-    if roll.get("bind_error"):
+    roll = observed.roll
+    if roll is None:
+        return True
+    if roll.bind_error:
         return False
-    if roll.get("role") in ("host", "member"):
-        return bool((roll.get("reply") or {}).get("go"))
-    return True
+    return roll.go if roll.role in ("host", "member") else True
 
 
 def tested(observed: Observed) -> Finding:

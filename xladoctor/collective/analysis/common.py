@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from xladoctor.collective.messages.records import JaxRecord, RankRecord
+from xladoctor.collective.messages.roll import PreflightView
 from xladoctor.collective.observed import Observed, Unit
 from xladoctor.findings import Finding, Status
 from xladoctor.sanitize import clip
@@ -26,7 +28,7 @@ def finding(
 
 def noun(observed: Observed) -> str:
     """What a unit of the roll call is: a node (one xladoctor per node), or a rank (one per rank)."""
-    return "rank" if observed.plan.get("mode") in ("rank", "agent") else "node"
+    return "rank" if observed.plan.mode in ("rank", "agent") else "node"
 
 
 def who(observed: Observed, unit: int) -> str:
@@ -45,9 +47,9 @@ def listing(items: Sequence[str], limit: int = 8) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-def rank_names(records: Iterable[Mapping[str, Any]], ranks: Iterable[int]) -> list[str]:
+def rank_names(records: Iterable[RankRecord], ranks: Iterable[int]) -> list[str]:
     """'rank 3 (host-b)' for each rank, with the host its record gives."""
-    hosts = {int(r["rank"]): r.get("host") for r in records if isinstance(r.get("rank"), int)}
+    hosts = {r.rank: r.host for r in records}
     return [f"rank {r}" + (f" ({hosts[r]})" if hosts.get(r) else "") for r in ranks]
 
 
@@ -55,16 +57,14 @@ def unit_of(observed: Observed, number: int) -> Unit | None:
     return next((u for u in observed.units if u.unit == number), None)
 
 
-def preflights(observed: Observed) -> list[tuple[int, Mapping[str, Any]]]:
+def preflights(observed: Observed) -> list[tuple[int, PreflightView]]:
     """(unit, its preflight view) for every unit whose hello reached this process, this one first."""
-    found: list[tuple[int, Mapping[str, Any]]] = []
-    mine = observed.me.get("preflight")
-    own = observed.plan.get("unit")
-    if isinstance(mine, Mapping):
-        found.append((int(own) if isinstance(own, int) else 0, mine))
+    found: list[tuple[int, PreflightView]] = []
+    if observed.me.preflight is not None:
+        found.append((observed.plan.unit or 0, observed.me.preflight))
     for unit in observed.units:
-        view = (unit.hello or {}).get("preflight")
-        if isinstance(view, Mapping) and all(u != unit.unit for u, _ in found):
+        view = unit.hello.preflight if unit.hello is not None else None
+        if view is not None and all(u != unit.unit for u, _ in found):
             found.append((unit.unit, view))
     return found
 
@@ -72,15 +72,21 @@ def preflights(observed: Observed) -> list[tuple[int, Mapping[str, Any]]]:
 def hosts_differ(observed: Observed) -> bool:
     """Whether the job spans more than one host (a two-"node" test on one machine does not)."""
     hosts = {u.host for u in observed.units if u.host and u.host != "None"}
-    hosts |= {str(r.get("host")) for r in observed.records if r.get("host")}
-    unknown = int(observed.plan.get("nnodes") or 1) > 1 and len(observed.units) < int(observed.plan.get("units") or 1)
+    hosts |= {str(r.host) for r in observed.records if r.host}
+    unknown = observed.plan.nnodes > 1 and len(observed.units) < observed.plan.units
     return len(hosts) > 1 or unknown
 
 
 def hosts_known_alike(observed: Observed) -> bool:
     """Every unit joined and they all report one host name."""
     hosts = {u.host for u in observed.units if u.host and u.host != "None"}
-    return len(hosts) == 1 and len(observed.units) >= int(observed.plan.get("units") or 1)
+    return len(hosts) == 1 and len(observed.units) >= observed.plan.units
+
+
+def process_name(record: RankRecord | JaxRecord) -> str:
+    """'rank 3 (host-b)', or 'process 1 (host-b)' for a JAX process."""
+    number, label = (record.process_id, "process") if isinstance(record, JaxRecord) else (record.rank, "rank")
+    return f"{label} {number}" + (f" ({record.host})" if record.host else "")
 
 
 def first_line(text: str | None, limit: int = 300) -> str:

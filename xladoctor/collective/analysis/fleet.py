@@ -51,12 +51,12 @@ def fleet(observed: Observed) -> tuple[FleetReport | None, Finding]:
     missing = [
         u.unit
         for u in observed.units
-        if u.unit not in observed.facts and (u.hello or {}).get("local_rank") in (0, None)
+        if u.unit not in observed.facts and (u.hello.local_rank if u.hello is not None else None) in (0, None)
     ]
     detail = "\n".join(f"{who(observed, u)}: {e}" for u, e in sorted(observed.facts_errors.items()))
     if len(found) < 2:
         reason = "one snapshot reached this process" if len(found) == 1 else "no snapshot reached this process"
-        if int(observed.plan.get("units") or 1) < 2:
+        if observed.plan.units < 2:
             reason = "the job runs on one node: its snapshot has nothing to be compared with"
         return None, finding(
             FLEET,
@@ -122,7 +122,7 @@ def tpu_env(observed: Observed) -> Finding:
             problems.append(f"{name} differs: " + "; ".join(f"{listing(h, 4)} set {v}" for v, h in groups.items()))
     # a slice's variables count its hosts: the nodes, not the ranks (several per host when each has its xladoctor)
     plan = observed.plan
-    hosts = int(plan.get("nnodes") or 1) if plan.get("mode") in ("rank", "agent") else int(plan.get("units") or 1)
+    hosts = plan.nnodes if plan.mode in ("rank", "agent") else plan.units
     units = max(len(observed.facts), hosts)  # hosts, in the words below: "the job has N" hosts
     by_id: dict[str, list[str]] = {}
     for label, worker_id in ids.items():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
-from typing import Any
 
 from xladoctor.collective.analysis.common import finding, first_line, listing, noun, rank_names, who
-from xladoctor.collective.observed import Observed
+from xladoctor.collective.messages.records import StoreVerdict
+from xladoctor.collective.messages.roll import Reply
+from xladoctor.collective.observed import Observed, Roll
 from xladoctor.findings import Finding, Status
+from xladoctor.probes.network import PortHolder
 from xladoctor.redact import redact_argv
 from xladoctor.sanitize import clip
 
@@ -29,65 +30,65 @@ _CONNECT_WHY = {
 }
 
 
-def roll_port(observed: Observed) -> Any:
+def roll_port(observed: Observed) -> int:
     """The port of the roll call (the next one under an outer torchrun, whose agent's store holds the job's)."""
-    return (observed.roll or {}).get("port") or observed.plan.get("roll_port") or observed.plan.get("master_port")
+    return (observed.roll.port if observed.roll else 0) or observed.plan.roll_port or observed.plan.master_port
 
 
 def _missing_hint(observed: Observed, missing: list[int]) -> tuple[str, list[str]]:
     plan = observed.plan
-    addr, port = plan.get("master_addr"), roll_port(observed)
+    addr, port = plan.master_addr, roll_port(observed)
     target = f"{addr}:{port}"
     lines = [
         f"On each missing {noun(observed)}: is `xladoctor collective` running there, with the same job (--nnodes "
-        f"{plan.get('nnodes')}, its own --node-rank, --master-addr {addr} --master-port {port}), started within the "
+        f"{plan.nnodes}, its own --node-rank, --master-addr {addr} --master-port {port}), started within the "
         "timeout? Its own one-line status names what it waited on.",
         f"Can it reach {target}? A firewall or security group must let TCP port {port} in on node 0 (and, for "
         "gloo and NCCL, the ephemeral ports they open between all hosts).",
         f"Does {addr} resolve there to node 0's address (not a loopback one)?",
     ]
     commands = [
-        f"getent hosts {shlex.quote(str(addr))}  # on each missing {noun(observed)}",
-        f"nc -vz {shlex.quote(str(addr))} {port}  # on each missing {noun(observed)}, while node 0 waits",
+        f"getent hosts {shlex.quote(addr)}  # on each missing {noun(observed)}",
+        f"nc -vz {shlex.quote(addr)} {port}  # on each missing {noun(observed)}, while node 0 waits",
     ]
     return "\n".join(lines), commands
 
 
-def _roll_host(observed: Observed, roll: Mapping[str, Any]) -> Finding:
-    if roll.get("bind_error"):
+def _roll_host(observed: Observed, roll: Roll) -> Finding:
+    if roll.bind_error:
         return finding(
             RENDEZVOUS,
             Status.SKIP,
             "The roll call could not start",
-            f"Skipped because port {roll.get('port')} could not be taken ({roll.get('bind_error')}); see {PORT}.",
+            f"Skipped because port {roll.port} could not be taken ({roll.bind_error}); see {PORT}.",
         )
-    reply = roll.get("reply") or {}
-    missing = [int(u) for u in reply.get("missing") or []]
-    units = int(observed.plan.get("units") or 1)
+    reply = roll.reply or Reply(False)
+    missing = list(reply.missing)
+    units = observed.plan.units
     evidence = {
-        "waited_s": reply.get("waited_s"),
-        "waited_on": reply.get("waited_on"),
+        "waited_s": reply.waited_s,
+        "waited_on": reply.waited_on,
         "missing": missing,
-        "joined": sorted(int(u.unit) for u in observed.units if u.hello),
-        "strangers": reply.get("strangers"),
-        "late": reply.get("late"),
+        "joined": sorted(u.unit for u in observed.units if u.joined),
+        "strangers": list(reply.strangers),
+        "late": [item.to_json() for item in reply.late],
     }
-    strangers = reply.get("strangers") or []
+    strangers = list(reply.strangers)
     extra = f"\nAlso connected without a hello node 0 could take: {listing(strangers)}." if strangers else ""
     if missing:
         names = [f"{noun(observed)} {u}" for u in missing]
         hint, commands = _missing_hint(observed, missing)
         late = [
-            f"{noun(observed)} {item.get('unit')} ({item.get('host')}) came {item.get('after_s')} s after node 0 "
+            f"{noun(observed)} {item.unit} ({item.host}) came {item.after_s} s after node 0 "
             "stopped waiting: start the nodes closer together, or give every node a longer --timeout"
-            for item in reply.get("late") or []
+            for item in reply.late
         ]
         extra = "".join(f"\n{line}." for line in late) + extra
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"{listing(names)} never joined ({units} expected): {who(observed, 0)} waited "
-            f"{reply.get('waited_s')} s on port {roll_port(observed)}",
+            f"{reply.waited_s} s on port {roll_port(observed)}",
             hint + extra,
             evidence,
             commands,
@@ -95,28 +96,34 @@ def _roll_host(observed: Observed, roll: Mapping[str, Any]) -> Finding:
     return finding(
         RENDEZVOUS,
         Status.OK,
-        f"All {units} {noun(observed)}s joined the roll call in {reply.get('waited_s')} s (port {roll_port(observed)})",
+        f"All {units} {noun(observed)}s joined the roll call in {reply.waited_s} s (port {roll_port(observed)})",
         extra.strip(),
         evidence=evidence,
     )
 
 
-def _roll_member(observed: Observed, roll: Mapping[str, Any]) -> Finding:
+def _roll_member(observed: Observed, roll: Roll) -> Finding:
     plan = observed.plan
     port = roll_port(observed)
-    target = f"{plan.get('master_addr')}:{port}"
-    keys = ("waited_s", "attempts", "connect_error", "stranger", "no_answer", "malformed")
-    evidence = {k: roll.get(k) for k in keys}
-    if roll.get("stranger"):
+    target = f"{plan.master_addr}:{port}"
+    evidence = {
+        "waited_s": roll.waited_s,
+        "attempts": roll.attempts,
+        "connect_error": roll.connect_error,
+        "stranger": roll.stranger,
+        "no_answer": roll.no_answer,
+        "malformed": roll.malformed,
+    }
+    if roll.stranger:
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"{target} answered, but not as xladoctor: another program listens on that port",
-            f"Sent: {roll['stranger']!r}. Another process holds port {port} on the master (an old "
+            f"Sent: {roll.stranger!r}. Another process holds port {port} on the master (an old "
             "job's TCPStore, another service); node 0's own report names it. Free the port or pick another.",
             evidence,
         )
-    if roll.get("no_answer") == "closed":
+    if roll.no_answer == "closed":
         return finding(
             RENDEZVOUS,
             Status.FAIL,
@@ -125,39 +132,39 @@ def _roll_member(observed: Observed, roll: Mapping[str, Any]) -> Finding:
             "or closed it among too many at once; node 0's own output says which.",
             evidence,
         )
-    if roll.get("no_answer") == "timeout":
+    if roll.no_answer == "timeout":
         return finding(
             RENDEZVOUS,
             Status.FAIL,
-            f"{target} took the connection but sent no answer in {roll.get('waited_s')} s",
+            f"{target} took the connection but sent no answer in {roll.waited_s} s",
             "Node 0's xladoctor answers once every node joined or half its --timeout passed: it is stuck, or another "
             f"program holds port {port} there and waits for words of its own (an old job's "
             "TCPStore does). `ss -ltnp` on node 0 names it.",
             evidence,
         )
-    if roll.get("malformed"):
+    if roll.malformed:
         return finding(
             RENDEZVOUS,
             Status.FAIL,
-            f"Node 0's answer could not be read: {roll['malformed']}",
+            f"Node 0's answer could not be read: {roll.malformed}",
             "Node 0 speaks the roll call, but its reply does not have the shape this xladoctor knows: run the same "
             "xladoctor version on every node.",
             evidence,
         )
-    reply = roll.get("reply")
-    if not reply:
-        error = str(roll.get("connect_error") or "no answer")
+    reply = roll.reply
+    if reply is None:
+        error = str(roll.connect_error or "no answer")
         why = _CONNECT_WHY.get(error, "")
-        unassigned = plan.get("node_rank") is None and plan.get("mode") == "node"
+        unassigned = plan.node_rank is None and plan.mode == "node"
         return finding(
             RENDEZVOUS,
             Status.FAIL,
-            f"Could not reach the master {target} from {observed.me.get('host')} for {roll.get('waited_s')} s "
-            f"({roll.get('attempts')} attempts; last: {error})",
+            f"Could not reach the master {target} from {observed.me.host} for {roll.waited_s} s "
+            f"({roll.attempts} attempts; last: {error})",
             (why[0].upper() + why[1:] + "." if why else "")
             + " Node 0's own report says whether it was waiting."
             + (
-                f" Without --node-rank, node 0 is the node whose own address is {plan.get('master_addr')}: when no "
+                f" Without --node-rank, node 0 is the node whose own address is {plan.master_addr}: when no "
                 "node has it (a virtual IP, NAT, an elastic or public address), none listens; give --node-rank on "
                 "every node."
                 if unassigned
@@ -165,47 +172,44 @@ def _roll_member(observed: Observed, roll: Mapping[str, Any]) -> Finding:
             ),
             evidence,
             [
-                f"getent hosts {shlex.quote(str(plan.get('master_addr')))}",
-                f"nc -vz {shlex.quote(str(plan.get('master_addr')))} {port}",
+                f"getent hosts {shlex.quote(plan.master_addr)}",
+                f"nc -vz {shlex.quote(plan.master_addr)} {port}",
             ],
         )
-    if reply.get("refused"):
+    if reply.refused:
         why = {
             "late": "It came after node 0 stopped waiting (half of node 0's --timeout): start the nodes closer "
             "together, or give every node a longer --timeout.",
             "malformed": "Its hello does not have the shape node 0's xladoctor knows: run the same xladoctor version "
             "on every node.",
-        }.get(str(reply.get("reason")), "Another process already joined with the same rank; see its report.")
+        }.get(str(reply.reason), "Another process already joined with the same rank; see its report.")
         return finding(
             RENDEZVOUS,
             Status.FAIL,
-            f"The master refused this {noun(observed)}: {reply['refused']}",
+            f"The master refused this {noun(observed)}: {reply.refused}",
             why,
             evidence,
         )
-    missing = [int(u) for u in reply.get("missing") or []]
+    missing = list(reply.missing)
     if missing:
         return finding(
             RENDEZVOUS,
             Status.FAIL,
             f"The job is missing {listing([f'{noun(observed)} {u}' for u in missing])}: node 0 "
-            f"({reply.get('waited_on')}) waited {reply.get('waited_s')} s",
+            f"({reply.waited_on}) waited {reply.waited_s} s",
             "Nothing was started; node 0's report says what to check on the missing ones.",
             evidence,
         )
-    return finding(
-        RENDEZVOUS, Status.OK, f"Joined the roll call at {target} in {roll.get('waited_s')} s", evidence=evidence
-    )
+    return finding(RENDEZVOUS, Status.OK, f"Joined the roll call at {target} in {roll.waited_s} s", evidence=evidence)
 
 
 def _hello(observed: Observed) -> Finding | None:
     """The ranks' own hello through the rendezvous store (rank 0's verdict), and torchrun's rendezvous errors."""
-    rank0 = next((r for r in observed.records if r.get("rank") == 0), None)
-    verdict = ((rank0 or {}).get("hello") or {}).get("verdict") or {}
-    missing = [int(r) for r in verdict.get("missing") or []]
+    verdict = _store_verdict(observed)
+    missing = list(verdict.missing)
     if missing:
         stories = []
-        recorded = {r.get("rank") for r in observed.records}
+        recorded = {r.rank for r in observed.records}
         for rank in missing:
             if rank not in recorded:
                 stories.append(
@@ -213,18 +217,15 @@ def _hello(observed: Observed) -> Finding | None:
                     "or died while the interpreter started: sitecustomize, a .pth file, the launcher)"
                 )
         for record in observed.records:
-            if record.get("rank") in missing:
-                error = record.get("error") or {}
-                said = f": {error.get('type')}: {first_line(error.get('message'))}" if error else ""
-                stories.append(
-                    f"rank {record['rank']} ({record.get('host')}) stopped in phase {record.get('phase')}{said}"
-                )
+            if record.rank in missing:
+                error = record.error
+                said = f": {error.type}: {first_line(error.message)}" if error else ""
+                stories.append(f"rank {record.rank} ({record.host}) stopped in phase {record.phase}{said}")
         names = rank_names(observed.records, missing)
         return finding(
             RENDEZVOUS,
             Status.FAIL,
-            f"{listing(names)} never said hello: rank 0 ({verdict.get('waited_on')}) waited "
-            f"{verdict.get('waited_s')} s",
+            f"{listing(names)} never said hello: rank 0 ({verdict.waited_on}) waited {verdict.waited_s} s",
             "\n".join(
                 [
                     "Their processes started (torchrun's rendezvous passed) but did not reach the store: a crash "
@@ -232,9 +233,9 @@ def _hello(observed: Observed) -> Finding | None:
                     *stories,
                 ]
             ),
-            {"missing_ranks": missing, "waited_s": verdict.get("waited_s")},
+            {"missing_ranks": missing, "waited_s": verdict.waited_s},
         )
-    tail = "\n".join((observed.launcher or {}).get("tail") or [])
+    tail = "\n".join(observed.launcher.tail if observed.launcher else ())
     for pattern, why in (
         (_STORE_TIMEOUT, "torchrun's rendezvous on node 0 gave up: not every node's torchrun connected"),
         (_CLIENT_TIMEOUT, "this node's torchrun could not reach the master's rendezvous store"),
@@ -245,11 +246,18 @@ def _hello(observed: Observed) -> Finding | None:
     return None
 
 
+def _store_verdict(observed: Observed) -> StoreVerdict:
+    """Rank 0's verdict on the ranks' hello through the store (empty when rank 0 left none)."""
+    rank0 = next((r for r in observed.records if r.rank == 0), None)
+    found = rank0.store_verdict if rank0 is not None else None
+    return found or StoreVerdict(None, (), None, None)
+
+
 def rendezvous(observed: Observed) -> Finding:
     roll = observed.roll
-    if roll and roll.get("role") == "host":
+    if roll and roll.role == "host":
         result = _roll_host(observed, roll)
-    elif roll and roll.get("role") == "member":
+    elif roll and roll.role == "member":
         result = _roll_member(observed, roll)
     else:
         result = None
@@ -260,58 +268,57 @@ def rendezvous(observed: Observed) -> Finding:
         return hello
     if result is not None:
         return result
-    world = next((r.get("world_size") for r in observed.records), None)
+    world = next((r.world_size for r in observed.records), None)
     if not observed.records:
         return finding(RENDEZVOUS, Status.SKIP, "No rank ran", "Skipped because nothing was launched.")
-    verdict = (next((r for r in observed.records if r.get("rank") == 0), {}).get("hello") or {}).get("verdict") or {}
+    verdict = _store_verdict(observed)
     return finding(
         RENDEZVOUS,
         Status.OK,
         f"All {world} ranks said hello through the rendezvous store"
-        + (f" in {verdict.get('waited_s')} s" if verdict.get("waited_s") is not None else ""),
+        + (f" in {verdict.waited_s} s" if verdict.waited_s is not None else ""),
     )
 
 
-def _holder(holder: Mapping[str, Any]) -> str:
+def _holder(holder: PortHolder) -> str:
     """'pid 123 (python -m torch.distributed.run ...)': the command on one line, at most 100 characters."""
-    words = holder.get("cmdline") or []
-    command = " ".join(" ".join(redact_argv([str(w) for w in words])).split()) or holder.get("name") or "?"
-    return f"pid {holder.get('pid')} ({clip(command, 100)})"
+    command = " ".join(" ".join(redact_argv(list(holder.cmdline))).split()) or holder.name or "?"
+    return f"pid {holder.pid} ({clip(command, 100)})"
 
 
 def port(observed: Observed) -> Finding:
-    roll = observed.roll or {}
+    roll = observed.roll
     plan = observed.plan
-    number = plan.get("master_port") or (observed.launcher or {}).get("port")
-    evidence = {"port": number, "source": plan.get("port_source")}
-    if roll.get("bind_error"):
-        number = roll.get("port") or number
-        holders = roll.get("holders") or []
-        held = listing([_holder(h) for h in holders]) if holders else ""
-        error = roll["bind_error"]
+    number = plan.master_port or (observed.launcher.port if observed.launcher else None)
+    evidence = {"port": number, "source": plan.port_source}
+    if roll is not None and roll.bind_error:
+        number = roll.port or number
+        holders = [{"pid": h.pid, "name": h.name, "cmdline": list(h.cmdline)} for h in roll.holders]
+        held = listing([_holder(h) for h in roll.holders]) if roll.holders else ""
+        error = roll.bind_error
         what = "is already in use" if error == "EADDRINUSE" else f"cannot be taken ({error})"
         return finding(
             PORT,
             Status.FAIL,
-            f"Port {number} on {observed.me.get('host')} {what}" + (f" by {held}" if held else ""),
-            f"The rendezvous port ({plan.get('port_source')}) must be free on node 0. "
+            f"Port {number} on {observed.me.host} {what}" + (f" by {held}" if held else ""),
+            f"The rendezvous port ({plan.port_source}) must be free on node 0. "
             + ("A port below 1024 needs root. " if error == "EACCES" else "")
             + "Stop what holds it, or give every node another --master-port (XLADOCTOR_COLLECTIVE_PORT in the gate).",
             dict(evidence, error=error, holders=holders),
             [f"ss -ltnp 'sport = :{number}'"],
         )
-    if roll.get("role") == "member" and not roll.get("reply") and roll.get("connect_error"):
+    if roll is not None and roll.role == "member" and roll.reply is None and roll.connect_error:
         number = roll_port(observed)
-        error = str(roll["connect_error"])
+        error = roll.connect_error
         return finding(
             PORT,
             Status.FAIL,
-            f"Port {number} of {plan.get('master_addr')} is unreachable from {observed.me.get('host')} ({error})",
+            f"Port {number} of {plan.master_addr} is unreachable from {observed.me.host} ({error})",
             _CONNECT_WHY.get(error, error).capitalize() + ".",
             dict(evidence, error=error),
-            [f"nc -vz {shlex.quote(str(plan.get('master_addr')))} {number}"],
+            [f"nc -vz {shlex.quote(plan.master_addr)} {number}"],
         )
-    tail = "\n".join((observed.launcher or {}).get("tail") or [])
+    tail = "\n".join(observed.launcher.tail if observed.launcher else ())
     if "EADDRINUSE" in tail or "address already in use" in tail:
         line = next(x for x in tail.splitlines() if "EADDRINUSE" in x or "address already in use" in x)
         return finding(
@@ -324,7 +331,7 @@ def port(observed: Observed) -> Finding:
         )
     if not number:
         return finding(PORT, Status.SKIP, "Rendezvous port: not chosen", "Skipped because nothing was launched.")
-    roll_at = plan.get("roll_port")
+    roll_at = plan.roll_port
     if roll_at and roll_at != number:
         return finding(
             PORT,
@@ -332,15 +339,13 @@ def port(observed: Observed) -> Finding:
             f"Port {roll_at} (the roll call's; torchrun's agent store is on {number}) was free and reachable",
             evidence=dict(evidence, roll_port=roll_at),
         )
-    return finding(
-        PORT, Status.OK, f"Port {number} ({plan.get('port_source')}) was free and reachable", evidence=evidence
-    )
+    return finding(PORT, Status.OK, f"Port {number} ({plan.port_source}) was free and reachable", evidence=evidence)
 
 
 def world(observed: Observed) -> Finding:
-    conflicts = ((observed.roll or {}).get("reply") or {}).get("conflicts") or {}
-    fatal, soft = list(conflicts.get("fatal") or []), list(conflicts.get("soft") or [])
-    views = {int(r["rank"]): r.get("world_size") for r in observed.records if isinstance(r.get("rank"), int)}
+    reply = observed.roll.reply if observed.roll else None
+    fatal, soft = (list(reply.conflicts.fatal), list(reply.conflicts.soft)) if reply else ([], [])
+    views = {r.rank: r.world_size for r in observed.records}
     sizes = sorted({v for v in views.values() if v is not None})
     if len(sizes) > 1:
         fatal.append(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from typing import Any
 
 from xladoctor.collective.analysis.common import finding, hosts_differ, hosts_known_alike, listing, who
 from xladoctor.collective.analysis.common import preflights as all_preflights
+from xladoctor.collective.messages.roll import PreflightView
 from xladoctor.collective.observed import Observed
 from xladoctor.collective.preflight import is_local_only, matching_interfaces, named_interfaces
 from xladoctor.findings import Finding, Status
@@ -23,15 +23,15 @@ GLOO_DEFAULT_DEVICE = (
 )
 
 
-def _interfaces_text(view: Mapping[str, Any]) -> str:
-    found = view.get("interfaces") or {}
+def _interfaces_text(view: PreflightView) -> str:
+    found = view.interfaces
     return listing([f"{name} ({', '.join(addrs[:2])})" for name, addrs in sorted(found.items())], limit=12)
 
 
-def _routable(view: Mapping[str, Any]) -> str:
+def _routable(view: PreflightView) -> str:
     """A host's addresses other hosts could use (not loopback, not link-local), by interface."""
     found = []
-    for name, addrs in sorted((view.get("interfaces") or {}).items()):
+    for name, addrs in sorted(view.interfaces.items()):
         usable = [a for a in addrs if not is_loopback(a) and not a.lower().startswith("fe80")]
         if usable and not is_local_only(name):
             found.append(f"{name} {', '.join(usable)}")
@@ -40,19 +40,19 @@ def _routable(view: Mapping[str, Any]) -> str:
 
 def master_address(observed: Observed) -> Finding:
     plan = observed.plan
-    addr = str(plan.get("master_addr"))
-    multi = int(plan.get("nnodes") or 1) > 1  # more than one host may take part (ranks of one host are not)
+    addr = plan.master_addr
+    multi = plan.nnodes > 1  # more than one host may take part (ranks of one host are not)
     spread = hosts_differ(observed)
     problems: list[tuple[str, str]] = []  # (title, detail)
     commands: list[str] = []
     evidence: dict[str, Any] = {}
     for unit, view in all_preflights(observed):
         name = who(observed, unit)
-        addresses = list(view.get("master_addresses") or [])
-        evidence[name] = {"master": addresses, "host": view.get("host"), "host_addresses": view.get("host_addresses")}
-        if view.get("master_error"):
+        addresses = list(view.master_addresses)
+        evidence[name] = {"master": addresses, "host": view.host, "host_addresses": list(view.host_addresses)}
+        if view.master_error:
             title = f"{addr} does not resolve on {name}"
-            problems.append((title, f"{title}: {view['master_error']}"))
+            problems.append((title, f"{title}: {view.master_error}"))
             commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
             continue
         if multi and spread and addresses and all(is_loopback(a) for a in addresses):
@@ -61,7 +61,7 @@ def master_address(observed: Observed) -> Finding:
                 if addresses == [addr]
                 else f"{addr} resolves to {', '.join(addresses)} on {name}, a loopback address"
             )
-            unknown = len(observed.units) < int(plan.get("units") or 1) and not hosts_known_alike(observed)
+            unknown = len(observed.units) < plan.units and not hosts_known_alike(observed)
             routable = _routable(view) if unit == 0 else ""
             detail = (
                 f"{title}: a node on another host that reads it connects to itself, and waits on its own "
@@ -78,18 +78,18 @@ def master_address(observed: Observed) -> Finding:
             problems.append((title, detail))
             if addresses != [addr]:
                 commands.append(f"getent hosts {shlex.quote(addr)}  # on {name}")
-        if multi and view.get("master_is_here") and unit != 0 and observed.plan.get("mode") == "node":
+        if multi and view.master_is_here and unit != 0 and observed.plan.mode == "node":
             title = f"{addr} is an address of {name} itself, but that is node {unit}, not node 0"
             problems.append((title, title + "."))
-        host_addresses = list(view.get("host_addresses") or [])
-        gloo = "gloo" in (observed.me.get("available") or [])
+        host_addresses = list(view.host_addresses)
+        gloo = "gloo" in (observed.me.available or ())
         if (
             multi
             and spread
             and gloo
             and host_addresses
             and all(is_loopback(a) for a in host_addresses)
-            and not (view.get("ifnames") or {}).get("GLOO_SOCKET_IFNAME")
+            and not view.ifnames.get("GLOO_SOCKET_IFNAME")
         ):
             title = f"The host name of {name} resolves to {', '.join(host_addresses)}: gloo would advertise it"
             problems.append(
@@ -100,7 +100,7 @@ def master_address(observed: Observed) -> Finding:
                     "in /etc/hosts.",
                 )
             )
-            commands.append(f"getent hosts {shlex.quote(str(view.get('host')))}  # on {name}")
+            commands.append(f"getent hosts {shlex.quote(str(view.host))}  # on {name}")
     if problems:
         return finding(MASTER, Status.FAIL, problems[0][0], "\n".join(d for _, d in problems), evidence, commands)
     if multi and not spread:
@@ -123,7 +123,7 @@ def master_address(observed: Observed) -> Finding:
 def _ifname_problem(
     variable: str,
     value: str,
-    view: Mapping[str, Any],
+    view: PreflightView,
     name: str,
     spread: bool,
     present: list[str],
@@ -132,7 +132,7 @@ def _ifname_problem(
     """What is wrong with this node's `variable`, given its interfaces (`present`) and those the value selects."""
     if not chosen:
         return f"{variable}={value} names no interface on {name}: it has {_interfaces_text(view)}"
-    down = [i for i in chosen if i in (view.get("down") or [])]
+    down = [i for i in chosen if i in view.down]
     if down and len(down) == len(chosen):
         return f"{variable}={value} selects only {', '.join(down)} on {name}, which is down (`ip link set ... up`)"
     if spread and all(is_local_only(i) for i in chosen):
@@ -150,14 +150,14 @@ def _ifname_problem(
 def socket_ifname(observed: Observed) -> Finding:
     """GLOO_SOCKET_IFNAME is judged whenever torch ran (the worker's default group is gloo's), NCCL_SOCKET_IFNAME
     only when NCCL was tested: a gloo-only job never reads it, so it is shown there, not failed."""
-    spread = hosts_differ(observed) and int(observed.plan.get("nnodes") or 1) > 1
+    spread = hosts_differ(observed) and observed.plan.nnodes > 1
     problems: list[str] = []
     unjudged: list[str] = []
     evidence: dict[str, Any] = {}
     for unit, view in all_preflights(observed):
         name = who(observed, unit)
-        present = sorted((view.get("interfaces") or {}).keys())
-        for variable, value in sorted((view.get("ifnames") or {}).items()):
+        present = sorted(view.interfaces)
+        for variable, value in sorted(view.ifnames.items()):
             chosen = matching_interfaces(variable, str(value), present)
             judged = variable != "NCCL_SOCKET_IFNAME" or "nccl" in observed.backends
             evidence.setdefault(name, {})[variable] = {
@@ -221,30 +221,28 @@ def nccl_diagnostics(observed: Observed) -> Finding:
     warn: list[str] = []
     seen: dict[str, set[str]] = {}
     for note in notes:
-        kind, host, value = note.get("kind"), note.get("host"), note.get("value") or ""
+        kind, host, value = note.kind, note.host, note.value or ""
         seen.setdefault(str(kind), set()).add(f"{host}: {value}" if value else str(host))
         if kind in ("no-interface", "no-listen-interface", "no-socket-interface"):
-            bad.append(f"{host}: {note.get('message')} (NCCL_SOCKET_IFNAME matches no interface there)")
+            bad.append(f"{host}: {note.message} (NCCL_SOCKET_IFNAME matches no interface there)")
         elif kind in ("socket-interfaces", "bootstrap-interface") and spread:
             names = [part.split(":")[0].split("]")[-1] for part in value.split() if ":" in part]
             if names and all(is_local_only(n) for n in names):
-                bad.append(
-                    f"{host}: NCCL uses {', '.join(names)}, which other hosts cannot reach ({note.get('message')})"
-                )
+                bad.append(f"{host}: NCCL uses {', '.join(names)}, which other hosts cannot reach ({note.message})")
         elif kind == "no-ib" and spread:
             warn.append(f"{host}: no InfiniBand device (NET/IB : No device found): NCCL falls back to TCP sockets")
         elif kind == "no-ibverbs" and spread:
             warn.append(f"{host}: libibverbs cannot be loaded: NCCL cannot use InfiniBand/RoCE (install rdma-core)")
         elif kind == "p2p-nvlink-disabled":
-            bad.append(f"{host}: {note.get('message')}")
+            bad.append(f"{host}: {note.message}")
         elif kind == "p2p-disabled":
-            warn.append(f"{host}: {note.get('message')}")
+            warn.append(f"{host}: {note.message}")
         elif kind == "warn":
-            warn.append(f"{host}: NCCL WARN {note.get('message')}")
+            warn.append(f"{host}: NCCL WARN {note.message}")
     evidence = {k: sorted(v) for k, v in seen.items()}
     if bad:
         return finding(NCCL, Status.FAIL, bad[0], "\n".join(bad + warn), evidence)
     if warn:
         return finding(NCCL, Status.WARN, warn[0], "\n".join(warn), evidence)
-    network = ", ".join(sorted({str(n.get("value")) for n in notes if n.get("kind") == "network"}) or ["unknown"])
+    network = ", ".join(sorted({str(n.value) for n in notes if n.kind == "network"}) or ["unknown"])
     return finding(NCCL, Status.OK, f"NCCL's own diagnostics show no problem ({network})", evidence=evidence)

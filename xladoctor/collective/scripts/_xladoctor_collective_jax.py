@@ -10,6 +10,11 @@ import sys
 import time
 import traceback
 
+# The module both workers share is copied beside this one; its folder is put first on the path because PYTHONSAFEPATH
+# (Python 3.11+), which the job's environment may set, keeps the script's own folder off it.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _xladoctor_collective_common import cut, op_record  # noqa: E402
+
 OUT = os.environ.get("XLADOCTOR_COLLECTIVE_OUT", ".")
 DEADLINE = float(os.environ.get("XLADOCTOR_COLLECTIVE_DEADLINE") or time.time() + 120)
 ELEMENTS = int(os.environ.get("XLADOCTOR_COLLECTIVE_ELEMENTS") or (1 << 20))
@@ -43,64 +48,32 @@ def save(phase=None):
     os.replace(path + ".tmp", path)
 
 
-def _cut(text, limit, tail=False):
-    """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
-    if len(text) <= limit:
-        return text
-    part = text[-limit:] if tail else text[:limit]
-    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
-        part.rfind(" "), part.rfind("\n"))
-    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
-
-
 def fail(phase, exc, code=1):
     RECORD["error"] = {
         "phase": phase,
         "type": type(exc).__name__,
-        "message": _cut(str(exc), 4000),
-        "traceback": _cut("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), 4000, True),
+        "message": cut(str(exc), 4000),
+        "traceback": cut("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), 4000, True),
     }
     save("failed")
     sys.exit(code)
 
 
-def median(values):
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
-def op_record(name, size_bytes, times, factor, got, want):
-    # nccl-tests doc/PERFORMANCE.md: busbw = algbw * 2(n-1)/n (AllReduce), (n-1)/n (AllGather), 1 (Broadcast)
+def compare(got, want):
+    """(ok, max_abs_err, first bad index, expected there, got there), as the torch worker's compare() gives them;
+    `want` None: nothing to compare (the barrier). Arrays of another shape are wrong, with no index to name."""
     import numpy as np
 
-    t = median(times) if times else None
-    algbw = size_bytes / t / 1e9 if t else None
-    ok = want is None or (got.shape == want.shape and bool(np.array_equal(got, want)))
-    bad = None
-    if not ok and got.shape == want.shape:
-        bad = (
-            int(np.argwhere(got != want)[0][0]) if got.ndim == 1 else int(np.argwhere((got != want).reshape(-1))[0][0])
-        )
-    flat_got, flat_want = (got.reshape(-1), want.reshape(-1)) if want is not None else (None, None)
-    return {
-        "op": name,
-        "ok": ok,
-        "bytes": size_bytes,
-        "iters": len(times),
-        "median_s": t,
-        "times_s": [round(x, 6) for x in times],
-        "algbw_gbps": algbw,
-        "busbw_gbps": algbw * factor if algbw is not None else None,
-        "busbw_factor": factor,
-        "first_bad_index": bad,
-        "expected": float(flat_want[bad]) if bad is not None else None,
-        "got": float(flat_got[bad]) if bad is not None else None,
-        "max_abs_err": float(abs(got.astype("float64") - want.astype("float64")).max())
-        if ok is False and got.shape == want.shape
-        else (0.0 if ok else None),
-        "world_size": COUNT,
-    }
+    if want is None:
+        return True, 0.0, None, None, None
+    if got.shape != want.shape:
+        return False, None, None, None, None
+    if np.array_equal(got, want):
+        return True, 0.0, None, None, None
+    flat_got, flat_want = got.reshape(-1), want.reshape(-1)
+    bad = int(np.argwhere(flat_got != flat_want)[0][0])
+    worst = float(abs(got.astype("float64") - want.astype("float64")).max())
+    return False, worst, bad, float(flat_want[bad]), float(flat_got[bad])
 
 
 def timed(fn):
@@ -154,20 +127,22 @@ def main():
         full, rest = divmod(COUNT, 8)
         want = pattern7 * (local * (36.0 * full + rest * (rest + 1) / 2.0))
         world = jax.device_count()
-        RECORD["ops"].append(op_record("all_reduce", n * 4, times[1:], 2.0 * (world - 1) / world, result, want))
+        factor = 2.0 * (world - 1) / world
+        RECORD["ops"].append(op_record("all_reduce", n * 4, times[1:], factor, compare(result, want), COUNT))
         m = max(1, n // COUNT)
         send = (np.arange(m) % 8 + PID * 8).astype(np.float32)
         times = [timed(lambda: multihost_utils.process_allgather(send)) for _ in range(ITERS + 1)]
         got = np.asarray(multihost_utils.process_allgather(send))
         want = np.stack([(np.arange(m) % 8 + k * 8).astype(np.float32) for k in range(COUNT)])
-        RECORD["ops"].append(op_record("all_gather", m * 4 * COUNT, times[1:], (COUNT - 1) / COUNT, got, want))
+        factor = (COUNT - 1) / COUNT
+        RECORD["ops"].append(op_record("all_gather", m * 4 * COUNT, times[1:], factor, compare(got, want), COUNT))
         source = (np.arange(n) % 11 + 1000).astype(np.float32)
         value = source if PID == 0 else np.full(n, -1.0, dtype=np.float32)
         times = [timed(lambda: multihost_utils.broadcast_one_to_all(value)) for _ in range(ITERS + 1)]
         got = np.asarray(multihost_utils.broadcast_one_to_all(value))
-        RECORD["ops"].append(op_record("broadcast", n * 4, times[1:], 1.0, got, source))
+        RECORD["ops"].append(op_record("broadcast", n * 4, times[1:], 1.0, compare(got, source), COUNT))
         times = [timed(lambda: multihost_utils.sync_global_devices("xladoctor")) for _ in range(ITERS + 1)]
-        RECORD["ops"].append(op_record("barrier", 0, times[1:], 0.0, np.zeros(1), None))
+        RECORD["ops"].append(op_record("barrier", 0, times[1:], 0.0, compare(np.zeros(1), None), COUNT))
     except Exception as exc:
         fail("collectives", exc)
     save("done")

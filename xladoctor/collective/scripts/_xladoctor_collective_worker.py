@@ -16,6 +16,11 @@ import sys
 import time
 import traceback
 
+# The module both workers share is copied beside this one; its folder is put first on the path because PYTHONSAFEPATH
+# (Python 3.11+), which the job's environment may set, keeps the script's own folder off it.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _xladoctor_collective_common import cut, op_record  # noqa: E402
+
 OUT = os.environ.get("XLADOCTOR_COLLECTIVE_OUT", ".")
 DEADLINE = float(os.environ.get("XLADOCTOR_COLLECTIVE_DEADLINE") or time.time() + 120)
 JOIN_DEADLINE = float(os.environ.get("XLADOCTOR_COLLECTIVE_JOIN_DEADLINE") or DEADLINE - 10)
@@ -110,17 +115,7 @@ def save(phase=None):
 
 def error_of(exc):
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return {"type": type(exc).__name__, "message": _cut(str(exc), 4000), "traceback": _cut("".join(lines), 4000, True)}
-
-def _cut(text, limit, tail=False):
-    """At most `limit` characters, cut at white space: a token cut in two would escape the redaction later."""
-    if len(text) <= limit:
-        return text
-    part = text[-limit:] if tail else text[:limit]
-    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
-        part.rfind(" "), part.rfind("\n"))
-    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
-
+    return {"type": type(exc).__name__, "message": cut(str(exc), 4000), "traceback": cut("".join(lines), 4000, True)}
 
 
 def fail(phase, exc, code=1):
@@ -166,36 +161,6 @@ def timed(fn, sync):
     fn()
     sync()
     return time.perf_counter() - start
-
-
-def median(values):
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-
-
-def op_record(name, size_bytes, times, factor, check, world):
-    # nccl-tests doc/PERFORMANCE.md: algbw = S/t; busbw = algbw * 2(n-1)/n for AllReduce, (n-1)/n for AllGather
-    # (S the size of the whole gathered array), 1 for Broadcast.
-    t = median(times) if times else None
-    algbw = size_bytes / t / 1e9 if t else None
-    ok, worst, bad, want, got = check
-    return {
-        "op": name,
-        "ok": ok,
-        "bytes": size_bytes,
-        "iters": len(times),
-        "median_s": t,
-        "times_s": [round(x, 6) for x in times],
-        "algbw_gbps": algbw,
-        "busbw_gbps": algbw * factor if algbw is not None else None,
-        "busbw_factor": factor,
-        "max_abs_err": worst,
-        "first_bad_index": bad,
-        "expected": want,
-        "got": got,
-        "world_size": world,
-    }
 
 
 def run_suite(torch, dist, backend, device, group, world, sync, job_world):

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.records import Failure
-from xladoctor.remedy.fix import Fix
+from xladoctor.fix import Fix
 
 VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
 

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.remedy.fix import export
+from xladoctor.fix import export
 
 ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
 JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"

@@ -8,8 +8,8 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.fix import export, shell
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
-from xladoctor.remedy.fix import export, shell
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment

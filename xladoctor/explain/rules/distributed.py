@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.fix import export
 from xladoctor.matrix.failures import code_saying
-from xladoctor.remedy.fix import export
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 NCCL_DEBUG = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV python ...  # NCCL says which step failed and why"

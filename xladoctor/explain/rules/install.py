@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.remedy.fix import export, system_install
+from xladoctor.fix import export, system_install
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"

@@ -8,8 +8,8 @@ import re
 
 from xladoctor.explain.records import Failure, owner_of
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
-from xladoctor.remedy.fix import Fix, install, shell, system_install
 
 # glibc elf/dl-load.c: "cannot open shared object file"; dl-lookup.c: "undefined symbol: %s";
 # dl-version.c: "version `%s' not found (required by %s)"

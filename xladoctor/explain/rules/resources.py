@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.remedy.fix import Fix, export
+from xladoctor.fix import Fix, export
 
 ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp"
 _SIZE = r"[\d.]+ ?[KMGT]i?B"

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.remedy.fix import install
+from xladoctor.fix import install
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"

@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 from xladoctor.findings import SEVERITY, Finding, verdict_exit_code
 from xladoctor.profile.analysis import dynamo, jax, program, tensorflow, xla
-from xladoctor.profile.analysis.timeline import stalls, steps_of
+from xladoctor.profile.analysis.stalls import stall_findings
+from xladoctor.profile.analysis.timeline import stalls as waits_at_collectives
+from xladoctor.profile.analysis.timeline import steps_of
+from xladoctor.profile.hang.model import HangReport
 from xladoctor.profile.launch import RunOutcome
 from xladoctor.profile.model import Observation, ProcessRecord, ProcessSummary, ProfileFinding, ProfileReport, Step
 from xladoctor.redact import redact_argv
@@ -25,7 +28,9 @@ DETECTORS: tuple[Detector, ...] = (
     program.hook_errors,
 )
 # What a process records by merely importing a framework (torchrun's agent imports torch) or by ending.
-HELPER_KINDS = frozenset({"framework", "steps_begin", "exit", "hook_error", "truncated", "xla_debug"})
+HELPER_KINDS = frozenset(
+    {"framework", "steps_begin", "exit", "hook_error", "truncated", "xla_debug", "stall_watch", "collectives_watched"}
+)
 # Steps listed per finding (the JSON keeps them all up to this; the text shows fewer).
 MAX_STEPS_LISTED = 1000
 
@@ -73,7 +78,9 @@ def _with_stalls(findings: list[ProfileFinding], steps: dict[str, tuple[Step, ..
     """A recompilation on some ranks stalls the others at the next collective: say who waited, and how long."""
     out = []
     for item in findings:
-        waited = stalls(steps, item.ranks, item.steps) if item.finding.id in _STALLING and item.steps else {}
+        waited = (
+            waits_at_collectives(steps, item.ranks, item.steps) if item.finding.id in _STALLING and item.steps else {}
+        )
         if waited:
             said = ", ".join(f"{label} waited {s:.1f} s" for label, s in waited.items())
             finding = dataclasses.replace(
@@ -107,19 +114,30 @@ def _observe(detect: Detector, record: ProcessRecord) -> list[Observation]:
         return [program.analysis_error(detect.__name__, exc)]
 
 
-def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrupted: bool = False) -> ProfileReport:
+def build_report(
+    outcome: RunOutcome,
+    records: Sequence[ProcessRecord],
+    interrupted: bool = False,
+    stalls: Sequence[HangReport] = (),
+    in_progress: Sequence[HangReport] = (),
+    watch_notes: Sequence[str] = (),
+) -> ProfileReport:
+    """The profile: each process's detectors merged across ranks, the program's exit first, and what the stall watch
+    (`--stall-after`) found while it ran."""
     workers = sorted(
         (r for r in records if is_worker(r)), key=lambda r: (r.rank if r.rank is not None else 1 << 30, r.pid)
     )
     observed = [(r, o) for r in workers for detect in DETECTORS for o in _observe(detect, r)]
     findings = _with_stalls(merge(observed), {r.label: tuple(steps_of(r)) for r in workers})
     findings.insert(0, program.program_exit(outcome, workers))
+    findings += stall_findings(stalls, in_progress)
     if not workers:
         findings.append(program.nothing_observed(records))
     cwd = next((r.cwd for r in records if r.cwd), None)
     notes = program.notes(workers)
     left = program.left_running_note(outcome)
     notes = (*notes, left) if left else notes
+    notes = (*notes, *watch_notes)
     return ProfileReport(
         command=redact_argv(outcome.argv),
         exit_status=outcome.exit_status,
@@ -132,6 +150,7 @@ def build_report(outcome: RunOutcome, records: Sequence[ProcessRecord], interrup
         interrupted=interrupted or outcome.interrupted,
         notes=tuple(notes),
         left_running=tuple(p.to_json() for p in outcome.left_running),
+        stalls=tuple(stalls),
     )
 
 

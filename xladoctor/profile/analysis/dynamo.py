@@ -171,8 +171,13 @@ def graph_breaks(record: ProcessRecord) -> list[Observation]:
                 steps=steps,
                 code_fix=fix,
                 refs=refs,
-                evidence={"reason": reason, "hints": hints, "graph_break_type": gb, "skipped": False,
-                          "library": library},  # fmt: skip
+                evidence={
+                    "reason": reason,
+                    "hints": hints,
+                    "graph_break_type": gb,
+                    "skipped": False,
+                    "library": library,
+                },  # fmt: skip
             )
         )
     if internal:
@@ -210,8 +215,11 @@ def _skipped(
         steps=steps,
         code_fix=fix,
         refs=refs,
-        evidence={"function": (function or {}).get("function") if isinstance(function, Mapping) else None,
-                  "reason": event.get("reason"), "skipped": True},  # fmt: skip
+        evidence={
+            "function": (function or {}).get("function") if isinstance(function, Mapping) else None,
+            "reason": event.get("reason"),
+            "skipped": True,
+        },  # fmt: skip
     )
 
 

@@ -69,7 +69,6 @@ def _detail(cause: str, explanation: str) -> str:
     return ""
 
 
-
 def recompilation(record: ProcessRecord) -> list[Observation]:
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for event in record.of_kind("jax_cache_miss"):
@@ -77,8 +76,10 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
             continue
         definition = event.get("definition")
         where = definition if isinstance(definition, Mapping) else event.get("location")
-        key = (str(event.get("function")), f"{where.get('file')}:{where.get('line')}" if isinstance(where, Mapping)
-               else "?")
+        key = (
+            str(event.get("function")),
+            f"{where.get('file')}:{where.get('line')}" if isinstance(where, Mapping) else "?",
+        )
         groups.setdefault(key, []).append(event)
     found = []
     for (name, defined), events in groups.items():
@@ -107,8 +108,12 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
                 steps=steps,
                 code_fix=fix,
                 refs=refs,
-                evidence={"function": name, "defined_at": defined, "cache_misses": misses, "causes": {
-                    c: causes.count(c) for c in sorted(set(causes))}},
+                evidence={
+                    "function": name,
+                    "defined_at": defined,
+                    "cache_misses": misses,
+                    "causes": {c: causes.count(c) for c in sorted(set(causes))},
+                },
             )
         )
     return found

@@ -44,9 +44,12 @@ def cut(text, limit, tail=False):
     if len(text) <= limit:
         return text
     part = text[-limit:] if tail else text[:limit]
-    edge = min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1) if tail else max(
-        part.rfind(" "), part.rfind("\n"))
-    return ("..." + part[edge + 1:] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
+    edge = (
+        min((i for i in (part.find(" "), part.find("\n")) if i >= 0), default=-1)
+        if tail
+        else max(part.rfind(" "), part.rfind("\n"))
+    )
+    return ("..." + part[edge + 1 :] if edge >= 0 else "...") if tail else (part[:edge] + "..." if edge > 0 else "...")
 
 
 def now():
@@ -112,8 +115,7 @@ def flush_counts():
     with _lock:
         pending = [(k, e) for k, e in _counts.items() if e[2] > RECORDS_PER_KEY]
     for (kind, key), (_, fields, count, steps) in pending:
-        _write({"kind": "count", "of": kind, "key": key, "count": count, "steps": steps, "t": now(),
-                "fields": fields})
+        _write({"kind": "count", "of": kind, "key": key, "count": count, "steps": steps, "t": now(), "fields": fields})
 
 
 def current_step():
@@ -190,8 +192,10 @@ def is_user_file(filename):
         result = False
     else:
         real = os.path.realpath(filename)
-        result = not real.startswith(_state["lib_prefixes"]) and "site-packages" not in real and (
-            "dist-packages" not in real
+        result = (
+            not real.startswith(_state["lib_prefixes"])
+            and "site-packages" not in real
+            and ("dist-packages" not in real)
         )
     _user_cache[filename] = result
     return result
@@ -320,8 +324,17 @@ def _after_fork():
         _counts.clear()
     try:
         _open()
-        _write({"kind": "process", "t": now(), "pid": os.getpid(), "ppid": os.getppid(), "forked": True,
-                "argv": list(sys.argv), "ranks": _rank_info()})
+        _write(
+            {
+                "kind": "process",
+                "t": now(),
+                "pid": os.getpid(),
+                "ppid": os.getppid(),
+                "forked": True,
+                "argv": list(sys.argv),
+                "ranks": _rank_info(),
+            }
+        )
     except OSError:
         _state["fd"] = None
 
@@ -368,30 +381,41 @@ def start(hook_dir):
     _state["dir"] = os.environ[DIR_VARIABLE]
     _state["lib_prefixes"] = _library_prefixes(hook_dir)
     _open()
-    _write({
-        "kind": "process",
-        "t": 0.0,
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "argv": list(sys.argv),
-        "executable": sys.executable,
-        "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
-        "cwd": os.getcwd(),
-        "ranks": _rank_info(),
-        "wall_clock": time.time(),
-    })
+    _write(
+        {
+            "kind": "process",
+            "t": 0.0,
+            "pid": os.getpid(),
+            "ppid": os.getppid(),
+            "argv": list(sys.argv),
+            "executable": sys.executable,
+            "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
+            "cwd": os.getcwd(),
+            "ranks": _rank_info(),
+            "wall_clock": time.time(),
+        }
+    )
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork)
     sys.meta_path.insert(0, _Watcher())
     atexit.register(_at_exit)
     _chain_excepthook()
     # each framework's hooks, loaded now (the folder leaves sys.path after this) and armed on its import
+    import _xladoctor_profile_dist
     import _xladoctor_profile_dynamo
     import _xladoctor_profile_jax
     import _xladoctor_profile_tf
     import _xladoctor_profile_torch
+    import _xladoctor_profile_watch
     import _xladoctor_profile_xla
 
-    for module in (_xladoctor_profile_torch, _xladoctor_profile_dynamo, _xladoctor_profile_xla, _xladoctor_profile_tf,
-                   _xladoctor_profile_jax):
+    for module in (
+        _xladoctor_profile_torch,
+        _xladoctor_profile_dynamo,
+        _xladoctor_profile_xla,
+        _xladoctor_profile_tf,
+        _xladoctor_profile_jax,
+        _xladoctor_profile_dist,
+        _xladoctor_profile_watch,
+    ):
         guarded("arming " + module.__name__)(module.arm)()

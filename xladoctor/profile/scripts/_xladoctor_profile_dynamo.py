@@ -23,8 +23,9 @@ import warnings
 import _xladoctor_profile as core
 
 TRACE_LOGGER = "torch.__trace"
-_LOCATION = re.compile(r"^Graph break(?: \(user stack suppressed[^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)$",
-                       re.M)
+_LOCATION = re.compile(
+    r"^Graph break(?: \(user stack suppressed[^)]*\))? in user code at (?P<file>.+):(?P<line>\d+)$", re.M
+)
 _REASON = re.compile(r"^Graph Break Reason: (?P<reason>.*)$", re.M)
 _FRAME = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>\S+)$', re.M)
 _GB = re.compile(r"/gb/(gb\d+)\.html")
@@ -40,7 +41,7 @@ def _first_line(text, limit=400):
 def _reason_of(payload):
     """The graph break's own words: the first line of its reason that says what was unsupported."""
     found = _REASON.search(payload)
-    lines = payload[found.start("reason"):].split("\n") if found else []
+    lines = payload[found.start("reason") :].split("\n") if found else []
     for line in lines[:8]:
         line = line.strip()
         if line and not line.startswith("Encountered graph break when attempting to trace"):
@@ -89,9 +90,16 @@ def _graph_break(payload):
     place = location or at or {}
     key = "%s:%s:%s" % (place.get("file"), place.get("line"), fields["gb"])
     core.emit_counted(
-        "graph_break", key,
-        location=_with_code(location), at=at, called_from=core.user_frame(), reason=fields["reason"],
-        explanation=fields["explanation"], hints=fields["hints"], gb=fields["gb"], skipped=fields["skipped"],
+        "graph_break",
+        key,
+        location=_with_code(location),
+        at=at,
+        called_from=core.user_frame(),
+        reason=fields["reason"],
+        explanation=fields["explanation"],
+        hints=fields["hints"],
+        gb=fields["gb"],
+        skipped=fields["skipped"],
     )
 
 
@@ -120,14 +128,22 @@ def _compiled(name, record):
         function = _state["frames"].get(frame_id)
     fail_reason = str(metrics.get("fail_reason") or "")
     core.emit_counted(
-        "dynamo_compile", "%s" % frame_id,
-        frame_id=frame_id, frame_compile_id=compile_id, function=function, called_from=core.user_frame(),
+        "dynamo_compile",
+        "%s" % frame_id,
+        frame_id=frame_id,
+        frame_compile_id=compile_id,
+        function=function,
+        called_from=core.user_frame(),
         user_function=bool(function and core.is_user_file(function["file"])),
-        compile_s=metrics.get("entire_frame_compile_time_s"), graph_ops=metrics.get("graph_op_count"),
+        compile_s=metrics.get("entire_frame_compile_time_s"),
+        graph_ops=metrics.get("graph_op_count"),
         recompile_reason=_first_line(metrics.get("recompile_reason")) or None,
-        fail_type=metrics.get("fail_type"), fail_reason=_first_line(fail_reason) or None,
-        limit_hit=metrics.get("fail_type") == "RecompileLimitExceeded" or "recompile limit" in fail_reason.lower()
-        or "recompile_limit reached" in fail_reason or "cache_size_limit" in fail_reason,
+        fail_type=metrics.get("fail_type"),
+        fail_reason=_first_line(fail_reason) or None,
+        limit_hit=metrics.get("fail_type") == "RecompileLimitExceeded"
+        or "recompile limit" in fail_reason.lower()
+        or "recompile_limit reached" in fail_reason
+        or "cache_size_limit" in fail_reason,
         cudagraph_skip=_first_line(metrics.get("cudagraph_skip_reason")) or None,
     )
 
@@ -156,8 +172,12 @@ def _record_sync(message, filename, lineno):
         where = _with_code(core.describe(filename, lineno, ""))
     else:
         where = _with_code(core.user_frame())
-    core.emit_counted("cuda_sync", "%s:%s" % ((where or {}).get("file"), (where or {}).get("line")),
-                      location=where, message=_first_line(message, 300))
+    core.emit_counted(
+        "cuda_sync",
+        "%s:%s" % ((where or {}).get("file"), (where or {}).get("line")),
+        location=where,
+        message=_first_line(message, 300),
+    )
 
 
 def _wrap_showwarning():

@@ -16,10 +16,12 @@ import _xladoctor_profile as core
 
 TRACE = "/jax/core/compile/jaxpr_trace_duration"
 COMPILE = "/jax/core/compile/backend_compile_duration"
-_MISS = re.compile(r"^TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+)(?::\d+)? \((?P<function>[^)]*)\):\n(?P<body>.*)",
-                   re.S)
-_DEFINED = re.compile(r"(?:for |never seen function:\n\s+)(?P<name>\S+).*? defined at (?P<file>\S+):(?P<line>\d+)",
-                      re.S)
+_MISS = re.compile(
+    r"^TRACING CACHE MISS at (?P<file>.+?):(?P<line>\d+)(?::\d+)? \((?P<function>[^)]*)\):\n(?P<body>.*)", re.S
+)
+_DEFINED = re.compile(
+    r"(?:for |never seen function:\n\s+)(?P<name>\S+).*? defined at (?P<file>\S+):(?P<line>\d+)", re.S
+)
 _PERSISTENT = re.compile(
     r"^(PERSISTENT COMPILATION CACHE MISS|Not writing persistent cache entry|Writing .* to persistent compilation cache)"
 )
@@ -85,8 +87,9 @@ def _on_scalar(event, value=None, **kwargs):
 def _trace_started(name):
     location = core.user_frame()
     if location is not None:  # jnp's own helpers compile too; they have no user frame of their own... mostly
-        core.emit_counted("jax_trace", "%s:%s:%s" % (name, location["file"], location["line"]),
-                          function=str(name), location=location)
+        core.emit_counted(
+            "jax_trace", "%s:%s:%s" % (name, location["file"], location["line"]), function=str(name), location=location
+        )
 
 
 def _on_duration(event, seconds=None, **kwargs):
@@ -103,8 +106,11 @@ def _compiled(name, seconds):
 
 @core.guarded("JAX totals")
 def _at_exit():
-    core.emit("jax_exit", compiles={k: {"count": v[0], "seconds": round(v[1], 6)} for k, v in
-                                    _state["compiles"].items()}, explained_by_us=_state["we_enabled"])
+    core.emit(
+        "jax_exit",
+        compiles={k: {"count": v[0], "seconds": round(v[1], 6)} for k, v in _state["compiles"].items()},
+        explained_by_us=_state["we_enabled"],
+    )
 
 
 def _after_import(jax):

@@ -29,8 +29,20 @@ _UNSUPPORTED = re.compile(
 _OP_CREATED = re.compile(r'^File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>\S+)$', re.M)
 _state = {"collecting": False, "owners": {}, "traced": []}
 # Ops that carry no computation of their own: never counted as clustered or left outside.
-_PLUMBING = frozenset(("_Arg", "_Retval", "_DeviceArg", "_DeviceRetval", "Placeholder", "Const", "_EagerConst",
-                       "Identity", "IdentityN", "NoOp"))
+_PLUMBING = frozenset(
+    (
+        "_Arg",
+        "_Retval",
+        "_DeviceArg",
+        "_DeviceRetval",
+        "Placeholder",
+        "Const",
+        "_EagerConst",
+        "Identity",
+        "IdentityN",
+        "NoOp",
+    )
+)
 _CLUSTER_MACHINERY = frozenset(("_XlaCompile", "_XlaRun", "_XlaMerge"))
 MAX_TRACED = 256  # traced functions kept for the exit-time comparison; a program that traces more retraces anyway
 MAX_OUTSIDE_SHOWN = 12
@@ -131,8 +143,13 @@ def _record_op_error(message):
             filename = os.sep + filename  # TF writes these paths without their leading slash
         if core.is_user_file(filename):
             location = core.describe(filename, int(frame.group("line")), frame.group("function"))
-    core.emit("tf_jit_unsupported", op=found.group("op"), device=found.group("device"),
-              graph=found.group("graph"), location=location or core.user_frame())
+    core.emit(
+        "tf_jit_unsupported",
+        op=found.group("op"),
+        device=found.group("device"),
+        graph=found.group("graph"),
+        location=location or core.user_frame(),
+    )
 
 
 @core.guarded("TensorFlow XLA clusters")
@@ -152,8 +169,9 @@ def _at_exit(context):
                 cluster = node.attr["function"].func.name
                 clusters[cluster] = clusters.get(cluster, 0) + 1
         _record_coverage(graph, traced)
-    core.emit("tf_xla_clusters", clusters=clusters, function_graphs=graphs,
-              tf_xla_flags=os.environ.get("TF_XLA_FLAGS", ""))
+    core.emit(
+        "tf_xla_clusters", clusters=clusters, function_graphs=graphs, tf_xla_flags=os.environ.get("TF_XLA_FLAGS", "")
+    )
 
 
 def _traced_by_ops():
@@ -173,26 +191,41 @@ def _traced_by_ops():
 @core.guarded("TensorFlow XLA cluster coverage")  # one graph it cannot read must not cost the cluster count
 def _record_coverage(graph, traced):
     before = [node for node in graph.pre_optimization_graph.node if node.op not in _PLUMBING]
-    owner = traced.get(frozenset(
-        node.name for node in graph.pre_optimization_graph.node if node.op not in ("_Arg", "_DeviceArg", "_Retval",
-                                                                                     "_DeviceRetval")))
+    owner = traced.get(
+        frozenset(
+            node.name
+            for node in graph.pre_optimization_graph.node
+            if node.op not in ("_Arg", "_DeviceArg", "_Retval", "_DeviceRetval")
+        )
+    )
     if owner is None or not before:
         return  # an eager op run as a function, or a graph this program did not trace itself
     name, where, concrete = owner
     counted = {node.name for node in before}
     after = graph.post_optimization_graph.node
     prefixes = tuple(node.name.rsplit("/", 1)[0] + "/" for node in after if node.op == "_XlaCompile")
-    outside = [node for node in after
-               if node.name in counted and not node.name.startswith(prefixes) and node.op not in _CLUSTER_MACHINERY]
+    outside = [
+        node
+        for node in after
+        if node.name in counted and not node.name.startswith(prefixes) and node.op not in _CLUSTER_MACHINERY
+    ]
     shown = []
     for node in outside[:MAX_OUTSIDE_SHOWN]:
         shown.append({"op": node.op, "name": node.name, "location": _op_location(concrete, node.name)})
     kinds = {}
     for node in outside:
         kinds[node.op] = kinds.get(node.op, 0) + 1
-    core.emit("tf_xla_coverage", function=name, definition=where, ops=len(before), outside=len(outside),
-              clusters=len(prefixes), outside_ops=kinds, outside_shown=shown,
-              device=next((node.device for node in after if node.device), ""))
+    core.emit(
+        "tf_xla_coverage",
+        function=name,
+        definition=where,
+        ops=len(before),
+        outside=len(outside),
+        clusters=len(prefixes),
+        outside_ops=kinds,
+        outside_shown=shown,
+        device=next((node.device for node in after if node.device), ""),
+    )
 
 
 def _op_location(concrete, op_name):
@@ -210,8 +243,12 @@ def _after_import(tensorflow):
     from tensorflow.python.eager.polymorphic_function import polymorphic_function
     from tensorflow.python.framework import errors_impl
 
-    core.emit("framework", name="tensorflow", version=getattr(tensorflow, "__version__", None),
-              tf_xla_flags=os.environ.get("TF_XLA_FLAGS", ""))
+    core.emit(
+        "framework",
+        name="tensorflow",
+        version=getattr(tensorflow, "__version__", None),
+        tf_xla_flags=os.environ.get("TF_XLA_FLAGS", ""),
+    )
     logging.getLogger("tensorflow").addHandler(_RetraceRecorder())
     _patch_function_init(polymorphic_function)
     _patch_cache_add(function_cache, context)

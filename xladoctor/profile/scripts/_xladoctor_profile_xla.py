@@ -37,14 +37,16 @@ def _snapshot(met):
     fallbacks = {}
     for name in met.counter_names():
         if name.startswith("aten::"):
-            fallbacks[name[len("aten::"):]] = int(met.counter_value(name) or 0)
+            fallbacks[name[len("aten::") :]] = int(met.counter_value(name) or 0)
     values["fallbacks"] = fallbacks
     return values
 
 
 def _delta(now, before):
     # a program that calls metrics.clear_all() makes counters go back: a reset, counted from zero
-    out = {key: max(0, now[key] - before.get(key, 0)) if now[key] >= before.get(key, 0) else now[key] for key in _METRICS}
+    out = {
+        key: max(0, now[key] - before.get(key, 0)) if now[key] >= before.get(key, 0) else now[key] for key in _METRICS
+    }
     out["compile_s"] = round(max(0.0, now["compile_ns"] - before.get("compile_ns", 0.0)) / 1e9, 6)
     old = before.get("fallbacks", {})
     out["fallbacks"] = {op: n - old.get(op, 0) for op, n in now["fallbacks"].items() if n - old.get(op, 0) > 0}
@@ -168,15 +170,23 @@ def _at_exit(met):
             value = int(met.counter_value(name) or 0)
             traced += value
             most = max(most, value)
-    core.emit("xla_exit", syncs=_state["syncs"], after_last_sync=pending, totals=now, traced_ops=traced,
-              most_traced_op=most, debug_owned=bool(_state["debug_file"]))
+    core.emit(
+        "xla_exit",
+        syncs=_state["syncs"],
+        after_last_sync=pending,
+        totals=now,
+        traced_ops=traced,
+        most_traced_op=most,
+        debug_owned=bool(_state["debug_file"]),
+    )
 
 
 def _debug_to_file():
     """Our debug file, unless the user set the debug variables themselves (then they read it where they asked)."""
     ours = os.environ.get(OWNED_VARIABLE) == "1"
-    if not ours and (DEBUG_LEVEL_VARIABLE in os.environ or "PT_XLA_DEBUG" in os.environ
-                     or DEBUG_FILE_VARIABLE in os.environ):
+    if not ours and (
+        DEBUG_LEVEL_VARIABLE in os.environ or "PT_XLA_DEBUG" in os.environ or DEBUG_FILE_VARIABLE in os.environ
+    ):
         core.emit("xla_debug", owned=False)
         return
     path = os.path.join(core._state["dir"], "xla-debug-%d.txt" % os.getpid())
@@ -193,8 +203,12 @@ def _after_import(torch_xla):
     import torch_xla.debug.metrics as met
 
     _debug_to_file()
-    core.emit("framework", name="torch_xla", version=getattr(torch_xla, "__version__", None),
-              pjrt_device=os.environ.get("PJRT_DEVICE"))
+    core.emit(
+        "framework",
+        name="torch_xla",
+        version=getattr(torch_xla, "__version__", None),
+        pjrt_device=os.environ.get("PJRT_DEVICE"),
+    )
     core.begin_steps()
     core.emit("steps_begin", source="torch_xla")
     _state["last"] = _snapshot(met)

@@ -3,9 +3,7 @@ the fleet dashboard of the snapshots gathered in the job, and each outlier node'
 
 from __future__ import annotations
 
-from typing import Any
-
-from xladoctor.collective.analysis import CollectiveReport
+from xladoctor.collective.analysis import CollectiveReport, NodeRow
 from xladoctor.findings import Status
 from xladoctor.fleet.grid import fleet_grid
 from xladoctor.reporters.collective_report import headline, ms_text, node_ranks, size_text
@@ -18,18 +16,18 @@ from xladoctor.reporters.pages.parts import chips, findings_by_area, mark, probl
 COLLECTIVE_AGAIN = "then re-run <code>xladoctor collective</code> with the same launch on every node"
 
 
-def _node(node: dict[str, Any], own_unit: object) -> list[str]:
+def _node(node: NodeRow, own_unit: int | None) -> list[str]:
     where = node_ranks(node)
-    joined = node.get("joined") or node["unit"] == own_unit
-    versions = " ".join(f"{k} {node[k]}" for k in ("torch", "python") if node.get(k))
+    joined = node.joined or node.unit == own_unit
+    versions = " ".join(f"{k} {v}" for k, v in (("torch", node.torch), ("python", node.python)) if v)
     state = "joined" if joined else '<strong class="fail">never joined</strong>'
-    return [esc(str(node["unit"])), esc(str(node.get("host"))), esc(where), esc(versions), state]
+    return [esc(str(node.unit)), esc(str(node.host)), esc(where), esc(versions), state]
 
 
 def _nodes(report: CollectiveReport) -> str:
     if not report.nodes:
         return ""
-    own = report.observed.plan.get("unit")
+    own = report.observed.plan.unit
     rows = [_node(node, own) for node in report.nodes]
     head = ["node", "host", "ranks", "loaded", "state"]
     return f'<section id="nodes"><h2>Nodes</h2>{table(head, rows)}</section>'
@@ -40,16 +38,16 @@ def _collectives(report: CollectiveReport) -> str:
         return ""
     rows = []
     for row in report.table:
-        status = Status.OK if row["correct"] == row["ranks"] else Status.FAIL
-        bus = f"{row['lowest_busbw_gbps']:.2f} GB/s" if row.get("lowest_busbw_gbps") else ""
+        status = Status.OK if row.correct == row.ranks else Status.FAIL
+        bus = f"{row.lowest_busbw_gbps:.2f} GB/s" if row.lowest_busbw_gbps else ""
         rows.append(
             [
                 mark(status),
-                esc(str(row["backend"])),
-                esc(str(row["op"])),
-                esc(size_text(row["bytes"])),
-                esc(f"{row['correct']}/{row['ranks']}"),
-                esc(ms_text(row["slowest_median_s"])),
+                esc(row.backend),
+                esc(row.op),
+                esc(size_text(row.bytes)),
+                esc(f"{row.correct}/{row.ranks}"),
+                esc(ms_text(row.slowest_median_s)),
                 esc(bus),
             ]
         )

@@ -37,7 +37,7 @@ def _finding(item: ProfileFinding, fid: str, cwd: str | None) -> str:
     code = ""
     if item.code_fix and item.finding.status is not Status.OK:
         at = f" at {item.location.short(cwd)}" if item.location else ""
-        code = commands(item.code_fix, f"fix{at}:")
+        code = commands(item.code_fix, "next:" if item.finding.area == "hang" else f"fix{at}:")
     return finding(item.finding, extra, fid, after=code)
 
 

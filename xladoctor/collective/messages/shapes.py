@@ -1,6 +1,7 @@
 """The shapes of the roll call's messages, checked once where they arrive: a peer's hello, node 0's reply, a node's
-outcome, node 0's verdict. Past this boundary the code may trust every type; a message that does not fit is named
-with its first problem ("'units' is [2], not a whole number") and never reaches it. Pure."""
+outcome, node 0's verdict, a rank's record that rank 0 gathered. Past this boundary each becomes its dataclass
+(records.py, roll.py, outcome.py); a message that does not fit is named with its first problem ("'units' is [2], not
+a whole number") and never reaches it. Pure."""
 
 from __future__ import annotations
 

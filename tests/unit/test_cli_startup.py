@@ -1,0 +1,42 @@
+"""`xladoctor --help` and the usage errors stay light: the command modules import the diagnosis, the facts, the
+reporters and rich when a command runs (issue 26, measured with `python -X importtime`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# what a command imports only when it runs; --help needs typer and the small modules of cli/
+HEAVY = (
+    "xladoctor.diagnosis.pipeline",
+    "xladoctor.diagnosis.registry",
+    "xladoctor.checks",
+    "xladoctor.facts",
+    "xladoctor.matrix",
+    "xladoctor.probes",
+    "xladoctor.remedy",
+    "xladoctor.smoke",
+    "xladoctor.reporters.console",
+    "rich",
+    "packaging",
+    "psutil",
+)
+CODE = (
+    "import json, sys\n"
+    "from xladoctor.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stderr.write(json.dumps([code, sorted(sys.modules)]))\n"
+)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["check", "--help"], ["gate", "--help"], ["check", "--no-such-flag"]])
+def test_help_and_usage_errors_import_no_stage(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", CODE, *argv], capture_output=True, text=True, timeout=60)
+    code, modules = json.loads(done.stderr.splitlines()[-1])
+    assert code == (2 if "--no-such-flag" in argv else 0)
+    assert [m for m in modules if m.startswith(HEAVY)] == []
+    # the redaction's patterns are compiled only to say an error (cli/main.py's _error)
+    assert ("xladoctor.sanitize" in modules) == (code != 0)
