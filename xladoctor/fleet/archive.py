@@ -147,7 +147,9 @@ def members(raw: IO[bytes], limit: int) -> Iterator[Member]:
     """Every regular *.json member of a tar archive, in archive order, each at most `limit` bytes (ArchiveError)."""
     try:
         yield from _members(_Reader(_opened(raw)), limit)
-    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+    except zlib.error as exc:
+        raise ArchiveError(f"cannot read it (a corrupted gzip stream: {exc})") from None
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
         raise ArchiveError(f"cannot read it ({exc.__class__.__name__}: {exc})") from None
 
 

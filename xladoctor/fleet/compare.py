@@ -24,12 +24,15 @@ one thread.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import IO
 
 from xladoctor.errors import UsageError
 from xladoctor.exitcodes import ExitCode
+from xladoctor.facts.load import FactsError
 from xladoctor.facts.model import Facts
 from xladoctor.findings import Status
 from xladoctor.fleet.environments import Diagnoses, Placement, touches
+from xladoctor.fleet.inputs import FleetInputError, printable, snapshots
 from xladoctor.fleet.intake import Intake
 from xladoctor.fleet.properties import Property, Value, properties
 from xladoctor.fleet.report import AREA, CATEGORIES, Category, FleetReport, WorkerPlan, fleet_report
@@ -44,6 +47,7 @@ __all__ = [
     "WorkerPlan",
     "compare_fleet",
     "exit_code",
+    "feed",
 ]
 
 
@@ -85,6 +89,9 @@ class FleetAccumulator:
     def __len__(self) -> int:
         return len(self._workers)
 
+    def __contains__(self, label: object) -> bool:
+        return label in self._labels
+
     def _values(self, props: Sequence[Property]) -> list[list[tuple[str, Value]]]:
         """Each property's value on each worker, read once per environment unless it reads a per-host fact that
         differs on that worker."""
@@ -107,6 +114,27 @@ class FleetAccumulator:
             if (comparison := compare_values(prop, values)) is not None:
                 comparisons.append(comparison)
         return fleet_report(self._workers, [p.report for p in self._placements], comparisons)
+
+
+def feed(fleet: FleetAccumulator, paths: Sequence[str], stdin: IO[bytes] | None) -> FleetAccumulator:
+    """Add every snapshot of `xladoctor compare`'s arguments (fleet/inputs.py), each diagnosed as it is read; a bad
+    one stops it with a FleetInputError that names it."""
+    sources: dict[str, str] = {}  # label -> the archive or stdin that gave it
+    for snapshot in snapshots(paths, stdin):
+        label = snapshot.label
+        if label in fleet and snapshot.source and sources.get(label) == snapshot.source:
+            within = "on stdin" if snapshot.source == "-" else "in it"
+            raise FleetInputError(f"{snapshot.where}: a second worker named {label} {within}")
+        if label in fleet:  # as a file or another archive's member is: named by its archive too
+            label = printable(snapshot.path)
+        sources[label] = snapshot.source
+        try:
+            fleet.add_snapshot(label, snapshot.text, snapshot.path, snapshot.replay)
+        except FactsError as exc:
+            raise FleetInputError(f"{snapshot.where}: {exc}") from None
+    if len(fleet) < 2:
+        raise FleetInputError(f"compare needs at least 2 snapshots; got {len(fleet)}")
+    return fleet
 
 
 def compare_fleet(workers: Sequence[Worker]) -> FleetReport:

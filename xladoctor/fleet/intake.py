@@ -53,6 +53,7 @@ class Template:
 
     environment: int
     layout: Layout
+    named: tuple[str, ...]  # the variables of its env that name the worker, in order: the rest of its shape
     base: Facts  # the facts of the snapshot it was cut from (a worker of `environment`)
     segments: tuple[str, ...]  # one more than the slots
     slots: tuple[Slot, ...]
@@ -134,6 +135,13 @@ def _layout(text: str) -> Layout | None:
     return None
 
 
+def _named(data: dict[str, Any]) -> tuple[str, ...]:
+    """The variables of a snapshot's env that name the worker: workers of one environment may differ in which they
+    have (rank 0 alone may set one), and a template holds a slot for each of its own."""
+    env = data.get("env")
+    return tuple(name for name in env if names_the_worker(name)) if isinstance(env, dict) else ()
+
+
 def cut(environment: int, base: Facts, data: dict[str, Any], text: str) -> Template | None:
     """The template of `text` (whose decoded JSON is `data`, whose facts are `base`), or None when json.dumps does
     not write it so (another tool's layout): then its environment's workers are loaded in full."""
@@ -150,6 +158,7 @@ def cut(environment: int, base: Facts, data: dict[str, Any], text: str) -> Templ
     template = Template(
         environment,
         layout,
+        _named(data),
         base,
         tuple(pieces[0::2]),
         tuple(slots[i] for i in order),
@@ -197,7 +206,7 @@ class Intake:
         self.diagnoses = diagnoses
         self.templates: list[Template] = []  # most recently matched first
         self.loaded = 0  # snapshots loaded in full
-        self._cut: set[tuple[int, Layout | None]] = set()  # (environment, layout) cut once already
+        self._cut: set[tuple[int, Layout | None, tuple[str, ...]]] = set()  # (environment, shape) cut once already
 
     def place(self, text: str) -> Placement:
         """Diagnose one worker's snapshot (a FactsError when it is not a valid one)."""
@@ -217,15 +226,16 @@ class Intake:
         return placement
 
     def _learn(self, placement: Placement, data: dict[str, Any], text: str) -> None:
-        """Cut a template for the placed worker's environment in its layout, once; else bring that one forward."""
-        layout = _layout(text)
+        """Cut a template for the placed worker's environment in its shape (layout, worker variables), once; else
+        bring that one forward."""
+        layout, named = _layout(text), _named(data)
         for position, template in enumerate(self.templates):
-            if template.environment == placement.environment and template.layout == layout:
+            if (template.environment, template.layout, template.named) == (placement.environment, layout, named):
                 self.templates.insert(0, self.templates.pop(position))
                 return
-        if (placement.environment, layout) in self._cut:
+        if (placement.environment, layout, named) in self._cut:
             return
-        self._cut.add((placement.environment, layout))
+        self._cut.add((placement.environment, layout, named))
         made = cut(placement.environment, placement.facts, data, text)
         if made is not None:
             self.templates.insert(0, made)
