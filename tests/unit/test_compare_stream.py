@@ -160,6 +160,9 @@ def test_the_accumulator_holds_one_facts_per_environment_not_per_worker(tmp_path
         mine = first[index % 3].facts
         assert worker.facts.distributions is mine.distributions and worker.facts.python is mine.python
     assert len({id(w.facts.distributions) for w in report.workers}) == 3
+    # per-host values are the worker's own, but what they hold in common with the environment's is shared too
+    probes = [w.facts.probes[0] for w in report.workers[::3]]
+    assert len({p.duration_s for p in probes}) == len(probes) and len({id(p.name) for p in probes}) == 1
     # one diagnosis per environment, and per worker only the checks that read a per-host fact that differs
     per_host = fleet.diagnoses.check_runs - 3 * len(CHECKS)
     assert 0 < per_host < 57 * len(CHECKS) // 4

@@ -234,7 +234,8 @@ class Diagnoses:
             return Placement(index, environment.facts, environment.report, frozenset())
         findings: list[Finding] = []
         for check, reads, found in zip(self.checks, environment.reads, environment.findings, strict=True):
-            findings.extend(self._run(check, own) if touches(reads, differ) else found)
+            again = self._run(check, own) if touches(reads, differ) else found
+            findings.extend(found if again == found else again)  # equal findings: the environment's objects, shared
         alike = findings == list(environment.report.findings)  # then the worker shares the environment's tuple too
         plan = (
             environment.report.plan

@@ -18,6 +18,7 @@ import dataclasses
 import json
 import re
 import secrets
+import types
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -177,6 +178,36 @@ def _graft(obj: Any, path: Path, changes: dict[Path, dict[str, Any]]) -> Any:
     return dataclasses.replace(obj, **here) if here else obj
 
 
+def _at(facts: Facts, path: Path) -> Any:
+    holder: Any = facts
+    for name in path:
+        holder = getattr(holder, name)
+    return holder
+
+
+def _shared(new: Any, old: Any) -> Any:
+    """`new` with each part equal to the same part of `old` replaced by `old`'s object: the workers of an environment
+    then hold one copy of what their per-host values have in common (probe names, the fields that did not change).
+    Only strings, tuples, frozen mappings and dataclasses are shared: a number is kept as read (0.0 is not -0.0)."""
+    if new is old or type(new) is not type(old):
+        return new
+    if isinstance(new, str):
+        return old if new == old else new
+    if isinstance(new, tuple):
+        parts = tuple(_shared(n, o) for n, o in zip(new, old, strict=False)) + new[len(old) :]
+        return old if len(new) == len(old) and all(p is o for p, o in zip(parts, old, strict=True)) else parts
+    if isinstance(new, types.MappingProxyType):
+        items = {k: _shared(v, old[k]) if k in old else v for k, v in new.items()}
+        same = list(items) == list(old) and all(items[k] is old[k] for k in items)
+        return old if same else types.MappingProxyType(items)
+    if dataclasses.is_dataclass(new) and not isinstance(new, type):
+        fields = {f.name: _shared(getattr(new, f.name), getattr(old, f.name)) for f in dataclasses.fields(new)}
+        if all(value is getattr(old, name) for name, value in fields.items()):
+            return old
+        return dataclasses.replace(new, **fields)
+    return new
+
+
 def fill(template: Template, values: Sequence[Any]) -> Facts | None:
     """The facts of the snapshot whose slots hold `values`, built from the template's; None when a value does not
     convert (the snapshot is then loaded in full, for the message)."""
@@ -191,7 +222,10 @@ def fill(template: Template, values: Sequence[Any]) -> Facts | None:
             env[slot.name] = value
             continue
         try:
-            changes.setdefault(slot.path, {})[slot.name] = build_field(slot.cls, slot.name, value)
+            built = build_field(slot.cls, slot.name, value)
+            changes.setdefault(slot.path, {})[slot.name] = _shared(
+                built, getattr(_at(template.base, slot.path), slot.name)
+            )
         except FactsError:
             return None
     if env:
