@@ -62,7 +62,8 @@ def compare(
                 "Snapshots (`xladoctor snapshot -o FILE` on each worker): files; directories (their *.json files); "
                 "tar archives (*.tar, *.tar.gz, *.tgz: their *.json members, read without extracting); "
                 '`-`: newline-delimited JSON on stdin, one snapshot per line, or {"label": NAME, "snapshot": '
-                "{...}} to name the worker. Read one at a time: memory grows with the distinct environments."
+                "{...}} to name the worker. Read one at a time: one whole snapshot is kept per distinct environment, "
+                "and of each worker only what differs on its host."
             )
         ),
     ] = None,
