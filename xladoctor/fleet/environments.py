@@ -202,6 +202,7 @@ class Diagnoses:
         self.environments: list[Environment] = []
         self.check_runs = 0  # every time a check ran: once per check per environment, plus per-host re-runs
         self._keys: dict[bytes, int] = {}
+        self._differ: dict[frozenset[str], frozenset[str]] = {}  # one object per set: a fleet has a few of them
 
     def _run(self, check: Check, facts: Facts) -> tuple[Finding, ...]:
         self.check_runs += 1
@@ -232,6 +233,7 @@ class Diagnoses:
         environment = self.environments[index]
         if not differ:
             return Placement(index, environment.facts, environment.report, frozenset())
+        differ = self._differ.setdefault(differ, differ)
         findings: list[Finding] = []
         for check, reads, found in zip(self.checks, environment.reads, environment.findings, strict=True):
             again = self._run(check, own) if touches(reads, differ) else found
@@ -242,5 +244,6 @@ class Diagnoses:
             if alike and not touches(_PLAN_READS, differ)
             else plan_for(findings, own, self.matrix)
         )
+        plan = environment.report.plan if plan == environment.report.plan else plan  # equal: one object, shared
         kept = environment.report.findings if alike else tuple(findings)
         return Placement(index, own, Report(own, kept, plan), differ)
