@@ -206,3 +206,18 @@ def test_a_file_named_like_a_secret_keeps_the_error_after_it() -> None:
         "cannot read /srv/logs/secret.log: Permission denied"
     )
     assert redact_text("secret: hunter2hunter2") == "secret: <redacted>"
+
+
+def test_scrub_json_copies_only_what_it_changes() -> None:
+    """A report with nothing to scrub is written as it is (compare's report of 10,000 workers is not held twice);
+    one with a credential or a control sequence deep inside is copied, and the original is left as it was."""
+    from xladoctor.sanitize import scrub_json
+
+    clean = {"workers": [{"label": "w1", "n": 1, "ok": True}, {"label": "w2", "tags": ["a", "b"]}]}
+    assert scrub_json(clean) is clean
+    dirty = {"workers": [{"label": "w1"}, {"env": {"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz0123"}, "t": "a\x1b[2Jb"}]}
+    scrubbed = scrub_json(dirty)
+    assert scrubbed["workers"][1] == {"env": {"HF_TOKEN": REDACTED}, "t": "ab"}, scrubbed
+    assert scrubbed["workers"][0] is dirty["workers"][0]  # the part with nothing to scrub is shared
+    assert dirty["workers"][1]["env"]["HF_TOKEN"].startswith("hf_") and dirty["workers"][1]["t"] == "a\x1b[2Jb"
+    assert scrub_json({"k": ("x", "y")}) == {"k": ["x", "y"]}  # tuples and mappings become JSON's own types

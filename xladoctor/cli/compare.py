@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -56,7 +57,15 @@ def refuse_snapshot_outputs(
 def compare(
     snapshots: Annotated[
         list[str] | None,
-        typer.Argument(help="Snapshot files (`xladoctor snapshot -o FILE` on each worker), or directories of *.json."),
+        typer.Argument(
+            help=(
+                "Snapshots (`xladoctor snapshot -o FILE` on each worker): files; directories (their *.json files); "
+                "tar archives (*.tar, *.tar.gz, *.tgz: their *.json members, read without extracting); "
+                '`-`: newline-delimited JSON on stdin, one snapshot per line, or {"label": NAME, "snapshot": '
+                "{...}} to name the worker. Read one at a time: one whole snapshot is kept per distinct environment, "
+                "and of each worker only what differs on its host."
+            )
+        ),
     ] = None,
     output_format: FormatOption = OutputFormat.TEXT,
     as_json: JsonOption = False,
@@ -68,16 +77,15 @@ def compare(
     output: OutputOption = None,
 ) -> None:
     """Report version and configuration skew across the snapshots of a job's workers, and each outlier's fix."""
-    from xladoctor.fleet.compare import FleetAccumulator
+    from xladoctor.fleet.compare import FleetAccumulator, feed
     from xladoctor.fleet.compare import exit_code as fleet_exit_code
-    from xladoctor.fleet.inputs import expand, iter_workers
+    from xladoctor.fleet.inputs import expand
 
     chosen = chosen_format(output_format, as_json, compare_kind(each))
     destination = output_destination(output)
     refuse_snapshot_outputs(destination, snapshots or [], expand)
-    accumulator = FleetAccumulator()
-    for worker in iter_workers(snapshots or []):  # one snapshot in memory at a time, beside one per environment
-        accumulator.add(worker.label, worker.facts, worker.path)
-    fleet = accumulator.finish()
+    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    # one snapshot in memory at a time, beside one full Facts per environment
+    fleet = feed(FleetAccumulator(), snapshots or [], stdin).finish()
     deliver(compare_kind(each), fleet, chosen, destination, verbose)
     raise typer.Exit(int(fleet_exit_code(fleet, strict)))

@@ -107,16 +107,21 @@ def _optional(inner: Converter) -> Converter:
     return convert
 
 
-def _dataclass(cls: Any) -> Converter:
+@functools.cache
+def _fields(cls: Any) -> dict[str, tuple[Converter, bool]]:
+    """Each field of a dataclass: its converter, and whether a snapshot must hold it (it has no default)."""
     hints = typing.get_type_hints(cls)
-    fields = [
-        (
-            f.name,
+    return {
+        f.name: (
             _converter(hints[f.name]),
             f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
         )
         for f in dataclasses.fields(cls)
-    ]
+    }
+
+
+def _dataclass(cls: Any) -> Converter:
+    fields = [(name, converter, required) for name, (converter, required) in _fields(cls).items()]
 
     def convert(data: Any) -> Any:
         if not isinstance(data, Mapping):
@@ -216,6 +221,16 @@ def build(cls: Any, data: Any, where: str) -> Any:
         raise exc.at(where) from None
 
 
+def build_field(cls: Any, name: str, value: Any) -> Any:
+    """One field of the dataclass `cls` built from decoded JSON, checked as it is in a whole snapshot (FactsError
+    names the field only: fleet/intake.py, which builds the per-host fields of a worker alone, loads the whole
+    snapshot again for the message a user sees)."""
+    try:
+        return _fields(cls)[name][0](value)
+    except _Invalid as exc:
+        raise exc.at(f"{cls.__name__}.{name}") from None
+
+
 def _valid_version(value: str) -> bool:
     try:
         Version(value)
@@ -267,14 +282,18 @@ def read_snapshot(stream: IO[bytes]) -> str:
 
 def load_facts(text: str) -> Facts:
     """Parse a facts file's text; every problem becomes one FactsError line."""
+    return facts_from_json(parse_json(text))
+
+
+def parse_json(text: str) -> Any:
+    """A snapshot's text decoded (not yet validated); every problem becomes one FactsError line."""
     if len(text) > MAX_SNAPSHOT_BYTES:
         raise FactsError(f"not a facts snapshot: {len(text) >> 20} MB is far more than any snapshot holds")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FactsError(f"not valid JSON (truncated or corrupted?): {exc.msg} at line {exc.lineno}") from None
     except RecursionError:
         raise FactsError("not a facts snapshot: its JSON is nested too deeply to read") from None
     except ValueError as exc:  # a number with more digits than Python converts (int_max_str_digits)
         raise FactsError(f"not a facts snapshot: {exc}") from None
-    return facts_from_json(data)

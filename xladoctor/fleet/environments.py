@@ -120,11 +120,16 @@ def environment_key(facts: Facts) -> bytes:
 def differences(first: Facts, other: Facts) -> frozenset[str]:
     """The per-host facts (paths: 'system.resources.disk_free', 'env.TPU_WORKER_ID') whose values differ between
     two snapshots of one environment."""
-    found = {path for path in PER_HOST if repr(_value_at(first, path)) != repr(_value_at(other, path))}
-    for key in {*first.env, *other.env}:
-        if names_the_worker(key) and _entry(first.env, key) != _entry(other.env, key):
-            found.add(env_path(key))
+    found = {path for path in PER_HOST if not _same(_value_at(first, path), _value_at(other, path))}
+    if first.env is not other.env:  # a worker built from its environment's facts shares what is equal (fleet/intake)
+        for key in {*first.env, *other.env}:
+            if names_the_worker(key) and _entry(first.env, key) != _entry(other.env, key):
+                found.add(env_path(key))
     return frozenset(found)
+
+
+def _same(mine: object, theirs: object) -> bool:
+    return mine is theirs or repr(mine) == repr(theirs)
 
 
 def _entry(env: Mapping[str, str], key: str) -> tuple[bool, str]:
@@ -197,6 +202,7 @@ class Diagnoses:
         self.environments: list[Environment] = []
         self.check_runs = 0  # every time a check ran: once per check per environment, plus per-host re-runs
         self._keys: dict[bytes, int] = {}
+        self._differ: dict[frozenset[str], frozenset[str]] = {}  # one object per set: a fleet has a few of them
 
     def _run(self, check: Check, facts: Facts) -> tuple[Finding, ...]:
         self.check_runs += 1
@@ -216,14 +222,28 @@ class Diagnoses:
             self._keys[key] = len(self.environments)
             self.environments.append(self._diagnose(facts))
             return Placement(len(self.environments) - 1, facts, self.environments[-1].report, frozenset())
+        differ = differences(self.environments[index].facts, facts)
+        own = splice(self.environments[index].facts, facts, differ) if differ else facts
+        return self.place_in(index, own, differ)
+
+    def place_in(self, index: int, own: Facts, differ: frozenset[str]) -> Placement:
+        """A worker of environment `index` whose facts `own` (sharing the environment's) differ from its first
+        worker's in the per-host facts `differ` only (`differences` of the two): only the checks that read those run
+        again. fleet/intake.py calls it for a worker it built from the environment's facts without loading it."""
         environment = self.environments[index]
-        differ = differences(environment.facts, facts)
         if not differ:
             return Placement(index, environment.facts, environment.report, frozenset())
-        own = splice(environment.facts, facts, differ)
+        differ = self._differ.setdefault(differ, differ)
         findings: list[Finding] = []
         for check, reads, found in zip(self.checks, environment.reads, environment.findings, strict=True):
-            findings.extend(self._run(check, own) if touches(reads, differ) else found)
-        same = findings == list(environment.report.findings) and not touches(_PLAN_READS, differ)
-        plan = environment.report.plan if same else plan_for(findings, own, self.matrix)
-        return Placement(index, own, Report(own, tuple(findings), plan), differ)
+            again = self._run(check, own) if touches(reads, differ) else found
+            findings.extend(found if again == found else again)  # equal findings: the environment's objects, shared
+        alike = findings == list(environment.report.findings)  # then the worker shares the environment's tuple too
+        plan = (
+            environment.report.plan
+            if alike and not touches(_PLAN_READS, differ)
+            else plan_for(findings, own, self.matrix)
+        )
+        plan = environment.report.plan if plan == environment.report.plan else plan  # equal: one object, shared
+        kept = environment.report.findings if alike else tuple(findings)
+        return Placement(index, own, Report(own, kept, plan), differ)

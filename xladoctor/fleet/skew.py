@@ -24,6 +24,9 @@ class Worker:
     label: str
     path: str
     facts: Facts
+    # the command that diagnoses this worker alone where `xladoctor check --facts PATH` cannot (a tar member, a line
+    # of stdin); empty for a file
+    replay: str = ""
 
 
 @dataclass(frozen=True)

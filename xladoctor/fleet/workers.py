@@ -104,7 +104,7 @@ def worker_checks(workers: Sequence[Worker], reports: Sequence[Report], area: st
 
 def _check_again(group: Sequence[Worker]) -> tuple[str, ...]:
     """`xladoctor check --facts` for each worker of a group, or for its first when the group is too large to list."""
-    commands = tuple(f"xladoctor check --facts {shlex.quote(w.path)}" for w in group[:LISTED])
+    commands = tuple(w.replay or f"xladoctor check --facts {shlex.quote(w.path)}" for w in group[:LISTED])
     if len(group) <= LISTED:
         return commands
     return (f"{commands[0]}  # the same checks fail on {len(group) - 1} more workers",)
