@@ -1,7 +1,6 @@
 """A LayerNorm without eps meets a constant row (a padding row of ones) under anomaly detection: autograd raises
 "Function 'NativeLayerNormBackward0' returned nan values", and its warning names the node and the forward line.
 The node's name is the word that makes the error searchable: no redaction may eat it."""
-
 import torch
 
 torch.autograd.set_detect_anomaly(True)

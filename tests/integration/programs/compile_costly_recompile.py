@@ -1,6 +1,5 @@
 """One costly recompilation: a model compiled with dynamic=False sees a last partial batch (11 rows instead of 16)
 in step 5, and torch.compile compiles it all again, which costs seconds of a short run."""
-
 import torch
 
 torch.manual_seed(0)

@@ -1,5 +1,4 @@
 """A healthy torch.compile loop: one compiled model, fixed shapes, no Python reads of tensor values in the step."""
-
 import torch
 
 model = torch.compile(torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)))

@@ -1,7 +1,6 @@
 """A model whose top-level forward loops over its layers with a debug print inside the loop: torch.compile cannot
 resume a graph inside a loop, so it skips the whole forward (it runs eager), and the .item() after the loop is never
 seen. The report must say the forward is not compiled at all, not that it is compiled in pieces."""
-
 import torch
 
 

@@ -2,7 +2,6 @@
 bound that is a Python number and changes (each value is compiled into its own graph), and a function compiled with
 dynamic=False that sees a new batch size every step until the recompile limit (lowered to 4 so the test is quick;
 the default is 8) makes torch.compile give up on it."""
-
 import torch
 
 torch._dynamo.config.recompile_limit = 4

@@ -1,5 +1,4 @@
 """Two optimizer steps of a tiny torch model, then a segfault: the profile must still be written, partial."""
-
 import ctypes
 
 import torch

@@ -1,6 +1,5 @@
 """Two ranks under torchrun (gloo on the CPU), 4 optimizer steps: both ranks hit the same graph break (.item() in
 a compiled function); rank 1 alone feeds a dynamic=False function a new shape each step (recompiles on rank 1 only)."""
-
 import torch
 import torch.distributed as dist
 

@@ -1,5 +1,4 @@
 """A small model trained with DistributedDataParallel and torch.compile on two ranks (gloo), healthy."""
-
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel

@@ -1,5 +1,4 @@
 """Two ranks under torchrun; rank 1 raises after its first step (a bad batch), rank 0 is killed by torchrun."""
-
 import time
 
 import torch

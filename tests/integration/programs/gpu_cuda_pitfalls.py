@@ -1,7 +1,6 @@
 """GPU-only pitfalls for scripts/gpu_profile.sh (not run by the test suite: this project's CI has no GPU): a
 function compiled with mode="reduce-overhead" that mutates an input (inductor skips CUDA graphs for it), and a
 loss read with .item() inside every step (a CPU-GPU synchronisation)."""
-
 import torch
 
 assert torch.cuda.is_available(), "this program needs a CUDA GPU"

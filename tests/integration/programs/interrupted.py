@@ -1,5 +1,4 @@
 """Three optimizer steps, then a wait that the test interrupts with Ctrl-C (SIGINT to the process group)."""
-
 import time
 
 import torch

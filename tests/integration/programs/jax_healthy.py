@@ -1,5 +1,4 @@
 """A healthy JAX loop: one jitted step, the same shapes and static values every call."""
-
 import jax
 import jax.numpy as jnp
 

@@ -1,6 +1,5 @@
 """Planted JAX pitfalls over 5 steps: a jitted function called with a new input shape each step, one whose static
 argument changes each step, and a jax.jit of a lambda created anew inside the loop (never reused)."""
-
 from functools import partial
 
 import jax

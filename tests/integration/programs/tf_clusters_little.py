@@ -1,6 +1,5 @@
 """Planted TensorFlow pitfall, run with autoclustering on (TF_XLA_FLAGS): the step formats its loss as text in the
 middle of the tf.function, ops XLA has no kernel for, so XLA takes less than half of the step."""
-
 import tensorflow as tf
 
 

@@ -1,5 +1,4 @@
 """A healthy TensorFlow loop: one tf.function, the same shapes and dtypes every call."""
-
 import tensorflow as tf
 
 

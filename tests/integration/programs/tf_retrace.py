@@ -1,6 +1,5 @@
 """Planted TensorFlow pitfalls: a tf.function retraced on every call by a Python number, one by new shapes,
 and a jit_compile=True function with an op XLA cannot compile (the program catches the error)."""
-
 import tensorflow as tf
 
 

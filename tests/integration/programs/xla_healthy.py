@@ -1,5 +1,4 @@
 """A healthy torch_xla loop: fixed shapes, values kept as tensors, one torch_xla.sync() per step."""
-
 import torch
 import torch_xla
 

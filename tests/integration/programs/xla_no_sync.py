@@ -1,5 +1,4 @@
 """A torch_xla loop that never ends its step: 60 iterations traced into one growing lazy graph, read once at the end."""
-
 import torch
 import torch_xla
 

@@ -1,7 +1,6 @@
 """A torch_xla training loop over a DataLoader whose last batch is partial (70 rows in batches of 16: the fifth
 has 6): torch_xla compiles a new graph for that batch, and the report must name the shape that changed and point
 at the loop that took it, not at torch_xla.sync()."""
-
 import torch
 import torch_xla
 from torch.utils.data import DataLoader, TensorDataset

@@ -1,6 +1,5 @@
 """Planted torch_xla pitfalls, 6 steps each ended by torch_xla.sync(): an input shape that changes every step, a
 .item() inside the step, and an op with no XLA lowering (histc falls back to the CPU)."""
-
 import torch
 import torch_xla
 
