@@ -5,6 +5,7 @@ timeout and recorded as an attempt; nothing here raises.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 from xladoctor.facts.health import HealthRequest
 from xladoctor.probes.dcgm import read_dcgm
 from xladoctor.probes.kernel_log import read_kernel_log
+from xladoctor.probes.nvidia import NVML_MISSING
 from xladoctor.probes.nvsmi_xml import NvsmiXmlError, parse_nvsmi_xml
 from xladoctor.probes.target import probe_source
 from xladoctor.proc import CommandResult, run_command
@@ -24,6 +26,11 @@ def _timing(result: CommandResult) -> dict[str, Any]:
 
 
 def _nvml(timeout_s: float) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
+    # No nvidia-ml-py where the child would import it from: say so without starting an interpreter to find out
+    # (most machines; a child costs a Python start-up on the static path). A pynvml that is there but broken, or an
+    # NVML that hangs, is still found out in the child.
+    if importlib.util.find_spec("pynvml") is None:
+        return None, {"method": "nvml", "ok": False, "error": NVML_MISSING, "timed_out": False, "duration_s": 0.0}
     script = probe_source("nvml_health")
     result = run_command([sys.executable, "-c", script], timeout_s, label="the NVML health probe")
     attempt = {"method": "nvml", "ok": False, "error": None, **_timing(result)}

@@ -5,6 +5,7 @@ Every way that fails is recorded as an attempt with its reason; nothing here rai
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from xladoctor.proc import CommandResult, run_command
+
+NVML_MISSING = "nvidia-ml-py is not installed"  # as the NVML children say it (here and scripts/nvml_health.py)
 
 PROC_VERSION = Path("/proc/driver/nvidia/version")
 # "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"
@@ -105,6 +108,8 @@ def _timing(result: CommandResult) -> dict[str, Any]:
 
 def _nvml(timeout_s: float) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """NVML's answer (or None), and the attempt record."""
+    if importlib.util.find_spec("pynvml") is None:  # no child started only to say so (gpu_health.py's reason)
+        return None, {"method": "nvml", "ok": False, "error": NVML_MISSING, "timed_out": False, "duration_s": 0.0}
     result = run_command([sys.executable, "-c", _NVML_SCRIPT], timeout_s, label="the NVML probe")
     attempt = {"method": "nvml", "ok": False, "error": None, **_timing(result)}
     if not result.ok:

@@ -193,3 +193,19 @@ def test_toolkit_versions_and_tools(tmp_path: Path) -> None:
         "version": None,
         "error": "not on PATH",
     }
+
+
+def test_no_nvml_child_is_started_where_nvidia_ml_py_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both NVML probes say "not installed" without paying a Python start-up to find it out (the static path)."""
+    import importlib.util
+
+    from xladoctor.probes import gpu_health, nvidia
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pynvml" else real(name, *a))
+    started: list[object] = []
+    for module in (gpu_health, nvidia):
+        monkeypatch.setattr(module, "run_command", lambda *a, **k: started.append(a))
+        found, attempt = module._nvml(5.0)
+        assert found is None and attempt["error"] == "nvidia-ml-py is not installed" and not attempt["ok"]
+    assert started == []
