@@ -68,13 +68,21 @@ def check_inputs(check: Check) -> tuple[InputDoc, ...]:
 
 
 @cache
-def _module_tree(module: str) -> dict[str, ast.FunctionDef] | None:
+def _module_tree(module: str) -> dict[str, ast.AST] | None:
+    """The module's functions, and its named module-level values (a table of functions is followed like a call)."""
     try:
         source = inspect.getsource(sys.modules[module])
     except (OSError, TypeError, KeyError):
         return None
-    tree = ast.parse(source)
-    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found: dict[str, ast.AST] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+        elif isinstance(node, ast.Assign) and not isinstance(node.value, ast.Constant):
+            found.update((t.id, node.value) for t in node.targets if isinstance(t, ast.Name))
+    return found
 
 
 @cache
