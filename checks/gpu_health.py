@@ -67,6 +67,17 @@ def rma(gpu: GpuHealth) -> Fix:
     return shell(f"sudo nvidia-bug-report.sh  # attach the log to the RMA request for {gpu.uuid or label(gpu)}")
 
 
+# The commands of each action that takes a GPU out of service (gpu_evidence's "action").
+_FIX_FOR_ACTION: dict[str, Callable[[GpuHealth], Fix]] = {"reset": reset, "drain-and-reset": reset, "rma": rma}
+
+
+def condemned(gpu: GpuHealth, action: str, title: str, ref: str, *, detail: str = "", **evidence: Any) -> Outcome:
+    """A GPU that must come out of service: a failure naming it, the action in its evidence and that action's
+    commands as the fix."""
+    fix = _FIX_FOR_ACTION[action](gpu)
+    return Outcome(Status.FAIL, title, detail, gpu_evidence(gpu, action, **evidence), fix, (ref,))
+
+
 def answered(gpu_health: GpuHealthFacts) -> tuple[GpuHealth, ...]:
     """The GPUs the driver reported; Skip with what was tried when nothing answered (no driver, a hung tool)."""
     if gpu_health.source is None:
@@ -100,15 +111,16 @@ def gpu_ecc_uncorrectable(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
     def judge(gpu: GpuHealth) -> Outcome | None:
         volatile, lifetime = gpu.ecc_volatile_uncorrectable or 0, gpu.ecc_aggregate_uncorrectable or 0
         if volatile:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "drain-and-reset",
                 f"{label(gpu)} had {volatile} uncorrectable ECC error(s) since the driver loaded: drain and reset it",
+                MEMORY_GUIDE,
                 detail="Memory contents were lost, so any job on this GPU may compute garbage or crash (Xid 48/94/95). "
                 "Drain the node, reset the GPU so the bad memory is remapped or retired, and send it for RMA if "
                 "the errors come back.",
-                evidence=gpu_evidence(gpu, "drain-and-reset", volatile=volatile, aggregate=lifetime),
-                fix=reset(gpu),
-                refs=(MEMORY_GUIDE,),
+                volatile=volatile,
+                aggregate=lifetime,
             )
         if lifetime:
             return Outcome(
@@ -130,26 +142,29 @@ def gpu_row_remapping(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
     reset; a failed remap (no spare row left) is an RMA."""
 
     def judge(gpu: GpuHealth) -> Outcome | None:
-        counts = {"correctable": gpu.remapped_rows_correctable, "uncorrectable": gpu.remapped_rows_uncorrectable}
+        counts: dict[str, Any] = {
+            "correctable": gpu.remapped_rows_correctable,
+            "uncorrectable": gpu.remapped_rows_uncorrectable,
+        }
         if gpu.remapped_rows_failure:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "rma",
                 f"{label(gpu)} could not remap a failing memory row: drain it and send it for RMA",
+                RECOVERY_FLAGS,
                 detail="The row remapper has no spare row left for a row with errors; the memory cannot be "
                 "repaired in the field (NVIDIA's error recovery flags: 'Row-remapping failure').",
-                evidence=gpu_evidence(gpu, "rma", **counts),
-                fix=rma(gpu),
-                refs=(RECOVERY_FLAGS,),
+                **counts,
             )
         if gpu.remapped_rows_pending:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "reset",
                 f"{label(gpu)} has a memory row remap pending: reset it to apply the repair",
+                RECOVERY_FLAGS,
                 detail="A row with errors was marked for remapping, which happens at the next GPU reset; until then "
                 "the faulty row is still in use. Drain the GPU and reset it.",
-                evidence=gpu_evidence(gpu, "reset", **counts),
-                fix=reset(gpu),
-                refs=(RECOVERY_FLAGS,),
+                **counts,
             )
         return None
 
@@ -163,24 +178,24 @@ def gpu_retired_pages(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
 
     def judge(gpu: GpuHealth) -> Outcome | None:
         total = (gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0)
-        counts = {"single_bit": gpu.retired_pages_sbe, "double_bit": gpu.retired_pages_dbe}
+        counts: dict[str, Any] = {"single_bit": gpu.retired_pages_sbe, "double_bit": gpu.retired_pages_dbe}
         if total >= RETIRED_PAGES_RMA:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "rma",
                 f"{label(gpu)} has retired {total} memory pages (RMA at {RETIRED_PAGES_RMA}): drain it for RMA",
-                evidence=gpu_evidence(gpu, "rma", **counts),
-                fix=rma(gpu),
-                refs=(PAGE_RETIREMENT,),
+                PAGE_RETIREMENT,
+                **counts,
             )
         if gpu.retired_pages_pending:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "reset",
                 f"{label(gpu)} has a page retirement pending: reset it to apply",
+                PAGE_RETIREMENT,
                 detail="A page with errors is retired at the next driver reload or GPU reset; until then it is "
                 "still in use.",
-                evidence=gpu_evidence(gpu, "reset", **counts),
-                fix=reset(gpu),
-                refs=(PAGE_RETIREMENT,),
+                **counts,
             )
         return None
 
@@ -219,20 +234,18 @@ def gpu_reset_required(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
                 refs=(RECOVERY_FLAGS,),
             )
         if gpu.drain_and_reset_recommended:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "drain-and-reset",
                 f"{label(gpu)}: the driver recommends draining the node and resetting the GPU",
-                evidence=gpu_evidence(gpu, "drain-and-reset"),
-                fix=reset(gpu),
-                refs=(RECOVERY_FLAGS,),
+                RECOVERY_FLAGS,
             )
         if gpu.reset_required:
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "reset",
                 f"{label(gpu)}: the driver requires a GPU reset",
-                evidence=gpu_evidence(gpu, "reset"),
-                fix=reset(gpu),
-                refs=(RECOVERY_FLAGS,),
+                RECOVERY_FLAGS,
             )
         return None
 
@@ -388,13 +401,13 @@ def gpu_nvlink(gpu_health: GpuHealthFacts) -> Iterator[Outcome]:
     def judge(gpu: GpuHealth) -> Outcome | None:
         if gpu.nvlinks_down:
             links = ", ".join(str(n) for n in gpu.nvlinks_down)
-            return Outcome(
-                Status.FAIL,
+            return condemned(
+                gpu,
+                "drain-and-reset",
                 f"{label(gpu)} has NVLink link(s) {links} down",
+                NVML_DEVICE_QUERIES,
                 detail="Drain the node; reset the GPU, and if the link stays down reseat it or send it for repair.",
-                evidence=gpu_evidence(gpu, "drain-and-reset", links_down=list(gpu.nvlinks_down)),
-                fix=reset(gpu),
-                refs=(NVML_DEVICE_QUERIES,),
+                links_down=list(gpu.nvlinks_down),
             )
         if gpu.fabric_status not in (None, "Success"):
             return Outcome(
