@@ -114,7 +114,8 @@ def test_a_failing_node_is_drained_with_its_finding_and_a_healthy_one_left_alone
 
 
 def test_an_epilog_drains_a_node_the_job_broke(nodes: SlurmCluster, venvs: dict[str, Path]) -> None:
-    submitted = nodes.run("sbatch", "--parsable", "-w", "n1", "-N1", "-o", "/dev/null", "--wrap", "sleep 6")
+    output = str(nodes.root / "epilog-job.out")  # the job's own output: a file of the test's, never the host's /dev
+    submitted = nodes.run("sbatch", "--parsable", "-w", "n1", "-N1", "-o", output, "--wrap", "sleep 6")
     assert submitted.returncode == 0, submitted.stderr
     job = submitted.stdout.strip()
     deadline = time.monotonic() + 60
