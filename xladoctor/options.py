@@ -112,3 +112,16 @@ def diagnose_signature(extra: Sequence[inspect.Parameter] = ()) -> inspect.Signa
 def describe() -> str:
     """The options as the docstring of diagnose() lists them."""
     return "\n".join(f"    {o.name}={o.default!r}: {o.help}" for o in OPTIONS)
+
+
+@dataclass(frozen=True)
+class HealthRequest:
+    """What the operator asked of the node check (--expect-gpus, --expect-mig, --kernel-log, --dcgm), validated by
+    the pipeline and recorded in the facts (expected_*), so a replayed snapshot is judged against what was asked when
+    it was taken. A contract, not a fact: the probes read it, and a live diagnosis makes it before its probe child
+    starts, so it lives here, where importing it costs nothing."""
+
+    expect_gpus: int | None = None
+    expect_mig: str | None = None  # Enabled | Disabled
+    kernel_log: str | None = None  # a file; None: the ring buffer
+    dcgm: str | None = None  # a saved `dcgmi diag -j` file, or "run"; None: not asked

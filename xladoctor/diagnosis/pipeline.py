@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING
 from xladoctor.diagnosis.observer import Observer
 from xladoctor.diagnosis.selection import split_names
 from xladoctor.errors import UsageError, unknown_names
-from xladoctor.facts.health import HealthRequest
-from xladoctor.facts.platform import PLATFORM_READS
-from xladoctor.options import DEFAULT_TIMEOUT_S
+from xladoctor.options import DEFAULT_TIMEOUT_S, HealthRequest
 
 if TYPE_CHECKING:
     from xladoctor.diagnosis.registry import Check
@@ -232,7 +230,16 @@ def run_diagnosis(
 # by tests/unit/diagnosis/test_reads.py: check_findings renders each fix for the target's interpreter and installer
 # (and keeps the installed builds' labels), plan_for also works out the platform.
 RENDER_READS = ("python", "target.requested", "distributions")
-PLAN_READS = (*RENDER_READS, *PLATFORM_READS)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """PLAN_READS, made when first read: it names the platform's reads (facts/platform.py), and this module imports
+    no fact at its top (a live diagnosis starts its probe child before the facts package is imported)."""
+    if name == "PLAN_READS":
+        from xladoctor.facts.platform import PLATFORM_READS
+
+        return (*RENDER_READS, *PLATFORM_READS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_findings(item: Check, facts: Facts, matrix: Matrix) -> list[Finding]:

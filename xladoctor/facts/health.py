@@ -103,14 +103,3 @@ class GpuHealthFacts:
     expected_mig: str | None = None  # --expect-mig on|off / XLADOCTOR_EXPECT_MIG, as Enabled | Disabled
     kernel_log: KernelLog | None = None
     dcgm: DcgmFacts | None = None  # None: DCGM not asked for
-
-
-@dataclass(frozen=True)
-class HealthRequest:
-    """What the operator asked of the node check (--expect-gpus, --expect-mig, --kernel-log, --dcgm): recorded in
-    the facts (expected_*), so a replayed snapshot is judged against what was asked when it was taken."""
-
-    expect_gpus: int | None = None
-    expect_mig: str | None = None  # Enabled | Disabled
-    kernel_log: str | None = None  # a file; None: the ring buffer
-    dcgm: str | None = None  # a saved `dcgmi diag -j` file, or "run"; None: not asked

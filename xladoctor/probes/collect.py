@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 
 from xladoctor import __version__
 from xladoctor.facts import SCHEMA_VERSION, Facts, FactsError, ProbeRecord, facts_from_json
-from xladoctor.facts.health import HealthRequest
+from xladoctor.options import HealthRequest
 from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, PendingProbe, start_packages_probe
 from xladoctor.probes.toolchain import probe_tool

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from xladoctor.facts.health import HealthRequest
+from xladoctor.options import HealthRequest
 from xladoctor.probes.dcgm import read_dcgm
 from xladoctor.probes.kernel_log import read_kernel_log
 from xladoctor.probes.nvidia import NVML_MISSING

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from xladoctor.facts.health import HealthRequest
+from xladoctor.options import HealthRequest
 from xladoctor.probes.caches import probe_cache_dirs
 from xladoctor.probes.fabric import probe_fabric
 from xladoctor.probes.gpu_health import probe_gpu_health

@@ -40,3 +40,15 @@ def test_help_and_usage_errors_import_no_stage(argv: list[str]) -> None:
     assert [m for m in modules if m.startswith(HEAVY)] == []
     # the redaction's patterns are compiled only to say an error (cli/main.py's _error)
     assert ("xladoctor.sanitize" in modules) == (code != 0)
+
+
+def test_a_live_diagnosis_starts_its_probe_before_the_facts_are_imported() -> None:
+    """The pipeline and a validated request import no fact: the probe child starts first, the imports run beside it."""
+    code = (
+        "import json, sys\n"
+        "from xladoctor.diagnosis.pipeline import make_request\n"
+        "make_request(smoke=False, expect_gpus=8, expect_mig='off')\n"
+        "sys.stdout.write(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert [m for m in json.loads(done.stdout) if m.startswith(("xladoctor.facts", "packaging"))] == []
