@@ -214,3 +214,96 @@ def test_a_section_past_any_file_is_no_architectures(probe: ModuleType, tmp_path
     path = tmp_path / "libtorch_cuda.so"
     path.write_bytes(bytes(data))
     assert probe.fatbin_archs(str(path)) is None
+
+
+# --- distributions: found and read as importlib.metadata finds and reads them --------------------------------
+
+
+def _seen(dist: Any) -> tuple[Any, ...]:
+    """What the probe reads of a distribution, from either reader."""
+    meta = dist.metadata
+    headers = (
+        tuple(meta.get(h) for h in ("Name", "Version", "Requires-Python")) + (meta.get_all("Requires-Dist"),)
+        if meta is not None
+        else None
+    )
+    points = sorted((p.group, p.name) for p in dist.entry_points)
+    return str(dist._path), str(dist.locate_file("")), headers, points, dist.requires
+
+
+def _both(probe: ModuleType, sys_path: list[str]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    ours = [_seen(d) for d in probe.distributions(sys_path)]
+    theirs = [_seen(d) for d in importlib.metadata.distributions(path=sys_path)]
+    return ours, theirs
+
+
+def test_distributions_of_this_interpreter_are_importlib_metadata_s(probe: ModuleType) -> None:
+    import sys
+
+    ours, theirs = _both(probe, list(sys.path))
+    assert len(ours) > 20  # the test environment: pytest, typer, rich, ... and xladoctor itself
+    assert ours == theirs
+
+
+ODD_FOLDERS: dict[str, dict[str, str]] = {
+    "plain-1.0.dist-info": {
+        "METADATA": "Metadata-Version: 2.1\nName: plain\nVersion: 1.0\nRequires-Dist: a>=1\nRequires-Dist: b; "
+        "extra == 'x'\nRequires-Python: >=3.8\n\nName: not-a-header\n",
+        "entry_points.txt": "[torch_xla.plugins]\ncpu = plugin:Cpu\n# a comment\n[console_scripts]\n go = x:y \n",
+    },
+    "folded-2.0.dist-info": {
+        "METADATA": "Name: folded\nLicense: one\n        two \u2028 three\x85 four\n\tfive\nVersion: 2.0\n"
+        "Requires-Dist: c\n"
+    },
+    "nobody-3.dist-info": {"METADATA": "Name: nobody\nVersion: 3\nthis line is no header\nRequires-Dist: d\n"},
+    "empty-4.dist-info": {},
+    "pkginfo-5.egg-info": {"PKG-INFO": "Name: pkginfo\nVersion: 5\n", "requires.txt": "e>=1\n\n[extra]\nf\n"},
+    "Same_Name-1.dist-info": {"METADATA": "Name: Same-Name\nVersion: 1\n"},
+    "same.name-2.dist-info": {"METADATA": "Name: same.name\nVersion: 2\n"},
+    "crlf-6.dist-info": {"METADATA": "Name: crlf\r\nVersion: 6\r\nSummary: x:\r\n\r\nbody\r\n"},
+}
+
+
+def test_odd_folders_are_read_as_importlib_metadata_reads_them(probe: ModuleType, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    for folder, files in ODD_FOLDERS.items():
+        (site / folder).mkdir(parents=True)
+        for name, text in files.items():
+            (site / folder / name).write_bytes(text.encode())
+    (site / "legacy-7.egg-info").write_text("Name: legacy\nVersion: 7\n")  # an egg-info that is a file
+    (site / "old-8.egg" / "EGG-INFO").mkdir(parents=True)
+    (site / "old-8.egg" / "EGG-INFO" / "PKG-INFO").write_text("Name: old\nVersion: 8\n")
+    (site / "not-a-dist").mkdir()
+    entries = [str(site), str(site) + "/", str(site).replace("/site", "//site/."), str(site / "old-8.egg"), "/nowhere"]
+    ours, theirs = _both(probe, entries)
+    assert len(ours) == 3 * 9 + 1  # nine in the folder, under three spellings of it, and the egg's EGG-INFO
+    assert ours == theirs
+
+
+def test_the_working_directory_entry_is_read_as_importlib_metadata_reads_it(
+    probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "here-1.dist-info").mkdir()
+    (tmp_path / "here-1.dist-info" / "METADATA").write_text("Name: here\nVersion: 1\n")
+    monkeypatch.chdir(tmp_path)
+    ours, theirs = _both(probe, [""])
+    assert ours == theirs and [seen[:2] for seen in ours] == [("here-1.dist-info", ".")]
+
+
+def test_a_metadata_file_that_is_not_utf8_fails_as_importlib_metadata_fails(probe: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "latin-1.dist-info").mkdir()
+    (tmp_path / "latin-1.dist-info" / "METADATA").write_bytes(b"Name: latin\nVersion: 1\nAuthor: Jos\xe9\n")
+    readers: list[Any] = [probe.distributions([str(tmp_path)]), importlib.metadata.distributions(path=[str(tmp_path)])]
+    for reader in readers:
+        with pytest.raises(UnicodeDecodeError):
+            next(iter(reader)).metadata.get("Name")
+
+
+def test_a_zip_archive_on_the_path_is_left_to_importlib_metadata(probe: ModuleType, tmp_path: Path) -> None:
+    import zipfile
+
+    archive = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("zipped-1.dist-info/METADATA", "Name: zipped\nVersion: 1\n")
+    found = list(probe.distributions([str(archive)]))
+    assert [d.metadata.get("Name") for d in found] == ["zipped"]

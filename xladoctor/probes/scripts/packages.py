@@ -17,11 +17,6 @@ import struct
 import sys
 import sysconfig
 
-try:
-    from importlib import metadata as importlib_metadata
-except ImportError:  # Python < 3.8: nothing to read with
-    importlib_metadata = None
-
 # Files a package writes about itself, read as text (never imported): version and build facts.
 SELF_DECLARED_FILES = {
     "torch": "torch/version.py",
@@ -641,6 +636,156 @@ def distribution_facts(dist, sys_path):
     return facts
 
 
+# --- distributions, found and read as importlib.metadata finds and reads them ---------------------------------
+# importlib.metadata costs this probe two thirds of its time: its import (email, zipfile, pathlib: ~40 ms) and an
+# email-package parse of each METADATA, long description included (~1.3 ms a distribution). What follows reads the
+# same folders in the same order and the same header values, from the headers alone; importlib.metadata is still
+# imported, lazily, for the rare cases this does not cover (a zip archive on sys.path, an egg-info requires.txt).
+# tests/unit/probes/test_probe_packages.py holds it to importlib.metadata on real environments and odd folders.
+
+
+def _normalized(name):
+    """importlib.metadata's Prepared.normalize: runs of -_. become one "_", lower-cased."""
+    out, run = [], False
+    for char in name.lower():
+        if char in "-_.":
+            if not run:
+                out.append("_")
+            run = True
+        else:
+            out.append(char)
+            run = False
+    return "".join(out)
+
+
+def _pure(path):
+    """The path as pathlib writes it (no empty or "." parts, no trailing "/"), which importlib.metadata reports."""
+    lead = "//" if path.startswith("//") and not path.startswith("///") else ("/" if path.startswith("/") else "")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return (lead + "/".join(parts)) or "."
+
+
+def _is_header_name(name):
+    """email's header line: printable ASCII but ":" before the colon (feedparser's headerRE), space excluded."""
+    return name.isascii() and name.isprintable() and " " not in name
+
+
+class Headers:
+    """The header block of a METADATA / PKG-INFO text, read as email.message_from_string (policy compat32) reads it:
+    folded lines joined as they are, the first blank line (or a line that is no header) ends it."""
+
+    def __init__(self, text):
+        self._items = []
+        text = text or ""
+        blank = text.find("\n\n")  # the end of the headers: the long description that follows is never split
+        lines = (text[: blank + 1] if blank >= 0 else text).split("\n")
+        # lines end at "\n" alone, as email's parser splits them (text mode made every line end one): str.splitlines
+        # would also split a License value at a \x85 or \u2028 and lose the headers after it
+        for line in [line + "\n" for line in lines[:-1]] + lines[-1:]:
+            if line[:1] in (" ", "\t") and self._items:
+                name, value = self._items[-1]
+                self._items[-1] = (name, value + line)
+                continue
+            name, colon, value = line.partition(":")
+            if not colon or not _is_header_name(name):
+                break  # a blank line, or the start of a body without one
+            self._items.append((name, value.lstrip(" \t")))
+        self._items = [(name.lower(), value.rstrip("\r\n")) for name, value in self._items]
+
+    def get(self, name, default=None):
+        wanted = name.lower()
+        return next((value for key, value in self._items if key == wanted), default)
+
+    def get_all(self, name):
+        wanted = name.lower()
+        return [value for key, value in self._items if key == wanted] or None
+
+
+class EntryPoint:
+    def __init__(self, group, name):
+        self.group, self.name = group, name
+
+
+class InfoFolder:
+    """A NAME.dist-info / NAME.egg-info folder (or an egg-info file), with the parts of importlib.metadata's
+    PathDistribution that this probe uses."""
+
+    def __init__(self, path):
+        self._path = path
+        self._metadata = None
+
+    def read_text(self, filename):
+        target = os.path.join(self._path, filename) if filename else self._path
+        try:
+            with open(target, encoding="utf-8") as handle:
+                return handle.read()
+        except (FileNotFoundError, IsADirectoryError, KeyError, NotADirectoryError, PermissionError):
+            return None
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = Headers(self.read_text("METADATA") or self.read_text("PKG-INFO") or self.read_text(""))
+        return self._metadata
+
+    def locate_file(self, path):
+        return os.path.join(os.path.dirname(self._path) or ".", path) if path else os.path.dirname(self._path) or "."
+
+    @property
+    def entry_points(self):
+        """entry_points.txt as importlib.metadata's Sectioned reads it: [group] lines, then name = value lines."""
+        points, group = [], None
+        for raw in (self.read_text("entry_points.txt") or "").splitlines():
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                group = line[1:-1].strip()
+            elif group is not None:
+                points.append(EntryPoint(group, line.partition("=")[0].strip()))
+        return points
+
+    @property
+    def requires(self):
+        """Requires-Dist, else an egg-info's requires.txt turned into markers: left to importlib.metadata."""
+        import pathlib
+        from importlib import metadata
+
+        return metadata.PathDistribution(pathlib.Path(self._path)).requires
+
+
+def _folder_children(root):
+    """(children, is a folder) of a sys.path entry: None when it cannot be listed and is no file either."""
+    try:
+        return os.listdir(root or "."), True
+    except Exception:
+        return None, os.path.isfile(root or ".")
+
+
+def distributions(sys_path):
+    """The distributions of sys_path, in importlib.metadata.distributions()'s order (Python 3.10+: per entry, grouped
+    by normalised name in listing order, then the EGG-INFO of an .egg folder)."""
+    for entry in sys_path:
+        children, listed = _folder_children(entry)
+        if children is None:
+            if listed:  # a zip archive: importlib.metadata reads those through zipfile
+                from importlib import metadata
+
+                yield from metadata.distributions(path=[entry])
+            continue
+        infos, eggs = {}, []
+        base_is_egg = os.path.basename(entry).lower().endswith(".egg")
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")):
+                key = _normalized(low.rpartition(".")[0].partition("-")[0])
+                infos.setdefault(key, []).append(child)
+            elif base_is_egg and low == "egg-info":
+                eggs.append(child)
+        for child in [c for group in infos.values() for c in group] + eggs:
+            yield InfoFolder(_pure(os.path.join(entry, child)) if entry else child)
+
+
 def leftover_entries(sys_path):
     """`~name` folders that an interrupted pip uninstall leaves ("Ignoring invalid distribution")."""
     found = []
@@ -659,21 +804,20 @@ def main():
     marker = sys.argv[1]
     sys_path = list(sys.path)
     result = {"python": python_facts(), "distributions": [], "leftovers": leftover_entries(sys_path)}
-    if importlib_metadata is not None:
-        for dist in importlib_metadata.distributions():
-            try:
-                result["distributions"].append(distribution_facts(dist, sys_path))
-            except Exception as exc:  # one unreadable dist-info must not hide the others
-                folder = str(getattr(dist, "_path", "") or "")
-                result["distributions"].append(
-                    {
-                        "name": "",
-                        "version": "",
-                        "location": os.path.dirname(folder),
-                        "metadata_dir": folder or None,
-                        "error": _cut(repr(exc), 500),
-                    }
-                )
+    for dist in distributions(sys_path):
+        try:
+            result["distributions"].append(distribution_facts(dist, sys_path))
+        except Exception as exc:  # one unreadable dist-info must not hide the others
+            folder = str(getattr(dist, "_path", "") or "")
+            result["distributions"].append(
+                {
+                    "name": "",
+                    "version": "",
+                    "location": os.path.dirname(folder),
+                    "metadata_dir": folder or None,
+                    "error": _cut(repr(exc), 500),
+                }
+            )
     sys.stdout.write("\n" + marker + "-BEGIN\n" + json.dumps(result) + "\n" + marker + "-END\n")
     sys.stdout.flush()
 
