@@ -40,6 +40,12 @@ _PREFIX = re.compile(
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
 _STDLIB = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)|<frozen |^<")
+# A framework run from a source checkout (`pip install -e`, a build tree): its private subpackages are its own
+# wherever the checkout lies, and no project of a user's is laid out as torch/_inductor/ or jax/_src/.
+_CHECKOUT = re.compile(
+    r"[/\\](?P<top>torch|jax|triton|torch_xla|tensorflow)[/\\](?:_inductor|_dynamo|_functorch|_subclasses|_prims"
+    r"|_refs|_higher_order_ops|_export|_src|_C|csrc|compiler|runtime|backends|language|python)[/\\]"
+)
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
 _DISTRIBUTIONS = {
     "torch_xla": "torch-xla", "jaxlib": "jaxlib", "jax_plugins": "jax-cuda-plugin", "cv2": "opencv-python",
@@ -130,7 +136,8 @@ def owner_of(path: str) -> str | None:
         return _DISTRIBUTIONS.get(top, top)
     if _STDLIB.search(path):
         return "python"
-    return None
+    checkout = _CHECKOUT.search(path)
+    return checkout.group("top") if checkout else None
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:

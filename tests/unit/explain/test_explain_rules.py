@@ -139,6 +139,18 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "hang-timeout:timeout_words": (tb("RuntimeError: the request timed out while waiting for the peer", "somelib"), "hang-timeout", "unknown", "--stall-after"),
     "out-of-memory:memory_words": (tb("RuntimeError: the backend ran out of device memory while building the graph", "somelib"), "out-of-memory", "not-environment", ""),
     "disk-or-permission:permission_words": (tb("RuntimeError: open /dev/accel0: operation not permitted", "somelib"), "disk-or-permission", "environment", ""),
+    "unsupported-op:no_lowering": (tb("NotImplementedError: MLIR translation rule for primitive 'cholesky' not found for platform METAL", "jax"), "unsupported-op", "framework-bug", "jax-metal"),
+    "unsupported-op:mps_dtype": (tb("TypeError: Trying to convert Float8_e5m2 to the MPS backend but it does not have support for that dtype.", "torch"), "unsupported-op", "framework-bug", "Float8_e5m2"),
+    "framework-internal-error:native_assertion": ("python3: /src/triton/lib/Dialect/TritonGPU/Transforms/Pipeliner.cpp:412: void f(): Assertion `isa<RankedTensorType>(ty)' failed.\nAborted (core dumped)\n", "framework-internal-error", "framework-bug", "Triton"),
+    "framework-internal-error:cudnn_frontend": ('Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    out = F.scaled_dot_product_attention(q, k, v)\nRuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans support the graph.\n', "framework-internal-error", "framework-bug", "enable_cudnn_sdp"),
+    "framework-internal-error:llvm_crash": ("PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace.\nStack dump:\n0.\tProgram arguments: /usr/bin/triton-opt --tritongpu-pipeline kernel.ttgir\nSegmentation fault (core dumped)\n", "framework-internal-error", "framework-bug", "tritongpu-pipeline"),
+    "framework-internal-error:broken_internal_invariant": (TB + '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", line 120, in fuse\n    node.group\nAttributeError: \'NopKernelSchedulerNode\' object has no attribute \'group\'\n', "framework-internal-error", "framework-bug", "torch/_inductor/scheduler.py"),
+    "gpu-arch-unsupported:hsa_status": (":0:rocdevice.cpp            :2881: 1234 us: [pid:1 tid:0x7f] Callback: Queue 0x7f aborting with error : HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f\n", "gpu-arch-unsupported", "environment", "HSA_OVERRIDE_GFX_VERSION"),
+    "accelerator-unavailable:cuinit_failed": ("2024-01-01 00:00:00.000000: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n", "accelerator-unavailable", "environment", "CUDA_ERROR_NO_DEVICE"),
+    "accelerator-unavailable:asked_and_no_gpu": (">>> import tensorflow as tf\n>>> tf.config.list_physical_devices('GPU')\n[]\n", "accelerator-unavailable", "environment", "tensorflow"),
+    "api-version-skew:protobuf_generated_code": (tb("TypeError: Descriptors cannot be created directly.\nIf this call came from a _pb2.py file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.", "google"), "api-version-skew", "environment", "protobuf"),
+    "build-failure:nvcc_too_old": ("      RuntimeError: Mamba is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a supported version by running nvcc -V.\n      error: subprocess-exited-with-error\n", "build-failure", "environment", "CUDA_HOME"),
+    "nccl-network:host_name_not_resolved": ("[W socket.cpp:697] [c10d] The IPv6 network addresses of (node-7, 29500) cannot be retrieved (gai error: -2 - Name or service not known).\n", "nccl-network", "environment", "/etc/hosts"),
 }  # fmt: skip
 
 
@@ -158,3 +170,39 @@ def test_each_rule_gives_its_family_and_verdict(rule_id: str) -> None:
     assert (diagnosis.family, diagnosis.verdict) == (family, verdict), (diagnosis.decided_by, diagnosis.cause)
     said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.remediation, *diagnosis.next])
     assert word in said, said
+
+
+# --- what the structure rules of issue 24's second pass must not read -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # an installer that cannot resolve its index: a network problem of pip, not a job's rendezvous
+        "WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError(': Failed to establish a new "
+        "connection: [Errno -3] Temporary failure in name resolution')': /simple/torch/\n",
+        # jax's deprecation shim raises AttributeError on purpose: an API that was removed, not a broken invariant
+        TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/deprecations.py", line 54, in getattr\n'
+        "    raise AttributeError(f'module {module!r} has no attribute {name!r}')\n"
+        "AttributeError: module 'jax.random' has no attribute 'KeyArray'\n",
+        # TensorFlow listed its CPU and then a GPU: nothing is missing
+        '[name: "/device:CPU:0"\ndevice_type: "CPU"\n, name: "/device:GPU:0"\ndevice_type: "GPU"\n]\n',
+    ],
+    ids=["pip-name-resolution", "jax-deprecation-shim", "tf-lists-a-gpu"],
+)
+def test_structure_rules_leave_alone_what_is_not_theirs(log: str) -> None:
+    diagnosis = _diagnose(log)
+    family = diagnosis.family if diagnosis is not None else None
+    assert family not in ("nccl-network", "framework-internal-error", "accelerator-unavailable"), diagnosis
+
+
+def test_a_framework_run_from_a_source_checkout_is_library_code_not_the_user_s() -> None:
+    log = (
+        TB + '  File "/home/dev/src/pytorch/torch/_inductor/scheduler.py", line 106, in debug_str\n'
+        "    x = self.node\nAttributeError: 'FusedSchedulerNode' object has no attribute 'node'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )

@@ -42,6 +42,8 @@ _SHAPES = re.compile(
     r"|Cannot reshape (?:a )?tensor|cannot reshape array|invalid for input of size|Expected \d+D(?: \(unbatched\))? "
     r"or \d+D \(batched\) input|doesn't match the broadcast shape|Shapes must be 1D sequences of concrete values"
     r"|Placeholder storage has not been allocated on MPS device"
+    # an exception type that says it (flax's ScopeParamShapeError, haiku's, a library's own ShapeError)
+    r"|\b\w{0,40}ShapeError\b|Inconsistent shapes between"
 )
 
 
@@ -564,4 +566,171 @@ def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
         {"feature": "torch.compile"},
         verdict="framework-bug",
         next=("TORCH_LOGS=+dynamo,+inductor python ...",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MLIR translation rule for primitive '(?P<op>[\w.-]{1,80})' not found(?: for platform (?P<platform>\w{1,20}))?"
+    r"|failed to legalize operation '(?P<op2>[\w.-]{1,80})'",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/interpreters/mlir.py (a primitive with no lowering for "
+    "the platform); https://mlir.llvm.org/docs/DialectConversion/ (an op no conversion pattern turns into the "
+    "target's)",
+    confidence=0.85,
+)
+def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
+    """A compiler plugin (jax-metal, a TPU or GPU backend) that has no lowering for one op: the program compiles
+    everywhere else. The op, and the platform when the message names it, come from the record."""
+    op = found.group("op") or found.group("op2") or ""
+    platform = found.group("platform") or ""
+    metal = platform.upper() == "METAL" or "metal" in failure.haystack.lower()
+    backend = "jax-metal" if metal else platform or "this backend"
+    return Lead(
+        f"{backend} cannot compile {op}: it has no lowering for that operation (a gap of the backend, not of your "
+        "install). Run that computation on the CPU (jax.default_device / jax.jit(..., backend='cpu')), avoid the op, "
+        "or use a backend release that adds it.",
+        {"op": op, "backend": backend, "platform": platform},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Trying to convert (?P<dtype>\w{2,40}) to the MPS backend but it does not have support for that dtype"
+    r"|(?P<dtype2>\w{2,40}) is not supported on MPS|MPS does not support (?P<what>[^\n.]{3,120})",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/mps/OperationUtils.mm (getMPSDataType: "
+    "the dtypes Metal has)",
+    confidence=0.85,
+)
+def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
+    dtype = found.group("dtype") or found.group("dtype2") or ""
+    what = dtype or found.group("what") or ""
+    return Lead(
+        f"Apple's MPS backend has no {what}: Metal lacks that dtype (float64, complex128 and the float8 types are "
+        "the usual ones). Convert to a dtype MPS has (float32, float16) before moving to 'mps', or keep that tensor "
+        "on the CPU.",
+        {"dtype": dtype, "backend": "MPS", "op": what},
+        verdict="framework-bug",
+    )
+
+
+# glibc's assert(): "PROGRAM: FILE:LINE: FUNCTION: Assertion `EXPR' failed." (assert/assert.c, __assert_fail).
+_ASSERT_OWNERS = (
+    ("triton", "Triton", "https://github.com/triton-lang/triton/issues"),
+    ("llvm", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
+    ("mlir", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
+    ("xla", "XLA", "https://github.com/openxla/xla/issues"),
+    ("tensorflow", "TensorFlow", "https://github.com/tensorflow/tensorflow/issues"),
+    ("jax", "JAX", "https://github.com/jax-ml/jax/issues"),
+    ("torch", "PyTorch", TORCH_ISSUES),
+    ("aten", "PyTorch", TORCH_ISSUES),
+    ("c10", "PyTorch", TORCH_ISSUES),
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"(?P<file>[^\s:]{1,300}):(?P<line>\d{1,7}): (?P<function>[^\n]{0,400}?): Assertion [`'](?P<check>[^\n]{1,300})' "
+    r"failed",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=assert/assert.c (__assert_fail's message)",
+    confidence=0.7,
+)
+def native_assertion(found: re.Match[str], failure: Failure) -> Lead:
+    """A C or C++ assert() inside native code: when the file is a framework's or its compiler's, a bug to report
+    there (an input the compiler did not expect), whatever the user's program did."""
+    path = found.group("file").lower()
+    owner, report = next(((name, url) for key, name, url in _ASSERT_OWNERS if key in path), ("the library", ""))
+    check = found.group("check")
+    return Lead(
+        f"An internal assertion of {owner} failed ({check[:120]}, at {found.group('file').rsplit('/', 1)[-1]}:"
+        f"{found.group('line')}): native code stopped on a case it does not handle. A bug of {owner}, not of your "
+        "install: "
+        + (f"search or report it at {report}" if report else "report it to the library that ships it")
+        + " with the program that triggers it; a newer release may fix it.",
+        {"check": check, "where": f"{found.group('file')}:{found.group('line')}", "report": report, "owner": owner},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"cuDNN Frontend error: (?P<said>[^\n]{3,300})|\[cudnn_frontend\] Error: (?P<said2>[^\n]{3,300})",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cudnn/MHA.cpp (the cuDNN attention "
+    "backend); https://github.com/NVIDIA/cudnn-frontend",
+    confidence=0.75,
+)
+def cudnn_frontend(found: re.Match[str], failure: Failure) -> Lead:
+    """The framework chose a cuDNN graph (scaled_dot_product_attention's cuDNN backend, a fused convolution) for a
+    shape or dtype cuDNN has no plan for: the choice is the framework's bug; turning that backend off avoids it."""
+    said = (found.group("said") or found.group("said2") or "").strip()
+    said_around = " ".join([failure.haystack, *(frame.code for frame in failure.frames)]).lower()
+    attention = "attention" in said_around or "sdp" in said_around
+    return Lead(
+        f"cuDNN has no execution plan for what the framework asked of it ({said[:160]}): the framework picked a cuDNN "
+        "kernel for a shape, head size or dtype cuDNN does not support. A bug of the framework's backend choice: "
+        + (
+            "turn the cuDNN attention backend off (torch.backends.cuda.enable_cudnn_sdp(False)) so "
+            "scaled_dot_product_attention uses another one, and report it."
+            if attention
+            else "update the framework, or turn cuDNN off for that op, and report it."
+        ),
+        {"said": said, "op": "scaled_dot_product_attention" if attention else "", "library": "cuDNN"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"PLEASE submit a bug report to (?P<url>\S{5,200}?)[\s,]",
+    source="https://github.com/llvm/llvm-project/blob/main/llvm/lib/Support/PrettyStackTrace.cpp (LLVM's crash "
+    "handler, in every compiler built on LLVM/MLIR: Triton, XLA, ROCm's)",
+    confidence=0.75,
+)
+def llvm_crash(found: re.Match[str], failure: Failure) -> Lead:
+    """A compiler built on LLVM crashed and printed LLVM's crash banner; the "Program arguments:" line after it names
+    the tool and the pass that was running, which is what the report upstream needs."""
+    program = re.search(r"Program arguments: (?P<program>\S{1,300})(?P<args>[^\n]{0,400})", failure.haystack)
+    tool = program.group("program").rsplit("/", 1)[-1] if program else ""
+    passes = re.findall(r"--([\w-]{3,80})", program.group("args")) if program else []
+    owner = "Triton" if "triton" in (tool + failure.haystack.lower()) else "the compiler that ships this LLVM"
+    where = f" in {tool}" + (f" (pass {', '.join(passes[:3])})" if passes else "") if tool else ""
+    return Lead(
+        f"The LLVM-based compiler crashed{where}: a bug of {owner} (or of the LLVM it bundles), not of your install. "
+        "Report it to that project with the program and the stack dump; a newer or older release may avoid it.",
+        {"tool": tool, "pass": ", ".join(passes[:3]), "compiler": "LLVM", "owner": owner},
+        verdict="framework-bug",
+    )
+
+
+# Inside a framework's private compiler internals (torch's Inductor and Dynamo, JAX's _src), these exceptions are
+# broken invariants, not messages to the user: torch.compile raising AttributeError from torch/_inductor is a bug.
+_INTERNALS = re.compile(
+    r"[/\\](?:torch[/\\]_(?:inductor|dynamo|functorch|subclasses|higher_order_ops|export)|jax[/\\]_src)[/\\]"
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"^(?:[\w.]*\.)?(?P<type>AttributeError|AssertionError|UnboundLocalError|NameError)\b(?::\s?(?P<message>[^\n]{0,300}))?",
+    source="xladoctor's structure rules: an invariant of a framework's private internals broke (docs/explain.md)",
+    confidence=0.65,
+    on="exception",
+)
+def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    message = found.group("message") or ""
+    if frame is None or frame.user or not _INTERNALS.search(frame.file) or "deprecat" in frame.file:
+        return None  # jax/_src/deprecations.py raises AttributeError on purpose, for an API that was removed
+    if message.startswith("module ") and "has no attribute" in message:
+        return None  # a module's missing attribute is an API of another release: versions.module_has_no_attribute
+    return Lead(
+        f"{found.group('type')} inside {frame.owner}'s own compiler internals ({frame.short()}): {message[:160]}. "
+        "An internal invariant of the framework broke, a bug of it rather than of your code or install. Search or "
+        f"report it ({TORCH_ISSUES if frame.owner == 'torch' else 'https://github.com/jax-ml/jax/issues'}) with "
+        "the traceback; another release (older, or the nightly) may not have it.",
+        {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES if frame.owner == "torch" else ""},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=+dynamo,+inductor python ...  # what the compiler was doing when it broke",)
+        if frame.owner == "torch"
+        else (),
     )

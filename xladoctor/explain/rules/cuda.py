@@ -440,3 +440,106 @@ def tpu_in_use(found: re.Match[str], failure: Failure) -> Lead:
         shell("sudo lsof -w /dev/accel* /dev/vfio/* 2>/dev/null  # which process holds the TPU"),
         verdict="environment",
     )
+
+
+# ROCm's runtime status codes (ROCR-Runtime's hsa.h, hsa_status_t): the ones whose family is known. An ISA or code
+# object the runtime rejects is a build with no code for this GPU, as CUDA's "no kernel image".
+HSA_HEADER = "https://github.com/ROCm/ROCR-Runtime/blob/master/runtime/hsa-runtime/inc/hsa.h (hsa_status_t)"
+HSA_STATUS = {
+    "HSA_STATUS_ERROR_INVALID_ISA": ("gpu-arch-unsupported", "The instruction set architecture is invalid"),
+    "HSA_STATUS_ERROR_INVALID_ISA_NAME": ("gpu-arch-unsupported", "The instruction set architecture name is invalid"),
+    "HSA_STATUS_ERROR_INVALID_CODE_OBJECT": ("gpu-arch-unsupported", "The code object is invalid"),
+    "HSA_STATUS_ERROR_NOT_INITIALIZED": ("accelerator-unavailable", "The HSA runtime has not been initialized"),
+    "HSA_STATUS_ERROR_EXCEPTION": ("cuda-illegal-access", "An HSAIL operation resulted in a hardware exception"),
+    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION": ("cuda-illegal-access", "A kernel accessed memory outside its "
+                                                   "aperture (a memory access fault)"),
+}  # fmt: skip
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"\b(?P<name>HSA_STATUS_ERROR_[A-Z_]{3,60})\b",
+    source=HSA_HEADER,
+    confidence=0.85,
+)
+def hsa_status(found: re.Match[str], failure: Failure) -> Lead | None:
+    known = HSA_STATUS.get(found.group("name"))
+    if known is None:
+        return None
+    family, meaning = known
+    params = {"name": found.group("name"), "family": family}
+    if family == "gpu-arch-unsupported":
+        gfx = re.search(r"\bgfx\d{3,4}\w?\b", failure.haystack)
+        return Lead(
+            f"ROCm: {meaning} ({found.group('name')}): the installed build has no code for this AMD GPU"
+            f"{' (' + gfx.group(0) + ')' if gfx else ''}. Install a ROCm build of the framework that lists this GPU; "
+            "for a consumer GPU near a supported one, HSA_OVERRIDE_GFX_VERSION set to that one (11.0.0 for RDNA3, "
+            "10.3.0 for RDNA2) may work, unsupported, with a build that has that ISA.",
+            {**params, "arch": gfx.group(0) if gfx else "", "variable": "HSA_OVERRIDE_GFX_VERSION"},
+            next=("rocminfo | grep -m1 gfx  # this GPU's ISA",),
+        )
+    verdict = "unknown" if family == "cuda-illegal-access" else None
+    return Lead(f"ROCm: {meaning} ({found.group('name')}).", params, verdict=verdict, family=family)
+
+
+@rule(
+    "accelerator-unavailable",
+    r"failed call to cuInit: (?P<said>[^\n]{3,200})",
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_driver.cc (cuInit's result, "
+    "logged by TensorFlow and JAX)",
+    confidence=0.85,
+)
+def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
+    """cuInit is the driver API's first call: when it fails, no GPU is usable in this process, whatever the code.
+    The code it returned says why (no device, a driver/library mismatch, a container without the GPU)."""
+    said = found.group("said").strip()
+    name = re.match(r"(?P<name>CUDA_ERROR_\w+|\w+)", said)
+    code = code_named(name.group("name")) if name else None
+    meaning = f" ({code.meaning.split('. ')[0].rstrip('.')})" if code is not None and code.meaning else ""
+    return Lead(
+        f"The CUDA driver could not initialise ({said[:120]}{meaning}): this process sees no usable GPU. In a "
+        "container or WSL2: the GPU was not passed in (--gpus all) or the host driver's libcuda does not work "
+        "there (a driver update or downgrade on the host); on a host: the driver is not loaded or does not match "
+        "its kernel module.",
+        {"said": said, "component": "driver"},
+        next=("nvidia-smi  # the driver, as the host sees it", "ls -l /dev/nvidia* /usr/lib/wsl/lib/libcuda* 2>&1"),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"](?P<kind>GPU|TPU)['\"]\s*\)\)?[^\n]{0,80}\n(?:[^\n]{0,200}\n){0,3}?"
+    r"\s*(?:\[\]|Num GPUs Available:?\s*0\b)"
+    r"|torch\.cuda\.is_available\(\)\)?[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}?\s*False\b"
+    r"|^\[name: \"/device:CPU:0\""
+    # what TensorFlow's own GPU guide and tutorials print: len(list_physical_devices('GPU')), and the notebook check
+    r"|^\s*Num GPUs Available:?\s+0\s*$|^\s*GPU is NOT AVAILABLE\s*$",
+    source="https://www.tensorflow.org/api_docs/python/tf/config/list_physical_devices; "
+    "https://www.tensorflow.org/guide/gpu (Num GPUs Available); "
+    "https://pytorch.org/docs/stable/generated/torch.cuda.is_available.html",
+    confidence=0.75,
+    flags=re.MULTILINE,
+)
+def asked_and_no_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
+    """The user asked the framework for its GPUs and it answered none: no exception, but the failure itself."""
+    if found.group(0).startswith("[name:"):  # device_lib.list_local_devices()'s listing: only the CPU, and its end
+        listing = failure.haystack[found.start() :]
+        if 'device_type: "GPU"' in listing or not re.search(r"^\s*\]\s*$", listing, re.MULTILINE):
+            return None
+    torch = "torch.cuda" in found.group(0)
+    return Lead(
+        "The framework was asked for its GPUs and found none"
+        + (
+            ": torch.cuda.is_available() is False (a CPU-only torch build, no driver, or a hidden GPU)."
+            if torch
+            else ": TensorFlow lists no GPU. Native Windows has no TensorFlow GPU support after 2.10 (use WSL2); "
+            "on Linux, tensorflow[and-cuda] brings the CUDA libraries; on a Mac, the tensorflow-metal plugin gives "
+            "the GPU."
+        ),
+        {"package": "torch" if torch else "tensorflow", "plugin": "" if torch else "tensorflow-metal"},
+        next=(
+            ("python -c 'import torch; print(torch.__version__, torch.version.cuda)'", "nvidia-smi")
+            if torch
+            else ("python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'",)
+        ),
+    )

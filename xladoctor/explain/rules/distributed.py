@@ -312,3 +312,29 @@ def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
         {"variable": "NCCL_SOCKET_IFNAME"},
         next=(COLLECTIVE,),
     )
+
+
+@rule(
+    "nccl-network",
+    r"(?:gai error: -?\d{1,3} - (?P<why>[^)\n]{3,80})|Temporary failure in name resolution|Name or service not known"
+    r"|nodename nor servname provided)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/socket.cpp (getaddrinfo's "
+    "error, gai_strerror); https://man7.org/linux/man-pages/man3/getaddrinfo.3.html",
+    confidence=0.75,
+)
+def host_name_not_resolved(found: re.Match[str], failure: Failure) -> Lead | None:
+    """The rendezvous (c10d's store, NCCL's bootstrap) resolves host names: a host name that does not resolve (the
+    machine's own, in a container or a fresh VM, or MASTER_ADDR) stops it before any rank connects."""
+    haystack = failure.haystack
+    if not any(w in haystack for w in ("c10d", "socket.cpp", "TCPStore", "rendezvous", "MASTER_ADDR", "NCCL", "gai ")):
+        return None  # an installer or a download that could not resolve its index: not a job's rendezvous
+    host = re.search(r"addresses of \((?P<host>[^,\s)]{1,120}), ?\d+\)|host(?:name)? '?(?P<host2>[\w.-]{1,120})'?",
+                     haystack)  # fmt: skip
+    name = (host.group("host") or host.group("host2")) if host else ""
+    return Lead(
+        f"The host name {name + ' ' if name else ''}does not resolve, so the rendezvous cannot find the machine: add "
+        "it to /etc/hosts (127.0.0.1 for a single machine, the node's address otherwise), or set MASTER_ADDR to an "
+        "IP address instead of a host name.",
+        {"host": name, "file": "/etc/hosts", "variable": "MASTER_ADDR", "what": "hostname"},
+        next=("hostname; getent hosts $(hostname)  # empty: the name does not resolve",),
+    )

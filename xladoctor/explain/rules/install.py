@@ -267,3 +267,26 @@ def no_such_version(found: re.Match[str], failure: Failure) -> Lead:
         ),
         {"package": pkg},
     )
+
+
+@rule(
+    "build-failure",
+    r"(?i)(?:only supported on|requires?|needs?) CUDA (?P<need>\d+\.\d+)(?: and above| or (?:higher|newer|later)|\+)"
+    r"[^\n]{0,200}?\bnvcc\b|\bnvcc\b[^\n]{0,120}?(?:version|-V)[^\n]{0,80}?(?:too old|not supported|unsupported|"
+    r"must be|required|>=)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py (CUDA_HOME, the nvcc a build "
+    "uses); a package's setup.py checks that nvcc's version",
+    confidence=0.8,
+)
+def nvcc_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    """A package's build script refused the CUDA toolkit: it checks nvcc (the toolkit CUDA_HOME or PATH finds), not
+    the CUDA version torch was built with, so a newer torch does not help."""
+    need = found.group("need") or ""
+    return Lead(
+        "Building the package needs a newer CUDA toolkit than the nvcc it found"
+        + (f" (CUDA {need} or newer)" if need else "")
+        + ": the check is on nvcc, not on torch's CUDA. Install that toolkit and point CUDA_HOME (and PATH) at it, "
+        "or install a prebuilt wheel of the package.",
+        {"tool": "nvcc", "need": f"CUDA {need}" if need else "", "variable": "CUDA_HOME"},
+        next=("nvcc --version; echo $CUDA_HOME; which nvcc",),
+    )

@@ -184,12 +184,14 @@ _CUDA_LIBRARY = re.compile(
 
 @rule(
     "undefined-symbol",
-    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol: (?P<symbol>[\w$.@]{1,2000})",
+    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@]{1,2000})|[ \t]*$)",
     source=DLERROR,
     confidence=0.9,
+    flags=re.MULTILINE,
 )
 def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
-    symbol, library = found.group("symbol"), found.group("library") or ""
+    # the symbol is missing when the log was cut right after "undefined symbol:" (a title, a truncated paste)
+    symbol, library = found.group("symbol") or "", found.group("library") or ""
     version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
     if _CUDA_LIBRARY.search(library) and (version is None or _CUDA_LIBRARY.search(version.group("by"))):
         # cuDNN's sub-libraries, cuSPARSE and nvJitLink: each is built with the others of its release, and one of
