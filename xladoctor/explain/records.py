@@ -244,8 +244,12 @@ _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |ret
 
 def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     lines = list(region.lines)
-    while lines and (_SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1]))):
-        lines.pop(0)  # a line of source code or a frame quoted from a traceback: the error comes after it
+    # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
+    # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`)
+    while lines and not lines[0][1].lstrip().startswith(">>>") and (
+        _SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1]))
+    ):
+        lines.pop(0)
     if not lines:
         return
     region = Region(lines, region.traceback, False, prefix=region.prefix)

@@ -151,6 +151,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:protobuf_generated_code": (tb("TypeError: Descriptors cannot be created directly.\nIf this call came from a _pb2.py file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.", "google"), "api-version-skew", "environment", "protobuf"),
     "build-failure:nvcc_too_old": ("      RuntimeError: Mamba is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a supported version by running nvcc -V.\n      error: subprocess-exited-with-error\n", "build-failure", "environment", "CUDA_HOME"),
     "nccl-network:host_name_not_resolved": ("[W socket.cpp:697] [c10d] The IPv6 network addresses of (node-7, 29500) cannot be retrieved (gai error: -2 - Name or service not known).\n", "nccl-network", "environment", "/etc/hosts"),
+    "cuda-library-mismatch:jaxlib_gpu_call_failed": (TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lax/linalg.py", line 900, in eigh\n    return eigh_p.bind(x)\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: jaxlib/gpu/solver_kernels.cc:52: operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n', "cuda-library-mismatch", "environment", "nvidia-cusolver-cu12"),
+    "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
+    "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
 }  # fmt: skip
 
 

@@ -543,3 +543,43 @@ def asked_and_no_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
             else ("python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info())'",)
         ),
     )
+
+
+# jaxlib's GPU kernels (jaxlib/gpu/*.cc) call the CUDA libraries directly and report a failed call as
+# "operation NAME(...) failed: STATUS" (gpu_kernel_helpers.cc, JAX_AS_STATUS); XLA says "<lib> internal error". A
+# handle that cannot be created or a symbol the library lacks is, in practice, a library of another release than
+# jaxlib was built with (the nvidia-*-cu12 wheels pip chose), not the user's program.
+_JAX_GPU_LIBRARIES = (
+    ("solver", "cuSOLVER", "nvidia-cusolver-cu12"),
+    ("blas", "cuBLAS", "nvidia-cublas-cu12"),
+    ("dnn", "cuDNN", "nvidia-cudnn-cu12"),
+    ("fft", "cuFFT", "nvidia-cufft-cu12"),
+    ("sparse", "cuSPARSE", "nvidia-cusparse-cu12"),
+    ("prng", "the CUDA runtime", "nvidia-cuda-runtime-cu12"),
+    ("getlasterror", "the CUDA runtime", "nvidia-cuda-runtime-cu12"),
+)
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"jaxlib/(?:gpu|cuda)/(?P<file>\w{2,60})\.cc:\d+: operation (?P<op>\w{2,80})\([^\n]{0,200}?\) failed: "
+    r"(?P<said>[^\n]{3,200})"
+    r"|XlaRuntimeError: (?:INTERNAL: )?(?P<lib>cuSolver|cuSOLVER|cuBLAS|cuDNN|cuFFT|cuSPARSE) internal error",
+    source="https://github.com/jax-ml/jax/blob/main/jaxlib/gpu/gpu_kernel_helpers.cc (JAX_AS_STATUS: a failed call "
+    "of jaxlib's GPU kernels into the CUDA libraries)",
+    confidence=0.75,
+)
+def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | None:
+    said = found.group("said") or "internal error"
+    if found.group("op") and not re.search(r"internal error|not found|not supported|version|initializ", said, re.I):
+        return None  # another status (an out-of-memory, an invalid value): other rules read its words
+    where = " ".join(filter(None, (found.group("file"), found.group("op"), found.group("lib")))).lower()
+    library, wheel = next(((lib, w) for key, lib, w in _JAX_GPU_LIBRARIES if key in where), ("a CUDA library", ""))
+    return Lead(
+        f"jaxlib's GPU code could not use {library} ({said.strip()[:120]}): the {library} loaded is not a release "
+        "this jaxlib works with (pip's nvidia-*-cu12 wheels newer or older than it was built for, or a system CUDA "
+        "first on LD_LIBRARY_PATH). Reinstall jax with its CUDA extra so pip picks the pairing jax declares, and "
+        "keep one copy of each library; if that does not help, the jax release notes name the pins.",
+        {"library": library, "package": "jaxlib", "wheel": wheel, "said": said.strip()},
+        next=("python -m pip list 2>/dev/null | grep -i -E 'jax|nvidia'", "echo $LD_LIBRARY_PATH"),
+    )

@@ -106,3 +106,51 @@ def timeout_words(found: re.Match[str], failure: Failure) -> Lead:
         verdict="unknown",
         next=("xladoctor profile --stall-after 120 -- ...",),
     )
+
+
+# absl::StatusCode names, as XLA, JAX, TensorFlow and torch_xla print a failed status ("INTERNAL: ..."): what the
+# code alone says when no specific rule read the message (absl/status/status.h). RESOURCE_EXHAUSTED and
+# UNIMPLEMENTED have rules of their own (resources.py, code.py).
+_STATUS_FAMILIES = {
+    "INTERNAL": ("framework-internal-error", "framework-bug", "an internal error of the framework or its compiler"),
+    "UNAVAILABLE": ("nccl-network", "environment", "a service or peer it needs did not answer (the coordinator, "
+                    "another host, the TPU runtime)"),
+    "DEADLINE_EXCEEDED": ("hang-timeout", "unknown", "an operation waited past its deadline"),
+    "PERMISSION_DENIED": ("disk-or-permission", "environment", "an access was refused"),
+}  # fmt: skip
+
+
+@rule(
+    "framework-internal-error",
+    r"(?<![\w.])(?P<code>INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|PERMISSION_DENIED): (?P<message>[^\n]{3,300})",
+    source="https://github.com/abseil/abseil-cpp/blob/master/absl/status/status.h (absl::StatusCode)",
+    confidence=0.5,
+    on="fallback",
+)
+def status_code(found: re.Match[str], failure: Failure) -> Lead:
+    family, verdict, meaning = _STATUS_FAMILIES[found.group("code")]
+    return Lead(
+        f"The framework's runtime returned {found.group('code')} ({meaning}): {found.group('message')[:200]}.",
+        {"code": found.group("code")},
+        verdict=verdict,
+        family=family,
+        next=("TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=... python ...  # XLA's log lines before the status",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"PassManager::run failed",
+    source="https://github.com/triton-lang/triton/blob/main/python/src/ir.cc (a pass of Triton's MLIR pipeline failed)",
+    confidence=0.55,
+    on="fallback",
+)
+def mlir_pass_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A pass of Triton's compiler pipeline failed on this kernel (PassManager::run failed): a case the compiler "
+        "does not handle for this kernel and GPU, a bug or gap of Triton; the lines before it name the pass. Report "
+        "it to Triton with the kernel (or the torch.compile program), or try another Triton release.",
+        {"compiler": "Triton", "owner": "Triton"},
+        verdict="framework-bug",
+        next=("MLIR_ENABLE_DUMP=1 python ...  # the IR before each pass: the one that failed is the last",),
+    )
