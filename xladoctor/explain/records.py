@@ -246,8 +246,10 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     lines = list(region.lines)
     # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
     # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`)
-    while lines and not lines[0][1].lstrip().startswith(">>>") and (
-        _SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1]))
+    while (
+        lines
+        and not lines[0][1].lstrip().startswith(">>>")
+        and (_SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1])))
     ):
         lines.pop(0)
     if not lines:

@@ -93,7 +93,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "out-of-memory:tensorflow_oom": (tb("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[4096,4096] and type float on /job:localhost", "tensorflow"), "out-of-memory", "not-environment", "4096,4096"),
     "out-of-memory:mps_oom": (tb("RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.00 GB, max allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool."), "out-of-memory", "not-environment", "PYTORCH_MPS_HIGH_WATERMARK_RATIO"),
     "out-of-memory:host_oom": (tb("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 32.0 GiB for an array with shape (4294967296,) and data type float64"), "out-of-memory", "not-environment", "32.0 GiB"),
-    "out-of-memory:windows_paging_file": (tb("OSError: [WinError 1455] The paging file is too small for this operation to complete."), "out-of-memory", "environment", "paging file"),
+    "out-of-memory:windows_paging_file": (tb("OSError: [WinError 1455] The paging file is too small for this operation to complete."), "out-of-memory", "not-environment", "paging file"),
     "out-of-memory:memory_of_a_kind": (tb("RuntimeError: [enforce fail at alloc_cpu.cpp:117] . DefaultCPUAllocator: can't allocate memory: you tried to allocate 68719476736 bytes."), "out-of-memory", "not-environment", "host"),
     "disk-or-permission:no_space": (tb("OSError: [Errno 28] No space left on device: '/root/.cache/huggingface/hub/tmp123'"), "disk-or-permission", "environment", "/root/.cache"),
     "disk-or-permission:permission_denied": (tb("PermissionError: [Errno 13] Permission denied: '/home/other/.triton/cache'"), "disk-or-permission", "environment", "/home/other/.triton/cache"),
@@ -209,3 +209,12 @@ def test_a_framework_run_from_a_source_checkout_is_library_code_not_the_user_s()
         "framework-internal-error",
         "framework-bug",
     )
+
+
+def test_a_windows_error_is_read_by_its_code_in_any_language() -> None:
+    # Windows words its messages in the system's language: the code is what holds (WinError 1455, a Chinese system)
+    log = tb(
+        'OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading "C:\\v\\torch\\lib\\cublas64_11.dll" or one of its dependencies.'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis

@@ -118,7 +118,9 @@ def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "missing-library",
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
-    r"could not be found|[^\n]{0,200})",
+    r"could not be found|[^\n]{0,200})"
+    # torch's own words when a DLL of its lib/ folder fails to load (torch/__init__.py, _load_dll_libraries)
+    r"|Error loading \"[^\"\n]{1,260}\.dll\" or one of its dependencies",
     source=WINDOWS,
     confidence=0.85,
 )

@@ -168,7 +168,8 @@ def host_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"WinError 1455\]?[^\n]{0,80}paging file is too small",
+    # the code alone: Windows words its messages in the system's language ("页面文件太小" on a Chinese one)
+    r"WinError 1455\b",
     source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-",
     confidence=0.9,
 )
@@ -178,7 +179,7 @@ def windows_paging_file(found: re.Match[str], failure: Failure) -> Lead:
         "several DataLoader workers each loading torch's CUDA DLLs: raise the paging file size (System > Advanced > "
         "Performance > Virtual memory), or use fewer workers (num_workers=0 to confirm).",
         {"setting": "paging file", "fix": "num_workers"},
-        verdict="environment",
+        verdict="not-environment",  # memory, as every out-of-memory: the machine's resources, not its install
     )
 
 
