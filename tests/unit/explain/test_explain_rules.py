@@ -154,6 +154,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-library-mismatch:jaxlib_gpu_call_failed": (TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lax/linalg.py", line 900, in eigh\n    return eigh_p.bind(x)\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: jaxlib/gpu/solver_kernels.cc:52: operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n', "cuda-library-mismatch", "environment", "nvidia-cusolver-cu12"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
+    "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
+    "nccl-shm:rank_killed_by_sigbus": ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n  rank      : 0 (local_rank: 0)\n  exitcode  : -7 (pid: 123)\n  traceback : Signal 7 (SIGBUS) received by PID 123\n", "nccl-shm", "environment", "--shm-size"),
+    "hang-timeout:xla_rendezvous_stuck": ("2024-01-01 00:00:00.000000: E external/xla/xla/service/rendezvous.cc:31] This thread has been waiting for 10 seconds and may be stuck: participant 1 waiting for all participants to arrive at rendezvous\n", "hang-timeout", "unknown", "--stall-after"),
 }  # fmt: skip
 
 
@@ -218,3 +221,34 @@ def test_a_windows_error_is_read_by_its_code_in_any_language() -> None:
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+@pytest.mark.parametrize(
+    "last, family, word",
+    [
+        (
+            "Cuda failure 'peer access is not supported between these two devices'",
+            "bad-configuration",
+            "NCCL_P2P_DISABLE",
+        ),
+        ("Cuda failure 'out of memory'", "out-of-memory", "memory"),
+    ],
+)
+def test_a_cuda_failure_in_nccl_s_last_error_is_read_by_the_code_s_family(last: str, family: str, word: str) -> None:
+    log = (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
+        f"ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n{last}\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    assert word.lower() in (diagnosis.cause + " ".join(diagnosis.remediation)).lower()
+
+
+def test_a_backend_this_torch_lacks_is_named() -> None:
+    diagnosis = _diagnose(
+        tb(
+            "RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if you build PyTorch from source on a host that has MPI installed."
+        )
+    )
+    assert diagnosis is not None and diagnosis.family == "bad-configuration" and "MPI" in diagnosis.cause

@@ -368,16 +368,23 @@ def windows_libuv(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "bad-configuration",
-    r"Distributed package doesn't have NCCL built in|ProcessGroupNCCL is only supported with GPUs|NCCL is not "
-    r"available",
+    r"Distributed package doesn't have (?P<backend>NCCL|MPI|UCC) built in|ProcessGroupNCCL is only supported with "
+    r"GPUs|NCCL is not available",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py",
     confidence=0.9,
 )
 def nccl_not_here(found: re.Match[str], failure: Failure) -> Lead:
+    backend = found.group("backend") or "NCCL"
+    where = (
+        "Windows and macOS builds, CPU builds"
+        if backend == "NCCL"
+        else "PyPI's wheels have no MPI or UCC: only a torch built from source on a host with it does"
+    )
     return Lead(
-        "The program asks torch.distributed for the NCCL backend, which this torch has not (Windows and macOS builds, "
-        "CPU builds): use backend='gloo' there (init_process_group(backend='gloo'), or the launcher's own option).",
-        {"backend": "gloo"},
+        f"The program asks torch.distributed for the {backend} backend, which this torch has not ({where}): use "
+        "backend='gloo' (CPU) or 'nccl' (NVIDIA GPUs) instead (init_process_group(backend=...), or the launcher's "
+        "own option).",
+        {"backend": "gloo", "asked": backend},
     )
 
 

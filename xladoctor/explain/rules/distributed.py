@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules.cuda import FAMILY_OF as CUDA_FAMILIES
 from xladoctor.fix import export
 from xladoctor.matrix.failures import code_saying
 
@@ -60,10 +61,27 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
         text = (said.group("s") or said.group("t")) if said else ""
         code = code_saying(text) if text else None
         if code is not None:
-            return "cuda-error", Lead(
-                f"NCCL stopped on a CUDA error: {code.string} ({code.name}).", {"name": code.name}
-            )
+            return _cuda_failure(code.name, code.string or text)
     return None
+
+
+# The CUDA errors NCCL reports in its "Last error:" / WARN line: read by cuda.py's table of families, plus the one
+# only NCCL meets (peer access between two GPUs, which the topology refuses).
+def _cuda_failure(name: str, said: str) -> tuple[str, Lead] | None:
+    if name == "cudaErrorPeerAccessUnsupported":
+        return "bad-configuration", Lead(
+            f"NCCL could not enable peer-to-peer access between two GPUs ({said}): the PCI topology does not allow it "
+            "here (ACS or the IOMMU on the path, a VM or container without P2P, GPUs on different root complexes). "
+            "Set NCCL_P2P_DISABLE=1 to go through host memory, and ask the machine's admin about ACS/IOMMU.",
+            {"variable": "NCCL_P2P_DISABLE", "name": name},
+            export("NCCL_P2P_DISABLE", "1", note="slower: NCCL copies through host memory"),
+            next=("nvidia-smi topo -m  # how the GPUs are connected", NCCL_DEBUG),
+        )
+    family = CUDA_FAMILIES.get(name)
+    if family is None:
+        return None  # a code whose family the table does not know: NCCL's own result code is what is left
+    verdict = {"out-of-memory": "not-environment", "cuda-illegal-access": "unknown"}.get(family)
+    return family, Lead(f"NCCL stopped on a CUDA error: {said} ({name}).", {"name": name}, verdict=verdict)
 
 
 def _address_in_use(detail: str) -> Lead:
@@ -337,4 +355,59 @@ def host_name_not_resolved(found: re.Match[str], failure: Failure) -> Lead | Non
         "IP address instead of a host name.",
         {"host": name, "file": "/etc/hosts", "variable": "MASTER_ADDR", "what": "hostname"},
         next=("hostname; getent hosts $(hostname)  # empty: the name does not resolve",),
+    )
+
+
+@rule(
+    "nccl-network",
+    r"retrieving ncclUniqueId from \[(?P<root>\d+)\] via c10d key-value store[^\n]{0,200}?got error: "
+    r"(?P<why>[^\n]{3,200})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp "
+    "(broadcastUniqueNCCLID)",
+    confidence=0.8,
+)
+def unique_id_not_received(found: re.Match[str], failure: Failure) -> Lead:
+    """Every rank fetches NCCL's unique id from rank 0 through the c10d store: an error there is rank 0 (or its store)
+    gone or unreachable, before any NCCL traffic."""
+    why = found.group("why").strip()
+    return Lead(
+        f"This rank could not fetch NCCL's id from rank {found.group('root')} through the store ({why[:120]}): rank "
+        f"{found.group('root')} died first (its own log has the real error), or this node cannot reach MASTER_ADDR "
+        "on MASTER_PORT.",
+        {"variable": "MASTER_ADDR", "rank": found.group("root"), "why": why},
+        next=("grep -n -E 'Error|Traceback' rank0.log  # rank 0's own failure, when it died", COLLECTIVE),
+    )
+
+
+@rule(
+    "nccl-shm",
+    r"Signal 7 \(SIGBUS\) received by PID \d+|exitcode\s*:\s*-7\b|died with <Signals\.SIGBUS: 7>",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/errors/__init__.py "
+    "(a child's signal); https://man7.org/linux/man-pages/man7/signal.7.html (SIGBUS: a mapped page that cannot be "
+    "backed, as a full /dev/shm)",
+    confidence=0.7,
+)
+def rank_killed_by_sigbus(found: re.Match[str], failure: Failure) -> Lead:
+    """A training process killed by SIGBUS is, nearly always, one that wrote into shared memory (/dev/shm: NCCL's
+    buffers, the DataLoader's tensors) that could not grow: a container's 64 MB default."""
+    return _shm("a process was killed by SIGBUS (exit code -7) writing to shared memory")
+
+
+@rule(
+    "hang-timeout",
+    r"This thread has been waiting for (?P<waited>[\d.]+ ?(?:s|ms|seconds|milliseconds)) and may be stuck"
+    r"(?:: (?P<what>[^\n]{3,200}))?",
+    source="https://github.com/openxla/xla/blob/main/xla/service/rendezvous.cc (a participant that never arrived)",
+    confidence=0.8,
+)
+def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
+    """XLA's collectives meet at a rendezvous; a device or process that never arrives leaves the others waiting,
+    and XLA says so. As with NCCL's watchdog, the cause is the participant that is not there."""
+    return Lead(
+        f"An XLA collective has waited {found.group('waited')} for a participant that never arrived "
+        f"({(found.group('what') or 'a rendezvous').strip()[:120]}): one device or process is elsewhere (hung, "
+        "slower, died, or running another program). Find the one that is different.",
+        {"waited": found.group("waited")},
+        verdict="unknown",
+        next=("xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang",),
     )
