@@ -39,7 +39,12 @@ _PREFIX = re.compile(
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
-_STDLIB = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)|<frozen |^<")
+# The standard library: lib/python3.X/ on POSIX; on Windows, PythonXY\Lib\ (python.org) or an embedded Python's
+# folder, written with either case ("C:\...\Python39\lib\ctypes\__init__.py").
+_STDLIB = re.compile(
+    r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)|<frozen |^<"
+    r"|[/\\](?:[Pp]ython3\d{1,2}|python_embedd?ed)[/\\][Ll]ib[/\\](?!site-packages)"
+)
 # A framework run from a source checkout (`pip install -e`, a build tree): its private subpackages are its own
 # wherever the checkout lies, and no project of a user's is laid out as torch/_inductor/ or jax/_src/.
 _CHECKOUT = re.compile(

@@ -48,7 +48,7 @@ _UNICODE_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0
 ERROR_WORDS = (
     "Error", "ERROR", "error:", "Exception", "Traceback (most recent", "FATAL", "Fatal", "fatal error",
     "Segmentation fault", "Aborted", "Killed", "undefined symbol", "cannot open", "not found", "No such file",
-    "failed", "Failed",
+    "failed", "Failed", "Permission denied", "Access is denied", "No space left", "Read-only file system",
 )  # fmt: skip
 _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in ERROR_WORDS[2:]) + "|ERROR")
 _LONGEST_WORD = max(map(len, ERROR_WORDS))

@@ -73,3 +73,8 @@ def test_the_scoreboard_in_docs_is_current_and_the_floors_hold() -> None:
     assert sum(s.wrong_blame for s in evaluation) == 0  # never blame the environment for the user's code
     assert sum(s.right for s in development) / len(development) >= 0.9
     assert sum(s.right for s in evaluation) / len(evaluation) >= 0.75
+
+
+def test_no_report_is_in_the_corpus_twice() -> None:
+    sources = [report.source.rstrip("/").lower() for report in corpus.load()]
+    assert len(sources) == len(set(sources)), sorted({s for s in sources if sources.count(s) > 1})

@@ -157,6 +157,14 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
     "nccl-shm:rank_killed_by_sigbus": ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n  rank      : 0 (local_rank: 0)\n  exitcode  : -7 (pid: 123)\n  traceback : Signal 7 (SIGBUS) received by PID 123\n", "nccl-shm", "environment", "--shm-size"),
     "hang-timeout:xla_rendezvous_stuck": ("2024-01-01 00:00:00.000000: E external/xla/xla/service/rendezvous.cc:31] This thread has been waiting for 10 seconds and may be stuck: participant 1 waiting for all participants to arrive at rendezvous\n", "hang-timeout", "unknown", "--stall-after"),
+    "gpu-arch-unsupported:gpu_too_old": ("UserWarning: \n    Found GPU0 Tesla K80 which is of cuda capability 3.7.\n    PyTorch no longer supports this GPU because it is too old.\n    The minimum cuda capability supported by this library is 5.0.\n", "gpu-arch-unsupported", "environment", "3.7"),
+    "gpu-arch-unsupported:triton_ptxas_failed": (tb("RuntimeError: Internal Triton PTX codegen error: \nptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'", "triton"), "gpu-arch-unsupported", "environment", "sm_89"),
+    "version-mismatch:triton_does_not_know_this_cuda": (tb("RuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: 12.9", "triton"), "version-mismatch", "environment", "CUDA 12.9"),
+    "api-version-skew:triton_global_not_constexpr": (tb("NameError: Cannot access global variable BLOCK from within @jit'ed function. Triton kernels can only access global variables that are annotated as constexpr", "triton"), "api-version-skew", "environment", "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS"),
+    "nccl-network:address_families_differ": ("RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:276] ss1.ss_family == ss2.ss_family. 2 vs 10\n", "nccl-network", "environment", "MASTER_ADDR"),
+    "disk-or-permission:save_stopped_short": (tb("RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 4311168 vs 4311056", "torch"), "disk-or-permission", "environment", "df -h"),
+    "bad-configuration:open_files_limit": (tb("RuntimeError: received 0 items of ancdata", "torch"), "bad-configuration", "environment", "ulimit"),
+    "missing-library:ctypes_could_not_load": (TB + '  File "C:\\Python39\\lib\\site-packages\\torchaudio\\_extension\\utils.py", line 61, in _load_lib\n    torch.ops.load_library(path)\n  File "C:\\Python39\\lib\\site-packages\\torch\\_ops.py", line 643, in load_library\n    ctypes.CDLL(path)\n  File "C:\\Python39\\lib\\ctypes\\__init__.py", line 374, in __init__\n    self._handle = _dlopen(self._name, mode)\nFileNotFoundError: Could not find mo\n', "missing-library", "environment", "torchaudio"),
 }  # fmt: skip
 
 
@@ -252,3 +260,25 @@ def test_a_backend_this_torch_lacks_is_named() -> None:
         )
     )
     assert diagnosis is not None and diagnosis.family == "bad-configuration" and "MPI" in diagnosis.cause
+
+
+def test_a_rule_written_with_an_inline_ignore_case_reads_any_case() -> None:
+    # its literals are lower-cased: they must be looked for in the lower-cased text (they were not, and an inline
+    # (?i) rule read only lines that happened to be lower case)
+    log = "2024-01-01 00:00:00.000000: F external/xla/xla/service/dump.cc:123] Could not create directory /d: Permission denied\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "disk-or-permission", diagnosis
+
+
+def test_windows_standard_library_frames_are_python_s_not_the_user_s() -> None:
+    from xladoctor.explain.records import owner_of
+
+    assert owner_of("C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python39\\lib\\ctypes\\__init__.py") == "python"
+    assert owner_of("E:\\ComfyUI\\python_embeded\\Lib\\ctypes\\__init__.py") == "python"
+    assert owner_of("C:\\Users\\me\\project\\lib\\train.py") is None
+
+
+def test_a_dll_named_in_curly_quotes_is_still_a_dll_that_failed_to_load() -> None:
+    log = "OSError: [WinError 126] Error loading \u201cC:\\v\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\u201d or one of its dependencies.\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "missing-library" and "fbgemm.dll" in diagnosis.cause

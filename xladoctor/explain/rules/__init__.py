@@ -70,7 +70,7 @@ def rule(
 
     def register(read: Reader) -> Reader:
         literals = required_literals(compiled)
-        folded = bool(flags & re.IGNORECASE)
+        folded = bool(compiled.flags & re.IGNORECASE)  # an inline (?i) too: its literals are lower-cased
         RULES.append(
             Rule(f"{family}:{read.__name__}", family, compiled, read, source, confidence, literals, folded, on)
         )

@@ -158,6 +158,7 @@ def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
     r"devices"
     r"|[Ww]indows not yet supported for torch\.compile|torch\.compile is not supported on Python (?P<python>[\d.]+)\+?"
     r"|(?:BFloat16|bf16|Bfloat16)[^\n]{0,40}(?:is not supported|is only supported on GPUs with compute capability)"
+    r"|(?:CUDA )?Device does not support bfloat16"
     r"|Detected unsupported operations when trying to compile graph|Op\(s\) not lowered: (?P<ops>[^\n]{3,300})"
     r"|MPS framework doesn't support (?P<mpsdtype>\w+)|(?:is|are) not supported (?:on|by) (?:the )?MPS"
     r"|CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,200}",
@@ -175,7 +176,11 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
             {"op": found.group("ops").strip(" ,"), "backend": "XLA"},
             verdict="framework-bug",
         )
-    if "CUDA_R_16BF" in failure.haystack or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack):
+    if (
+        "CUDA_R_16BF" in failure.haystack
+        or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack)
+        or "support bfloat16" in said
+    ):
         return Lead(
             "cuBLAS has no bfloat16 (CUDA_R_16BF) kernel for this GPU: bf16 needs compute capability 8.0 (Ampere) or "
             "newer. Run in float16 or float32 on this GPU.",
@@ -604,13 +609,14 @@ def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "unsupported-op",
     r"Trying to convert (?P<dtype>\w{2,40}) to the MPS backend but it does not have support for that dtype"
-    r"|(?P<dtype2>\w{2,40}) is not supported on MPS|MPS does not support (?P<what>[^\n.]{3,120})",
+    r"|(?P<dtype2>\w{2,40}) is not supported on MPS|MPS does not support (?P<what>[^\n.]{3,120})"
+    r"|Cannot convert a MPS Tensor to (?P<dtype3>\w{2,40}) dtype",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/mps/OperationUtils.mm (getMPSDataType: "
     "the dtypes Metal has)",
     confidence=0.85,
 )
 def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
-    dtype = found.group("dtype") or found.group("dtype2") or ""
+    dtype = found.group("dtype") or found.group("dtype2") or found.group("dtype3") or ""
     what = dtype or found.group("what") or ""
     return Lead(
         f"Apple's MPS backend has no {what}: Metal lacks that dtype (float64, complex128 and the float8 types are "

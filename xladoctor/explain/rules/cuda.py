@@ -124,7 +124,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 @rule(
     "cuda-error",
     r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime "
-    r"error)\s?(?:\(\d+\))?\s?[:']\s?'?(?P<said>[^\n']{3,200})",
+    r"error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?)\s?(?:\(\d+\))?\s?[:']?\s?'?"
+    r"(?P<said>[^\n']{3,200})",
     source=CUDA_TABLE,
     confidence=0.9,
 )
@@ -198,12 +199,13 @@ def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
     "gpu-arch-unsupported",
     r"(?:ptxas|nvcc)[^\n]{0,40}(?:Value 'sm_(?P<arch>\d+a?)' is not defined for option 'gpu-name'|Unsupported gpu "
     r"architecture 'compute_(?P<arch2>\d+a?)')"
-    r"|nvrtc: error: invalid value for --gpu-architecture",
+    r"|nvrtc: error: invalid value for --gpu-architecture"
+    r"|PTX \.version [\d.]+ does not support \.target sm_(?P<arch3>\d+a?)",
     source="https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ (--gpu-architecture)",
     confidence=0.9,
 )
 def toolkit_too_old_for_gpu(found: re.Match[str], failure: Failure) -> Lead:
-    arch = found.group("arch") or found.group("arch2")
+    arch = found.group("arch") or found.group("arch2") or found.group("arch3")
     if arch is None:
         return Lead(
             "NVRTC (CUDA's run-time compiler, which torch uses for fused kernels) does not know this GPU's "
@@ -582,4 +584,71 @@ def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | Non
         "keep one copy of each library; if that does not help, the jax release notes name the pins.",
         {"library": library, "package": "jaxlib", "wheel": wheel, "said": said.strip()},
         next=("python -m pip list 2>/dev/null | grep -i -E 'jax|nvidia'", "echo $LD_LIBRARY_PATH"),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Internal Triton PTX codegen error(?P<rest>[^\n]{0,400})",
+    source="https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/compiler.py (ptxas failed on "
+    "the PTX Triton generated)",
+    confidence=0.6,
+)
+def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead:
+    """ptxas refused Triton's PTX. Its own line says why; "ptxas fatal" is an option it rejects, in practice the GPU
+    architecture (sm_89, sm_90a, sm_120) a Triton release older than the GPU does not know."""
+    arch = re.search(r"sm_\d{2,3}a?", failure.haystack)
+    if arch is None and "fatal" not in failure.haystack:
+        return Lead(
+            f"ptxas failed on the PTX Triton generated ({found.group(0)[:160]}): a bug or gap of Triton's code "
+            "generation for this kernel and GPU. Report it to Triton with the kernel; another Triton release may "
+            "not have it.",
+            {"compiler": "Triton", "tool": "ptxas"},
+            verdict="framework-bug",
+            family="framework-internal-error",
+        )
+    which = arch.group(0) if arch else "this GPU's architecture"
+    return Lead(
+        f"ptxas could not assemble Triton's code for {which}: the installed Triton (and the ptxas it uses) is older "
+        "than this GPU. Install a newer triton (with the torch it pairs with).",
+        {"arch": which, "package": "triton", "tool": "ptxas"},
+        next=("python -c 'import triton, torch; print(triton.__version__, torch.cuda.get_device_capability())'",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    # torch's two lines: "Found GPU0 NAME which is of cuda capability 3.7." then "PyTorch no longer supports this GPU
+    # because it is too old." (each line can start its own record: either is read, the reader checks the other)
+    r"Found GPU\s?(?P<index>\d+) (?P<gpu>[^\n]{1,80}?) which is of cuda capability (?P<have>\d+\.\d+)"
+    r"|PyTorch no longer supports this GPU because it is too old"
+    r"|requires device with capability\s?[>=]{1,2}\s?\((?P<need2>\d+, ?\d+)\) but your GPU has capability "
+    r"\((?P<have2>\d+, ?\d+)\)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_check_capability); "
+    "https://github.com/facebookresearch/xformers/blob/main/xformers/ops/fmha/common.py (a kernel's minimum "
+    "capability)",
+    confidence=0.9,
+)
+def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
+    """The GPU is older than the oldest architecture the build (or the kernel) supports: a newer build will not help,
+    an older release of the framework, or another kernel, will."""
+    if found.group("have") and "too old" not in failure.haystack:
+        return None  # a GPU named with its capability, and nothing refused
+    minimum = re.search(r"minimum cuda capability supported by this library is (?P<need>\d+\.\d+)", failure.haystack)
+    have = found.group("have") or (found.group("have2") or "").replace(", ", ".").replace(",", ".")
+    need = (minimum.group("need") if minimum else "") or (found.group("need2") or "").replace(", ", ".").replace(
+        ",", "."
+    )
+    gpu = (found.group("gpu") or "").strip()
+    kernel = found.group("need2") is not None
+    return Lead(
+        f"{gpu or 'This GPU'} has compute capability {have}, older than the "
+        + (
+            f"kernel requires ({need}): use another attention/kernel backend on this GPU, or a newer GPU."
+            if kernel
+            else f"oldest the installed torch supports{' (' + need + ')' if need else ''}: install an older torch "
+            "release whose CUDA build still includes this architecture, or use a newer GPU."
+        ),
+        {"gpu": gpu, "capability": have, "minimum": need},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )

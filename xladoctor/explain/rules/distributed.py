@@ -411,3 +411,20 @@ def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
         verdict="unknown",
         next=("xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang",),
     )
+
+
+@rule(
+    "nccl-network",
+    r"ss1\.ss_family == ss2\.ss_family\.? (?P<a>\d+) vs (?P<b>\d+)",
+    source="https://github.com/facebookincubator/gloo/blob/main/gloo/transport/tcp/device.cc (two ends of a pair must "
+    "be of one address family: 2 is AF_INET, 10 AF_INET6)",
+    confidence=0.85,
+)
+def address_families_differ(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Gloo's two ends speak different address families (IPv4 on one rank, IPv6 on another): MASTER_ADDR (or a "
+        "host name, or 0.0.0.0) resolved differently on the nodes. Give MASTER_ADDR the master's real IPv4 address, "
+        "and name the interface (GLOO_SOCKET_IFNAME) on every node.",
+        {"variable": "MASTER_ADDR", "families": f"{found.group('a')} vs {found.group('b')}", "what": "IPv4/IPv6"},
+        next=("getent ahosts $MASTER_ADDR  # what each node resolves it to",),
+    )

@@ -120,13 +120,13 @@ def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
     r"could not be found|[^\n]{0,200})"
     # torch's own words when a DLL of its lib/ folder fails to load (torch/__init__.py, _load_dll_libraries)
-    r"|Error loading \"[^\"\n]{1,260}\.dll\" or one of its dependencies",
+    r"|loading [\"“'][^\"“”'\n]{1,260}\.dll[\"”'] or one of its dependencies",
     source=WINDOWS,
     confidence=0.85,
 )
 def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     module = found.group("module") or ""
-    dll = re.search(r'Error loading "(?P<dll>[^"]{1,260}\.dll)"', failure.haystack)
+    dll = re.search(r'loading ["“](?P<dll>[^"“”]{1,260}\.dll)["”]', failure.haystack)
     where = dll.group("dll").replace("\\\\", "\\") if dll else ""
     what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
     why = found.group("why") or ""
@@ -354,4 +354,31 @@ def bitsandbytes_native_library(found: re.Match[str], failure: Failure) -> Lead:
         "which library it looked for.",
         {"package": "bitsandbytes", "library": "libcudart"},
         next=("python -m bitsandbytes",),
+    )
+
+
+@rule(
+    "missing-library",
+    r"^(?:[\w.]*\.)?(?P<type>OSError|FileNotFoundError)\b(?::\s?(?P<message>[^\n]{0,300}))?",
+    source="https://docs.python.org/3/library/ctypes.html#loading-shared-libraries (CDLL raises OSError when the "
+    "loader cannot load the file or a library it needs)",
+    confidence=0.7,
+    on="exception",
+)
+def ctypes_could_not_load(found: re.Match[str], failure: Failure) -> Lead | None:
+    """Raised inside ctypes.CDLL: a package loading its compiled library (torch.ops.load_library, a .pyd or .so) and
+    the system loader refusing it, whatever the message says (it is often cut short, or in the system's language)."""
+    frame = failure.last_frame
+    if frame is None or frame.owner != "python" or "ctypes" not in frame.file.replace("\\", "/").split("/"):
+        return None
+    package = next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python", "torch")), None)
+    package = package or next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python")), None)
+    who = package or "A package"
+    return Lead(
+        f"{who} could not load its compiled library through ctypes ({(found.group('message') or '').strip()[:120]}): "
+        "the file, or a library it depends on, is missing, or it was built for another version of the library it "
+        f"links (torch). Reinstall {package or 'the package'} from the same index and for the same release as torch.",
+        {"package": package or "", "loader": "ctypes.CDLL"},
+        install((package, ""), reinstall=True) if package and package not in ("python", "torch") else None,
+        next=("python -m pip list 2>/dev/null | grep -i -E 'torch|audio|vision'",),
     )

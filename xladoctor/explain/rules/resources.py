@@ -275,3 +275,41 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
         {"memory": "host" if host else "GPU"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "disk-or-permission",
+    r"unexpected pos (?P<pos>\d{1,20}) vs (?P<want>\d{1,20})",
+    source="https://github.com/pytorch/pytorch/blob/main/caffe2/serialize/inline_container.cc (PyTorchStreamWriter: "
+    "the file did not grow by what was written)",
+    confidence=0.8,
+)
+def save_stopped_short(found: re.Match[str], failure: Failure) -> Lead:
+    """torch.save writes a zip archive and checks the file's position after each record: a file that stopped
+    growing is a disk that filled up (or a quota, or a network file system that refused the write)."""
+    return Lead(
+        "torch.save could not write the whole checkpoint (the file stopped growing: 'unexpected pos'): the disk or "
+        "quota it writes to is full, or the (network) file system refused the write. Free space or save elsewhere; "
+        "the file left behind is truncated.",
+        {"what": "No space left on device", "path": "the checkpoint's folder"},
+        next=("df -h .  # the free space where it saves",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"received 0 items of ancdata|\[Errno 24\] Too many open files",
+    source="https://pytorch.org/docs/stable/multiprocessing.html#sharing-strategies (file_descriptor sharing and "
+    "the open-files limit)",
+    confidence=0.8,
+)
+def open_files_limit(found: re.Match[str], failure: Failure) -> Lead:
+    """DataLoader workers hand tensors over as file descriptors (the default sharing strategy on Linux): with many
+    workers and batches in flight the process reaches its open-files limit (ulimit -n, often 1024)."""
+    return Lead(
+        "The process ran out of file descriptors (its open-files limit, ulimit -n): DataLoader workers share each "
+        "tensor through one. Raise the limit (ulimit -n 65536, or the container's/systemd's nofile), or switch "
+        "torch.multiprocessing.set_sharing_strategy('file_system'), or use fewer workers.",
+        {"setting": "ulimit -n", "fix": "set_sharing_strategy('file_system')"},
+        next=("ulimit -n  # the limit this shell gives its programs",),
+    )

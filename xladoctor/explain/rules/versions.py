@@ -460,3 +460,47 @@ def protobuf_generated_code(found: re.Match[str], failure: Failure) -> Lead:
         verdict="environment",
         next=("python -m pip show protobuf",),
     )
+
+
+TRITON_COMPILER = "https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/compiler.py"
+
+
+@rule(
+    "version-mismatch",
+    r"Triton only supports? CUDA (?P<floor>[\d.]+) or higher, but got CUDA version:? (?P<cuda>[\d.]+)",
+    source=TRITON_COMPILER + " (ptx_get_version: the CUDA releases this Triton knows)",
+    confidence=0.85,
+)
+def triton_does_not_know_this_cuda(found: re.Match[str], failure: Failure) -> Lead:
+    """Triton maps the CUDA version of the ptxas it uses to a PTX ISA version; a CUDA newer than the Triton release
+    has no entry, and its message then says 'only CUDA 10.0 or higher', which reads backwards."""
+    cuda = found.group("cuda")
+    return Lead(
+        f"The installed Triton does not know CUDA {cuda} (its table of PTX versions ends before it; the 'only "
+        f"{found.group('floor')} or higher' wording misleads): the ptxas it found is newer than this Triton. Install "
+        "a Triton release that knows this CUDA (with the torch it pairs with), or point TRITON_PTXAS_PATH at the "
+        "ptxas Triton bundles.",
+        {"package": "triton", "cuda": f"CUDA {cuda}", "variable": "TRITON_PTXAS_PATH"},
+        next=("python -c 'import triton, torch; print(triton.__version__, torch.__version__)'; ptxas --version",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"Cannot access global variable (?P<name>\w{1,120}) from within @jit'?ed function",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/jit.py (Triton 3.0: globals read in "
+    "a kernel must be constexpr)",
+    confidence=0.85,
+)
+def triton_global_not_constexpr(found: re.Match[str], failure: Failure) -> Lead:
+    """Triton 3.0 stopped letting a kernel read a plain module global: kernels written for Triton 2.x fail to compile
+    under the Triton a newer torch brings."""
+    name = found.group("name")
+    return Lead(
+        f"A Triton kernel reads the module global {name}, which Triton 3.0 and newer refuse unless it is a constexpr: "
+        "the kernel was written for Triton 2.x. Use a release of the package written for the installed Triton, or "
+        "the Triton it was written for; TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1 lets it run meanwhile (the fix in the "
+        f"code: {name}: tl.constexpr = ...).",
+        {"package": "triton", "name": name, "variable": "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "fix": "tl.constexpr"},
+        verdict="environment",
+    )
