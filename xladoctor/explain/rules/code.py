@@ -644,23 +644,29 @@ _ASSERT_OWNERS = (
 @rule(
     "framework-internal-error",
     r"(?P<file>[^\s:]{1,300}):(?P<line>\d{1,7}): (?P<function>[^\n]{0,400}?): Assertion [`'](?P<check>[^\n]{1,300})' "
-    r"failed",
+    r"failed"
+    # the same message wrapped over lines (a terminal, a quoted log): the assertion's line alone
+    r"|^[#>|\s]{0,6}Assertion [`'](?P<check2>[^\n]{1,300}?)(?:' failed|$)",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=assert/assert.c (__assert_fail's message)",
     confidence=0.7,
+    flags=re.MULTILINE,
 )
 def native_assertion(found: re.Match[str], failure: Failure) -> Lead:
     """A C or C++ assert() inside native code: when the file is a framework's or its compiler's, a bug to report
     there (an input the compiler did not expect), whatever the user's program did."""
-    path = found.group("file").lower()
+    if found.group("check2") is not None and ("` failed" in found.group(0) or "device-side assert" in failure.haystack):
+        return None  # a CUDA kernel's device-side assert (`...` failed): the user's index, read by cuda.py
+    path = (found.group("file") or failure.haystack).lower()
     owner, report = next(((name, url) for key, name, url in _ASSERT_OWNERS if key in path), ("the library", ""))
-    check = found.group("check")
+    check = found.group("check") or found.group("check2") or ""
+    at = f", at {found.group('file').rsplit('/', 1)[-1]}:{found.group('line')}" if found.group("file") else ""
     return Lead(
-        f"An internal assertion of {owner} failed ({check[:120]}, at {found.group('file').rsplit('/', 1)[-1]}:"
-        f"{found.group('line')}): native code stopped on a case it does not handle. A bug of {owner}, not of your "
+        f"An internal assertion of {owner} failed ({check[:120]}{at}): native code stopped on a case it does not "
+        f"handle. A bug of {owner}, not of your "
         "install: "
         + (f"search or report it at {report}" if report else "report it to the library that ships it")
         + " with the program that triggers it; a newer release may fix it.",
-        {"check": check, "where": f"{found.group('file')}:{found.group('line')}", "report": report, "owner": owner},
+        {"check": check, "where": at.removeprefix(", at "), "report": report, "owner": owner},
         verdict="framework-bug",
     )
 

@@ -597,6 +597,8 @@ def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | Non
 def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead:
     """ptxas refused Triton's PTX. Its own line says why; "ptxas fatal" is an option it rejects, in practice the GPU
     architecture (sm_89, sm_90a, sm_120) a Triton release older than the GPU does not know."""
+    if "Unsupported .version" in failure.haystack:
+        return None  # a PTX ISA version the ptxas does not know: the ptxas-unsupported-ptx-isa-version signature's
     arch = re.search(r"sm_\d{2,3}a?", failure.haystack)
     if arch is None and "fatal" not in failure.haystack:
         return Lead(
