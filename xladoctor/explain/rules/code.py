@@ -651,7 +651,7 @@ _ASSERT_OWNERS = (
     confidence=0.7,
     flags=re.MULTILINE,
 )
-def native_assertion(found: re.Match[str], failure: Failure) -> Lead:
+def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
     """A C or C++ assert() inside native code: when the file is a framework's or its compiler's, a bug to report
     there (an input the compiler did not expect), whatever the user's program did."""
     if found.group("check2") is not None and ("` failed" in found.group(0) or "device-side assert" in failure.haystack):

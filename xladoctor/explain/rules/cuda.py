@@ -594,7 +594,7 @@ def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | Non
     "the PTX Triton generated)",
     confidence=0.6,
 )
-def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead:
+def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
     """ptxas refused Triton's PTX. Its own line says why; "ptxas fatal" is an option it rejects, in practice the GPU
     architecture (sm_89, sm_90a, sm_120) a Triton release older than the GPU does not know."""
     if "Unsupported .version" in failure.haystack:
