@@ -21,9 +21,9 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Generic, TypeVar
 
 # How long a terminated group gets to exit before it is killed.
 _TERMINATE_GRACE_S = 1.0
@@ -504,3 +504,42 @@ def children_cleaned_up() -> Iterator[None]:
     finally:
         stop_all()
         kill_descendants()
+
+
+# --- work beside the caller ------------------------------------------------------------------------------------
+# A call in a daemon thread whose result (or exception) the caller takes when it needs it. concurrent.futures would
+# do it, at 4-10 ms of imports on the static path's critical start; this is all the diagnosis uses of it (nothing
+# waits for the thread when the caller gives up).
+
+T = TypeVar("T")
+
+
+class Beside(Generic[T]):
+    """`Beside(fn, *args)` starts fn(*args) in a thread; `result()` waits for it and returns or raises what it did."""
+
+    def __init__(self, fn: Callable[..., T], *args: object, name: str = "xladoctor-beside") -> None:
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = fn(*args)
+            except BaseException as exc:  # raised again in the caller's thread, by result()
+                self._error = exc
+            finally:
+                self._done.set()
+
+        threading.Thread(target=run, name=name, daemon=True).start()
+
+    def result(self) -> T:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set when no error was raised
+
+
+def each_beside(fn: Callable[..., T], items: Sequence[tuple[object, ...]]) -> list[T]:
+    """fn(*item) for every item, all at once in threads, in the items' order (the first exception is raised)."""
+    running = [Beside(fn, *item) for item in items]
+    return [r.result() for r in running]

@@ -14,7 +14,6 @@ import dataclasses
 import math
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -155,20 +154,13 @@ def _probing(python: str, timeout_s: float, health: HealthRequest) -> tuple[Call
     started = start_packages_probe(python, timeout_s, cancel=stop)  # first: the child runs from here on
     # Imported in this thread, while the child runs, and before the thread starts: two threads importing one
     # import cycle (the facts package, which the probes and the checks both import) can deadlock.
-    from concurrent.futures import Future
-
     from xladoctor.probes.collect import collect_facts
+    from xladoctor.proc import Beside
 
-    gathered: Future[Facts] = Future()
+    def gather() -> Facts:
+        return collect_facts(python, timeout_s=timeout_s, started=started, health=health)
 
-    def gather() -> None:
-        try:
-            gathered.set_result(collect_facts(python, timeout_s=timeout_s, started=started, health=health))
-        except BaseException as exc:  # raised again in the caller's thread, by result()
-            gathered.set_exception(exc)
-
-    threading.Thread(target=gather, name="xladoctor-probes", daemon=True).start()
-    return gathered.result, stop
+    return Beside(gather, name="xladoctor-probes").result, stop
 
 
 def diagnose(request: Request, observer: Observer | None = None) -> Report:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -16,6 +15,7 @@ from xladoctor.options import HealthRequest
 from xladoctor.probes.system import collect_system
 from xladoctor.probes.target import DEFAULT_PROBE_TIMEOUT_S, PendingProbe, start_packages_probe
 from xladoctor.probes.toolchain import probe_tool
+from xladoctor.proc import Beside, each_beside
 from xladoctor.redact import allowed_environment, redact
 
 
@@ -33,8 +33,7 @@ def bundled_tools(
     def version(name: str, path: str) -> dict[str, Any]:
         return {**probe_tool("ptxas", env, min(timeout_s, 15.0), path=path), "name": f"ptxas ({name})"}
 
-    with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
-        return list(pool.map(lambda item: version(*item), wanted))
+    return each_beside(version, wanted)
 
 
 def _usable(dist: dict[str, Any]) -> dict[str, Any]:
@@ -85,10 +84,9 @@ def collect_facts(
     env = os.environ if environ is None else environ
     pending = started or start_packages_probe(python, timeout_s)
     try:
-        with ThreadPoolExecutor(max_workers=1) as pool:  # host probes run while the target is probed
-            host = pool.submit(collect_system, env, timeout_s, health)
-            probe = pending.result()
-            system, system_records = host.result()
+        host = Beside(collect_system, env, timeout_s, health, name="xladoctor-host-probes")  # beside the target's
+        probe = pending.result()
+        system, system_records = host.result()
     finally:
         pending.result()  # waited for, and its folder removed, whatever happened above
     record = ProbeRecord("packages", probe.data is not None, round(probe.result.duration_s, 3), probe.error)

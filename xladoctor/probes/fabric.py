@@ -13,11 +13,10 @@ import re
 import shutil
 import stat
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xladoctor.proc import run_command
+from xladoctor.proc import Beside, run_command
 
 PCI_DEVICES = Path("/sys/bus/pci/devices")
 # NVIDIA's driver container tests this folder to decide whether to start Fabric Manager
@@ -246,8 +245,7 @@ def probe_fabric(
         "gpus": lambda: gpu_fabric(env, timeout_s),
         "running": lambda: fabricmanager_running(proc),
     }
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:  # one timeout for all three tools
-        futures = {name: pool.submit(job) for name, job in jobs.items()}
+    futures = {name: Beside(job) for name, job in jobs.items()}  # one timeout for all three tools
     facts["fabricmanager"], facts["fabricmanager_error"] = futures["unit"].result()
     facts["fabricmanager_version"], facts["fabricmanager_version_error"] = futures["version"].result()
     facts["gpu_fabric"], facts["gpu_fabric_error"] = futures["gpus"].result()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from xladoctor.options import HealthRequest
@@ -17,6 +16,7 @@ from xladoctor.probes.nvidia import probe_nvidia
 from xladoctor.probes.resources import probe_resources
 from xladoctor.probes.toolchain import TOOLS, probe_toolkits, probe_tools
 from xladoctor.probes.tpu import probe_tpu
+from xladoctor.proc import Beside
 
 # Variables that name a file or directory the frameworks will use.
 PATH_VARIABLES = ("TRITON_PTXAS_PATH", "CUDA_HOME", "CUDA_PATH")
@@ -48,8 +48,7 @@ def collect_system(
         "tpu": probe_tpu,
         "gpu_health": lambda: probe_gpu_health(env, short, health),
     }
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-        futures = {name: pool.submit(_guarded, name, job) for name, job in jobs.items()}
+    futures = {name: Beside(_guarded, name, job) for name, job in jobs.items()}  # all at once: one timeout
     system: dict[str, Any] = {}
     records = []
     for name, future in futures.items():

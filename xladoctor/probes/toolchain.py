@@ -7,11 +7,10 @@ import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from xladoctor.proc import run_command
+from xladoctor.proc import each_beside, run_command
 
 # name -> how to read its version from `NAME --version`
 TOOLS = ("nvcc", "cc", "gcc", "c++", "g++", "clang", "clang++", "ninja")
@@ -41,8 +40,7 @@ def probe_tool(name: str, env: Mapping[str, str], timeout_s: float, path: str | 
 
 def probe_tools(names: Sequence[str], env: Mapping[str, str], timeout_s: float) -> list[dict[str, Any]]:
     """Every tool at once: eight hanging compilers on PATH cost one timeout, not eight."""
-    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
-        return list(pool.map(lambda name: probe_tool(name, env, timeout_s), names))
+    return each_beside(probe_tool, [(name, env, timeout_s) for name in names])
 
 
 def toolkit_version(root: Path) -> str | None:
@@ -78,5 +76,4 @@ def probe_toolkits(
             version = probe_tool("nvcc", env, timeout_s, path=str(nvcc))["version"]
         return {"path": named, "realpath": real, "exists": root.is_dir(), "version": version, "nvcc": nvcc.exists()}
 
-    with ThreadPoolExecutor(max_workers=max(1, len(roots))) as pool:  # one timeout for any number of toolkits
-        return list(pool.map(lambda item: describe(*item), roots.items()))
+    return each_beside(describe, list(roots.items()))  # one timeout for any number of toolkits

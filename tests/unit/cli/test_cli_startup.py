@@ -54,19 +54,20 @@ def test_a_live_diagnosis_starts_its_probe_before_the_facts_are_imported() -> No
     assert [m for m in json.loads(done.stdout) if m.startswith(("xladoctor.facts", "packaging"))] == []
 
 
-def test_a_static_check_on_linux_does_not_import_psutil() -> None:
-    """psutil is 10-18 ms of imports: the static path reads CPUs and RAM from os (probes/resources.py) and needs it
-    for nothing else on Linux; commands that watch processes (profile, hang, collective) import it themselves."""
+def test_a_static_check_on_linux_does_not_import_psutil_nor_concurrent_futures() -> None:
+    """psutil is 10-18 ms of imports and concurrent.futures 4-10: the static path reads CPUs and RAM from os
+    (probes/resources.py) and runs its probes beside each other with xladoctor/proc.py's Beside; commands that watch
+    processes (profile, hang, collective) and the smoke tests import them themselves."""
     code = (
         "import io, json, sys, contextlib\n"
         "from xladoctor.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    code = main(['check', '--no-smoke', '--json'])\n"
-        "sys.stderr.write(json.dumps([code, 'psutil' in sys.modules]))\n"
+        "sys.stderr.write(json.dumps([code, sorted({'psutil', 'concurrent.futures'} & set(sys.modules))]))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     code_, imported = json.loads(done.stderr.splitlines()[-1])
-    assert code_ in (0, 1) and not imported
+    assert code_ in (0, 1) and imported == []
 
 
 def test_the_machine_s_cpus_and_ram_are_what_psutil_says() -> None:
