@@ -282,3 +282,29 @@ def test_a_dll_named_in_curly_quotes_is_still_a_dll_that_failed_to_load() -> Non
     log = "OSError: [WinError 126] Error loading \u201cC:\\v\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\u201d or one of its dependencies.\n"
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "missing-library" and "fbgemm.dll" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "module, family",
+    [
+        ("lightening", "user-code-error"),  # lightning, misspelt in the import: the user's code
+        ("torchvison", "user-code-error"),
+        ("tensorboardX", "module-not-found"),  # a package of its own, not tensorboard misspelt
+        ("torchaudio", "module-not-found"),  # not torchvision
+        ("xformer", "module-not-found"),  # a name that only extends or cuts a known one is not called a typo
+    ],
+)
+def test_a_misspelt_import_is_the_user_s_code_and_a_real_package_is_not(module: str, family: str) -> None:
+    diagnosis = _diagnose(tb(f"ModuleNotFoundError: No module named '{module}'"))
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+
+
+def test_an_mps_op_named_in_a_repr_s_escaped_quotes_is_still_read() -> None:
+    log = "NotImplementedError: The operator \\'aten::roll\\' is not currently implemented for the MPS device.\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "unsupported-op" and "aten::roll" in diagnosis.cause
+
+
+def test_a_dataloader_worker_killed_is_the_host_s_memory() -> None:
+    diagnosis = _diagnose(tb("RuntimeError: DataLoader worker (pid 22358) is killed by signal: Killed. ", "torch"))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("out-of-memory", "not-environment")

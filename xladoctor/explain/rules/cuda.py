@@ -412,7 +412,7 @@ def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?P<op>(?:aten::)?[\w.:]{2,80})['\"]? is not currently implemented for the MPS device",
+    r"(?P<op>(?:aten::)?[\w.:]{2,80})\\?['\"]? is not currently implemented for the MPS device",  # \' a repr's
     source="https://github.com/pytorch/pytorch/issues/77764 (the MPS op coverage tracking issue)",
     confidence=0.9,
 )

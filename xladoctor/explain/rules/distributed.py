@@ -220,7 +220,8 @@ def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
     "out-of-memory",
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
-    r"|`killed`|`Killed`|\"killed\"|\"Killed\"",
+    r"|`killed`|`Killed`|\"killed\"|\"Killed\""
+    r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/errors/__init__.py",
     confidence=0.7,
     flags=re.MULTILINE,

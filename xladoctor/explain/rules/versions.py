@@ -33,6 +33,27 @@ def _top(module: str) -> str:
     return module.split(".", 1)[0]
 
 
+# Import names a misspelling is measured against: the frameworks and the packages people install beside them. A
+# name one or two letters from one of them, and itself none of them, is a typo in the import, not a missing package
+# ("lightening" for lightning); the cut-off is difflib's ratio, high enough that torchaudio is not torchvision, and
+# only an edit inside the name counts.
+_KNOWN_IMPORTS = frozenset(
+    {*FRAMEWORKS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
+     "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
+)  # fmt: skip
+
+
+def _misspelt(top: str) -> str | None:
+    if top in _KNOWN_IMPORTS or len(top) < 5:
+        return None
+    import difflib  # only for a name that is not a known one
+
+    close = difflib.get_close_matches(top, _KNOWN_IMPORTS, n=1, cutoff=0.88)
+    if not close or close[0].startswith(top) or top.startswith(close[0]):
+        return None  # a name that extends a known one is often a package of its own (tensorboardX): not a typo
+    return close[0]
+
+
 @rule("module-not-found", r"No module named '(?P<module>[\w.]{1,200})'", source=IMPORTLIB, confidence=0.9)
 def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module")
@@ -45,6 +66,16 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             f"install, or Python importing the {top} source folder instead of the installed package).",
             {"module": module, "package": top},
             install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
+        )
+    typo = _misspelt(top)
+    if typo is not None:
+        return Lead(
+            f"No module named {module!r}: the import misspells {typo!r} (no package is named {top!r}). Not an "
+            f"environment problem: correct the import in your code to {typo}.",
+            {"module": module, "meant": typo},
+            verdict="not-environment",
+            family="user-code-error",
+            confidence=0.8,
         )
     package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
     building = any(w in failure.message for w in ("build wheel", "Getting requirements", "setup.py", "pyproject"))
