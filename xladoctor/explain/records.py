@@ -47,9 +47,13 @@ _STDLIB = re.compile(
 )
 # A framework run from a source checkout (`pip install -e`, a build tree): its private subpackages are its own
 # wherever the checkout lies, and no project of a user's is laid out as torch/_inductor/ or jax/_src/.
+# torch.compile's own private subpackages (Dynamo, Inductor, functorch, ...): rules/code.py reads an exception raised
+# there as a broken invariant of the framework.
+TORCH_COMPILER_PACKAGES = ("_inductor", "_dynamo", "_functorch", "_subclasses", "_higher_order_ops", "_export")
 _CHECKOUT = re.compile(
-    r"[/\\](?P<top>torch|jax|triton|torch_xla|tensorflow)[/\\](?:_inductor|_dynamo|_functorch|_subclasses|_prims"
-    r"|_refs|_higher_order_ops|_export|_src|_C|csrc|compiler|runtime|backends|language|python)[/\\]"
+    r"[/\\](?P<top>torch|jax|triton|torch_xla|tensorflow)[/\\](?:"
+    + "|".join((*TORCH_COMPILER_PACKAGES, "_prims", "_refs", "_src", "_C", "csrc", "compiler", "runtime", "backends"))
+    + r"|language|python)[/\\]"
 )
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
 _DISTRIBUTIONS = {
@@ -357,4 +361,4 @@ def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
     return records
 
 
-__all__ = ["Failure", "Frame", "clean", "owner_of", "parse", "prefix_shape"]
+__all__ = ["TORCH_COMPILER_PACKAGES", "Failure", "Frame", "clean", "owner_of", "parse", "prefix_shape"]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import TORCH_COMPILER_PACKAGES, Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export
 
 ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
 JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
 TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
+JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 
 
 def _yours(failure: Failure, what: str) -> str:
@@ -634,7 +635,7 @@ _ASSERT_OWNERS = (
     ("mlir", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
     ("xla", "XLA", "https://github.com/openxla/xla/issues"),
     ("tensorflow", "TensorFlow", "https://github.com/tensorflow/tensorflow/issues"),
-    ("jax", "JAX", "https://github.com/jax-ml/jax/issues"),
+    ("jax", "JAX", JAX_ISSUES),
     ("torch", "PyTorch", TORCH_ISSUES),
     ("aten", "PyTorch", TORCH_ISSUES),
     ("c10", "PyTorch", TORCH_ISSUES),
@@ -723,9 +724,7 @@ def llvm_crash(found: re.Match[str], failure: Failure) -> Lead:
 
 # Inside a framework's private compiler internals (torch's Inductor and Dynamo, JAX's _src), these exceptions are
 # broken invariants, not messages to the user: torch.compile raising AttributeError from torch/_inductor is a bug.
-_INTERNALS = re.compile(
-    r"[/\\](?:torch[/\\]_(?:inductor|dynamo|functorch|subclasses|higher_order_ops|export)|jax[/\\]_src)[/\\]"
-)
+_INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKAGES) + r")|jax[/\\]_src)[/\\]")
 
 
 @rule(
@@ -742,14 +741,13 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
         return None  # jax/_src/deprecations.py raises AttributeError on purpose, for an API that was removed
     if message.startswith("module ") and "has no attribute" in message:
         return None  # a module's missing attribute is an API of another release: versions.module_has_no_attribute
+    torch = frame.owner == "torch"
     return Lead(
         f"{found.group('type')} inside {frame.owner}'s own compiler internals ({frame.short()}): {message[:160]}. "
         "An internal invariant of the framework broke, a bug of it rather than of your code or install. Search or "
-        f"report it ({TORCH_ISSUES if frame.owner == 'torch' else 'https://github.com/jax-ml/jax/issues'}) with "
-        "the traceback; another release (older, or the nightly) may not have it.",
-        {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES if frame.owner == "torch" else ""},
+        f"report it ({TORCH_ISSUES if torch else JAX_ISSUES}) with the traceback; another release (older, or the "
+        "nightly) may not have it.",
+        {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES if torch else ""},
         verdict="framework-bug",
-        next=("TORCH_LOGS=+dynamo,+inductor python ...  # what the compiler was doing when it broke",)
-        if frame.owner == "torch"
-        else (),
+        next=("TORCH_LOGS=+dynamo,+inductor python ...  # what the compiler was doing when it broke",) if torch else (),
     )

@@ -618,6 +618,11 @@ def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
+def _dotted(capability: str | None) -> str:
+    """xformers' "(6, 1)" pair as torch writes it: "6.1"."""
+    return ".".join(part.strip() for part in capability.split(",")) if capability else ""
+
+
 @rule(
     "gpu-arch-unsupported",
     # torch's two lines: "Found GPU0 NAME which is of cuda capability 3.7." then "PyTorch no longer supports this GPU
@@ -637,10 +642,8 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
     if found.group("have") and "too old" not in failure.haystack:
         return None  # a GPU named with its capability, and nothing refused
     minimum = re.search(r"minimum cuda capability supported by this library is (?P<need>\d+\.\d+)", failure.haystack)
-    have = found.group("have") or (found.group("have2") or "").replace(", ", ".").replace(",", ".")
-    need = (minimum.group("need") if minimum else "") or (found.group("need2") or "").replace(", ", ".").replace(
-        ",", "."
-    )
+    have = found.group("have") or _dotted(found.group("have2"))
+    need = (minimum.group("need") if minimum else "") or _dotted(found.group("need2"))
     gpu = (found.group("gpu") or "").strip()
     kernel = found.group("need2") is not None
     return Lead(

@@ -729,7 +729,8 @@ class InfoFolder:
         return self._metadata
 
     def locate_file(self, path):
-        return os.path.join(os.path.dirname(self._path) or ".", path) if path else os.path.dirname(self._path) or "."
+        folder = os.path.dirname(self._path) or "."  # the folder on sys.path that holds it
+        return os.path.join(folder, path) if path else folder
 
     @property
     def entry_points(self):
