@@ -39,8 +39,18 @@ def probe_tool(name: str, env: Mapping[str, str], timeout_s: float, path: str | 
 
 
 def probe_tools(names: Sequence[str], env: Mapping[str, str], timeout_s: float) -> list[dict[str, Any]]:
-    """Every tool at once: eight hanging compilers on PATH cost one timeout, not eight."""
-    return each_beside(probe_tool, [(name, env, timeout_s) for name in names])
+    """Every tool at once: eight hanging compilers on PATH cost one timeout, not eight. Names that are one program
+    (Debian's cc and gcc, c++ and g++: links to one binary) run it once: the binary, not its name, has the version."""
+    found = {name: shutil.which(name, path=env.get("PATH")) for name in names}
+    real = {name: os.path.realpath(path) for name, path in found.items() if path is not None}
+    first: dict[str, str] = {}  # real path -> the first name that found it
+    for name, path in real.items():
+        first.setdefault(path, name)
+    runs = [name for name in names if name not in real or first[real[name]] == name]
+    results = dict(
+        zip(runs, each_beside(probe_tool, [(name, env, timeout_s, found[name]) for name in runs]), strict=True)
+    )
+    return [results[name] if name in results else {**results[first[real[name]]], "name": name} for name in names]
 
 
 def toolkit_version(root: Path) -> str | None:

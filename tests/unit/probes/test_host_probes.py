@@ -13,7 +13,7 @@ from conftest import run_cli
 from xladoctor.probes.libraries import ld_library_path_entries, newest_glibcxx, parse_ldconfig
 from xladoctor.probes.nvidia import parse_proc_version, parse_smi_csv, probe_nvidia
 from xladoctor.probes.resources import cgroup_cpu_limit, cgroup_memory_limit
-from xladoctor.probes.toolchain import probe_tool, toolkit_version
+from xladoctor.probes.toolchain import probe_tool, probe_tools, toolkit_version
 
 NO_DRIVER = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
@@ -193,6 +193,19 @@ def test_toolkit_versions_and_tools(tmp_path: Path) -> None:
         "version": None,
         "error": "not on PATH",
     }
+
+
+def test_two_names_of_one_compiler_run_it_once(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    gcc = tmp_path / "bin" / "gcc"
+    gcc.parent.mkdir()
+    gcc.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'gcc (Debian 12.2.0-14) 12.2.0'\n")
+    gcc.chmod(0o755)
+    (tmp_path / "bin" / "cc").symlink_to("gcc")  # as Debian's alternatives lay it out
+    found = probe_tools(["cc", "gcc", "clang"], {"PATH": str(gcc.parent)}, 5)
+    assert [(t["name"], t["version"]) for t in found] == [("cc", "12.2.0"), ("gcc", "12.2.0"), ("clang", None)]
+    assert found[0]["path"] == found[1]["path"] == str(gcc)
+    assert runs.read_text().count("run") == 1
 
 
 def test_no_nvml_child_is_started_where_nvidia_ml_py_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
