@@ -187,3 +187,97 @@ def test_wrongly_typed_frames_are_skipped_one_by_one() -> None:
         ]
     )
     assert [(f.file, f.line, f.function) for f in thread.frames] == [("", 0, ""), ("/a/b.py", 2, "f")]
+
+
+_SITE = "/venv/lib/python3.11/site-packages"
+_IMPORT = Frame("<frozen importlib._bootstrap>", 1176, "_find_and_load")
+
+
+def test_a_rank_still_importing_torch_is_starting_not_waiting_for_its_dataloader() -> None:
+    """`import torch` runs torch/utils/data/dataloader.py's module body (a CI run read it as a DataLoader wait and
+    called the starting job hung)."""
+    frames = (
+        Frame(f"{_SITE}/torch/utils/data/dataloader.py", 23, "<module>"),
+        _IMPORT,
+        Frame(f"{_SITE}/torch/__init__.py", 2031, "<module>"),
+        _IMPORT,
+        Frame("/job/train.py", 14, "<module>", user=True),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.5, lambda f, n: "import torch")
+    assert (activity.kind, activity.summary) == ("import", "importing modules")
+
+
+def test_an_import_a_compiler_makes_is_the_compile() -> None:
+    frames = (
+        Frame(f"{_SITE}/sympy/core/basic.py", 10, "<module>"),
+        _IMPORT,
+        Frame(f"{_SITE}/torch/_inductor/graph.py", 700, "run"),
+        Frame("/job/train.py", 30, "step", user=True),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.5, lambda f, n: "model(x)")
+    assert activity.kind == "compile"
+
+
+def test_a_script_a_launcher_imported_is_judged_on_its_own_work() -> None:
+    frames = (
+        Frame("/usr/lib/python3.11/multiprocessing/queues.py", 113, "get"),
+        Frame(f"{_SITE}/torch/utils/data/dataloader.py", 1133, "_try_get_data"),
+        Frame("/job/train.py", 44, "main", user=True),
+        Frame("/job/train.py", 70, "<module>", user=True),
+        _IMPORT,
+        Frame(f"{_SITE}/launcher/run.py", 12, "main"),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.0, lambda f, n: "batch = next(batches)")
+    assert (activity.kind, activity.location.line if activity.location else None) == ("data-loader", 44)
+
+
+def test_importing_a_compiler_is_an_import_not_a_compile() -> None:
+    """torch.optim's first optimizer imports torch._dynamo (seconds on a busy machine): its module bodies run."""
+    frames = (
+        Frame(f"{_SITE}/torch/_dynamo/output_graph.py", 126, "<module>"),
+        _IMPORT,
+        Frame(f"{_SITE}/torch/_compile.py", 40, "inner"),
+        Frame(f"{_SITE}/torch/optim/sgd.py", 30, "__init__"),
+        Frame("/job/train.py", 36, "main", user=True),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.5, lambda f, n: "SGD(...)")
+    assert (activity.kind, activity.summary) == ("import", "importing modules")
+
+
+def test_an_import_that_waits_on_importlibs_module_lock_is_a_deadlock_not_progress() -> None:
+    frames = (
+        Frame("<frozen importlib._bootstrap>", 169, "_ModuleLock.acquire"),
+        Frame("<frozen importlib._bootstrap>", 1170, "_lock_unlock_module"),
+        _IMPORT,
+        Frame("/job/worker.py", 3, "<module>", user=True),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.0, lambda f, n: "import model")
+    assert activity.kind == "lock"
+
+
+def test_code_an_import_runs_that_sits_idle_in_a_dataloader_wait_is_that_wait() -> None:
+    """A project installed in site-packages that a launcher imported (no user frame at all), idle in its
+    DataLoader: not an import in progress, which would be reported as no hang."""
+    frames = (
+        Frame("/usr/lib/python3.11/multiprocessing/queues.py", 113, "get"),
+        Frame(f"{_SITE}/torch/utils/data/dataloader.py", 1133, "_try_get_data"),
+        Frame(f"{_SITE}/myproject/train.py", 44, "main"),
+        Frame(f"{_SITE}/myproject/train.py", 70, "<module>"),
+        _IMPORT,
+        Frame(f"{_SITE}/launcher/run.py", 12, "main"),
+    )
+    idle = classify(Thread("MainThread", "9", frames, main=True), 0.0, lambda f, n: "")
+    assert idle.kind == "data-loader"
+    busy = classify(Thread("MainThread", "9", frames, main=True), 0.9, lambda f, n: "")
+    assert busy.kind == "import"  # using the CPU: still starting up
+
+
+def test_importlib_reading_files_slowly_is_still_an_import_in_progress() -> None:
+    frames = (
+        Frame("<frozen importlib._bootstrap_external>", 1186, "get_data"),
+        Frame("<frozen importlib._bootstrap_external>", 1069, "SourceLoader.get_code"),
+        _IMPORT,
+        Frame("/job/train.py", 14, "<module>", user=True),
+    )
+    activity = classify(Thread("MainThread", "9", frames, main=True), 0.0, lambda f, n: "import torch")
+    assert activity.kind == "import"

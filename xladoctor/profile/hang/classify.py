@@ -117,8 +117,9 @@ def _rendezvous(frames: Sequence[Frame]) -> str:
 
 
 def _compiler(frames: Sequence[Frame]) -> str:
+    """The compiler a thread is in; a compiler's module body (`<module>`) is an import of it, not a compile."""
     for frame in frames:
-        if not frame.native and _COMPILE_FILES.search(frame.file):
+        if not frame.native and frame.function != "<module>" and _COMPILE_FILES.search(frame.file):
             return next((name for part, name in _COMPILER_NAMES if part in frame.file), "a compiler")
         if frame.native and _XLA_COMPILE.search(frame.function):
             return "XLA"
@@ -187,6 +188,46 @@ def _idle_worker(frames: Sequence[Frame]) -> bool:
     return False
 
 
+def _importing(frames: Sequence[Frame]) -> bool:
+    """An import runs beneath the user's innermost line (or there is no user line): start-up, which is progress.
+    `import torch` executes torch/utils/data/dataloader.py's module body, which must not read as a DataLoader wait.
+    Not an import: one a compiler makes as it works (that is the compile), or one above the user's line (a launcher
+    that imported the user's script, whose work is judged on its own). Whether the import itself is stuck is
+    _blocked_import's question."""
+    importing = False
+    for frame in frames:  # innermost first
+        if frame.user and not frame.native:
+            break
+        if _is_importlib(frame):
+            importing = True
+        elif importing and _compiler([frame]):
+            return False
+    return importing
+
+
+def _is_importlib(frame: Frame) -> bool:
+    return frame.file.startswith("<frozen importlib")
+
+
+def _blocked_import(frames: Sequence[Frame], cpu: float | None, code: str) -> Activity | None:
+    """An import that waits rather than works is no start-up in progress. importlib's own module lock (another
+    thread imports the same module, or a forked child inherited the lock held): a deadlock. Code run by an import
+    that sits idle in a wait (a lock, a socket, a DataLoader's queue): that wait. importlib reading and compiling
+    files is progress even when slow (a network file system)."""
+    inner = _innermost_python(frames)
+    if inner is not None and _is_importlib(inner):
+        if _name(inner) in ("acquire", "_lock_unlock_module"):
+            return Activity("lock", "waiting for importlib's lock on a module another thread (or the forking parent) "
+                            "is importing")  # fmt: skip
+        return None
+    if cpu is None or cpu > IDLE:
+        return None
+    if any(not f.native and f.file.endswith(_DATALOADER) and f.function != "<module>" for f in frames):
+        return Activity("data-loader", "waiting for its DataLoader's next batch, inside an import")
+    kind, summary = _kind_of_wait(frames, code)
+    return Activity(kind, f"{summary}, inside an import") if kind else None
+
+
 def classify(thread: Thread | None, cpu: float | None, code_of: CodeReader) -> Activity:
     """The activity of a process from its main thread (or the thread given), the CPU it used while sampled."""
     if thread is None or not thread.frames:
@@ -202,13 +243,16 @@ def classify(thread: Thread | None, cpu: float | None, code_of: CodeReader) -> A
         return Activity("rendezvous", f"waiting for the other ranks to join ({joining})", where, code, joining)
     if _idle_worker(frames):
         return Activity("waiting", "idle, waiting for its DataLoader to ask for a batch", where, code)
-    if any(not f.native and f.file.endswith(_DATALOADER) for f in frames):
-        return Activity("data-loader", "waiting for its DataLoader's next batch", where, code)
+    if _importing(frames):
+        blocked = _blocked_import(frames, cpu, code)
+        if blocked is not None:
+            return Activity(blocked.kind, blocked.summary, where, code)
+        return Activity("import", "importing modules", where, code)
     compiler = _compiler(frames)
     if compiler:
         return Activity("compile", f"compiling: {compiler}", where, code)
-    if any(f.file.startswith("<frozen importlib") for f in frames):
-        return Activity("import", "importing modules", where, code)
+    if any(not f.native and f.file.endswith(_DATALOADER) for f in frames):
+        return Activity("data-loader", "waiting for its DataLoader's next batch", where, code)
     if _CODE_SYNC.search(code) and (_innermost_python(frames) is None or not _innermost_python(frames).user  # type: ignore[union-attr]
                                     or _native_above_python(frames)):  # fmt: skip
         return Activity("host-sync", f"waiting for the device to hand a value to the host (`{code.strip()}`)",
