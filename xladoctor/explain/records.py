@@ -11,12 +11,24 @@ the lines after it. Prefixes (rank tags, timestamps, logger headers, `[rank3]:`,
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from xladoctor.explain.regions import SEPARATOR, TRACEBACK, Region, notebook_content, prefix_shape, strip_prefix
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+# IPython's (Jupyter, Colab, Kaggle) frames: 8.x "File /x/y.py:12, in f(a, b)" and "Cell In[3], line 1"; 7.x
+# "/x/y.py in f(a, b)" and "<ipython-input-3-ab12> in <module>" (no line: it is on the arrow line below it). Colab
+# renders each path as a link, and a copy from its page keeps the Markdown: "[/x/y.py](https://localhost:8080/#) in f"
+_LINKED = r"(?:\]\([^)\s]{0,300}\))?"
+_IPYTHON_FRAME = re.compile(
+    r"^\s*(?:File \[?(?P<file>\S[^\n]*?):(?P<line>\d+)" + _LINKED + r", in (?P<func>[^\s(]+)"
+    r"|(?P<cell>Cell In ?\[\d*\]), line (?P<cell_line>\d+)"
+    r"|\[?(?P<file7>(?:[A-Za-z]:\\|/|~)[^\n\]]*?\.py|<ipython-input-[\w-]+>)" + _LINKED + r" in (?P<func7>[^\s(]+))"
+)
+# The line IPython marks as the one running: "----> 1 model.to('cuda')", "-> 1145 return self._apply(convert)"
+_IPYTHON_ARROW = re.compile(r"^\s*-*> ?(?P<line>\d+)\s+(?P<code>.*\S)")
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(?P<msg>.*))?)?$")
 _NAMED_LIKE_ERROR = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Failed|Fault|Timeout|Abort|Exhausted)$")
 _BARE = frozenset({"KeyboardInterrupt", "SystemExit", "StopIteration", "MemoryError", "RecursionError"})
@@ -41,9 +53,15 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
 # The standard library: lib/python3.X/ on POSIX; on Windows, PythonXY\Lib\ (python.org) or an embedded Python's
 # folder, written with either case ("C:\...\Python39\lib\ctypes\__init__.py").
+# Any other Windows install ("D:\python\lib\ctypes\", "C:\conda\envs\x\Lib\json\") is told by a folder named like
+# an install above its Lib\ (python, conda, envs, venv, pypy) and a module of the standard library under it.
 _STDLIB = re.compile(
     r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)|<frozen |^<"
     r"|[/\\](?:[Pp]ython3\d{1,2}|python_embedd?ed)[/\\][Ll]ib[/\\](?!site-packages)"
+    r"|^[A-Za-z]:\\(?:[^\\\n]{1,80}\\){0,6}?[^\\\n]{0,40}(?i:python|conda|pypy|venv|envs)[^\\\n]{0,40}\\"
+    r"(?:[^\\\n]{1,80}\\){0,2}?[Ll]ib\\(?:"
+    + "|".join(sorted((m for m in sys.stdlib_module_names if not m.startswith("_")), key=len, reverse=True))
+    + r")(?:\\|\.py$)"
 )
 # A framework run from a source checkout (`pip install -e`, a build tree): its private subpackages are its own
 # wherever the checkout lies, and no project of a user's is laid out as torch/_inductor/ or jax/_src/.
@@ -164,10 +182,21 @@ def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:
     return kind, (found.group("msg") or "").strip()
 
 
+def _ipython_frame(shown: re.Match[str]) -> Frame:
+    """A frame as IPython prints it; a notebook cell is the user's code."""
+    if shown.group("cell"):
+        return Frame(shown.group("cell"), int(shown.group("cell_line")), "<cell>", None)
+    path = shown.group("file") or shown.group("file7")
+    function = shown.group("func") or shown.group("func7")
+    owner = None if path.startswith("<ipython-input") else owner_of(path)
+    return Frame(path, int(shown.group("line") or 0), function, owner)
+
+
 def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
     """The exceptions of a traceback region, in order; a chain separator links each to the next."""
     shape = region.prefix
     frames: list[Frame] = []
+    ipython = False  # the last frame is IPython's: its code is on the arrow line, not the first indented one
     position = 0
     lines = [(n, strip_prefix(t, shape)) for n, t in region.lines]
     index = 0
@@ -180,6 +209,15 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
         elif frame is not None:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+            ipython = False
+        elif (shown := _IPYTHON_FRAME.match(body)) is not None:
+            frames.append(_ipython_frame(shown))
+            ipython = True
+        elif frames and ipython and (arrow := _IPYTHON_ARROW.match(body)):
+            line = frames[-1].line or int(arrow.group("line"))  # IPython 7 gives the line only here
+            frames[-1] = replace(frames[-1], line=line, code=arrow.group("code")[:300])
+        elif frames and ipython and body.startswith((" ", "\t")):
+            pass  # IPython's lines around the one that ran: context, not the frame's source
         elif frames and not frames[-1].code and body.startswith((" ", "\t")) and (code := _source(body)):
             frames[-1] = replace(frames[-1], code=code)  # the first indented line under a frame is its source
         elif body and not body.startswith((" ", "\t")) and (parsed := _exception_line(clean(body), True)):
@@ -254,11 +292,16 @@ _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |ret
 def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     lines = list(region.lines)
     # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
-    # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`)
+    # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`).
+    # An indented line that a frame line follows is the source Python printed under the frame before it.
     while (
         lines
         and not lines[0][1].lstrip().startswith(">>>")
-        and (_SOURCE_LINE.match(clean(lines[0][1]).strip()) or _FRAME.match(clean(lines[0][1])))
+        and (
+            _SOURCE_LINE.match(clean(lines[0][1]).strip())
+            or _FRAME.match(clean(lines[0][1]))
+            or (len(lines) > 1 and lines[0][1][:1] in (" ", "\t") and _FRAME.match(clean(lines[1][1])))
+        )
     ):
         lines.pop(0)
     if not lines:

@@ -34,6 +34,7 @@ class Region:
     open: bool = True  # still taking lines (it reached the end of the chunk it started in)
     budget: int = AFTER
     prefix: re.Pattern[str] | None = None  # the shape of what precedes "Traceback" ("[rank3]: "), digits generalised
+    quoting: bool = False  # Triton's CompilationError quotes the kernel's source, up to the line that failed, last
 
     @property
     def first(self) -> int:
@@ -139,6 +140,7 @@ class RegionCollector:
         self._current = Region([(self.line, line[:LINE_CHARS])], traceback)
         if traceback and TRACEBACK in line:
             self._current.prefix = prefix_shape(line[: line.index(TRACEBACK)])
+        self._current.quoting = _quotes_source(line)
         self.line += 1
 
     def _take(self, line: str) -> None:
@@ -163,6 +165,9 @@ class RegionCollector:
             if TRACEBACK in line or _is_frame_part(content, region):
                 region.budget = AFTER
                 return
+        if region.quoting and line[:1] in (" ", "\t"):
+            return  # the quoted kernel goes on (REGION_LINES bounds it): its last line is the one that failed
+        region.quoting = _quotes_source(line)
         region.budget -= 1
         if region.budget <= 0:
             self._close()
@@ -180,10 +185,24 @@ class RegionCollector:
         self._last.append(region)
 
 
+# triton/compiler/errors.py: CompilationError's message is "at LINE:COL:" and the kernel's source up to that line
+_QUOTES_SOURCE = re.compile(r"CompilationError: at \d{1,6}:\d{1,4}:\s*$")
+
+
+def _quotes_source(line: str) -> bool:
+    return "CompilationError" in line and _QUOTES_SOURCE.search(line) is not None
+
+
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
-# A frame line that starts a traceback whose header was cut off (an excerpt pasted into an issue)
-_HEADLESS = re.compile(r'^\s*File "[^"]+", line \d+')
-FRAME_TRIGGER = 'File "'  # explain/engine.py adds it to the triggers: a headless traceback is still one
+# A frame line that starts a traceback whose header was cut off (an excerpt pasted into an issue): Python's, and
+# IPython 7's as Jupyter and Colab print it ("/x/y.py in f(a)", "<ipython-input-3-ab> in <module>"), Colab's copied
+# with its Markdown links ("[/x/y.py](https://localhost:8080/#) in f(a)")
+_HEADLESS = re.compile(
+    r'^\s*File "[^"]+", line \d+'
+    r"|^\s*\[?(?:<ipython-input-[\w-]+>|(?:[A-Za-z]:\\|/|~)[^\n\]]{0,300}?\.py)(?:\]\([^)\s]{0,300}\))? in [\w<>]+\("
+)
+FRAME_TRIGGER = 'File "'  # explain/engine.py adds these to the triggers: a headless traceback is still one
+IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ")
 
 
 def _continues(line: str) -> bool:
@@ -232,4 +251,8 @@ def _is_frame_part(line: str, region: Region) -> bool:
         return any(c in region.lines[-2][1] for c in _CHAIN) if len(region.lines) > 1 else False
     if any(c in line for c in _CHAIN):
         return True
-    return line.startswith((" ", "\t")) or 'File "' in line or "[Previous line repeated" in line
+    return (
+        line.startswith((" ", "\t", "File ", "Cell In", "<ipython-input", "-")) or 'File "' in line
+        or "[Previous line repeated" in line or ".py in " in line  # IPython's frames and arrows too
+        or _HEADLESS.match(line) is not None  # Colab's linked frames
+    )  # fmt: skip

@@ -49,6 +49,7 @@ ERROR_WORDS = (
     "Error", "ERROR", "error:", "Exception", "Traceback (most recent", "FATAL", "Fatal", "fatal error",
     "Segmentation fault", "Aborted", "Killed", "undefined symbol", "cannot open", "not found", "No such file",
     "failed", "Failed", "Permission denied", "Access is denied", "No space left", "Read-only file system",
+    "timed out", "Timed out",
 )  # fmt: skip
 _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in ERROR_WORDS[2:]) + "|ERROR")
 _LONGEST_WORD = max(map(len, ERROR_WORDS))

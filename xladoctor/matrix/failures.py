@@ -70,13 +70,36 @@ def code_named(name: str) -> ErrorCode | None:
     return _by_name().get(name)
 
 
+@lru_cache(maxsize=1)
+def _by_stem() -> dict[str, ErrorCode]:
+    """Each string without the advice an upstream release appended to it: NCCL 2.27 says "unhandled system error
+    (run with NCCL_DEBUG=INFO for details)" and "internal error - please report this issue ...", where older
+    releases (and torch's messages that quote them) say "unhandled system error" and "internal error"."""
+    stems: dict[str, ErrorCode] = {}
+    for string, code in _by_string().items():
+        stem = re.split(r" \(| - ", string, maxsplit=1)[0]
+        if stem != string and len(stem) >= 12:
+            stems.setdefault(stem, code)
+    return stems
+
+
 def code_saying(text: str) -> ErrorCode | None:
-    """The code whose error string `text` starts with (torch prints "CUDA error: <string>")."""
+    """The code whose error string `text` starts with (torch prints "CUDA error: <string>"), or, for a text that
+    holds no more than a string's words without their appended advice, or the start of one string only (a quote cut
+    short), the code of that string."""
     lowered = text.lower().strip()
     best: ErrorCode | None = None
     for string, code in _by_string().items():
         if lowered.startswith(string) and (best is None or len(string) > len(best.string)):
             best = code
+    if best is None:
+        for stem, code in _by_stem().items():
+            if lowered == stem or (lowered.startswith(stem) and not lowered[len(stem)].isalnum()):
+                return code
+    if best is None and len(lowered) >= 24:  # a quote cut short ("no kernel image is available for execution")
+        cut = [code for string, code in _by_string().items() if string.startswith(lowered)]
+        if len({c.name for c in cut}) == 1:
+            return cut[0]
     return best
 
 

@@ -165,6 +165,54 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "disk-or-permission:save_stopped_short": (tb("RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 4311168 vs 4311056", "torch"), "disk-or-permission", "environment", "df -h"),
     "bad-configuration:open_files_limit": (tb("RuntimeError: received 0 items of ancdata", "torch"), "bad-configuration", "environment", "ulimit"),
     "missing-library:ctypes_could_not_load": (TB + '  File "C:\\Python39\\lib\\site-packages\\torchaudio\\_extension\\utils.py", line 61, in _load_lib\n    torch.ops.load_library(path)\n  File "C:\\Python39\\lib\\site-packages\\torch\\_ops.py", line 643, in load_library\n    ctypes.CDLL(path)\n  File "C:\\Python39\\lib\\ctypes\\__init__.py", line 374, in __init__\n    self._handle = _dlopen(self._name, mode)\nFileNotFoundError: Could not find mo\n', "missing-library", "environment", "torchaudio"),
+    "bad-configuration:program_not_found": ("'deepspeed' is not recognized as an internal or external command,\noperable program or batch file.\n", "bad-configuration", "environment", "PATH"),
+    "gpu-arch-unsupported:kernel_arch_check": (tb("RuntimeError: Expected is_sm90 || is_sm8x to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)", "flash_attn"), "gpu-arch-unsupported", "environment", "Ampere"),
+    "cuda-library-mismatch:cudnn_did_not_start": (tb("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.", "jax"), "cuda-library-mismatch", "environment", "cuDNN"),
+    "version-mismatch:transformers_wants_tf_keras": (tb("ValueError: Your currently installed version of Keras is Keras 3, but this is not yet supported in Transformers. Please install the backwards-compatible tf-keras package with `pip install tf-keras`.", "transformers"), "version-mismatch", "environment", "tf-keras"),
+    "unsupported-op:onnx_operator": (tb("torch.onnx.errors.UnsupportedOperatorError: Exporting the operator 'aten::scaled_dot_product_attention' to ONNX opset version 13 is not supported. Support for this operator was added in version 14, try exporting with this version.", "torch"), "unsupported-op", "framework-bug", "opset_version=14"),
+    "missing-library:library_not_loaded": (tb("RuntimeError: Failed to load library libtorchcodec_core7.so: libavutil.so.59: cannot read"), "missing-library", "environment", "libtorchcodec_core7.so"),
+    "gpu-arch-unsupported:library_refuses_gpu": (tb("ValueError: implementation='triton' is unsupported on this GPU generation.", "alphafold3"), "gpu-arch-unsupported", "environment", "compute capability"),
+    "framework-internal-error:ptx_feature_unknown": ("'+ptx86' is not a recognized feature for this target (ignoring feature)\n", "framework-internal-error", "framework-bug", "PTX ISA 8.6"),
+    "hang-timeout:store_barrier_timeout": (tb("RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=7, timeout=0:30:00)", "torch/distributed"), "hang-timeout", "unknown", "7 of 8 ranks"),
+    "build-failure:cxx_standard_too_old": ('/opt/venv/lib/python3.11/site-packages/torch/include/c10/util/C++17.h:13:2: error: #error "C++17 or later compatible compiler is required to use PyTorch."\n', "build-failure", "environment", "-std=c++17"),
+    "build-failure:cxx_compiler_missing": (tb("subprocess.CalledProcessError: Command '['which', 'c++']' returned non-zero exit status 1.", "torch/utils"), "build-failure", "environment", "build-essential"),
+    "user-code-error:fp16_master_weights": (tb("ValueError: Attempting to unscale FP16 gradients.", "torch/amp"), "user-code-error", "not-environment", "float32"),
+    "user-code-error:cudagraph_output_overwritten": (tb("RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: File \"/x/gen.py\", line 16, in sample. To prevent overwriting, clone the tensor outside of torch.compile() or call torch.compiler.cudagraph_mark_step_begin() before each model invocation.", "torch/_inductor"), "user-code-error", "not-environment", "clone"),
+    "user-code-error:keras_tensor_into_tf": (tb("ValueError: A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder for a shape and dtype, used when constructing Keras Functional models or Keras Functions.", "keras/src/backend/common"), "user-code-error", "not-environment", "keras.ops"),
+    "module-not-found:extension_never_imported": (tb("NameError: name 'selective_scan_cuda_core' is not defined", "mymodel"), "module-not-found", "environment", "import selective_scan_cuda_core"),
+    "module-not-found:torchaudio_no_backend": (tb("RuntimeError: Couldn't find appropriate backend to handle uri sample.wav and format None.", "torchaudio/_backend"), "module-not-found", "environment", "soundfile"),
+    "user-code-error:unpicklable_for_workers": (tb("AttributeError: Can't pickle local object 'build_dataset.<locals>.<lambda>'"), "user-code-error", "not-environment", "module level"),
+    "api-version-skew:keras3_file_format": (tb("ValueError: The filepath provided must end in `.keras` (Keras model format). Received: filepath=/tmp/model.hdf5", "keras/src/saving"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
+    "missing-library:cudnn_dll_not_located": ("Could not locate cudnn_cnn_infer64_8.dll. Please make sure it is in your library path!\n", "missing-library", "environment", "cuDNN 8"),
+    "api-version-skew:call_signature_changed": (tb("TypeError: Trainer.get_batch_samples() takes 3 positional arguments but 4 were given", "peft"), "api-version-skew", "environment", "peft"),
+    "version-mismatch:two_openmp_runtimes": ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program.\n", "version-mismatch", "environment", "KMP_DUPLICATE_LIB_OK"),
+    "api-version-skew:local_rank_spelling": ("usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --local-rank=1\n", "api-version-skew", "environment", "LOCAL_RANK"),
+    "unsupported-op:gpu_without_float64": (tb("RuntimeError: The GPU device does not support Double (Float64) operations!", "torch_directml"), "unsupported-op", "framework-bug", "float32"),
+    "unsupported-op:inductor_device": ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: Device mps not supported\n", "unsupported-op", "framework-bug", "aot_eager"),
+    "user-code-error:triton_pointer": (tb("ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)", "triton"), "user-code-error", "not-environment", "torch.cuda.set_device"),
+    "gpu-arch-unsupported:hipblas_not_supported": (tb("RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasLtMatmul( ltHandle, computeDesc.descriptor(), &alpha_val, mat1_ptr, Adesc.descriptor())`", "torch"), "gpu-arch-unsupported", "environment", "TORCH_BLAS_PREFER_HIPBLASLT"),
+    "api-version-skew:triton_dot_transpose": ("TypeError: dot() got an unexpected keyword argument 'trans_b'\n", "api-version-skew", "environment", "triton"),
+    "accelerator-unavailable:device_type_not_linked": (tb("RuntimeError: PyTorch is not linked with support for xpu devices", "torch"), "accelerator-unavailable", "environment", "intel_extension_for_pytorch"),
+    "bad-configuration:deepspeed_slot": (tb("ValueError: No slot '3' specified on host 'localhost'", "deepspeed"), "bad-configuration", "environment", "--include"),
+    "bad-configuration:lightning_devices": (tb("lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [2]\n But your machine only has: [0, 1]", "lightning_fabric"), "bad-configuration", "environment", "trainer.devices"),
+    "bad-configuration:launcher_hung_up": ("W0519 07:08:17.210993 1396 torch/distributed/elastic/multiprocessing/api.py:851] Sending process 589361 closing signal SIGHUP\n" + tb("torch.distributed.elastic.multiprocessing.api.SignalException: Process 589300 got signal: 1", "torch"), "bad-configuration", "environment", "tmux"),
+    "hang-timeout:gloo_timeout": ("[E1203 10:00:00] [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete\n", "hang-timeout", "unknown", "gloo"),
+    "build-failure:windows_build_tool_missing": ("running build_ext\nbuilding 'my_ext._C' extension\nerror: [WinError 2] The system cannot find the file specified\n", "build-failure", "environment", "nvcc"),
+    "unsupported-op:no_deterministic_implementation": (tb("RuntimeError: adaptive_max_pool2d_backward_cuda does not have a deterministic implementation, but you set 'torch.use_deterministic_algorithms(True)'. You can turn off determinism just for this operation, or you can use the 'warn_only=True' option, if that's acceptable for your application.", "torch"), "unsupported-op", "framework-bug", "adaptive_max_pool2d_backward_cuda"),
+    "unsupported-op:xla_cpu_fallback": ("Metric: CompileTime\n  TotalSamples: 2\nCounter: aten::_local_scalar_dense\n  Value: 3\nCounter: aten::_linalg_eigh\n  Value: 12\n", "unsupported-op", "framework-bug", "aten::_linalg_eigh"),
+    "accelerator-unavailable:no_tpu_vm_metadata": (tb("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: http://metadata.google.internal/computeMetadata/v1/instance/attributes/tpu-env", "torch_xla"), "accelerator-unavailable", "environment", "PJRT_DEVICE"),
+    "version-mismatch:objc_selector_missing": ("2024-01-01 00:00:00.0: I tensorflow/core/common_runtime/pluggable_device/pluggable_device_factory.cc:303] Could not identify NUMA node of platform GPU ID 0\n2024-01-01 00:00:01.0 python[5:6] -[MPSGraph sliceUpdateDataTensor:updateTensor:starts:ends:strides:name:]: unrecognized selector sent to instance 0x600\n", "version-mismatch", "environment", "tensorflow-metal"),
+    "framework-internal-error:own_attribute_missing": (TB + '  File "/opt/venv/lib/python3.11/site-packages/somelib/state.py", line 5, in __repr__\n    return f"State({self._plan})"\nAttributeError: _plan\n', "framework-internal-error", "framework-bug", "somelib"),
+    "user-code-error:sdpa_no_kernel": ("/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py:5476: UserWarning: Memory efficient kernel not used because: (Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.cpp:718.)\n" + tb("RuntimeError: No available kernel.  Aborting execution.", "torch"), "user-code-error", "not-environment", "scaled_dot_product_attention"),
+    "bad-configuration:launcher_signalled": (tb("torch.distributed.elastic.multiprocessing.api.SignalException: Process 4242 got signal: 15", "torch"), "bad-configuration", "unknown", "SIGTERM"),
+    "nccl-shm:bus_error_in_nccl": ("[node1:4242 :0:4250] Caught signal 7 (Bus error: nonexistent physical address)\n==== backtrace (tid:   4250) ====\n 0 0x0000000000043090 killpg()  ???:0\n 1 0x000000000007587d ncclProxyService()  ???:0\n 2 0x0000000000059e97 /usr/lib/x86_64-linux-gnu/libnccl.so.2:0\n", "nccl-shm", "environment", "--shm-size"),
+    "build-failure:nvcc_unknown_option": ("nvcc fatal   : Unknown option '--threads'\nninja: build stopped: subcommand failed.\n", "build-failure", "environment", "CUDA_HOME"),
+    "resolver-conflict:placeholder_package": ("      Exception:\n      The \"tensorflow-gpu\" package has been removed!\n\n      Please install \"tensorflow\" instead.\n      [end of output]\n", "resolver-conflict", "environment", "tensorflow"),
+    "hang-timeout:jax_coordination_timeout": ("2024-01-01 00:00:00.000000: E external/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc:1170] /job:jax_worker/replica:0/task:1 has been set to ERROR in coordination service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:1 heartbeat timeout. This indicates that the remote task has failed, got preempted, or crashed unexpectedly.\n", "hang-timeout", "unknown", "task:1"),
+    "framework-internal-error:environment_variable_missing": (TB + '  File "/opt/venv/lib/python3.11/site-packages/somelauncher/runner.py", line 77, in get_cmd\n    env["PDSH_RCMD_TYPE"] += os.environ["SOMELAUNCHER_SSH_ARGS"]\n  File "/usr/lib/python3.11/os.py", line 679, in __getitem__\n    raise KeyError(key) from None\nKeyError: \'SOMELAUNCHER_SSH_ARGS\'\n', "framework-internal-error", "framework-bug", "SOMELAUNCHER_SSH_ARGS"),
+    "framework-internal-error:dynamo_recompile_limit": ("W1126 16:03:16.529497 1228885 torch/_dynamo/convert_frame.py:844] [1/8] torch._dynamo hit config.recompile_limit (8)\nW1126 16:03:16.529497 1228885 torch/_dynamo/convert_frame.py:844] [1/8]    function: 'step' (/opt/venv/lib/python3.11/site-packages/someopt/utils.py:694)\nW1126 16:03:16.529497 1228885 torch/_dynamo/convert_frame.py:844] [1/8]    last reason: 1/7: ___check_obj_id(L['group'], 140353)\n", "framework-internal-error", "framework-bug", "someopt"),
+    "version-mismatch:inductor_triton_attribute": (TB + '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/runtime/triton_heuristics.py", line 1153, in make_launcher\n    "launch_enter_hook": binary.__class__.launch_enter_hook,\ntorch._inductor.exc.InductorError: AttributeError: type object \'CompiledKernel\' has no attribute \'launch_enter_hook\'\n', "version-mismatch", "environment", "triton"),
+    "cuda-library-mismatch:symbol_version_not_defined": (tb("ImportError: /env/lib/python3.10/site-packages/torch/lib/libcublas.so.12: symbol cublasLtGetStatusString version libcublasLt.so.12 not defined in file libcublasLt.so.12 with link time reference", "torch"), "cuda-library-mismatch", "environment", "libcublasLt.so.12"),
 }  # fmt: skip
 
 
@@ -308,3 +356,506 @@ def test_an_mps_op_named_in_a_repr_s_escaped_quotes_is_still_read() -> None:
 def test_a_dataloader_worker_killed_is_the_host_s_memory() -> None:
     diagnosis = _diagnose(tb("RuntimeError: DataLoader worker (pid 22358) is killed by signal: Killed. ", "torch"))
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("out-of-memory", "not-environment")
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        ("bash: line 1: torchrun: command not found\n", "bad-configuration", "torchrun"),
+        ("zsh: command not found: accelerate\n", "bad-configuration", "accelerate"),
+        ("/bin/sh: 1: nvcc: not found\n", "build-failure", "CUDA_HOME"),
+        (
+            "nvidia-smi : The term 'nvidia-smi' is not recognized as the name of a cmdlet, function, script file, or "
+            "operable program.\n",
+            "accelerator-unavailable",
+            "--gpus all",
+        ),
+        ("/usr/bin/env: 'python': No such file or directory\n", "bad-configuration", "python3"),
+        (tb("FileNotFoundError: [Errno 2] No such file or directory: 'ninja'", "torch"), "build-failure", "ninja"),
+    ],
+    ids=["bash", "zsh", "dash-nvcc", "powershell-driver", "env-shebang", "subprocess-compiler"],
+)
+def test_a_program_the_shell_cannot_find_is_named_with_what_brings_it(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None
+    assert (diagnosis.family, diagnosis.verdict) == (family, "environment"), diagnosis.cause
+    assert word in " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.next])
+
+
+def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
+    diagnosis = _diagnose(tb("FileNotFoundError: [Errno 2] No such file or directory: 'data'"))
+    assert diagnosis is not None
+    assert diagnosis.verdict == "not-environment", diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        (
+            "python: /src/lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:36: int getMMAVersionSafe(int, DotOp): "
+            'Assertion `false && "computeCapability not supported"\' failed.\n',
+            "gpu-arch-unsupported",
+            "triton",
+        ),
+        (
+            tb("subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.", "torch"),
+            "build-failure",
+            "cl.exe",
+        ),
+        ("zsh: illegal hardware instruction  python train.py\n", "gpu-arch-unsupported", "arm64"),
+        (tb("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "torch"), "cuda-library-mismatch", "cuDNN"),
+        (
+            "Failed: Cuda error /work/vllm/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these "
+            "two devices'\n",
+            "bad-configuration",
+            "disable_custom_all_reduce",
+        ),
+        (
+            "nvcc fatal   : Unsupported gpu architecture 'compute_120'\nninja: build stopped: subcommand failed.\n",
+            "build-failure",
+            "CUDA_HOME",
+        ),
+        (
+            "PackagesNotFoundError: The following packages are not available from current channels:\n\n  - "
+            "pytorch-cuda=12.4*\n\nCurrent channels:\n",
+            "resolver-conflict",
+            "pytorch-cuda=12.4*",
+        ),
+        (
+            "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to "
+            "allocate 1.00G. That was not possible. There are 512.00M free.; (0x0x0_HBM0)\n",
+            "out-of-memory",
+            "HBM",
+        ),
+    ],
+    ids=[
+        "triton-arch-assert",
+        "windows-where-cl",
+        "macos-sigill",
+        "cudnn-not-initialized",
+        "vllm-custom-all-reduce",
+        "nvcc-build",
+        "conda-not-found",
+        "tpu-device-buffer",
+    ],
+)
+def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    assert word in " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.next])
+
+
+MODULE_CALL = (
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1736, in _wrapped_call_impl\n'
+    "    return self._call_impl(*args, **kwargs)\n"
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1747, in _call_impl\n'
+    "    return forward_call(*args, **kwargs)\n"
+    "TypeError: forward() got an unexpected keyword argument 'scale'\n"
+)
+
+
+def test_a_wrong_call_is_blamed_on_who_wrote_it_not_on_torch_s_module_dispatch() -> None:
+    library = TB + LIB.format(pkg="diffusers") + MODULE_CALL
+    diagnosis = _diagnose(library)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew", diagnosis
+    assert diagnosis.cause.startswith("diffusers calls forward()"), diagnosis.cause
+    # the user's own model called with a keyword its forward() lacks: their code, not the environment
+    diagnosis = _diagnose(TB + MODULE_CALL)
+    assert diagnosis is None or diagnosis.verdict != "environment", diagnosis
+
+
+def test_the_sigterm_torchrun_sends_after_a_worker_failed_is_not_a_hang_up() -> None:
+    log = (
+        "W0519 07:08:17.210993 1396 torch/distributed/elastic/multiprocessing/api.py:851] Sending process 5893 "
+        "closing signal SIGTERM\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "bad-configuration:launcher_hung_up", diagnosis
+
+
+def test_a_library_deleted_under_a_running_process_names_the_wheel_that_vendored_it() -> None:
+    """The kernel marks a mapped file removed since as 'PATH (deleted)' (proc(5)): reinstall, not a missing wheel."""
+    diagnosis = _diagnose(
+        tb(
+            "RuntimeError: /env/lib/python3.11/site-packages/torchvision.libs/libcudart.7ec1eba6.so.12 (deleted): cannot open shared object file: No such file or directory",
+            "unsloth",
+        )
+    )
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("missing-library", "environment")
+    assert "deleted" in diagnosis.cause and "torchvision" in diagnosis.cause and "--no-deps" in diagnosis.cause
+    assert "nvidia-cuda-runtime" not in " ".join(diagnosis.remediation)  # fmt: skip
+
+
+def test_a_bare_attribute_error_the_library_did_not_read_from_self_is_left_to_other_rules() -> None:
+    log = (
+        TB
+        + '  File "/opt/venv/lib/python3.11/site-packages/somelib/state.py", line 5, in run\n    return plan.steps\nAttributeError: steps\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:own_attribute_missing"
+
+
+def test_expected_xla_fallbacks_alone_are_no_missing_lowering() -> None:
+    diagnosis = _diagnose("Counter: aten::_local_scalar_dense\n  Value: 3\nCounter: aten::nonzero\n  Value: 1\n")
+    assert diagnosis is None or diagnosis.decided_by != "unsupported-op:xla_cpu_fallback"
+
+
+def test_a_jax_tracer_error_names_the_call_and_parameter_the_value_reached() -> None:
+    log = tb(
+        "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape int32[].\nIt arose in the jnp.linspace argument 'num'",
+        "jax",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.verdict == "not-environment"
+    assert "call jnp.linspace, parameter num" in diagnosis.cause
+
+
+def test_a_broken_compiler_invariant_quotes_the_assertion_that_failed() -> None:
+    log = (
+        TB
+        + '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/scheduler.py", line 90, in fuse\n    assert node.group == other.group, msg\nAssertionError: groups differ\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "framework-internal-error"
+    assert "`assert node.group == other.group, msg`" in diagnosis.cause
+
+
+def test_a_launcher_stopped_by_a_signal_the_log_does_not_name_points_at_the_terminal() -> None:
+    diagnosis = _diagnose(
+        '    raise SignalException(f"Process {os.getpid()} got signal: {sigval}", sigval=sigval)\ntorch.distributed.elastic.multiprocessing.api.SignalException\n'
+    )
+    assert diagnosis is not None and diagnosis.family == "bad-configuration"
+    assert "tmux" in diagnosis.cause and diagnosis.verdict == "unknown"  # the log does not say which signal
+
+
+def test_rocblas_without_tensile_kernels_for_the_gpu_is_its_architecture() -> None:
+    log = "rocBLAS error: Cannot read /env/lib/python3.10/site-packages/torch/lib/rocblas/library/TensileLibrary.dat: No such file or directory\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+    assert "rocBLAS" in diagnosis.cause and "HSA_OVERRIDE_GFX_VERSION" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("code", "variable", "family"),
+    [
+        ('local_rank = int(os.environ["LOCAL_RANK"])', "LOCAL_RANK", "bad-configuration"),
+        ('token = os.environ["MY_SERVICE_TOKEN"]', "MY_SERVICE_TOKEN", "bad-configuration"),
+    ],
+    ids=["launcher-variable", "users-own-variable"],
+)
+def test_an_unset_environment_variable_is_read_for_who_reads_it(code: str, variable: str, family: str) -> None:
+    log = TB.replace("    main()\n", f"    {code}\n") + f"KeyError: '{variable}'\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (family, "environment")
+    assert variable in diagnosis.cause
+
+
+def test_an_upper_case_key_of_the_programs_own_dictionary_is_no_environment_variable() -> None:
+    log = (
+        TB
+        + '  File "/opt/venv/lib/python3.11/site-packages/somelib/cfg.py", line 5, in get\n    return self.table["MODEL_TYPE"]\nKeyError: \'MODEL_TYPE\'\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:environment_variable_missing"
+
+
+def test_a_failed_build_names_the_package_whose_sources_it_compiled() -> None:
+    log = '/env/lib/python3.10/site-packages/deepspeed/ops/csrc/adam/multi_tensor_adam.cu(12): error: identifier "__hfma2" is undefined\n'
+
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure"
+    assert "deepspeed" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_pallas_lowering_without_the_primitive_is_a_gap_of_that_backend() -> None:
+    diagnosis = _diagnose(
+        tb(
+            "NotImplementedError: Unimplemented primitive in Pallas TPU lowering: erf_inv. Please file an issue on https://github.com/jax-ml/jax/issues.",
+            "jax",
+        )
+    )
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
+    assert "Pallas TPU" in diagnosis.cause and "erf_inv" in diagnosis.cause
+
+
+def test_a_recompile_limit_hit_by_the_users_own_function_is_theirs() -> None:
+    log = "W1126 torch/_dynamo/convert_frame.py:844] [0/8] torch._dynamo hit config.cache_size_limit (8)\nW1126 torch/_dynamo/convert_frame.py:844] [0/8]    function: 'forward' (/home/me/model.py:40)\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert "mark_dynamic" in diagnosis.cause and "cache_size_limit" in diagnosis.cause
+
+
+def test_triton_compilation_error_is_read_to_the_kernel_line_that_failed() -> None:
+    """CompilationError quotes the kernel up to the failing line, last: the region keeps the whole quote."""
+    body = "".join(f"        x{i} = tl.load(p + {i})\n" for i in range(11))  # Triton quotes 12 lines at most
+    log = "triton.compiler.errors.CompilationError: at 40:14:\n" + body + "        qk += tl.dot(q, k, trans_b=True)\n"
+    log += "              ^\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew"
+    assert "trans_b" in diagnosis.cause
+
+
+def test_a_quoted_cuda_error_cut_short_is_still_its_code() -> None:
+    diagnosis = _diagnose('"CUDA error : no kernel image is available for execution" on line 91 of pipeline.py.\n')
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+
+
+def test_windows_paging_file_in_any_wording_is_memory() -> None:
+    diagnosis = _diagnose(
+        "Error while loading: (os error 1455)\nthe paging file is too small for this operation to complete\n"
+    )
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("out-of-memory", "not-environment")
+
+
+def test_an_exception_of_the_standard_library_on_windows_is_not_the_users_code() -> None:
+    log = "Traceback (most recent call last):\n  File \"d:\\app\\app.py\", line 5, in <module>\n    import whisper\n  File \"D:\\python\\lib\\site-packages\\whisper.py\", line 69, in <module>\n    libc = ctypes.CDLL(libc_name)\n  File \"D:\\python\\lib\\ctypes\\__init__.py\", line 364, in __init__\n    if '/' in name or '\\\\' in name:\nTypeError: argument of type 'NoneType' is not iterable\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.verdict != "not-environment", diagnosis
+
+
+def test_a_type_error_over_dynamos_fake_tensors_asks_for_a_run_without_the_compiler() -> None:
+    log = (
+        TB
+        + "  File \"/opt/venv/lib/python3.11/site-packages/torch/_dynamo/utils.py\", line 1196, in run_node\n    return getattr(args[0], node.target)(*args[1:], **kwargs)\nTypeError: reshape(): argument 'shape' (position 1) must be tuple of ints, but found element of type FakeTensor at pos 0\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("framework-internal-error", "unknown")
+    assert "TORCHDYNAMO_DISABLE=1" in diagnosis.cause
+
+
+def test_nccl_results_in_an_older_releases_words_are_still_their_codes() -> None:
+    """NCCL 2.27 appends advice to its strings ('internal error - please report ...'); older releases do not."""
+    log = tb(
+        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL version 2.14.3\nncclInternalError: Internal check failed.",
+        "torch",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params.get("name") == "ncclInternalError"
+
+
+def test_libtpu_failing_to_fetch_the_tpu_vm_metadata_is_no_tpu_vm() -> None:
+    log = "".join(
+        f"I0000 00:00:1694099702.8 484 common_lib.cc:174] Failed to fetch URL on try {i} out of 6: Failed to fetch URL (http status: 404) No error\n"
+        for i in range(1, 7)
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "accelerator-unavailable"
+    assert "Cloud TPU VM" in diagnosis.cause
+
+
+def test_source_printed_under_a_frame_is_not_read_as_an_error_line() -> None:
+    """A traceback cut before its exception: the source line under a frame mentions a timeout, and is no failure."""
+    log = '  File "/opt/venv/lib/python3.11/site-packages/somedata/service.py", line 446, in initialize\n    self._pg = dist.new_group(backend="gloo", timeout=timedelta(seconds=self._timeout))\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3505, in new_group\n'
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "hang-timeout", diagnosis
+
+
+def test_a_library_function_recompiling_on_an_input_shape_leaves_the_verdict_open() -> None:
+    """Variable-length batches through a library's model recompile it as surely as a library that compiles per shape."""
+    log = "W1126 torch/_dynamo/convert_frame.py:844] [0/8] torch._dynamo hit config.recompile_limit (8)\nW1126 torch/_dynamo/convert_frame.py:844] [0/8]    function: 'forward' (/opt/venv/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py:900)\nW1126 torch/_dynamo/convert_frame.py:844] [0/8]    last reason: 0/0: tensor 'L['input_ids']' size mismatch at index 1. expected 128, actual 131\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("framework-internal-error", "unknown")
+    assert "pad them" in diagnosis.cause
+
+
+def test_healthy_tensorflow_listing_cut_before_its_gpu_is_no_missing_gpu() -> None:
+    """A line record keeps a few lines after its trigger: a listing cut inside the CPU's entry may list a GPU next."""
+    log = '[name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\nlocality {\n}\nincarnation: 175047347\nxla_global_id: -1\n, name: "/device:GPU:0"\ndevice_type: "GPU"\nmemory_limit: 14357954560\n]\n'
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "accelerator-unavailable", diagnosis
+
+
+def test_the_current_pallas_tpu_wording_names_its_kernel_type() -> None:
+    diagnosis = _diagnose(
+        tb(
+            "NotImplementedError: Unimplemented primitive in Pallas TPU lowering for KernelType.TC: erf_inv. Please file an issue at https://github.com/jax-ml/jax/issues/new/choose.",
+            "jax",
+        )
+    )
+    assert diagnosis is not None and diagnosis.family == "unsupported-op" and "erf_inv" in diagnosis.cause
+
+
+def test_linspace_names_its_parameter_as_jax_words_it() -> None:
+    log = tb(
+        "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]\n'num' argument of jnp.linspace\nThe error occurred while tracing the function f at /home/me/x.py:3 for jit.",
+        "jax",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "call jnp.linspace, parameter num" in diagnosis.cause
+
+
+def test_the_metadata_server_unreachable_without_a_tpu_in_sight_is_no_tpu_finding() -> None:
+    log = tb(
+        "requests.exceptions.ConnectionError: HTTPConnectionPool(host='metadata.google.internal', port=80): Max retries exceeded with url: /computeMetadata/v1/project/project-id",
+        "google",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "accelerator-unavailable", diagnosis
+
+
+def test_a_key_error_without_a_read_of_the_environment_is_no_environment_variable() -> None:
+    diagnosis = _diagnose("KeyError: 'SALE_PRICE'\n")
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:environment_variable_missing"
+
+
+def test_a_host_compiler_flag_given_to_nvcc_is_not_an_old_nvcc() -> None:
+    diagnosis = _diagnose("nvcc fatal   : Unknown option '-fPIC'\n")
+    assert diagnosis is not None and "-Xcompiler" in diagnosis.cause and "older" not in diagnosis.cause
+
+
+def test_the_op_without_a_deterministic_implementation_is_named_alone() -> None:
+    diagnosis = _diagnose(
+        tb(
+            "RuntimeError: kthvalue CUDA does not have a deterministic implementation, but you set 'torch.use_deterministic_algorithms(True)'.",
+            "torch",
+        )
+    )
+    assert diagnosis is not None and diagnosis.params["op"] == "kthvalue CUDA"
+
+
+def test_a_users_own_lib_folder_on_windows_stays_the_users_code() -> None:
+    from xladoctor.explain.records import owner_of
+
+    assert owner_of("D:\\proj\\lib\\logging\\setup.py") is None
+    assert owner_of("C:\\Users\\me\\miniconda3\\envs\\work\\Lib\\json\\decoder.py") == "python"
+
+
+def test_an_earlier_quoted_dot_with_trans_b_is_not_the_line_that_failed() -> None:
+    log = "triton.compiler.errors.CompilationError: at 5:4:\n    qk = tl.dot(q, k, trans_b=True)\n    x = tl.reshape(qk, (4, 4))\n    ^\nValueError('shape mismatch')\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:triton_dot_transpose", diagnosis
+
+
+# --- the second batch of first-sight misses (2026-12-04) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        # cuDNN 8.3+ on Windows: its other wording, and the zlibwapi.dll it needs
+        ("Could not load library cudnn_ops_infer64_8.dll. Error code 126\nPlease make sure cudnn_ops_infer64_8.dll is "
+         "in your library path!\n", "missing-library", "zlibwapi.dll"),
+        # MSVC without its environment: a standard header is missing, not a package
+        ("C:\\x\\triton\\main.c(1): fatal error C1083: Cannot open include file: 'algorithm': No such file or "
+         "directory\n", "build-failure", "vcvars64.bat"),
+        # HIP says CUDA's error strings under its own name
+        (tb("RuntimeError: HIP Function Failed (/x/ck_tile/host/kernel_launch_hip.hpp,51) shared object initialization "
+            "failed", "flash_attn"), "version-mismatch", "HIP"),
+        ("RuntimeError: HIP error: invalid device function\n", "gpu-arch-unsupported", "HSA_OVERRIDE_GFX_VERSION"),
+        # a library's own refusal of an old GPU
+        (tb("RuntimeError: FlashAttention requires a GPU with compute capability 8.0 or newer", "mylib"),
+         "gpu-arch-unsupported", "8.0"),
+        (tb("ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device (CUDA >= 11.0 and "
+            "compute capability >= 8.0)", "accelerate"), "gpu-arch-unsupported", "8.0"),
+        (tb("ValueError: Cannot use bfloat16 on this device: your GPU does not support it.", "mylib"),
+         "gpu-arch-unsupported", "newer GPU"),
+        # the NumPy a torch cannot use, in the words torch.tensor(np.float32(1)) then raises
+        (tb("RuntimeError: Could not infer dtype of numpy.float32"), "version-mismatch", "NumPy"),
+        # the CPU allocator on Windows, in its own words
+        (tb("RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried "
+            "to allocate 1073741824 bytes."), "out-of-memory", "host"),
+        ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."
+         "\n", "nccl-shm", "shm"),
+    ],
+    ids=["cudnn8-error-126", "msvc-standard-header", "hip-shared-object", "hip-invalid-device-function",
+         "needs-compute-capability", "accelerate-bf16", "gpu-does-not-support", "numpy-dtype", "cpu-allocator-windows",
+         "dataloader-bus-error"],
+)  # fmt: skip
+def test_second_batch_shapes(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.remediation, *diagnosis.next])
+    assert word in said, said
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # an op a backend lacks "on this device" is no GPU model's refusal
+        tb("NotImplementedError: The operator 'aten::foo' is not supported on this device", "torch"),
+        # a header of a package, not of the C++ standard library: that package is missing
+        "csrc/x.cpp(3): fatal error C1083: Cannot open include file: 'cuda_runtime.h': No such file or directory\n",
+    ],
+    ids=["op-on-device", "msvc-package-header"],
+)
+def test_second_batch_leaves_alone(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "gpu-arch-unsupported", diagnosis
+    if "C1083" in log:
+        assert diagnosis is not None and "CUDA toolkit" in diagnosis.cause, diagnosis
+
+
+def test_a_keras_op_that_hands_a_keras_tensor_to_tensorflow_is_keras_bug() -> None:
+    log = (
+        TB + '  File "/v/lib/python3.9/site-packages/keras/src/ops/core.py", line 612, in stop_gradient\n'
+        "    return backend.core.stop_gradient(variable)\n"
+        '  File "/v/lib/python3.9/site-packages/keras/src/backend/common/keras_tensor.py", line 138, in __tf_tensor__\n'
+        "    raise ValueError(\n"
+        "ValueError: A KerasTensor cannot be used as input to a TensorFlow function.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        # Python names the first part it could not import: timm was imported, and lacks timm.layers
+        (tb("ModuleNotFoundError: No module named 'timm.layers'"), "api-version-skew", "timm"),
+        # a namespace package shared by distributions: protobuf is what is missing
+        (tb("ModuleNotFoundError: No module named 'google.protobuf'"), "module-not-found", "protobuf"),
+        # a folder of the project, run from another working directory
+        (tb("ModuleNotFoundError: No module named 'models.common'"), "module-not-found", "models.common"),
+        # CTranslate2's words for a DLL of another CUDA major version
+        ("Error: Library cublas64_12.dll is not found or cannot be loaded\n", "missing-library", "CUDA 12"),
+        # a config file written by a newer peft, read by an older one
+        ("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n", "api-version-skew",
+         "newer release"),
+        # a minimum version a library names with its pip command
+        ("Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install 'accelerate>=0.26.0'`\n",
+         "version-mismatch", "accelerate>=0.26.0"),
+    ],
+    ids=["submodule-of-installed", "namespace-package", "project-folder", "ctranslate2-dll", "config-key",
+         "requires-minimum"],
+)  # fmt: skip
+def test_third_batch_shapes(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.remediation, *diagnosis.next])
+    assert word in said, said
+
+
+@pytest.mark.parametrize(
+    ("log", "word"),
+    [
+        (tb("RuntimeError: slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0') must be on the same "
+            "device"), "different devices"),
+        (tb("RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+            "clone to get a normal tensor before doing inplace update."), "inference_mode"),
+        (tb("_pickle.PicklingError: Can't pickle <function <lambda> at 0x00000230131CD3A0>: attribute lookup <lambda> "
+            "on __main__ failed"), "num_workers"),
+    ],
+    ids=["op-device-check", "inference-tensor", "lambda-pickle"],
+)  # fmt: skip
+def test_fourth_batch_user_code(log: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert word in diagnosis.cause, diagnosis.cause
+
+
+def test_a_colab_traceback_pasted_without_its_header_names_the_user_s_line() -> None:
+    """Colab renders frames as Markdown links; a copy from the page keeps them, and the header is often left out."""
+    log = (
+        "[<ipython-input-53-7ce1d3da5c83>](https://localhost:8080/#) in test_step(model, data_loader)\n"
+        "     26     # Adjust metrics\n"
+        "---> 27     test_loss /= len(data_loader)\n"
+        "     28     test_acc /= len(data_loader)\n"
+        "\n"
+        "RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "<ipython-input-53-7ce1d3da5c83>:27" in diagnosis.cause and "test_loss /=" in diagnosis.cause

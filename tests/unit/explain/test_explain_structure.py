@@ -100,6 +100,53 @@ def test_a_traceback_without_its_header_is_still_one() -> None:
     assert record.type == "TypeError" and record.library == "jax"
 
 
+# IPython's tracebacks (Jupyter, Colab, Kaggle), as IPython's ultratb.py prints them: 8.x and 7.x
+IPYTHON_8 = """---------------------------------------------------------------------------
+RuntimeError                              Traceback (most recent call last)
+Cell In[3], line 2
+      1 model = Net()
+----> 2 model.to("cuda")
+
+File /usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py:1145, in Module.to(self, *args, **kwargs)
+   1141         return t.to(device, dtype if t.is_floating_point() else None)
+-> 1145 return self._apply(convert)
+
+File ~/.venv/lib/python3.10/site-packages/torch/cuda/__init__.py:298, in _lazy_init()
+    296 if "CUDA_MODULE_LOADING" not in os.environ:
+    297     os.environ["CUDA_MODULE_LOADING"] = "LAZY"
+--> 298 torch._C._cuda_init()
+
+RuntimeError: Found no NVIDIA driver on your system.
+"""
+IPYTHON_7 = """---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+<ipython-input-4-5f3a2b> in <module>
+      1 args = parse()
+----> 2 run(args)
+
+/usr/local/lib/python3.7/dist-packages/accelerate/launch.py in run(args)
+     40     cfg = load()
+---> 41     launch(cfg, args, 3)
+
+TypeError: launch() takes 2 positional arguments but 3 were given
+"""
+
+
+def test_an_ipython_traceback_has_its_frames_owners_and_the_line_that_ran() -> None:
+    [record] = _records(IPYTHON_8)
+    assert [(f.owner, f.line) for f in record.frames] == [(None, 2), ("torch", 1145), ("torch", 298)]
+    assert record.frames[0].code == 'model.to("cuda")' and record.frames[-1].code == "torch._C._cuda_init()"
+    [record] = _records(IPYTHON_7)
+    assert [(f.owner, f.line, f.function) for f in record.frames] == [(None, 2, "<module>"), ("accelerate", 41, "run")]
+    assert record.frames[-1].code == "launch(cfg, args, 3)"
+
+
+def test_a_notebook_call_that_a_library_makes_with_the_wrong_arguments_is_version_skew() -> None:
+    diagnosis = _explain(IPYTHON_7).diagnosis
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
+    assert "accelerate" in diagnosis.cause
+
+
 def test_prefixes_and_owners() -> None:
     assert clean("[rank1]:[W1203 10:00:00] x") == "[W1203 10:00:00] x"
     assert clean("I1203 12:00:00.000000 1234 file.cc:12] Error here") == "Error here"

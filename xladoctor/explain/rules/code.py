@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import TORCH_COMPILER_PACKAGES, Failure
+from xladoctor.explain.records import TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export
 
@@ -26,6 +26,9 @@ def _yours(failure: Failure, what: str) -> str:
 _TRACING = re.compile(
     r"while tracing the function (?P<function>[\w.<>]{1,120}) at (?P<where>\S{1,300})"
     r"|depends on the value of the argument (?P<argument>[\w.\[\]'\"]{1,120})"
+    r"|It arose in the (?P<call>[\w.]{1,120}) argument '(?P<parameter>\w{1,60})'"
+    r"|'(?P<parameter2>\w{1,60})' argument of (?P<call2>jnp\.\w{1,60})"
+    r"|The problem arose with the `(?P<conversion>\w{1,60})` function"
 )
 
 
@@ -43,6 +46,11 @@ _SHAPES = re.compile(
     r"|Cannot reshape (?:a )?tensor|cannot reshape array|invalid for input of size|Expected \d+D(?: \(unbatched\))? "
     r"or \d+D \(batched\) input|doesn't match the broadcast shape|Shapes must be 1D sequences of concrete values"
     r"|Placeholder storage has not been allocated on MPS device"
+    # an op's own check of its arguments' devices (aten's checkAllSameGPU, the MPS and CPU kernels' TORCH_CHECKs):
+    # "slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0') must be on the same device"
+    r"|\(device='?\w{2,8}(?::\d{1,2})?'?\) (?:and|but) \w{1,40}\(device='?\w{2,8}(?::\d{1,2})?'?\)? must be on the "
+    r"same device"
+    r"|Inplace update to inference tensor outside InferenceMode"
     # an exception type that says it (flax's ScopeParamShapeError, haiku's, a library's own ShapeError)
     r"|\b\w{0,40}ShapeError\b|Inconsistent shapes between"
 )
@@ -54,14 +62,22 @@ _SHAPES = re.compile(
     source=ATEN + "; " + JAX_ERRORS,
     confidence=0.85,
 )
-def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
+def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     said = found.group(0)
+    line = found.string[found.string.rfind("\n", 0, found.start()) + 1 : found.end()]
+    if "last reason:" in line or "guard failure" in line:
+        return None  # Dynamo's reason to recompile (a guard on a shape failed), not an error: dynamo_recompile_limit
     inplace = "inplace" in said
+    inference = "inference tensor" in said
     tracing = "Tracer" in said or "Concretization" in said or "concrete values" in said
     devices = "same device" in said or "MPS device" in said
     hint = (
-        "a tensor autograd needs was changed in place: find it with torch.autograd.set_detect_anomaly(True) and use "
-        "the out-of-place op."
+        "a tensor made under torch.inference_mode() was changed in place outside it (or given to autograd): "
+        "inference tensors are read-only there. Make it outside inference_mode, .clone() it first, or use "
+        "torch.no_grad() where the result is used later."
+        if inference
+        else "a tensor autograd needs was changed in place: find it with torch.autograd.set_detect_anomaly(True) and "
+        "use the out-of-place op."
         if inplace
         else "a Python branch or conversion on a traced value inside jit: mark the argument static "
         "(static_argnums), or use jnp.where / lax.cond."
@@ -75,11 +91,40 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead:
     params = {"what": said}
     if tracing:
         for part in _TRACING.finditer(failure.haystack):
-            params.update({k: v.rstrip(".") for k, v in part.groupdict().items() if v})
-        traced = [f"{k} {params[k]}" for k in ("function", "argument") if k in params]
+            named = {k.rstrip("2"): v.rstrip(".") for k, v in part.groupdict().items() if v}
+            params.update(named)
+        traced = [
+            f"{k} {params[k]}" for k in ("function", "argument", "call", "parameter", "conversion") if k in params
+        ]
         if traced:
             hint += f" The traced value: {', '.join(traced)}."
     return Lead(_yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
+
+
+@rule(
+    "user-code-error",
+    r"Can't pickle (?P<what><function <lambda>|local object '[^'\n]{1,200}'|<function [\w.<>]{1,200})"
+    r"|Can't get local object '(?P<local>[^'\n]{1,200})'",
+    source="https://docs.python.org/3/library/pickle.html#what-can-be-pickled-and-unpickled; "
+    "https://pytorch.org/docs/stable/data.html#platform-specific-behaviors (spawned DataLoader workers pickle the "
+    "dataset)",
+    confidence=0.8,
+)
+def unpicklable_for_workers(found: re.Match[str], failure: Failure) -> Lead:
+    """Windows and macOS start DataLoader workers (and multiprocessing) by spawn: the dataset, its transforms and
+    collate_fn are pickled, and a lambda or a function defined inside another cannot be."""
+    what = (found.group("what") or found.group("local") or "").strip()
+    return Lead(
+        _yours(
+            failure,
+            f"Something the worker processes need cannot be pickled ({what}): on Windows and macOS, DataLoader "
+            "workers (num_workers > 0) and multiprocessing start by spawn and pickle the dataset, its transforms and "
+            "collate_fn, and a lambda or a function defined inside another function cannot be pickled. Define it at "
+            "module level (a def, or functools.partial), or use num_workers=0.",
+        ),
+        {"what": what, "option": "num_workers"},
+        verdict="not-environment",
+    )
 
 
 @rule(
@@ -481,14 +526,27 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             {"tool": "cl"},
         )
     envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
+    package = found.group("pkg") or _built_package(" ".join((failure.haystack, *failure.context)))
+    whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
-        f"Building a compiled package failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
-        "not fit this environment. A prebuilt wheel for this Python, torch and CUDA avoids the build.",
-        {"package": found.group("pkg") or "", "file": found.group("file") or ""},
+        f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
+        "not fit this environment (a compiler older than the package's sources need, an nvcc of another CUDA than "
+        "torch's). A prebuilt wheel for this Python, torch and CUDA, or a release of the package that has one, "
+        "avoids the build.",
+        {"package": package, "file": found.group("file") or ""},
         # pip's envelope ("This error originates from a subprocess"): the build's own output, quoted inside it,
         # holds the cause, and a rule that reads that output outranks it; alone, it still says a build failed
         confidence=0.55 if envelope else None,
     )
+
+
+# The sources a build compiles name their package: site-packages/deepspeed/ops/csrc/adam/fused_adam_frontend.cpp
+_BUILT_SOURCE = re.compile(r"site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b")
+
+
+def _built_package(text: str) -> str:
+    found = _BUILT_SOURCE.search(text)
+    return found.group("pkg") if found and found.group("pkg") not in ("torch", "nvidia") else ""
 
 
 # A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
@@ -536,8 +594,75 @@ def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "user-code-error",
+    r"Attempting to unscale FP16 gradients",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/amp/grad_scaler.py (_unscale_grads_)",
+    confidence=0.9,
+)
+def fp16_master_weights(found: re.Match[str], failure: Failure) -> Lead:
+    """GradScaler unscales float32 gradients: parameters already in float16 (a model loaded or cast to half, then
+    trained with fp16 mixed precision) have float16 gradients it refuses."""
+    return Lead(
+        "The model's parameters are float16, and fp16 mixed precision (GradScaler) needs float32 parameters: autocast "
+        "runs the float16 math. Keep the model in float32 when training with fp16 (do not load it with "
+        "torch_dtype=torch.float16 or call .half()), or train in bfloat16 without a GradScaler.",
+        {"dtype": "float16 parameters", "option": "torch_dtype"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/cudagraph_trees.py (the check on a stale "
+    "output of a CUDA graph)",
+    confidence=0.9,
+)
+def cudagraph_output_overwritten(found: re.Match[str], failure: Failure) -> Lead:
+    """mode="reduce-overhead" replays a CUDA graph into the same output buffers: an output kept past the next call
+    (fed back into it, stored in a list) is overwritten by that call."""
+    return Lead(
+        "A tensor returned by a function compiled with CUDA graphs (torch.compile mode='reduce-overhead') was used "
+        "after the next call of that function, which reuses its memory. Clone what you keep or feed back "
+        "(`out.clone()`), or call torch.compiler.cudagraph_mark_step_begin() before each call.",
+        {"call": "torch.compiler.cudagraph_mark_step_begin", "fix": "clone"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"A KerasTensor cannot be used? as input to a TensorFlow function|A KerasTensor cannot be use",
+    source="https://github.com/keras-team/keras/blob/master/keras/src/backend/common/keras_tensor.py (__tf_tensor__)",
+    confidence=0.8,
+)
+def keras_tensor_into_tf(found: re.Match[str], failure: Failure) -> Lead:
+    """A symbolic KerasTensor (a Functional model's placeholder) reached a TensorFlow op. When the user's code called
+    the TensorFlow op, that is the mistake; when a Keras op of keras/src/ops/ passed it on, Keras did (fixed upstream
+    for ops.stop_gradient, keras-team/keras#20125)."""
+    files = [f.file.replace("\\", "/") for f in failure.frames]
+    if any("keras/src/ops/" in f for f in files):
+        return Lead(
+            "A Keras operation handed a symbolic KerasTensor straight to TensorFlow instead of building a symbolic "
+            "operation: a bug of that keras.ops function (Keras 3), not of your model. Upgrade keras; until then, "
+            "wrap the call in a Layer's call(), which runs on real tensors.",
+            {"package": "keras"},
+            family="framework-internal-error",
+            verdict="framework-bug",
+        )
+    return Lead(
+        "A TensorFlow function was called on a KerasTensor, the symbolic placeholder of a Functional model: Keras 3 "
+        "models take only keras.ops and layers. Use the keras.ops equivalent, or put the TensorFlow call inside a "
+        "custom Layer's call().",
+        {"api": "keras.ops"},
+        verdict="not-environment",
+    )
+
+
+@rule(
     "gpu-arch-unsupported",
-    r"Illegal instruction(?: \(core dumped\))?|was built using AVX instructions, which your CPU and/or operating "
+    r"Illegal instruction(?: \(core dumped\))?|(?P<mac>illegal hardware instruction)"
+    r"|was built using AVX instructions, which your CPU and/or operating "
     r"system do not support"
     r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports "
     r"(?P<need>\w+) GPUs or newer",
@@ -556,6 +681,15 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
             f"FlashAttention needs a {found.group('need')} GPU or newer (compute capability 8.0+): use SDPA/xformers "
             "attention on this GPU, or a newer GPU.",
             {"arch": found.group("need"), "package": "flash-attn"},
+        )
+    if found.group("mac"):  # zsh's words for SIGILL, macOS's default shell
+        return Lead(
+            "The process stopped on an instruction this processor does not run (SIGILL): on an Apple silicon Mac, "
+            "most often an x86_64 Python running under Rosetta 2 that loads a wheel built for x86 instructions "
+            "Rosetta does not translate (AVX). Use an arm64 Python (`python -c 'import platform; "
+            "print(platform.machine())'` must say arm64) and arm64 wheels.",
+            {"arch": "arm64 vs x86_64 (Rosetta 2)"},
+            next=("python -c 'import platform; print(platform.machine())'", 'file "$(command -v python)"'),
         )
     return Lead(
         "The processor lacks instructions the build was compiled for (AVX/AVX2, an Illegal instruction): a wheel "
@@ -585,17 +719,19 @@ def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "unsupported-op",
     r"MLIR translation rule for primitive '(?P<op>[\w.-]{1,80})' not found(?: for platform (?P<platform>\w{1,20}))?"
-    r"|failed to legalize operation '(?P<op2>[\w.-]{1,80})'",
+    r"|failed to legalize operation '(?P<op2>[\w.-]{1,80})'"
+    # jax/_src/pallas/{mosaic,triton,mosaic_gpu}/lowering.py: "Unimplemented primitive in Pallas TPU lowering: cos"
+    r"|Unimplemented primitive in (?P<pallas>Pallas[\w ]{0,20}?) lowering(?: for [\w.]{1,40})?: (?P<op3>[\w-]{1,80})",
     source="https://github.com/jax-ml/jax/blob/main/jax/_src/interpreters/mlir.py (a primitive with no lowering for "
     "the platform); https://mlir.llvm.org/docs/DialectConversion/ (an op no conversion pattern turns into the "
-    "target's)",
+    "target's); https://github.com/jax-ml/jax/tree/main/jax/_src/pallas (each Pallas backend's lowering.py)",
     confidence=0.85,
 )
 def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
     """A compiler plugin (jax-metal, a TPU or GPU backend) that has no lowering for one op: the program compiles
     everywhere else. The op, and the platform when the message names it, come from the record."""
-    op = found.group("op") or found.group("op2") or ""
-    platform = found.group("platform") or ""
+    op = found.group("op") or found.group("op2") or found.group("op3") or ""
+    platform = found.group("platform") or found.group("pallas") or ""
     metal = platform.upper() == "METAL" or "metal" in failure.haystack.lower()
     backend = "jax-metal" if metal else platform or "this backend"
     return Lead(
@@ -661,6 +797,17 @@ def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
     owner, report = next(((name, url) for key, name, url in _ASSERT_OWNERS if key in path), ("the library", ""))
     check = found.group("check") or found.group("check2") or ""
     at = f", at {found.group('file').rsplit('/', 1)[-1]}:{found.group('line')}" if found.group("file") else ""
+    if re.search(r"compute ?capability[^\n]{0,20}not supported", check, re.IGNORECASE):
+        # Triton's lowering (TritonGPU's AccelerateMatmul getMMAVersionSafe, ...) asserts on a GPU it has no path for
+        return Lead(
+            f"{owner} has no code path for this GPU's compute capability ({check[:120]}{at}): the installed release "
+            f"is older than the GPU (RTX 50-series/sm_120 and other new GPUs need a recent one). Install a newer "
+            f"{owner if owner != 'the library' else 'release'}, with a torch made for it.",
+            {"check": check, "owner": owner, "package": "triton" if "triton" in path else ""},
+            family="gpu-arch-unsupported",
+            verdict="environment",
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv", "python -m pip list | grep -i triton"),
+        )
     return Lead(
         f"An internal assertion of {owner} failed ({check[:120]}{at}): native code stopped on a case it does not "
         f"handle. A bug of {owner}, not of your "
@@ -729,21 +876,38 @@ _INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKA
 
 @rule(
     "framework-internal-error",
-    r"^(?:[\w.]*\.)?(?P<type>AttributeError|AssertionError|UnboundLocalError|NameError)\b(?::\s?(?P<message>[^\n]{0,300}))?",
+    r"^(?:[\w.]*\.)?(?P<type>AttributeError|AssertionError|UnboundLocalError|NameError)\b(?::\s?(?P<message>[^\n]{0,300}))?"
+    # a TypeError over the compiler's own stand-ins (fake tensors, symbolic sizes, proxies) is one of its invariants
+    r"|^(?:[\w.]*\.)?(?P<typed>TypeError): (?P<faked>[^\n]{0,300}?\b(?:FakeTensor|SymInt|SymFloat|SymBool|"
+    r"FunctionalTensor)\b[^\n]{0,300})",
     source="xladoctor's structure rules: an invariant of a framework's private internals broke (docs/explain.md)",
     confidence=0.65,
     on="exception",
 )
 def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | None:
     frame = failure.last_frame
-    message = found.group("message") or ""
+    message = found.group("message") or found.group("faked") or ""
     if frame is None or frame.user or not _INTERNALS.search(frame.file) or "deprecat" in frame.file:
         return None  # jax/_src/deprecations.py raises AttributeError on purpose, for an API that was removed
     if message.startswith("module ") and "has no attribute" in message:
         return None  # a module's missing attribute is an API of another release: versions.module_has_no_attribute
     torch = frame.owner == "torch"
+    kind = found.group("type") or found.group("typed")
+    if found.group("typed"):
+        # Dynamo runs every op of the traced code on fake tensors (torch/_dynamo/utils.py run_node): a TypeError
+        # there may be the traced code's own mistake as much as Dynamo's
+        return Lead(
+            f"TypeError while torch.compile traced the code on its fake tensors ({frame.short()}): {message[:160]}. "
+            "Run it once without the compiler (TORCHDYNAMO_DISABLE=1): if it fails there too the traced code is "
+            f"wrong; if it runs, it is a bug of torch.compile to report ({TORCH_ISSUES}).",
+            {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES},
+            verdict="unknown",
+            next=("TORCHDYNAMO_DISABLE=1 python ...  # the same code without torch.compile",),
+        )
     return Lead(
-        f"{found.group('type')} inside {frame.owner}'s own compiler internals ({frame.short()}): {message[:160]}. "
+        f"{kind} inside {frame.owner}'s own compiler internals ({frame.short()}"
+        + (f": `{frame.code.strip()[:120]}`" if frame.code.strip() else "")
+        + f"): {message[:160]}. "
         "An internal invariant of the framework broke, a bug of it rather than of your code or install. Search or "
         f"report it ({TORCH_ISSUES if torch else JAX_ISSUES}) with the traceback; another release (older, or the "
         "nightly) may not have it.",
@@ -751,3 +915,244 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
         verdict="framework-bug",
         next=("TORCH_LOGS=+dynamo,+inductor python ...  # what the compiler was doing when it broke",) if torch else (),
     )
+
+
+@rule(
+    "unsupported-op",
+    r"Exporting the operator '?(?P<op>[\w:.]{1,120})'? to ONNX opset version (?P<opset>\d{1,3}) is not supported"
+    r"(?:\. Support for this operator was added in version (?P<added>\d{1,3}))?",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/onnx/errors.py (UnsupportedOperatorError)",
+    confidence=0.9,
+)
+def onnx_operator(found: re.Match[str], failure: Failure) -> Lead:
+    op, opset, added = found.group("op"), found.group("opset"), found.group("added")
+    if added:
+        return Lead(
+            f"torch.onnx has no export of {op} at opset {opset}; it has one from opset {added}: export with "
+            f"opset_version={added} or higher (torch.onnx.export(..., opset_version={added})), if the runtime that "
+            "loads the model supports that opset.",
+            {"op": op, "opset": opset, "option": "opset_version", "added": added},
+        )
+    return Lead(
+        f"torch.onnx cannot export {op} at any opset it knows (asked: {opset}): rewrite that part of the model with "
+        "ops that export, register a custom symbolic function for it (torch.onnx.register_custom_op_symbolic), or "
+        "try the dynamo-based exporter (torch.onnx.export(..., dynamo=True)).",
+        {"op": op, "opset": opset, "option": "opset_version"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"The GPU device does not support Double \(Float64\) operations",
+    # torch-directml's message (and IPEX's on Arc GPUs without FP64): the GPU has no double precision
+    source="https://github.com/microsoft/DirectML (torch-directml: Double/Float64 is not supported on the device)",
+    confidence=0.85,
+)
+def gpu_without_float64(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "This GPU backend has no float64 (double precision): many consumer and Intel Arc GPUs, and DirectML, do "
+        "not run it. Keep tensors in float32 (a float64 often comes from NumPy: torch.from_numpy(x).float()), or "
+        "use a backend that emulates it (IPEX on Intel GPUs).",
+        {"dtype": "Float64"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"AssertionError: Device (?P<device>[\w:]{2,20}) not supported",
+    # torch/_inductor/graph.py: no wrapper code generator registered for the device (MPS before Inductor had one)
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/graph.py (get_wrapper_codegen_for_device)",
+    confidence=0.85,
+)
+def inductor_device(found: re.Match[str], failure: Failure) -> Lead:
+    device = found.group("device")
+    return Lead(
+        f"torch.compile's default backend (Inductor) has no code generator for {device} in this torch: compile "
+        f"with backend='aot_eager' (or without torch.compile) on {device}, or use a newer torch whose Inductor "
+        "supports it.",
+        {"device": device, "backend": "inductor"},
+        next=("python -c 'import torch; print(torch.__version__)'",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Pointer argument \(at (?P<index>\d{1,3})\) cannot be accessed from Triton \(cpu tensor\?\)",
+    # triton/backends/nvidia/driver.py's launcher: the pointer is not device memory the current device can reach
+    source="https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/driver.py (getPointer)",
+    confidence=0.85,
+)
+def triton_pointer(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"Argument {found.group('index')} of the Triton kernel is memory the launching GPU cannot reach: a CPU "
+        "tensor, or a tensor on another GPU than the current one (Triton launches on torch.cuda.current_device()). "
+        "Move the tensors to the GPU, and wrap the call in `with torch.cuda.device(x.device):` (or "
+        "torch.cuda.set_device). Not an environment problem.",
+        {"argument": found.group("index"), "call": "torch.cuda.set_device"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"(?<![\w.:])(?P<op>[\w.]{2,120}(?: [\w.:]{1,40}){0,4}?) (?:does|do) not (?:yet )?have a deterministic "
+    r"(?P<impl>XLA |GPU |"
+    r"CUDA )?implementation|deterministic GPU implementation of (?P<op2>[\w ]{2,80}?) (?:is )?not (?:currently )?"
+    r"available",
+    # torch: at::globalContext().alertNotDeterministic (aten/src/ATen/Context.cpp); TensorFlow: the GPU kernels that
+    # raise when op determinism is on (tensorflow/core/kernels/, e.g. the XLA MaxPoolGrad and segment reductions)
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Context.cpp (alertNotDeterministic); "
+    "https://www.tensorflow.org/api_docs/python/tf/config/experimental/enable_op_determinism",
+    confidence=0.85,
+)
+def no_deterministic_implementation(found: re.Match[str], failure: Failure) -> Lead:
+    op = (found.group("op") or found.group("op2") or "").strip()
+    node = re.search(r"\{\{node [^}\n]{0,300}?/(?P<kind>\w{2,80})\}\}", failure.haystack[found.end() :])
+    if node:
+        op = f"{op} ({node.group('kind')})"
+    impl = (found.group("impl") or "").strip()
+    return Lead(
+        f"{op} has no deterministic {impl + ' ' if impl else ''}implementation, and this run asked for determinism "
+        "(torch.use_deterministic_algorithms(True) in torch; TF_DETERMINISTIC_OPS=1 or "
+        "tf.config.experimental.enable_op_determinism() in TensorFlow, where Keras 3 also compiles with XLA by "
+        "default, jit_compile='auto'). A limit of the framework, not of the install: allow nondeterminism for this "
+        "op (torch: use_deterministic_algorithms(True, warn_only=True)), compile without XLA (jit_compile=False), "
+        "or replace the op.",
+        {"op": op, "setting": "use_deterministic_algorithms / enable_op_determinism"},
+    )
+
+
+# torch_xla's metrics report: a counter named aten::OP counts calls that ran on the CPU (no XLA lowering was used);
+# _local_scalar_dense (.item(), printing) and nonzero are expected ones (TROUBLESHOOTING.md says so)
+_EXPECTED_FALLBACKS = ("_local_scalar_dense", "nonzero")
+
+
+@rule(
+    "unsupported-op",
+    r"(?:Counter: |\[')aten::(?P<op>\w{2,80})",
+    source="https://github.com/pytorch/xla/blob/master/TROUBLESHOOTING.md (the aten:: counters of the metrics "
+    "report are CPU fallbacks; ops other than nonzero and _local_scalar_dense mean a missing lowering)",
+    confidence=0.7,
+)
+def xla_cpu_fallback(found: re.Match[str], failure: Failure) -> Lead | None:
+    ops = [
+        op for op in re.findall(r"(?:Counter: |')aten::(\w{2,80})", failure.haystack) if op not in _EXPECTED_FALLBACKS
+    ]
+    if not ops:
+        return None
+    op = ops[0]
+    return Lead(
+        f"torch_xla ran aten::{op} on the CPU: it has no XLA lowering on this device (a CPU fallback, which copies "
+        "the tensors to the host and back on every call, and breaks the graph). A gap of torch_xla, not of the "
+        f"install: report aten::{op} to pytorch/xla (some ops are lowered for TPU only), or avoid the op in the "
+        "step. Printed from the training script after a step, torch_xla.debug.metrics.executed_fallback_ops() lists "
+        "them all.",
+        {"op": f"aten::{op}", "backend": "torch_xla"},
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"^(?:[\w.]*\.)?AttributeError: (?P<name>[A-Za-z_]\w{0,100})$",
+    # a bare name is what a class's own __getattr__ raises (AttributeError(name)); CPython's own wording is
+    # "'X' object has no attribute 'name'" (Objects/object.c)
+    source="https://docs.python.org/3/reference/datamodel.html#object.__getattr__",
+    confidence=0.6,
+    on="exception",
+)
+def own_attribute_missing(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    name = found.group("name")
+    if frame is None or frame.user or not re.search(rf"\bself\.{re.escape(name)}\b", frame.code):
+        return None
+    return Lead(
+        f"{frame.owner}'s own code reads self.{name} (`{frame.code.strip()[:120]}` at {frame.short()}), and its "
+        f"object has no {name} at that "
+        "moment: the library's object is in a state its own code does not expect, a bug of the library rather than "
+        "an API of another release. Search or report it to the project with the traceback; another release may "
+        "not have it.",
+        {"where": frame.short(), "owner": frame.owner or "", "attribute": name},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"No available kernel\.\s+Aborting execution",
+    # aten/src/ATen/native/transformers/cuda/attention.cu (_fused_sdp_choice): no SDPA backend allowed here takes
+    # these inputs; each backend's refusal is printed as a warning before it (sdp_utils.cpp)
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/transformers/cuda/sdp_utils.cpp "
+    "(the checks of each fused kernel, warned before the error)",
+    confidence=0.7,
+)
+def sdpa_no_kernel(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        _yours(
+            failure,
+            "scaled_dot_product_attention found no kernel that takes these inputs among the backends allowed here: "
+            "the warnings printed just before it say why each refused (inputs not 4-D (batch, heads, seq, dim), "
+            "a dtype, a head size, a mask, or a GPU the fused kernel was not built for). Fix the inputs (unsqueeze "
+            "to 4-D, float16/bfloat16), or allow the math backend (torch.nn.attention.sdpa_kernel).",
+        ),
+        {"op": "scaled_dot_product_attention", "option": "torch.nn.attention.sdpa_kernel"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"hit config\.(?P<knob>cache_size_limit|recompile_limit|accumulated_cache_size_limit|accumulated_recompile_limit) "
+    r"\((?P<limit>\d{1,6})\)|CacheLimitExceeded|FailOnCacheLimitHit|FailOnRecompileLimitHit|RecompileLimitExceeded",
+    # torch/_dynamo/convert_frame.py: each failed guard recompiles the frame; at the limit Dynamo warns and runs the
+    # frame eagerly (or raises, with fail_on_recompile_limit_hit); the warning names the function and the last reason
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/convert_frame.py (the recompile limit); "
+    "https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
+    confidence=0.85,
+)
+def dynamo_recompile_limit(found: re.Match[str], failure: Failure) -> Lead:
+    """Whose function recompiles decides the verdict: the user's own code, or a library's compiled function."""
+    text = "\n".join((failure.haystack, *failure.context))
+    function = re.search(r"function: '(?P<name>[\w.<>]{1,120})' \((?P<path>[^)\n]{1,300}?):(?P<line>\d{1,6})\)", text)
+    reason = re.search(r"last reason: (?P<reason>[^\n]{1,200})", text)
+    knob = found.group("knob") or "recompile_limit (cache_size_limit in older releases)"
+    why = f" (the last reason: {reason.group('reason').strip()})" if reason else ""
+    owner = owner_of(function.group("path")) if function else None
+    where = (
+        f"{function.group('name')} ({function.group('path')}:{function.group('line')})" if function else "a function"
+    )
+    body = (
+        f"torch.compile recompiled {where} each time its guards failed{why}, up to torch._dynamo.config.{knob}; past "
+        "it, Dynamo runs the function uncompiled (or raises). A new shape, dtype or Python value on every call is "
+        "the usual reason: mark the changing dimension dynamic (torch._dynamo.mark_dynamic, or "
+        f"torch.compile(dynamic=True)), or raise torch._dynamo.config.{knob} when the variants are few and known."
+    )
+    params = {"knob": f"torch._dynamo.config.{knob}", "function": function.group("name") if function else ""}
+    recompiles = ('TORCH_LOGS="recompiles" python ...  # every recompilation and its reason',)
+    if owner is not None and function is not None:
+        if reason and re.search(
+            r"size mismatch|dtype mismatch|stride mismatch|[Tt]ensor '[^']{1,120}'", reason.group(0)
+        ):
+            return Lead(  # a guarded input's shape: the caller's inputs vary, or the library feeds them so
+                f"{body} The function is {owner}'s, and a tensor it takes changes shape between calls: either the "
+                "inputs vary (batches of varying length: pad them to a few sizes, or mark them dynamic), or the "
+                f"library compiles per shape, worth reporting to {owner}.",
+                {**params, "package": owner},
+                verdict="unknown",
+                next=recompiles,
+            )
+        return Lead(
+            f"{body} The function is {owner}'s: a library that compiles per shape, worth reporting to it.",
+            {**params, "package": owner},
+            verdict="framework-bug",
+            next=recompiles,
+        )
+    if function is None:  # the exception alone: Dynamo's warning before it names the function (function: '...')
+        return Lead(
+            f"{body} Whose function it is decides: your own code's is yours to change; a library's compiles per "
+            "shape, worth reporting to it (Dynamo's warning before this names it: function: '...').",
+            params,
+            verdict="unknown",
+            next=recompiles,
+        )
+    return Lead(body + " Not an environment problem.", params, family="user-code-error", verdict="not-environment",
+                next=recompiles)  # fmt: skip

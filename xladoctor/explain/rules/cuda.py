@@ -48,7 +48,7 @@ FAMILY_OF = {
     "cudaErrorNotPermitted": "device-busy",
     "cudaErrorJitCompilerNotFound": "missing-library",
     "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol",
-    "cudaErrorSharedObjectInitFailed": "missing-library",
+    "cudaErrorSharedObjectInitFailed": "version-mismatch",
     "cudaErrorInvalidDevice": "bad-configuration",
     "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
     "cudaErrorECCUncorrectable": "accelerator-unavailable",
@@ -59,6 +59,11 @@ _NEXT_KERNEL = (
     "CUDA_LAUNCH_BLOCKING=1 python ...  # the error is then raised at the kernel that failed, not later",
     "compute-sanitizer --tool memcheck python ...  # names the out-of-bounds access",
 )
+
+
+def _runtime(failure: Failure) -> str:
+    """HIP reports CUDA's error strings under its own name (hipGetErrorString)."""
+    return "HIP" if re.search(r"\bHIP\b|hipError", failure.haystack) else "CUDA"
 
 
 def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
@@ -110,6 +115,16 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             next=_NEXT_KERNEL,
             family=family,
         )
+    if family == "version-mismatch":  # cudaErrorSharedObjectInitFailed (HIP's hipErrorSharedObjectInitFailed too)
+        return Lead(
+            f"{_runtime(failure)}: {said} ({code.name}): a GPU code object (the kernels of torch or of an extension) "
+            "could not be loaded. It was built for another CUDA/ROCm release or another GPU architecture than the "
+            "runtime and driver loaded here (a torch built for one ROCm beside another ROCm's libraries, an extension "
+            "built against another torch): install the builds made for this release and GPU, together.",
+            params,
+            next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.version.hip)'",),
+            family=family,
+        )
     if family == "bad-configuration":
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
@@ -124,14 +139,18 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 @rule(
     "cuda-error",
     r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime "
-    r"error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?)\s?(?:\(\d+\))?\s?[:']?\s?'?"
+    r"error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?"
+    # HIP's own wording of the same strings (hipGetErrorString), and composable_kernel's HIP_CHECK_ERROR
+    r"|HIP error|hipError\w*|HIP Function Failed \([^)\n]{0,300}\))\s?(?:\(\d+\))?\s?[:']?\s?'?"
     r"(?P<said>[^\n']{3,200})",
     source=CUDA_TABLE,
     confidence=0.9,
 )
 def cuda_error_string(found: re.Match[str], failure: Failure) -> Lead | None:
-    said = found.group("said").strip()
+    said = found.group("said").split('"', 1)[0].strip()  # a quoted error ends at its closing quote
     code = code_saying(said)
+    if code is not None and FAMILY_OF.get(code.name) == "gpu-arch-unsupported" and _runtime(failure) == "HIP":
+        return None  # an AMD GPU's architecture: rocm_arch reads it (gfx, HSA_OVERRIDE_GFX_VERSION)
     return _lead(code, failure, said) if code is not None else None
 
 
@@ -166,6 +185,68 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU
+# generation", "FP8 is not supported on this GPU", "requires a GPU with compute capability 8.0"): a kernel or a dtype
+# that needs a newer architecture. The GPU, not the install, decides: a fallback path of the library, or another GPU.
+@rule(
+    "gpu-arch-unsupported",
+    r"(?i)\b(?:unsupported|not supported|not available)\b[^\n]{0,20}? (?:on|for|by) (?:this|your|the current) "
+    r"(?:GPU|device)(?: (?P<what>generation|architecture|arch|model))?\b"
+    r"|\brequires? (?:a |an )?(?:NVIDIA )?GPU (?:with |of )?(?:a )?compute capability (?:of )?(?:>= ?)?"
+    r"(?P<need>\d{1,2}\.\d)"
+    # accelerate: "bf16 mixed precision requires ... a supported device (CUDA >= 11.0 and compute capability >= 8.0)";
+    # "your GPU does not support it" (bf16, fp8)
+    r"|\bcompute capability >= ?(?P<need2>\d{1,2}\.\d)\)"
+    r"|(?:your|this) GPU does(?: not|n't) support (?:it|bf16|bfloat16|fp8)",
+    source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
+    "capability)",
+    confidence=0.6,
+)
+def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
+    need = found.group("need") or found.group("need2")
+    if (
+        found.group("what") is None
+        and need is None
+        and "GPU does" not in found.group(0)
+        and not re.search(
+            r"(?i)\b(?:bf16|bfloat16|fp8|float8|fp16|tf32|flash|tensor cores?|triton|kernel|sm_\d|compute capability)",
+            failure.message,
+        )
+    ):
+        return None  # "not supported on this device" alone: an op or a dtype of a backend, the unsupported-op reading
+    return Lead(
+        f"A library refused this GPU model ({failure.message.strip()[:160]})"
+        + (f": it needs compute capability {need} or newer" if need else "")
+        + ". The kernel, dtype or feature it was asked for needs a newer GPU architecture than this one has; no "
+        "install fixes it. Choose the library's fallback for older GPUs (another attention implementation, fp16 "
+        "instead of bf16/fp8), or run on a newer GPU.",
+        {"arch": f"compute capability {need}" if need else "compute capability"},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+# LLVM's NVPTX backend warns "'+ptx86' is not a recognized feature for this target (ignoring feature)" when the
+# compiler that embeds it (XLA, Triton) asks for a PTX ISA that LLVM does not know: the compiler's own table of CUDA
+# release -> PTX ISA is ahead of its LLVM (openxla/xla#16431: CUDA 12.6 mapped to PTX 8.6; fixed in XLA).
+@rule(
+    "framework-internal-error",
+    r"'\+ptx(?P<isa>\d{2,3})' is not a recognized feature for this target",
+    source="https://github.com/openxla/xla/issues/16431 (gpu_backend_lib's PTX version for CUDA 12.6)",
+    confidence=0.7,
+)
+def ptx_feature_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    isa = found.group("isa")
+    version = f"{isa[:-1]}.{isa[-1]}"
+    return Lead(
+        f"The GPU compiler asked its own LLVM for PTX ISA {version}, which that LLVM does not know: the compiler "
+        "(XLA in jaxlib or TensorFlow, or Triton) maps the installed CUDA release to a newer PTX than it can emit. A "
+        "bug of that compiler's release, not of the CUDA install: a newer jaxlib/tensorflow/triton fixes the table; "
+        "until then a CUDA release the compiler knows avoids it.",
+        {"ptx": f"PTX ISA {version}"},
+        verdict="framework-bug",
+    )
+
+
 @rule(
     "gpu-arch-unsupported",
     r"no kernel image is available for execution on the device",
@@ -180,14 +261,22 @@ def no_kernel_image(found: re.Match[str], failure: Failure) -> Lead | None:
 @rule(
     "gpu-arch-unsupported",
     r"hipErrorNoBinaryForGpu|HIP error: invalid device function|HSA_OVERRIDE_GFX_VERSION|Cannot find (?:GPU|AMDGPU) "
-    r"arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)",
-    source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html",
+    r"arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)"
+    # rocBLAS loads its GEMM kernels from Tensile library files made per GPU architecture; none for this one
+    r"|(?P<rocblas>rocBLAS) error: Cannot read [^\n]{0,300}?TensileLibrary[\w.-]{0,40}\.(?:dat|yaml)"
+    r"(?:[^\n]{0,200}?for GPU arch ?: ?(?P<gfx3>gfx\w{3,6}))?",
+    source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; "
+    "https://github.com/ROCm/rocBLAS/blob/develop/library/src/tensile_host.cpp (the Tensile library it cannot read)",
     confidence=0.85,
 )
 def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
-    gfx = found.group("gfx") or found.group("gfx2") or ""
+    # the HIP runtime's log names the GPU's ISA on the lines around ("... for ISA: amdgcn-amd-amdhsa--gfx1101")
+    around = re.search(r"ISA: ?amdgcn-amd-amdhsa--(?P<gfx>gfx\w{3,6})", failure.haystack)
+    gfx = found.group("gfx") or found.group("gfx2") or found.group("gfx3") or (around.group("gfx") if around else "")
+    library = "rocBLAS (its Tensile kernels) in " if found.group("rocblas") else ""
     return Lead(
-        f"The ROCm build has no code for this AMD GPU{' (' + gfx + ')' if gfx else ''}: install a ROCm build that "
+        f"{library or 'The '}{'the ' if library else ''}ROCm build has no code for this AMD GPU"
+        f"{' (' + gfx + ')' if gfx else ''}: install a ROCm build that "
         "lists it, or, for a consumer GPU close to a supported one, set HSA_OVERRIDE_GFX_VERSION to that one "
         "(e.g. 10.3.0 for RDNA2, 11.0.0 for RDNA3): unsupported, at your own risk.",
         {"arch": gfx, "variable": "HSA_OVERRIDE_GFX_VERSION"},
@@ -211,6 +300,16 @@ def toolkit_too_old_for_gpu(found: re.Match[str], failure: Failure) -> Lead:
             "NVRTC (CUDA's run-time compiler, which torch uses for fused kernels) does not know this GPU's "
             "architecture: the CUDA of the installed build is older than the GPU. Install a build for a newer CUDA.",
             {"component": "nvrtc"},
+        )
+    if found.group("arch2") and "nvcc" in found.group(0):  # nvcc building an extension: the build's toolkit
+        return Lead(
+            f"Building the package's CUDA code failed: the nvcc it found (CUDA_HOME, PATH) does not know sm_{arch} "
+            "(compute_" + arch + "), so that toolkit is older than this GPU (or than the arch list the build asks "
+            "for, TORCH_CUDA_ARCH_LIST). Point CUDA_HOME at a CUDA toolkit new enough for it, of torch's CUDA major "
+            "version, or install a prebuilt wheel.",
+            {"arch": f"sm_{arch}", "tool": "nvcc", "variable": "CUDA_HOME"},
+            family="build-failure",
+            next=("nvcc --version; echo $CUDA_HOME $TORCH_CUDA_ARCH_LIST",),
         )
     return Lead(
         f"The CUDA compiler (ptxas/nvcc) in use does not know sm_{arch}: it is older than this GPU. Use a CUDA "
@@ -526,7 +625,8 @@ def asked_and_no_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     """The user asked the framework for its GPUs and it answered none: no exception, but the failure itself."""
     if found.group(0).startswith("[name:"):  # device_lib.list_local_devices()'s listing: only the CPU, and its end
         listing = failure.haystack[found.start() :]
-        if 'device_type: "GPU"' in listing or not re.search(r"^\s*\]\s*$", listing, re.MULTILINE):
+        end = re.search(r"^\s*\]\s*$", listing, re.MULTILINE)  # without its end, a GPU may come after the CPU
+        if end is None or 'device_type: "GPU"' in listing[: end.start()] or ', name: "' in listing[: end.start()]:
             return None
     torch = "torch.cuda" in found.group(0)
     return Lead(
@@ -656,4 +756,152 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
         ),
         {"gpu": gpu, "capability": have, "minimum": need},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+# The architecture names a kernel's TORCH_CHECK uses (is_sm8x, is_sm90, ...), as people know them
+_SM_NAMES = {
+    "75": "sm_75 (Turing)",
+    "8x": "sm_8x (Ampere, Ada)",
+    "80": "sm_80 (A100)",
+    "86": "sm_86 (Ampere)",
+    "89": "sm_89 (Ada)",
+    "90": "sm_90 (Hopper)",
+    "90a": "sm_90a (Hopper)",
+    "100": "sm_100 (Blackwell)",
+}
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Expected (?P<check>is_sm\w{1,8}(?:\s*\|\|\s*is_sm\w{1,8}){0,8}) to be true, but got false",
+    # TORCH_CHECK(is_sm90 || is_sm8x, ...) in flash-attention's csrc/flash_attn/flash_api.cpp (and the kernels
+    # built like it): c10's "Expected COND to be true, but got false" names the architectures the kernel has code for
+    source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (TORCH_CHECK is_sm8x)",
+    confidence=0.85,
+)
+def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
+    arches = re.findall(r"is_sm(\w+)", found.group("check"))
+    named = ", ".join(_SM_NAMES.get(a, f"sm_{a}") for a in arches)
+    return Lead(
+        f"A GPU kernel checked this GPU's architecture and refused it: it has code only for {named}. This GPU is "
+        "of another (usually older) generation; flash-attention's kernels need Ampere or newer (its 1.x releases "
+        "also ran on Turing). Run without that kernel (PyTorch's own scaled_dot_product_attention, or the "
+        "package's option to turn it off), or on a GPU of a listed generation.",
+        {"supported": named, "check": found.group("check")},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"DNN library initialization failed|CUDNN_STATUS_NOT_INITIALIZED",
+    # XLA's GPU backend (xla/stream_executor/cuda/cuda_dnn.cc, CudnnSupport::Init) returns FAILED_PRECONDITION with
+    # these words when cuDNN does not start; the lines above say why (the version check, or cudnnCreate's status)
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_dnn.cc (CudnnSupport::Init); "
+    "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html (cudnnStatus_t)",
+    confidence=0.7,
+)
+def cudnn_did_not_start(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuDNN did not start (its handle could not be created): most often the cuDNN that loaded is not the release "
+        "the framework was built with (an nvidia-cudnn wheel of another major version, or a system cuDNN first on "
+        "LD_LIBRARY_PATH); less often the GPU's memory was already taken when cuDNN started (JAX preallocates 75% of "
+        "it; another process, or a second framework in this one). The lines above it say which.",
+        {"library": "cuDNN", "package": "nvidia-cudnn"},
+        next=(
+            "python -m pip list 2>/dev/null | grep -i -e cudnn -e jax -e tensorflow",
+            "echo $LD_LIBRARY_PATH",
+            "nvidia-smi  # is the GPU's memory taken by another process?",
+        ),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"HIPBLAS_STATUS_NOT_SUPPORTED",
+    # torch on ROCm sends GEMMs to hipBLASLt, which supports only some GPU architectures (hipBLASLt's own list);
+    # torch's TORCH_BLAS_PREFER_HIPBLASLT=0 sends them to hipBLAS/rocBLAS instead (aten/src/ATen/Context.cpp)
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Context.cpp (TORCH_BLAS_PREFER_HIPBLASLT); "
+    "https://rocm.docs.amd.com/projects/hipBLASLt/en/latest/ (supported architectures)",
+    confidence=0.7,
+)
+def hipblas_not_supported(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "hipBLAS(Lt) refused the matrix multiply on this AMD GPU: torch on ROCm sends GEMMs to hipBLASLt, which "
+        "supports only some architectures (the data-centre ones first). Set TORCH_BLAS_PREFER_HIPBLASLT=0 so that "
+        "torch uses hipBLAS/rocBLAS (torch builds that read it), or use a ROCm and torch release whose hipBLASLt "
+        "lists this GPU.",
+        {"variable": "TORCH_BLAS_PREFER_HIPBLASLT", "library": "hipBLASLt"},
+        export("TORCH_BLAS_PREFER_HIPBLASLT", "0"),
+        next=("rocminfo | grep -m1 gfx",),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"PyTorch is not linked with support for (?P<device>\w{2,20}) devices",
+    # c10/core/impl/DeviceGuardImplInterface.h: no device guard is registered for that device type in this process
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/impl/DeviceGuardImplInterface.h (getDeviceGuardImpl)",
+    confidence=0.8,
+)
+def device_type_not_linked(found: re.Match[str], failure: Failure) -> Lead:
+    device = found.group("device")
+    if device == "xpu":
+        why = (
+            "torch has no Intel GPU (XPU) support in this process: with Intel Extension for PyTorch, `import "
+            "intel_extension_for_pytorch` after torch registers it; otherwise install a torch built for XPU (the "
+            "xpu wheels of download.pytorch.org). On a machine without an Intel GPU, the code asks for the wrong "
+            "device: pick the one you have (cuda, mps, cpu)."
+        )
+    else:
+        why = (
+            f"torch has no {device} support in this process: the build lacks it, or the extension that registers it "
+            f"was not imported. On a machine without that device, the code asks for the wrong one."
+        )
+    return Lead(
+        why,
+        {"device": device, "package": "intel_extension_for_pytorch" if device == "xpu" else ""},
+        next=(
+            'python -c \'import torch; print(torch.__version__, torch.xpu.is_available() if hasattr(torch, "xpu") '
+            "else None)'",
+        ),
+    )
+
+
+# The attributes a TPU VM's runtime reads (torch_xla/_internal/tpu.py: tpu-env, worker-network-endpoints;
+# accelerator-type and agent-worker-number are the TPU VM's own)
+_TPU_ATTRIBUTES = ("tpu-env", "worker-network-endpoints", "accelerator-type", "agent-worker-number")
+
+
+@rule(
+    "accelerator-unavailable",
+    r"404[^\n]{0,60}?for url:? https?://metadata\.google\.internal/computeMetadata/v1/instance/attributes/"
+    r"(?P<attr>[\w-]{1,60})|Failed to get TPU metadata|(?P<host>host='metadata\.google\.internal')"
+    # libtpu's own query of the same server (its common_lib.cc retries, then gives up: the last try)
+    r"|common_lib\.cc:\d{1,5}\] Failed to fetch URL on try (?P<try>\d{1,3}) out of (?P=try): Failed to fetch URL "
+    r"\(http status: 404\)",
+    # torch_xla/_internal/tpu.py: _get_metadata('tpu-env') asks the GCE metadata server, raise_for_status()
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/_internal/tpu.py (_get_metadata, get_tpu_env, "
+    "TPU_SKIP_MDS_QUERY); https://github.com/pytorch/xla/issues/6568 and https://github.com/jax-ml/jax/issues/17495 "
+    "(the maintainers: no TPU Node with PJRT, nor with JAX 0.4)",
+    confidence=0.8,
+)
+def no_tpu_vm_metadata(found: re.Match[str], failure: Failure) -> Lead | None:
+    attr = found.groupdict().get("attr") or "tpu-env"
+    if found.group("attr") and attr not in _TPU_ATTRIBUTES:
+        return None  # another attribute of the metadata server (a startup script's, a credential's): no TPU asked
+    if found.group("host") and not re.search(r"torch_xla|libtpu|\btpu", failure.haystack, re.IGNORECASE):
+        return None  # a connection to the metadata server (google-auth, gcsfs off Google Cloud), not the TPU's
+    return Lead(
+        f"The TPU runtime (torch_xla, libtpu) asked Google Cloud's metadata server for this machine's TPU attributes "
+        f"({attr}) and got none: this is not a Cloud TPU VM. It is an older TPU Node (a VM that reaches its TPU over "
+        "the network, as old Colab TPU runtimes did, which PJRT releases of torch_xla and JAX do not drive), a VM "
+        "without a TPU, or a machine outside Google Cloud. Run on a TPU VM; off one, set PJRT_DEVICE to CPU or "
+        "CUDA; where the topology is known (GKE), TPU_SKIP_MDS_QUERY=1 with the TPU_* variables replaces the query.",
+        {"attribute": attr, "variable": "PJRT_DEVICE"},
+        next=(
+            "curl -s -H 'Metadata-Flavor: Google' "
+            "http://metadata.google.internal/computeMetadata/v1/instance/attributes/accelerator-type",
+        ),  # fmt: skip
     )

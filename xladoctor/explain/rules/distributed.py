@@ -144,12 +144,26 @@ def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
 @rule(
     "nccl-shm",
     r"(?:Error while (?:creating|attaching to) shared memory segment|failed to extend /dev/shm|unable to (?:allocate"
-    r"|write to) shared memory|out of shared memory|Bus error[^\n]{0,80}(?:shared memory|shm))[^\n]{0,200}",
+    r"|write to) shared memory|out of shared memory|(?i:bus error)[^\n]{0,80}(?:shared memory|shm))[^\n]{0,200}",
     source=NCCL_TROUBLESHOOTING + "#shared-memory",
     confidence=0.9,
 )
 def shared_memory(found: re.Match[str], failure: Failure) -> Lead:
     return _shm(found.group(0))
+
+
+@rule(
+    "nccl-shm",
+    r"Caught signal 7 \(Bus error|signal 7 \(SIGBUS\)|received signal SIGBUS|Bus error \(core dumped\)",
+    # a write to a /dev/shm file whose pages the tmpfs cannot back (it is full) is delivered as SIGBUS (mmap(2));
+    # UCX's and PyTorch's handlers print the signal, and the native backtrace after it shows NCCL's frames
+    source=NCCL_TROUBLESHOOTING + "#shared-memory; https://man7.org/linux/man-pages/man2/mmap.2.html (SIGBUS)",
+    confidence=0.75,
+)
+def bus_error_in_nccl(found: re.Match[str], failure: Failure) -> Lead | None:
+    if not re.search(r"nccl", failure.haystack, re.IGNORECASE):
+        return None
+    return _shm(found.group(0) + " in NCCL's frames")
 
 
 @rule(
@@ -213,6 +227,27 @@ def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
             "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 torchrun ...  # the Flight Recorder's dump",
             NCCL_DEBUG,
         ),
+    )
+
+
+@rule(
+    "hang-timeout",
+    r"(?i)Timed out initializing process group in store based barrier on rank:? ?(?P<rank>\d*)"
+    r"(?:[^\n]{0,200}?world_size=(?P<world>\d+), num_workers_joined=(?P<joined>\d+))?",
+    # torch/distributed/distributed_c10d.py, _store_based_barrier: every rank checks in after init_process_group
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (_store_based_barrier)",
+    confidence=0.85,
+)
+def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
+    joined, world = found.group("joined"), found.group("world")
+    count = f" ({joined} of {world} ranks joined)" if joined and world else ""
+    return Lead(
+        f"Not every rank reached init_process_group within its timeout{count}: a rank started late (it loaded or "
+        "preprocessed data first), crashed before it, or was never launched. Start the process group before slow "
+        "work, or give init_process_group a longer timeout=; if a rank died, its own log says why.",
+        {"rank": found.group("rank") or "", "option": "timeout"},
+        verdict="unknown",
+        next=("grep -n 'init_process_group' -r .  # what each rank does before it",),
     )
 
 
@@ -316,6 +351,17 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
     confidence=0.8,
 )
 def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
+    if "peer access" in found.group(0) and re.search(r"custom[_ ]?all[_ ]?reduce", failure.haystack, re.IGNORECASE):
+        # vLLM's csrc/custom_all_reduce.cuh (and SGLang's copy) checks P2P itself: NCCL is not what failed
+        return Lead(
+            "The inference engine's custom all-reduce kernel needs peer-to-peer access between the GPUs, which these "
+            "GPUs (or this machine: PCIe switches, IOMMU/ACS, a VM) do not give: turn the custom all-reduce off and "
+            "let NCCL do it (vLLM: disable_custom_all_reduce=True or --disable-custom-all-reduce; SGLang: "
+            "--disable-custom-all-reduce).",
+            {"option": "disable_custom_all_reduce", "what": "custom all-reduce"},
+            family="bad-configuration",
+            next=("nvidia-smi topo -m  # how the GPUs connect",),
+        )
     if "peer access" in found.group(0):
         return Lead(
             "NCCL cannot use peer-to-peer access between these GPUs (no P2P path, IOMMU or ACS in the way, a virtual "
@@ -428,4 +474,230 @@ def address_families_differ(found: re.Match[str], failure: Failure) -> Lead:
         "and name the interface (GLOO_SOCKET_IFNAME) on every node.",
         {"variable": "MASTER_ADDR", "families": f"{found.group('a')} vs {found.group('b')}", "what": "IPv4/IPv6"},
         next=("getent ahosts $MASTER_ADDR  # what each node resolves it to",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"(?:unrecognized arguments|not used by the HfArgumentParser):[^\n]{0,200}?--local(?P<sep>[-_])rank",
+    # torch 2.0's torch.distributed.launch passes --local-rank=N (it passed --local_rank before); torchrun passes
+    # nothing and sets LOCAL_RANK. A script whose argparse knows only the other spelling refuses it.
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/launch.py (--local-rank, and the "
+    "FutureWarning: read os.environ['LOCAL_RANK'])",
+    confidence=0.9,
+)
+def local_rank_spelling(found: re.Match[str], failure: Failure) -> Lead:
+    given = "--local-rank" if found.group("sep") == "-" else "--local_rank"
+    other = "--local_rank" if given == "--local-rank" else "--local-rank"
+    return Lead(
+        f"The launcher passed {given}, and the script's argument parser knows only {other}: the script was written "
+        "for another torch (torch.distributed.launch passes --local-rank since torch 2.0, --local_rank before). "
+        "Launch with torchrun and read os.environ['LOCAL_RANK'], or let the parser take both spellings: "
+        "parser.add_argument('--local-rank', '--local_rank', type=int, default=0).",
+        {"argument": given, "expected": other, "launcher": "torch.distributed.launch", "package": "torch"},
+        verdict="environment",
+        next=("python -c 'import torch; print(torch.__version__)'",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"No slot '(?P<slot>\d{1,4})' specified on host '?(?P<host>[\w.-]{1,100})'?",
+    # deepspeed/launcher/runner.py parse_resource_filter: --include/--exclude named a GPU slot the host has not
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/launcher/runner.py (parse_resource_filter)",
+    confidence=0.9,
+)
+def deepspeed_slot(found: re.Match[str], failure: Failure) -> Lead:
+    slot, host = found.group("slot"), found.group("host")
+    return Lead(
+        f"The DeepSpeed launcher was told to use GPU {slot} on {host} (--include/--exclude, or a hostfile), and it "
+        f"counts fewer GPUs there. Its slots are 0..N-1 of the GPUs it sees, so CUDA_VISIBLE_DEVICES renumbers them: "
+        f"name GPUs that exist (`--include {host}:0,1`), or choose them with CUDA_VISIBLE_DEVICES or --include, not "
+        "both.",
+        {"slot": slot, "host": host, "option": "--include", "variable": "CUDA_VISIBLE_DEVICES"},
+        next=("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES"),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"You requested gpu: (?P<asked>\[[\d, ]{1,80}\])\s*But your machine only has: (?P<have>\[[\d, ]{0,80}\])",
+    # lightning_fabric/utilities/device_parser.py (_check_unique / _sanitize_gpu_ids): the Trainer's devices list
+    source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/fabric/utilities/"
+    "device_parser.py",
+    confidence=0.9,
+)
+def lightning_devices(found: re.Match[str], failure: Failure) -> Lead:
+    asked, have = found.group("asked"), found.group("have")
+    return Lead(
+        f"The Trainer was asked for GPUs {asked}, and this machine (as CUDA_VISIBLE_DEVICES shows it) has {have}: "
+        "set devices (trainer.devices, --devices) to GPUs that exist here, e.g. devices=1 or [0].",
+        {"asked": asked, "have": have, "option": "trainer.devices"},
+        next=("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES"),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"got signal: 1\b|closing signal SIGHUP",
+    # torch/distributed/elastic/multiprocessing/api.py: the agent raises SignalException("Process N got signal: S")
+    # on the signal it received, and passes that signal on to its workers ("Sending process N closing signal S")
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/api.py "
+    "(_terminate_process_handler, SignalException)",
+    confidence=0.85,
+)
+def launcher_hung_up(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The launcher (torchrun's agent) received SIGHUP and stopped its workers: the terminal or SSH session that "
+        "started the job closed. nohup does not protect torchrun's workers from it: run the job under tmux or "
+        "screen, with `setsid nohup torchrun ... &`, or through the cluster's scheduler.",
+        {"signal": "SIGHUP", "option": "nohup", "tool": "tmux"},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"multiprocessing\.api\.SignalException(?:: Process \d{1,10} got signal: (?P<signal>\d{1,2}))?",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/api.py "
+    "(_terminate_process_handler raises SignalException on SIGTERM, SIGINT, SIGHUP, SIGQUIT)",
+    confidence=0.55,
+)
+def launcher_signalled(found: re.Match[str], failure: Failure) -> Lead | None:
+    """The agent was stopped by a signal from outside the job; which one decides where to look. SIGHUP has its own
+    rule (launcher_hung_up, above)."""
+    number = found.group("signal")
+    if number == "1":
+        return None
+    if number in ("2", "3", "15"):
+        name = {"2": "SIGINT", "3": "SIGQUIT", "15": "SIGTERM"}[number]
+        return Lead(
+            f"The launcher (torchrun's agent) received {name} from outside the job and stopped its workers: a "
+            "scheduler (a time limit, a preemption, scancel, a Kubernetes eviction), Ctrl-C, or a kill. Not an error "
+            "of the job itself: the scheduler's record says who sent it.",
+            {"signal": name},
+            verdict="unknown",
+            next=(
+                "sacct -j $SLURM_JOB_ID --format=JobID,State,ExitCode,Elapsed,Timelimit  # Slurm",
+                "kubectl describe pod POD | grep -i -E 'reason|evict|preempt'  # Kubernetes",
+            ),  # fmt: skip
+        )
+    return Lead(
+        "The launcher (torchrun's agent) was stopped by a signal from outside the job; the log does not say which. "
+        "The usual one, hours into a run started from a terminal, is SIGHUP when that terminal or SSH session "
+        "closed: nohup does not protect torchrun's workers from it; run the job under tmux or screen, with "
+        "`setsid nohup torchrun ... &`, or through a scheduler (whose time limits and preemptions send SIGTERM).",
+        {"option": "nohup", "tool": "tmux"},
+        verdict="unknown",
+    )
+
+
+# The variables a launcher sets for each process (torchrun, torch.distributed.launch, mpirun, srun)
+_LAUNCHER_VARIABLES = re.compile(
+    r"(?:RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|GROUP_RANK|MASTER_ADDR|MASTER_PORT|OMPI_COMM_WORLD_\w+|PMI_\w+"
+    r"|SLURM_\w+)"
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"KeyError: '(?P<variable>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|RANK)'",
+    source="https://docs.python.org/3/library/os.html#os.environ (a missing key raises KeyError)",
+    confidence=0.5,
+)
+def environment_variable_missing(found: re.Match[str], failure: Failure) -> Lead | None:
+    """os.environ[NAME] of a variable that is not set. Who reads it decides: a launcher's variables mean the script
+    was started without its launcher; the user's own read is theirs to set; a library's read without a default is
+    a gap of the library (setting the variable works around it)."""
+    variable = found.group("variable")
+    # the caller of os.environ's __getitem__ (os.py raises the KeyError itself)
+    frame = next((f for f in reversed(failure.frames) if not re.search(r"[/\\]os\.py$", f.file)), None)
+    read_environment = any(re.search(r"[/\\]os\.py$", f.file) for f in failure.frames) or (
+        frame is not None and ("environ" in frame.code or "getenv" in frame.code)
+    )
+    if frame is not None and frame.code and not read_environment:
+        return None  # a dictionary of the program's own with an upper-case key, not the environment
+    if not read_environment and not _LAUNCHER_VARIABLES.fullmatch(variable):
+        return None  # no sign that the environment was read (a column name, a config key): nothing to say
+    if _LAUNCHER_VARIABLES.fullmatch(variable):
+        return Lead(
+            f"{variable} is not set: the code expects the variables its launcher sets for each process (torchrun "
+            "sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT; srun the SLURM_ ones; mpirun OMPI_ or "
+            "PMI_). Start it with that launcher, or set them.",
+            {"variable": variable, "launcher": "torchrun"},
+            family="bad-configuration",
+            verdict="environment",
+            confidence=0.75,
+        )
+    if frame is not None and frame.user:
+        return Lead(
+            f"Your code reads the environment variable {variable} (at {frame.short()}), which is not set: export "
+            f"{variable}=... before running it, or read it with os.environ.get('{variable}', default).",
+            {"variable": variable},
+            family="bad-configuration",
+            verdict="environment",
+            confidence=0.7,
+        )
+    library = (frame.owner if frame is not None else None) or failure.library or "a library"
+    return Lead(
+        f"{library} reads the environment variable {variable} with os.environ[...] and it is not set: the library "
+        f"has no default for it, a gap of the library worth reporting. Setting it works around it: export "
+        f"{variable}='' (or the value the library's documentation gives).",
+        {"variable": variable, "package": library if library != "a library" else ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "hang-timeout",
+    r"Task (?P<task>/job:[\w/:]{1,120}) heartbeat timeout|Barrier timed out\. Barrier_id: (?P<barrier>[\w.:/-]{1,120})",
+    # XLA's coordination service (xla/tsl/distributed_runtime/coordination/coordination_service.cc), which
+    # jax.distributed.initialize starts: a task that stops its heartbeats is set to ERROR; a barrier that not every
+    # task reaches in time names the tasks it waited for
+    source="https://github.com/openxla/xla/blob/main/xla/tsl/distributed_runtime/coordination/"
+    "coordination_service.cc (heartbeat timeout, Barrier timed out)",
+    confidence=0.8,
+)
+def jax_coordination_timeout(found: re.Match[str], failure: Failure) -> Lead:
+    task, barrier = found.group("task"), found.group("barrier")
+    if task:
+        cause = (
+            f"JAX's coordination service lost {task}: that process stopped its heartbeat timeout's worth of "
+            "heartbeats (it crashed, was preempted or killed, or stalled longer than the timeout, as a very long "
+            "allocation or start-up can). Its own log holds the earlier error; every other process is stopped "
+            "because of it."
+        )
+    else:
+        cause = (
+            f"Not every JAX process reached the barrier {barrier} in time: the tasks it names crashed earlier, were "
+            "never launched, or are still busy elsewhere. Their own logs (and that every host started its process) "
+            "say which."
+        )
+    return Lead(
+        cause,
+        {"service": "jax.distributed", "task": task or "", "barrier": barrier or ""},
+        verdict="unknown",
+        next=("grep -n -i -E 'error|killed|preempt' LOGFILE  # each process's own log",),
+    )
+
+
+@rule(
+    "hang-timeout",
+    r"gloo/transport/tcp/[\w.]{1,40}:\d{1,6}\] Timed out waiting (?P<waited>\w{1,12}) ?ms for (?P<op>recv|send) "
+    r"operation",
+    # gloo's TCP transport (unbound_buffer.cc, pair.cc): a peer never sent (or took) its part of a collective
+    source="https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/unbound_buffer.cc (waitRecv/waitSend)",
+    confidence=0.8,
+)
+def gloo_timeout(found: re.Match[str], failure: Failure) -> Lead:
+    op = found.group("op")
+    return Lead(
+        f"A gloo collective waited past its timeout for a peer to {op} its part: one rank never reached the same "
+        "collective (it is slower, stuck elsewhere, died, or ran out of data first: ranks given different numbers "
+        "of batches leave the others waiting at the next collective). Find the rank that is different.",
+        {"op": op, "backend": "gloo"},
+        verdict="unknown",
+        next=(
+            "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks of every rank at the hang",
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # names a collective the ranks disagree on",
+        ),
     )

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import export, system_install
+from xladoctor.fix import export, install, system_install
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
@@ -63,6 +63,15 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
             f"made for {have}, or {req}.",
             {"package": pkg, "requirement": req, "installed": have},
         )
+    if "PackagesNotFoundError" in found.group(0) and (listed := _CONDA_LISTED.search(failure.haystack, found.end())):
+        wanted = listed.group("requirement")
+        return Lead(
+            f"conda found no {wanted} in the channels it searched for this platform: the package does not exist for "
+            "this OS or CPU (no CUDA packages such as pytorch-cuda exist for macOS), or the channel that has it is "
+            "not listed (-c pytorch -c nvidia, conda-forge). Check the platform, or drop that package.",
+            {"requirement": wanted, "package": re.split(r"[=<>!~\s]", wanted, maxsplit=1)[0]},
+            next=(f"conda search '{wanted}' --info", "conda info  # the platform and the channels"),
+        )
     # uv and conda explain the conflict in the lines after: "Because torch==2.3.1 has no wheels ..." names it; a
     # log cut to uv's last words ("... your requirements are unsatisfiable") has the Because before them
     because = _BECAUSE.search(failure.haystack, found.end()) or _BECAUSE.search(failure.haystack)
@@ -73,6 +82,10 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
         "Read the lines after this one for the pair; relax one pin, or install the releases that were made together.",
         {"what": found.group("what") or "", "requirement": because.group("requirement") if because else ""},
     )
+
+
+# conda's PackagesNotFoundError lists what it did not find, one "  - name=version" line each
+_CONDA_LISTED = re.compile(r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)\s*$", re.M)
 
 
 # uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",
@@ -160,11 +173,22 @@ def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"Microsoft Visual C\+\+ 14\.0 or greater is required|error: Microsoft Visual C\+\+",
-    source="https://wiki.python.org/moin/WindowsCompilers",
+    r"Microsoft Visual C\+\+ 14\.0 or greater is required|error: Microsoft Visual C\+\+"
+    # torch's C++ extension builder asks Windows where cl.exe is before it writes its ninja file
+    r"|Command '\['where', 'cl'\]' returned non-zero exit status",
+    source="https://wiki.python.org/moin/WindowsCompilers; https://github.com/pytorch/pytorch/blob/main/torch/utils/"
+    "cpp_extension.py (_write_ninja_file: where cl)",
     confidence=0.95,
 )
 def msvc_missing(found: re.Match[str], failure: Failure) -> Lead:
+    if "where" in found.group(0):
+        return Lead(
+            "Building a C++/CUDA extension on Windows needs Microsoft's C++ compiler (cl.exe) on PATH, and `where cl` "
+            "found none: install Visual Studio's Build Tools (Desktop development with C++) and run from the \"x64 "
+            'Native Tools Command Prompt" (or after vcvars64.bat), or install a prebuilt wheel of the package.',
+            {"tool": "cl.exe (MSVC)"},
+            next=("where cl",),
+        )
     return Lead(
         "The package has no wheel for this Python on Windows and must be compiled, which needs Microsoft's C++ Build "
         "Tools: install them, or use a Python version the package publishes wheels for.",
@@ -174,12 +198,95 @@ def msvc_missing(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"fatal error: (?P<header>[\w/.+-]{1,120}\.h(?:pp)?): No such file or directory",
+    r"Command '\['which', '(?P<cxx>c\+\+|g\+\+|gcc|cc|clang\+\+)'\]' returned non-zero exit status",
+    # torch/utils/cpp_extension.py asked `which c++` (check_compiler_abi_compatibility, older torch) before it built
+    source="https://github.com/pytorch/pytorch/blob/v1.13.0/torch/utils/cpp_extension.py (which c++); "
+    "https://github.com/isaac-sim/IsaacGymEnvs/issues/68 (maintainer: install build-essential)",
+    confidence=0.9,
+)
+def cxx_compiler_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A C++ extension was to be compiled (a package's JIT-built op, torch.utils.cpp_extension.load), and "
+        f"`which {found.group('cxx')}` found no C++ compiler: install one (build-essential on Debian/Ubuntu, the Xcode "
+        "command line tools on macOS), or set CXX to the compiler to use.",
+        {"tool": found.group("cxx")},
+        system_install("apt", "build-essential"),
+    )
+
+
+@rule(
+    "module-not-found",
+    r"NameError: name '(?P<name>\w{0,60}(?:_cuda\w{0,20}|_cpp|_ext|_C|_kernels?|_cuda_core))' is not defined",
+    source="https://docs.python.org/3/library/exceptions.html#NameError (a name bound only by an import that failed "
+    "and was caught)",
+    confidence=0.7,
+)
+def extension_never_imported(found: re.Match[str], failure: Failure) -> Lead:
+    """Research code imports its compiled kernels inside try/except and goes on without them: the NameError comes
+    later, where the kernel is first used."""
+    name = found.group("name")
+    return Lead(
+        f"{name} looks like a compiled extension module that was never imported: its import failed earlier and the "
+        f"code went on without it (a try/except around the import). Build and install the package that provides it "
+        f"(often a kernels folder of the project, installed with pip install . or python setup.py install), then run "
+        f"`python -c 'import {name}'` to see the real error.",
+        {"module": name},
+        next=(f"python -c 'import {name}'",),
+    )
+
+
+@rule(
+    "module-not-found",
+    r"Couldn't find appropriate backend to handle uri (?P<uri>[^\n]{1,200}?) and format",
+    source="https://github.com/pytorch/audio/blob/main/src/torchaudio/_backend/utils.py (get_load_func)",
+    confidence=0.9,
+)
+def torchaudio_no_backend(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torchaudio has no audio I/O backend that can read this file: none of soundfile, sox or ffmpeg is available "
+        "to it. Install soundfile (pip) for wav/flac, or FFmpeg's shared libraries for other formats.",
+        {"package": "soundfile", "module": "torchaudio"},
+        install(("soundfile", "")),
+        next=("python -c 'import torchaudio; print(torchaudio.list_audio_backends())'",),
+    )
+
+
+# The C++ standard library's own headers (no .h): when the compiler cannot open one of these, the compiler's
+# environment is what is missing, not a package (https://en.cppreference.com/w/cpp/header).
+_STANDARD_HEADERS = frozenset(
+    "algorithm array atomic cassert cmath cstddef cstdint cstdio cstdlib cstring functional iostream limits map memory "
+    "mutex new optional string tuple type_traits unordered_map utility vector".split()
+)
+
+
+@rule(
+    "build-failure",
+    r"fatal error: (?P<header>[\w/.+-]{1,120}\.h(?:pp)?): No such file or directory"
+    # MSVC's words for the same (C1083), with or without the .h: https://learn.microsoft.com/en-us/cpp/error-messages/compiler-errors-1/fatal-error-c1083
+    r"|fatal error C1083: Cannot open include file: '(?P<msvc>[\w/.+-]{1,120})'",
     source="https://gcc.gnu.org/onlinedocs/cpp/Search-Path.html",
     confidence=0.9,
 )
 def header_missing(found: re.Match[str], failure: Failure) -> Lead:
-    header = found.group("header")
+    header = found.group("header") or found.group("msvc")
+    if header in _STANDARD_HEADERS and found.group("msvc"):
+        return Lead(
+            f"MSVC cannot open <{header}>, a header of the C++ standard library itself: the compiler runs without its "
+            "own environment (INCLUDE, LIB). Build from the 'x64 Native Tools Command Prompt for VS' (or after "
+            "running vcvars64.bat), with the 'Desktop development with C++' workload installed.",
+            {"header": header, "tool": "MSVC"},
+            next=(
+                '"C:\\Program Files\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Auxiliary\\Build\\vcvars64.bat"',
+                "echo %INCLUDE%",
+            ),  # fmt: skip
+        )
+    if header in _STANDARD_HEADERS:
+        return Lead(
+            f"The compiler cannot open <{header}>, a header of the C++ standard library: the C++ compiler or its "
+            "standard library is not installed (g++, libstdc++-dev), or a C compiler was used for C++.",
+            {"header": header, "tool": "g++"},
+            system_install("apt", "g++"),
+        )
     if header == "Python.h":
         fix = system_install("apt", "python3-dev")
         what = "Python's development headers (python3.X-dev)"
@@ -193,6 +300,25 @@ def header_missing(found: re.Match[str], failure: Failure) -> Lead:
         f"Compiling needs {header}, which is not installed: install {what}, or a prebuilt wheel.",
         {"header": header},
         fix,
+    )
+
+
+# c10/util/C++17.h refuses an older language standard with "#error C++17 or later compatible compiler is required to
+# use PyTorch." (torch 2.1 and later; C++14 before): an extension whose setup.py passes -std=c++14 to cxx or nvcc.
+@rule(
+    "build-failure",
+    r"#error [\\\"]{0,2}C\+\+(?P<std>\d\d) or later compatible compiler is required to use (?P<what>PyTorch|ATen|c10)",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/util/C%2B%2B17.h",
+    confidence=0.95,
+)
+def cxx_standard_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    std = found.group("std")
+    return Lead(
+        f"torch's headers need C++{std}, and this build compiles with an older standard: the extension's setup.py "
+        f"(or CMakeLists) passes an older -std= to the compiler or to nvcc. Change it to -std=c++{std} in both the "
+        "cxx and the nvcc flags (torch.utils.cpp_extension adds the right one when the package does not set its own).",
+        {"flag": f"-std=c++{std}", "file": "setup.py"},
+        next=("grep -rn -- '-std=' setup.py CMakeLists.txt 2>/dev/null",),
     )
 
 
@@ -289,4 +415,148 @@ def nvcc_too_old(found: re.Match[str], failure: Failure) -> Lead:
         "or install a prebuilt wheel of the package.",
         {"tool": "nvcc", "need": f"CUDA {need}" if need else "", "variable": "CUDA_HOME"},
         next=("nvcc --version; echo $CUDA_HOME; which nvcc",),
+    )
+
+
+@rule(
+    "build-failure",
+    r"nvcc fatal\s*:\s*Unknown option '?(?P<option>-{1,2}[\w-]{1,80})'?",
+    # torch/utils/cpp_extension.py passes flags of the nvcc of torch's own CUDA (--generate-dependencies-with-compile
+    # for ninja's header dependencies, among others): an older nvcc does not know them
+    source=CPP_EXTENSION + " (the nvcc flags of _write_ninja_file_and_compile_objects); "
+    "https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/ (the options of each release)",
+    confidence=0.8,
+)
+def nvcc_unknown_option(found: re.Match[str], failure: Failure) -> Lead:
+    option = found.group("option")
+    if re.match(r"-(?:f|W|m|O\d|pthread|std=)", option):  # gcc's own flags: nvcc takes them only via -Xcompiler
+        return Lead(
+            f"nvcc was given {option}, a flag of the host C++ compiler: the build passes it to nvcc without "
+            "-Xcompiler (the package's setup.py, or NVCC_FLAGS/CFLAGS set in the environment). Check those "
+            "variables; otherwise it is the package's build script to report.",
+            {"tool": "nvcc", "option": option},
+            verdict="unknown",
+            next=("env | grep -E 'NVCC_FLAGS|CFLAGS|CXXFLAGS|TORCH_NVCC_FLAGS'",),
+        )
+    return Lead(
+        f"The nvcc that builds the extension does not know the option {option}: it is older than the build expects "
+        "(torch's cpp_extension passes the flags of the CUDA torch was built with). Point CUDA_HOME (and PATH) at a "
+        "CUDA toolkit of torch's CUDA major version, or install a prebuilt wheel of the package.",
+        {"tool": "nvcc", "option": option, "variable": "CUDA_HOME"},
+        next=("nvcc --version; echo $CUDA_HOME; python -c 'import torch; print(torch.version.cuda)'",),
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"The [\"'](?P<old>[\w.-]{1,80})[\"'] (?:package has been removed|PyPI package is deprecated)[\s\S]{0,400}?"
+    r"(?:Please install|use) [\"'](?P<new>[\w.\[\]-]{1,80})[\"']",
+    # PyPI placeholders whose only release fails on install with this text: tensorflow-gpu since 2.12 (Dec 2022),
+    # sklearn (scikit-learn's brownout, 2023)
+    source="https://pypi.org/project/tensorflow-gpu/ ; https://github.com/scikit-learn/sklearn-pypi-package",
+    confidence=0.95,
+)
+def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
+    old, new = found.group("old"), found.group("new")
+    return Lead(
+        f"The package {old} is a placeholder on PyPI that refuses to install; {new} replaces it. Replace {old} with "
+        f"{new} in the requirements (requirements.txt, environment.yml, setup.py) that name it.",
+        {"package": old, "replacement": new},
+        next=(f"grep -rn -- '{old}' requirements*.txt environment*.yml setup.py pyproject.toml 2>/dev/null",),
+    )
+
+
+# A shell that cannot find a program, in each shell's words: bash ("bash: line 1: X: command not found"), zsh
+# ("zsh: command not found: X"), dash ("sh: 1: X: not found"), cmd.exe ("'X' is not recognized as an internal or
+# external command"), PowerShell ("The term 'X' is not recognized as the name of a cmdlet" / "as a name of a cmdlet"
+# in 7.x), env(1) running a shebang ("/usr/bin/env: 'python': No such file or directory"), and Python's subprocess
+# starting a tool that is not there (FileNotFoundError: [Errno 2] ...: 'nvcc'; only the tools below: any other
+# bare name may be the user's own file).
+_PROGRAM = r"[A-Za-z0-9][\w.+-]{0,59}"
+# The tools whose absence is not a PATH slip: a CUDA/ROCm toolkit or driver that is missing, or a compiler.
+_TOOLKIT = {"nvcc": "the CUDA toolkit", "ptxas": "the CUDA toolkit", "hipcc": "ROCm's HIP SDK"}
+_DRIVER = {"nvidia-smi": "NVIDIA's driver", "rocm-smi": "ROCm", "amd-smi": "ROCm"}
+_COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "ninja", "make", "cmake")
+
+
+@rule(
+    "bad-configuration",
+    rf"zsh: command not found: (?P<zsh>{_PROGRAM})|(?P<bash>{_PROGRAM}): command not found"  # zsh's first: both at 0
+    rf"|\bsh: \d+: (?P<dash>{_PROGRAM}): not found"
+    rf"|'(?P<cmd>{_PROGRAM})' is not recognized as an internal or external command"
+    rf"|The term '(?P<ps>{_PROGRAM})' is not recognized as (?:the|a) name of a cmdlet"
+    rf"|/usr/bin/env: '?(?P<env>{_PROGRAM})'?: No such file or directory"
+    r"|FileNotFoundError: \[(?:Errno 2|WinError 2)\][^\n']{0,80}'(?P<tool>nvcc|ptxas|hipcc|nvidia-smi|rocm-smi|amd-smi"
+    r"|gcc|g\+\+|cc|c\+\+|cl|clang|clang\+\+|ninja|make|cmake)'",
+    source="https://www.gnu.org/software/bash/manual/bash.html#Command-Search-and-Execution (and cmd.exe, "
+    "PowerShell's CommandNotFoundException, env(1), Python's subprocess FileNotFoundError)",
+    confidence=0.85,
+)
+def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    """A program the job ran is not on PATH: a console script of a package installed into another environment (or
+    not at all), or a toolkit, driver tool or compiler that is not installed."""
+    program = next(value for value in found.groupdict().values() if value)
+    base = program.lower().removesuffix(".exe")
+    where = "`where " + program + "`" if found.group("cmd") or found.group("ps") else "`command -v " + program + "`"
+    if base in _TOOLKIT:
+        return Lead(
+            f"{program} is not on PATH: {_TOOLKIT[base]} is not installed, or its bin folder is not on PATH. Building "
+            "a GPU extension needs it: install the toolkit of the framework's CUDA (or ROCm), point CUDA_HOME (or "
+            "ROCM_PATH) at it and put its bin on PATH, or install a prebuilt wheel instead.",
+            {"program": program, "variable": "CUDA_HOME" if base != "hipcc" else "ROCM_PATH"},
+            family="build-failure",
+            next=(f"{where}; ls /usr/local/cuda*/bin/{base} 2>/dev/null",),
+        )
+    if base in _DRIVER:
+        return Lead(
+            f"{program} is not on PATH: {_DRIVER[base]} is not installed on this machine, or this container was "
+            "started without the GPU runtime (docker run --gpus all, or the device plugin on Kubernetes), which is "
+            "what brings the driver's tools in.",
+            {"program": program},
+            family="accelerator-unavailable",
+            next=(where, "ls /dev/nvidia* /dev/kfd 2>/dev/null"),
+        )
+    if base in _COMPILER:
+        return Lead(
+            f"{program} is not installed (or not on PATH), and the build needs it: install a C/C++ toolchain "
+            "(build-essential on Debian/Ubuntu, Xcode's command line tools on macOS, Visual Studio's Build Tools on "
+            "Windows; ninja and cmake from PyPI), or install a prebuilt wheel instead.",
+            {"program": program},
+            family="build-failure",
+            next=(where,),
+        )
+    if base in ("python", "python3", "pip", "pip3"):
+        return Lead(
+            f"The shell cannot find {program}: no Python environment that has it is active (activate the venv or "
+            "conda env), or the system names it otherwise (Debian and Ubuntu have only python3: `python3 -m pip`, "
+            "or apt's python-is-python3).",
+            {"program": program, "variable": "PATH"},
+            next=(where, "command -v python3"),
+        )
+    return Lead(
+        f"The shell cannot find {program}: the command is not on PATH. When it is a package's console script "
+        f"({program} is installed by a Python package), the environment it was installed into is not the active one "
+        "(activate the venv or conda env, or add its bin/ or Scripts\\ folder to PATH), or it is not installed; "
+        f"`python -m` with the package's module runs it without PATH.",
+        {"program": program, "variable": "PATH"},
+        next=(where, f"python -m pip show -f {program}"),
+    )
+
+
+@rule(
+    "build-failure",
+    r"^error: \[WinError 2\] The system cannot find the file specified",
+    # setuptools' "error: ..." line for an OSError while it ran a build tool (spawn of nvcc, cl.exe or ninja)
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_FILE_NOT_FOUND); "
+    "https://github.com/pypa/setuptools (the 'error: ' line of a failed build step)",
+    confidence=0.7,
+    flags=re.MULTILINE,
+)
+def windows_build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The build could not start a program it runs (WinError 2: file not found): on Windows usually nvcc (the "
+        "CUDA toolkit is not installed, or CUDA_HOME/CUDA_PATH points where it is not), cl.exe (run from the x64 "
+        "Native Tools prompt of Visual Studio's Build Tools) or ninja. Install the missing one, or a prebuilt wheel.",
+        {"variable": "CUDA_HOME", "tool": "nvcc, cl.exe or ninja"},
+        next=("where nvcc cl ninja", "echo %CUDA_HOME% %CUDA_PATH%"),
     )

@@ -49,12 +49,14 @@ def _fix_for(library: str) -> tuple[str, Fix | None]:
 
 @rule(
     "missing-library",
-    r"(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?): cannot open shared object file",
+    r"(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?)(?P<deleted> \(deleted\))?: cannot open shared object file",
     source=GLIBC,
     confidence=0.95,
 )
 def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group("library")
+    if found.groupdict().get("deleted"):
+        return _deleted_library(found, library)
     who, fix = _fix_for(library)
     return Lead(
         f"The dynamic loader could not find {library}. {who}; it is missing, or its folder is not on the loader's "
@@ -62,6 +64,30 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
         {"library": library},
         fix,
         next=("python -m pip list 2>/dev/null | grep -i -E 'nvidia|torch|jax|tensorflow'", "echo $LD_LIBRARY_PATH"),
+    )
+
+
+# A wheel's vendored libraries sit in "<package>.libs/" (auditwheel repair: https://github.com/pypa/auditwheel).
+_VENDORED_BY = re.compile(r"/(?P<owner>[\w.-]{1,80})\.libs/$")
+
+
+def _deleted_library(found: re.Match[str], library: str) -> Lead:
+    """The kernel shows a mapped file that was removed since as "PATH (deleted)" (proc(5), /proc/PID/maps): the
+    library was there when a process loaded it, and the environment's files were changed under the running job."""
+    owner_found = _VENDORED_BY.search(found.string[max(0, found.start() - 200) : found.start()])
+    owner = owner_found.group("owner") if owner_found else ""
+    whose = f"{owner}'s vendored copy of {library}" if owner else library
+    return Lead(
+        f"{whose} was deleted while a process still used it (the kernel marks its path '(deleted)'): the "
+        "environment's files were removed or replaced under a running process (pip or conda reinstalling, upgrading "
+        "or cleaning up this environment while the job ran, or a half-finished install). Nothing is wrong with the "
+        f"code: reinstall {owner or 'the package that ships it'} at the same version "
+        "(pip install --force-reinstall --no-deps 'PACKAGE==VERSION' with the version pip show prints; conda: conda "
+        "install --force-reinstall 'PACKAGE=VERSION') and restart the job; avoid installing into an environment a "
+        "job is running from.",
+        {"library": library, "owner": owner, "deleted": True},
+        next=(f"python -m pip show {owner or 'PACKAGE'}", "python -m pip check"),
+        confidence=0.85,
     )
 
 
@@ -321,6 +347,89 @@ def dll_missing(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# cuDNN 8 loads its sub-libraries itself when first used, and says so in its own words: "Could not locate
+# cudnn_ops_infer64_8.dll. Please make sure it is in your library path!" (8.0-8.2), "Could not load library
+# cudnn_ops_infer64_8.dll. Error code 126" then "Please make sure ... is in your library path!" (8.3 and later) on
+# Windows, "Could not load library libcudnn_cnn_infer.so.8. Error: ..." on Linux (that second half is the loader's,
+# read by shared_object_missing). From 8.3 on, cuDNN on Windows also needs zlibwapi.dll (the cuDNN 8 install guide:
+# "Installing Zlib"): error 126 is ERROR_MOD_NOT_FOUND, the DLL or one it needs.
+@rule(
+    "missing-library",
+    r"Could not (?:locate|load library) (?P<library>[\w.+-]{1,80}\.dll)(?:\. Error code (?P<code>\d{1,5}))?"
+    r"(?=[^\n]{0,8}\n?[^\n]{0,40}[Pp]lease make sure)",
+    source="https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html (Windows: the "
+    "cuDNN DLLs on PATH; Installing Zlib)",
+    confidence=0.9,
+)
+def cudnn_dll_not_located(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library")
+    major = re.search(r"64_(\d+)\.dll$", library)
+    which = f"cuDNN {major.group(1)}" if major else "cuDNN"
+    zlib = (
+        f" If {library} is on PATH, Windows could not load a DLL it needs (error {found.group('code')}): cuDNN 8.3 "
+        "and later on Windows need zlibwapi.dll (NVIDIA's cuDNN 8 install guide, 'Installing Zlib')."
+        if found.group("code") == "126" and major and major.group(1) == "8"
+        else ""
+    )
+    return Lead(
+        f"cuDNN could not load its part {library} ({which}): no {which} is on PATH. A package that needs {which} "
+        f"(ctranslate2, onnxruntime-gpu, an older TensorFlow) often counts on the copy a torch build bundles in "
+        f"torch\\lib, and a torch built with another cuDNN major version does not have this file. Install the "
+        f"{which} that package was built for (its nvidia-cudnn wheel, or NVIDIA's installer) and put its bin folder "
+        f"on PATH, or the package's release built for the cuDNN you have.{zlib}",
+        {"library": library, "component": which},
+        next=(
+            "where cudnn*.dll",
+            "where zlibwapi.dll",
+            'python -m pip list | findstr /i "cudnn torch ctranslate2 onnxruntime"',
+        ),  # fmt: skip
+    )
+
+
+# Any other program's words for one named library file it could not load (a package's own loader, onnxruntime,
+# ctranslate2, a plugin system): the file name says which library and, by its suffix, which system's loader.
+@rule(
+    "missing-library",
+    r"(?i)\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:load|open|find|locate|dlopen)(?: the)?"
+    r"(?: (?:shared|dynamic|native|cuda))?(?: (?:library|libraries|object|dll|module|file))?:? ['\"`]?"
+    r"(?P<library>[\w+-][\w.+-]{0,80}\.(?:so(?:\.\d[\d.]{0,12})?|dll|dylib))\b"
+    # CTranslate2's own words: "Library cublas64_12.dll is not found or cannot be loaded"
+    r"|\bLibrary (?P<library2>[\w+-][\w.+-]{0,80}\.(?:so(?:\.\d[\d.]{0,12})?|dll|dylib)) is not found",
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (126: the module or one "
+    "it needs was not found); glibc elf/dl-load.c; dyld",
+    confidence=0.7,
+)
+def library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library") or found.group("library2")
+    if library.lower().endswith(".dll"):
+        cuda = re.match(r"(?:cublas|cublasLt|cudart|cudnn\w*|cufft|curand|cusparse|nvrtc)64_(?P<major>\d{2})", library)
+        release = (
+            f" {library} is CUDA {cuda.group('major')}'s: a package built for CUDA {cuda.group('major')} (CTranslate2 "
+            f"for faster-whisper, onnxruntime-gpu) needs that CUDA major version's libraries, whatever another CUDA "
+            "torch brings."
+            if cuda
+            else ""
+        )
+        return Lead(
+            f"Windows could not load {library}, or a DLL it depends on: the runtime it belongs to (CUDA, cuDNN, the "
+            f"Visual C++ runtime, the package's own DLLs) is not installed, or its folder is not on PATH.{release}",
+            {"library": library},
+            next=(f"where {library}", "python -c \"import os; print(os.environ['PATH'])\""),
+        )
+    if library.lower().endswith(".dylib"):
+        return Lead(
+            f"macOS's loader could not load {library}: install what ships it, or reinstall the wheel that brings it.",
+            {"library": library},
+        )
+    who, fix = _fix_for(library)
+    return Lead(
+        f"The process could not load {library}. {who}; it is missing, or its folder is not on the loader's path.",
+        {"library": library},
+        fix,
+        next=(f"ldconfig -p | grep -F {library.split('.so')[0]}", "echo $LD_LIBRARY_PATH"),
+    )
+
+
 @rule(
     "undefined-symbol",
     r"WinError 127\]?|The specified procedure could not be found|symbol not found in flat namespace "
@@ -381,4 +490,59 @@ def ctypes_could_not_load(found: re.Match[str], failure: Failure) -> Lead | None
         {"package": package or "", "loader": "ctypes.CDLL"},
         install((package, ""), reinstall=True) if package and package not in ("python", "torch") else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|audio|vision'",),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"OMP: Error #15: Initializing (?P<new>[\w.+-]{1,80}), but found (?P<old>[\w.+-]{1,80}) already initialized",
+    # LLVM's OpenMP runtime (and Intel's, which shares it): openmp/runtime/src/i18n/en_US.txt, DuplicateLibrary
+    source="https://github.com/llvm/llvm-project/blob/main/openmp/runtime/src/i18n/en_US.txt (DuplicateLibrary)",
+    confidence=0.85,
+)
+def two_openmp_runtimes(found: re.Match[str], failure: Failure) -> Lead:
+    new, old = found.group("new"), found.group("old")
+    which = (
+        f"two copies of {new} (two packages each bundle their own)"
+        if new == old
+        else f"{old} and {new} (typically conda's MKL/intel-openmp beside a pip wheel's libomp)"
+    )
+    return Lead(
+        f"Two OpenMP runtimes were loaded into one process: {which}. Install the stack from one source (torch, "
+        "numpy and MKL all from conda, or all from pip, in a fresh environment) so that one runtime is loaded. "
+        "KMP_DUPLICATE_LIB_OK=TRUE only hides it, and OpenMP's own message warns it may crash or give wrong results.",
+        {"library": new, "loaded": old, "variable": "KMP_DUPLICATE_LIB_OK"},
+        verdict="environment",
+        next=(
+            "python -m pip list 2>/dev/null | grep -i -e torch -e numpy -e mkl -e openmp",
+            "conda list 2>/dev/null | grep -i -e mkl -e openmp",
+        ),
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"symbol (?P<symbol>\w{1,200}),? version (?P<version>[\w.+-]{1,80}) not defined in file (?P<file>[\w.+-]{1,80}) "
+    r"with link time reference",
+    # glibc elf/dl-lookup.c: a library was linked against a versioned symbol of FILE, and the FILE the loader found
+    # has no such symbol at that version: it is another build of that library than the one linked against
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c (with link time reference)",
+    confidence=0.85,
+)
+def symbol_version_not_defined(found: re.Match[str], failure: Failure) -> Lead:
+    symbol, file = found.group("symbol"), found.group("file")
+    shipped = library_named(file)
+    cuda = shipped is not None and shipped.package.startswith("nvidia-")
+    whose = f" (pip ships it in {shipped.package})" if shipped is not None else ""
+    return Lead(
+        f"A library was linked against {file}'s {symbol}, and the {file} the loader found first is another build "
+        f"of it{whose}: two copies of {file} from different releases are on this machine (a CUDA toolkit's and a "
+        "wheel's, or two wheels, or a copy a package bundled), and the wrong one comes first on the loader's path. "
+        "Keep one: remove the stray copy, or fix the order (LD_LIBRARY_PATH, the bundled libraries' folder).",
+        {"library": file, "symbol": symbol, "variable": "LD_LIBRARY_PATH"},
+        family=None if cuda else "version-mismatch",
+        next=(
+            f"ldd $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')/lib/*.so | grep {file}",
+            "echo $LD_LIBRARY_PATH",
+        ),  # fmt: skip
     )

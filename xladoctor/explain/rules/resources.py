@@ -87,16 +87,20 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     rf"RESOURCE_EXHAUSTED: (?:Failed to allocate request for [\d.]+\w*|Out of memory)|RESOURCE_EXHAUSTED: Out of "
     rf"memory while trying to allocate (?P<bytes>\d+|{_SIZE})(?: bytes)?|Ran out of memory in memory space "
     rf"(?P<space>hbm|vmem)[^\n]{{0,40}}?(?:Used (?P<used>[\d.]+[KMGT]?) of (?P<total>[\d.]+[KMGT]?))?|XlaRuntimeError: "
-    rf"RESOURCE_EXHAUSTED",
+    rf"RESOURCE_EXHAUSTED"
+    # PJRT's device allocator (TPU, and torch_xla's "Bad StatusOr access" around it): what it asked, what was free
+    rf"|RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate (?P<asked>[\d.]+\w?)\. That was "
+    rf"not possible\. There are (?P<free>[\d.]+\w?) free",
     source="https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
     confidence=0.9,
 )
 def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
-    tpu = found.group("space") is not None or "TPU" in failure.haystack
+    tpu = found.group("space") is not None or "TPU" in failure.haystack or "HBM" in failure.haystack
     if tpu:
         return Lead(
             "The TPU's high-bandwidth memory (HBM) is full"
             + (f" (used {found.group('used')} of {found.group('total')})" if found.group("used") else "")
+            + (f" (asked {found.group('asked')} with {found.group('free')} free)" if found.group("asked") else "")
             + ": "
             "lower the batch size, shard the model over more chips (FSDP/SPMD), or rematerialise activations. Not an "
             "environment problem.",
@@ -169,7 +173,8 @@ def host_oom(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "out-of-memory",
     # the code alone: Windows words its messages in the system's language ("页面文件太小" on a Chinese one)
-    r"WinError 1455\b",
+    # Rust's io::Error (safetensors, tokenizers) says "(os error 1455)"; the English text, where no code is printed
+    r"WinError 1455\b|os error 1455\b|[Tt]he paging file is too small for this operation to complete",
     source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1300-1699-",
     confidence=0.9,
 )
@@ -246,7 +251,9 @@ def device_busy(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"DefaultCPUAllocator: can't allocate memory|Blas GEMM launch failed|Failed to create cublas handle"
+    # alloc_cpu.cpp: "can't allocate memory" after posix_memalign, "not enough memory" after Windows' _aligned_malloc
+    r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Blas GEMM launch failed"
+    r"|Failed to create cublas handle"
     r"|CUBLAS_STATUS_NOT_INITIALIZED"
     r"|Memory access fault by GPU node-\d+",
     source="https://github.com/pytorch/pytorch/blob/main/c10/core/impl/alloc_cpu.cpp",

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import install
+from xladoctor.fix import Fix, Install, install
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
@@ -31,6 +31,41 @@ FRAMEWORKS = frozenset({
 
 def _top(module: str) -> str:
     return module.split(".", 1)[0]
+
+
+# "No module named 'a.b'": Python names the first part it could not import, so `a` was imported and lacks `b` (a
+# release without that submodule), except where `a` is a namespace several distributions share (google.protobuf is
+# missing protobuf) or a folder of the user's project run from another working directory (models.common).
+_NAMESPACE_TOPS = frozenset({"google", "nvidia", "mpl_toolkits", "azure", "backports", "zope", "ruamel", "jaraco"})
+_LOCAL_TOPS = frozenset({
+    "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
+    "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
+})  # fmt: skip
+
+
+def _is_submodule_of_installed(module: str) -> bool:
+    top = _top(module)
+    return "." in module and top not in _NAMESPACE_TOPS and top not in _LOCAL_TOPS and module not in DISTRIBUTION_OF
+
+
+# Frames that only pass a call on: torch.nn.Module.__call__'s dispatch. A call's arguments are wrong where they were
+# written, the frame before these (`resnet(x, temb, scale=s)` in diffusers -> _call_impl -> forward()).
+_PASSING_ON = frozenset({"_call_impl", "_wrapped_call_impl"})
+
+
+def _caller(failure: Failure) -> str | None:
+    """The package whose code made the failing call (None: the user's), past the frames that only pass it on."""
+    frames = list(failure.frames)
+    while len(frames) > 1 and frames[-1].owner == "torch" and frames[-1].function in _PASSING_ON:
+        frames.pop()
+    return frames[-1].owner if frames else None
+
+
+def _callee_package(call: str) -> str:
+    """The package a called name starts with ('torch.nn.functional.pad' -> torch); '' when it starts with a class
+    or a bare function (`Trainer.get_batch_samples`, `forward`): Python's message does not name the module."""
+    top = _top(call)
+    return top if "." in call and top.islower() else ""
 
 
 # Import names a misspelling is measured against: the frameworks and the packages people install beside them. A
@@ -58,8 +93,9 @@ def _misspelt(top: str) -> str | None:
 def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module")
     top = _top(module)
-    if "." in module and top in FRAMEWORKS and not module.startswith(("torch._C", "torch_xla._XLAC")):
-        return None  # a submodule of an installed framework that moved: api-version-skew (submodule_gone) reads it
+    compiled = module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C")
+    if _is_submodule_of_installed(module) and not compiled:
+        return None  # a submodule an installed package lacks: api-version-skew (submodule_gone) reads it
     if module in ("torch._C", "torch_xla._XLAC") or module.endswith("._C"):
         return Lead(
             f"{module} is the compiled part of {top}: it is missing from this install (a broken or interrupted "
@@ -127,7 +163,9 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
 def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     top = found.group("top")
     module = found.group("module").replace(" ", "")
-    if top not in FRAMEWORKS or module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C"):
+    if not _is_submodule_of_installed(module) or module.startswith(("torch._C", "torch_xla._XLAC")):
+        return None
+    if module.endswith("._C"):
         return None
     return _api_skew_lead(module, top, failure)
 
@@ -173,14 +211,57 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
 )
 def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     call, name = found.group("call"), found.group("name")
-    caller = failure.library
+    caller = _caller(failure)
+    if not failure.frames and re.fullmatch(r"\w*Config\.__init__", call):
+        # a library's configuration class given a key it does not know: a config file (adapter_config.json,
+        # config.json) saved by a newer release of that library, read by the older one installed
+        return Lead(
+            f"{call}() does not take {name}=: a configuration saved by a newer release of its library (peft's "
+            "adapter_config.json, a model's config.json) is read by the older release installed here. Upgrade that "
+            "library to the release that wrote the file.",
+            {"call": call, "name": name},
+            verdict="environment",
+            confidence=0.7,
+        )
     if caller is None or caller == "python":
         return None  # the user's own call to their own function: a mistake of theirs, judged as user code
     return Lead(
         f"{caller} calls {call}() with {name}=, which the installed version of the callee does not take: {caller} "
         f"was written for another release of the library it calls.",
-        {"call": call, "name": name, "caller": caller, "package": _top(call)},
+        {"call": call, "name": name, "caller": caller, "package": _callee_package(call)},
         verdict="environment",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<call>[\w.]{1,200})\(\) (?:takes (?:from \d+ to )?(?P<takes>\d+) positional arguments? but (?P<given>\d+) "
+    r"(?:were|was) given"
+    r"|missing (?P<missing>\d+) required positional arguments?: (?P<names>[^\n]{1,200}))",
+    source="https://github.com/python/cpython/blob/main/Python/ceval.c (too many positional arguments, missing "
+    "required argument)",
+    confidence=0.6,
+    on="exception",
+)
+def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | None:
+    """unexpected_keyword's kin: a library calls a function with a number of arguments it does not take, which is
+    one library written for another release of another (a method that gained or lost a parameter)."""
+    call = found.group("call")
+    caller = _caller(failure)
+    if caller is None or caller == "python":
+        return None  # the user's own call: a mistake of theirs, judged as user code
+    what = (
+        f"with {found.group('given')} positional arguments where it takes {found.group('takes')}"
+        if found.group("takes")
+        else f"without {found.group('names').strip()}"
+    )
+    return Lead(
+        f"{caller} calls {call}() {what}: the two sides were written for different releases ({caller}, or the "
+        f"package that defines {call}, is newer than the other). Install the releases made for each other: "
+        f"upgrade {caller}, or pin the other to the version {caller} was written for.",
+        {"call": call, "caller": caller, "package": _callee_package(call)},
+        verdict="environment",
+        next=("python -m pip list 2>/dev/null | head -100",),
     )
 
 
@@ -353,7 +434,8 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "module-not-found",
     r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
-    r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install -?U? ?(?P<pip>[\w.\[\]<>=-]{2,80})`?|Cannot "
+    r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?"
+    r"(?P<pip>[\w.\[\]<>=-]{2,80})['\"]?`?|Cannot "
     r"find a working triton installation"
     r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
@@ -362,6 +444,23 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
     package = found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or "triton"
+    spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
+    if spec is not None or found.group("upgrade") or "latest version" in found.group(0):
+        # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
+        name = spec.group("name") if spec else package
+        want = spec.group("want") if spec else "the latest release"
+        what = f"{name}{want}" if spec else f"a recent {name}"
+        return Lead(
+            f"A library needs {what}: it is not installed in this interpreter, or the installed one is older. "
+            f"Install or upgrade it to that range (check `pip show {name}`: a restarted cloud instance or another "
+            "package's pin can put an older one back).",
+            {"package": name, "want": want},
+            Fix((Install(((name, spec.group("want") if spec else ""),), upgrade=True),))
+            if re.fullmatch(r"[\w.-]+", name)
+            else None,
+            family="version-mismatch",
+            next=(f"python -m pip show {name}",),
+        )
     return Lead(
         f"A library needs {package}, which is not installed in this interpreter: install it (of a version the library "
         "supports).",
@@ -534,4 +633,126 @@ def triton_global_not_constexpr(found: re.Match[str], failure: Failure) -> Lead:
         f"code: {name}: tl.constexpr = ...).",
         {"package": "triton", "name": name, "variable": "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "fix": "tl.constexpr"},
         verdict="environment",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"The filepath provided must end in `(?P<ext>\.keras|\.weights\.h5)`[^\n]{0,80}Received: "
+    r"filepath=(?P<path>\S{1,300})",
+    # keras/src/saving/saving_api.py and callbacks/model_checkpoint.py (Keras 3): the .h5/.hdf5 files and SavedModel
+    # folders Keras 2 wrote are no longer what model.save() and ModelCheckpoint take
+    source="https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py (save_model); "
+    "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility (TF_USE_LEGACY_KERAS)",
+    confidence=0.85,
+)
+def keras3_file_format(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"Keras 3 refuses {found.group('path')}: it saves only to {found.group('ext')} files, and the code was written "
+        "for Keras 2 (.h5/.hdf5 files, SavedModel folders). TensorFlow 2.16 and later install Keras 3 as `keras`. "
+        "Change the file name (and the code around it) for Keras 3, or keep Keras 2: install tf-keras and set "
+        "TF_USE_LEGACY_KERAS=1, or use TensorFlow < 2.16.",
+        {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "path": found.group("path")},
+        next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"Your currently installed version of Keras is Keras 3, but this is not yet supported in Transformers",
+    # transformers/modeling_tf_utils.py (and activations_tf.py): TensorFlow 2.16+ installs Keras 3 as `keras`;
+    # Transformers' TensorFlow models need Keras 2, which the tf-keras package provides beside it
+    source="https://github.com/huggingface/transformers/blob/v4.40.0/src/transformers/modeling_tf_utils.py",
+    confidence=0.95,
+)
+def transformers_wants_tf_keras(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Transformers' TensorFlow models need Keras 2, and this environment has Keras 3 (TensorFlow 2.16 and newer "
+        "install it as `keras`): install tf-keras, the Keras 2 that Transformers then uses, of the TensorFlow "
+        "release installed (tf-keras 2.16 for TensorFlow 2.16, and so on).",
+        {"package": "tf-keras", "have": "Keras 3"},
+        install(("tf-keras", "")),
+        next=("python -m pip list 2>/dev/null | grep -i -e keras -e tensorflow -e transformers",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"dot\(\) got an unexpected keyword argument '(?P<name>trans_[ab])'"
+    # triton.compiler.errors.CompilationError quotes the kernel's source up to the line that failed
+    # up to its 12 last lines (source_line_count_max_in_message), then a caret under the failing one: that last
+    # quoted line is the call that failed
+    r"|CompilationError: at \d{1,5}:\d{1,4}:\n(?:[^\n]{0,300}\n){0,11}[^\n]{0,200}\btl\.dot\([^\n]{0,200}?"
+    r"\b(?P<name2>trans_[ab])\s*=\s*True[^\n]{0,200}\n[ \t]{0,300}\^",
+    # triton.language.dot took trans_a/trans_b in Triton's early releases (2.0 and its dev builds, which MPT's and
+    # DNABERT-2's kernels pinned); later ones have no such arguments (tl.trans transposes the operand instead)
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/language/core.py (dot: no trans_a or "
+    "trans_b); https://github.com/mosaicml/llm-foundry/issues/78 (the pinned triton-pre-mlir took them)",
+    confidence=0.9,
+)
+def triton_dot_transpose(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("name") or found.group("name2")
+    return Lead(
+        f"A Triton kernel calls tl.dot(..., {name}=...), which only Triton's early releases (2.0 and "
+        "its dev builds) take: the kernel was written for an older Triton than the one installed. Install the "
+        "Triton the project pins (or uninstall triton if the project falls back to a kernel without it), or a "
+        "release of the project written for the new Triton.",
+        {"package": "triton", "argument": name},
+        next=("python -m pip show triton",),
+    )
+
+
+# The Objective-C runtime's answer to a message a class does not implement (NSObject doesNotRecognizeSelector:)
+_METAL_PLUGINS = (("jax", "jax-metal"), ("pjrt_plugin", "jax-metal"), ("tensorflow", "tensorflow-metal"))
+
+
+@rule(
+    "version-mismatch",
+    r"-\[(?P<cls>[A-Za-z_]\w{1,80}) (?P<selector>[\w:]{1,200})\]: unrecognized selector sent to (?:instance|class)",
+    source="https://developer.apple.com/documentation/objectivec/nsobject/1418637-doesnotrecognizeselector",
+    confidence=0.75,
+)
+def objc_selector_missing(found: re.Match[str], failure: Failure) -> Lead:
+    cls, selector = found.group("cls"), found.group("selector")
+    around = " ".join((*failure.context, failure.haystack)).lower()
+    plugin = next((name for word, name in _METAL_PLUGINS if word in around), "")
+    who = plugin or "a native library of the framework"
+    return Lead(
+        f"{who} calls -[{cls} {selector}], which this macOS's system framework does not have: it was built for "
+        "another macOS release (Metal plugins such as jax-metal and tensorflow-metal each target a minimum macOS, "
+        "and a newer plugin calls methods an older macOS lacks). Install the plugin release made for this macOS "
+        "(its release notes say which), or update macOS.",
+        {"class": cls, "selector": selector, "package": plugin},
+        next=("sw_vers -productVersion", "python -m pip list 2>/dev/null | grep -i -E 'metal|jax|tensorflow'"),
+    )
+
+
+# Triton's classes that torch's Inductor drives directly (triton.compiler.CompiledKernel, runtime.jit.JITFunction,
+# runtime.autotuner.Autotuner and Heuristics, compiler.ASTSource, backends.compiler.GPUTarget): their attributes change
+# between Triton releases, and each torch release is written for the Triton it pins
+_TRITON_CLASSES = (
+    "CompiledKernel|JITFunction|Autotuner|Heuristics|ASTSource|GPUTarget|KernelInterface|InterpretedFunction"
+)
+
+
+@rule(
+    "version-mismatch",
+    rf"(?:type object '|')(?P<cls>{_TRITON_CLASSES})'(?: object)? has no attribute '(?P<attr>\w{{1,80}})'",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/runtime/triton_heuristics.py (what Inductor "
+    "reads of Triton's objects); https://github.com/pytorch/pytorch/blob/main/.ci/docker/triton_version.txt (the "
+    "Triton each torch pins)",
+    confidence=0.8,
+)
+def inductor_triton_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
+    text = "\n".join((failure.haystack, *(f.file for f in failure.frames)))
+    if not re.search(r"_inductor|InductorError|BackendCompilerFailed", text):
+        return None  # not torch's compiler reading Triton: another caller of Triton's classes
+    cls, attr = found.group("cls"), found.group("attr")
+    return Lead(
+        f"torch's Inductor reads {cls}.{attr} of Triton, which the installed Triton does not have: torch and Triton "
+        "are from releases that do not pair (each torch is written for the Triton it pins: `pip show torch` lists "
+        "it under Requires; triton-windows 3.4 needs torch 2.8 or newer, 3.3 goes with torch 2.7). Install the "
+        "Triton your torch pins, or the torch its Triton was made for.",
+        {"package": "triton", "class": cls, "attribute": attr},
+        next=("python -m pip show torch triton triton-windows 2>/dev/null | grep -E '^(Name|Version|Requires)'",),
     )
