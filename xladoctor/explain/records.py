@@ -240,11 +240,18 @@ def _source(body: str) -> str:
 
 def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:
     """An exception's message: its first line and the lines after it, up to a blank line, a chain separator or a new
-    traceback; the index of the line after it."""
+    traceback; the index of the line after it. A line that ends with a colon introduces an indented list after one
+    blank line (torch's "handlers returned NotImplemented:\n\n  - tensor subclass <class ...>"): that blank is
+    inside the message."""
     parts = [first]
     index += 1
     while index < len(lines):
         text = clean(lines[index][1])
+        if not text.strip() and parts[-1].rstrip().endswith(":") and index + 1 < len(lines):
+            after = clean(lines[index + 1][1])
+            if after[:1] in (" ", "\t") and after.strip() and not _FRAME.match(after):
+                index += 1
+                continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):
             break
         if _FRAME.match(text):

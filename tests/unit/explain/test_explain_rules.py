@@ -135,7 +135,16 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "version-mismatch:xformers_for_another_torch": ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)\n" + tb("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support", "xformers"), "version-mismatch", "environment", "xformers"),
     "build-failure:build_needs_module": ('      Traceback (most recent call last):\n        File "<string>", line 2, in <module>\n        File "<pip-setuptools-caller>", line 34, in <module>\n        File "/tmp/pip-install-x/flash-attn_1/setup.py", line 9, in <module>\n          import torch\n      ModuleNotFoundError: No module named \'torch\'\n', "build-failure", "environment", "--no-build-isolation"),
     "framework-internal-error:aborted": ("2024-01-01 12:00:00.000000: F tensorflow/core/common_runtime/device/device_event_mgr.cc:221] Unexpected Event status: 1\nFatal Python error: Aborted\n", "framework-internal-error", "unknown", "SIGABRT"),
-    "unsupported-op:metal_assertion": ("/AppleInternal/Library/BuildRoots/0000/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:788: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'\nzsh: abort      python train.py\n", "unsupported-op", "framework-bug", "MPS"),
+    "framework-internal-error:metal_assertion": ("/AppleInternal/Library/BuildRoots/0000/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:788: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'\nzsh: abort      python train.py\n", "framework-internal-error", "framework-bug", "MPS"),
+    "framework-internal-error:mps_graph_invalid": ("(mpsFileLoc): /AppleInternal/Library/BuildRoots/0000/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm:233:0: error: 'mps.subtract' op requires the same element type for all operands and results\n", "framework-internal-error", "framework-bug", "mps.subtract"),
+    "unsupported-op:ptx_feature_needs_newer_gpu": ("RuntimeError: Internal Triton PTX codegen error: \nptxas /tmp/compile-ptx-src-1a2b3c, line 57; error   : Feature '.bf16' requires .target sm_80 or higher\n", "unsupported-op", "framework-bug", "float16"),
+    "cuda-driver-too-old:triton_image_too_new": (tb("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "triton"), "cuda-driver-too-old", "environment", "driver"),
+    "accelerator-unavailable:onnxruntime_provider_missing": ("/env/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n", "accelerator-unavailable", "environment", "onnxruntime-gpu"),
+    "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
+    "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
+    "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
+    "api-version-skew:name_missing_in_library": (tb("NameError: name 'Unpack' is not defined", "speedylib"), "api-version-skew", "environment", "speedylib"),
+    "api-version-skew:tensor_subclass_behind_torch": (tb("TypeError: Multiple dispatch failed for 'aten.clone.default'; all __torch_dispatch__ handlers returned NotImplemented:\n\n  - tensor subclass <class 'torchao.dtypes.affine_quantized_tensor.AffineQuantizedTensor'>\n\nFor more information, try re-running with TORCH_LOGS=not_implemented"), "api-version-skew", "environment", "torchao"),
     "hang-timeout:timeout_words": (tb("RuntimeError: the request timed out while waiting for the peer", "somelib"), "hang-timeout", "unknown", "--stall-after"),
     "out-of-memory:memory_words": (tb("RuntimeError: the backend ran out of device memory while building the graph", "somelib"), "out-of-memory", "not-environment", ""),
     "disk-or-permission:permission_words": (tb("RuntimeError: open /dev/accel0: operation not permitted", "somelib"), "disk-or-permission", "environment", ""),
@@ -859,3 +868,94 @@ def test_a_colab_traceback_pasted_without_its_header_names_the_user_s_line() -> 
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "user-code-error"
     assert "<ipython-input-53-7ce1d3da5c83>:27" in diagnosis.cause and "test_loss /=" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        # a module name whose closing quote the paste lost (Markdown's backtick)
+        ("`ModuleNotFoundError: No module named 'transformers.models.llama.old_cache`\n", "api-version-skew",
+         "transformers.models.llama.old_cache"),
+        # HIP's enumeration name inside another runtime's message (onnxruntime's status)
+        ("[E:onnxruntime:, sequential_executor.cc:514 ExecuteKernel] Non-zero status code returned while running Conv "
+         "node. Status Message: HIP error hipErrorInvalidDeviceFunction:invalid device function\n",
+         "gpu-arch-unsupported", "HSA_OVERRIDE_GFX_VERSION"),
+        # rocBLAS's Tensile library file, with the message's first letters cut by the paste
+        ("ocBLAS error: Cannot read /env/lib/python3.12/site-packages/torch/lib/rocblas/library/TensileLibrary.dat: "
+         "Illegal seek\n", "gpu-arch-unsupported", "rocBLAS"),
+        # a versioned CUDA symbol with no library named before it
+        (tb("ImportError: undefined symbol: __nvJitLinkAddData_12_6, version libnvJitLink.so.12", "torch"),
+         "cuda-library-mismatch", "libnvJitLink.so.12"),
+        # pip's check, with a range that has a comma in it
+        ("tensorflow 2.15.0 requires keras<2.16,>=2.15.0, but you have keras 3.3.3 which is incompatible.\n",
+         "resolver-conflict", "keras<2.16,>=2.15.0"),
+        # conda's solver: a package of the channel that is not built for this platform
+        ('InvalidSpec: The package "nvidia/linux-64::cuda-nvcc==12.6.0=0" is not available for the specified '
+         "platform\n", "resolver-conflict", "cuda-nvcc"),
+        # a library's own range check, raised from a source checkout (which reads as the user's code)
+        ('Traceback (most recent call last):\n  File "/home/me/mmdetection/mmdet/__init__.py", line 17, in <module>\n'
+         "    assert ok\nAssertionError: MMCV==2.3.0 is used but incompatible. Please install mmcv>=2.0.0rc4, "
+         "<2.2.0.\n", "version-mismatch", "mmcv"),
+        # a library's own check for a GPU
+        (tb("NotImplementedError: FastLib: No NVIDIA GPU found? FastLib currently only supports GPUs!", "fastlib"),
+         "accelerator-unavailable", "GPU"),
+        # Triton's check of a kernel's block pointer store
+        (tb("AssertionError('Block shape([1, 512]) and value shape([512]) mismatch')", "triton"), "user-code-error",
+         "Not an environment problem"),
+        # the MPS backend's size limit, worded as what it supports now
+        (tb("RuntimeError: Output size of the matrix multiplication is larger than currently supported by the MPS "
+            "backend: 90000,90000, needs to be less than 2**32 elements.File a feature request for this use case "
+            "against the MPS backend at https://github.com/pytorch/pytorch/issues", "torch"), "unsupported-op", "MPS"),
+    ],
+    ids=["module-quote-lost", "hip-enum-name", "tensile-cut", "nvjitlink-versioned", "pip-range-comma",
+         "conda-invalid-spec", "library-range-check", "no-nvidia-gpu-found", "triton-block-shape", "mps-size-limit"],
+)  # fmt: skip
+def test_seventh_batch_wordings(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    said = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values()), *diagnosis.remediation])
+    assert word in said, said
+
+
+def test_float64_on_mps_from_the_user_s_own_line_is_theirs_and_from_a_library_a_gap() -> None:
+    message = "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64."
+    yours = _diagnose(tb(message))
+    assert yours is not None and (yours.family, yours.verdict) == ("user-code-error", "not-environment")
+    assert "/home/me/train.py:10" in yours.cause and "float32" in yours.cause
+    library = _diagnose(tb(message, "diffusers"))
+    assert library is not None and (library.family, library.verdict) == ("unsupported-op", "framework-bug")
+
+
+def test_a_driver_too_old_names_the_call_whose_cuda_it_is() -> None:
+    log = tb(
+        "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version",
+        "faster_whisper",
+    ).replace("x = y", "self.model = ctranslate2.models.Whisper(path)")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "cuda-driver-too-old"
+    assert "ctranslate2.models.Whisper" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_changed_signature_names_every_package_of_the_stack() -> None:
+    """torch's elastic agent calls a method a DeepSpeed subclass overrides: deepspeed is a party too."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.9/site-packages/deepspeed/elasticity/elastic_agent.py", line 126, in _invoke_run\n'
+        "    self._initialize_workers(self._worker_group)\n"
+        '  File "/env/lib/python3.9/site-packages/torch/distributed/elastic/agent/server/api.py", line 556, in '
+        "_rendezvous\n    self._set_master_addr_port(\n"
+        "TypeError: _set_master_addr_port() takes 3 positional arguments but 4 were given\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew"
+    assert "torch calls _set_master_addr_port()" in diagnosis.cause and "deepspeed" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["NotImplementedError: subclasses must implement forward", "NameError: name 'modle' is not defined"],
+    ids=["not-implemented", "name-error"],
+)
+def test_the_user_s_own_not_implemented_and_name_errors_are_no_library_s_gap(line: str) -> None:
+    diagnosis = _diagnose(tb(line))
+    assert diagnosis is None or diagnosis.family not in ("unsupported-op", "api-version-skew"), diagnosis

@@ -87,7 +87,7 @@ CASES: dict[str, tuple[str, str, str]] = {
     # an abort after a cause a rule reads: the cause, not the abort
     "abort-after-cause": ("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA error: an illegal memory access was encountered\nAborted (core dumped)\n", "cuda-illegal-access", ""),
     # macOS's word for SIGABRT, after an assertion of Apple's Metal framework: the assertion is the cause
-    "metal-assertion-abort-trap": ("/AppleInternal/Library/BuildRoots/1/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm:39: failed assertion `Error: MLIR pass manager failed'\nAbort trap: 6\n", "unsupported-op", "MPS"),
+    "metal-assertion-abort-trap": ("/AppleInternal/Library/BuildRoots/1/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm:39: failed assertion `Error: MLIR pass manager failed'\nAbort trap: 6\n", "framework-internal-error", "MPS"),
     "abort-trap-alone": ("Abort trap: 6\n", "framework-internal-error", "SIGABRT"),
     # wordings that already read right, kept so that a change of the parsing cannot lose them
     "winerror-126-dll": ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\\\venv\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll" or one of its dependencies.\n', "missing-library", "fbgemm"),

@@ -53,6 +53,8 @@ _SHAPES = re.compile(
     r"|Inplace update to inference tensor outside InferenceMode"
     # an exception type that says it (flax's ScopeParamShapeError, haiku's, a library's own ShapeError)
     r"|\b\w{0,40}ShapeError\b|Inconsistent shapes between"
+    # Triton's language checks of a kernel's own values (triton/language/semantic.py: a block pointer's store)
+    r"|\w{1,40} shape\(\[[^\]\n]{0,80}\]\) and \w{1,40} shape\(\[[^\]\n]{0,80}\]\) mismatch"
 )
 
 
@@ -325,22 +327,48 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
-    "unsupported-op",
-    r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})",
+    "framework-internal-error",
+    r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})"
+    # the assertion's own text names the MPS class when the file before it was cut ("Error: `failed assertion
+    # `[MPSNDArray initWithDevice:...] Error: total bytes of NDArray > 2**32'")
+    r"|failed assertion [`'](?P<what2>(?:\[MPS|Unsupported MPS|mps\.)[^\n']{3,300})",
     source="https://developer.apple.com/documentation/metalperformanceshadersgraph (an assertion of Apple's MPS "
     "framework, in /AppleInternal/...: the op, dtype or size handed to it is one it does not take)",
     confidence=0.75,
 )
 def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
-    """Apple's Metal Performance Shaders abort the process on an input they do not support (a dtype such as
-    bfloat16 or float64, a tensor over 2**32 bytes, a rank): the framework's MPS backend (torch's MPS, jax-metal)
-    handed it on instead of refusing it."""
-    what = found.group("what").strip()
+    """Apple's Metal Performance Shaders abort the process when an internal check fails: an input they do not
+    take (a dtype such as bfloat16 or float64, a tensor over 2**32 bytes, a rank, a view's range) that the
+    framework's MPS backend (torch's MPS, jax-metal) handed on instead of refusing or splitting it. An assertion is
+    a check of the code, not of the install: a bug of the backend, fixed in its newer releases more often than not."""
+    what = (found.group("what") or found.group("what2")).strip()
     return Lead(
-        f"Apple's Metal Performance Shaders stopped on an input they do not support ({what[:160]}): an op, dtype or "
-        "size the framework's Metal backend passes on without support (a gap of the backend, not of your install). "
-        "Run that step on the CPU or in float32, or use a backend release that supports it.",
+        f"An assertion of Apple's Metal Performance Shaders failed ({what[:160]}): the framework's Metal backend "
+        "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "
+        "that step on the CPU or in float32, try the backend's newest (nightly) release, and report it with the "
+        "assertion.",
         {"backend": "MPS", "op": what[:160]},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"\(mpsFileLoc\):[^\n]{0,300}?: error: '(?P<op>mps\.\w{1,60})' op (?P<what>[^\n]{3,200})",
+    source="https://developer.apple.com/documentation/metalperformanceshadersgraph (MPSGraph's verifier, "
+    "MPSGraphUtilities.mm: it checks each op of the graph it is given before it compiles it)",
+    confidence=0.75,
+)
+def mps_graph_invalid(found: re.Match[str], failure: Failure) -> Lead:
+    """MPSGraph's verifier refused an op of the graph the framework built (operands of mixed element types, a bad
+    shape): the framework's MPS backend built a graph MPSGraph does not accept, which is the backend's bug."""
+    op = found.group("op")
+    return Lead(
+        f"Apple's MPSGraph refused the graph the framework's MPS backend built: its {op} op "
+        f"{found.group('what').strip()[:160]}. The backend built an invalid graph (a bug of it, not of your "
+        "install, often fixed in its nightly): cast the operands to one dtype yourself, or run that step on the CPU.",
+        {"backend": "MPS", "op": op},
         verdict="framework-bug",
         next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
     )
@@ -367,6 +395,28 @@ def aborted(found: re.Match[str], failure: Failure) -> Lead:
             "python -X faulthandler ...  # the Python stack at the abort",
             "gdb -batch -ex run -ex bt --args python ...",
         ),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Requested (?P<dtype>\w{2,20}) compute type, but the target device or backend do(?:es)? not support efficient "
+    r"(?P=dtype) computation",
+    source="https://github.com/OpenNMT/CTranslate2/blob/master/src/types.cc (the compute types each device supports; "
+    "https://opennmt.net/CTranslate2/quantization.html)",
+    confidence=0.85,
+)
+def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
+    """CTranslate2 (faster-whisper, whisperX) runs in the compute type asked for, and refuses one the GPU cannot run
+    well (float16 needs compute capability 7.0 or a GPU with fast FP16; a GTX 10xx has none): the option, not the
+    install, is what to change."""
+    dtype = found.group("dtype")
+    return Lead(
+        f"compute_type={dtype!r} asks for {dtype}, which this GPU (or backend) cannot run: set compute_type to one "
+        'it supports ("int8" or "int8_float32" on older GPUs and the CPU, "float32"), or "default" to let '
+        "the library choose.",
+        {"option": "compute_type", "dtype": dtype},
+        next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",),
     )
 
 
@@ -755,6 +805,17 @@ def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
 def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
     dtype = found.group("dtype") or found.group("dtype2") or found.group("dtype3") or ""
     what = dtype or found.group("what") or ""
+    frame = failure.user_frame
+    if dtype and failure.raised_in_user_code and frame is not None:
+        # the user's own line made or moved the tensor ("torch.tensor(reward, device=device)" of a float64 value):
+        # the dtype is their choice, so the change is theirs too
+        return Lead(
+            f"Your code at {frame.short()} puts a {dtype} value on Apple's MPS device, which has no {dtype}: give it "
+            "a dtype MPS has (dtype=torch.float32, or .float() before .to('mps')). Not an environment problem.",
+            {"dtype": dtype, "backend": "MPS", "where": frame.short()},
+            verdict="not-environment",
+            family="user-code-error",
+        )
     return Lead(
         f"Apple's MPS backend has no {what}: Metal lacks that dtype (float64, complex128 and the float8 types are "
         "the usual ones). Convert to a dtype MPS has (float32, float16) before moving to 'mps', or keep that tensor "

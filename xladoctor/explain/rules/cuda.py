@@ -260,10 +260,12 @@ def no_kernel_image(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "gpu-arch-unsupported",
-    r"hipErrorNoBinaryForGpu|HIP error: invalid device function|HSA_OVERRIDE_GFX_VERSION|Cannot find (?:GPU|AMDGPU) "
+    r"hipErrorNoBinaryForGpu|HIP error: invalid device function|hipErrorInvalidDeviceFunction|HSA_OVERRIDE_GFX_VERSION"
+    r"|Cannot find (?:GPU|AMDGPU) "
     r"arch[^\n]{0,40}(?P<gfx>gfx\w{3,6})|(?P<gfx2>gfx\d{3,4}\w?) is not (?:supported|in the list)"
     # rocBLAS loads its GEMM kernels from Tensile library files made per GPU architecture; none for this one
-    r"|(?P<rocblas>rocBLAS) error: Cannot read [^\n]{0,300}?TensileLibrary[\w.-]{0,40}\.(?:dat|yaml)"
+    # (the file alone decides: a quoted log may cut "rocBLAS error: " to "ocBLAS error: " or drop it)
+    r"|(?:(?P<rocblas>r?ocBLAS) error: )?Cannot read [^\n]{0,300}?TensileLibrary[\w.-]{0,40}\.(?:dat|yaml)"
     r"(?:[^\n]{0,200}?for GPU arch ?: ?(?P<gfx3>gfx\w{3,6}))?",
     source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; "
     "https://github.com/ROCm/rocBLAS/blob/develop/library/src/tensile_host.cpp (the Tensile library it cannot read)",
@@ -273,7 +275,7 @@ def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
     # the HIP runtime's log names the GPU's ISA on the lines around ("... for ISA: amdgcn-amd-amdhsa--gfx1101")
     around = re.search(r"ISA: ?amdgcn-amd-amdhsa--(?P<gfx>gfx\w{3,6})", failure.haystack)
     gfx = found.group("gfx") or found.group("gfx2") or found.group("gfx3") or (around.group("gfx") if around else "")
-    library = "rocBLAS (its Tensile kernels) in " if found.group("rocblas") else ""
+    library = "rocBLAS (its Tensile kernels) in " if found.group("rocblas") or "Tensile" in found.group(0) else ""
     return Lead(
         f"{library or 'The '}{'the ' if library else ''}ROCm build has no code for this AMD GPU"
         f"{' (' + gfx + ')' if gfx else ''}: install a ROCm build that "
@@ -326,10 +328,15 @@ def toolkit_too_old_for_gpu(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.95,
 )
 def driver_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    frame = failure.last_frame
+    # the last frame's line names the library whose CUDA runtime it is (faster_whisper's `ctranslate2.models.
+    # Whisper(`): a package with a CUDA of its own (CTranslate2, onnxruntime, a jaxlib plugin) can need a newer
+    # driver than torch does
+    where = f" (raised at {frame.short()}" + (f": `{frame.code.strip()}`" if frame.code else "") + ")" if frame else ""
     return Lead(
-        "The NVIDIA driver is older than the CUDA runtime of the installed build needs: update the driver, or "
-        "install a build for the CUDA this driver supports (nvidia-smi shows it).",
-        {"found": found.group("found") or "", "component": "driver"},
+        f"The NVIDIA driver is older than the CUDA runtime of the installed build needs{where}: update the driver, "
+        "or install a build of that library for the CUDA this driver supports (nvidia-smi shows it).",
+        {"found": found.group("found") or "", "component": "driver", "library": failure.library or ""},
         next=("nvidia-smi  # 'CUDA Version' is the newest runtime this driver runs",),
     )
 
@@ -352,7 +359,9 @@ def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
     "accelerator-unavailable",
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No (?:CUDA|HIP) GPUs are available"
     r"|hipErrorNoDevice|no ROCm-capable device is detected"
-    r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device",
+    r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device"
+    # libraries that check for a GPU themselves at import ("Unsloth: No NVIDIA GPU found?")
+    r"|No (?:NVIDIA |CUDA[- ](?:capable )?)GPUs? (?:was |were )?(?:found|detected)",
     source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
     confidence=0.9,
 )
@@ -716,6 +725,88 @@ def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
         {"arch": which, "package": "triton", "tool": "ptxas"},
         next=("python -c 'import triton, torch; print(triton.__version__, torch.cuda.get_device_capability())'",),
     )
+
+
+@rule(
+    "unsupported-op",
+    r"Feature '(?P<feature>[^'\n]{1,60})' requires \.target sm_(?P<arch>\d{2,3}a?) or higher",
+    source="https://docs.nvidia.com/cuda/parallel-thread-execution/ (each PTX feature's target requirement: .bf16 "
+    "needs sm_80); https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/compiler.py",
+    confidence=0.8,
+)
+def ptx_feature_needs_newer_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    """ptxas refuses an instruction the target GPU lacks: the code asked for a type or operation (bfloat16 is
+    sm_80, Ampere, and newer) on an older GPU. The toolchain is fine; the dtype (or the op) is not one the GPU has."""
+    feature, arch = found.group("feature"), found.group("arch")
+    bf16 = "bf16" in feature
+    return Lead(
+        f"The kernel uses {feature}, which needs a GPU of sm_{arch} or newer, and this GPU is older: "
+        + ("bfloat16 needs Ampere (sm_80); on an older GPU (T4, V100: sm_75, sm_70) use float16 or float32 (a "
+           "library's bf16 switch, e.g. `bf16=False, fp16=True`, or torch.cuda.is_bf16_supported() to choose). "
+           if bf16 else "use an op or dtype this GPU has, or a GPU of that generation. ")
+        + "Not a broken install.",
+        {"feature": feature, "arch": f"sm_{arch}", "dtype": "bf16" if bf16 else ""},
+        verdict="framework-bug",
+        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+    )  # fmt: skip
+
+
+@rule(
+    "cuda-driver-too-old",
+    r"Triton Error \[CUDA\]: device kernel image is invalid",
+    source="https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/driver.c (cuModuleLoadData of "
+    "the cubin its bundled ptxas made); https://docs.nvidia.com/deploy/cuda-compatibility/ (a driver loads code of "
+    "its own CUDA major version and older)",
+    confidence=0.8,
+)
+def triton_image_too_new(found: re.Match[str], failure: Failure) -> Lead:
+    """Triton assembles with the ptxas it bundles (a recent CUDA 12), and the driver refuses the cubin when it is
+    of an older CUDA than that: the kernel image is "invalid" to it."""
+    return Lead(
+        "The driver refused the kernel Triton built (device kernel image is invalid): Triton assembles with the "
+        "ptxas it bundles, of a recent CUDA, and this NVIDIA driver is older than that CUDA. Update the driver, or "
+        "use the Triton (and torch) release made for the CUDA the driver supports. On a driver that is new enough, "
+        "the kernel came from Triton's cache, built for another GPU (a cache shared between machines): clear "
+        "~/.triton/cache (or TRITON_CACHE_DIR).",
+        {"component": "driver", "package": "triton"},
+        next=("nvidia-smi  # 'CUDA Version' is the newest CUDA this driver runs",
+              "python -c 'import triton; print(triton.__version__)'", "ls ~/.triton/cache | head"),
+    )  # fmt: skip
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Specified provider '(?P<provider>\w{2,60}ExecutionProvider)' is not in available provider names",
+    source="https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/python/onnxruntime_inference_collection.py "
+    "(the providers a build has); https://onnxruntime.ai/docs/install/ (the package of each)",
+    confidence=0.85,
+)
+def onnxruntime_provider_missing(found: re.Match[str], failure: Failure) -> Lead:
+    """onnxruntime's packages are one build each: the GPU providers come only with their own package, and a second
+    onnxruntime package installed beside it (the CPU one, pulled in by another requirement) can shadow it."""
+    provider = found.group("provider")
+    package = _ORT_PACKAGES.get(provider)
+    install_it = (
+        f"install {package} (and uninstall the plain onnxruntime, which shadows it)"
+        if package
+        else ("install the onnxruntime package built with it")
+    )
+    return Lead(
+        f"The installed onnxruntime build has no {provider}: {install_it}; the CPU build is used otherwise.",
+        {"provider": provider, "package": package or "onnxruntime"},
+        next=("python -m pip list 2>/dev/null | grep -i onnxruntime  # exactly one onnxruntime* package",
+              "python -c 'import onnxruntime as o; print(o.get_available_providers())'"),
+    )  # fmt: skip
+
+
+_ORT_PACKAGES = {
+    "CUDAExecutionProvider": "onnxruntime-gpu",
+    "TensorrtExecutionProvider": "onnxruntime-gpu",
+    "ROCMExecutionProvider": "onnxruntime-rocm",
+    "MIGraphXExecutionProvider": "onnxruntime-rocm",
+    "DmlExecutionProvider": "onnxruntime-directml",
+    "OpenVINOExecutionProvider": "onnxruntime-openvino",
+}
 
 
 def _dotted(capability: str | None) -> str:

@@ -49,8 +49,10 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     r"|No solution found when resolving dependencies|UnsatisfiableError|PackagesNotFoundError"
     r"|Could not solve for environment specs|SolverProblemError|version solving failed"
     r"|(?:your|the) (?:project's )?requirements are unsatisfiable"
-    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n,]{1,120}), but you(?: have|'ll have| will have) "
-    r"(?P<have>[^\n]{1,120}?) which is incompatible",
+    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n]{1,120}?), but you(?: have|'ll have| will have) "
+    r"(?P<have>[^\n]{1,120}?) which is incompatible"
+    # conda: a package the channel has, but not built for this platform (a CUDA sub-package of another release)
+    r"|InvalidSpec: The package \"(?P<spec>[^\"\n]{1,160})\" is not available for the specified platform",
     source=PIP_RESOLVER,
     confidence=0.85,
 )
@@ -62,6 +64,15 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
             f"(pip installed one package without moving the other). Install versions that agree: the {pkg} release "
             f"made for {have}, or {req}.",
             {"package": pkg, "requirement": req, "installed": have},
+        )
+    if found.group("spec"):
+        spec = found.group("spec")
+        return Lead(
+            f"conda's solution needs {spec}, which its channel does not have for this platform: an unpinned package "
+            "(cuda=12.2 resolving sub-packages of a newer CUDA from the nvidia channel) moved on. Pin the version "
+            "(and the channel label, -c nvidia/label/cuda-12.2.2) so every sub-package comes from one release.",
+            {"package": spec.split("::")[-1].split("=")[0], "spec": spec},
+            next=("conda search -c nvidia 'cuda-compiler' --info  # the builds the channel has for this platform",),
         )
     if "PackagesNotFoundError" in found.group(0) and (listed := _CONDA_LISTED.search(failure.haystack, found.end())):
         wanted = listed.group("requirement")
@@ -559,4 +570,28 @@ def windows_build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
         "Native Tools prompt of Visual Studio's Build Tools) or ninja. Install the missing one, or a prebuilt wheel.",
         {"variable": "CUDA_HOME", "tool": "nvcc, cl.exe or ninja"},
         next=("where nvcc cl ninja", "echo %CUDA_HOME% %CUDA_PATH%"),
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"failed to solve: process \"(?P<command>[^\"\n]{0,600}?\b"
+    r"(?P<installer>pip3?|conda|mamba|micromamba|uv|apt-get|apt)\b[^\"\n]{0,40}?\binstall\b[^\"\n]{0,600})\" "
+    r"did not complete successfully: exit code: (?P<code>\d{1,3})",
+    source="https://github.com/moby/buildkit (a RUN step whose command exited non-zero: 'failed to solve: process "
+    "... did not complete successfully')",
+    confidence=0.5,
+)
+def image_install_step_failed(found: re.Match[str], failure: Failure) -> Lead:
+    """docker build stops at a RUN step and prints only its command: when that command installs packages, the
+    installer refused (a pin that no longer resolves, a package gone from its channel). Its own message is in the
+    step's output above, which BuildKit folds away unless asked."""
+    installer = found.group("installer")
+    return Lead(
+        f"A RUN step of the Dockerfile that installs packages with {installer} failed (exit code "
+        f"{found.group('code')}): the installer could not satisfy the step's pins (a version or channel that moved "
+        "on since the Dockerfile was written). Its own error is in the step's output: rebuild with --progress=plain "
+        "and read the installer's message, then pin what it names.",
+        {"installer": installer, "file": "Dockerfile"},
+        next=("docker build --progress=plain --no-cache .  # the step's full output",),
     )

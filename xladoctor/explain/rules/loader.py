@@ -221,10 +221,13 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     # the symbol is missing when the log was cut right after "undefined symbol:" (a title, a truncated paste)
     symbol, library = found.group("symbol") or "", found.group("library") or ""
     version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
-    if _CUDA_LIBRARY.search(library) and (version is None or _CUDA_LIBRARY.search(version.group("by"))):
+    by_cuda = version is not None and _CUDA_LIBRARY.search("/" + version.group("by")) is not None
+    if (_CUDA_LIBRARY.search(library) and (version is None or by_cuda)) or (not library and by_cuda):
         # cuDNN's sub-libraries, cuSPARSE and nvJitLink: each is built with the others of its release, and one of
         # another release (two CUDA installs on the loader's path, a pip nvidia-* beside a system one) lacks a symbol
-        name = library.replace("\\", "/").rsplit("/", 1)[-1]
+        # with no library named ("undefined symbol: __nvJitLinkCreate_12_8, version libnvJitLink.so.12"), the
+        # versioned symbol alone says a CUDA library older than its caller's release was loaded
+        name = library.replace("\\", "/").rsplit("/", 1)[-1] or "the library that needs it"
         other = version.group("by") if version else "the CUDA library that defines it"
         return Lead(
             f"{name} and {other} come from different CUDA releases: {name} needs {symbol[:80]}, which the loaded "

@@ -61,6 +61,15 @@ def _caller(failure: Failure) -> str | None:
     return frames[-1].owner if frames else None
 
 
+def _parties(failure: Failure, caller: str) -> str:
+    """The other packages whose code is in the stack: a method called on `self` runs the override of the subclass a
+    package above defined (DeepSpeed's elastic agent under torch's), so each of them may be the side to move."""
+    others = list(dict.fromkeys(f.owner for f in failure.frames if f.owner and f.owner not in (caller, "python")))
+    if not others:
+        return ""
+    return f"; the stack also runs code of {', '.join(others[:3])}, whose subclass or wrapper may be the other side"
+
+
 def _callee_package(call: str) -> str:
     """The package a called name starts with ('torch.nn.functional.pad' -> torch); '' when it starts with a class
     or a bare function (`Trainer.get_batch_samples`, `forward`): Python's message does not name the module."""
@@ -89,7 +98,11 @@ def _misspelt(top: str) -> str | None:
     return close[0]
 
 
-@rule("module-not-found", r"No module named '(?P<module>[\w.]{1,200})'", source=IMPORTLIB, confidence=0.9)
+# a pasted message whose closing quote was lost (Markdown's backtick, the line's end) still names the whole module
+_END_QUOTE = r"(?:'|(?=[`\s]|$))"
+
+
+@rule("module-not-found", r"No module named '(?P<module>[\w.]{1,200})" + _END_QUOTE, source=IMPORTLIB, confidence=0.9)
 def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module")
     top = _top(module)
@@ -156,7 +169,7 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
 
 @rule(
     "api-version-skew",
-    r"No module named '(?P<module>(?P<top>[\w]{1,80})\. ?[\w.]{1,200})'",  # "'triton. common'": as pasted
+    r"No module named '(?P<module>(?P<top>[\w]{1,80})\. ?[\w.]{1,200})" + _END_QUOTE,  # "'triton. common'": as pasted
     source=IMPORTLIB,
     confidence=0.8,
 )
@@ -257,8 +270,8 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
     )
     return Lead(
         f"{caller} calls {call}() {what}: the two sides were written for different releases ({caller}, or the "
-        f"package that defines {call}, is newer than the other). Install the releases made for each other: "
-        f"upgrade {caller}, or pin the other to the version {caller} was written for.",
+        f"package that defines {call}, is newer than the other){_parties(failure, caller)}. Install the releases "
+        f"made for each other: upgrade {caller}, or pin the other to the version {caller} was written for.",
         {"call": call, "caller": caller, "package": _callee_package(call)},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | head -100",),
@@ -474,13 +487,22 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
     r"(?P<pkg>[\w.-]{2,60}?)(?P<want>[<>=!~][^ \n]{1,60}) is required for a normal functioning of this module, but "
     r"found (?P=pkg)==(?P<have>[\w.+]+)"
     r"|requires (?P<pkg2>[\w .-]{2,60}?) version (?P<want2>[<>=!~]=?\s?[\d.]+\w*)[;,] ?(?:Detected an installation of "
-    r"version|but found|found version) (?P<have2>[\w.+]+)",
-    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/versions.py (require_version)",
+    r"version|but found|found version) (?P<have2>[\w.+]+)"
+    # a library's own import-time check that names the installed release and the range it takes (mmdet's "MMCV==2.2.0
+    # is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0."): raised in a source checkout it reads as
+    # the user's code, but the message is a pairing of releases
+    # (a version ends at a word: the sentence's full stop is no part of it)
+    r"|(?P<pkg3>[\w.-]{2,60})==(?P<have3>\d\w*(?:[.+]\w+)*) is (?:used but )?"
+    r"(?:incompatible|not compatible|not supported)[^\n]{0,40}?(?i:please )?install (?P<pkg4>[\w.-]{2,60}?) ?"
+    r"(?P<want3>[<>=!~]=?\w+(?:\.\w+)*(?:, ?[<>=!~]=?\w+(?:\.\w+)*)*)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/versions.py "
+    "(require_version); https://github.com/open-mmlab/mmdetection/blob/main/mmdet/__init__.py (mmcv's range)",
     confidence=0.9,
 )
 def required_version(found: re.Match[str], failure: Failure) -> Lead:
-    pkg = found.group("pkg") or (found.group("pkg2") or "").strip()
-    want, have = found.group("want") or found.group("want2"), found.group("have") or found.group("have2")
+    pkg = found.group("pkg") or (found.group("pkg2") or "").strip() or found.group("pkg4")
+    want = found.group("want") or found.group("want2") or found.group("want3")
+    have = found.group("have") or found.group("have2") or found.group("have3")
     return Lead(
         f"{pkg} {have} is installed, but {pkg}{want} is required: install a {pkg} in that range (or a release of the "
         "requiring library made for the installed one).",
@@ -755,4 +777,26 @@ def inductor_triton_attribute(found: re.Match[str], failure: Failure) -> Lead | 
         "Triton your torch pins, or the torch its Triton was made for.",
         {"package": "triton", "class": cls, "attribute": attr},
         next=("python -m pip show torch triton triton-windows 2>/dev/null | grep -E '^(Name|Version|Requires)'",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"Multiple dispatch failed for '(?P<op>[\w.]{1,120})'; all __torch_dispatch__ handlers returned NotImplemented"
+    r"(?:[^\n]*\n){0,3}?[^\n]{0,20}tensor subclass <class '(?P<subclass>(?P<package>\w{1,60})\.[\w.]{1,200})'>",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp (handle_torch_function"
+    "_no_python_arg_parser: 'Multiple dispatch failed for')",
+    confidence=0.75,
+)
+def tensor_subclass_behind_torch(found: re.Match[str], failure: Failure) -> Lead:
+    """A library's tensor subclass (xformers' attention masks, torchao's quantized tensors) handles the ops of the
+    torch it was written for; an op this torch routes to it that it does not know returns NotImplemented."""
+    package, op = found.group("package"), found.group("op")
+    return Lead(
+        f"{package}'s tensor subclass {found.group('subclass')} does not handle {op} as the installed torch calls it: "
+        f"{package} was written for another torch release. Install the {package} release made for the installed "
+        f"torch (or the torch it pins).",
+        {"package": package, "subclass": found.group("subclass"), "op": op},
+        verdict="environment",
+        next=(f"python -m pip show {package} torch",),
     )

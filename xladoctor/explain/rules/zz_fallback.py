@@ -52,7 +52,8 @@ def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?i)\b(?:not (?:yet )?supported|not implemented|unsupported)\b",
+    r"(?i)\b(?:not (?:yet )?supported|not implemented|unsupported|not handled)\b|than (?:is |are )?currently supported"
+    r"|File a feature request",
     source=SOURCE,
     confidence=0.45,
     on="fallback",
@@ -153,4 +154,53 @@ def mlir_pass_failed(found: re.Match[str], failure: Failure) -> Lead:
         {"compiler": "Triton", "owner": "Triton"},
         verdict="framework-bug",
         next=("MLIR_ENABLE_DUMP=1 python ...  # the IR before each pass: the one that failed is the last",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"^(?:[\w.]*\.)?NotImplementedError(?:: (?P<message>[^\n]{1,300}))?",
+    source="https://docs.python.org/3/library/exceptions.html#NotImplementedError (a method or case the library "
+    "has not written yet)",
+    confidence=0.47,  # over not_supported's words: this one names the library
+    on="fallback",
+)
+def not_implemented_in_library(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A library's NotImplementedError is a case it has not written: a gap of it, whatever its words (a
+    converter's "scale parameter is not handled"). The user's own is their abstract method left unwritten."""
+    if failure.raised_in_user_code:
+        return None
+    message = (found.group("message") or "").strip()
+    return Lead(
+        f"{failure.library or 'A library'} has not implemented this case"
+        + (f": {message[:200]}" if message else "")
+        + ". A gap of the library, not of your install: avoid that argument or op, or use a release that adds it.",
+        {"package": failure.library or ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"^(?:[\w.]*\.)?NameError: name '(?P<name>\w{1,100})' is not defined",
+    source="https://docs.python.org/3/library/exceptions.html#NameError",
+    confidence=0.45,
+    on="fallback",
+)
+def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A released library's code does not misspell its own names: a name it cannot find there is one it imports
+    or generates from another package (a typing helper that moved, a class of transformers it patches), which the
+    installed release of that package does not define."""
+    frame = failure.last_frame
+    if frame is None or frame.user or not frame.owner or frame.owner == "python":
+        return None
+    name = found.group("name")
+    return Lead(
+        f"{frame.owner}'s code uses {name}, which is not defined where it runs ({frame.short()}): a name it takes "
+        f"from another package it was written against (transformers, typing, torch) and that the installed release "
+        f"of it does not have. Install the {frame.owner} release made for the installed packages (upgrade it), or "
+        "pin the other package to the one it was written for.",
+        {"package": frame.owner, "name": name},
+        verdict="environment",
+        next=(f"python -m pip show {frame.owner}",),
     )
