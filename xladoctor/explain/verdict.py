@@ -149,8 +149,19 @@ def root(found: Sequence[Candidate]) -> Candidate | None:
         by_chain.setdefault(candidate.failure.chain, []).append(candidate)
     # within a chain, the first exception's candidates come first, unless only later ones name a cause
     ordered = sorted(found, key=lambda c: c.rank)
-    chosen = ordered[0]
+    chosen = _with_frames(ordered[0], ordered)
     return _explained_by_warning(chosen, ordered) or chosen
+
+
+def _with_frames(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate:
+    """One failure the log shows twice, as an application's log line ("!!! Exception during processing !!! ...")
+    and as its traceback: the same rule reads both, and the traceback's reading knows where it was raised."""
+    if chosen.failure.frames:
+        return chosen
+    return next(
+        (c for c in ordered if c.rule == chosen.rule and c.failure.frames and not c.failure.warning),
+        chosen,
+    )
 
 
 # An error of these families is often only the symptom of a toolchain, driver or library that an earlier warning

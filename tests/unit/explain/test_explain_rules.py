@@ -959,3 +959,59 @@ def test_a_changed_signature_names_every_package_of_the_stack() -> None:
 def test_the_user_s_own_not_implemented_and_name_errors_are_no_library_s_gap(line: str) -> None:
     diagnosis = _diagnose(tb(line))
     assert diagnosis is None or diagnosis.family not in ("unsupported-op", "api-version-skew"), diagnosis
+
+
+def test_a_user_code_error_with_no_user_frame_names_the_call_outside_the_frameworks() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.11/site-packages/comfy_nodes/mix.py", line 48, in mix\n'
+        "    return image1 * (1.0 - mask) + image2 * mask\n"
+        '  File "/env/lib/python3.11/site-packages/torch/_tensor.py", line 40, in wrapped\n'
+        "    return f(*args, **kwargs)\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "the call at /env/lib/python3.11/site-packages/comfy_nodes/mix.py:48" in diagnosis.cause, diagnosis.cause
+    assert "image1 * (1.0 - mask)" in diagnosis.cause and "your code" not in diagnosis.cause
+
+
+def test_one_failure_logged_as_a_line_and_as_a_traceback_is_read_where_it_has_frames() -> None:
+    log = (
+        "!!! Exception during processing !!! Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:0 and cpu!\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/app/nodes/blend.py", line 12, in run\n'
+        "    return a + b\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "/home/me/app/nodes/blend.py:12" in diagnosis.cause, diagnosis.cause
+
+
+def test_uv_s_unsatisfiable_requirements_name_the_pair_it_could_not_reconcile() -> None:
+    log = (
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because only the following versions of torch{sys_platform == 'linux'} are available:\n"
+        "          torch{sys_platform == 'linux'}<2.8.0\n"
+        "      and torchaudio==2.8.0 depends on torch==2.8.0, we can conclude that torchaudio==2.8.0 needs torch 2.8.\n"
+        "      And because you require torch{sys_platform == 'linux'}==2.7.1 and torchaudio==2.8.0, we can conclude "
+        "that your requirements are unsatisfiable.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict"
+    assert "torch==2.7.1 and torchaudio==2.8.0" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_failed_cuda_build_names_the_wheel_pip_was_building() -> None:
+    log = (
+        "      OSError: The detected CUDA version (11.8) mismatches the version that was used to compile\n"
+        "      PyTorch (12.4). Please make sure to use the same CUDA versions.\n"
+        "      [end of output]\n"
+        "  ERROR: Failed building wheel for simple_knn\n"
+        "Failed to build simple_knn\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure"
+    assert "simple_knn" in diagnosis.cause and "CUDA_HOME" in diagnosis.cause, diagnosis.cause

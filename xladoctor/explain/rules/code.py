@@ -7,6 +7,7 @@ import re
 
 from xladoctor.explain.records import TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules.install import built_package
 from xladoctor.fix import export
 
 ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
@@ -17,9 +18,22 @@ JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 
 def _yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
+    if frame is None:
+        # no frame of the user's (a library's own traceback, a script run from site-packages): the innermost frame
+        # outside the frameworks is the call that handed them the wrong value
+        outside = [f for f in failure.frames if f.owner not in _FRAMEWORK_OWNERS]
+        if outside:
+            last = outside[-1]
+            code = f" (`{last.code}`)" if last.code else ""
+            return f"{what} Not an environment problem: the call at {last.short()}{code}, in {last.owner}."
     where = f" at {frame.short()}" if frame is not None else ""
     code = f" (`{frame.code}`)" if frame is not None and frame.code else ""  # the line to change, as the user wrote it
     return f"{what} Not an environment problem: your code{where}{code}."
+
+
+# the packages whose checks raise the user's mistakes (the op that received them), not where they were made
+_FRAMEWORK_OWNERS = frozenset({"torch", "jax", "jaxlib", "tensorflow", "keras", "tf_keras", "triton", "numpy",
+                               "python", "flax", "torch_xla"})  # fmt: skip
 
 
 # JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
@@ -576,7 +590,7 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             {"tool": "cl"},
         )
     envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
-    package = found.group("pkg") or _built_package(" ".join((failure.haystack, *failure.context)))
+    package = found.group("pkg") or built_package(" ".join((failure.haystack, *failure.context)))
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
         f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
@@ -588,15 +602,6 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
         # holds the cause, and a rule that reads that output outranks it; alone, it still says a build failed
         confidence=0.55 if envelope else None,
     )
-
-
-# The sources a build compiles name their package: site-packages/deepspeed/ops/csrc/adam/fused_adam_frontend.cpp
-_BUILT_SOURCE = re.compile(r"site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b")
-
-
-def _built_package(text: str) -> str:
-    found = _BUILT_SOURCE.search(text)
-    return found.group("pkg") if found and found.group("pkg") not in ("torch", "nvidia") else ""
 
 
 # A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517

@@ -10,6 +10,29 @@ from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export, install, system_install
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
+
+# What a failed build was building: pip's own summary ("Failed building wheel for diff_gaussian_rasterization",
+# "Failed to build flash-attn") or the sources it compiled (site-packages/deepspeed/ops/csrc/adam/x.cpp)
+_BUILT = re.compile(
+    r"Failed (?:building wheel for|to build) (?P<wheel>[A-Za-z0-9][\w.-]{0,80}?)\.?(?:\s|$)"
+    r"|site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b"
+)
+
+
+def built_package(text: str) -> str:
+    """The package a failed build was building, as the log names it; '' when it does not."""
+    for found in _BUILT.finditer(text):
+        name = found.group("wheel") or found.group("pkg")
+        if name not in ("torch", "nvidia"):
+            return name
+    return ""
+
+
+def _building(failure: Failure) -> str:
+    package = built_package(failure.haystack)
+    return f" ({package} here)" if package else ""
+
+
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
 
 
@@ -87,6 +110,9 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
     # log cut to uv's last words ("... your requirements are unsatisfiable") has the Because before them
     because = _BECAUSE.search(failure.haystack, found.end()) or _BECAUSE.search(failure.haystack)
     named = f" ({because.group('requirement')})" if because else ""
+    if pair := _UV_PAIR.search(failure.haystack):
+        first = pair.group("first") + (pair.group("first_spec") or "")
+        named = f" ({first} and {pair.group('second')}{pair.group('second_spec') or ''}, as you require them)"
     return Lead(
         f"The installer cannot find versions that satisfy every requirement at once{named}: two packages (or a "
         "package and this Python, or an index without a matching wheel) pin incompatible versions of something. "
@@ -102,8 +128,15 @@ _CONDA_LISTED = re.compile(r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<
 # uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",
 # "nothing provides requested pytorch-cuda 12.4"
 _BECAUSE = re.compile(
-    r"(?:Because (?:only )?|- package |nothing provides (?:requested )?)"
+    r"(?:Because (?:only )?(?:the following versions of )?|- package |nothing provides (?:requested )?)"
     r"(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)"
+)
+# uv's last sentence names the pair it could not reconcile: "And because you require torch{sys_platform == 'linux'}
+# ==2.7.1 and triton{...}==3.3.1, we can conclude that your requirements are unsatisfiable."
+_MARKER = r"(?:\{[^}\n]{0,120}\})?"  # uv's environment marker after a name: torch{sys_platform == 'linux'}
+_UV_PAIR = re.compile(
+    r"because you require (?P<first>[A-Za-z0-9][\w.-]{0,80})" + _MARKER + r"(?P<first_spec>[=<>!~]=?[\w.*+!-]{1,40})?"
+    r" and (?P<second>[A-Za-z0-9][\w.-]{0,80})" + _MARKER + r"(?P<second_spec>[=<>!~]=?[\w.*+!-]{1,40})?"
 )
 
 
@@ -158,9 +191,9 @@ def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
 def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
     nvcc, torch = found.group("nvcc"), found.group("torch")
     return Lead(
-        f"Building a CUDA extension needs nvcc of the CUDA torch was built with: nvcc is {nvcc}, torch's CUDA is "
-        f"{torch}. Point CUDA_HOME (and PATH) at a CUDA {torch.split('.')[0]}.x toolkit, or install a torch built "
-        f"for CUDA {nvcc}; a prebuilt wheel of the extension avoids the build.",
+        f"Building a CUDA extension{_building(failure)} needs nvcc of the CUDA torch was built with: nvcc is {nvcc}, "
+        f"torch's CUDA is {torch}. Point CUDA_HOME (and PATH) at a CUDA {torch.split('.')[0]}.x toolkit, or install "
+        f"a torch built for CUDA {nvcc}; a prebuilt wheel of the extension avoids the build.",
         {"nvcc": nvcc, "torch_cuda": torch, "variable": "CUDA_HOME"},
         next=("nvcc --version; python -c 'import torch; print(torch.version.cuda)'",),
     )
@@ -175,7 +208,8 @@ def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
 )
 def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        "Building a CUDA extension needs the CUDA toolkit (nvcc), and none was found: install a toolkit of torch's "
+        f"Building a CUDA extension{_building(failure)} needs the CUDA toolkit (nvcc), and none was found: install a "
+        "toolkit of torch's "
         "CUDA and set CUDA_HOME, or install a prebuilt wheel of the package (matching torch and Python).",
         {"variable": "CUDA_HOME", "tool": "nvcc"},
         export("CUDA_HOME", "/usr/local/cuda", note="where the toolkit of torch's CUDA is installed"),
