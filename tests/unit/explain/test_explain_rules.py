@@ -873,6 +873,9 @@ def test_a_colab_traceback_pasted_without_its_header_names_the_user_s_line() -> 
 @pytest.mark.parametrize(
     ("log", "family", "word"),
     [
+        # the answer of TensorFlow's GPU query written as a comment on its line
+        ("import tensorflow as tf\ntf.config.list_physical_devices('GPU')  # [] comes back\n", "accelerator-unavailable",
+         "tensorflow"),
         # a module name whose closing quote the paste lost (Markdown's backtick)
         ("`ModuleNotFoundError: No module named 'transformers.models.llama.old_cache`\n", "api-version-skew",
          "transformers.models.llama.old_cache"),
@@ -907,7 +910,7 @@ def test_a_colab_traceback_pasted_without_its_header_names_the_user_s_line() -> 
             "backend: 90000,90000, needs to be less than 2**32 elements.File a feature request for this use case "
             "against the MPS backend at https://github.com/pytorch/pytorch/issues", "torch"), "unsupported-op", "MPS"),
     ],
-    ids=["module-quote-lost", "hip-enum-name", "tensile-cut", "nvjitlink-versioned", "pip-range-comma",
+    ids=["tf-gpus-as-a-comment", "module-quote-lost", "hip-enum-name", "tensile-cut", "nvjitlink-versioned", "pip-range-comma",
          "conda-invalid-spec", "library-range-check", "no-nvidia-gpu-found", "triton-block-shape", "mps-size-limit"],
 )  # fmt: skip
 def test_seventh_batch_wordings(log: str, family: str, word: str) -> None:

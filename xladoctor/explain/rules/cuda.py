@@ -620,6 +620,8 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     "accelerator-unavailable",
     r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"](?P<kind>GPU|TPU)['\"]\s*\)\)?[^\n]{0,80}\n(?:[^\n]{0,200}\n){0,3}?"
     r"\s*(?:\[\]|Num GPUs Available:?\s*0\b)"
+    # the answer written as a comment on the same line: "tf.config.list_physical_devices('GPU') # [] is returned"
+    r"|list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"](?P<kind2>GPU|TPU)['\"]\s*\)\)?\s{0,8}#[^\n]{0,20}?\[\]"
     r"|torch\.cuda\.is_available\(\)\)?[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}?\s*False\b"
     r"|^\[name: \"/device:CPU:0\""
     # what TensorFlow's own GPU guide and tutorials print: len(list_physical_devices('GPU')), and the notebook check
