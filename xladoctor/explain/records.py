@@ -113,6 +113,7 @@ class Failure:
     position: int = 0  # its place in its chain: 0 is the root (the first, which caused or preceded the others)
     wrapper: bool = False  # a wrapper whose message carries another error (that one is its own record)
     warning: bool = False  # a warning, not an error: the program may well have gone on
+    carried_by: str = ""  # the wrapper whose message carried it ("torch._dynamo.exc.BackendCompilerFailed")
     context: tuple[str, ...] = field(default_factory=tuple)  # the lines before it in its region (a line record)
     context_lines: tuple[int, ...] = ()  # the log's line number of each line after `text` in `message` (a line record)
 
@@ -282,7 +283,9 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
     parsed = _exception_line(lines[inner_at], False)
     assert parsed is not None
     message = "\n".join([parsed[1], *lines[inner_at + 1 :]]).strip()
-    yield replace(failure, type=parsed[0], message=message, text=lines[inner_at], wrapper=False)
+    yield replace(
+        failure, type=parsed[0], message=message, text=lines[inner_at], wrapper=False, carried_by=failure.type or first
+    )
 
 
 _WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")

@@ -140,6 +140,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "unsupported-op:ptx_feature_needs_newer_gpu": ("RuntimeError: Internal Triton PTX codegen error: \nptxas /tmp/compile-ptx-src-1a2b3c, line 57; error   : Feature '.bf16' requires .target sm_80 or higher\n", "unsupported-op", "framework-bug", "float16"),
     "cuda-driver-too-old:triton_image_too_new": (tb("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "triton"), "cuda-driver-too-old", "environment", "driver"),
     "accelerator-unavailable:onnxruntime_provider_missing": ("/env/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n", "accelerator-unavailable", "environment", "onnxruntime-gpu"),
+    "unsupported-op:fp8_type_on_this_gpu": ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nCompilationError: at 1:0:\ndef triton_poi_fused__to_copy_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n^\nValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n", "unsupported-op", "framework-bug", "fp8_e5m2"),
     "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
     "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
     "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
@@ -1018,3 +1019,26 @@ def test_a_failed_cuda_build_names_the_wheel_pip_was_building() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "build-failure"
     assert "simple_knn" in diagnosis.cause and "CUDA_HOME" in diagnosis.cause, diagnosis.cause
+
+
+def test_an_assertion_torch_compile_s_wrapper_carries_is_the_compiler_s() -> None:
+    log = "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nAssertionError: increase TRITON_MAX_BLOCK['Y'] to 2048\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+    assert "TRITON_MAX_BLOCK['Y']" in diagnosis.cause, diagnosis.cause
+    # the same assertion raised on its own, with no wrapper and no frames, is no compiler's
+    plain = _diagnose("AssertionError: increase TRITON_MAX_BLOCK['Y'] to 2048\n")
+    assert plain is None or plain.decided_by != "framework-internal-error:broken_internal_invariant"
+
+
+def test_a_view_of_a_multi_output_function_changed_in_place_is_the_user_s_code() -> None:
+    diagnosis = _diagnose(tb(
+        "RuntimeError: Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the output "
+        "of a function that returns multiple views. Such functions do not allow the output views to be modified "
+        "inplace. You should replace the inplace operation by an out-of-place one."
+    ))  # fmt: skip
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert "out-of-place" in diagnosis.cause

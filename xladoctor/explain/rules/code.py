@@ -53,6 +53,7 @@ _SHAPES = re.compile(
     r"|index out of range|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
     r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
     r"|Trying to backward through the graph a second time|modified by an inplace operation"
+    r"|is a view and is being modified inplace"
     r"|Incompatible shapes|Dimensions must be equal|expected input with shape|is incompatible with the layer"
     r"|ConcretizationTypeError|TracerBoolConversionError|TracerArrayConversionError|TracerIntegerConversionError"
     r"|UnexpectedTracerError|NonConcreteBooleanIndexError|Incompatible shapes for broadcasting"
@@ -409,6 +410,29 @@ def aborted(found: re.Match[str], failure: Failure) -> Lead:
             "python -X faulthandler ...  # the Python stack at the abort",
             "gdb -batch -ex run -ex bt --args python ...",
         ),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"type (?P<dtype>fp8\w{1,12}) not supported in this architecture(?:\. The supported fp8 dtypes are "
+    r"(?P<supported>\([^)\n]{1,120}\)))?",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/language/semantic.py (the fp8 types of each "
+    "CUDA architecture: fp8e4nv needs compute capability 8.9 or newer)",
+    confidence=0.85,
+)
+def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    """Triton's fp8e4nv (torch.float8_e4m3fn) needs Ada or Hopper (sm_89, sm_90); older GPUs have only the other
+    formats it lists. A model stored in e4m3 compiled for an Ampere GPU fails at the kernel's first cast."""
+    dtype = found.group("dtype")
+    supported = found.group("supported") or ""
+    return Lead(
+        f"This GPU has no {dtype} in Triton (the float8_e4m3fn format needs compute capability 8.9, Ada/Hopper, or "
+        f"newer){': it supports ' + supported if supported else ''}. Use weights in a format this GPU has (an "
+        "fp8_e5m2 or bf16/fp16 checkpoint), or run that model without torch.compile.",
+        {"dtype": dtype, "supported": supported, "formats": "fp8_e4m3fn, fp8_e5m2"},
+        verdict="framework-bug",
+        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
     )
 
 
@@ -935,6 +959,9 @@ def llvm_crash(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+_COMPILE_WRAPPERS = ("BackendCompilerFailed", "InductorError")  # torch._dynamo.exc and torch._inductor.exc
+
+
 # Inside a framework's private compiler internals (torch's Inductor and Dynamo, JAX's _src), these exceptions are
 # broken invariants, not messages to the user: torch.compile raising AttributeError from torch/_inductor is a bug.
 _INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKAGES) + r")|jax[/\\]_src)[/\\]")
@@ -953,6 +980,18 @@ _INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKA
 def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | None:
     frame = failure.last_frame
     message = found.group("message") or found.group("faked") or ""
+    if found.group("type") == "AssertionError" and failure.carried_by.endswith(_COMPILE_WRAPPERS):
+        # torch.compile's wrapper carried an assertion of the compiler itself (Inductor's "increase
+        # TRITON_MAX_BLOCK['X'] to 4096"): its own invariant, with or without the frames pasted
+        return Lead(
+            f"An assertion inside torch.compile's compiler failed: {message[:200] or 'AssertionError'}. A limit or "
+            "bug of the compiler for this graph, not of your code or install: run that function without "
+            "torch.compile (or torch.compiler.disable it), try the nightly, and report it with the assertion "
+            f"({TORCH_ISSUES}).",
+            {"owner": "torch._inductor", "assertion": message[:200], "report": TORCH_ISSUES},
+            verdict="framework-bug",
+            next=("TORCH_LOGS=+inductor python ...  # the graph and kernel it was compiling",),
+        )
     if frame is None or frame.user or not _INTERNALS.search(frame.file) or "deprecat" in frame.file:
         return None  # jax/_src/deprecations.py raises AttributeError on purpose, for an API that was removed
     if message.startswith("module ") and "has no attribute" in message:
