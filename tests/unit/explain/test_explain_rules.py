@@ -141,6 +141,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-driver-too-old:triton_image_too_new": (tb("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "triton"), "cuda-driver-too-old", "environment", "driver"),
     "accelerator-unavailable:onnxruntime_provider_missing": ("/env/lib/python3.11/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n", "accelerator-unavailable", "environment", "onnxruntime-gpu"),
     "unsupported-op:fp8_type_on_this_gpu": ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nCompilationError: at 1:0:\ndef triton_poi_fused__to_copy_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):\n^\nValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\")\n", "unsupported-op", "framework-bug", "fp8_e5m2"),
+    "framework-internal-error:torchscript_interpreter": (tb("RuntimeError: The following operation failed in the TorchScript interpreter.\nTraceback of TorchScript (most recent call last):\nRuntimeError: Unsupported value kind: Tensor", "torch"), "framework-internal-error", "framework-bug", "TorchScript"),
+    "accelerator-unavailable:torch_without_cuda_functions": ("/env/lib/python3.11/site-packages/app/utils.py:12: CudaWarning: module 'torch._C' has no attribute '_cuda_getDeviceCount'\n", "accelerator-unavailable", "environment", "CPU-only"),
+    "version-mismatch:plugin_older_than_jax": (tb("jaxlib._jax.XlaRuntimeError: UNIMPLEMENTED: default_memory_space is not supported.", "jax"), "version-mismatch", "environment", "jax-metal"),
     "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
     "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
     "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
@@ -1042,3 +1045,14 @@ def test_a_view_of_a_multi_output_function_changed_in_place_is_the_user_s_code()
     ))  # fmt: skip
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
     assert "out-of-place" in diagnosis.cause
+
+
+def test_jax_without_a_cuda_jaxlib_names_jaxlib() -> None:
+    log = (
+        "INFO - Unable to initialize backend 'cuda': \n"
+        "WARNING - An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling "
+        "back to cpu.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "accelerator-unavailable"
+    assert "jaxlib" in diagnosis.cause

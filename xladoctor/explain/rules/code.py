@@ -414,6 +414,30 @@ def aborted(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "framework-internal-error",
+    r"The following operation failed in the TorchScript interpreter\.",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/jit/runtime/interpreter.cpp (the interpreter's "
+    "report of an op that raised while it ran a scripted model)",
+    confidence=0.6,
+)
+def torchscript_interpreter(found: re.Match[str], failure: Failure) -> Lead:
+    """A scripted (TorchScript) model failed inside torch's JIT interpreter: the error after "Traceback of
+    TorchScript" says what. When that error is a shape or dtype of the inputs, its own rule outranks this; left
+    here, it is the interpreter's, which a torch release fixes more often than the model's code does."""
+    inner = re.findall(r"^(?:[\w.]*Error): ([^\n]{1,200})$", failure.haystack, re.MULTILINE)
+    said = inner[-1] if inner else ""
+    return Lead(
+        "An op failed inside torch's TorchScript interpreter while it ran a scripted model"
+        + (f" ({said})" if said else "")
+        + ": a bug or gap of TorchScript in this torch release more often than the model's code. Try another torch "
+        "release (the model's own documentation names the ones it was deployed with), or run the model unscripted.",
+        {"component": "TorchScript", "error": said},
+        verdict="framework-bug",
+        next=("PYTORCH_JIT=0 python ...  # the same model without TorchScript",),
+    )
+
+
+@rule(
     "unsupported-op",
     r"type (?P<dtype>fp8\w{1,12}) not supported in this architecture(?:\. The supported fp8 dtypes are "
     r"(?P<supported>\([^)\n]{1,120}\)))?",

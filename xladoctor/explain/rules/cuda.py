@@ -422,8 +422,8 @@ def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
         + (
             "libtpu (jax[tpu]) is not installed, or the TPU is busy."
             if tpu
-            else "the CUDA plugin (jax[cuda12] or jax[cuda13]) is missing or does not match jax, or its CUDA "
-            "libraries do not load."
+            else "the CUDA plugin (jax[cuda12] or jax[cuda13]; in older releases, a CUDA build of jaxlib itself) is "
+            "missing or does not match jax and jaxlib, or its CUDA libraries do not load."
         )
         + f" Install {package} of the same release as jax.",
         {"package": package, "backend": "tpu" if tpu else "cuda"},

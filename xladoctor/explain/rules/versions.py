@@ -800,3 +800,44 @@ def tensor_subclass_behind_torch(found: re.Match[str], failure: Failure) -> Lead
         verdict="environment",
         next=(f"python -m pip show {package} torch",),
     )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"module 'torch\._C' has no attribute '(?P<name>_cuda_\w{1,80})'",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_is_compiled: a build has CUDA when "
+    "torch._C has its _cuda_ functions)",
+    confidence=0.9,
+)
+def torch_without_cuda_functions(found: re.Match[str], failure: Failure) -> Lead:
+    """torch._C has its _cuda_* functions only in a CUDA (or ROCm) build: a caller that reaches for one runs on a
+    CPU-only torch, whatever the GPU and driver."""
+    return Lead(
+        f"torch._C has no {found.group('name')}: the installed torch is a CPU-only build (no CUDA functions in it). "
+        "Install a CUDA build of torch (PyPI's Linux wheel, or download.pytorch.org/whl/cuXYZ for the CUDA the driver "
+        "supports).",
+        {"package": "torch", "name": found.group("name")},
+        verdict="environment",
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda)'", "nvidia-smi"),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"UNIMPLEMENTED: (?P<api>default_memory_space|memory_spaces?|[\w.]{0,40}MemorySpace\w{0,40}) is not supported",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py (jax calls each device's memory-space API "
+    "of the PJRT C API); https://developer.apple.com/metal/jax/ (jax-metal names the jax and jaxlib it works with)",
+    confidence=0.9,  # over backend_cannot's UNIMPLEMENTED: this API missing is the pairing, not an op's gap
+)
+def plugin_older_than_jax(found: re.Match[str], failure: Failure) -> Lead:
+    """A PJRT plugin built for an older jax (jax-metal, in practice) does not implement the memory-space API that
+    newer jax releases call on every device_put: the pairing, not the program, is wrong."""
+    return Lead(
+        f"The device plugin does not implement {found.group('api')}, which this jax calls: the plugin (jax-metal, "
+        "most often) was built for an older jax and jaxlib than the installed ones. Install the jax and jaxlib that "
+        "release of the plugin was made for (pip show jax-metal names its requirement), or a plugin release made for "
+        "this jax.",
+        {"api": found.group("api"), "packages": "jax, jaxlib, jax-metal"},
+        verdict="environment",
+        next=("python -m pip list 2>/dev/null | grep -i -E '^jax'",),
+    )
