@@ -1056,3 +1056,13 @@ def test_jax_without_a_cuda_jaxlib_names_jaxlib() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "accelerator-unavailable"
     assert "jaxlib" in diagnosis.cause
+
+
+def test_a_missing_onnxruntime_provider_comes_with_the_package_swap_or_where_to_get_it() -> None:
+    line = "UserWarning: Specified provider '{}' is not in available provider names.Available providers: 'CPUExecutionProvider'\n"
+    cuda = _diagnose(line.format("CUDAExecutionProvider"))
+    assert cuda is not None and cuda.family == "accelerator-unavailable"
+    assert any("uninstall" in r and "onnxruntime-gpu" in r for r in cuda.remediation), cuda.remediation
+    assert any(r.endswith("install onnxruntime-gpu") for r in cuda.remediation), cuda.remediation
+    rocm = _diagnose(line.format("ROCMExecutionProvider"))
+    assert rocm is not None and "repo.radeon.com" in rocm.cause and not rocm.remediation

@@ -8,7 +8,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import export, shell
+from xladoctor.fix import Fix, Install, Uninstall, export, shell
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
@@ -788,14 +788,18 @@ def onnxruntime_provider_missing(found: re.Match[str], failure: Failure) -> Lead
     onnxruntime package installed beside it (the CPU one, pulled in by another requirement) can shadow it."""
     provider = found.group("provider")
     package = _ORT_PACKAGES.get(provider)
+    where = ", which AMD publishes on repo.radeon.com, not PyPI," if package == "onnxruntime-rocm" else ""
     install_it = (
-        f"install {package} (and uninstall the plain onnxruntime, which shadows it)"
+        f"install {package}{where} and uninstall the plain onnxruntime, which shadows it"
         if package
         else ("install the onnxruntime package built with it")
     )
+    # both removed first: the CPU and GPU packages install the same onnxruntime/ folder over each other
+    fix = Fix((Uninstall(("onnxruntime", package)), Install(((package, ""),)))) if package and not where else None
     return Lead(
         f"The installed onnxruntime build has no {provider}: {install_it}; the CPU build is used otherwise.",
         {"provider": provider, "package": package or "onnxruntime"},
+        fix,
         next=("python -m pip list 2>/dev/null | grep -i onnxruntime  # exactly one onnxruntime* package",
               "python -c 'import onnxruntime as o; print(o.get_available_providers())'"),
     )  # fmt: skip
