@@ -863,8 +863,11 @@ def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
         # the user's own line made or moved the tensor ("torch.tensor(reward, device=device)" of a float64 value):
         # the dtype is their choice, so the change is theirs too
         return Lead(
-            f"Your code at {frame.short()} puts a {dtype} value on Apple's MPS device, which has no {dtype}: give it "
-            "a dtype MPS has (dtype=torch.float32, or .float() before .to('mps')). Not an environment problem.",
+            _yours(
+                failure,
+                f"A {dtype} value is put on Apple's MPS device, which has no {dtype}: give it a dtype MPS has "
+                "(dtype=torch.float32, or .float() before .to('mps')).",
+            ),
             {"dtype": dtype, "backend": "MPS", "where": frame.short()},
             verdict="not-environment",
             family="user-code-error",

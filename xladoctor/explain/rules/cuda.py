@@ -8,7 +8,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import Fix, Install, Uninstall, export, shell
+from xladoctor.fix import export, install, shell, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
@@ -795,7 +795,7 @@ def onnxruntime_provider_missing(found: re.Match[str], failure: Failure) -> Lead
         else ("install the onnxruntime package built with it")
     )
     # both removed first: the CPU and GPU packages install the same onnxruntime/ folder over each other
-    fix = Fix((Uninstall(("onnxruntime", package)), Install(((package, ""),)))) if package and not where else None
+    fix = uninstall("onnxruntime", package) + install((package, "")) if package and not where else None
     return Lead(
         f"The installed onnxruntime build has no {provider}: {install_it}; the CPU build is used otherwise.",
         {"provider": provider, "package": package or "onnxruntime"},
