@@ -262,6 +262,8 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
     return "\n".join(parts).strip(), index
 
 
+# torch.compile's wrappers (torch._dynamo.exc, torch._inductor.exc): the error they carry is the one that matters
+COMPILE_WRAPPERS = ("BackendCompilerFailed", "InductorError")
 _WRAPPER = re.compile(r"(?:raised|failed|error)[^\n]{0,80}:\s*$|see the (?:next|following) line", re.IGNORECASE)
 
 
@@ -277,7 +279,7 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
         None,
     )
     if inner_at is None or not (
-        _WRAPPER.search(first) or failure.type.endswith(("BackendCompilerFailed", "InductorError"))
+        _WRAPPER.search(first) or failure.type.endswith(COMPILE_WRAPPERS)
     ):
         return
     parsed = _exception_line(lines[inner_at], False)

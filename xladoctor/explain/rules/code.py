@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import TORCH_COMPILER_PACKAGES, Failure, owner_of
+from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.install import built_package
 from xladoctor.fix import export
@@ -986,9 +986,6 @@ def llvm_crash(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_COMPILE_WRAPPERS = ("BackendCompilerFailed", "InductorError")  # torch._dynamo.exc and torch._inductor.exc
-
-
 # Inside a framework's private compiler internals (torch's Inductor and Dynamo, JAX's _src), these exceptions are
 # broken invariants, not messages to the user: torch.compile raising AttributeError from torch/_inductor is a bug.
 _INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKAGES) + r")|jax[/\\]_src)[/\\]")
@@ -1007,7 +1004,7 @@ _INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKA
 def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | None:
     frame = failure.last_frame
     message = found.group("message") or found.group("faked") or ""
-    if found.group("type") == "AssertionError" and failure.carried_by.endswith(_COMPILE_WRAPPERS):
+    if found.group("type") == "AssertionError" and failure.carried_by.endswith(COMPILE_WRAPPERS):
         # torch.compile's wrapper carried an assertion of the compiler itself (Inductor's "increase
         # TRITON_MAX_BLOCK['X'] to 4096"): its own invariant, with or without the frames pasted
         return Lead(
