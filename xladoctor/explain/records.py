@@ -278,9 +278,7 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
         (i for i, line in enumerate(lines[1:], 1) if _exception_line(line, False) is not None),
         None,
     )
-    if inner_at is None or not (
-        _WRAPPER.search(first) or failure.type.endswith(COMPILE_WRAPPERS)
-    ):
+    if inner_at is None or not (_WRAPPER.search(first) or failure.type.endswith(COMPILE_WRAPPERS)):
         return
     parsed = _exception_line(lines[inner_at], False)
     assert parsed is not None
