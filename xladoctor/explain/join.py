@@ -5,7 +5,7 @@ environment, and the fix is for that one)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -68,6 +68,26 @@ def _python_of_log(records: Sequence[Failure]) -> str | None:
             if found:
                 return found.group("version")
     return None
+
+
+def _series(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+
+
+def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str], bool]:
+    """A constructor's parameter history (api-history.json) against the installed release: confirmed when that
+    release refuses the name, contradicted when it takes it (the log came from another environment)."""
+    package, name, cls = str(params["package"]), str(params["name"]), str(params["class"])
+    installed = facts.installed(package)
+    if installed is None:
+        return [f"{package} is not installed here: is this the environment that wrote the log? (--python PATH)"], True
+    here = _series(installed.version)
+    if _series(str(params["first"])) <= here <= _series(str(params["last"])):
+        return [
+            f"{package} {installed.version} is installed here, and its {cls} takes {name}=: the log came from another "
+            "environment (or the class is another of that name)."
+        ], True
+    return [f"{package} {installed.version} is installed here: its {cls} refuses {name}=, as the log says."], False
 
 
 def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) -> Joined:
@@ -143,6 +163,9 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
             f"Here: {gpus} NVIDIA GPU{'s' if gpus != 1 else ''}, driver {driver or 'none'}, torch built for CUDA "
             f"{cuda or 'none (a CPU build)'}."
         )
+    elif family == "api-version-skew" and params.get("first") and params.get("class"):
+        said_here, contradicted = _release_takes(facts, params)
+        said.extend(said_here)
     elif family in ("version-mismatch", "api-version-skew", "undefined-symbol"):
         names = [str(params[k]) for k in ("package", "caller", "owner") if params.get(k)]
         versions = [f"{d.name} {d.version}" for n in names if (d := facts.installed(n.split(" ")[0])) is not None]

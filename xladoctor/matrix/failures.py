@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -136,3 +136,64 @@ def library_named(library: str) -> Library | None:
     stem = stem_of(library)
     same = [lib for name, lib in sorted(table.items()) if stem_of(name) == stem]
     return same[-1] if same else None
+
+
+@dataclass(frozen=True)
+class ParameterHistory:
+    """One keyword parameter of one library class's constructor across its releases (api-history.json)."""
+
+    package: str  # the distribution (trl, transformers, pytorch-lightning)
+    cls: str  # SFTTrainer
+    parameter: str
+    first: str  # the first minor series that took it ("0.7")
+    last: str  # the last one ("0.12")
+    latest: str  # the newest series that has the class (a class that went refuses everything after)
+    oldest: str  # the oldest series read that has it
+    renamed_to: str = ""  # the new name a deprecation gave it
+    var_keyword: bool = False  # some release takes **kwargs: an unknown name was not always refused
+
+    @property
+    def removed(self) -> bool:
+        return self.last != self.latest
+
+    @property
+    def added(self) -> bool:
+        return self.first != self.oldest
+
+    @property
+    def next_series(self) -> str:
+        """The first series that refuses it: the one after `last` among the series read."""
+        return self._after.get(self.last, "")
+
+    _after: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+
+@lru_cache(maxsize=1)
+def _api_history() -> dict[str, list[dict[str, Any]]]:
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for row in _doc("api-history")["rows"]:
+        by_class.setdefault(row["class"], []).append(row)
+    return by_class
+
+
+def parameter_history(cls: str, parameter: str) -> list[ParameterHistory]:
+    """What each library's class named `cls` did with `parameter`: one entry per package whose class took it in some
+    release (none: no release of any took it, a typo or an argument of the user's own class)."""
+    found: list[ParameterHistory] = []
+    for row in _api_history().get(cls, []):
+        entry = row["parameters"].get(parameter)
+        if entry is None:
+            continue
+        series = row["releases"]
+        after = dict(zip(series, series[1:], strict=False))
+        found.append(
+            ParameterHistory(
+                row["package"], cls, parameter, entry["first"], entry["last"], series[-1], series[0],
+                entry.get("renamed_to", ""), bool(row.get("var_keyword_in")), after,
+            )
+        )  # fmt: skip
+    return found
+
+
+def history_classes() -> frozenset[str]:
+    return frozenset(_api_history())

@@ -41,7 +41,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:submodule_gone": (tb("ModuleNotFoundError: No module named 'jax.experimental.maps'", "flax"), "api-version-skew", "environment", "jax.experimental.maps"),
     "api-version-skew:module_has_no_attribute": (tb("AttributeError: module 'numpy' has no attribute 'float'", "imgaug"), "api-version-skew", "environment", "numpy"),
     "api-version-skew:cannot_import_name": (tb("ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/opt/venv/lib/python3.11/site-packages/huggingface_hub/__init__.py)", "diffusers"), "api-version-skew", "environment", "huggingface_hub"),
-    "api-version-skew:unexpected_keyword": (tb("TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'", "trl"), "api-version-skew", "environment", "tokenizer"),
+    "api-version-skew:unexpected_keyword": (tb("TypeError: forward() got an unexpected keyword argument 'scale'", "diffusers"), "api-version-skew", "environment", "scale"),
+    "api-version-skew:constructor_parameter_history": (TB.replace("main()", "trainer = SFTTrainer(model, tokenizer=tok)") + "TypeError: __init__() got an unexpected keyword argument 'tokenizer'\n", "api-version-skew", "environment", "processing_class"),
     "api-version-skew:api_removed": (tb("AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version).", "optax"), "api-version-skew", "environment", "jax.tree_map"),
     "api-version-skew:object_has_no_attribute": (tb("AttributeError: 'Config' object has no attribute 'define_bool_state'", "flax"), "api-version-skew", "environment", "define_bool_state"),
     "api-version-skew:torch_load_weights_only": (tb("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options"), "api-version-skew", "environment", "weights_only"),
@@ -826,7 +827,7 @@ def test_a_keras_op_that_hands_a_keras_tensor_to_tensorflow_is_keras_bug() -> No
         ("Error: Library cublas64_12.dll is not found or cannot be loaded\n", "missing-library", "CUDA 12"),
         # a config file written by a newer peft, read by an older one
         ("TypeError: LoraConfig.__init__() got an unexpected keyword argument 'use_dora'\n", "api-version-skew",
-         "newer release"),
+         "peft>=0.9"),
         # a minimum version a library names with its pip command
         ("Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install 'accelerate>=0.26.0'`\n",
          "version-mismatch", "accelerate>=0.26.0"),

@@ -246,3 +246,76 @@ def test_a_module_installed_here_means_another_interpreter_ran() -> None:
     log = "ModuleNotFoundError: No module named 'torch_xla'\n"
     diagnosis = _explain(log, "real-torch29-xla29").diagnosis
     assert diagnosis.family == "module-not-found" and diagnosis.contradicted
+
+
+# ---- a constructor's keyword against its library's release history (compat_matrix/failures/api-history.json) ----
+
+_AT_USER_CALL = (
+    "Traceback (most recent call last):\n"
+    '  File "/content/train.py", line 42, in <module>\n'
+    "    {call}\n"
+    "TypeError: {message}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "message", "package", "fix"),
+    [
+        ("trainer = SFTTrainer(model=model, tokenizer=tok)",
+         "SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'", "trl", "'trl<0.13'"),
+        ("trainer = pl.Trainer(gpus=1, max_epochs=3)",
+         "__init__() got an unexpected keyword argument 'gpus'", "pytorch-lightning", "'pytorch-lightning<2.0'"),
+        ("args = TrainingArguments(evaluation_strategy='epoch')",
+         "TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'", "transformers",
+         "'transformers<4.51'"),
+        ("config = LoraConfig(r=8, use_dora=True)",
+         "LoraConfig.__init__() got an unexpected keyword argument 'use_dora'", "peft", "'peft>=0.9'"),
+    ],
+    ids=["trl-renamed", "lightning-removed", "transformers-removed", "peft-added"],
+)  # fmt: skip
+def test_a_keyword_a_release_of_the_library_took_is_a_release_question(
+    call: str, message: str, package: str, fix: str
+) -> None:
+    """Raised at the user's own call, the traceback alone reads as their typo; the wheels' history says the library
+    moved (the versions come from api-history.json, read from each release's wheel)."""
+    diagnosis = _explain(_AT_USER_CALL.format(call=call, message=message)).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment"), diagnosis.cause
+    assert diagnosis.params["package"] == package and "/content/train.py:42" in diagnosis.cause
+    assert any(fix in command for command in diagnosis.remediation), diagnosis.remediation
+
+
+def test_a_keyword_no_release_took_stays_the_users_mistake() -> None:
+    log = _AT_USER_CALL.format(
+        call="trainer = SFTTrainer(model, tokenizr=tok)",
+        message="SFTTrainer.__init__() got an unexpected keyword argument 'tokenizr'",
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.decided_by != "api-version-skew:constructor_parameter_history"
+    assert diagnosis.verdict == "not-environment", diagnosis.cause
+
+
+def _with_trl(version: str | None):  # type: ignore[no-untyped-def]
+    doc = load_json(FACTS_DIR / "real-torch29-xla29.json")
+    template = next(d for d in doc["distributions"] if d["name"] == "filelock")  # a pure-Python wheel's record
+    if version is not None:
+        doc["distributions"].append(
+            {**template, "name": "trl", "version": version, "top_level": ["trl"], "packages": ["trl"],
+             "metadata_dir": template["metadata_dir"].replace("filelock", "trl"), "requires": []}
+        )  # fmt: skip
+    return facts_from_json(doc)
+
+
+@pytest.mark.parametrize(
+    ("installed", "contradicted", "said"),
+    [("0.19.1", False, "refuses tokenizer="), ("0.12.2", True, "takes tokenizer="), (None, True, "not installed")],
+)
+def test_the_installed_release_confirms_or_contradicts_the_history(
+    installed: str | None, contradicted: bool, said: str
+) -> None:
+    log = _AT_USER_CALL.format(
+        call="trainer = SFTTrainer(model=model, tokenizer=tok)",
+        message="SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'",
+    )
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed)).diagnosis
+    assert diagnosis.family == "api-version-skew"
+    assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined

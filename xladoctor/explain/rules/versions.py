@@ -8,6 +8,7 @@ import re
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, Install, install
+from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
@@ -275,6 +276,80 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
         {"call": call, "caller": caller, "package": _callee_package(call)},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | head -100",),
+    )
+
+
+# Where Python names no class ("__init__() got an unexpected keyword argument", before 3.10), the call line does.
+_CALLED_CLASS = re.compile(r"\b([A-Z]\w{2,60})\s*\(")
+
+
+def _called_class(failure: Failure, named: str | None) -> str | None:
+    if named:
+        return named
+    name: str
+    known = history_classes()
+    for frame in reversed(failure.frames):
+        for name in _CALLED_CLASS.findall(frame.code):
+            if name in known:
+                return name
+    return None
+
+
+def _history_pick(found: list[ParameterHistory], failure: Failure) -> ParameterHistory | None:
+    """The package whose class it is, when several have a class of that name (transformers' and Lightning's
+    Trainer): the one the log names, else the only one whose releases changed that parameter."""
+    changed = [h for h in found if (h.removed or h.added) and not h.var_keyword]  # **kwargs: not always refused
+    if not changed:
+        return None  # every release of it takes the parameter: not a release question
+    text = failure.message.lower() + " " + " ".join(f.file.lower() for f in failure.frames)
+    named = [h for h in changed if h.package.replace("pytorch-", "") in text or h.package in text]
+    return (named or changed)[0] if len(named or changed) == 1 or named else None
+
+
+@rule(
+    "api-version-skew",
+    r"(?:(?P<cls>[A-Z]\w{1,100})\.)?__init__\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
+    source="compat_matrix/failures/api-history.json (each minor release's wheel: constructor signatures and dataclass "
+    "fields, read by scripts/api_history.py)",
+    confidence=0.85,
+    on="exception",
+)
+def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A constructor refusing a keyword its library took in other releases (trl's SFTTrainer and tokenizer=,
+    Lightning's Trainer and gpus=): code written for another release of that library. Raised at the user's own call,
+    the traceback alone reads as their typo; the library's release history says otherwise."""
+    cls = _called_class(failure, found.group("cls"))
+    name = found.group("name")
+    picked = _history_pick(parameter_history(cls, name), failure) if cls else None
+    if picked is None:
+        return None
+    where = failure.user_frame
+    caller = f"your code at {where.short()}" if where is not None else "the calling code"
+    package, renamed = picked.package, picked.renamed_to
+    if picked.removed:
+        after = picked.next_series
+        told = (
+            f"{package}'s {cls} takes {name}= up to {package} {picked.last} and refuses it from {after} on"
+            + (f" (renamed {renamed}=)" if renamed else "")
+            + f": {caller} was written for an older {package} than the one installed. "
+            + (f"Pass {renamed}= instead of {name}=" if renamed else f"Drop {name}= or move it where {package} now "
+               "takes it (its release notes say)")
+            + f", or install the release it was written for ({package}<{after})."
+        )  # fmt: skip
+        fix = install((package, f"<{after}"), note=f"or change {name}= in the call, as above")
+    else:
+        saved = " (or a configuration file it reads, saved by that release)" if picked.cls.endswith("Config") else ""
+        told = (
+            f"{package}'s {cls} takes {name}= from {package} {picked.first} on: {caller}{saved} was written for a "
+            f"newer {package} than the one installed. Upgrade it."
+        )
+        fix = install((package, f">={picked.first}"))
+    return Lead(
+        told,
+        {"package": package, "class": cls, "name": name, "first": picked.first, "last": picked.last},
+        fix=fix,
+        verdict="environment",
+        next=(f"python -m pip show {package}",),
     )
 
 

@@ -1,0 +1,234 @@
+"""Write compat_matrix/failures/api-history.json: which keyword parameters the constructors people call most take,
+release by release, read from the released wheels' own source.
+
+What: for each class below (trl's trainers and configs, transformers' Trainer and TrainingArguments, Lightning's
+Trainer, accelerate's Accelerator, peft's LoraConfig), in one release of each minor series, the parameters its
+constructor takes: the `__init__` signature, or a dataclass's fields (its bases' within the same package included),
+plus the old names a `@deprecate_kwarg("old", new_name="new")` decorator still accepts. Each row keeps, per
+parameter, the first and last minor series that took it and the new name a deprecation gave it.
+
+Why: `SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'` is raised at the user's own call, so the
+traceback alone reads as their typo; it is code written for another release of the library (trl renamed the
+argument). explain's rule (explain/rules/versions.py: api_history) looks the class and the argument up here and says
+which release removed or added it. Nothing is typed by hand: the facts are the wheels' source, parsed with `ast`.
+
+Usage (needs PyPI; standard library and pip only):
+  python scripts/api_history.py [--cache ~/.cache/xladoctor/api-wheels]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "compat_matrix" / "failures" / "api-history.json"
+GENERATED_BY = "scripts/api_history.py"
+
+
+@dataclass(frozen=True)
+class Target:
+    distribution: str  # the PyPI name
+    oldest: str  # the first minor series read ("4.30")
+    files: tuple[str, ...]  # wheel paths (regular expressions) whose classes are read
+    classes: str  # a regular expression over class names: which classes of those files are kept
+
+
+TARGETS = (
+    Target("trl", "0.7", (r"trl/trainer/\w+\.py",), r"\w+(?:Trainer|Config)"),
+    Target(
+        "transformers",
+        "4.30",
+        (
+            r"transformers/trainer\.py",
+            r"transformers/trainer_seq2seq\.py",
+            r"transformers/training_args\.py",
+            r"transformers/training_args_seq2seq\.py",
+        ),
+        r"Trainer|Seq2SeqTrainer|TrainingArguments|Seq2SeqTrainingArguments",
+    ),  # fmt: skip
+    Target("pytorch-lightning", "1.6", (r"pytorch_lightning/trainer/trainer\.py",), r"Trainer"),
+    Target("lightning", "2.0", (r"lightning/pytorch/trainer/trainer\.py",), r"Trainer"),
+    Target("accelerate", "0.20", (r"accelerate/accelerator\.py",), r"Accelerator"),
+    Target(
+        "peft",
+        "0.3",
+        (r"peft/tuners/lora\.py", r"peft/tuners/lora/config\.py", r"peft/config\.py", r"peft/utils/config\.py"),
+        r"LoraConfig|PeftConfig|PeftConfigMixin",
+    ),  # fmt: skip
+)
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def releases(distribution: str, oldest: str) -> list[str]:
+    """The first final release of each minor series from `oldest` on, as PyPI lists them."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", distribution], capture_output=True, text=True, check=True
+    ).stdout
+    found = re.search(r"Available versions: (.+)", listed)
+    versions = [v.strip() for v in found.group(1).split(",")] if found else []
+    final = sorted((v for v in versions if re.fullmatch(r"\d+\.\d+(\.\d+)?", v)), key=_key)
+    first: dict[str, str] = {}
+    for version in final:
+        series = ".".join(version.split(".")[:2])
+        if _key(series) >= _key(oldest):
+            first.setdefault(series, version)
+    return list(first.values())
+
+
+def wheel(distribution: str, version: str, cache: Path) -> Path:
+    name = re.sub(r"[-.]", "_", distribution)
+    have = sorted(cache.glob(f"{name}-{version}-*.whl"))
+    if not have:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(cache),
+             f"{distribution}=={version}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        have = sorted(cache.glob(f"{name}-{version}-*.whl"))
+    return have[0]
+
+
+def _deprecated_names(function: ast.FunctionDef) -> dict[str, str]:
+    """old -> new for each @deprecate_kwarg("old", new_name="new") on the function (transformers' and trl's)."""
+    found: dict[str, str] = {}
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "deprecate_kwarg"):
+            continue
+        if decorator.args and isinstance(decorator.args[0], ast.Constant):
+            new = next((k.value for k in decorator.keywords if k.arg == "new_name"), None)
+            if isinstance(new, ast.Constant) and isinstance(new.value, str):
+                found[str(decorator.args[0].value)] = new.value
+    return found
+
+
+@dataclass
+class Shape:
+    parameters: dict[str, str]  # name -> the new name a deprecation gives it ("" when none)
+    var_keyword: bool  # **kwargs: unknown names are not refused by the signature
+    bases: tuple[str, ...]
+    dataclass: bool
+
+
+def _shape(node: ast.ClassDef) -> Shape:
+    is_dataclass = any(
+        (getattr(d, "id", "") == "dataclass") or (isinstance(d, ast.Call) and getattr(d.func, "id", "") == "dataclass")
+        for d in node.decorator_list
+    )
+    parameters: dict[str, str] = {}
+    var_keyword = False
+    init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is not None:
+        args = init.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs][1:]:
+            parameters[arg.arg] = ""
+        var_keyword = args.kwarg is not None
+        parameters.update(_deprecated_names(init))
+    elif is_dataclass:
+        for item in node.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                parameters[item.target.id] = ""
+    bases = tuple(b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in node.bases)
+    return Shape(parameters, var_keyword, bases, is_dataclass or init is None)
+
+
+def shapes(path: Path, target: Target) -> dict[str, Shape]:
+    """Every kept class of one wheel, a dataclass's fields merged with its bases' of the same wheel."""
+    found: dict[str, Shape] = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if not any(re.fullmatch(pattern, name) for pattern in target.files):
+                continue
+            tree = ast.parse(archive.read(name))
+            for node in tree.body:
+                if isinstance(node, ast.ClassDef):
+                    found.setdefault(node.name, _shape(node))
+    for shape in found.values():  # fields a dataclass inherits from a base of this wheel
+        seen = set()
+        bases = list(shape.bases)
+        while bases:
+            base = bases.pop()
+            if base in found and base not in seen and shape.dataclass and found[base].dataclass:
+                seen.add(base)
+                shape.parameters = {**found[base].parameters, **shape.parameters}
+                bases.extend(found[base].bases)
+    return {k: v for k, v in found.items() if re.fullmatch(target.classes, k) and v.parameters}
+
+
+@dataclass
+class ClassHistory:
+    """One class across the releases read: the series that have it, each parameter's first and last series."""
+
+    package: str
+    name: str
+    releases: list[str] = field(default_factory=list)
+    parameters: dict[str, dict[str, str]] = field(default_factory=dict)
+    bases: set[str] = field(default_factory=set)
+    var_keyword_in: list[str] = field(default_factory=list)
+
+    def add(self, minor: str, shape: Shape) -> None:
+        self.releases.append(minor)
+        self.bases |= set(shape.bases)
+        if shape.var_keyword:
+            self.var_keyword_in.append(minor)
+        for parameter, new in shape.parameters.items():
+            entry = self.parameters.setdefault(parameter, {"first": minor, "last": minor})
+            entry["last"] = minor
+            if new:
+                entry["renamed_to"] = new
+
+    def row(self, read: str, latest: str) -> dict[str, object]:
+        return {
+            "package": self.package, "class": self.name, "releases": self.releases, "parameters": self.parameters,
+            "bases": sorted(self.bases), "var_keyword_in": self.var_keyword_in, "latest": latest, "read": read,
+        }  # fmt: skip
+
+
+def history(target: Target, cache: Path) -> list[dict[str, object]]:
+    series = releases(target.distribution, target.oldest)
+    per_class: dict[str, ClassHistory] = {}
+    for version in series:
+        minor = ".".join(version.split(".")[:2])
+        for name, shape in shapes(wheel(target.distribution, version, cache), target).items():
+            per_class.setdefault(name, ClassHistory(target.distribution, name)).add(minor, shape)
+    if not series:
+        return []
+    latest = ".".join(series[-1].split(".")[:2])
+    return [c.row(f"{series[0]} .. {series[-1]}", latest) for c in per_class.values()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "xladoctor" / "api-wheels")
+    args = parser.parse_args(argv)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, object]] = []
+    for target in TARGETS:
+        rows.extend(history(target, args.cache))
+        print(f"{target.distribution}: {sum(1 for r in rows if r['package'] == target.distribution)} classes")
+    doc = {
+        "title": "Keyword parameters of the constructors people call most, per minor release (first and last series "
+        "that took each one, the new name a deprecation gave it)",
+        "source": "the released wheels on PyPI (the first release of each minor series), their source parsed with "
+        "ast: __init__ signatures, dataclass fields, @deprecate_kwarg decorators",
+        "generated_by": GENERATED_BY,
+        "rows": rows,
+    }
+    head = json.dumps({k: v for k, v in doc.items() if k != "rows"}, indent=1, ensure_ascii=False)[:-2]
+    body = ",\n".join("  " + json.dumps(row, ensure_ascii=False, sort_keys=True) for row in rows)
+    OUT.write_text(f'{head},\n "rows": [\n{body}\n ]\n}}\n', encoding="utf-8")  # a class a line: readable diffs
+    print(f"wrote {OUT} ({len(rows)} classes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

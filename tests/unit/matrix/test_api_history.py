@@ -1,0 +1,91 @@
+"""compat_matrix/failures/api-history.json and the script that writes it from the released wheels
+(scripts/api_history.py): what it reads from a wheel's source, and that the table it wrote holds together."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+from xladoctor.matrix.failures import parameter_history
+
+ROOT = Path(__file__).resolve().parents[3]
+TABLE = ROOT / "compat_matrix" / "failures" / "api-history.json"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("api_history", ROOT / "scripts" / "api_history.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["api_history"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+SOURCE = """
+from dataclasses import dataclass, field
+
+@dataclass
+class BaseConfig:
+    seed: int = 0
+
+@dataclass
+class TinyConfig(BaseConfig):
+    rank: int = 8
+    alpha: float = field(default=16.0)
+
+class TinyTrainer(Base):
+    @deprecate_kwarg("tokenizer", new_name="processing_class", version="9.0")
+    def __init__(self, model, args=None, *, processing_class=None):
+        pass
+
+class LooseTrainer:
+    def __init__(self, model, **kwargs):
+        pass
+
+class Helper:
+    def __init__(self, x):
+        pass
+"""
+
+
+def test_a_wheel_s_constructors_dataclass_fields_and_deprecated_names_are_read(tmp_path: Path) -> None:
+    script = _script()
+    wheel = tmp_path / "tiny-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("tiny/trainer.py", SOURCE)
+        archive.writestr("tiny/other.py", "class OtherTrainer:\n    def __init__(self, unread):\n        pass\n")
+    target = script.Target("tiny", "1.0", (r"tiny/trainer\.py",), r"\w+(?:Trainer|Config)")
+    shapes = script.shapes(wheel, target)
+    assert sorted(shapes) == ["BaseConfig", "LooseTrainer", "TinyConfig", "TinyTrainer"]  # Helper, other.py: not kept
+    assert shapes["TinyConfig"].parameters == {"seed": "", "rank": "", "alpha": ""}  # the base's field included
+    assert shapes["TinyTrainer"].parameters == {
+        "model": "", "args": "", "processing_class": "", "tokenizer": "processing_class",
+    }  # fmt: skip
+    assert shapes["LooseTrainer"].var_keyword and not shapes["TinyTrainer"].var_keyword
+
+
+def test_the_table_holds_together() -> None:
+    doc = json.loads(TABLE.read_text(encoding="utf-8"))
+    assert doc["generated_by"] == "scripts/api_history.py" and "wheels" in doc["source"]
+    for row in doc["rows"]:
+        releases = row["releases"]
+        assert releases == sorted(releases, key=lambda v: tuple(map(int, v.split(".")))), row["class"]
+        for name, entry in row["parameters"].items():
+            assert entry["first"] in releases and entry["last"] in releases, (row["class"], name)
+            assert releases.index(entry["first"]) <= releases.index(entry["last"]), (row["class"], name)
+
+
+def test_what_the_releases_say_is_looked_up_by_class_and_name() -> None:
+    """Facts checked against the wheels themselves: trl 0.12.2's SFTTrainer still takes tokenizer= through
+    @deprecate_kwarg, 0.13.0's does not; Lightning 2.0 dropped gpus=."""
+    (trl,) = parameter_history("SFTTrainer", "tokenizer")
+    assert (trl.package, trl.last, trl.next_series, trl.renamed_to, trl.removed) == (
+        "trl", "0.12", "0.13", "processing_class", True,
+    )  # fmt: skip
+    lightning = [h for h in parameter_history("Trainer", "gpus") if h.package == "pytorch-lightning"]
+    assert lightning and lightning[0].next_series == "2.0"
+    assert parameter_history("SFTTrainer", "no_such_argument") == []
