@@ -29,7 +29,12 @@ _IPYTHON_FRAME = re.compile(
 )
 # The line IPython marks as the one running: "----> 1 model.to('cuda')", "-> 1145 return self._apply(convert)"
 _IPYTHON_ARROW = re.compile(r"^\s*-*> ?(?P<line>\d+)\s+(?P<code>.*\S)")
-_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?::(?:\s(?P<msg>.*))?)?$")
+# Ray re-raises a task's exception as a class it names "RayTaskError(<the cause's class>)" (ray/exceptions.py,
+# RayTaskError.as_instanceof_cause): the cause's class is the type that matters.
+_EXCEPTION = re.compile(
+    r"^(?P<type>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\((?P<cause>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\))?"
+    r"(?::(?:\s(?P<msg>.*))?)?$"
+)
 _NAMED_LIKE_ERROR = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Failed|Fault|Timeout|Abort|Exhausted)$")
 _BARE = frozenset({"KeyboardInterrupt", "SystemExit", "StopIteration", "MemoryError", "RecursionError"})
 _CHAIN_CAUSE = "The above exception was the direct cause"
@@ -175,6 +180,10 @@ def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:
     if found is None:
         return None
     kind = found.group("type")
+    if found.group("cause"):
+        if not kind.endswith("RayTaskError") or found.group("msg") is None:
+            return None  # a call (`main(args)`), not an exception line
+        kind = found.group("cause")
     last = kind.rsplit(".", 1)[-1]
     if found.group("msg") is None and ":" not in text and kind not in _BARE and not in_traceback:
         return None

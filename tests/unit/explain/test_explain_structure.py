@@ -319,3 +319,20 @@ def test_the_installed_release_confirms_or_contradicts_the_history(
     diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed)).diagnosis
     assert diagnosis.family == "api-version-skew"
     assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined
+
+
+def test_a_ray_task_error_is_read_as_the_class_of_its_cause() -> None:
+    """Ray re-raises a task's exception as "RayTaskError(<cause class>)" (ray/exceptions.py): the cause's class is
+    the record's type, and the code lines of the traceback above it are not error lines of their own."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/root/app/train.py", line 26, in train\n'
+        "    out = ray.get(refs)\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py", line 2849, in get\n'
+        "    values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)\n"
+        "ray.exceptions.RayTaskError(RuntimeError): ray::Actor.init() (pid=1233799, ip=172.17.0.3)\n"
+    )
+    (record,) = _records(log)
+    assert (record.kind, record.type, record.library) == ("exception", "RuntimeError", "ray")
+    assert _explain(log).diagnosis.family != "hang-timeout"  # timeout=timeout is code, not a timeout
+    assert _records("    main(args)\n") == []
