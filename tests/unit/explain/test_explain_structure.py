@@ -336,3 +336,36 @@ def test_a_ray_task_error_is_read_as_the_class_of_its_cause() -> None:
     assert (record.kind, record.type, record.library) == ("exception", "RuntimeError", "ray")
     assert _explain(log).diagnosis.family != "hang-timeout"  # timeout=timeout is code, not a timeout
     assert _records("    main(args)\n") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "family"),
+    [
+        ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+         "gpu-arch-unsupported"),
+        ("ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.", "gpu-arch-unsupported"),
+        ("RuntimeError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
+         "has compute capability 7.5.", "gpu-arch-unsupported"),
+        ("ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model "
+         "on CPU.", "accelerator-unavailable"),
+        ("TypeError: BFloat16 is not supported on MPS", "user-code-error"),  # a backend's gap, from your own line
+    ],
+    ids=["transformers", "accelerate", "compute-capability", "no-gpu-at-all", "mps-backend"],
+)  # fmt: skip
+def test_a_dtype_the_gpu_generation_lacks_is_the_gpu_not_the_framework(line: str, family: str) -> None:
+    """FAMILIES.md: a dtype a GPU generation lacks (bf16 before Ampere, fp8e4nv before Ada) is gpu-arch-unsupported;
+    one a backend does not implement (MPS) is not (unsupported-op, or the user's line that asked for it)."""
+    log = f'Traceback (most recent call last):\n  File "/w/train.py", line 3, in <module>\n{line}\n'
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == family, (diagnosis.decided_by, diagnosis.cause)
+    if family == "gpu-arch-unsupported":
+        assert diagnosis.verdict == "environment" and "8.0" in diagnosis.cause
+
+
+def test_the_dispatcher_s_could_not_run_is_read_wherever_an_app_prints_it() -> None:
+    log = (
+        "Error transcribing file: Could not run 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from "
+        "the 'SparseMPS' backend. This could be because the operator doesn't exist for this backend.\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "unsupported-op" and diagnosis.params["backend"] == "SparseMPS"

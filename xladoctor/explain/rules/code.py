@@ -189,7 +189,7 @@ def device_assert(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|NotImplementedError: Could not run "
+    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|(?:NotImplementedError: )?Could not run "
     r"'(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented "
     "for)",
@@ -243,12 +243,17 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         "CUDA_R_16BF" in failure.haystack
         or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack)
         or "support bfloat16" in said
+        or "compute capability" in said
     ):
+        # a dtype the GPU's generation lacks: the machine's GPU is what does not fit (FAMILIES.md)
         return Lead(
-            "cuBLAS has no bfloat16 (CUDA_R_16BF) kernel for this GPU: bf16 needs compute capability 8.0 (Ampere) or "
-            "newer. Run in float16 or float32 on this GPU.",
-            {"dtype": "bf16", "op": "CUDA_R_16BF"},
-            verdict="framework-bug",
+            "This GPU has no bfloat16 (cuBLAS's CUDA_R_16BF and bf16 instructions need compute capability 8.0, "
+            f"Ampere, or newer; T4, V100 and RTX 20xx are older): {said[:160]}. Run in float16 or float32 on this GPU "
+            "(a library's bf16 switch off: `bf16=False, fp16=True`; `torch_dtype=torch.float16`).",
+            {"dtype": "bf16", "op": "CUDA_R_16BF", "needs": "compute capability 8.0"},
+            verdict="environment",
+            family="gpu-arch-unsupported",
+            next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
         )
     if "torch.compile" in said:
         return Lead(
@@ -264,6 +269,26 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         "a supported one, or a release that adds it.",
         {"op": found.group("op") or "", "device": found.group("device") or ""},
         verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MPS[^\n]{0,160}? natively starting from macOS (?P<version>\d{2}(?:\.\d{1,2})?)",
+    source="https://github.com/pytorch/pytorch/tree/main/aten/src/ATen/native/mps/operations (TORCH_CHECK / "
+    "TORCH_WARN_ONCE of is_macos_13_or_newer: ops MPS runs natively only from a macOS release on)",
+    confidence=0.85,
+)
+def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead:
+    """Apple's MPS backend gets ops and dtypes with macOS releases: torch checks the OS and refuses (or falls back to
+    the CPU, with a warning) on an older one. The Mac's OS, not the Python install, is what to change."""
+    version = found.group("version")
+    return Lead(
+        f"This needs macOS {version} or newer on the MPS device ({found.group(0)[:160]}): the Mac runs an older "
+        f"macOS. Upgrade macOS to {version} or newer, or run this model (or op) on the CPU.",
+        {"macos": f"macOS {version}", "backend": "MPS"},
+        verdict="environment",
+        next=("sw_vers -productVersion",),
     )
 
 
@@ -438,7 +463,7 @@ def torchscript_interpreter(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
-    "unsupported-op",
+    "gpu-arch-unsupported",
     r"type (?P<dtype>fp8\w{1,12}) not supported in this architecture(?:\. The supported fp8 dtypes are "
     r"(?P<supported>\([^)\n]{1,120}\)))?",
     source="https://github.com/triton-lang/triton/blob/main/python/triton/language/semantic.py (the fp8 types of each "
@@ -455,7 +480,7 @@ def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
         f"newer){': it supports ' + supported if supported else ''}. Use weights in a format this GPU has (an "
         "fp8_e5m2 or bf16/fp16 checkpoint), or run that model without torch.compile.",
         {"dtype": dtype, "supported": supported, "formats": "fp8_e4m3fn, fp8_e5m2"},
-        verdict="framework-bug",
+        verdict="environment",
         next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
     )
 

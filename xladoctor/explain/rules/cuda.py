@@ -730,7 +730,7 @@ def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 @rule(
-    "unsupported-op",
+    "gpu-arch-unsupported",
     r"Feature '(?P<feature>[^'\n]{1,60})' requires \.target sm_(?P<arch>\d{2,3}a?) or higher",
     source="https://docs.nvidia.com/cuda/parallel-thread-execution/ (each PTX feature's target requirement: .bf16 "
     "needs sm_80); https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/compiler.py",
@@ -748,9 +748,40 @@ def ptx_feature_needs_newer_gpu(found: re.Match[str], failure: Failure) -> Lead:
            if bf16 else "use an op or dtype this GPU has, or a GPU of that generation. ")
         + "Not a broken install.",
         {"feature": feature, "arch": f"sm_{arch}", "dtype": "bf16" if bf16 else ""},
-        verdict="framework-bug",
+        verdict="environment",
         next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
     )  # fmt: skip
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Your setup doesn't support bf16/gpu\.(?P<rest>[^\n]{0,160})"
+    r"|bf16 mixed precision requires PyTorch >= 1\.10 and a supported device",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/training_args.py (__post_init__: "
+    "bf16 on a GPU without it); https://github.com/huggingface/accelerate/blob/main/src/accelerate/accelerator.py "
+    "(is_bf16_available)",
+    confidence=0.85,
+)
+def bf16_asked_of_a_gpu_without_it(found: re.Match[str], failure: Failure) -> Lead:
+    """transformers and accelerate refuse bf16=True up front when the GPU cannot run bfloat16 (compute capability
+    under 8.0); transformers says "assign use_cpu" instead when it sees no GPU at all."""
+    if "use_cpu" in (found.group("rest") or ""):
+        return Lead(
+            "transformers sees no GPU, and bf16=True needs one: the GPU is not visible to torch (a CPU-only build, "
+            "CUDA_VISIBLE_DEVICES, a container without --gpus), or pass use_cpu=True to train on the CPU.",
+            {"option": "bf16", "flag": "use_cpu"},
+            verdict="environment",
+            family="accelerator-unavailable",
+            next=("python -c 'import torch; print(torch.__version__, torch.cuda.is_available())'",),
+        )
+    return Lead(
+        "bf16 was asked for on a GPU without bfloat16: it needs compute capability 8.0 (Ampere) or newer, and T4, "
+        "V100 and RTX 20xx are older. Train in fp16 instead (`bf16=False, fp16=True`, `--mixed_precision fp16`), or "
+        "in float32.",
+        {"option": "bf16", "dtype": "bfloat16", "instead": "fp16", "needs": "compute capability 8.0"},
+        verdict="environment",
+        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+    )
 
 
 @rule(
