@@ -369,3 +369,13 @@ def test_the_dispatcher_s_could_not_run_is_read_wherever_an_app_prints_it() -> N
     )
     diagnosis = _explain(log).diagnosis
     assert diagnosis.family == "unsupported-op" and diagnosis.params["backend"] == "SparseMPS"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "family", "word"),
+    [("mp3", "missing-library", "FFmpeg"), ("None", "module-not-found", "soundfile")],
+)
+def test_torchaudio_without_a_backend_names_what_the_format_needs(fmt: str, family: str, word: str) -> None:
+    log = f"RuntimeError: Couldn't find appropriate backend to handle uri <_io.BytesIO at 0x28dd> and format {fmt}.\n"
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == family and word in diagnosis.cause, diagnosis.cause

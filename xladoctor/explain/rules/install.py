@@ -281,12 +281,47 @@ def extension_never_imported(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "build-failure",
+    r"Failed to load custom C\+\+ ops\. Running on CPU mode [Oo]nly",
+    source="https://github.com/IDEA-Research/GroundingDINO/blob/main/groundingdino/models/GroundingDINO/"
+    "ms_deform_attn.py (the import of its _C extension failed; setup.py builds it without CUDA when CUDA_HOME is "
+    "unset or no GPU is visible at build time)",
+    confidence=0.7,
+)
+def custom_ops_not_built(found: re.Match[str], failure: Failure) -> Lead:
+    """GroundingDINO (and the many projects that vendor it) warns and goes on without its compiled _C extension;
+    the GPU path then fails later (`name '_C' is not defined`). The extension was built without CUDA."""
+    return Lead(
+        "The package's compiled extension (_C, its custom CUDA ops) did not load: it was built without CUDA (CUDA_HOME "
+        "unset, or no GPU visible while `pip install` / `setup.py` ran) or not built at all. Set CUDA_HOME to the CUDA "
+        "toolkit that matches torch's CUDA and reinstall the package from source (pip install --no-build-isolation "
+        "-e .), on a machine that sees the GPU.",
+        {"variable": "CUDA_HOME", "extension": "_C"},
+        verdict="environment",
+        next=("python -c 'import torch; from torch.utils.cpp_extension import CUDA_HOME; print(torch.version.cuda, "
+              "CUDA_HOME)'",),
+    )  # fmt: skip
+
+
+@rule(
     "module-not-found",
-    r"Couldn't find appropriate backend to handle uri (?P<uri>[^\n]{1,200}?) and format",
+    r"Couldn't find appropriate backend to handle uri (?P<uri>[^\n]{1,200}?) and format (?P<format>\w{1,10})?",
     source="https://github.com/pytorch/audio/blob/main/src/torchaudio/_backend/utils.py (get_load_func)",
     confidence=0.9,
 )
 def torchaudio_no_backend(found: re.Match[str], failure: Failure) -> Lead:
+    fmt = (found.group("format") or "").lower()
+    if fmt and fmt not in ("none", "wav", "flac", "ogg"):
+        # a compressed format (mp3, m4a, mp4, webm, opus): torchaudio decodes it with FFmpeg's shared libraries
+        return Lead(
+            f"torchaudio cannot decode {fmt}: it reads compressed formats with FFmpeg's shared libraries (libavcodec, "
+            "libavformat), which are not installed where it looks. Install FFmpeg (its shared libraries, a version "
+            "torchaudio supports) on the host or in the conda env.",
+            {"library": "ffmpeg", "format": fmt, "module": "torchaudio"},
+            verdict="environment",
+            family="missing-library",
+            next=("python -c 'import torchaudio; print(torchaudio.list_audio_backends())'",),
+        )
     return Lead(
         "torchaudio has no audio I/O backend that can read this file: none of soundfile, sox or ffmpeg is available "
         "to it. Install soundfile (pip) for wav/flac, or FFmpeg's shared libraries for other formats.",
