@@ -9,8 +9,9 @@ parameter, the first and last minor series that took it and the new name a depre
 
 Why: `SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'` is raised at the user's own call, so the
 traceback alone reads as their typo; it is code written for another release of the library (trl renamed the
-argument). explain's rule (explain/rules/versions.py: api_history) looks the class and the argument up here and says
-which release removed or added it. Nothing is typed by hand: the facts are the wheels' source, parsed with `ast`.
+argument). explain's rule (explain/rules/versions.py: constructor_parameter_history) looks the class and the
+argument up here and says which release removed or added it. Nothing is typed by hand: the facts are the wheels'
+source, parsed with `ast`.
 
 Usage (needs PyPI; standard library and pip only):
   python scripts/api_history.py [--cache ~/.cache/xladoctor/api-wheels]
@@ -54,7 +55,7 @@ TARGETS = (
         r"Trainer|Seq2SeqTrainer|TrainingArguments|Seq2SeqTrainingArguments",
     ),  # fmt: skip
     Target("pytorch-lightning", "1.6", (r"pytorch_lightning/trainer/trainer\.py",), r"Trainer"),
-    Target("lightning", "2.0", (r"lightning/pytorch/trainer/trainer\.py",), r"Trainer"),
+    Target("lightning", "1.8", (r"lightning/pytorch/trainer/trainer\.py",), r"Trainer"),
     Target("accelerate", "0.20", (r"accelerate/accelerator\.py",), r"Accelerator"),
     Target(
         "peft",
@@ -102,13 +103,29 @@ def _deprecated_names(function: ast.FunctionDef) -> dict[str, str]:
     """old -> new for each @deprecate_kwarg("old", new_name="new") on the function (transformers' and trl's)."""
     found: dict[str, str] = {}
     for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "deprecate_kwarg"):
+        if not isinstance(decorator, ast.Call):
+            continue
+        name = getattr(decorator.func, "id", "") or getattr(
+            decorator.func, "attr", ""
+        )  # deprecate_kwarg, x.deprecate_kwarg
+        if name != "deprecate_kwarg":
             continue
         if decorator.args and isinstance(decorator.args[0], ast.Constant):
             new = next((k.value for k in decorator.keywords if k.arg == "new_name"), None)
             if isinstance(new, ast.Constant) and isinstance(new.value, str):
                 found[str(decorator.args[0].value)] = new.value
     return found
+
+
+def _init_field(item: ast.AnnAssign) -> bool:
+    """A dataclass field the constructor takes: not a ClassVar, not field(init=False)."""
+    if "ClassVar" in ast.unparse(item.annotation):
+        return False
+    value = item.value
+    if isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", "")) == "field":
+        return not any(k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                       for k in value.keywords)  # fmt: skip
+    return True
 
 
 @dataclass
@@ -129,13 +146,15 @@ def _shape(node: ast.ClassDef) -> Shape:
     init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     if init is not None:
         args = init.args
-        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs][1:]:
-            parameters[arg.arg] = ""
+        positional = [*args.posonlyargs, *args.args]
+        for arg in [*positional[1:], *args.kwonlyargs]:
+            if arg not in args.posonlyargs:  # positional-only ones cannot be given by keyword
+                parameters[arg.arg] = ""
         var_keyword = args.kwarg is not None
         parameters.update(_deprecated_names(init))
     elif is_dataclass:
         for item in node.body:
-            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and _init_field(item):
                 parameters[item.target.id] = ""
     bases = tuple(b.id if isinstance(b, ast.Name) else ast.unparse(b) for b in node.bases)
     return Shape(parameters, var_keyword, bases, is_dataclass or init is None)
@@ -154,6 +173,7 @@ def shapes(path: Path, target: Target) -> dict[str, Shape]:
                     found.setdefault(node.name, _shape(node))
     for shape in found.values():  # fields a dataclass inherits from a base of this wheel
         seen = set()
+        ancestors = list(shape.bases)
         bases = list(shape.bases)
         while bases:
             base = bases.pop()
@@ -161,6 +181,8 @@ def shapes(path: Path, target: Target) -> dict[str, Shape]:
                 seen.add(base)
                 shape.parameters = {**found[base].parameters, **shape.parameters}
                 bases.extend(found[base].bases)
+                ancestors.extend(found[base].bases)
+        shape.bases = tuple(dict.fromkeys(ancestors))  # another package's base (TrainingArguments) at any depth
     return {k: v for k, v in found.items() if re.fullmatch(target.classes, k) and v.parameters}
 
 
@@ -174,9 +196,11 @@ class ClassHistory:
     parameters: dict[str, dict[str, str]] = field(default_factory=dict)
     bases: set[str] = field(default_factory=set)
     var_keyword_in: list[str] = field(default_factory=list)
+    dataclass: bool = False  # a dataclass in some release: it takes the fields of its bases, other packages' too
 
     def add(self, minor: str, shape: Shape) -> None:
         self.releases.append(minor)
+        self.dataclass = self.dataclass or shape.dataclass
         self.bases |= set(shape.bases)
         if shape.var_keyword:
             self.var_keyword_in.append(minor)
@@ -190,6 +214,7 @@ class ClassHistory:
         return {
             "package": self.package, "class": self.name, "releases": self.releases, "parameters": self.parameters,
             "bases": sorted(self.bases), "var_keyword_in": self.var_keyword_in, "latest": latest, "read": read,
+            "dataclass": self.dataclass,
         }  # fmt: skip
 
 
@@ -203,7 +228,8 @@ def history(target: Target, cache: Path) -> list[dict[str, object]]:
     if not series:
         return []
     latest = ".".join(series[-1].split(".")[:2])
-    return [c.row(f"{series[0]} .. {series[-1]}", latest) for c in per_class.values()]
+    minors = [".".join(v.split(".")[:2]) for v in series]
+    return [{**c.row(f"{series[0]} .. {series[-1]}", latest), "package_series": minors} for c in per_class.values()]
 
 
 def main(argv: list[str] | None = None) -> int:

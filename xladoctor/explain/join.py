@@ -82,7 +82,9 @@ def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str
     if installed is None:
         return [f"{package} is not installed here: is this the environment that wrote the log? (--python PATH)"], True
     here = _series(installed.version)
-    if _series(str(params["first"])) <= here <= _series(str(params["last"])):
+    last = _series(str(params["last"]))
+    newest = last == _series(str(params.get("latest") or params["last"]))  # still taken by the newest release read
+    if _series(str(params["first"])) <= here and (here <= last or newest):
         return [
             f"{package} {installed.version} is installed here, and its {cls} takes {name}=: the log came from another "
             "environment (or the class is another of that name)."
@@ -164,8 +166,9 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
             f"{cuda or 'none (a CPU build)'}."
         )
     elif family == "api-version-skew" and params.get("first") and params.get("class"):
-        said_here, contradicted = _release_takes(facts, params)
+        said_here, takes = _release_takes(facts, params)
         said.extend(said_here)
+        contradicted = contradicted or takes
     elif family in ("version-mismatch", "api-version-skew", "undefined-symbol"):
         names = [str(params[k]) for k in ("package", "caller", "owner") if params.get(k)]
         versions = [f"{d.name} {d.version}" for n in names if (d := facts.installed(n.split(" ")[0])) is not None]

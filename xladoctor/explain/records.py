@@ -420,6 +420,24 @@ def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
             inner = list(_unwrapped(failure))
             records.append(replace(failure, wrapper=bool(inner)))
             records.extend(replace(i, position=failure.position) for i in inner)
+    return _ray_headers_carry(records)
+
+
+_RAY_TASK_ERROR = re.compile(r"RayTaskError\([\w.]+\)")
+RAY_REMOTE_LINES = 400  # how far below its header Ray prints the task's own traceback and exception
+
+
+def _ray_headers_carry(records: list[Failure]) -> list[Failure]:
+    """Ray prints "RayTaskError(X): ray::f() (pid=..)" and then the task's own traceback ending in "X: message"
+    (ray/exceptions.py, RayTaskError.__str__): the header is a wrapper of that exception, when the log has it."""
+    for index, record in enumerate(records):
+        if record.kind != "exception" or not _RAY_TASK_ERROR.search(record.text):
+            continue
+        if any(
+            later.kind == "exception" and record.line < later.line <= record.line + RAY_REMOTE_LINES
+            for later in records[index + 1 :]
+        ):
+            records[index] = replace(record, wrapper=True)
     return records
 
 

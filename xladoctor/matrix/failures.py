@@ -176,16 +176,30 @@ def _api_history() -> dict[str, list[dict[str, Any]]]:
     return by_class
 
 
+def _taken_by_an_outside_base(row: dict[str, Any], parameter: str) -> bool:
+    """A field the class inherits from another package's class (trl's configs from transformers' TrainingArguments):
+    whether it is taken depends on that package's release too, so this row's history alone cannot say. A class with
+    an __init__ of its own in every release declares what it takes."""
+    if not row.get("dataclass"):
+        return False
+    for base in row.get("bases", []):
+        for other in _api_history().get(base, []):
+            if other["package"] != row["package"] and parameter in other["parameters"]:
+                return True
+    return False
+
+
 def parameter_history(cls: str, parameter: str) -> list[ParameterHistory]:
     """What each library's class named `cls` did with `parameter`: one entry per package whose class took it in some
     release (none: no release of any took it, a typo or an argument of the user's own class)."""
     found: list[ParameterHistory] = []
     for row in _api_history().get(cls, []):
         entry = row["parameters"].get(parameter)
-        if entry is None:
+        if entry is None or _taken_by_an_outside_base(row, parameter):
             continue
         series = row["releases"]
-        after = dict(zip(series, series[1:], strict=False))
+        every = row.get("package_series") or series  # the first series after `last` may lack the class itself
+        after = dict(zip(every, every[1:], strict=False))
         found.append(
             ParameterHistory(
                 row["package"], cls, parameter, entry["first"], entry["last"], series[-1], series[0],

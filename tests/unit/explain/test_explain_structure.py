@@ -379,3 +379,88 @@ def test_torchaudio_without_a_backend_names_what_the_format_needs(fmt: str, fami
     log = f"RuntimeError: Couldn't find appropriate backend to handle uri <_io.BytesIO at 0x28dd> and format {fmt}.\n"
     diagnosis = _explain(log).diagnosis
     assert diagnosis.family == family and word in diagnosis.cause, diagnosis.cause
+
+
+def test_a_class_the_log_does_not_tie_to_its_library_is_said_with_less_confidence() -> None:
+    """A Trainer of the user's own would not be transformers': without the library in the log, the verdict says so
+    and is less sure; with it (here Lightning's alias on the call line), the package is the one the log shows."""
+    bare = _explain("TypeError: Trainer.__init__() got an unexpected keyword argument 'gpus'\n").diagnosis
+    assert bare.params["package"] == "pytorch-lightning" and "lightning" in bare.cause and bare.confidence < 0.8
+    assert "class of your own" in bare.cause
+    lightning = _AT_USER_CALL.format(
+        call="trainer = L.Trainer(gpus=1)", message="Trainer.__init__() got an unexpected keyword argument 'gpus'"
+    )
+    diagnosis = _explain(lightning).diagnosis
+    assert diagnosis.params["package"] == "lightning" and any("'lightning<2.0'" in c for c in diagnosis.remediation)
+
+
+def test_a_library_that_made_the_refused_call_is_named_and_super_is_not_guessed() -> None:
+    by_library = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 42, in <module>\n'
+        "    trainer = make_trainer(model)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/unsloth/trainer.py", line 300, in make_trainer\n'
+        "    return SFTTrainer(model=model, tokenizer=tokenizer)\n"
+        "TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'\n"
+    )
+    diagnosis = _explain(by_library).diagnosis
+    assert diagnosis.params["package"] == "trl" and "unsloth's code at" in diagnosis.cause, diagnosis.cause
+    through_super = by_library.replace(
+        "return SFTTrainer(model=model, tokenizer=tokenizer)", "super().__init__(model=model, tokenizer=tokenizer)"
+    ).replace("SFTTrainer.__init__()", "__init__()")  # Python 3.9 names no class: which base is not shown
+    assert _explain(through_super).diagnosis.decided_by != "api-version-skew:constructor_parameter_history"
+
+
+def test_a_field_a_config_inherits_from_another_package_is_not_claimed() -> None:
+    """trl's configs inherit transformers' TrainingArguments: whether they take its fields is transformers' call."""
+    from xladoctor.matrix.failures import parameter_history
+
+    assert parameter_history("PPOConfig", "learning_rate") == []
+    assert [h.package for h in parameter_history("SFTConfig", "max_seq_length")] == ["trl"]  # trl's own field
+
+
+def test_a_contradiction_found_before_the_history_is_kept() -> None:
+    """A log from Python 3.8 against facts of 3.11: the history's agreement does not clear that contradiction."""
+    log = _AT_USER_CALL.format(
+        call="trainer = SFTTrainer(model=model, tokenizer=tok)",
+        message="SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'",
+    ).replace('"/content/train.py"', '"/usr/lib/python3.8/site-packages/app/train.py"')
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl("0.19.1")).diagnosis
+    assert diagnosis.contradicted
+
+
+def test_a_ray_header_carries_the_task_s_own_exception_when_the_log_has_it() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/root/app/train.py", line 26, in train\n'
+        "    out = ray.get(refs)\n"
+        "ray.exceptions.RayTaskError(ModuleNotFoundError): ray::Actor.init() (pid=1, ip=10.0.0.1)\n"
+        "Traceback (most recent call last):\n"
+        '  File "/root/app/actor.py", line 5, in init\n'
+        "    import flash_attn\n"
+        "ModuleNotFoundError: No module named 'flash_attn'\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "module-not-found" and diagnosis.line == 8, (diagnosis.decided_by, diagnosis.cause)
+
+
+def test_the_review_s_bf16_and_mps_cases() -> None:
+    newest = (  # transformers today: use_cpu always, the Ampere sentence when a GPU is there
+        "ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model on "
+        "CPU. You need Ampere+ GPU with cuda>=11.0\n"
+    )
+    assert _explain(newest).diagnosis.family == "gpu-arch-unsupported"
+    on_a_mac = (
+        "Traceback (most recent call last):\n"
+        '  File "/Users/me/venv/lib/python3.11/site-packages/accelerate/accelerator.py", line 480, in __init__\n'
+        "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a supported device.\n"
+    )
+    assert _explain(on_a_mac).diagnosis.family == "unsupported-op"
+    fp8 = "RuntimeError: UNIMPLEMENTED: Unsupported fp8 dot: requires compute capability 8.9\n"
+    assert "bfloat16" not in _explain(fp8).diagnosis.cause
+    fallback = (
+        "/opt/venv/lib/python3.11/site-packages/torch/_tensor_str.py:137: UserWarning: MPS: nonzero op is supported "
+        "natively starting from macOS 13.0. Falling back on CPU. This may have performance implications.\n"
+    )
+    diagnosis = _explain(fallback).diagnosis
+    assert diagnosis is None or diagnosis.decided_by != "unsupported-op:mps_needs_newer_macos"

@@ -89,3 +89,9 @@ def test_what_the_releases_say_is_looked_up_by_class_and_name() -> None:
     lightning = [h for h in parameter_history("Trainer", "gpus") if h.package == "pytorch-lightning"]
     assert lightning and lightning[0].next_series == "2.0"
     assert parameter_history("SFTTrainer", "no_such_argument") == []
+
+
+def test_the_first_release_that_refuses_counts_the_package_s_releases_not_the_class_s() -> None:
+    """trl's KTOTrainer was gone from 0.26 to 1.7: model_init=, last taken in 0.25, is refused from 0.26 on."""
+    (kto,) = parameter_history("KTOTrainer", "model_init")
+    assert (kto.last, kto.next_series) == ("0.25", "0.26")

@@ -243,7 +243,7 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         "CUDA_R_16BF" in failure.haystack
         or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack)
         or "support bfloat16" in said
-        or "compute capability" in said
+        or ("compute capability" in said and re.search(r"(?i)bf16|bfloat16", said))
     ):
         # a dtype the GPU's generation lacks: the machine's GPU is what does not fit (FAMILIES.md)
         return Lead(
@@ -279,9 +279,11 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
     "TORCH_WARN_ONCE of is_macos_13_or_newer: ops MPS runs natively only from a macOS release on)",
     confidence=0.85,
 )
-def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead:
+def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead | None:
     """Apple's MPS backend gets ops and dtypes with macOS releases: torch checks the OS and refuses (or falls back to
     the CPU, with a warning) on an older one. The Mac's OS, not the Python install, is what to change."""
+    if "Falling back on CPU" in failure.haystack:
+        return None  # the op ran, on the CPU: slower, not a failure
     version = found.group("version")
     return Lead(
         f"This needs macOS {version} or newer on the MPS device ({found.group(0)[:160]}): the Mac runs an older "

@@ -765,7 +765,19 @@ def ptx_feature_needs_newer_gpu(found: re.Match[str], failure: Failure) -> Lead:
 def bf16_asked_of_a_gpu_without_it(found: re.Match[str], failure: Failure) -> Lead:
     """transformers and accelerate refuse bf16=True up front when the GPU cannot run bfloat16 (compute capability
     under 8.0); transformers says "assign use_cpu" instead when it sees no GPU at all."""
-    if "use_cpu" in (found.group("rest") or ""):
+    rest = found.group("rest") or ""
+    text = failure.haystack + " " + " ".join(f.file for f in failure.frames)
+    if re.search(r"\bmps\b|/Users/|darwin|macOS", text, re.IGNORECASE) and "Ampere" not in rest:
+        return Lead(
+            "bf16 mixed precision was asked for on Apple's MPS device, which this torch / accelerate does not run in "
+            "bf16 (accelerate needs torch 2.6 or newer for it): use fp16 or fp32 there, or a newer torch.",
+            {"option": "bf16", "backend": "MPS", "instead": "fp16"},
+            verdict="framework-bug",
+            family="unsupported-op",
+        )
+    # transformers' message: "... You need to assign use_cpu if you want to train the model on CPU." (no GPU), with
+    # " You need Ampere+ GPU with cuda>=11.0" added when a GPU is there but lacks bf16 (older releases: only that)
+    if "use_cpu" in rest and "Ampere" not in rest:
         return Lead(
             "transformers sees no GPU, and bf16=True needs one: the GPU is not visible to torch (a CPU-only build, "
             "CUDA_VISIBLE_DEVICES, a container without --gpus), or pass use_cpu=True to train on the CPU.",

@@ -311,12 +311,16 @@ def custom_ops_not_built(found: re.Match[str], failure: Failure) -> Lead:
 )
 def torchaudio_no_backend(found: re.Match[str], failure: Failure) -> Lead:
     fmt = (found.group("format") or "").lower()
-    if fmt and fmt not in ("none", "wav", "flac", "ogg"):
-        # a compressed format (mp3, m4a, mp4, webm, opus): torchaudio decodes it with FFmpeg's shared libraries
+    if fmt in ("", "none"):  # no format given: the file's extension says it
+        extension = re.search(r"\.(\w{2,5})['\"]?\s*$", found.group("uri"))
+        fmt = extension.group(1).lower() if extension else ""
+    if fmt and fmt not in ("wav", "flac", "ogg"):
+        # a compressed format (mp3, m4a, mp4, webm, opus): FFmpeg's libraries are torchaudio's decoder for them
         return Lead(
-            f"torchaudio cannot decode {fmt}: it reads compressed formats with FFmpeg's shared libraries (libavcodec, "
-            "libavformat), which are not installed where it looks. Install FFmpeg (its shared libraries, a version "
-            "torchaudio supports) on the host or in the conda env.",
+            f"torchaudio found no backend that can read this {fmt} (it loaded none of FFmpeg's libraries, soundfile or "
+            "sox): for compressed formats its backend is FFmpeg's shared libraries (libavcodec, libavformat, a version "
+            "torchaudio supports). Install FFmpeg on the host or in the conda env (soundfile with libsndfile 1.1 or "
+            "newer also reads mp3).",
             {"library": "ffmpeg", "format": fmt, "module": "torchaudio"},
             verdict="environment",
             family="missing-library",

@@ -281,36 +281,64 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
 
 # Where Python names no class ("__init__() got an unexpected keyword argument", before 3.10), the call line does.
 _CALLED_CLASS = re.compile(r"\b([A-Z]\w{2,60})\s*\(")
+# The import names of the packages of api-history.json, to find a package in a log, and the aliases their docs
+# import them as (`import pytorch_lightning as pl`, `import lightning as L`), read on the call line.
+_IMPORT_NAMES = {"pytorch-lightning": ("pytorch_lightning",), "lightning": ("lightning",)}
+_ALIASES = {"pytorch-lightning": re.compile(r"\bpl\.\w+\("), "lightning": re.compile(r"(?<![\w.])L\.\w+\(")}
+
+
+# Class names people also give classes of their own: without the library in the log, a verdict on them is less sure.
+_GENERIC_CLASS_NAMES = frozenset({"Trainer", "Accelerator", "BaseTrainer"})
 
 
 def _called_class(failure: Failure, named: str | None) -> str | None:
+    """The class whose constructor refused the keyword: Python's message names it from 3.10 on; before, the call
+    on the last frame's line does (only that line: the frames above called something else)."""
     if named:
         return named
-    name: str
+    frame = failure.last_frame
+    if frame is None or "super(" in frame.code:
+        return None  # a base class's __init__ called through super(): which one is not shown
     known = history_classes()
-    for frame in reversed(failure.frames):
-        for name in _CALLED_CLASS.findall(frame.code):
-            if name in known:
-                return name
+    name: str
+    for name in _CALLED_CLASS.findall(frame.code):
+        if name in known:
+            return name
     return None
 
 
-def _history_pick(found: list[ParameterHistory], failure: Failure) -> ParameterHistory | None:
-    """The package whose class it is, when several have a class of that name (transformers' and Lightning's
-    Trainer): the one the log names, else the only one whose releases changed that parameter."""
+def _log_names(package: str, failure: Failure) -> bool:
+    alias = _ALIASES.get(package)
+    if alias is not None and any(alias.search(f.code) for f in failure.frames):
+        return True
+    text = (failure.message + " " + " ".join(f"{f.file} {f.code}" for f in failure.frames)).lower()
+    for name in _IMPORT_NAMES.get(package, (package.replace("-", "_"),)):
+        if package == "lightning" and "pytorch_lightning" in text:
+            text = text.replace("pytorch_lightning", "")
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text):
+            return True
+    return False
+
+
+def _history_pick(found: list[ParameterHistory], failure: Failure) -> tuple[ParameterHistory | None, bool, list[str]]:
+    """The package whose class it is, whether the log shows it, and the other packages that fit as well: the one the
+    log shows, else the packages whose releases changed that parameter, when they all changed it alike (Lightning's
+    two package names); a class of the user's own with that name is left to the facts to rule out."""
     changed = [h for h in found if (h.removed or h.added) and not h.var_keyword]  # **kwargs: not always refused
-    if not changed:
-        return None  # every release of it takes the parameter: not a release question
-    text = failure.message.lower() + " " + " ".join(f.file.lower() for f in failure.frames)
-    named = [h for h in changed if h.package.replace("pytorch-", "") in text or h.package in text]
-    return (named or changed)[0] if len(named or changed) == 1 or named else None
+    named = [h for h in changed if _log_names(h.package, failure)]
+    if named:
+        return named[0], True, []
+    alike = {(h.removed, h.added, h.first if h.added else "", h.next_series) for h in changed}
+    if len(alike) != 1:
+        return None, False, []  # none changed it (every release takes it: not a release question), or they disagree
+    return changed[0], False, [h.package for h in changed[1:]]
 
 
 @rule(
     "api-version-skew",
     r"(?:(?P<cls>[A-Z]\w{1,100})\.)?__init__\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
-    source="compat_matrix/failures/api-history.json (each minor release's wheel: constructor signatures and dataclass "
-    "fields, read by scripts/api_history.py)",
+    source="compat_matrix/failures/api-history.json (the first release of each minor series: constructor signatures "
+    "and dataclass fields, read from the wheels by scripts/api_history.py)",
     confidence=0.85,
     on="exception",
 )
@@ -320,17 +348,33 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     the traceback alone reads as their typo; the library's release history says otherwise."""
     cls = _called_class(failure, found.group("cls"))
     name = found.group("name")
-    picked = _history_pick(parameter_history(cls, name), failure) if cls else None
+    picked, shown, also = _history_pick(parameter_history(cls, name), failure) if cls else (None, False, [])
     if picked is None:
         return None
-    where = failure.user_frame
-    caller = f"your code at {where.short()}" if where is not None else "the calling code"
-    package, renamed = picked.package, picked.renamed_to
-    if picked.removed:
+    frame = failure.last_frame
+    if frame is not None and not frame.user and frame.owner not in (None, "python"):
+        caller = (
+            f"{frame.owner}'s code at {frame.short()} (a release of {frame.owner} made for another {picked.package})"
+        )
+    elif frame is not None:
+        caller = f"your code at {frame.short()}"
+    else:
+        caller = "the calling code"
+    package, renamed, first, last, after = picked.package, picked.renamed_to, picked.first, picked.last, ""
+    params = {"package": package, "class": cls, "name": name, "first": first, "last": last, "latest": picked.latest}
+    if picked.removed and picked.added:
         after = picked.next_series
         told = (
-            f"{package}'s {cls} takes {name}= up to {package} {picked.last} and refuses it from {after} on"
-            + (f" (renamed {renamed}=)" if renamed else "")
+            f"{package}'s {cls} takes {name}= only from {package} {first} to {last}: {caller} was written for "
+            f"those releases, and the one installed is older or newer. Install one of them "
+            f"({package}>={first},<{after})" + (f", or pass {renamed}= as newer releases want." if renamed else ".")
+        )
+        fix = install((package, f">={first},<{after}"))
+    elif picked.removed:
+        after = picked.next_series
+        told = (
+            f"{package}'s {cls} takes {name}= up to {package} {last} and refuses it from {after} on"
+            + (f" (renamed {renamed}= in an earlier release, the old name kept for a while)" if renamed else "")
             + f": {caller} was written for an older {package} than the one installed. "
             + (f"Pass {renamed}= instead of {name}=" if renamed else f"Drop {name}= or move it where {package} now "
                "takes it (its release notes say)")
@@ -340,17 +384,19 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     else:
         saved = " (or a configuration file it reads, saved by that release)" if picked.cls.endswith("Config") else ""
         told = (
-            f"{package}'s {cls} takes {name}= from {package} {picked.first} on: {caller}{saved} was written for a "
-            f"newer {package} than the one installed. Upgrade it."
+            f"{package}'s {cls} takes {name}= from {package} {first} on: {caller}{saved} was written for a newer "
+            f"{package} than the one installed. Upgrade it."
         )
-        fix = install((package, f">={picked.first}"))
+        fix = install((package, f">={first}"))
+    if also:
+        told += f" (The same holds for {', '.join(also)}, if that is the package installed.)"
+    generic = not shown and (cls in _GENERIC_CLASS_NAMES or bool(also))
+    if generic:
+        told += f" If {cls} is a class of your own, not {package}'s, this does not apply."
     return Lead(
-        told,
-        {"package": package, "class": cls, "name": name, "first": picked.first, "last": picked.last},
-        fix=fix,
-        verdict="environment",
+        told, params, fix=fix, verdict="environment", confidence=0.7 if generic else None,
         next=(f"python -m pip show {package}",),
-    )
+    )  # fmt: skip
 
 
 @rule(
