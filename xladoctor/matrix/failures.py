@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -151,6 +151,7 @@ class ParameterHistory:
     oldest: str  # the oldest series read that has it
     renamed_to: str = ""  # the new name a deprecation gave it
     var_keyword: bool = False  # some release takes **kwargs: an unknown name was not always refused
+    next_series: str = ""  # the first series that refuses it: the package's next one after `last` ("" for none)
 
     @property
     def removed(self) -> bool:
@@ -159,13 +160,6 @@ class ParameterHistory:
     @property
     def added(self) -> bool:
         return self.first != self.oldest
-
-    @property
-    def next_series(self) -> str:
-        """The first series that refuses it: the one after `last` among the series read."""
-        return self._after.get(self.last, "")
-
-    _after: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @lru_cache(maxsize=1)
@@ -199,7 +193,7 @@ def parameter_history(cls: str, parameter: str) -> list[ParameterHistory]:
             continue
         series = row["releases"]
         every = row.get("package_series") or series  # the first series after `last` may lack the class itself
-        after = dict(zip(every, every[1:], strict=False))
+        after = dict(zip(every, every[1:], strict=False)).get(entry["last"], "")
         found.append(
             ParameterHistory(
                 row["package"], cls, parameter, entry["first"], entry["last"], series[-1], series[0],
@@ -209,5 +203,6 @@ def parameter_history(cls: str, parameter: str) -> list[ParameterHistory]:
     return found
 
 
+@lru_cache(maxsize=1)
 def history_classes() -> frozenset[str]:
     return frozenset(_api_history())

@@ -21,6 +21,8 @@ from xladoctor.explain.records import Failure
 from xladoctor.fix import Fix
 
 VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
+# What decides a GPU-generation question (bf16 needs 8.0, fp8e4nv 8.9): the GPU's compute capability, as torch reads it.
+GPU_CAPABILITY = "python -c 'import torch; print(torch.cuda.get_device_capability())'"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.explain.rules.install import built_package
 from xladoctor.fix import export
 
@@ -189,7 +189,7 @@ def device_assert(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|(?:NotImplementedError: )?Could not run "
+    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|Could not run "
     r"'(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented "
     "for)",
@@ -253,7 +253,7 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
             {"dtype": "bf16", "op": "CUDA_R_16BF", "needs": "compute capability 8.0"},
             verdict="environment",
             family="gpu-arch-unsupported",
-            next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+            next=(GPU_CAPABILITY,),
         )
     if "torch.compile" in said:
         return Lead(
@@ -483,7 +483,7 @@ def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
         "fp8_e5m2 or bf16/fp16 checkpoint), or run that model without torch.compile.",
         {"dtype": dtype, "supported": supported, "formats": "fp8_e4m3fn, fp8_e5m2"},
         verdict="environment",
-        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+        next=(GPU_CAPABILITY,),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, shell, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
 
@@ -749,7 +749,7 @@ def ptx_feature_needs_newer_gpu(found: re.Match[str], failure: Failure) -> Lead:
         + "Not a broken install.",
         {"feature": feature, "arch": f"sm_{arch}", "dtype": "bf16" if bf16 else ""},
         verdict="environment",
-        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+        next=(GPU_CAPABILITY,),
     )  # fmt: skip
 
 
@@ -792,7 +792,7 @@ def bf16_asked_of_a_gpu_without_it(found: re.Match[str], failure: Failure) -> Le
         "in float32.",
         {"option": "bf16", "dtype": "bfloat16", "instead": "fp16", "needs": "compute capability 8.0"},
         verdict="environment",
-        next=("python -c 'import torch; print(torch.cuda.get_device_capability())'",),
+        next=(GPU_CAPABILITY,),
     )
 
 

@@ -281,9 +281,8 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
 
 # Where Python names no class ("__init__() got an unexpected keyword argument", before 3.10), the call line does.
 _CALLED_CLASS = re.compile(r"\b([A-Z]\w{2,60})\s*\(")
-# The import names of the packages of api-history.json, to find a package in a log, and the aliases their docs
-# import them as (`import pytorch_lightning as pl`, `import lightning as L`), read on the call line.
-_IMPORT_NAMES = {"pytorch-lightning": ("pytorch_lightning",), "lightning": ("lightning",)}
+# The aliases the docs of api-history.json's packages import them as (`import pytorch_lightning as pl`, `import
+# lightning as L`), read on the call line.
 _ALIASES = {"pytorch-lightning": re.compile(r"\bpl\.\w+\("), "lightning": re.compile(r"(?<![\w.])L\.\w+\(")}
 
 
@@ -312,12 +311,8 @@ def _log_names(package: str, failure: Failure) -> bool:
     if alias is not None and any(alias.search(f.code) for f in failure.frames):
         return True
     text = (failure.message + " " + " ".join(f"{f.file} {f.code}" for f in failure.frames)).lower()
-    for name in _IMPORT_NAMES.get(package, (package.replace("-", "_"),)):
-        if package == "lightning" and "pytorch_lightning" in text:
-            text = text.replace("pytorch_lightning", "")
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text):
-            return True
-    return False
+    # the import name, as a word of its own: "lightning" is not found in "pytorch_lightning"
+    return re.search(rf"(?<![\w.]){re.escape(package.replace('-', '_'))}\b", text) is not None
 
 
 def _history_pick(found: list[ParameterHistory], failure: Failure) -> tuple[ParameterHistory | None, bool, list[str]]:
