@@ -12,6 +12,7 @@ from xladoctor.explain.records import parse
 from xladoctor.explain.regions import FRAME_TRIGGER, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import ERROR_WORDS, ChunkReader, ScanResult, SignatureHits, scan
+from xladoctor.explain.stall import stalled_at_startup
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
 from xladoctor.fix import PACKAGE_STEPS, Fix
@@ -168,6 +169,9 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
     records = parse(collector.finish(), notebook)
     diagnosis = diagnose(records, explained.matches, facts)
+    if diagnosis is None or (diagnosis.family is None and not explained.failing()):
+        # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
+        diagnosis = stalled_at_startup(reader.tail(), explained.lines) or diagnosis
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

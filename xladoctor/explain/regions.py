@@ -202,7 +202,8 @@ _HEADLESS = re.compile(
     r"|^\s*\[?(?:<ipython-input-[\w-]+>|(?:[A-Za-z]:\\|/|~)[^\n\]]{0,300}?\.py)(?:\]\([^)\s]{0,300}\))? in [\w<>]+\("
 )
 FRAME_TRIGGER = 'File "'  # explain/engine.py adds these to the triggers: a headless traceback is still one
-IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ")
+# IPython 7's frame of a library ("/x/y.py in f(a)") starts a traceback cut above it, as Python's "File" line does
+IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ", ".py in ")
 
 
 def _continues(line: str) -> bool:

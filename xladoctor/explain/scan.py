@@ -153,6 +153,9 @@ def _prepare(signatures: Iterable[Signature]) -> list[_Prepared]:
     return prepared
 
 
+TAIL_BYTES = 8192  # kept of the stream's end (ChunkReader.tail)
+
+
 class ChunkReader:
     """Decoded chunks of a byte stream: whole lines where it can, and a line over MAX_LINE_BYTES in pieces.
 
@@ -164,6 +167,7 @@ class ChunkReader:
         self._head: bytes | None = None
         self.bytes_read = 0
         self.skipped = [0]  # bytes in the middle of overlong lines that were not searched (LONG_LINE_KEPT_BYTES)
+        self._tail = b""  # the stream's last bytes: what a log that stopped without an error said last
 
     def head(self) -> str:
         """The start of the stream, to tell what it holds (read once and kept for the chunks)."""
@@ -177,9 +181,15 @@ class ChunkReader:
     def __iter__(self) -> Iterator[str]:
         return self.chunks()
 
+    def tail(self) -> str:
+        """The last lines of what was read (up to TAIL_BYTES)."""
+        return self._tail.decode("utf-8", "replace")
+
     def _read(self) -> bytes:
         block = self._stream.read(CHUNK_BYTES)
         self.bytes_read += len(block)
+        if block:
+            self._tail = (self._tail + block[-TAIL_BYTES:])[-TAIL_BYTES:]
         return block
 
     def _blocks(self) -> Iterator[bytes]:

@@ -1070,3 +1070,60 @@ def test_a_missing_onnxruntime_provider_comes_with_the_package_swap_or_where_to_
     assert any(r.endswith("install onnxruntime-gpu") for r in cuda.remediation), cuda.remediation
     rocm = _diagnose(line.format("ROCMExecutionProvider"))
     assert rocm is not None and "repo.radeon.com" in rocm.cause and not rocm.remediation
+
+
+def test_an_xformers_kernel_refusing_bf16_on_a_pre_ampere_gpu_names_the_dtype_to_change() -> None:
+    log = (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+        "     query       : shape=(1, 577, 16, 64) (torch.bfloat16)\n"
+        "`fa2F@v2.6.3` is not supported because:\n"
+        "    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n"
+        "    bf16 is only supported on A100+ GPUs\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+    assert "float16" in diagnosis.cause and diagnosis.params.get("dtype") == "bfloat16"
+    half = _diagnose(
+        log.replace("torch.bfloat16", "torch.float32").replace("    bf16 is only supported on A100+ GPUs\n", "")
+    )
+    assert half is not None and "bfloat16" not in half.cause  # another dtype: the GPU, not bf16, is what it says
+    newer = _diagnose(log.replace("(7, 5)", "(12, 0)").replace("(too old)", ""))
+    assert newer is None or "float16" not in newer.cause  # 12.0 is no older than 8.0: never read as a string
+
+
+def test_an_ipython_frame_whose_traceback_header_was_cut_still_names_the_library_that_called() -> None:
+    log = (
+        "/usr/local/lib/python3.10/dist-packages/unsloth/models/llama.py in _fast_inner_training_loop(self, batch)\n"
+        "\n"
+        "TypeError: _get_batch_samples() takes 3 positional arguments but 4 were given\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew"
+    assert "unsloth" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2",
+        "[2024-06-11 00:23:36,254] [INFO] [comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl\n"
+        "[2024-06-11 00:23:36,296] [INFO] [comm.py:637:init_distributed] cdb=None",
+        "INFO:torch.distributed.distributed_c10d:Waiting in store based barrier to initialize process group for rank: 1, key: store_based_barrier_key:1 (world_size=2, num_workers_joined=1, timeout=0:30:00)",
+    ],
+)
+def test_a_log_that_stops_on_a_launchers_start_up_is_a_hang_in_the_rendezvous(last: str) -> None:
+    log = "Seed set to 1234\nGPU available: True (cuda), used: True\n" + last + "\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "nccl-network" and diagnosis.decided_by == "stall:startup"
+    assert "MASTER_ADDR" in diagnosis.cause and diagnosis.next
+    start_up = [n for n, text in enumerate(log.splitlines(), 1) if "cdb=None" not in text][-1]
+    assert diagnosis.line == start_up  # the launcher's line, the last before the log stopped
+
+
+def test_a_start_up_line_the_log_goes_on_past_is_no_hang() -> None:
+    log = "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n" + "".join(
+        f"Epoch 0: {i}/5 loss=0.{i}\n" for i in range(5)
+    )
+    assert _diagnose(log) is None
+    alone = "[INFO] [comm.py:637:init_distributed] cdb=None\n"  # DeepSpeed's line before its start-up line: not it
+    assert _diagnose(alone) is None

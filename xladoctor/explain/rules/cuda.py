@@ -858,6 +858,9 @@ _ORT_PACKAGES = {
 }
 
 
+_BF16_INPUTS = re.compile(r"torch\.bfloat16|\bbf16 is only supported")
+
+
 def _dotted(capability: str | None) -> str:
     """xformers' "(6, 1)" pair as torch writes it: "6.1"."""
     return ".".join(part.strip() for part in capability.split(",")) if capability else ""
@@ -886,15 +889,21 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
     need = (minimum.group("need") if minimum else "") or _dotted(found.group("need2"))
     gpu = (found.group("gpu") or "").strip()
     kernel = found.group("need2") is not None
+    # xformers lists each refused kernel's reasons, and the inputs' dtypes: bf16 on a GPU before Ampere is the
+    # dtype, not the GPU, to change (fp16 kernels exist there)
+    bf16 = kernel and have and float(have) < 8 and _BF16_INPUTS.search(failure.haystack)
     return Lead(
         f"{gpu or 'This GPU'} has compute capability {have}, older than the "
         + (
-            f"kernel requires ({need}): use another attention/kernel backend on this GPU, or a newer GPU."
+            "kernel requires for bfloat16 inputs (bf16 needs 8.0, Ampere): cast the model or the inputs to "
+            "torch.float16 on this GPU (the dtype the code or the node chose), or use a newer GPU."
+            if bf16
+            else f"kernel requires ({need}): use another attention/kernel backend on this GPU, or a newer GPU."
             if kernel
             else f"oldest the installed torch supports{' (' + need + ')' if need else ''}: install an older torch "
             "release whose CUDA build still includes this architecture, or use a newer GPU."
         ),
-        {"gpu": gpu, "capability": have, "minimum": need},
+        {"gpu": gpu, "capability": have, "minimum": need, **({"dtype": "bfloat16"} if bf16 else {})},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
 
