@@ -206,3 +206,29 @@ def parameter_history(cls: str, parameter: str) -> list[ParameterHistory]:
 @lru_cache(maxsize=1)
 def history_classes() -> frozenset[str]:
     return frozenset(_api_history())
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    """An NVIDIA GPU model as a log names it (gpu-models.json), with its compute capability."""
+
+    name: str  # as the log wrote it ("RTX 5070")
+    capability: str  # "12.0"
+    architecture: str  # "Blackwell"
+
+
+@lru_cache(maxsize=1)
+def _gpu_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    return tuple(
+        (re.compile(row["pattern"], re.IGNORECASE), row["capability"], row["architecture"])
+        for row in _doc("gpu-models")["rows"]
+    )
+
+
+def gpu_named(text: str) -> GpuModel | None:
+    """The first NVIDIA GPU model `text` names, by the table's order (its most specific patterns first)."""
+    for pattern, capability, architecture in _gpu_patterns():
+        found = pattern.search(text)
+        if found is not None:
+            return GpuModel(found.group(0), capability, architecture)
+    return None

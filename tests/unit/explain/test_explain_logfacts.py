@@ -1,0 +1,65 @@
+"""The GPU and torch build a pasted log names make a GPU-architecture verdict exact (explain/logfacts.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.matrix.failures import gpu_named
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def _diagnose(log: str):  # type: ignore[no-untyped-def]
+    return explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+def _rows() -> list[dict[str, str]]:
+    text = resources.files("xladoctor.compat_matrix").joinpath("failures", "gpu-models.json").read_text("utf-8")
+    rows: list[dict[str, str]] = json.loads(text)["rows"]
+    return rows
+
+
+@pytest.mark.parametrize("row", _rows(), ids=lambda r: r["example"])
+def test_each_model_s_example_is_named_with_its_own_capability(row: dict[str, str]) -> None:
+    found = gpu_named(f"Device 0: {row['example']} (UUID: GPU-1)")
+    assert found is not None and found.capability == row["capability"], (row, found)
+    assert re.fullmatch(r"\d{1,2}\.\d", row["capability"])
+
+
+@pytest.mark.parametrize("text", ["layer A2 of the model", "step T4 done", "an L4 cache line", "batch 3090 of 5000"])
+def test_words_that_only_look_like_a_model_name_no_gpu(text: str) -> None:
+    assert gpu_named(text) is None
+
+
+def test_no_kernel_image_with_a_blackwell_gpu_and_an_old_build_named_says_both() -> None:
+    diagnosis = _diagnose("torch==2.2.0+cu118\nGPU: NVIDIA GeForce RTX 5070\n" + NO_KERNEL)
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+    assert diagnosis.params["capability"] == "12.0" and "RTX 5070" in diagnosis.params["gpu"]
+    assert "cu128" in diagnosis.cause and "2.2.0+cu118 does not carry it" in diagnosis.cause
+
+
+def test_a_build_that_carries_the_gpu_points_at_the_extension() -> None:
+    diagnosis = _diagnose("PyTorch version: 2.5.1+cu121\nNVIDIA A100-SXM4-80GB\n" + NO_KERNEL)
+    assert diagnosis is not None and "compiled extension built for other architectures" in diagnosis.cause
+
+
+def test_without_a_gpu_named_the_verdict_is_left_as_it_was() -> None:
+    plain = _diagnose(NO_KERNEL)
+    assert plain is not None and plain.family == "gpu-arch-unsupported" and "capability" not in plain.params
+    assert "The log names the GPU" not in plain.cause
+
+
+def test_an_error_that_names_its_architecture_is_not_overridden_by_a_name_in_the_log() -> None:
+    log = (
+        "NVIDIA GeForce RTX 3090\nUserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible "
+        "with the current PyTorch installation.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params.get("arch") == "sm_120"
+    assert "The log names the GPU" not in diagnosis.cause

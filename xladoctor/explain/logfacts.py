@@ -1,0 +1,119 @@
+"""What a log says about the environment it came from, when no facts of it are at hand.
+
+An issue pasted whole often names its GPU ("RTX 5070", nvidia-smi's table, torch.cuda.get_device_name()) and its
+torch build ("2.2.0+cu118", collect_env's "PyTorch version"). A GPU-architecture verdict that read no architecture
+from the error ("no kernel image is available") is made exact with them: the GPU's compute capability
+(compat_matrix/failures/gpu-models.json) against the architectures each torch build carries
+(compat_matrix/torch-cuda_arch.json). Read from the log's first and last 8 KB and the failure records only: bounded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from packaging.version import InvalidVersion, Version
+
+from xladoctor.explain.verdict import Diagnosis
+from xladoctor.matrix import load_matrix
+from xladoctor.matrix.failures import GpuModel, gpu_named
+
+# torch's version with its local CUDA tag, as pip, collect_env and torch.__version__ print it
+_TORCH_BUILD = re.compile(
+    r"(?i)(?:\btorch\b|PyTorch version:)[ =:]{0,3}=?(?P<version>\d+\.\d+(?:\.\d+)?)\+cu(?P<cuda>\d{2,3})\b"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class LogFacts:
+    gpu: GpuModel | None
+    torch: tuple[str, str] | None  # ("2.2.0", "11.8")
+
+
+def read_log_facts(texts: Iterable[str]) -> LogFacts:
+    """The GPU and the torch build the texts name (the first of each)."""
+    gpu: GpuModel | None = None
+    torch: tuple[str, str] | None = None
+    for text in texts:
+        gpu = gpu or gpu_named(text)
+        if torch is None and (found := _TORCH_BUILD.search(text)):
+            tag = found.group("cuda")
+            torch = (found.group("version"), f"{tag[:-1]}.{tag[-1]}")
+    return LogFacts(gpu, torch)
+
+
+def _series(version: str) -> Version | None:
+    try:
+        return Version(".".join(version.split(".")[:2]))
+    except InvalidVersion:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _builds() -> tuple[tuple[Version, str, frozenset[str]], ...]:
+    """Each (torch series, CUDA, architectures carried as cubins) of the matrix, oldest torch first."""
+    rows = []
+    for row in load_matrix().get("torch-cuda_arch").rows:
+        series = _series(str(row["torch"]))
+        if series is not None:
+            archs = frozenset(a.replace("+PTX", "") for a in str(row["arch_list"]).split(";"))
+            rows.append((series, str(row["cuda"]), archs))
+    return tuple(sorted(rows, key=lambda r: (r[0], Version(r[1]))))
+
+
+def _cu(cuda: str) -> str:
+    return "cu" + cuda.replace(".", "")
+
+
+def _builds_for(capability: str) -> str:
+    """Which torch builds carry code for this capability: the first and the newest, by the matrix."""
+    carrying = [(series, cuda) for series, cuda, archs in _builds() if capability in archs]
+    if not carrying:
+        return f"no torch build the matrix knows carries sm_{capability.replace('.', '')} code"
+    first, last = carrying[0], carrying[-1]
+    # the matrix holds the builds whose architecture lists were read (not every one published): "oldest it knows"
+    return (
+        f"of the torch builds xladoctor's matrix has read, torch {first[0]} for CUDA {first[1]} ({_cu(first[1])}) is "
+        f"the oldest that carries its code, torch {last[0]} for CUDA {last[1]} ({_cu(last[1])}) the newest"
+    )
+
+
+def _carried_by(version: str, cuda: str) -> frozenset[str] | None:
+    series = _series(version)
+    for row_series, row_cuda, archs in _builds():
+        if row_series == series and row_cuda == cuda:
+            return archs
+    return None
+
+
+def with_log_facts(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | None:
+    """A GPU-architecture verdict with no architecture read from the error, made exact by the GPU and the torch
+    build the log names; any other verdict as it is."""
+    if diagnosis is None or diagnosis.family != "gpu-arch-unsupported" or facts.gpu is None:
+        return diagnosis
+    if any(diagnosis.params.get(k) for k in ("arch", "capability", "dtype")):
+        return diagnosis  # the error said which architecture (or dtype): it knows better than a name in the log
+    gpu = facts.gpu
+    said = (
+        f" The log names the GPU: {gpu.name}, compute capability {gpu.capability} ({gpu.architecture}); "
+        + _builds_for(gpu.capability)
+        + "."
+    )
+    if facts.torch is not None:
+        version, cuda = facts.torch
+        archs = _carried_by(version, cuda)
+        if archs is not None:
+            has = gpu.capability in archs
+            said += (
+                f" The log's torch {version}+{_cu(cuda)} {'carries' if has else 'does not carry'} it"
+                + (
+                    ": a compiled extension built for other architectures is what lacks it"
+                    if has
+                    else f" (its list: {', '.join(sorted(archs, key=float))})"
+                )
+                + "."
+            )
+    params = {**diagnosis.params, "gpu": gpu.name, "capability": gpu.capability}
+    return dataclasses.replace(diagnosis, cause=diagnosis.cause + said, params=params)
