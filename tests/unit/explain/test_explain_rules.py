@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
+    "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -1127,3 +1128,15 @@ def test_a_start_up_line_the_log_goes_on_past_is_no_hang() -> None:
     assert _diagnose(log) is None
     alone = "[INFO] [comm.py:637:init_distributed] cdb=None\n"  # DeepSpeed's line before its start-up line: not it
     assert _diagnose(alone) is None
+
+
+def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
+    log = "ImportError: /env/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "undefined-symbol"
+    assert diagnosis.params["namespace"] == "c10" and diagnosis.params["symbol"].startswith("_ZNK3c10")
+
+
+def test_a_system_library_missing_is_not_read_as_a_package_s_own_module() -> None:
+    diagnosis = _diagnose("ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
+    assert diagnosis is not None and diagnosis.decided_by == "missing-library:shared_object_missing"

@@ -67,6 +67,26 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+@rule(
+    "missing-library",
+    r"(?<![\w.+-])(?P<library>(?!lib)[A-Za-z_][\w.+-]{0,80}?\.so(?:\.[\w.]{1,20})?): cannot open shared object file",
+    source=GLIBC,
+    confidence=0.8,
+)
+def own_module_missing(found: re.Match[str], failure: Failure) -> Lead:
+    """A shared object not named lib*: a package's own compiled module (an extension, a config library it builds),
+    which no system package or CUDA wheel provides. Its package's install is incomplete."""
+    library = found.group("library")
+    return Lead(
+        f"The dynamic loader could not find {library}, a compiled module of a package's own build (not a system or "
+        "CUDA library): that package's install is incomplete or for another platform (a source build that skipped "
+        "it, a wheel of another variant, a folder moved after the build). Install the package's prebuilt wheel for "
+        "this platform and accelerator, or rebuild it from a tagged release.",
+        {"library": library},
+        next=(f"python -m pip show -f PACKAGE | grep -F '{library.split('.so')[0]}'", "python -m pip check"),
+    )
+
+
 # A wheel's vendored libraries sit in "<package>.libs/" (auditwheel repair: https://github.com/pypa/auditwheel).
 _VENDORED_BY = re.compile(r"/(?P<owner>[\w.-]{1,80})\.libs/$")
 
@@ -212,7 +232,7 @@ _CUDA_LIBRARY = re.compile(
 
 @rule(
     "undefined-symbol",
-    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@]{1,2000})|[ \t]*$)",
+    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@*]{1,2000})|[ \t]*$)",
     source=DLERROR,
     confidence=0.9,
     flags=re.MULTILINE,
@@ -220,6 +240,8 @@ _CUDA_LIBRARY = re.compile(
 def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     # the symbol is missing when the log was cut right after "undefined symbol:" (a title, a truncated paste)
     symbol, library = found.group("symbol") or "", found.group("library") or ""
+    if symbol.startswith("*Z"):
+        symbol = symbol.replace("*", "_")  # a paste rendered as Markdown: "_ZN..._" became italics, "*ZN...*"
     version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
     by_cuda = version is not None and _CUDA_LIBRARY.search("/" + version.group("by")) is not None
     if (_CUDA_LIBRARY.search(library) and (version is None or by_cuda)) or (not library and by_cuda):
