@@ -1140,3 +1140,16 @@ def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_
 def test_a_system_library_missing_is_not_read_as_a_package_s_own_module() -> None:
     diagnosis = _diagnose("ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n")
     assert diagnosis is not None and diagnosis.decided_by == "missing-library:shared_object_missing"
+
+
+def test_a_glibcxx_version_whose_opening_backtick_a_markdown_paste_ate_is_still_the_runtime() -> None:
+    log = "ImportError: /opt/conda/lib/python3.9/site-packages/snappy/../../.././libstdc++.so.6: version GLIBCXX_3.4.29' not found (required by /x/_snappy.so)\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "glibc-version"
+
+
+def test_an_op_the_jit_build_did_not_produce_is_that_build_failing() -> None:
+    log = "[rank1]: ImportError: /home/me/.cache/torch_extensions/py310_cu121/cpu_adam/cpu_adam.so: cannot open shared object file: No such file or directory\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure" and "cpu_adam.so" in diagnosis.cause
+    assert "DS_BUILD_" in diagnosis.cause

@@ -77,6 +77,20 @@ def own_module_missing(found: re.Match[str], failure: Failure) -> Lead:
     """A shared object not named lib*: a package's own compiled module (an extension, a config library it builds),
     which no system package or CUDA wheel provides. Its package's install is incomplete."""
     library = found.group("library")
+    if "torch_extensions" in failure.haystack[max(0, found.start() - 300) : found.start()]:
+        # torch.utils.cpp_extension's JIT build folder (~/.cache/torch_extensions/<py>_<cu>/<op>/): the op was to
+        # be compiled on first use, and the build did not produce it
+        return Lead(
+            f"{library} is an op compiled on first use (torch.utils.cpp_extension's JIT build, under "
+            "~/.cache/torch_extensions), and its build did not produce it: the compiler failed earlier in the log "
+            "(ninja/nvcc/c++ output: a missing CUDA toolkit or compiler, nvcc of another CUDA than torch's), or a "
+            "rank loaded it while another was still building it. Fix that build (or install the package with the "
+            "op prebuilt, DeepSpeed: DS_BUILD_<OP>=1 pip install deepspeed), then delete the op's folder there.",
+            {"library": library},
+            family="build-failure",
+            next=("ls ~/.cache/torch_extensions/*/", "which nvcc && nvcc --version", "python -c 'import torch; "
+                  "print(torch.version.cuda)'"),
+        )  # fmt: skip
     return Lead(
         f"The dynamic loader could not find {library}, a compiled module of a package's own build (not a system or "
         "CUDA library): that package's install is incomplete or for another platform (a source build that skipped "
@@ -303,7 +317,8 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "glibc-version",
-    r"version [`'‘](?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})(?:' not found|’ not found)"
+    # the opening backtick is optional: a paste rendered as Markdown eats it (it starts inline code)
+    r"version [`'‘]?(?P<version>GLIBC(?:XX)?_[\d.]{1,12}|CXXABI_[\d.]{1,12})(?:' not found|’ not found)"
     r"(?: \(required by "
     r"(?P<by>[^)\s]{1,300})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c",
