@@ -26,6 +26,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 CASES: dict[str, tuple[str, str, str, str]] = {
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
+    "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
+    "user-code-error:keras3_refuses_positional_value": (tb("ValueError: Only input tensors may be passed as positional arguments. The following argument value should be passed as a keyword argument: 42 (of type <class 'str'>)", "keras"), "user-code-error", "not-environment", "keyword argument"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),

@@ -63,8 +63,8 @@ _SHAPES = re.compile(
     r"|Placeholder storage has not been allocated on MPS device"
     # an op's own check of its arguments' devices (aten's checkAllSameGPU, the MPS and CPU kernels' TORCH_CHECKs):
     # "slow_conv2d_forward_mps: input(device='cpu') and weight(device=mps:0') must be on the same device"
-    r"|\(device='?\w{2,8}(?::\d{1,2})?'?\) (?:and|but) \w{1,40}\(device='?\w{2,8}(?::\d{1,2})?'?\)? must be on the "
-    r"same device"
+    r"|\(device='?\w{2,8}(?::\d{1,2})?'?\) (?:and|but) \w{1,40}\(device='?\w{2,8}(?::\d{1,2})?'?\)?"
+    r"[ \t]{1,3}must be on the same device"
     r"|Inplace update to inference tensor outside InferenceMode"
     # an exception type that says it (flax's ScopeParamShapeError, haiku's, a library's own ShapeError)
     r"|\b\w{0,40}ShapeError\b|Inconsistent shapes between"
@@ -1312,3 +1312,24 @@ def dynamo_recompile_limit(found: re.Match[str], failure: Failure) -> Lead:
         )
     return Lead(body + " Not an environment problem.", params, family="user-code-error", verdict="not-environment",
                 next=recompiles)  # fmt: skip
+
+
+@rule(
+    "user-code-error",
+    r"Only input tensors may be passed as positional arguments\. The following argument value should be passed as a "
+    r"keyword argument: (?P<value>[^\n]{1,200})",
+    # keras/src/layers/layer.py (Layer.__call__): Keras 3 refuses a non-tensor positional argument Keras 2 took
+    source="https://github.com/keras-team/keras/blob/master/keras/src/layers/layer.py (Layer.__call__)",
+    confidence=0.7,
+)
+def keras3_refuses_positional_value(found: re.Match[str], failure: Failure) -> Lead:
+    """Deliberate in Keras 3 (its maintainers say so): the call is to change, which makes it the code's, even when
+    the code was written for Keras 2 (tf.keras before TensorFlow 2.16, which installs Keras 3 as `keras`)."""
+    return Lead(
+        f"Keras 3 takes only tensors as a layer call's positional arguments: pass {found.group('value')[:120]} as a "
+        "keyword argument (call(x, training=True), not call(x, True)). Code written for Keras 2 (tf.keras before "
+        "TensorFlow 2.16) passed it positionally; to run such code unchanged, keep Keras 2: install tf-keras and set "
+        "TF_USE_LEGACY_KERAS=1 before TensorFlow is imported, or pin tensorflow<2.16.",
+        {"value": found.group("value")[:200], "package": "keras", "variable": "TF_USE_LEGACY_KERAS"},
+        verdict="not-environment",
+    )

@@ -814,6 +814,42 @@ def transformers_wants_tf_keras(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# Keras 2 and Keras 3 side by side: TensorFlow 2.16 and newer install Keras 3 as `keras`, while tf.keras code of
+# before (and tf-keras, with TF_USE_LEGACY_KERAS=1) is Keras 2; an optimizer (loss, layer) object of one handed to
+# the other is no identifier it knows
+_KERAS_MIX_ADVICE = (
+    "Use one Keras in one program: for code written for Keras 2 (tf.keras before TensorFlow 2.16), install tf-keras "
+    "of the TensorFlow release and set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported, or pin tensorflow<2.16; "
+    "for Keras 3, import everything from `keras`."
+)
+
+
+@rule(
+    "api-version-skew",
+    r"Could not interpret (?P<kind>optimizer|loss function|loss|metric|activation function|initializer|regularizer"
+    r"|constraint) identifier: <?(?P<cls>(?:keras|tensorflow|tf_keras)\.[\w.]{1,200})",
+    # keras/src/optimizers/__init__.py (get) and tf.keras' optimizers.py say it for what is not their own class
+    source="https://github.com/keras-team/keras/blob/master/keras/src/optimizers/__init__.py (get: 'Could not "
+    "interpret optimizer identifier'); https://github.com/keras-team/tf-keras/blob/master/tf_keras/optimizers/"
+    "__init__.py",
+    confidence=0.8,
+)
+def keras_object_of_the_other_keras(found: re.Match[str], failure: Failure) -> Lead:
+    cls = found.group("cls")
+    keras3 = cls.startswith("keras.src.")
+    kind = found.group("kind")
+    return Lead(
+        f"{'An' if kind[0] in 'aeiou' else 'A'} {kind} object of "
+        + ("Keras 3 (keras.src...)" if keras3 else f"another Keras ({cls.rsplit('.', 1)[0]})")
+        + " was handed to "
+        + ("Keras 2 (tf.keras / tf-keras)" if keras3 else "a Keras that does not know its class")
+        + ": two Keras releases are mixed in one program. "
+        + _KERAS_MIX_ADVICE,
+        {"package": "keras", "class": cls, "variable": "TF_USE_LEGACY_KERAS"},
+        next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
+    )
+
+
 @rule(
     "api-version-skew",
     r"dot\(\) got an unexpected keyword argument '(?P<name>trans_[ab])'"
