@@ -20,9 +20,10 @@ from xladoctor.explain.verdict import Diagnosis
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import GpuModel, gpu_named
 
-# torch's version with its local CUDA tag, as pip, collect_env and torch.__version__ print it
+# torch's version with its local CUDA tag, as pip (torch==, a wheel's file name torch-), collect_env and
+# torch.__version__ print it
 _TORCH_BUILD = re.compile(
-    r"(?i)(?:\btorch\b|PyTorch version:)[ =:]{0,3}=?(?P<version>\d+\.\d+(?:\.\d+)?)\+cu(?P<cuda>\d{2,3})\b"
+    r"(?i)(?:\btorch\b|PyTorch version:)[ =:-]{0,3}(?P<version>\d+\.\d+(?:\.\d+)?)\+cu(?P<cuda>\d{2,3})\b"
 )
 
 

@@ -63,3 +63,17 @@ def test_an_error_that_names_its_architecture_is_not_overridden_by_a_name_in_the
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.params.get("arch") == "sm_120"
     assert "The log names the GPU" not in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch==2.2.0+cu118",
+        "Downloading torch-2.2.0+cu118-cp310-cp310-linux_x86_64.whl (811.7 MB)",
+        "PyTorch version: 2.2.0+cu118",
+        "torch 2.2.0+cu118",
+    ],
+)
+def test_the_torch_build_is_read_in_each_way_logs_print_it(line: str) -> None:
+    diagnosis = _diagnose(line + "\nNVIDIA GeForce RTX 5090\n" + NO_KERNEL)
+    assert diagnosis is not None and "2.2.0+cu118 does not carry it" in diagnosis.cause
