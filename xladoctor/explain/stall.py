@@ -2,8 +2,10 @@
 
 A distributed job whose log ends on its launcher's start-up lines ("Initializing distributed: GLOBAL_RANK: 0,
 MEMBER: 1/2", DeepSpeed's "Initializing TorchBackend", torch's store-based barrier waiting) never got past the
-rendezvous: it hangs there, and an issue pasted from it holds no error at all. The lines are the launchers' own
-log calls (sources below); the verdict is a hang at the rendezvous, with what to collect next.
+rendezvous: it hangs there, and an issue pasted from it holds no error at all. So does a stack that ends inside
+torch.distributed's process-group creation with no exception under it (a traceback cut there, or faulthandler's or
+py-spy's dump of a hung rank). The lines are the launchers' own log calls (sources below); the verdict is a stop in
+the rendezvous, with what to collect next.
 """
 
 from __future__ import annotations
@@ -27,42 +29,63 @@ SOURCES = (
     "(_init_dist_connection: 'Initializing distributed: GLOBAL_RANK'); "
     "https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/comm/comm.py (init_distributed: 'Initializing "
     "TorchBackend in DeepSpeed'); https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py "
-    "(_store_based_barrier: 'Waiting in store based barrier')"
+    "(_store_based_barrier: 'Waiting in store based barrier'); https://docs.python.org/3/library/faulthandler.html "
+    "(a hung process's stack, most recent call first)"
 )
 
 
-def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
-    """The verdict for a log with no error whose last lines are a distributed launcher's start-up, else None."""
-    raw = tail.splitlines()
-    seen = 0
-    for offset, shown in enumerate(reversed(raw)):
+# A stack that ends inside torch.distributed's process-group creation, with no exception under it: a traceback cut
+# there, or the stack faulthandler or py-spy dumped from a rank that hung there ("File ..., line N in new_group")
+_RENDEZVOUS_FRAME = re.compile(
+    r'File "(?P<file>[^"]*distributed[^"]*)", line \d+,? in (?P<function>init_process_group|new_group'
+    r"|_new_process_group_helper|_store_based_barrier|rendezvous|_create_c10d_store|_env_rendezvous_handler"
+    r"|_tcp_rendezvous_handler|init_device_mesh)\b"
+)
+
+
+def _last_lines(tail: str) -> list[tuple[int, str]]:
+    """The last TAIL_LINES non-blank lines (prefixes taken off), each with how far from the end it stands."""
+    found: list[tuple[int, str]] = []
+    for offset, shown in enumerate(reversed(tail.splitlines())):
         line = clean(shown).strip()
-        if not line:
-            continue
-        seen += 1
-        if seen > TAIL_LINES:
-            return None
+        if line:
+            found.append((offset, line))
+            if len(found) == TAIL_LINES:
+                break
+    return found
+
+
+def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
+    """The verdict for a log with no error whose last lines are a distributed launcher's start-up (or a stack in
+    torch.distributed's process-group creation), else None."""
+    for offset, line in _last_lines(tail):
+        frame = _RENDEZVOUS_FRAME.search(line)
         found = _STARTUP.search(line)
-        if found is None or found.group("cdb"):
-            continue  # DeepSpeed's "cdb=None" comes before and after its start-up line: never alone
-        world = found.group("world")
-        who = (
-            "Lightning's process group" if found.group("lightning")
-            else "DeepSpeed's process group" if found.group("deepspeed")
-            else "torch's store-based barrier"
-        )  # fmt: skip
+        if frame is not None:
+            where = f"inside torch.distributed's {frame.group('function')}()"
+            params = {"function": frame.group("function")}
+            world = ""
+        elif found is not None and not found.group("cdb"):  # DeepSpeed's "cdb=None" goes around its line: not alone
+            world = found.group("world") or ""
+            who = (
+                "Lightning's process group" if found.group("lightning")
+                else "DeepSpeed's process group" if found.group("deepspeed")
+                else "torch's store-based barrier"
+            )  # fmt: skip
+            where = f"while {who} starts up"
+            params = {"world_size": world, "backend": found.group("backend") or ""}
+        else:
+            continue
         return Diagnosis(
             "environment", "nccl-network",
-            f"The log ends while {who} starts up ({line[:160]}): nothing failed, the job stopped there, which is a "
-            "hang in the rendezvous. Every rank must reach MASTER_ADDR:MASTER_PORT and every rank must start: a "
-            "rank that cannot connect (a hostname that resolves to another interface, a firewall, a port another job "
-            "holds; on Windows a hostname rendezvous, use init_method='tcp://localhost:PORT' or MASTER_ADDR=localhost"
-            "), or fewer processes than the world size"
-            + (f" ({world} here)" if world else "")
-            + ", keeps the others waiting. Set the interface (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) and check "
-            "the address and port the ranks were given.",
-            0.4, max(total_lines - offset, 1), line[:500], "stall:startup",
-            {"world_size": world or "", "backend": found.group("backend") or ""},
+            f"The log ends {where} ({line[:160]}), with no error after it: the job stopped in the rendezvous, where "
+            "the ranks meet (it hangs there, or the paste was cut before the error it raised). Every rank must reach "
+            "MASTER_ADDR:MASTER_PORT and every rank must start: a rank that cannot connect (a hostname that resolves "
+            "to another interface or to localhost, a firewall, a port another job holds; on Windows a hostname "
+            "rendezvous, use init_method='tcp://localhost:PORT' or MASTER_ADDR=localhost), or fewer processes than "
+            "the world size" + (f" ({world} here)" if world else "") + ", keeps the others waiting. Set the "
+            "interface (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) and check the address and port the ranks were given.",
+            0.4, max(total_lines - offset, 1), line[:500], "stall:startup", params,
             next=(
                 "TORCH_DISTRIBUTED_DEBUG=DETAIL NCCL_DEBUG=INFO torchrun ...  # each rank's rendezvous and NCCL setup",
                 "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",

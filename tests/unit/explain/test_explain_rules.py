@@ -1155,3 +1155,35 @@ def test_an_op_the_jit_build_did_not_produce_is_that_build_failing() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "build-failure" and "cpu_adam.so" in diagnosis.cause
     assert "DS_BUILD_" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        # a traceback cut before its exception line
+        '  File "/env/lib/python3.8/site-packages/torchdata/dataloader2/reading_service.py", line 446, in initialize\n'
+        '    self._pg = dist.new_group(backend="gloo", timeout=timedelta(seconds=self._timeout))\n'
+        '  File "/env/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 3505, in new_group\n',
+        # faulthandler's dump of a rank that hung there (no comma before "in")
+        "Thread 0x00007f1 (most recent call first):\n"
+        '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1520 in _store_based_barrier\n'
+        '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1480 in init_process_group\n'
+        '  File "/home/me/train.py", line 12 in main\n',
+    ],
+)
+def test_a_stack_that_ends_in_process_group_creation_is_the_rendezvous(stack: str) -> None:
+    diagnosis = _diagnose(stack)
+    assert diagnosis is not None and diagnosis.family == "nccl-network" and diagnosis.decided_by == "stall:startup"
+    assert diagnosis.params["function"] in ("new_group", "_store_based_barrier", "init_process_group")
+
+
+def test_a_stack_in_process_group_creation_followed_by_its_error_is_read_for_that_error() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1480, in init_process_group\n'
+        "    store, rank, world_size = next(rendezvous_iterator)\n"
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+        "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "stall:startup"
