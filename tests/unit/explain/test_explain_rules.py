@@ -28,6 +28,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
     "user-code-error:keras3_refuses_positional_value": (tb("ValueError: Only input tensors may be passed as positional arguments. The following argument value should be passed as a keyword argument: 42 (of type <class 'str'>)", "keras"), "user-code-error", "not-environment", "keyword argument"),
+    "missing-library:ctypes_dll_not_found": (tb("FileNotFoundError: Could not find module 'C:\\\\env\\\\Lib\\\\site-packages\\\\torchcodec\\\\libtorchcodec_core8.dll' (or one of its dependencies). Try using the full path with constructor syntax.", "torchcodec"), "missing-library", "environment", "libtorchcodec_core8.dll"),
+    "missing-library:system_library_not_found": (tb("OSError: sndfile library not found", "soundfile"), "missing-library", "environment", "libsndfile"),
+    "build-failure:linker_cannot_find": ("/usr/bin/ld: cannot find -lcudart: No such file or directory\ncollect2: error: ld returned 1 exit status\n", "build-failure", "environment", "LIBRARY_PATH"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -1187,3 +1190,15 @@ def test_a_stack_in_process_group_creation_followed_by_its_error_is_read_for_tha
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by != "stall:startup"
+
+
+def test_a_path_from_the_log_never_reaches_a_command_to_paste_unless_it_is_a_plain_name() -> None:
+    log = "FileNotFoundError: Could not find module 'C:\\x\\$(rm -rf ~).dll' (or one of its dependencies).\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "missing-library"
+    assert all("$(" not in command for command in (*diagnosis.next, *diagnosis.remediation)), diagnosis.next
+
+
+def test_lld_s_words_for_a_library_it_cannot_find_are_the_same_link_failure() -> None:
+    diagnosis = _diagnose("ld.lld: error: unable to find library -lcublas\n")
+    assert diagnosis is not None and diagnosis.family == "build-failure" and "CUDA toolkit" in diagnosis.cause

@@ -668,3 +668,35 @@ def image_install_step_failed(found: re.Match[str], failure: Failure) -> Lead:
         {"installer": installer, "file": "Dockerfile"},
         next=("docker build --progress=plain --no-cache .  # the step's full output",),
     )
+
+
+# The CUDA libraries a build links by -l name, and where a toolkit keeps them
+_CUDA_LINKED = frozenset(
+    {"cudart", "cuda", "cublas", "cublasLt", "cudnn", "curand", "cufft", "cusparse", "cusolver", "nvrtc"}
+)
+
+
+@rule(
+    "build-failure",
+    r"\bld(?:\.\w+)?: (?:cannot find|error: unable to find library) -l(?P<library>[\w+.-]{1,80})",
+    # GNU ld's words ("ld: cannot find -lcudart"), and LLVM lld's ("ld.lld: error: unable to find library -lcudart"),
+    # when no lib<name>.so/.a is on the link path
+    source="https://sourceware.org/git/?p=binutils-gdb.git;a=blob;f=ld/ldfile.c (cannot find -l); "
+    "https://github.com/llvm/llvm-project/blob/main/lld/ELF/Driver.cpp (unable to find library -l)",
+    confidence=0.85,
+)
+def linker_cannot_find(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library")
+    cuda = library in _CUDA_LINKED
+    where = (
+        "the CUDA toolkit's library folder is not on the link path: set LIBRARY_PATH to $CUDA_HOME/lib64 (for -lcuda, "
+        "the driver's stub in $CUDA_HOME/lib64/stubs), or install the toolkit whose nvcc the build uses"
+        if cuda
+        else f"install the development package of lib{library} (its .so or .a), or add its folder to LIBRARY_PATH"
+    )
+    return Lead(
+        f"Building{_building(failure)} failed at the link step: the linker found no lib{library} (-l{library}): "
+        f"{where}.",
+        {"library": f"lib{library}"},
+        next=("echo $CUDA_HOME $LIBRARY_PATH", f"ldconfig -p | grep -F lib{library}."),
+    )

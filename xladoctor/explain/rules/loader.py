@@ -175,6 +175,56 @@ def dylib_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+_PLAIN_NAME = re.compile(r"[\w.+-]{1,120}")
+
+
+@rule(
+    "missing-library",
+    r"Could not find module '(?P<path>[^'\n]{1,400})' \(or one of its dependencies\)",
+    # ctypes.CDLL on Windows (Python 3.8+): the DLL, or a DLL it links, is not on the DLL search path, which no longer
+    # includes PATH for dependencies (os.add_dll_directory adds a folder)
+    source="https://github.com/python/cpython/blob/main/Modules/_ctypes/callproc.c (load_library: 'Could not find "
+    "module ... (or one of its dependencies)'); https://docs.python.org/3/library/ctypes.html#loading-shared-libraries",
+    confidence=0.85,
+)
+def ctypes_dll_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    path = found.group("path").replace("\\\\", "\\")
+    dll = re.split(r"[\\/]", path)[-1]
+    return Lead(
+        f"Windows could not load {dll} or a DLL it depends on (Python's ctypes): when {path} exists, one of its "
+        "dependencies is missing or not on the DLL search path, which from Python 3.8 on no longer takes them from "
+        "PATH (the Microsoft Visual C++ Redistributable, a CUDA DLL, a compiler's runtime such as MinGW's). Install "
+        "the runtime it needs, or add its folder with os.add_dll_directory(); when the file itself is missing, "
+        "reinstall the package that ships it.",
+        {"library": dll, "path": path},
+        # the log's text goes into a command a person pastes only when it is a plain file name
+        next=(
+            f"dumpbin /dependents {dll if _PLAIN_NAME.fullmatch(dll) else 'FILE.dll'}  # in the DLL's folder, "
+            "from a Visual Studio prompt: the DLLs it needs",
+        ),
+    )
+
+
+@rule(
+    "missing-library",
+    r"^(?:[\w.]*\.)?OSError: (?P<name>[A-Za-z][\w+-]{1,40}) library not found",
+    # a binding's own search for its system library failing (python-soundfile: ctypes.util.find_library('sndfile'))
+    source="https://github.com/bastibe/python-soundfile/blob/master/soundfile.py ('sndfile library not found')",
+    confidence=0.8,
+    flags=re.MULTILINE,
+)
+def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("name")
+    return Lead(
+        f"The system library lib{name} is not installed (a Python binding looked for it and found none): no wheel "
+        f"ships it. Install it with the system's package manager (its name varies: apt-cache search lib{name}; on "
+        f"macOS brew search {name}) or from conda-forge (conda install -c conda-forge lib{name}), in the environment "
+        "the program runs in.",
+        {"library": f"lib{name}"},
+        next=(f"python -c \"import ctypes.util; print(ctypes.util.find_library('{name}'))\"",),
+    )
+
+
 @rule(
     "missing-library",
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
