@@ -31,6 +31,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "missing-library:ctypes_dll_not_found": (tb("FileNotFoundError: Could not find module 'C:\\\\env\\\\Lib\\\\site-packages\\\\torchcodec\\\\libtorchcodec_core8.dll' (or one of its dependencies). Try using the full path with constructor syntax.", "torchcodec"), "missing-library", "environment", "libtorchcodec_core8.dll"),
     "missing-library:system_library_not_found": (tb("OSError: sndfile library not found", "soundfile"), "missing-library", "environment", "libsndfile"),
     "build-failure:linker_cannot_find": ("/usr/bin/ld: cannot find -lcudart: No such file or directory\ncollect2: error: ld returned 1 exit status\n", "build-failure", "environment", "LIBRARY_PATH"),
+    "bad-configuration:allocator_option_unknown": (tb("RuntimeError: Unrecognized CachingAllocator option: expandable_segments", "torch"), "bad-configuration", "environment", "PYTORCH_CUDA_ALLOC_CONF"),
+    "user-code-error:device_type_unknown": (tb("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: gpu", "torch"), "user-code-error", "not-environment", "'cuda'"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -450,6 +452,12 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "out-of-memory",
             "HBM",
         ),
+        (
+            "RuntimeError: Attempting to allocate 4.00G. That was not possible. There are 2.50G free. Program hbm "
+            "requires 8.00G out of 16.00G HBM\n",
+            "out-of-memory",
+            "HBM",
+        ),
     ],
     ids=[
         "triton-arch-assert",
@@ -460,6 +468,7 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "nvcc-build",
         "conda-not-found",
         "tpu-device-buffer",
+        "tpu-device-buffer-no-status",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:
@@ -1202,3 +1211,9 @@ def test_a_path_from_the_log_never_reaches_a_command_to_paste_unless_it_is_a_pla
 def test_lld_s_words_for_a_library_it_cannot_find_are_the_same_link_failure() -> None:
     diagnosis = _diagnose("ld.lld: error: unable to find library -lcublas\n")
     assert diagnosis is not None and diagnosis.family == "build-failure" and "CUDA toolkit" in diagnosis.cause
+
+
+def test_a_device_type_an_extension_adds_is_that_extension_not_loaded() -> None:
+    log = "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "accelerator-unavailable" and "torch_npu" in diagnosis.cause

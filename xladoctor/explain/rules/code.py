@@ -1333,3 +1333,57 @@ def keras3_refuses_positional_value(found: re.Match[str], failure: Failure) -> L
         {"value": found.group("value")[:200], "package": "keras", "variable": "TF_USE_LEGACY_KERAS"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "bad-configuration",
+    r"Unrecognized CachingAllocator option: (?P<option>[\w.-]{1,80})",
+    # c10/cuda/CUDAAllocatorConfig.cpp (parseArgs): each key of PYTORCH_CUDA_ALLOC_CONF this torch does not know
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAAllocatorConfig.cpp (Unrecognized "
+    "CachingAllocator option)",
+    confidence=0.9,
+)
+def allocator_option_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    option = found.group("option")
+    return Lead(
+        f"PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF in newer torch) holds {option}, an option the installed torch "
+        "does not know: a typo, or an option newer than this torch (expandable_segments is unknown to torch 2.0 and "
+        "older). Remove it from the variable (or correct it), or upgrade torch.",
+        {"variable": "PYTORCH_CUDA_ALLOC_CONF", "option": option},
+        next=("python -c \"import os, torch; print(torch.__version__, os.environ.get('PYTORCH_CUDA_ALLOC_CONF'))\"",),
+    )
+
+
+# Device types that an extension package adds to torch: the name is right, the extension is not loaded
+# (each renames torch's PrivateUse1 backend to its own name; AWS Neuron and TPUs are torch_xla's devices instead)
+_EXTENSION_DEVICES = {"npu": "torch_npu (Ascend)", "mlu": "torch_mlu (Cambricon)", "musa": "torch_musa (Moore Threads)"}
+
+
+@rule(
+    "user-code-error",
+    r"Expected one of [\w, ]{10,400} device type at start of device string: (?P<device>[^\s'\"]{1,40})",
+    # c10/core/Device.cpp (parse_type): the device string's type is none torch knows
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/Device.cpp (parse_type)",
+    confidence=0.85,
+)
+def device_type_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    device = found.group("device")
+    extension = _EXTENSION_DEVICES.get(device.lower())
+    if extension is not None:
+        return Lead(
+            f"torch knows no device type '{device}' in this process: it is added by {extension}, which is not "
+            "installed here or not imported (import it after torch; with TORCH_DEVICE_BACKEND_AUTOLOAD=0 torch does "
+            "not load it by itself).",
+            {"device": device, "package": extension.split(" ")[0]},
+            verdict="environment",
+            family="accelerator-unavailable",
+        )
+    return Lead(
+        f"'{device}' is not a device type torch knows: torch's are lower case, 'cuda' (also for ROCm), 'cpu', 'mps', "
+        "'xpu'; a TPU or AWS Neuron device is torch_xla's (torch_xla.device(), with PJRT_DEVICE set), and a "
+        "library's own 'auto' or 'gpu' must be "
+        "turned into one of them before torch sees it. Not an environment problem: the code (or a config value) "
+        "that chose the device.",
+        {"device": device},
+        verdict="not-environment",
+    )

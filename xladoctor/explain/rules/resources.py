@@ -89,8 +89,9 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     rf"(?P<space>hbm|vmem)[^\n]{{0,40}}?(?:Used (?P<used>[\d.]+[KMGT]?) of (?P<total>[\d.]+[KMGT]?))?|XlaRuntimeError: "
     rf"RESOURCE_EXHAUSTED"
     # PJRT's device allocator (TPU, and torch_xla's "Bad StatusOr access" around it): what it asked, what was free
-    rf"|RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate (?P<asked>[\d.]+\w?)\. That was "
-    rf"not possible\. There are (?P<free>[\d.]+\w?) free",
+    # (the status prefix is absent where torch_xla re-raises it as a RuntimeError)
+    rf"|(?:RESOURCE_EXHAUSTED: Error allocating device buffer: )?Attempting to allocate (?P<asked>[\d.]+\w?)\. That "
+    rf"was not possible\. There are (?P<free>[\d.]+\w?) free",
     source="https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
     confidence=0.9,
 )
