@@ -33,6 +33,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:linker_cannot_find": ("/usr/bin/ld: cannot find -lcudart: No such file or directory\ncollect2: error: ld returned 1 exit status\n", "build-failure", "environment", "LIBRARY_PATH"),
     "bad-configuration:allocator_option_unknown": (tb("RuntimeError: Unrecognized CachingAllocator option: expandable_segments", "torch"), "bad-configuration", "environment", "PYTORCH_CUDA_ALLOC_CONF"),
     "user-code-error:device_type_unknown": (tb("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: gpu", "torch"), "user-code-error", "not-environment", "'cuda'"),
+    "api-version-skew:transformers_model_type_unknown": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 5, in <module>\n    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-7B")\n  File "/env/lib/python3.10/site-packages/transformers/models/auto/configuration_auto.py", line 671, in __getitem__\n    raise KeyError(key)\nKeyError: \'qwen2\'\n', "api-version-skew", "environment", "transformers"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -1217,3 +1218,9 @@ def test_a_device_type_an_extension_adds_is_that_extension_not_loaded() -> None:
     log = "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu\n"
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "accelerator-unavailable" and "torch_npu" in diagnosis.cause
+
+
+def test_a_key_error_outside_transformers_auto_config_is_no_model_type() -> None:
+    log = 'Traceback (most recent call last):\n  File "/home/me/run.py", line 5, in <module>\n    x = cfg["qwen2"]\nKeyError: \'qwen2\'\n'
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "api-version-skew"

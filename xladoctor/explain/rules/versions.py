@@ -661,6 +661,27 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "api-version-skew",
+    r"^(?:[\w.]*\.)?KeyError: '(?P<model>[\w.-]{2,60})'",
+    # older transformers: the auto classes look the config's model_type up in CONFIG_MAPPING, whose __getitem__
+    # raises a bare KeyError for a type that release does not have (newer ones say "does not recognize this
+    # architecture", read above)
+    source="https://github.com/huggingface/transformers/blob/v4.30.0/src/transformers/models/auto/configuration_auto.py"
+    " (_LazyConfigMapping.__getitem__)",
+    confidence=0.8,
+    on="exception",
+    flags=re.MULTILINE,
+)
+def transformers_model_type_unknown(found: re.Match[str], failure: Failure) -> Lead | None:
+    in_auto_config = any(
+        f.file.replace("\\", "/").endswith("models/auto/configuration_auto.py") for f in failure.frames
+    )
+    if not in_auto_config:
+        return None  # a KeyError of anything else: not a model type
+    return transformers_too_old(found, failure)
+
+
+@rule(
     "version-mismatch",
     r"(?:mach-o file, but is an incompatible architecture|incompatible architecture) \(have '(?P<have>\w+)', need "
     r"'(?P<need>\w+)'\)|WinError 193\]?[:,]? ?%1 is not a valid Win32 application",
