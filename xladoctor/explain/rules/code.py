@@ -1387,3 +1387,40 @@ def device_type_unknown(found: re.Match[str], failure: Failure) -> Lead:
         {"device": device},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
+    # aten/src/ATen/native/Distributions.cpp (multinomial's check of its input): sampling from logits that overflowed
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/Distributions.cpp (multinomial)",
+    confidence=0.75,
+)
+def sampled_from_inf_or_nan(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Sampling (torch.multinomial, a model's generate()) was given probabilities with inf or NaN in them: the "
+        "model's logits overflowed, most often because it runs in float16 (load it with torch_dtype=torch.bfloat16 "
+        "on a GPU that has bf16, or torch.float32), or its weights are broken by a bad quantization, merge or "
+        "checkpoint. Not an environment problem: the dtype or weights the code chose.",
+        {"op": "multinomial", "dtype": "bfloat16"},
+        verdict="not-environment",
+        next=("python -c 'import torch; print(torch.cuda.is_bf16_supported())'",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"mixed dtype \(CPU\): expect (?P<what>parameter|input) to have scalar type of (?P<dtype>\w{1,20})",
+    # aten/src/ATen/native/cpu/mixed_data_type.h (check_mixed_data_type): a CPU kernel's input and parameters differ
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cpu/mixed_data_type.h",
+    confidence=0.75,
+)
+def mixed_dtype_on_cpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A CPU kernel got its input and its parameters in different dtypes (it expects the {found.group('what')} "
+        f"in {found.group('dtype')}): the model runs on the CPU in half or bfloat16 precision where it was meant to "
+        "run on the GPU (model.cuda() / .to('cuda') missing, or the input on another device), or the model and its "
+        "input were given different dtypes. Not an environment problem: your code.",
+        {"dtype": found.group("dtype")},
+        verdict="not-environment",
+    )
