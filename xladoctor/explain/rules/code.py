@@ -1424,3 +1424,37 @@ def mixed_dtype_on_cpu(found: re.Match[str], failure: Failure) -> Lead:
         {"dtype": found.group("dtype")},
         verdict="not-environment",
     )
+
+
+@rule(
+    "unsupported-op",
+    r"(?P<kind>DynamicOutputShapeException|DataDependentOutputException|GuardOnDataDependentSymNode|Could not guard "
+    r"on data-dependent expression|Tried to use data-dependent value)(?::\s?(?P<what>[^\n]{1,160}))?",
+    # torch/_subclasses/fake_tensor.py (an op whose output shape depends on the data: nonzero, unique, masked_select)
+    # and torch/fx/experimental/symbolic_shapes.py (a branch on such a value): what torch.compile cannot trace
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_subclasses/fake_tensor.py (DynamicOutputShapeException)"
+    "; https://github.com/pytorch/pytorch/blob/main/torch/fx/experimental/symbolic_shapes.py "
+    "(GuardOnDataDependentSymNode)",
+    confidence=0.8,
+)
+def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
+    what = (found.group("what") or "").strip()
+    output_shape = found.group("kind") in ("DynamicOutputShapeException", "DataDependentOutputException")
+    return Lead(
+        "torch.compile cannot trace a value that depends on the tensor's data"
+        + (f" ({what[:120]})" if what else "")
+        + ": "
+        + (
+            "an op whose output shape depends on its input's values (nonzero, unique, masked_select, boolean "
+            "indexing). Let Dynamo capture it with torch._dynamo.config.capture_dynamic_output_shape_ops = True, or "
+            "keep that op out of the compiled region."
+            if output_shape
+            else "a Python branch or size computed from a tensor's value. Tell the compiler what holds with "
+            "torch._check(...), set torch._dynamo.config.capture_scalar_outputs = True for .item(), or let it break "
+            "the graph there (no fullgraph=True)."
+        )
+        + " A limit of the compiler, not of your install.",
+        {"op": what[:120], "compiler": "torch.compile"},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=graph_breaks,dynamic python ...  # where the data-dependent value comes from",),
+    )

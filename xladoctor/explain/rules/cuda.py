@@ -518,6 +518,49 @@ def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# cuBLAS's other statuses (cublasStatus_t): what each means for who has to act. NOT_SUPPORTED, ALLOC_FAILED and
+# NOT_INITIALIZED have rules of their own (code.py, above, resources.py).
+_CUBLAS_STATUS = {
+    "EXECUTION_FAILED": (
+        "cuda-illegal-access", "unknown",
+        "the GPU program failed to execute (a kernel launch or run failed): most often an earlier asynchronous error "
+        "surfacing here, such as an index out of range in an embedding or a gather, or a kernel's bug",
+    ),
+    "INVALID_VALUE": (
+        "cuda-illegal-access", "unknown",
+        "cuBLAS was called with a value it refuses (a size, a leading dimension or a dtype combination): shapes or "
+        "strides the caller did not check, or a framework bug for this shape",
+    ),
+    "ARCH_MISMATCH": (
+        "gpu-arch-unsupported", "environment",
+        "the function needs a feature this GPU's architecture lacks (a compute capability too old for it)",
+    ),
+    "MAPPING_ERROR": ("cuda-illegal-access", "unknown", "cuBLAS could not access GPU memory (a texture binding)"),
+    "INTERNAL_ERROR": ("framework-internal-error", "framework-bug", "an internal cuBLAS operation failed"),
+}  # fmt: skip
+
+
+@rule(
+    "cuda-illegal-access",
+    r"CUBLAS_STATUS_(?P<status>EXECUTION_FAILED|INVALID_VALUE|ARCH_MISMATCH|MAPPING_ERROR|INTERNAL_ERROR)"
+    r"(?: when calling `?(?P<call>\w{3,60}))?",
+    source="https://docs.nvidia.com/cuda/cublas/index.html#cublasstatus-t",
+    confidence=0.7,
+)
+def cublas_status(found: re.Match[str], failure: Failure) -> Lead:
+    status = found.group("status")
+    family, verdict, meaning = _CUBLAS_STATUS[status]
+    call = found.group("call") or ""
+    return Lead(
+        f"cuBLAS returned CUBLAS_STATUS_{status}{' in ' + call if call else ''}: {meaning}. CUDA reports errors "
+        "late: run once with CUDA_LAUNCH_BLOCKING=1, and the error names the operation that really failed.",
+        {"status": status, "call": call, "library": "cuBLAS"},
+        verdict=verdict,
+        family=family,
+        next=("CUDA_LAUNCH_BLOCKING=1 python ...  # the error then stops at the op that failed",),
+    )
+
+
 @rule(
     "unsupported-op",
     r"(?P<op>(?:aten::)?[\w.:]{2,80})\\?['\"]? is not currently implemented for the MPS device",  # \' a repr's
