@@ -38,6 +38,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:mixed_dtype_on_cpu": (tb("RuntimeError: mixed dtype (CPU): expect parameter to have scalar type of Float", "torch"), "user-code-error", "not-environment", "model.cuda()"),
     "cuda-illegal-access:cublas_status": (tb("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`", "torch"), "cuda-illegal-access", "unknown", "CUDA_LAUNCH_BLOCKING"),
     "unsupported-op:data_dependent_shape": (tb("torch._subclasses.fake_tensor.DynamicOutputShapeException: aten.nonzero.default", "torch"), "unsupported-op", "framework-bug", "capture_dynamic_output_shape_ops"),
+    "accelerator-unavailable:driver_not_reachable": ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n", "accelerator-unavailable", "environment", "kernel module"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -1234,3 +1235,11 @@ def test_a_guard_on_a_data_dependent_value_asks_for_torch_check() -> None:
     log = "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).\n"
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "unsupported-op" and "torch._check" in diagnosis.cause
+
+
+def test_torch_s_failed_driver_initialisation_names_the_fork_and_the_kernel_module() -> None:
+    diagnosis = _diagnose(
+        tb("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.", "torch")
+    )
+    assert diagnosis is not None and diagnosis.family == "accelerator-unavailable"
+    assert "spawn" in diagnosis.cause and "kernel module" in diagnosis.cause

@@ -456,6 +456,36 @@ def framework_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "accelerator-unavailable",
+    r"(?P<torch>CUDA driver initialization failed, you might not have a CUDA gpu)"
+    r"|(?P<smi>NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver)",
+    # torch's lazy CUDA init (c10/cuda, torch._C._cuda_init) when cuInit fails; nvidia-smi when the kernel module is
+    # not loaded
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp (device_count_impl: "
+    "cudaErrorInitializationError); nvidia-smi's own message when the driver's kernel module does not answer",
+    confidence=0.8,
+)
+def driver_not_reachable(found: re.Match[str], failure: Failure) -> Lead:
+    smi = found.group("smi") is not None
+    return Lead(
+        (
+            "nvidia-smi cannot reach the NVIDIA driver: its kernel module is not loaded (a kernel updated without "
+            "the driver rebuilt for it, Secure Boot refusing an unsigned module, the driver never installed), or a "
+            "container runs without the NVIDIA Container Toolkit. No framework sees a GPU until nvidia-smi does."
+            if smi
+            else "CUDA's driver did not initialise in this process (cudaErrorInitializationError): no GPU is visible "
+            "to it (the NVIDIA kernel module not loaded, a container without --gpus, CUDA_VISIBLE_DEVICES empty or "
+            "naming a GPU the job's cgroup does not show, as under Slurm's ConstrainDevices, where the allocated GPUs "
+            "are renumbered from 0), the GPU dropped off the bus, or "
+            "CUDA was initialised before a fork (worker processes that use the GPU need the spawn start method, "
+            "vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn)."
+        ),
+        {"component": "NVIDIA driver"},
+        next=("nvidia-smi", "lsmod | grep nvidia", "dmesg | grep -i -E 'nvrm|xid' | tail -20"),
+    )
+
+
+@rule(
     "cuda-library-mismatch",
     r"(?:CuDNN|DNN|NN) library:? (?P<have>[\d.]+)[^\n]{0,60}?(?:source was )?compiled with:? (?P<want>[\d.]+)",
     source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_dnn.cc",
