@@ -701,3 +701,40 @@ def gloo_timeout(found: re.Match[str], failure: Failure) -> Lead:
             "TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # names a collective the ranks disagree on",
         ),
     )
+
+
+@rule(
+    "nccl-network",
+    r"Unable to find address for:? (?P<iface>[\w.:-]{1,40})",
+    # gloo/transport/tcp/device.cc (lookupAddrForIface): the interface GLOO_SOCKET_IFNAME (or TP_SOCKET_IFNAME)
+    # names has no address on this host
+    source="https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/device.cc (lookupAddrForIface)",
+    confidence=0.9,
+)
+def gloo_interface_missing(found: re.Match[str], failure: Failure) -> Lead:
+    iface = found.group("iface")
+    return Lead(
+        f"Gloo was told to use the network interface {iface} (GLOO_SOCKET_IFNAME), which has no address on this host: "
+        "interface names differ between machines (eth0, ens5, enp1s0, ib0). Set GLOO_SOCKET_IFNAME (and "
+        "NCCL_SOCKET_IFNAME) to an interface every node has, or leave them unset.",
+        {"variable": "GLOO_SOCKET_IFNAME", "interface": iface},
+        next=("ip -brief address",),
+    )
+
+
+@rule(
+    "nccl-network",
+    r"(?:Read|Write) error \[[^\]\n]{1,80}\]:\d{1,5}: (?P<why>Connection reset by peer|Connection refused|Broken pipe)",
+    # gloo/transport/tcp/pair.cc: the socket to another rank closed under a collective
+    source="https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/pair.cc (Read error / Write error)",
+    confidence=0.6,
+)
+def gloo_peer_gone(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"Gloo's connection to another rank closed ({found.group('why')}): that rank most often died first (an "
+        "exception, the OOM killer, a node lost), and its own log holds the cause; less often the network between "
+        "them dropped it. Read the first failure among all ranks' logs.",
+        {"variable": "GLOO_SOCKET_IFNAME"},
+        verdict="unknown",
+        next=(COLLECTIVE,),
+    )
