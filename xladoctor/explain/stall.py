@@ -34,13 +34,32 @@ SOURCES = (
 )
 
 
-# A stack that ends inside torch.distributed's process-group creation, with no exception under it: a traceback cut
-# there, or the stack faulthandler or py-spy dumped from a rank that hung there ("File ..., line N in new_group")
-_RENDEZVOUS_FRAME = re.compile(
-    r'File "(?P<file>[^"]*distributed[^"]*)", line \d+,? in (?P<function>init_process_group|new_group'
-    r"|_new_process_group_helper|_store_based_barrier|rendezvous|_create_c10d_store|_env_rendezvous_handler"
-    r"|_tcp_rendezvous_handler|init_device_mesh)\b"
+# torch.distributed's process-group creation, where ranks wait for each other
+_RENDEZVOUS_FUNCTIONS = (
+    r"init_process_group|new_group|_new_process_group_helper|_store_based_barrier|rendezvous|_create_c10d_store"
+    r"|_env_rendezvous_handler|_tcp_rendezvous_handler|init_device_mesh"
 )
+# A frame there: Python's and faulthandler's ('File "...", line N[,] in f') and py-spy's ("f (file.py:N)")
+_RENDEZVOUS_FRAME = re.compile(
+    rf'File "[^"]*distributed[^"]*", line \d+,? in (?P<function>{_RENDEZVOUS_FUNCTIONS})\b'
+    rf"|^(?P<spy>{_RENDEZVOUS_FUNCTIONS}) \([^)\n]*distributed[^)\n]*:\d+\)"
+)
+# faulthandler ("Thread 0x... (most recent call first):") and py-spy dump list the innermost frame first
+_INNERMOST_FIRST = re.compile(r"most recent call first|^Thread 0x[0-9a-fA-F]+ \(\w+\)", re.MULTILINE)
+FRAME_LIKE = re.compile(r'^File "|^\w[\w.<>]* \([^)\n]*:\d+\)$')
+
+
+def _innermost_of_a_dump(tail: str) -> tuple[int, str] | None:
+    """A stack dumped innermost first, at the log's end: its first frame, with how far from the end it stands."""
+    headers = list(_INNERMOST_FIRST.finditer(tail))
+    if not headers:
+        return None
+    after = tail[headers[-1].end() :].split("\n")[1:]
+    lines = [clean(text).strip() for text in after]
+    for index, line in enumerate(lines):
+        if FRAME_LIKE.search(line):
+            return len(lines) - 1 - index, line
+    return None
 
 
 def _last_lines(tail: str) -> list[tuple[int, str]]:
@@ -58,12 +77,14 @@ def _last_lines(tail: str) -> list[tuple[int, str]]:
 def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
     """The verdict for a log with no error whose last lines are a distributed launcher's start-up (or a stack in
     torch.distributed's process-group creation), else None."""
-    for offset, line in _last_lines(tail):
+    innermost = _innermost_of_a_dump(tail)
+    for offset, line in ([innermost] if innermost else []) + _last_lines(tail):
         frame = _RENDEZVOUS_FRAME.search(line)
         found = _STARTUP.search(line)
         if frame is not None:
-            where = f"inside torch.distributed's {frame.group('function')}()"
-            params = {"function": frame.group("function")}
+            function = frame.group("function") or frame.group("spy")
+            where = f"inside torch.distributed's {function}()"
+            params = {"function": function}
             world = ""
         elif found is not None and not found.group("cdb"):  # DeepSpeed's "cdb=None" goes around its line: not alone
             world = found.group("world") or ""

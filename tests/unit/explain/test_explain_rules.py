@@ -1184,11 +1184,18 @@ def test_an_op_the_jit_build_did_not_produce_is_that_build_failing() -> None:
         '  File "/env/lib/python3.8/site-packages/torchdata/dataloader2/reading_service.py", line 446, in initialize\n'
         '    self._pg = dist.new_group(backend="gloo", timeout=timedelta(seconds=self._timeout))\n'
         '  File "/env/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 3505, in new_group\n',
-        # faulthandler's dump of a rank that hung there (no comma before "in")
+        # faulthandler's dump of a rank that hung there: innermost frame first, no comma before "in"
         "Thread 0x00007f1 (most recent call first):\n"
         '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1520 in _store_based_barrier\n'
         '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1480 in init_process_group\n'
-        '  File "/home/me/train.py", line 12 in main\n',
+        + "".join(f'  File "/home/me/lib{i}.py", line {i} in wrapper{i}\n' for i in range(8))
+        + '  File "/home/me/train.py", line 12 in main\n  File "/home/me/train.py", line 20 in <module>\n',
+        # py-spy dump of the same: "function (file:line)"
+        'Process 1234: python train.py\nThread 0x7F1 (idle): "MainThread"\n'
+        "    _store_based_barrier (torch/distributed/distributed_c10d.py:1520)\n"
+        "    init_process_group (torch/distributed/distributed_c10d.py:1480)\n"
+        + "".join(f"    wrapper{i} (lib{i}.py:{i})\n" for i in range(8))
+        + "    main (train.py:12)\n    <module> (train.py:20)\n",
     ],
 )
 def test_a_stack_that_ends_in_process_group_creation_is_the_rendezvous(stack: str) -> None:
@@ -1245,3 +1252,13 @@ def test_torch_s_failed_driver_initialisation_names_the_fork_and_the_kernel_modu
     )
     assert diagnosis is not None and diagnosis.family == "accelerator-unavailable"
     assert "spawn" in diagnosis.cause and "kernel module" in diagnosis.cause
+
+
+def test_a_dumped_stack_whose_innermost_frame_is_a_collective_in_training_is_not_the_rendezvous() -> None:
+    log = (
+        "Thread 0x00007f1 (most recent call first):\n"
+        '  File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2050 in all_reduce\n'
+        '  File "/home/me/train.py", line 40 in step\n  File "/home/me/train.py", line 60 in main\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "stall:startup"
