@@ -1,11 +1,14 @@
-"""Write compat_matrix/failures/api-history.json: which keyword parameters the constructors people call most take,
-release by release, read from the released wheels' own source.
+"""Write compat_matrix/failures/api-history.json: which keyword parameters the constructors and functions people
+call most take, release by release, read from the released wheels' own source.
 
 What: for each class below (trl's trainers and configs, transformers' Trainer and TrainingArguments, Lightning's
 Trainer, accelerate's Accelerator, peft's LoraConfig), in one release of each minor series, the parameters its
 constructor takes: the `__init__` signature, or a dataclass's fields (its bases' within the same package included),
-plus the old names a `@deprecate_kwarg("old", new_name="new")` decorator still accepts. Each row keeps, per
-parameter, the first and last minor series that took it and the new name a deprecation gave it.
+plus the old names a `@deprecate_kwarg("old", new_name="new")` decorator still accepts; and for each function or
+method below (huggingface_hub's hf_hub_download and snapshot_download, diffusers' pipelines' __call__, peft's
+get_peft_model), the keyword parameters of its signature, keyed by the qualified name Python's TypeError uses.
+Each row keeps, per parameter, the first and last minor series that took it and the new name a deprecation gave
+it.
 
 Why: `SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'` is raised at the user's own call, so the
 traceback alone reads as their typo; it is code written for another release of the library (trl renamed the
@@ -39,6 +42,13 @@ class Target:
     oldest: str  # the first minor series read ("4.30")
     files: tuple[str, ...]  # wheel paths (regular expressions) whose classes are read
     classes: str  # a regular expression over class names: which classes of those files are kept
+    # a regular expression over the qualified names of functions and methods ("hf_hub_download",
+    # "StableDiffusionPipeline.__call__"): which callables of those files are kept, by the name Python's TypeError
+    # gives them (a function's __qualname__, from Python 3.10 on)
+    callables: str = "(?!)"
+    # a decorator that accepts an old keyword for the functions it wraps, in the releases whose source of it still
+    # holds a marker: (decorator, the file that defines it, the marker, old name, new name)
+    accepting_decorators: tuple[tuple[str, str, str, str, str], ...] = ()
 
 
 TARGETS = (
@@ -60,9 +70,47 @@ TARGETS = (
     Target(
         "peft",
         "0.3",
-        (r"peft/tuners/lora\.py", r"peft/tuners/lora/config\.py", r"peft/config\.py", r"peft/utils/config\.py"),
+        (
+            r"peft/tuners/lora\.py",
+            r"peft/tuners/lora/config\.py",
+            r"peft/config\.py",
+            r"peft/utils/config\.py",
+            r"peft/mapping\.py",
+            r"peft/mapping_func\.py",
+            r"peft/peft_model\.py",
+        ),
         r"LoraConfig|PeftConfig|PeftConfigMixin",
+        r"get_peft_model|PeftModel\.from_pretrained",
     ),  # fmt: skip
+    Target(
+        "huggingface-hub",
+        "0.10",
+        (
+            r"huggingface_hub/file_download\.py",
+            r"huggingface_hub/_snapshot_download\.py",
+            r"huggingface_hub/_login\.py",
+        ),
+        "(?!)",
+        r"hf_hub_download|snapshot_download|login",
+        # @validate_hf_hub_args turns use_auth_token= into token= (utils/_validators.py,
+        # smoothly_deprecate_use_auth_token) until huggingface_hub 1.0 dropped it
+        (
+            (
+                "validate_hf_hub_args",
+                "huggingface_hub/utils/_validators.py",
+                "smoothly_deprecate_use_auth_token",
+                "use_auth_token",
+                "token",
+            ),
+        ),
+    ),  # fmt: skip
+    Target(
+        "diffusers",
+        "0.10",
+        (r"diffusers/pipelines/.+\.py",),
+        "(?!)",
+        r"\w+Pipeline\.__call__",
+    ),
 )
 
 
@@ -70,20 +118,21 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
-def releases(distribution: str, oldest: str) -> list[str]:
-    """The first final release of each minor series from `oldest` on, as PyPI lists them."""
+def releases(distribution: str, oldest: str) -> dict[str, list[str]]:
+    """The final releases of each minor series from `oldest` on, as PyPI lists them (a yanked one too: pip index
+    lists it and pip download refuses it, so the caller takes the first it can download)."""
     listed = subprocess.run(
         [sys.executable, "-m", "pip", "index", "versions", distribution], capture_output=True, text=True, check=True
     ).stdout
     found = re.search(r"Available versions: (.+)", listed)
     versions = [v.strip() for v in found.group(1).split(",")] if found else []
     final = sorted((v for v in versions if re.fullmatch(r"\d+\.\d+(\.\d+)?", v)), key=_key)
-    first: dict[str, str] = {}
+    per_series: dict[str, list[str]] = {}
     for version in final:
         series = ".".join(version.split(".")[:2])
         if _key(series) >= _key(oldest):
-            first.setdefault(series, version)
-    return list(first.values())
+            per_series.setdefault(series, []).append(version)
+    return per_series
 
 
 def wheel(distribution: str, version: str, cache: Path) -> Path:
@@ -136,6 +185,27 @@ class Shape:
     dataclass: bool
 
 
+def _decorator_names(function: ast.FunctionDef) -> set[str]:
+    return {
+        getattr(d.func if isinstance(d, ast.Call) else d, "id", "")
+        or getattr(d.func if isinstance(d, ast.Call) else d, "attr", "")
+        for d in function.decorator_list
+    }
+
+
+def _callable_shape(function: ast.FunctionDef, method: bool, accepting: dict[str, tuple[str, str]]) -> Shape:
+    """A function's (a method's, its first parameter left out) keyword parameters, with the old names a decorator
+    of it accepts in this release (`accepting`: decorator -> (old, new))."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args][1 if method else 0 :]
+    parameters = {arg.arg: "" for arg in [*positional, *args.kwonlyargs] if arg not in args.posonlyargs}
+    parameters.update(_deprecated_names(function))
+    for decorator in _decorator_names(function) & set(accepting):
+        old, new = accepting[decorator]
+        parameters.setdefault(old, new)
+    return Shape(parameters, args.kwarg is not None, (), False)
+
+
 def _shape(node: ast.ClassDef) -> Shape:
     is_dataclass = any(
         (getattr(d, "id", "") == "dataclass") or (isinstance(d, ast.Call) and getattr(d.func, "id", "") == "dataclass")
@@ -163,7 +233,13 @@ def _shape(node: ast.ClassDef) -> Shape:
 def shapes(path: Path, target: Target) -> dict[str, Shape]:
     """Every kept class of one wheel, a dataclass's fields merged with its bases' of the same wheel."""
     found: dict[str, Shape] = {}
+    callables: dict[str, Shape] = {}
     with zipfile.ZipFile(path) as archive:
+        accepting = {
+            decorator: (old, new)
+            for decorator, where, marker, old, new in target.accepting_decorators
+            if where in archive.namelist() and marker in archive.read(where).decode("utf-8", "replace")
+        }
         for name in archive.namelist():
             if not any(re.fullmatch(pattern, name) for pattern in target.files):
                 continue
@@ -171,6 +247,12 @@ def shapes(path: Path, target: Target) -> dict[str, Shape]:
             for node in tree.body:
                 if isinstance(node, ast.ClassDef):
                     found.setdefault(node.name, _shape(node))
+                    for item in node.body:
+                        qualname = f"{node.name}.{item.name}" if isinstance(item, ast.FunctionDef) else ""
+                        if qualname and re.fullmatch(target.callables, qualname):
+                            callables.setdefault(qualname, _callable_shape(item, True, accepting))
+                elif isinstance(node, ast.FunctionDef) and re.fullmatch(target.callables, node.name):
+                    callables.setdefault(node.name, _callable_shape(node, False, accepting))
     for shape in found.values():  # fields a dataclass inherits from a base of this wheel
         seen = set()
         ancestors = list(shape.bases)
@@ -183,7 +265,8 @@ def shapes(path: Path, target: Target) -> dict[str, Shape]:
                 bases.extend(found[base].bases)
                 ancestors.extend(found[base].bases)
         shape.bases = tuple(dict.fromkeys(ancestors))  # another package's base (TrainingArguments) at any depth
-    return {k: v for k, v in found.items() if re.fullmatch(target.classes, k) and v.parameters}
+    kept = {k: v for k, v in found.items() if re.fullmatch(target.classes, k) and v.parameters}
+    return {**kept, **{k: v for k, v in callables.items() if v.parameters}}
 
 
 @dataclass
@@ -210,26 +293,51 @@ class ClassHistory:
             if new:
                 entry["renamed_to"] = new
 
-    def row(self, read: str, latest: str) -> dict[str, object]:
+    def row(self, read: str, latest: str, callable_: bool) -> dict[str, object]:
+        parameters = self.parameters
+        if callable_:
+            # a function's parameter that every release read takes is never refused: only the changed ones are kept
+            # (hundreds of pipelines' __call__ would otherwise fill the table with names nothing looks up)
+            span = (self.releases[0], self.releases[-1])
+            parameters = {k: v for k, v in parameters.items() if (v["first"], v["last"]) != span or "renamed_to" in v}
         return {
-            "package": self.package, "class": self.name, "releases": self.releases, "parameters": self.parameters,
+            "package": self.package, "class": self.name, "releases": self.releases, "parameters": parameters,
             "bases": sorted(self.bases), "var_keyword_in": self.var_keyword_in, "latest": latest, "read": read,
-            "dataclass": self.dataclass,
+            "dataclass": self.dataclass, **({"callable": True} if callable_ else {}),
         }  # fmt: skip
 
 
+def _first_wheel(distribution: str, versions: list[str], cache: Path) -> tuple[str, Path] | None:
+    """The first release of a series whose wheel downloads (the first may be yanked), and that wheel."""
+    for version in versions:
+        try:
+            return version, wheel(distribution, version, cache)
+        except subprocess.CalledProcessError:
+            continue
+    return None
+
+
 def history(target: Target, cache: Path) -> list[dict[str, object]]:
-    series = releases(target.distribution, target.oldest)
+    series: list[str] = []
     per_class: dict[str, ClassHistory] = {}
-    for version in series:
-        minor = ".".join(version.split(".")[:2])
-        for name, shape in shapes(wheel(target.distribution, version, cache), target).items():
+    for minor, versions in releases(target.distribution, target.oldest).items():
+        got = _first_wheel(target.distribution, versions, cache)
+        if got is None:
+            continue  # no wheel of that series downloads: it is left out, not guessed
+        series.append(got[0])
+        for name, shape in shapes(got[1], target).items():
             per_class.setdefault(name, ClassHistory(target.distribution, name)).add(minor, shape)
     if not series:
         return []
     latest = ".".join(series[-1].split(".")[:2])
     minors = [".".join(v.split(".")[:2]) for v in series]
-    return [{**c.row(f"{series[0]} .. {series[-1]}", latest), "package_series": minors} for c in per_class.values()]
+    rows = []
+    for c in per_class.values():
+        callable_ = re.fullmatch(target.callables, c.name) is not None
+        row = c.row(f"{series[0]} .. {series[-1]}", latest, callable_)
+        if row["parameters"]:
+            rows.append({**row, "package_series": minors})
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,10 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(history(target, args.cache))
         print(f"{target.distribution}: {sum(1 for r in rows if r['package'] == target.distribution)} classes")
     doc = {
-        "title": "Keyword parameters of the constructors people call most, per minor release (first and last series "
-        "that took each one, the new name a deprecation gave it)",
+        "title": "Keyword parameters of the constructors and functions people call most, per minor release (first and "
+        "last series that took each one, the new name a deprecation gave it)",
         "source": "the released wheels on PyPI (the first release of each minor series), their source parsed with "
-        "ast: __init__ signatures, dataclass fields, @deprecate_kwarg decorators",
+        "ast: __init__ and function signatures, dataclass fields, @deprecate_kwarg decorators",
         "generated_by": GENERATED_BY,
         "rows": rows,
     }

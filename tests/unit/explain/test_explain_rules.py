@@ -41,6 +41,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "accelerator-unavailable:driver_not_reachable": ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n", "accelerator-unavailable", "environment", "kernel module"),
     "nccl-network:gloo_interface_missing": (tb("RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to find address for: eth0", "torch"), "nccl-network", "environment", "GLOO_SOCKET_IFNAME"),
     "nccl-network:gloo_peer_gone": ("[E pair.cc:589] Read error [10.0.0.2]:23456: Connection reset by peer\n", "nccl-network", "unknown", "first failure"),
+    "api-version-skew:callable_parameter_history": (tb("TypeError: StableDiffusionPipeline.__call__() got an unexpected keyword argument 'ip_adapter_image'"), "api-version-skew", "environment", "diffusers>=0.24"),
     "missing-library:dynamic_library_not_loaded": ("2024-01-01 00:00:00.000000: E tensorflow/tsl/platform/default/dso_loader.cc:67] Could not load dynamic library 'libcudart.so.12'; dlerror: libcudart.so.12: cannot open shared object file\n", "missing-library", "environment", "libcudart.so.12"),
     "missing-library:unable_to_load": ("Unable to load any of {libcudnn_graph.so.9.1.0, libcudnn_graph.so.9.1, libcudnn_graph.so.9, libcudnn_graph.so}\n", "missing-library", "environment", "libcudnn_graph"),
     "missing-library:dylib_not_loaded": (tb("OSError: dlopen(/x/_C.so, 0x0002): Library not loaded: @rpath/libomp.dylib"), "missing-library", "environment", "libomp"),
@@ -1262,3 +1263,14 @@ def test_a_dumped_stack_whose_innermost_frame_is_a_collective_in_training_is_not
     )
     diagnosis = _diagnose(log)
     assert diagnosis is None or diagnosis.decided_by != "stall:startup"
+
+
+def test_a_function_s_renamed_keyword_names_the_new_name_and_the_release_that_dropped_the_old() -> None:
+    diagnosis = _diagnose(tb("TypeError: snapshot_download() got an unexpected keyword argument 'use_auth_token'"))
+    assert diagnosis is not None and diagnosis.family == "api-version-skew"
+    assert "token=" in diagnosis.cause and "huggingface-hub<1.0" in " ".join(diagnosis.remediation)
+
+
+def test_a_function_of_the_user_s_own_with_no_history_stays_the_user_s() -> None:
+    diagnosis = _diagnose(tb("TypeError: my_loader() got an unexpected keyword argument 'local_dir'"))
+    assert diagnosis is not None and diagnosis.family == "user-code-error"

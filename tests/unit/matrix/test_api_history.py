@@ -95,3 +95,58 @@ def test_the_first_release_that_refuses_counts_the_package_s_releases_not_the_cl
     """trl's KTOTrainer was gone from 0.26 to 1.7: model_init=, last taken in 0.25, is refused from 0.26 on."""
     (kto,) = parameter_history("KTOTrainer", "model_init")
     assert (kto.last, kto.next_series) == ("0.25", "0.26")
+
+
+CALLABLES = """
+def hub_download(repo_id, *, token=None, local_dir_use_symlinks="auto"):
+    pass
+
+@validate_args
+def snapshot(repo_id, *, token=None):
+    pass
+
+class TinyPipeline:
+    @torch.no_grad()
+    def __call__(self, prompt, ip_image=None, **kwargs):
+        pass
+
+    def helper(self, x):
+        pass
+
+def unread(x):
+    pass
+"""
+
+
+def test_a_wheel_s_functions_and_methods_are_read_with_the_names_a_decorator_accepts(tmp_path: Path) -> None:
+    script = _script()
+    wheel = tmp_path / "tiny-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("tiny/api.py", CALLABLES)
+        archive.writestr("tiny/_validators.py", "def validate_args(f):\n    smoothly_accept_old_token(f)\n")
+    target = script.Target(
+        "tiny", "1.0", (r"tiny/api\.py",), "(?!)", r"hub_download|snapshot|\w+Pipeline\.__call__",
+        (("validate_args", "tiny/_validators.py", "smoothly_accept_old_token", "use_auth_token", "token"),),
+    )  # fmt: skip
+    shapes = script.shapes(wheel, target)
+    assert sorted(shapes) == ["TinyPipeline.__call__", "hub_download", "snapshot"]  # helper, unread: not kept
+    assert shapes["hub_download"].parameters == {"repo_id": "", "token": "", "local_dir_use_symlinks": ""}
+    assert shapes["snapshot"].parameters == {"repo_id": "", "token": "", "use_auth_token": "token"}
+    assert shapes["TinyPipeline.__call__"].parameters == {"prompt": "", "ip_image": ""}  # self left out
+    assert shapes["TinyPipeline.__call__"].var_keyword
+    # a release whose decorator no longer holds the marker does not accept the old name
+    later = tmp_path / "tiny-2.0-py3-none-any.whl"
+    with zipfile.ZipFile(later, "w") as archive:
+        archive.writestr("tiny/api.py", CALLABLES)
+        archive.writestr("tiny/_validators.py", "def validate_args(f):\n    return f\n")
+    assert "use_auth_token" not in script.shapes(later, target)["snapshot"].parameters
+
+
+def test_functions_are_looked_up_by_the_name_python_s_message_gives_them() -> None:
+    """Facts checked against the wheels: huggingface_hub's @validate_hf_hub_args took use_auth_token= as token= up
+    to 0.36 (utils/_validators.py), 1.0 dropped it; diffusers' StableDiffusionPipeline.__call__ took ip_adapter_image=
+    from 0.24."""
+    (hub,) = parameter_history("snapshot_download", "use_auth_token")
+    assert (hub.package, hub.last, hub.next_series, hub.renamed_to) == ("huggingface-hub", "0.36", "1.0", "token")
+    (sd,) = parameter_history("StableDiffusionPipeline.__call__", "ip_adapter_image")
+    assert (sd.package, sd.first, sd.added, sd.removed) == ("diffusers", "0.24", True, False)

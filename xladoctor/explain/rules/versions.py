@@ -315,11 +315,20 @@ def _log_names(package: str, failure: Failure) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(package.replace('-', '_'))}\b", text) is not None
 
 
-def _history_pick(found: list[ParameterHistory], failure: Failure) -> tuple[ParameterHistory | None, bool, list[str]]:
+def _history_pick(
+    found: list[ParameterHistory], failure: Failure, named_callable: bool = False
+) -> tuple[ParameterHistory | None, bool, list[str]]:
     """The package whose class it is, whether the log shows it, and the other packages that fit as well: the one the
     log shows, else the packages whose releases changed that parameter, when they all changed it alike (Lightning's
-    two package names); a class of the user's own with that name is left to the facts to rule out."""
-    changed = [h for h in found if (h.removed or h.added) and not h.var_keyword]  # **kwargs: not always refused
+    two package names); a class of the user's own with that name is left to the facts to rule out.
+
+    A release that takes **kwargs does not refuse an unknown name, so such a history is not read, except for a
+    function the message names itself (`FluxPipeline.__call__()`) whose parameter was added: the refusal shows the
+    installed release has neither, and the release that added it is the fix whatever later ones take."""
+    changed = [
+        h for h in found
+        if (h.removed or h.added) and (not h.var_keyword or (named_callable and h.added and not h.removed))
+    ]  # fmt: skip
     named = [h for h in changed if _log_names(h.package, failure)]
     if named:
         return named[0], True, []
@@ -344,8 +353,30 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     cls = _called_class(failure, found.group("cls"))
     name = found.group("name")
     picked, shown, also = _history_pick(parameter_history(cls, name), failure) if cls else (None, False, [])
-    if picked is None:
-        return None
+    return _history_lead(picked, shown, also, failure) if picked is not None else None
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<call>[A-Za-z_][\w.]{0,200})\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
+    source="compat_matrix/failures/api-history.json (the first release of each minor series: function and method "
+    "signatures, read from the wheels by scripts/api_history.py)",
+    confidence=0.85,
+    on="exception",
+)
+def callable_parameter_history(found: re.Match[str], failure: Failure) -> Lead | None:
+    """constructor_parameter_history's kin for functions and methods (huggingface_hub's hf_hub_download, a
+    diffusers pipeline's __call__): looked up by the qualified name Python's message gives them."""
+    call = found.group("call")
+    if call.endswith("__init__"):
+        return None  # a constructor: constructor_parameter_history reads it
+    picked, shown, also = _history_pick(parameter_history(call, found.group("name")), failure, named_callable=True)
+    return _history_lead(picked, shown, also, failure) if picked is not None else None
+
+
+def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failure: Failure) -> Lead:
+    """What a refused keyword means, by the release history of the class or function that refused it."""
+    cls, name = picked.cls, picked.parameter
     frame = failure.last_frame
     if frame is not None and not frame.user and frame.owner not in (None, "python"):
         caller = (
@@ -356,11 +387,12 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     else:
         caller = "the calling code"
     package, renamed, first, last, after = picked.package, picked.renamed_to, picked.first, picked.last, ""
+    whose = f"{package}'" if package.endswith("s") else f"{package}'s"  # diffusers' pipeline, trl's trainer
     params = {"package": package, "class": cls, "name": name, "first": first, "last": last, "latest": picked.latest}
     if picked.removed and picked.added:
         after = picked.next_series
         told = (
-            f"{package}'s {cls} takes {name}= only from {package} {first} to {last}: {caller} was written for "
+            f"{whose} {cls} takes {name}= only from {package} {first} to {last}: {caller} was written for "
             f"those releases, and the one installed is older or newer. Install one of them "
             f"({package}>={first},<{after})" + (f", or pass {renamed}= as newer releases want." if renamed else ".")
         )
@@ -368,7 +400,7 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     elif picked.removed:
         after = picked.next_series
         told = (
-            f"{package}'s {cls} takes {name}= up to {package} {last} and refuses it from {after} on"
+            f"{whose} {cls} takes {name}= up to {package} {last} and refuses it from {after} on"
             + (f" (renamed {renamed}= in an earlier release, the old name kept for a while)" if renamed else "")
             + f": {caller} was written for an older {package} than the one installed. "
             + (f"Pass {renamed}= instead of {name}=" if renamed else f"Drop {name}= or move it where {package} now "
@@ -379,7 +411,7 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     else:
         saved = " (or a configuration file it reads, saved by that release)" if picked.cls.endswith("Config") else ""
         told = (
-            f"{package}'s {cls} takes {name}= from {package} {first} on: {caller}{saved} was written for a newer "
+            f"{whose} {cls} takes {name}= from {package} {first} on: {caller}{saved} was written for a newer "
             f"{package} than the one installed. Upgrade it."
         )
         fix = install((package, f">={first}"))
@@ -387,7 +419,8 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
         told += f" (The same holds for {', '.join(also)}, if that is the package installed.)"
     generic = not shown and (cls in _GENERIC_CLASS_NAMES or bool(also))
     if generic:
-        told += f" If {cls} is a class of your own, not {package}'s, this does not apply."
+        kind = "function" if "." in cls or cls[:1].islower() else "class"
+        told += f" If {cls} is a {kind} of your own, not {package}'s, this does not apply."
     return Lead(
         told, params, fix=fix, verdict="environment", confidence=0.7 if generic else None,
         next=(f"python -m pip show {package}",),
