@@ -6,7 +6,8 @@ Trainer, accelerate's Accelerator, peft's LoraConfig), in one release of each mi
 constructor takes: the `__init__` signature, or a dataclass's fields (its bases' within the same package included),
 plus the old names a `@deprecate_kwarg("old", new_name="new")` decorator still accepts; and for each function or
 method below (huggingface_hub's hf_hub_download and snapshot_download, diffusers' pipelines' __call__, peft's
-get_peft_model), the keyword parameters of its signature, keyed by the qualified name Python's TypeError uses.
+get_peft_model, jax's jit and its kin, read release by release), the keyword parameters of its signature, keyed by
+the qualified name Python's TypeError uses.
 Each row keeps, per parameter, the first and last minor series that took it and the new name a deprecation gave
 it.
 
@@ -49,6 +50,8 @@ class Target:
     # a decorator that accepts an old keyword for the functions it wraps, in the releases whose source of it still
     # holds a marker: (decorator, the file that defines it, the marker, old name, new name)
     accepting_decorators: tuple[tuple[str, str, str, str, str], ...] = ()
+    # every release its own series: jax changed its API within 0.4.x, which a minor series would hide
+    patches: bool = False
 
 
 TARGETS = (
@@ -105,6 +108,14 @@ TARGETS = (
         ),
     ),  # fmt: skip
     Target(
+        "jax",
+        "0.4",
+        (r"jax/_src/api\.py", r"jax/_src/ad_checkpoint\.py"),
+        "(?!)",
+        r"jit|vmap|grad|value_and_grad|pmap|device_put|checkpoint|jacfwd|jacrev|eval_shape",
+        patches=True,
+    ),
+    Target(
         "diffusers",
         "0.10",
         (r"diffusers/pipelines/.+\.py",),
@@ -118,7 +129,7 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 
-def releases(distribution: str, oldest: str) -> dict[str, list[str]]:
+def releases(distribution: str, oldest: str, patches: bool = False) -> dict[str, list[str]]:
     """The final releases of each minor series from `oldest` on, as PyPI lists them (a yanked one too: pip index
     lists it and pip download refuses it, so the caller takes the first it can download)."""
     listed = subprocess.run(
@@ -129,8 +140,8 @@ def releases(distribution: str, oldest: str) -> dict[str, list[str]]:
     final = sorted((v for v in versions if re.fullmatch(r"\d+\.\d+(\.\d+)?", v)), key=_key)
     per_series: dict[str, list[str]] = {}
     for version in final:
-        series = ".".join(version.split(".")[:2])
-        if _key(series) >= _key(oldest):
+        series = version if patches else ".".join(version.split(".")[:2])
+        if _key(version) >= _key(oldest):
             per_series.setdefault(series, []).append(version)
     return per_series
 
@@ -320,7 +331,7 @@ def _first_wheel(distribution: str, versions: list[str], cache: Path) -> tuple[s
 def history(target: Target, cache: Path) -> list[dict[str, object]]:
     series: list[str] = []
     per_class: dict[str, ClassHistory] = {}
-    for minor, versions in releases(target.distribution, target.oldest).items():
+    for minor, versions in releases(target.distribution, target.oldest, target.patches).items():
         got = _first_wheel(target.distribution, versions, cache)
         if got is None:
             continue  # no wheel of that series downloads: it is left out, not guessed
@@ -329,8 +340,8 @@ def history(target: Target, cache: Path) -> list[dict[str, object]]:
             per_class.setdefault(name, ClassHistory(target.distribution, name)).add(minor, shape)
     if not series:
         return []
-    latest = ".".join(series[-1].split(".")[:2])
-    minors = [".".join(v.split(".")[:2]) for v in series]
+    minors = [v if target.patches else ".".join(v.split(".")[:2]) for v in series]
+    latest = minors[-1]
     rows = []
     for c in per_class.values():
         callable_ = re.fullmatch(target.callables, c.name) is not None

@@ -70,8 +70,10 @@ def _python_of_log(records: Sequence[Failure]) -> str | None:
     return None
 
 
-def _series(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+def _series(version: str, width: int = 2) -> tuple[int, ...]:
+    """A version cut to `width` numbers: the table's rows are minor series ("0.12") or, for a package read release by
+    release (jax), whole versions ("0.4.13"); the installed version is cut to the same width to be compared."""
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:width])
 
 
 def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str], bool]:
@@ -81,10 +83,11 @@ def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str
     installed = facts.installed(package)
     if installed is None:
         return [f"{package} is not installed here: is this the environment that wrote the log? (--python PATH)"], True
-    here = _series(installed.version)
-    last = _series(str(params["last"]))
-    newest = last == _series(str(params.get("latest") or params["last"]))  # still taken by the newest release read
-    if _series(str(params["first"])) <= here and (here <= last or newest):
+    width = len(re.findall(r"\d+", str(params["first"]))) or 2
+    here = _series(installed.version, width)
+    last = _series(str(params["last"]), width)
+    newest = last == _series(str(params.get("latest") or params["last"]), width)  # taken by the newest release read
+    if _series(str(params["first"]), width) <= here and (here <= last or newest):
         return [
             f"{package} {installed.version} is installed here, and its {cls} takes {name}=: the log came from another "
             "environment (or the class is another of that name)."

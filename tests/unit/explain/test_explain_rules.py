@@ -1274,3 +1274,12 @@ def test_a_function_s_renamed_keyword_names_the_new_name_and_the_release_that_dr
 def test_a_function_of_the_user_s_own_with_no_history_stays_the_user_s() -> None:
     diagnosis = _diagnose(tb("TypeError: my_loader() got an unexpected keyword argument 'local_dir'"))
     assert diagnosis is not None and diagnosis.family == "user-code-error"
+
+
+def test_a_common_function_name_is_read_against_its_library_only_when_the_log_shows_that_library() -> None:
+    refused = "TypeError: jit() got an unexpected keyword argument 'compiler_options'"
+    with_jax = _diagnose(tb(refused, "jax"))  # a frame in site-packages/jax
+    assert with_jax is not None and with_jax.decided_by == "api-version-skew:callable_parameter_history"
+    assert "jax>=0.4.36" in " ".join(with_jax.remediation)
+    alone = _diagnose(tb(refused))  # numba's jit, torch's: nothing says it is jax's
+    assert alone is None or alone.decided_by != "api-version-skew:callable_parameter_history"

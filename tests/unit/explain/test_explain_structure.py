@@ -294,13 +294,14 @@ def test_a_keyword_no_release_took_stays_the_users_mistake() -> None:
     assert diagnosis.verdict == "not-environment", diagnosis.cause
 
 
-def _with_trl(version: str | None):  # type: ignore[no-untyped-def]
+def _with_trl(version: str | None, name: str = "trl"):  # type: ignore[no-untyped-def]
     doc = load_json(FACTS_DIR / "real-torch29-xla29.json")
     template = next(d for d in doc["distributions"] if d["name"] == "filelock")  # a pure-Python wheel's record
+    doc["distributions"] = [d for d in doc["distributions"] if d["name"] != name]
     if version is not None:
         doc["distributions"].append(
-            {**template, "name": "trl", "version": version, "top_level": ["trl"], "packages": ["trl"],
-             "metadata_dir": template["metadata_dir"].replace("filelock", "trl"), "requires": []}
+            {**template, "name": name, "version": version, "top_level": [name], "packages": [name],
+             "metadata_dir": template["metadata_dir"].replace("filelock", name), "requires": []}
         )  # fmt: skip
     return facts_from_json(doc)
 
@@ -464,3 +465,16 @@ def test_the_review_s_bf16_and_mps_cases() -> None:
     )
     diagnosis = _explain(fallback).diagnosis
     assert diagnosis is None or diagnosis.decided_by != "unsupported-op:mps_needs_newer_macos"
+
+
+@pytest.mark.parametrize(("installed", "contradicted"), [("0.4.35", False), ("0.4.36", True), ("0.5.0", True)])
+def test_a_history_read_release_by_release_compares_whole_versions(installed: str, contradicted: bool) -> None:
+    """jax's rows are whole versions ("0.4.36"): 0.4.35 and 0.4.36 are the same minor series and must not compare
+    equal (jit took compiler_options= from 0.4.36, read from the wheels)."""
+    log = _AT_USER_CALL.format(
+        call="step = jax.jit(f, compiler_options={})",
+        message="jit() got an unexpected keyword argument 'compiler_options'",
+    )  # the call line shows jax: a one-word name is read as jax's only then
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed, "jax")).diagnosis
+    assert diagnosis.decided_by == "api-version-skew:callable_parameter_history", diagnosis.cause
+    assert diagnosis.contradicted is contradicted, diagnosis.joined

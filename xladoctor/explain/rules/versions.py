@@ -371,7 +371,14 @@ def callable_parameter_history(found: re.Match[str], failure: Failure) -> Lead |
     if call.endswith("__init__"):
         return None  # a constructor: constructor_parameter_history reads it
     picked, shown, also = _history_pick(parameter_history(call, found.group("name")), failure, named_callable=True)
+    if picked is not None and not shown and _COMMON_FUNCTION_NAME.fullmatch(call):
+        return None  # jit, vmap, grad, checkpoint: torch, numba and others have their own; only with jax in the log
     return _history_lead(picked, shown, also, failure) if picked is not None else None
+
+
+# A module function's bare name that other libraries use too (jax's jit and torch.jit, jax's vmap and torch.vmap):
+# one word, no underscore or dot. hf_hub_download or StableDiffusionPipeline.__call__ say whose they are.
+_COMMON_FUNCTION_NAME = re.compile(r"[a-z]+")
 
 
 def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failure: Failure) -> Lead:
