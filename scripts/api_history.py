@@ -6,8 +6,8 @@ Trainer, accelerate's Accelerator, peft's LoraConfig), in one release of each mi
 constructor takes: the `__init__` signature, or a dataclass's fields (its bases' within the same package included),
 plus the old names a `@deprecate_kwarg("old", new_name="new")` decorator still accepts; and for each function or
 method below (huggingface_hub's hf_hub_download and snapshot_download, diffusers' pipelines' __call__, peft's
-get_peft_model, jax's jit and its kin, read release by release), the keyword parameters of its signature, keyed by
-the qualified name Python's TypeError uses.
+get_peft_model, jax's jit and its kin read release by release, Keras's fit, evaluate and predict under Keras 2's and
+Keras 3's names), the keyword parameters of its signature, keyed by the qualified name Python's TypeError uses.
 Each row keeps, per parameter, the first and last minor series that took it and the new name a deprecation gave
 it.
 
@@ -52,6 +52,10 @@ class Target:
     accepting_decorators: tuple[tuple[str, str, str, str, str], ...] = ()
     # every release its own series: jax changed its API within 0.4.x, which a minor series would hide
     patches: bool = False
+    # one API under different qualified names across releases (Keras 2's Model.fit is Keras 3's
+    # TensorFlowTrainer.fit): (a pattern over qualified names, the name its history is kept under); every name seen
+    # gets a row with the one history
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 TARGETS = (
@@ -114,6 +118,14 @@ TARGETS = (
         "(?!)",
         r"jit|vmap|grad|value_and_grad|pmap|device_put|checkpoint|jacfwd|jacrev|eval_shape",
         patches=True,
+    ),
+    Target(
+        "keras",
+        "2.11",
+        (r"keras/(?:src/)?engine/training\.py", r"keras/src/backend/(?:tensorflow|jax|torch)/trainer\.py"),
+        "(?!)",
+        r"(?:Model|TensorFlowTrainer|JAXTrainer|TorchTrainer)\.(?:fit|evaluate|predict)",
+        aliases=((r"(?:Model|TensorFlowTrainer|JAXTrainer|TorchTrainer)\.(fit|evaluate|predict)", r"Model.\1"),),
     ),
     Target(
         "diffusers",
@@ -328,16 +340,29 @@ def _first_wheel(distribution: str, versions: list[str], cache: Path) -> tuple[s
     return None
 
 
+def _canonical(target: Target, name: str) -> str:
+    for pattern, canonical in target.aliases:
+        if re.fullmatch(pattern, name):
+            return re.sub(pattern, canonical, name)
+    return name
+
+
 def history(target: Target, cache: Path) -> list[dict[str, object]]:
     series: list[str] = []
     per_class: dict[str, ClassHistory] = {}
+    names: dict[str, set[str]] = {}  # canonical name -> the qualified names it was read under
     for minor, versions in releases(target.distribution, target.oldest, target.patches).items():
         got = _first_wheel(target.distribution, versions, cache)
         if got is None:
             continue  # no wheel of that series downloads: it is left out, not guessed
         series.append(got[0])
+        read: set[str] = set()
         for name, shape in shapes(got[1], target).items():
-            per_class.setdefault(name, ClassHistory(target.distribution, name)).add(minor, shape)
+            canonical = _canonical(target, name)
+            names.setdefault(canonical, set()).add(name)
+            if canonical not in read:  # one shape a release (Keras 3's three trainers take the same keywords)
+                read.add(canonical)
+                per_class.setdefault(canonical, ClassHistory(target.distribution, canonical)).add(minor, shape)
     if not series:
         return []
     minors = [v if target.patches else ".".join(v.split(".")[:2]) for v in series]
@@ -347,7 +372,8 @@ def history(target: Target, cache: Path) -> list[dict[str, object]]:
         callable_ = re.fullmatch(target.callables, c.name) is not None
         row = c.row(f"{series[0]} .. {series[-1]}", latest, callable_)
         if row["parameters"]:
-            rows.append({**row, "package_series": minors})
+            for name in sorted(names.get(c.name, {c.name})):
+                rows.append({**row, "class": name, "package_series": minors})
     return rows
 
 

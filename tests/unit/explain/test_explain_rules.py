@@ -1283,3 +1283,14 @@ def test_a_common_function_name_is_read_against_its_library_only_when_the_log_sh
     assert "jax>=0.4.36" in " ".join(with_jax.remediation)
     alone = _diagnose(tb(refused))  # numba's jit, torch's: nothing says it is jax's
     assert alone is None or alone.decided_by != "api-version-skew:callable_parameter_history"
+
+
+def test_a_keyword_keras_3_dropped_keeps_keras_2_as_tf_keras_not_as_a_pin_tensorflow_refuses() -> None:
+    """Keras 2.15's Model.fit took workers=, Keras 3's TensorFlowTrainer.fit does not (read from the wheels)."""
+    diagnosis = _diagnose(
+        tb("TypeError: TensorFlowTrainer.fit() got an unexpected keyword argument 'workers'", "keras")
+    )
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:callable_parameter_history"
+    plan = " ".join(diagnosis.remediation)
+    assert "TF_USE_LEGACY_KERAS" in plan and "keras<3" not in plan and "install tf-keras" not in plan, plan
+    assert "tf-keras==2.16.*" in diagnosis.cause  # which tf-keras: the TensorFlow release's, said, not guessed

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import Fix, Install, install
+from xladoctor.fix import Fix, Install, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
@@ -415,6 +415,16 @@ def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failur
             + f", or install the release it was written for ({package}<{after})."
         )  # fmt: skip
         fix = install((package, f"<{after}"), note=f"or change {name}= in the call, as above")
+        if package == "keras" and after.split(".")[0] == "3":
+            # TensorFlow 2.16 and newer require Keras 3: keras<3 cannot be pinned beside them; Keras 2 lives on as
+            # tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1
+            told += (
+                " With TensorFlow 2.16 or newer, which needs Keras 3, keep Keras 2 as tf-keras instead: install the "
+                "tf-keras of the installed TensorFlow's release (tf-keras==2.16.* for TensorFlow 2.16: a newer one "
+                "would pull a newer TensorFlow) and set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported."
+            )
+            # no install step: which tf-keras depends on the TensorFlow installed, which the log does not say
+            fix = export("TF_USE_LEGACY_KERAS", "1", note=f"after installing that tf-keras; or drop {name}= instead")
     else:
         saved = " (or a configuration file it reads, saved by that release)" if picked.cls.endswith("Config") else ""
         told = (
@@ -868,9 +878,10 @@ def transformers_wants_tf_keras(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         "Transformers' TensorFlow models need Keras 2, and this environment has Keras 3 (TensorFlow 2.16 and newer "
         "install it as `keras`): install tf-keras, the Keras 2 that Transformers then uses, of the TensorFlow "
-        "release installed (tf-keras 2.16 for TensorFlow 2.16, and so on).",
+        "release installed (tf-keras==2.16.* for TensorFlow 2.16, and so on: a newer tf-keras would pull a newer "
+        "TensorFlow).",
         {"package": "tf-keras", "have": "Keras 3"},
-        install(("tf-keras", "")),
+        None,  # which tf-keras depends on the TensorFlow installed, which the log does not say
         next=("python -m pip list 2>/dev/null | grep -i -e keras -e tensorflow -e transformers",),
     )
 
