@@ -171,16 +171,17 @@ def wheel(distribution: str, version: str, cache: Path) -> Path:
     return have[0]
 
 
+def _decorator_name(decorator: ast.expr) -> str:
+    """The name a decorator is written with: deprecate_kwarg for @deprecate_kwarg(...) and @x.deprecate_kwarg(...)."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return getattr(target, "id", "") or getattr(target, "attr", "")
+
+
 def _deprecated_names(function: ast.FunctionDef) -> dict[str, str]:
     """old -> new for each @deprecate_kwarg("old", new_name="new") on the function (transformers' and trl's)."""
     found: dict[str, str] = {}
     for decorator in function.decorator_list:
-        if not isinstance(decorator, ast.Call):
-            continue
-        name = getattr(decorator.func, "id", "") or getattr(
-            decorator.func, "attr", ""
-        )  # deprecate_kwarg, x.deprecate_kwarg
-        if name != "deprecate_kwarg":
+        if not isinstance(decorator, ast.Call) or _decorator_name(decorator) != "deprecate_kwarg":
             continue
         if decorator.args and isinstance(decorator.args[0], ast.Constant):
             new = next((k.value for k in decorator.keywords if k.arg == "new_name"), None)
@@ -208,22 +209,15 @@ class Shape:
     dataclass: bool
 
 
-def _decorator_names(function: ast.FunctionDef) -> set[str]:
-    return {
-        getattr(d.func if isinstance(d, ast.Call) else d, "id", "")
-        or getattr(d.func if isinstance(d, ast.Call) else d, "attr", "")
-        for d in function.decorator_list
-    }
-
-
 def _callable_shape(function: ast.FunctionDef, method: bool, accepting: dict[str, tuple[str, str]]) -> Shape:
     """A function's (a method's, its first parameter left out) keyword parameters, with the old names a decorator
     of it accepts in this release (`accepting`: decorator -> (old, new))."""
     args = function.args
     positional = [*args.posonlyargs, *args.args][1 if method else 0 :]
+    # positional-only ones cannot be given by keyword
     parameters = {arg.arg: "" for arg in [*positional, *args.kwonlyargs] if arg not in args.posonlyargs}
     parameters.update(_deprecated_names(function))
-    for decorator in _decorator_names(function) & set(accepting):
+    for decorator in {_decorator_name(d) for d in function.decorator_list} & set(accepting):
         old, new = accepting[decorator]
         parameters.setdefault(old, new)
     return Shape(parameters, args.kwarg is not None, (), False)
@@ -238,13 +232,8 @@ def _shape(node: ast.ClassDef) -> Shape:
     var_keyword = False
     init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     if init is not None:
-        args = init.args
-        positional = [*args.posonlyargs, *args.args]
-        for arg in [*positional[1:], *args.kwonlyargs]:
-            if arg not in args.posonlyargs:  # positional-only ones cannot be given by keyword
-                parameters[arg.arg] = ""
-        var_keyword = args.kwarg is not None
-        parameters.update(_deprecated_names(init))
+        constructor = _callable_shape(init, True, {})  # a method: self left out
+        parameters, var_keyword = constructor.parameters, constructor.var_keyword
     elif is_dataclass:
         for item in node.body:
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and _init_field(item):

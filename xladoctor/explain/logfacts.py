@@ -17,8 +17,10 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.verdict import Diagnosis
+from xladoctor.facts.versions import series_of
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import GpuModel, gpu_named
+from xladoctor.matrix.gpu import runs_on, tegra_capabilities
 
 # torch's version with its local CUDA tag, as pip (torch==, a wheel's file name torch-), collect_env and
 # torch.__version__ print it
@@ -45,23 +47,17 @@ def read_log_facts(texts: Iterable[str]) -> LogFacts:
     return LogFacts(gpu, torch)
 
 
-def _series(version: str) -> Version | None:
-    try:
-        return Version(".".join(version.split(".")[:2]))
-    except InvalidVersion:
-        return None
-
-
 @lru_cache(maxsize=1)
-def _builds() -> tuple[tuple[Version, str, frozenset[str]], ...]:
-    """Each (torch series, CUDA, architectures carried as cubins) of the matrix, oldest torch first."""
-    rows = []
-    for row in load_matrix().get("torch-cuda_arch").rows:
-        series = _series(str(row["torch"]))
-        if series is not None:
-            archs = frozenset(a.replace("+PTX", "") for a in str(row["arch_list"]).split(";"))
-            rows.append((series, str(row["cuda"]), archs))
-    return tuple(sorted(rows, key=lambda r: (r[0], Version(r[1]))))
+def _builds() -> tuple[tuple[str, str, str], ...]:
+    """Each (torch series, CUDA, architecture list) of the matrix, oldest torch first."""
+    rows = [(str(r["torch"]), str(r["cuda"]), str(r["arch_list"])) for r in load_matrix().get("torch-cuda_arch").rows]
+    return tuple(sorted(rows, key=lambda r: (Version(r[0]), Version(r[1]))))
+
+
+def _runs(arch_list: str, capability: str) -> bool:
+    """NVIDIA's rule, as the checks apply it (matrix/gpu.py): a cubin of the same major and a lower minor runs too,
+    PTX is compiled for newer GPUs, and a Tegra GPU runs only its own."""
+    return runs_on(arch_list, capability, tegra=capability in tegra_capabilities(load_matrix()))
 
 
 def _cu(cuda: str) -> str:
@@ -70,7 +66,7 @@ def _cu(cuda: str) -> str:
 
 def _builds_for(capability: str) -> str:
     """Which torch builds carry code for this capability: the first and the newest, by the matrix."""
-    carrying = [(series, cuda) for series, cuda, archs in _builds() if capability in archs]
+    carrying = [(series, cuda) for series, cuda, arch_list in _builds() if _runs(arch_list, capability)]
     if not carrying:
         return f"no torch build the matrix knows carries sm_{capability.replace('.', '')} code"
     first, last = carrying[0], carrying[-1]
@@ -81,12 +77,12 @@ def _builds_for(capability: str) -> str:
     )
 
 
-def _carried_by(version: str, cuda: str) -> frozenset[str] | None:
-    series = _series(version)
-    for row_series, row_cuda, archs in _builds():
-        if row_series == series and row_cuda == cuda:
-            return archs
-    return None
+def _arch_list_of(version: str, cuda: str) -> str | None:
+    try:
+        series = series_of(version)
+    except InvalidVersion:
+        return None
+    return next((arch_list for s, c, arch_list in _builds() if s == series and c == cuda), None)
 
 
 def with_log_facts(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | None:
@@ -104,15 +100,15 @@ def with_log_facts(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | 
     )
     if facts.torch is not None:
         version, cuda = facts.torch
-        archs = _carried_by(version, cuda)
-        if archs is not None:
-            has = gpu.capability in archs
+        arch_list = _arch_list_of(version, cuda)
+        if arch_list is not None:
+            has = _runs(arch_list, gpu.capability)
             said += (
                 f" The log's torch {version}+{_cu(cuda)} {'carries' if has else 'does not carry'} it"
                 + (
                     ": a compiled extension built for other architectures is what lacks it"
                     if has
-                    else f" (its list: {', '.join(sorted(archs, key=float))})"
+                    else f" (its list: {arch_list.replace(';', ', ')})"
                 )
                 + "."
             )

@@ -46,7 +46,7 @@ _RENDEZVOUS_FRAME = re.compile(
 )
 # faulthandler ("Thread 0x... (most recent call first):") and py-spy dump list the innermost frame first
 _INNERMOST_FIRST = re.compile(r"most recent call first|^Thread 0x[0-9a-fA-F]+ \(\w+\)", re.MULTILINE)
-FRAME_LIKE = re.compile(r'^File "|^\w[\w.<>]* \([^)\n]*:\d+\)$')
+_FRAME_LIKE = re.compile(r'^File "|^\w[\w.<>]* \([^)\n]*:\d+\)$')
 
 
 def _innermost_of_a_dump(tail: str) -> tuple[int, str] | None:
@@ -57,7 +57,7 @@ def _innermost_of_a_dump(tail: str) -> tuple[int, str] | None:
     after = tail[headers[-1].end() :].split("\n")[1:]
     lines = [clean(text).strip() for text in after]
     for index, line in enumerate(lines):
-        if FRAME_LIKE.search(line):
+        if _FRAME_LIKE.search(line):
             return len(lines) - 1 - index, line
     return None
 

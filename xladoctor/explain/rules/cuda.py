@@ -587,7 +587,7 @@ def cublas_status(found: re.Match[str], failure: Failure) -> Lead:
         {"status": status, "call": call, "library": "cuBLAS"},
         verdict=verdict,
         family=family,
-        next=("CUDA_LAUNCH_BLOCKING=1 python ...  # the error then stops at the op that failed",),
+        next=_NEXT_KERNEL[:1],
     )
 
 
@@ -964,7 +964,7 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
     kernel = found.group("need2") is not None
     # xformers lists each refused kernel's reasons, and the inputs' dtypes: bf16 on a GPU before Ampere is the
     # dtype, not the GPU, to change (fp16 kernels exist there)
-    bf16 = kernel and have and float(have) < 8 and _BF16_INPUTS.search(failure.haystack)
+    bf16 = kernel and bool(have) and float(have) < 8 and _BF16_INPUTS.search(failure.haystack) is not None
     return Lead(
         f"{gpu or 'This GPU'} has compute capability {have}, older than the "
         + (

@@ -215,12 +215,21 @@ def ctypes_dll_not_found(found: re.Match[str], failure: Failure) -> Lead:
 )
 def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
     name = found.group("name")
+    known = library_named(f"lib{name}.so")  # the table of who provides a system library (system-libraries.json)
+    if known is not None and not known.wheel:
+        who, fix = _fix_for(known.library)
+        where = f"{who}."
+    else:
+        where = (
+            "No wheel ships it. Install it with the system's package manager (its name varies: apt-cache search "
+            f"lib{name}; on macOS brew search {name}) or from conda-forge (conda install -c conda-forge lib{name}), "
+            "in the environment the program runs in."
+        )
+        fix = None
     return Lead(
-        f"The system library lib{name} is not installed (a Python binding looked for it and found none): no wheel "
-        f"ships it. Install it with the system's package manager (its name varies: apt-cache search lib{name}; on "
-        f"macOS brew search {name}) or from conda-forge (conda install -c conda-forge lib{name}), in the environment "
-        "the program runs in.",
+        f"The system library lib{name} is not installed (a Python binding looked for it and found none). {where}",
         {"library": f"lib{name}"},
+        fix,
         next=(f"python -c \"import ctypes.util; print(ctypes.util.find_library('{name}'))\"",),
     )
 

@@ -381,6 +381,20 @@ def callable_parameter_history(found: re.Match[str], failure: Failure) -> Lead |
 _COMMON_FUNCTION_NAME = re.compile(r"[a-z]+")
 
 
+def _instead_of_pinning(package: str, after: str, name: str) -> tuple[str, Fix] | None:
+    """What to do where pinning the older release cannot work: TensorFlow 2.16 and newer require Keras 3, so keras<3
+    cannot be installed beside them; Keras 2 lives on as tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1."""
+    if package != "keras" or after.split(".")[0] != "3":
+        return None
+    return (
+        " With TensorFlow 2.16 or newer, which needs Keras 3, keep Keras 2 as tf-keras instead: install the "
+        "tf-keras of the installed TensorFlow's release (tf-keras==2.16.* for TensorFlow 2.16: a newer one "
+        "would pull a newer TensorFlow) and set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported.",
+        # no install step: which tf-keras depends on the TensorFlow installed, which the log does not say
+        export("TF_USE_LEGACY_KERAS", "1", note=f"after installing that tf-keras; or drop {name}= instead"),
+    )
+
+
 def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failure: Failure) -> Lead:
     """What a refused keyword means, by the release history of the class or function that refused it."""
     cls, name = picked.cls, picked.parameter
@@ -415,16 +429,9 @@ def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failur
             + f", or install the release it was written for ({package}<{after})."
         )  # fmt: skip
         fix = install((package, f"<{after}"), note=f"or change {name}= in the call, as above")
-        if package == "keras" and after.split(".")[0] == "3":
-            # TensorFlow 2.16 and newer require Keras 3: keras<3 cannot be pinned beside them; Keras 2 lives on as
-            # tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1
-            told += (
-                " With TensorFlow 2.16 or newer, which needs Keras 3, keep Keras 2 as tf-keras instead: install the "
-                "tf-keras of the installed TensorFlow's release (tf-keras==2.16.* for TensorFlow 2.16: a newer one "
-                "would pull a newer TensorFlow) and set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported."
-            )
-            # no install step: which tf-keras depends on the TensorFlow installed, which the log does not say
-            fix = export("TF_USE_LEGACY_KERAS", "1", note=f"after installing that tf-keras; or drop {name}= instead")
+        instead = _instead_of_pinning(package, after, name)
+        if instead is not None:
+            told, fix = told + instead[0], instead[1]
     else:
         saved = " (or a configuration file it reads, saved by that release)" if picked.cls.endswith("Config") else ""
         told = (
