@@ -18,6 +18,10 @@ HANG_EXIT_TEXT = (
     "--strict); 2 bad usage (no such process, no pid); 3 xladoctor's own error."
 )
 
+# A job nobody watched may be between two steps when it is read: a second read this long after the first must
+# find the hang again (a healthy gloo step on 2 cores takes well under a second; start-up's rendezvous, a few).
+CONFIRM_S = 5.0
+
 
 def _pids(given: list[int] | None, job: int | None) -> tuple[list[int], str]:
     from xladoctor.profile.hang.discover import job_ranks
@@ -64,6 +68,14 @@ def hang(
         bool, typer.Option("--no-native", help="Python frames only (faster; no C/C++ frames from py-spy).")
     ] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds for each stack read.", min=1.0)] = 20.0,
+    confirm: Annotated[
+        float,
+        typer.Option(
+            "--confirm",
+            help="Seconds before a second read: a hang is reported only if that read finds it again (0: one read).",
+            min=0.0,
+        ),
+    ] = CONFIRM_S,
 ) -> None:
     """Name the rank, the collective and the line that hold a running job up: every thread's stack of each rank
     (py-spy or pystack), its last collectives (the profile hook's records and torch's Flight Recorder, when the
@@ -77,6 +89,7 @@ def hang(
     chosen_pids, trigger = _pids(pids, job)
     targets = from_pids(chosen_pids)
     subject = (f"--job {job}",) if job is not None else tuple(str(p) for p in chosen_pids)
-    report = diagnose(targets, trigger, subject, cwd=_cwd(chosen_pids), native=not no_native, timeout_s=timeout)
+    report = diagnose(targets, trigger, subject, cwd=_cwd(chosen_pids), native=not no_native, timeout_s=timeout,
+                      confirm_s=confirm)  # fmt: skip
     deliver(hang_kind(), report, chosen, destination, verbose)
     raise typer.Exit(verdict_exit_code(report.count, strict))

@@ -20,6 +20,7 @@ _REFS = {
     "hang-stuck": (),
     "hang-step-skew": (),
     "hang-compile-in-progress": (),
+    "hang-job-moving": (),
 }
 
 
