@@ -368,6 +368,79 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
+# fish say it in lower case), Windows' exception codes (0xC0000005 access violation, 0xC0000409 a fail-fast, as
+# PyCharm and a shell print them, signed or not) and CPython's faulthandler on Windows, and SIGFPE.
+_CRASH_WORDS = {
+    "segmentation fault": "SIGSEGV",
+    "access violation": "EXCEPTION_ACCESS_VIOLATION",
+    "0xc0000005": "EXCEPTION_ACCESS_VIOLATION",
+    "-1073741819": "EXCEPTION_ACCESS_VIOLATION",
+    "3221225477": "EXCEPTION_ACCESS_VIOLATION",
+    "0xc0000409": "STATUS_STACK_BUFFER_OVERRUN",
+    "-1073740791": "STATUS_STACK_BUFFER_OVERRUN",
+    "3221226505": "STATUS_STACK_BUFFER_OVERRUN",
+    "floating point exception": "SIGFPE",
+}
+
+
+@rule(
+    "framework-internal-error",
+    r"(?:zsh|sh): (?:[\w ,']{0,40})?(?P<shell>segmentation fault|floating point exception)"
+    r"|(?P<bash>Floating point exception)"
+    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
+    r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"
+    r"|(?P<hex>0xC0000005|0xC0000409)\b",
+    source="https://github.com/python/cpython/blob/main/Python/faulthandler.c (\"Windows fatal exception: access "
+    "violation\"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-"
+    "49e60bebca55 (NTSTATUS 0xC0000005, 0xC0000409); https://man7.org/linux/man-pages/man7/signal.7.html",
+    confidence=0.45,
+)
+def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:
+    """segfault's kin for the words a shell, an IDE or Windows use for the same crash."""
+    said = next(g for g in found.groups() if g) if any(found.groups()) else found.group(0)
+    signal = _CRASH_WORDS.get(said.lower().strip(), "SIGFPE" if "floating" in said.lower() else "a native crash")
+    return Lead(
+        f"A process crashed in native code ({said.strip()}: {signal}): a bug in native code, or two builds of one "
+        "library loaded together (an extension built for another torch, two CUDA runtimes). The native stack "
+        "tells which.",
+        {"signal": signal},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the crash",
+            "gdb -batch -ex run -ex bt --args python ...  # Linux; on Windows, WinDbg's !analyze on the crash dump",
+        ),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"(?P<what>double free or corruption(?: \([!\w]{1,12}\))?|free\(\): (?:invalid (?:pointer|size|next size"
+    r"[^\n]{0,20})|double free detected in tcache \d)|munmap_chunk\(\): invalid pointer|malloc\(\): (?:corrupted top "
+    r"size|unaligned tcache chunk detected|memory corruption|invalid size[^\n]{0,20})|corrupted size vs\. prev_size"
+    r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size|realloc\(\): invalid (?:pointer|old "
+    r"size|next size))",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=malloc/malloc.c (malloc_printerr: the checks of "
+    "glibc's allocator that abort the process when its heap is corrupt)",
+    confidence=0.5,
+)
+def heap_corrupted(found: re.Match[str], failure: Failure) -> Lead:
+    """glibc's allocator found its heap corrupt and aborted: native code wrote past a buffer or freed memory
+    twice, at some earlier moment. Whose code, only a memory checker or the native stack says."""
+    return Lead(
+        f"glibc's allocator found the heap corrupt ({found.group('what')}) and aborted the process: native code "
+        "wrote past a buffer or freed memory twice, earlier than this line (a bug of an extension or of the "
+        "framework's native code; sometimes two builds of one library loaded together). The native stack at the "
+        "abort, or a run under a memory checker, names the code.",
+        {"signal": "SIGABRT", "check": found.group("what")},
+        verdict="unknown",
+        next=(
+            "gdb -batch -ex run -ex bt --args python ...",
+            "PYTHONMALLOC=malloc valgrind --tool=memcheck python ...  # slow: the first bad write",
+        ),
+    )
+
+
 @rule(
     "framework-internal-error",
     r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})"
@@ -392,6 +465,41 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
         {"backend": "MPS", "op": what[:160]},
         verdict="framework-bug",
         next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+# Which compiler owns an MLIR dialect, by the op's prefix: the one whose pipeline built the op that failed to verify.
+_MLIR_DIALECT_OWNERS = (
+    (("tt", "ttg", "ttng", "triton_gpu", "triton_nvidia_gpu", "amdgpu", "tritonamdgpu"), "Triton"),
+    (("tpu",), "Mosaic (JAX Pallas on TPU)"),
+    (("mosaic_gpu",), "Mosaic GPU (JAX Pallas)"),
+    (("stablehlo", "mhlo", "chlo", "vhlo", "sdy", "mlir_hlo"), "XLA (StableHLO)"),
+    (("tf", "tfl", "tf_device", "tf_executor"), "TensorFlow's MLIR bridge"),
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"error: '(?P<op>(?P<dialect>[a-z][a-z_]{0,30})\.[\w.]{1,80})' op (?P<what>(?!failed to legalize)[^\n]{3,200})",
+    source="https://github.com/llvm/llvm-project/blob/main/mlir/lib/IR/Operation.cpp (Operation::emitOpError: "
+    "\"'dialect.op' op\" and what its verifier refused)",
+    confidence=0.55,
+)
+def mlir_op_invalid(found: re.Match[str], failure: Failure) -> Lead | None:
+    """An op a compiler built that fails its own dialect's verifier: the compiler (Triton, Mosaic, XLA) produced
+    invalid IR from a program it accepted, which is its bug; the op and the check are in the message."""
+    dialect, op = found.group("dialect"), found.group("op")
+    if dialect == "mps":
+        return None  # MPSGraph's verifier: mps_graph_invalid says it with the backend's words
+    owner = next((name for prefixes, name in _MLIR_DIALECT_OWNERS if dialect in prefixes), "the compiler")
+    return Lead(
+        f"{owner} built an op its own verifier refuses ('{op}' op {found.group('what').strip()[:160]}): the "
+        "compiler produced invalid IR from a program it accepted, a bug of the compiler and not of your install. "
+        "Report it with the program; another release of the compiler, or another dtype or block size in that "
+        "kernel, may avoid it.",
+        {"op": op, "compiler": owner},
+        verdict="framework-bug",
+        next=("MLIR_ENABLE_DUMP=1 python ...  # Triton: the IR before each pass",),
     )
 
 

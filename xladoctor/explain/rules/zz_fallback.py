@@ -121,18 +121,33 @@ _STATUS_FAMILIES = {
 }  # fmt: skip
 
 
+# TensorFlow raises a failed status as an exception class of its own (errors_impl.py): the same codes by name.
+_TF_STATUS_CLASSES = {
+    "InternalError": "INTERNAL",
+    "UnavailableError": "UNAVAILABLE",
+    "DeadlineExceededError": "DEADLINE_EXCEEDED",
+    "PermissionDeniedError": "PERMISSION_DENIED",
+}
+
+
 @rule(
     "framework-internal-error",
-    r"(?<![\w.])(?P<code>INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|PERMISSION_DENIED): (?P<message>[^\n]{3,300})",
-    source="https://github.com/abseil/abseil-cpp/blob/master/absl/status/status.h (absl::StatusCode)",
+    r"(?<![\w.])(?P<code>INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|PERMISSION_DENIED): (?P<message>[^\n]{3,300})"
+    r"|errors_impl\.(?P<tf>InternalError|UnavailableError|DeadlineExceededError|PermissionDeniedError): "
+    r"(?P<tf_message>[^\n]{3,300})",
+    source="https://github.com/abseil/abseil-cpp/blob/master/absl/status/status.h (absl::StatusCode); "
+    "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/framework/errors_impl.py (TensorFlow's "
+    "exception class of each code)",
     confidence=0.5,
     on="fallback",
 )
 def status_code(found: re.Match[str], failure: Failure) -> Lead:
-    family, verdict, meaning = _STATUS_FAMILIES[found.group("code")]
+    code = found.group("code") or _TF_STATUS_CLASSES[found.group("tf")]
+    message = found.group("message") or found.group("tf_message")
+    family, verdict, meaning = _STATUS_FAMILIES[code]
     return Lead(
-        f"The framework's runtime returned {found.group('code')} ({meaning}): {found.group('message')[:200]}.",
-        {"code": found.group("code")},
+        f"The framework's runtime returned {code} ({meaning}): {message[:200]}.",
+        {"code": code},
         verdict=verdict,
         family=family,
         next=("TF_CPP_MIN_LOG_LEVEL=0 TF_CPP_VMODULE=... python ...  # XLA's log lines before the status",),
