@@ -391,8 +391,8 @@ _CRASH_WORDS = {
     r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
     r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"
     r"|(?P<hex>0xC0000005|0xC0000409)\b",
-    source="https://github.com/python/cpython/blob/main/Python/faulthandler.c (\"Windows fatal exception: access "
-    "violation\"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-"
+    source='https://github.com/python/cpython/blob/main/Python/faulthandler.c ("Windows fatal exception: access '
+    'violation"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-'
     "49e60bebca55 (NTSTATUS 0xC0000005, 0xC0000409); https://man7.org/linux/man-pages/man7/signal.7.html",
     confidence=0.45,
 )
