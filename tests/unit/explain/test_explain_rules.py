@@ -24,6 +24,14 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:numpy_object_array_to_tensor": (tb("ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type float).", "tensorflow"), "user-code-error", "not-environment", "astype(np.float32)"),
+    "unsupported-op:mps_op_input_type": (tb("RuntimeError: MPS device does not support addmm for non-float input", "torch"), "unsupported-op", "framework-bug", "aten::addmm"),
+    "framework-internal-error:mlir_operands_not_broadcastable": ("Error was raised  : input types 'tensor<20xf16>' and 'tensor<1xf32>' are not broadcast compatible\n", "framework-internal-error", "framework-bug", "MPS"),
+    "api-version-skew:typed_prng_key_to_numpy": (tb("TypeError: JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use jax.random.key_data(arr) if you wish to extract the underlying integer array.", "pertpy"), "api-version-skew", "environment", "pertpy"),
+    "api-version-skew:keras_layer_of_the_other_keras": (tb("ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: <tensorflow_hub.keras_layer.KerasLayer object at 0x7f802b750d50> (of type <class 'tensorflow_hub.keras_layer.KerasLayer'>)", "keras"), "api-version-skew", "environment", "tf_keras"),
+    "undefined-symbol:entry_point_not_located": ("ImportError: The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic link library C:\\env\\Lib\\site-packages\\xformers\\_C.pyd.\n", "undefined-symbol", "environment", "installed torch"),
+    "module-not-found:framework_extension_not_installed": ("INFO transformer_engine.common - Could not find package transformer_engine_torch. Install transformer-engine using 'pip3 install transformer-engine[pytorch]==VERSION'\n", "module-not-found", "environment", "transformer-engine[pytorch]"),
+    "cuda-library-mismatch:onnxruntime_cuda_not_loaded": ("onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU requirements page\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
@@ -470,8 +478,36 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "out-of-memory",
             "HBM",
         ),
+        ("zsh: segmentation fault  python train.py\n", "framework-internal-error", "SIGSEGV"),
+        ("Windows fatal exception: access violation\n", "framework-internal-error", "EXCEPTION_ACCESS_VIOLATION"),
+        (
+            'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n'
+            '    np.save("key.npy", key)\n'
+            '  File "/opt/venv/lib/python3.11/site-packages/numpy/lib/npyio.py", line 545, in save\n'
+            "    arr = np.asanyarray(arr)\n"
+            "TypeError: JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use jax.random.key_data(arr) if "
+            "you wish to extract the underlying integer array.\n",
+            "user-code-error",
+            "jax.random.key_data",
+        ),
+        (
+            '"" the procedure entry point\nelement size@tensoriteratorbase@at@QEBA_JH@Z\ncould not be locate in the '
+            'dynamic link library\nk:\\ComfyUI\\lib\\site-packages\\xformers\\_C.pyd. ""\n',
+            "undefined-symbol",
+            "xformers",
+        ),
+        (
+            tb("tensorflow.python.framework.errors_impl.InternalError: Graph execution error:", "keras"),
+            "framework-internal-error",
+            "INTERNAL",
+        ),
     ],
     ids=[
+        "zsh-segfault",
+        "windows-faulthandler",
+        "typed-key-saved-by-the-user",
+        "entry-point-dialog-broken-over-lines",
+        "tf-internal-error-class",
         "triton-arch-assert",
         "windows-where-cl",
         "macos-sigill",
@@ -1297,3 +1333,14 @@ def test_a_keyword_keras_3_dropped_keeps_keras_2_as_tf_keras_not_as_a_pin_tensor
     plan = " ".join(diagnosis.remediation)
     assert "TF_USE_LEGACY_KERAS" in plan and "keras<3" not in plan and "install tf-keras" not in plan, plan
     assert "tf-keras==2.16.*" in diagnosis.cause  # which tf-keras: the TensorFlow release's, said, not guessed
+
+
+def test_a_function_handed_to_keras_3_s_sequential_is_not_a_keras_2_layer() -> None:
+    """keras.applications.EfficientNetB2 itself, not a model made by it: the user's mistake, not two Keras."""
+    log = tb(
+        "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Received: <function "
+        "EfficientNetB2 at 0x7fff3c935da0> (of type <class 'function'>)",
+        "keras",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:keras_layer_of_the_other_keras"

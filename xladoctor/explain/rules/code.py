@@ -48,8 +48,9 @@ _TRACING = re.compile(
 
 _SHAPES = re.compile(
     r"size mismatch|shapes cannot be multiplied|must match the size of tensor|Expected all tensors to be on the same "
-    r"device|expected scalar type \w+ but found \w+|Input type \([^)]{1,80}\) and weight type \([^)]{1,80}\) should be "
-    r"the same"
+    r"device|expected scalar type \w+ but found \w+"
+    # aten/src/ATen/native/Convolution.cpp: the input's dtype (or device) against the weight's, and against the bias'
+    r"|Input type \([^)]{1,80}\) and (?:weight|bias) type \([^)]{1,80}\) should be the same"
     r"|index out of range|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
     r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
     r"|Trying to backward through the graph a second time|modified by an inplace operation"
@@ -1565,4 +1566,111 @@ def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
         {"op": what[:120], "compiler": "torch.compile"},
         verdict="framework-bug",
         next=("TORCH_LOGS=graph_breaks,dynamic python ...  # where the data-dependent value comes from",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Failed to convert a NumPy array to a Tensor "
+    r"\((?P<what>Unsupported object type (?P<type>[\w.]{1,60})|[^)\n]{1,160})\)",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/framework/constant_op.py "
+    "(convert_to_eager_tensor: a NumPy array TensorFlow cannot hold, an array of dtype object)",
+    confidence=0.8,
+)
+def numpy_object_array_to_tensor(found: re.Match[str], failure: Failure) -> Lead:
+    """A NumPy array of dtype object (a DataFrame with a text or mixed column, lists of unequal lengths, None among
+    the numbers) reached TensorFlow, which holds only arrays of one numeric (or string) dtype."""
+    kind = found.group("type")
+    held = f"Python {kind} objects" if kind else "Python objects"
+    return Lead(
+        _yours(
+            failure,
+            f"TensorFlow was given a NumPy array of dtype object ({found.group('what')}): an array holding {held}, "
+            "which is what a DataFrame with a text or mixed column, None among the numbers, or lists of unequal "
+            "lengths turn into. Convert the data to one numeric dtype first (x.astype(np.float32); encode text "
+            "columns; pad sequences to one length).",
+        ),
+        {"what": found.group("what"), "fix": "astype(np.float32)"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MPS device does not support (?P<op>\w{1,40}(?: or \w{1,40})?) for (?P<what>[^\n.]{3,80})",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/mps/operations/LinearAlgebra.mm "
+    '(TORCH_CHECK: "MPS device does not support mm for non-float inputs", linear, addmm, addbmm)',
+    confidence=0.85,
+)
+def mps_op_input_type(found: re.Match[str], failure: Failure) -> Lead:
+    """torch's MPS kernels for matrix products (mm, addmm, linear, bmm) take floating-point inputs only: Apple's
+    MPSGraph matmul has no integer kernel."""
+    op, what = found.group("op"), found.group("what").strip()
+    return Lead(
+        f"torch's MPS backend has no {op} for {what} (Apple's MPSGraph matrix product takes floating-point inputs "
+        "only): a gap of the backend, not of your install. Cast the operands to float32 (or float16) before the "
+        "product, or compute it on the CPU.",
+        {"op": f"aten::{op.split()[0]}", "backend": "MPS"},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"input types '(?P<left>tensor<[\w?]{1,60}>)' and '(?P<right>tensor<[\w?]{1,60}>)' are not broadcast compatible",
+    source="https://github.com/llvm/llvm-project/blob/main/mlir/lib/Dialect/Traits.cpp (the broadcast check of an "
+    "MLIR op's operand types, which Apple's MPSGraph runs on the graph torch's MPS backend and jax-metal build)",
+    confidence=0.7,
+)
+def mlir_operands_not_broadcastable(found: re.Match[str], failure: Failure) -> Lead:
+    """Two operands of one op of different element types (tensor<20xf16> and tensor<1xf32>): the backend built the
+    graph with a constant or scalar of its own dtype instead of the input's, a bug of the backend (the MPS fixes
+    cast the scalar to the input's dtype)."""
+    left, right = found.group("left"), found.group("right")
+    mixed = left.rsplit("x", 1)[-1].rstrip(">") != right.rsplit("x", 1)[-1].rstrip(">")
+    why = "of different element types" if mixed else "of shapes that do not broadcast"
+    return Lead(
+        f"The graph a backend built (on a Mac, Apple's MPSGraph under torch's MPS backend or jax-metal) has an op "
+        f"whose operands are {why} ({left} and {right}): the backend made a constant or a scalar in its own dtype "
+        "instead of the input's, a bug of the backend and not of your install. Run that op in float32 (the MPS "
+        "bugs of this kind are float16 and bfloat16 inputs), or on the CPU, and report it with the op.",
+        {"backend": "MPS", "operands": f"{left}, {right}"},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"JAX array with PRNGKey dtype cannot be converted to a NumPy array",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/prng.py (PRNGKeyArray.__array__); "
+    "https://docs.jax.dev/en/latest/jep/9263-typed-keys.html (typed keys, jax.random.key, and key_data)",
+    confidence=0.7,
+)
+def typed_prng_key_to_numpy(found: re.Match[str], failure: Failure) -> Lead:
+    """A typed PRNG key (jax.random.key, which newer JAX and the libraries on it hand out) reached NumPy. Code of a
+    library that does so was written for the raw uint32 keys of jax.random.PRNGKey; the user's own is told how."""
+    frame = failure.last_frame
+    if frame is not None and (frame.user or frame.owner in ("numpy", "python", None)) and failure.user_frame:
+        return Lead(
+            _yours(
+                failure,
+                "A typed PRNG key (jax.random.key) was converted to a NumPy array, which JAX refuses: take its "
+                "integer words with jax.random.key_data(key) first, or make the key with jax.random.PRNGKey.",
+            ),
+            {"call": "jax.random.key_data"},
+            family="user-code-error",
+            verdict="not-environment",
+        )
+    owner = frame.owner if frame is not None and frame.owner not in (None, "python", "numpy") else "a library"
+    return Lead(
+        f"{owner} converts a JAX PRNG key to a NumPy array, which only the raw uint32 keys of "
+        "jax.random.PRNGKey allow: it was written for those, and it was handed a typed key (jax.random.key, what "
+        "newer JAX and the libraries on it make). Install the release of it made for typed keys, or give it "
+        "jax.random.key_data(key) (or a key from jax.random.PRNGKey).",
+        {"package": owner if owner != "a library" else "", "call": "jax.random.key_data", "jax": "typed keys"},
+        verdict="environment",
+        confidence=None if frame is not None else 0.55,  # no traceback: whose code it was is not shown
+        next=("python -m pip list 2>/dev/null | grep -i -e jax -e flax -e numpyro",),
     )

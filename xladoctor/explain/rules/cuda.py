@@ -1127,3 +1127,29 @@ def no_tpu_vm_metadata(found: re.Match[str], failure: Failure) -> Lead | None:
             "http://metadata.google.internal/computeMetadata/v1/instance/attributes/accelerator-type",
         ),  # fmt: skip
     )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"CUDA_PATH is set but CUDA wasn'?t able to be loaded",
+    source="https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/python/onnxruntime_pybind_state.cc "
+    "(CreateExecutionProviderInstance); https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html"
+    "#requirements (the CUDA and cuDNN of each onnxruntime-gpu release)",
+    confidence=0.8,
+)
+def onnxruntime_cuda_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    """onnxruntime-gpu's CUDA provider loads the CUDA and cuDNN libraries of the major release it was built for
+    (CUDA 11 with cuDNN 8, or CUDA 12 with cuDNN 8 or 9, by release): with CUDA_PATH set it found a toolkit, but
+    not those libraries, so it refuses to fall back silently."""
+    return Lead(
+        "onnxruntime-gpu's CUDA provider could not load the CUDA and cuDNN libraries its build needs: the CUDA "
+        "toolkit CUDA_PATH points to (or the cuDNN on PATH) is of another major release than the one that "
+        "onnxruntime-gpu release was built for. Install the onnxruntime-gpu build for the installed CUDA and cuDNN "
+        "(the requirements table of onnxruntime's CUDA provider lists them), or the CUDA and cuDNN it names; on "
+        "Windows, the DLLs' folders must be on PATH.",
+        {"package": "onnxruntime-gpu", "variable": "CUDA_PATH", "libraries": "CUDA, cuDNN"},
+        next=(
+            'python -c "import onnxruntime as o; print(o.__version__, o.get_available_providers())"',
+            "nvcc --version",
+        ),
+    )

@@ -700,3 +700,28 @@ def linker_cannot_find(found: re.Match[str], failure: Failure) -> Lead:
         {"library": f"lib{library}"},
         next=("echo $CUDA_HOME $LIBRARY_PATH", f"ldconfig -p | grep -F lib{library}."),
     )
+
+
+@rule(
+    "module-not-found",
+    r"Could not find package\s+(?P<module>[\w.]{1,80})\.\s+Install\s+(?P<dist>[\w.-]{1,80})\s+using\s+'"
+    r"(?P<command>[^']{5,600})'",
+    source="https://github.com/NVIDIA/TransformerEngine/blob/main/transformer_engine/common/__init__.py (the "
+    "framework extension a PyPI install of the core lacks, and the extra that brings it)",
+    confidence=0.85,
+)
+def framework_extension_not_installed(found: re.Match[str], failure: Failure) -> Lead:
+    """Transformer Engine is split into a core wheel and one extension per framework (transformer_engine_torch,
+    transformer_engine_jax); `pip install transformer-engine` brings the core alone, and the extension comes with
+    the extra of that framework, built from source against the installed torch or jax."""
+    module, dist = found.group("module"), found.group("dist")
+    extra = re.search(r"\[\s*(?P<extra>\w+)\s*\]", found.group("command"))
+    wanted = f"{dist}[{extra.group('extra')}]" if extra else dist
+    return Lead(
+        f"{module} is not installed: {dist} was installed without its framework extension, which the extra "
+        f"brings ({wanted}). Install it at the version of the installed {dist}: python -m pip install "
+        f"--no-build-isolation '{wanted}==VERSION' (VERSION from `pip show {dist}`; it builds against the installed "
+        "framework, so install that first).",
+        {"module": module, "package": dist, "extra": wanted},
+        next=(f"python -m pip show {dist}",),
+    )

@@ -545,6 +545,46 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# Where an extension module of a package lives on Windows: site-packages\<package>\..._C.pyd
+_SITE_PACKAGE = re.compile(r"site-packages[\\/]+(?P<package>[A-Za-z_][\w.-]{0,80})[\\/]")
+# An MSVC-mangled name's scopes, innermost first: ?element_size@TensorIteratorBase@at@@QEBA_JH@Z is at::...
+_MSVC_SCOPE = re.compile(r"@(?P<scope>[A-Za-z_]\w{0,40})(?=@)")
+
+
+@rule(
+    "undefined-symbol",
+    # the name and the words can be broken over lines (a dialog box copied by hand), so the record may start at
+    # "could not be located": the library alone is then what is read
+    r"(?:[Tt]he (?:procedure entry point|ordinal)[ \t]*(?P<symbol>[^\n]{0,400}?)\s*)?could not be locate\w{0,2} in the "
+    r"dynamic link library\s*(?P<library>[^\n]{3,400}?\.(?:pyd|dll|PYD|DLL))",
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (the loader's dialog "
+    'for ERROR_PROC_NOT_FOUND: "The procedure entry point %1 could not be located in the dynamic link library '
+    '%2")',
+    confidence=0.85,
+)
+def entry_point_not_located(found: re.Match[str], failure: Failure) -> Lead:
+    """Windows' own words for undefined_symbol: the extension (an _C.pyd of xformers, flash-attn, torchvision)
+    imports a function of torch's DLLs that the installed torch does not export, so it was built for another
+    torch. The mangled name's namespace (at::, c10::) says whose function it is."""
+    symbol, library = (found.group("symbol") or "").strip(), found.group("library").strip()
+    scopes = [m.group("scope").lower() for m in _MSVC_SCOPE.finditer(symbol.replace(" ", "_"))]
+    owner = next((_NAMESPACES[s] for s in reversed(scopes) if s in _NAMESPACES), None)
+    package_found = _SITE_PACKAGE.search(library)
+    package = package_found.group("package") if package_found else None
+    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    built = f"{package} ({name})" if package else name
+    against = f"another version of {owner}" if owner else "another version of the library it links"
+    return Lead(
+        f"{built} was built against {against} than the one installed: Windows could not find the function "
+        f"{symbol[:80] or 'it imports'} in the loaded DLLs. Install the build of {package or 'that package'} made "
+        f"for the installed {owner or 'library'} (it must be updated whenever {owner or 'that library'} is), or "
+        f"move {owner or 'the library'} back to the release it was built for.",
+        {"symbol": symbol, "library": library, "package": package or "", "owner": owner or ""},
+        install((package, ""), reinstall=True, no_deps=True) if package and package != "torch" else None,
+        next=('python -m pip list 2>/dev/null | findstr /i "torch xformers flash"',),
+    )
+
+
 @rule(
     "missing-library",
     r"CUDA Setup failed despite GPU being available|bitsandbytes[^\n]{0,80}compiled without GPU support"

@@ -929,6 +929,41 @@ def keras_object_of_the_other_keras(found: re.Match[str], failure: Failure) -> L
     )
 
 
+# What a Keras 2 layer looks like when Keras 3's Sequential refuses it: tensorflow_hub's KerasLayer and tf-keras'
+# own classes subclass Keras 2's Layer, which is not Keras 3's.
+_KERAS2_LAYER = re.compile(r"tensorflow_hub\.|tf_keras\.|tensorflow\.python\.keras\.|keras\.engine\.|keras\.layers\.")
+_NOT_A_LAYER = re.compile(
+    r"of type <class '(?:function|type|list|tuple|dict|str|int|float|NoneType)'>|<function |<class "
+)
+
+
+@rule(
+    "api-version-skew",
+    r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: ?(?P<what>[^\n]{0,300})",
+    source="https://github.com/keras-team/keras/blob/master/keras/src/models/sequential.py (Sequential.add: "
+    "isinstance(layer, Layer), Keras 3's Layer); https://github.com/tensorflow/tensorflow/issues/63849 "
+    "(tensorflow_hub.KerasLayer under Keras 3)",
+    confidence=0.75,
+)
+def keras_layer_of_the_other_keras(found: re.Match[str], failure: Failure) -> Lead | None:
+    """Keras 3's Sequential takes only Keras 3 layers: a Keras 2 layer (tensorflow_hub.KerasLayer, a tf-keras
+    layer, code written for tf.keras before TensorFlow 2.16) is refused in these words. A function or a class
+    handed over instead of a layer object is the user's own mistake, read by its type."""
+    what = found.group("what").strip()
+    if _NOT_A_LAYER.search(what) and not _KERAS2_LAYER.search(what):
+        return None  # a function (keras.applications.EfficientNetB2 itself), a class or a list: not a layer at all
+    shown = _KERAS2_LAYER.search(what) is not None
+    return Lead(
+        "Keras 3 (what tf.keras is from TensorFlow 2.16) refused a layer"
+        + (f" of Keras 2 ({what[:120]})" if shown else " that is not one of its own (its type was not shown)")
+        + ": tensorflow_hub's KerasLayer and tf-keras layers are Keras 2 layers. "
+        + _KERAS_MIX_ADVICE,
+        {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "keep": "tf_keras"},
+        confidence=None if shown else 0.6,
+        next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
+    )
+
+
 @rule(
     "api-version-skew",
     r"dot\(\) got an unexpected keyword argument '(?P<name>trans_[ab])'"
