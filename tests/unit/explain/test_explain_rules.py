@@ -32,6 +32,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:entry_point_not_located": ("ImportError: The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic link library C:\\env\\Lib\\site-packages\\xformers\\_C.pyd.\n", "undefined-symbol", "environment", "installed torch"),
     "module-not-found:framework_extension_not_installed": ("INFO transformer_engine.common - Could not find package transformer_engine_torch. Install transformer-engine using 'pip3 install transformer-engine[pytorch]==VERSION'\n", "module-not-found", "environment", "transformer-engine[pytorch]"),
     "cuda-library-mismatch:onnxruntime_cuda_not_loaded": ("onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU requirements page\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
+    "user-code-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'generate'", "torch"), "user-code-error", "not-environment", "model.module.generate"),
+    "missing-library:cudnn_not_loaded": ("tensorflow.python.framework.errors_impl.NotFoundError: Graph execution error:\n\nDNN library is not found.\n\t [[{{node sequential/conv2d/Conv2D}}]]\n", "missing-library", "environment", "cuDNN"),
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
@@ -496,6 +498,23 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "undefined-symbol",
             "xformers",
         ),
+        (tb("RuntimeError: Tensors must be CUDA and dense", "torch"), "user-code-error", "cpu:gloo"),
+        (
+            tb(
+                "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: "
+                "CollectiveFingerPrint(SequenceNumber=3, OpType=ALLREDUCE), but Rank 1 is running collective: "
+                "CollectiveFingerPrint(SequenceNumber=3, OpType=ALLGATHER).",
+                "torch",
+            ),
+            "user-code-error",
+            "same order",
+        ),
+        (tb("ValueError: Shapes (None, 1) and (None, 10) are incompatible", "keras"), "user-code-error", "(None, 10)"),
+        (
+            tb("TypeError: Argument 'x' of type <class 'str'> is not a valid JAX type", "jax"),
+            "user-code-error",
+            "not a valid JAX type",
+        ),
         (
             tb("tensorflow.python.framework.errors_impl.InternalError: Graph execution error:", "keras"),
             "framework-internal-error",
@@ -503,11 +522,6 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         ),
     ],
     ids=[
-        "zsh-segfault",
-        "windows-faulthandler",
-        "typed-key-saved-by-the-user",
-        "entry-point-dialog-broken-over-lines",
-        "tf-internal-error-class",
         "triton-arch-assert",
         "windows-where-cl",
         "macos-sigill",
@@ -517,6 +531,15 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "conda-not-found",
         "tpu-device-buffer",
         "tpu-device-buffer-no-status",
+        "zsh-segfault",
+        "windows-faulthandler",
+        "typed-key-saved-by-the-user",
+        "entry-point-dialog-broken-over-lines",
+        "nccl-cpu-tensors",
+        "collectives-mismatch",
+        "keras-label-shapes",
+        "jax-invalid-type",
+        "tf-internal-error-class",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:

@@ -725,8 +725,28 @@ _MORE_SHAPES = (
     r"leaf Variable that requires grad is being used in an in-place operation|grad can be implicitly created only for "
     r"scalar outputs|Can't call numpy\(\) on Tensor that requires grad|can't convert cuda:\d+ device type tensor to "
     r"numpy|The expanded size of the tensor \(\d+\) must match|Sizes of tensors must match except in dimension|stack "
-    r"expects each tensor to be equal size|unhashable type: '\w*Tracer'|Non-hashable static arguments are not "
-    r"supported|Default process group has not been initialized|does not require grad and does not have a grad_fn"
+    r"expects each tensor to be equal size|unhashable type: '(?:\w*Tracer|ArrayImpl)'"
+    r"|Non-hashable static arguments are not supported|Default process group has not been initialized"
+    r"|does not require grad and does not have a grad_fn"
+    # aten's dtype and device checks in the words of each release (TensorIterator, the losses, the RNNs, embedding)
+    r"|Expected object of scalar type \w+ but got scalar type \w+|Found dtype \w+ but expected \w+"
+    r"|result type \w+ can't be cast to the desired output type \w+"
+    r"|Expected tensor for argument #\d+ '\w+' to have (?:one of the following )?scalar types?"
+    r"|Expected floating point type for target with class probabilities"
+    r"|Input and parameter tensors are not at the same device"
+    r"|is on CPU, but expected (?:them|it) to be on GPU|0D or 1D target tensor expected, multi-target not supported"
+    r"|Using a target size \(torch\.Size\([^)\n]{0,60}\)\) that is different to the input size"
+    r"|Boolean value of Tensor with more than one value is ambiguous|'Tensor' object is not callable"
+    r"|Trying to resize storage that is not resizable"
+    # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)
+    r"|Argument '[^'\n]{0,80}' of type <class '[\w.]{1,80}'> is not a valid JAX type"
+    # TensorFlow's and Keras' losses on labels of another shape than the logits (sparse against one-hot labels)
+    r"|logits and labels must have the same first dimension|`logits` and `labels` must have the same shape"
+    r"|Shapes \([\w, ]{1,60}\) and \([\w, ]{1,60}\) are incompatible|No gradients provided for any variable"
+    # torch.distributed's checks of a collective's arguments (ProcessGroupNCCL.cpp, ProcessGroup.hpp, and
+    # ProcessGroupWrapper.cpp under TORCH_DISTRIBUTED_DEBUG=DETAIL), and an older wording of the group's absence
+    r"|Tensors must be CUDA and dense|No backend type associated with device type \w+"
+    r"|Detected mismatch between collectives on ranks|Default process group is not initialized"
 )
 
 
@@ -736,6 +756,12 @@ def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
     hint = (
         "torch.distributed is used before init_process_group() (run under torchrun, and call it first)"
         if "process group" in said
+        else f"{said}: a collective of an NCCL process group was given CPU tensors. Move them to the rank's GPU, or "
+        "create the group with a CPU backend as well (init_process_group('cpu:gloo,cuda:nccl'))"
+        if "CUDA and dense" in said or "No backend type" in said
+        else f"{said}: the ranks called different collectives (a branch on the rank or on its data). Every rank must "
+        "call the same collectives, with the same shapes, in the same order"
+        if "mismatch between collectives" in said
         else f"{said}: the code and its data (or checkpoint) do not fit together"
     )
     return Lead(_yours(failure, hint[0].upper() + hint[1:] + "."), {"what": said}, verdict="not-environment")
@@ -1673,4 +1699,27 @@ def typed_prng_key_to_numpy(found: re.Match[str], failure: Failure) -> Lead:
         verdict="environment",
         confidence=None if frame is not None else 0.55,  # no traceback: whose code it was is not shown
         next=("python -m pip list 2>/dev/null | grep -i -e jax -e flax -e numpyro",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"'(?P<wrapper>DataParallel|DistributedDataParallel)' object has no attribute '(?P<attr>\w{1,80})'",
+    source="https://docs.pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html (the "
+    "wrapped model is its .module; the wrapper does not pass other attributes on)",
+    confidence=0.85,
+)
+def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead:
+    """DataParallel and DistributedDataParallel wrap the model and forward only forward(): its own methods and
+    attributes (generate, config, a custom head) are on .module."""
+    wrapper, attr = found.group("wrapper"), found.group("attr")
+    return Lead(
+        _yours(
+            failure,
+            f"{attr} is an attribute of the model that {wrapper} wraps, and the wrapper passes on only forward(): "
+            f"call it on the wrapped model, model.module.{attr} (or keep a reference to the model from before "
+            "wrapping it).",
+        ),
+        {"wrapper": wrapper, "attribute": attr, "fix": f"model.module.{attr}"},
+        verdict="not-environment",
     )

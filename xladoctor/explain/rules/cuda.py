@@ -1153,3 +1153,29 @@ def onnxruntime_cuda_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
             "nvcc --version",
         ),
     )
+
+
+@rule(
+    "missing-library",
+    r"DNN library is not found",
+    # XLA's GPU backend (xla/stream_executor/cuda/cuda_dnn.cc) answers a convolution with these words when no cuDNN
+    # could be loaded at all; TensorFlow says it as a NotFoundError of the node that needed it
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_dnn.cc (no DNN support: cuDNN "
+    "was not loaded); https://www.tensorflow.org/install/pip (tensorflow[and-cuda] installs the cuDNN it needs)",
+    confidence=0.75,
+)
+def cudnn_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    """No cuDNN could be loaded, so the first convolution finds no DNN library: the nvidia-cudnn wheel that
+    tensorflow[and-cuda] brings is missing, or a system cuDNN of another major release is all there is."""
+    return Lead(
+        "No cuDNN could be loaded, so the GPU's convolutions have no DNN library: install the cuDNN of the "
+        "framework's build (for TensorFlow, `tensorflow[and-cuda]` at the installed TensorFlow's version brings the "
+        "nvidia-cudnn wheel it was built with; its build info names the cuDNN version), or make the right system "
+        "cuDNN the first one the loader finds. The lines before it, with TF_CPP_MIN_LOG_LEVEL=0, say which file "
+        "it tried.",
+        {"library": "cuDNN", "package": "nvidia-cudnn"},
+        next=(
+            'python -c "import tensorflow as tf; print(tf.sysconfig.get_build_info())"  # its cudnn_version',
+            "python -m pip list 2>/dev/null | grep -i -e cudnn -e tensorflow",
+        ),
+    )
