@@ -34,6 +34,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-library-mismatch:onnxruntime_cuda_not_loaded": ("onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU requirements page\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
     "user-code-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'generate'", "torch"), "user-code-error", "not-environment", "model.module.generate"),
     "missing-library:cudnn_not_loaded": ("tensorflow.python.framework.errors_impl.NotFoundError: Graph execution error:\n\nDNN library is not found.\n\t [[{{node sequential/conv2d/Conv2D}}]]\n", "missing-library", "environment", "cuDNN"),
+    "user-code-error:tf_devices_configured_too_late": (tb("RuntimeError: Physical devices cannot be modified after being initialized", "tensorflow"), "user-code-error", "not-environment", "before any op"),
+    "unsupported-op:tf_device_placement": (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation x: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.", "tensorflow"), "unsupported-op", "framework-bug", "set_soft_device_placement"),
+    "missing-library:libtpu_missing": (tb("ImportError: libtpu not found", "torch_xla"), "missing-library", "environment", "torch_xla[tpu]"),
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
@@ -520,6 +523,15 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "framework-internal-error",
             "INTERNAL",
         ),
+        (
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation a: "
+            "Could not satisfy explicit device specification '/device:GPU:1' because no devices matching that "
+            "specification are registered in this process; available devices: /job:localhost/replica:0/task:0/"
+            "device:CPU:0\n",
+            "accelerator-unavailable",
+            "CUDA_VISIBLE_DEVICES",
+        ),
+        (tb("ValueError: Memory growth cannot differ between GPU devices", "tensorflow"), "user-code-error", "alike"),
     ],
     ids=[
         "triton-arch-assert",
@@ -540,6 +552,8 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "keras-label-shapes",
         "jax-invalid-type",
         "tf-internal-error-class",
+        "tf-device-not-in-process",
+        "tf-memory-growth-alike",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:

@@ -740,6 +740,7 @@ _MORE_SHAPES = (
     r"|Trying to resize storage that is not resizable"
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)
     r"|Argument '[^'\n]{0,80}' of type <class '[\w.]{1,80}'> is not a valid JAX type"
+    r"|Received incompatible devices for jitted computation"
     # TensorFlow's and Keras' losses on labels of another shape than the logits (sparse against one-hot labels)
     r"|logits and labels must have the same first dimension|`logits` and `labels` must have the same shape"
     r"|Shapes \([\w, ]{1,60}\) and \([\w, ]{1,60}\) are incompatible|No gradients provided for any variable"
@@ -1722,4 +1723,82 @@ def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead:
         ),
         {"wrapper": wrapper, "attribute": attr, "fix": f"model.module.{attr}"},
         verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Memory growth cannot differ between GPU devices|(?P<kind>Physical|Virtual) devices cannot be modified after "
+    r"being initialized|Visible devices cannot be modified after being initialized",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/eager/context.py (the device "
+    "configuration is fixed when the runtime starts: set_memory_growth, set_visible_devices, "
+    "set_logical_device_configuration)",
+    confidence=0.85,
+)
+def tf_devices_configured_too_late(found: re.Match[str], failure: Failure) -> Lead:
+    """TensorFlow fixes its devices when its runtime starts (the first op, tf.config.list_logical_devices, a model
+    built): their configuration must come first, and memory growth must be set alike on every GPU."""
+    said = found.group(0)
+    hint = (
+        "set memory growth on every GPU alike (for gpu in tf.config.list_physical_devices('GPU'): "
+        "tf.config.experimental.set_memory_growth(gpu, True)), or set TF_FORCE_GPU_ALLOW_GROWTH=true"
+        if said.startswith("Memory growth")
+        else "configure TensorFlow's devices (memory growth, visible devices, logical devices) right after importing "
+        "it, before any op, model or device listing starts its runtime"
+    )
+    return Lead(
+        _yours(failure, f"{said}: {hint}."),
+        {"what": said, "variable": "TF_FORCE_GPU_ALLOW_GROWTH"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Could not satisfy explicit device specification '(?P<device>[^'\n]{1,80})' because (?:no supported kernel for "
+    r"(?P<kind>\w{2,8}) devices is available|(?P<none>no devices matching that specification are registered in this "
+    r"process))",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/colocation_graph.cc "
+    "(an op pinned with tf.device to a device that has no kernel for it, or that this process does not have)",
+    confidence=0.8,
+)
+def tf_device_placement(found: re.Match[str], failure: Failure) -> Lead:
+    """tf.device pins an op: TensorFlow refuses when that device type has no kernel for the op (a gap, which soft
+    placement works around), or when the process has no such device (no GPU seen, a GPU index past the last)."""
+    device = found.group("device")
+    if found.group("none"):
+        return Lead(
+            f"An op is pinned to {device}, which this TensorFlow process does not have: no GPU is visible to it (a "
+            "CPU-only install, CUDA libraries it could not load, CUDA_VISIBLE_DEVICES), or the index is past the "
+            "last GPU. tf.config.list_physical_devices('GPU') shows what it has.",
+            {"device": device, "variable": "CUDA_VISIBLE_DEVICES"},
+            family="accelerator-unavailable",
+            verdict="environment",
+            next=("python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"",),
+        )
+    return Lead(
+        f"An op is pinned to {device}, and TensorFlow has no {found.group('kind')} kernel for it: a gap of "
+        "TensorFlow for that op and dtype on this device type, not of your install. Let TensorFlow place it "
+        "(tf.config.set_soft_device_placement(True)), or run it on the CPU.",
+        {"device": device, "call": "tf.config.set_soft_device_placement"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "missing-library",
+    r"\blibtpu(?:\.so)?[^\n]{0,20}? not found|Could not find libtpu|libtpu\.so: cannot open",
+    source="https://docs.jax.dev/en/latest/installation.html#google-cloud-tpu (jax[tpu] installs libtpu); "
+    "https://github.com/pytorch/xla#installation (torch_xla[tpu] installs it)",
+    confidence=0.8,
+)
+def libtpu_missing(found: re.Match[str], failure: Failure) -> Lead:
+    """The TPU runtime is a wheel of its own (libtpu), brought by the framework's `tpu` extra."""
+    return Lead(
+        "The TPU runtime library (libtpu) is not installed in this environment: it comes with the framework's TPU "
+        "extra, at the release the framework pins: pip install 'jax[tpu]' (JAX) or 'torch_xla[tpu]' (PyTorch/XLA), "
+        "at the installed framework's version. On a machine without a TPU, no libtpu is needed: choose another "
+        "platform (JAX_PLATFORMS, PJRT_DEVICE).",
+        {"library": "libtpu", "package": "libtpu"},
+        next=("python -m pip list 2>/dev/null | grep -i -e libtpu -e jax -e torch",),
     )
