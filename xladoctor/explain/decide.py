@@ -65,13 +65,22 @@ def _merged(chosen: Candidate, found: Sequence[Candidate]) -> Candidate:
     return chosen
 
 
+def _not_benign(records: Sequence[Failure], matches: Sequence[Explained]) -> list[Failure]:
+    """The records that are not start-up noise a benign signature recognised (libdrm's missing amdgpu.ids, TF's
+    factory registrations): such a line is never the record that matters, even when it is the log's last."""
+    noise = [m for m in matches if m.role == "benign"]
+    lines = {line for m in noise for line, _ in m.evidence}
+    texts = {text.strip() for m in noise for _, text in m.evidence}
+    return [r for r in records if r.line not in lines and r.text.strip() not in texts]
+
+
 def diagnose(records: Sequence[Failure], matches: Sequence[Explained], facts: Facts | None) -> Diagnosis | None:
     """The one verdict of a log, or None when nothing in it failed."""
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
     chosen = root(found)
     if chosen is None:
-        lead = lead_record(records)
+        lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
         return Diagnosis(

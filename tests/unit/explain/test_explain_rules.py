@@ -532,6 +532,8 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "CUDA_VISIBLE_DEVICES",
         ),
         (tb("ValueError: Memory growth cannot differ between GPU devices", "tensorflow"), "user-code-error", "alike"),
+        ("rocBLAS error: Could not initialize Tensile host: No devices found\n", "accelerator-unavailable", "render"),
+        (tb("RuntimeError: Invalid buffer size: 20.00 GB", "torch"), "out-of-memory", "20.00 GB"),
     ],
     ids=[
         "triton-arch-assert",
@@ -554,6 +556,8 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "tf-internal-error-class",
         "tf-device-not-in-process",
         "tf-memory-growth-alike",
+        "rocblas-no-devices",
+        "mps-buffer-too-large",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:
@@ -1381,3 +1385,12 @@ def test_a_function_handed_to_keras_3_s_sequential_is_not_a_keras_2_layer() -> N
     )
     diagnosis = _diagnose(log)
     assert diagnosis is None or diagnosis.decided_by != "api-version-skew:keras_layer_of_the_other_keras"
+
+
+def test_start_up_noise_a_benign_signature_knows_is_never_the_record_that_matters() -> None:
+    """libdrm's missing amdgpu.ids is printed by ROCm's torch at start-up and breaks nothing: printed last, after the
+    real error, it is still not the lead; alone, it is no failure."""
+    noise = "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\n"
+    after = _diagnose(tb("RuntimeError: some failure no rule knows") + noise)
+    assert after is not None and after.record.startswith("RuntimeError: some failure no rule knows")
+    assert _diagnose(noise) is None

@@ -359,6 +359,8 @@ def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
     "accelerator-unavailable",
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No (?:CUDA|HIP) GPUs are available"
     r"|hipErrorNoDevice|no ROCm-capable device is detected"
+    # rocBLAS' own start-up (library/src/tensile_host.cpp) when HIP reports no device
+    r"|rocBLAS error: Could not initialize Tensile host: No devices found"
     r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device"
     # libraries that check for a GPU themselves at import ("Unsloth: No NVIDIA GPU found?")
     r"|No (?:NVIDIA |CUDA[- ](?:capable )?)GPUs? (?:was |were )?(?:found|detected)",
@@ -373,7 +375,7 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
     elif "driver" in text:
         why = "no NVIDIA driver is loaded (or the container was started without the GPU)"
         fix = "install the driver on the host, or start the container with --gpus all (NVIDIA Container Toolkit)"
-    elif "HIP" in text or "ROCm" in text or "hip" in text:
+    elif "HIP" in text or "ROCm" in text or "hip" in text or "rocBLAS" in text:
         # ROCm's words for the same: the kernel driver's devices (/dev/kfd, /dev/dri) not visible to this user
         why = "torch (ROCm) sees no AMD GPU: /dev/kfd and /dev/dri are not visible (the user is not in the video and "
         why += "render groups, or the container was started without them), or HIP_VISIBLE_DEVICES hides them"

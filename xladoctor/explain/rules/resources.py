@@ -140,11 +140,21 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "out-of-memory",
     r"MPS backend out of memory(?: \(MPS allocated: (?P<alloc>[^,]{1,30}), other allocations: [^,]{1,30}, max allowed: "
-    r"(?P<max>[^)]{1,30})\))?",
+    r"(?P<max>[^)]{1,30})\))?"
+    # one buffer over what Metal allows a single allocation (the device's maxBufferLength)
+    r"|Invalid buffer size: (?P<buffer>[\d.]{1,12} [KMGT]i?B)",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/mps/MPSAllocator.mm",
     confidence=0.9,
 )
 def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("buffer"):
+        return Lead(
+            f"One tensor on Apple's MPS device needs a buffer of {found.group('buffer')}, more than Metal allows one "
+            "allocation on this Mac: make that tensor smaller (the batch, the resolution, the sequence length, or "
+            "attention computed in slices), or run that step on the CPU.",
+            {"size": found.group("buffer"), "backend": "MPS"},
+            verdict="not-environment",
+        )
     return Lead(
         "Apple's MPS backend hit its memory limit"
         + (f" ({found.group('alloc')} allocated of {found.group('max')} allowed)" if found.group("max") else "")
