@@ -738,3 +738,26 @@ def gloo_peer_gone(found: re.Match[str], failure: Failure) -> Lead:
         verdict="unknown",
         next=(COLLECTIVE,),
     )
+
+
+@rule(
+    "unsupported-op",
+    r"We detected accelerator (?P<accelerator>\w{1,20}) on your machine\. But we don't know which communication "
+    r"backend to use for this accelerator",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (init_process_group "
+    "without backend=: the default backend of the current accelerator; mps had none before "
+    "https://github.com/pytorch/pytorch/pull/149538)",
+    confidence=0.85,
+)
+def no_default_backend_for_accelerator(found: re.Match[str], failure: Failure) -> Lead:
+    """init_process_group() without backend= picks the backend registered for the machine's accelerator; torch
+    releases that register none for it (mps before 2.7, a new device type) refuse rather than guess."""
+    accelerator = found.group("accelerator")
+    return Lead(
+        f"torch.distributed has no default communication backend for {accelerator} in this release, so "
+        "init_process_group() without backend= refuses: pass it yourself, init_process_group(backend='gloo') "
+        f"(gloo runs the collectives on the CPU, the one {accelerator} can use here), or use a torch release that "
+        "registers a default for it.",
+        {"accelerator": accelerator, "backend": "gloo", "call": "init_process_group backend"},
+        verdict="framework-bug",
+    )
