@@ -535,6 +535,42 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         (tb("ValueError: Memory growth cannot differ between GPU devices", "tensorflow"), "user-code-error", "alike"),
         ("rocBLAS error: Could not initialize Tensile host: No devices found\n", "accelerator-unavailable", "render"),
         (tb("RuntimeError: Invalid buffer size: 20.00 GB", "torch"), "out-of-memory", "20.00 GB"),
+        (
+            "node1:123:456 [0] NCCL WARN NET/Socket : peer 10.0.0.2<51234> message truncated : receiving 1048576 bytes "
+            "instead of 65536. If you believe your socket network is in a healthy state, there may be a mismatch in "
+            "collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks\n",
+            "user-code-error",
+            "same shapes",
+        ),
+        (
+            "node1:123:456 [1] NCCL WARN Mismatched NCCL version detected : rank 1 version 22105 rank 0 version 21903\n",
+            "version-mismatch",
+            "NCCL",
+        ),
+        (
+            "node1:123:456 [0] NCCL WARN NCCL library is too old. This application was compiled with NCCL version "
+            "2.28.3, but is running with NCCL library version 2.21.5.\n",
+            "cuda-library-mismatch",
+            "LD_LIBRARY_PATH",
+        ),
+        (
+            "node1:123:456 [0] NCCL WARN MNNVL (cliqueSize 72) is available but not working on this system. Check the "
+            "IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this "
+            "issue.\n",
+            "bad-configuration",
+            "NCCL_MNNVL_ENABLE",
+        ),
+        (
+            "node1:123:456 [0] include/alloc.h:462 NCCL WARN Failed to CUDA malloc 4194304 bytes\n",
+            "out-of-memory",
+            "NCCL_BUFFSIZE",
+        ),
+        (
+            "node1:123:456 [0] NCCL WARN Multiple Ranks are using the same GPU/Partition. Set "
+            "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.\n",
+            "nccl-duplicate-gpu",
+            "set_device",
+        ),
     ],
     ids=[
         "triton-arch-assert",
@@ -559,6 +595,12 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "tf-memory-growth-alike",
         "rocblas-no-devices",
         "mps-buffer-too-large",
+        "nccl-message-truncated",
+        "nccl-versions-across-ranks",
+        "nccl-library-too-old",
+        "nccl-mnnvl-imex",
+        "nccl-cuda-malloc",
+        "nccl-multiple-ranks-one-gpu",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:

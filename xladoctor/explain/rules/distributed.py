@@ -32,7 +32,7 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
     lowered = detail.lower()
     if "/dev/shm" in detail or "shared memory" in lowered:
         return "nccl-shm", _shm(detail)
-    if "duplicate gpu detected" in lowered:
+    if "duplicate gpu detected" in lowered or "multiple ranks are using the same gpu" in lowered:
         return "nccl-duplicate-gpu", Lead(
             "Two ranks of the job use the same GPU (Duplicate GPU detected): each process must select its own device "
             "(torch.cuda.set_device(local_rank) before init_process_group, or device_id=), and CUDA_VISIBLE_DEVICES "
@@ -42,6 +42,9 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
         )
     if "address already in use" in lowered:
         return "nccl-address-in-use", _address_in_use(detail)
+    own = _nccl_own_words(detail, lowered)
+    if own is not None:
+        return own
     if re.search(r"\bibv_|net/ib|\bib\b|infiniband|mlx5|roce|gid index|gpudirect|gdr", lowered):
         return "nccl-infiniband", Lead(
             f"NCCL's InfiniBand/RoCE transport failed ({detail.strip()[:160]}): the verbs devices, their ports or "
@@ -62,6 +65,81 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
         code = code_saying(text) if text else None
         if code is not None:
             return _cuda_failure(code.name, code.string or text)
+    return None
+
+
+def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
+    """NCCL's WARN texts that name their cause (src/init.cc, bootstrap.cc, transport/net_socket.cc, mnnvl.cc,
+    transport/nvls.cc, graph/paths.cc, transport.cc, include/alloc.h), read before the words they share with
+    network failures ("socket", "connect")."""
+    said = detail.strip()[:200]
+    if "mismatched nccl version" in lowered or "nccl version mismatch with remote peer" in lowered:
+        return "version-mismatch", Lead(
+            f"The ranks run different NCCL releases ({said}): every node must load the same NCCL (the same torch "
+            "build, or the same nvidia-nccl wheel) for the ranks to talk.",
+            {"library": "NCCL", "package": "nvidia-nccl"},
+            next=("python -c 'import torch; print(torch.cuda.nccl.version())'  # on every node",),
+        )
+    if any(w in lowered for w in ("nccl library is too old", "not backwards compatible", "too old version of nccl")):
+        return "cuda-library-mismatch", Lead(
+            f"The NCCL library loaded is not the one the program was built with ({said}): an older libnccl comes "
+            "first on the loader's path (LD_LIBRARY_PATH, a system NCCL before the nvidia-nccl wheel). Load the NCCL "
+            "it was built for.",
+            {"library": "NCCL", "package": "nvidia-nccl"},
+            next=("echo $LD_LIBRARY_PATH", "python -m pip list 2>/dev/null | grep -i nccl"),
+        )
+    if "message truncated" in lowered:
+        return "user-code-error", Lead(
+            f"One rank sent NCCL more bytes than its peer expected ({said}): the ranks called a collective with "
+            "different sizes (or different collectives), or run with different NCCL settings (NCCL_PROTO, "
+            "NCCL_ALGO) or releases. Every rank must call the same collectives with the same shapes.",
+            {"what": "collective sizes", "variable": "NCCL_PROTO"},
+            verdict="not-environment",
+            next=("TORCH_DISTRIBUTED_DEBUG=DETAIL python ...  # torch checks that the ranks' collectives match",),
+        )
+    if "mnnvl" in lowered and "imex" in lowered:
+        return "bad-configuration", Lead(
+            f"Multi-node NVLink is present but not working ({said}): the IMEX service or its channels "
+            "(/dev/nvidia-caps-imex-channels) are not set up on this node. Fix the IMEX configuration, or set "
+            "NCCL_MNNVL_ENABLE=0 to go without it.",
+            {"variable": "NCCL_MNNVL_ENABLE"},
+            export("NCCL_MNNVL_ENABLE", "0", note="only until IMEX works: cross-node NVLink is then not used"),
+            next=("nvidia-imex-ctl -N",),
+        )
+    if "nvlink sharp" in lowered or ("nvls" in lowered and "fabric manager" in lowered):
+        return "bad-configuration", Lead(
+            f"NCCL could not use NVLink SHARP multicast ({said}): the Fabric Manager or the NVSwitches are not set "
+            "up or not running. Fix the Fabric Manager (systemctl status nvidia-fabricmanager), or set "
+            "NCCL_NVLS_ENABLE=0.",
+            {"variable": "NCCL_NVLS_ENABLE"},
+            export("NCCL_NVLS_ENABLE", "0", note="until the Fabric Manager works: NVLS is then not used"),
+            next=("systemctl status nvidia-fabricmanager", "nvidia-smi -q | grep -i -A2 fabric"),
+        )
+    if "p2p is disabled between nvlink connected gpus" in lowered:
+        return "bad-configuration", Lead(
+            f"Peer-to-peer access is off between GPUs that NVLink connects ({said}): a hardware or driver fault, "
+            "or a VM that does not pass P2P through. Have the machine checked (nvidia-smi nvlink -s), or set "
+            "NCCL_IGNORE_DISABLED_P2P=1 to go on without it.",
+            {"variable": "NCCL_IGNORE_DISABLED_P2P"},
+            next=("nvidia-smi nvlink -s", "nvidia-smi topo -m"),
+        )
+    if "no transport found for rank" in lowered or "invalid nccl_comm_id" in lowered:
+        variable = "NCCL_COMM_ID" if "nccl_comm_id" in lowered else "NCCL_P2P_DISABLE"
+        return "bad-configuration", Lead(
+            f"NCCL's settings leave it no way to reach a peer ({said}): with NCCL_P2P_DISABLE, NCCL_SHM_DISABLE and "
+            "no network transport together, or a malformed NCCL_COMM_ID, nothing connects the two ranks. Unset "
+            "what disables the transports, or give NCCL_COMM_ID as host:port.",
+            {"variable": variable},
+            next=("env | grep ^NCCL_", NCCL_DEBUG),
+        )
+    if re.search(r"failed to cuda (?:malloc|calloc|host alloc)", lowered):
+        return "out-of-memory", Lead(
+            f"NCCL could not allocate its buffers on the GPU ({said}): the GPU's memory is taken (the model, another "
+            "process). Free memory before the first collective, or make NCCL's buffers smaller (NCCL_BUFFSIZE).",
+            {"variable": "NCCL_BUFFSIZE"},
+            verdict="not-environment",
+            next=("nvidia-smi",),
+        )
     return None
 
 
