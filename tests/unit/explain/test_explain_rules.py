@@ -38,6 +38,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "unsupported-op:tf_device_placement": (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation x: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.", "tensorflow"), "unsupported-op", "framework-bug", "set_soft_device_placement"),
     "missing-library:libtpu_missing": (tb("ImportError: libtpu not found", "torch_xla"), "missing-library", "environment", "torch_xla[tpu]"),
     "unsupported-op:no_default_backend_for_accelerator": (tb("ValueError: We detected accelerator mps on your machine. But we don't know which communication backend to use for this accelerator. Please specify the `backend` argument in the `init_process_group` call.", "torch"), "unsupported-op", "framework-bug", "backend='gloo'"),
+    "bad-configuration:config_variable_refused": (tb("RuntimeError: PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb 10 is too small, must be > 20", "torch"), "bad-configuration", "environment", "PYTORCH_CUDA_ALLOC_CONF"),
     "missing-library:shared_object_missing": (tb("ImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory"), "missing-library", "environment", "nvidia-cublas-cu12"),
     "missing-library:own_module_missing": (tb("OSError: fbgemm_gpu_config.so: cannot open shared object file: No such file or directory", "fbgemm_gpu"), "missing-library", "environment", "fbgemm_gpu_config.so"),
     "api-version-skew:keras_object_of_the_other_keras": (tb("ValueError: Could not interpret optimizer identifier: <keras.src.optimizers.adam.Adam object at 0x7fee7403a950>", "tf_keras"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
@@ -1437,3 +1438,19 @@ def test_start_up_noise_a_benign_signature_knows_is_never_the_record_that_matter
     after = _diagnose(tb("RuntimeError: some failure no rule knows") + noise)
     assert after is not None and after.record.startswith("RuntimeError: some failure no rule knows")
     assert _diagnose(noise) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: the kernel failed. Set CUDA_LAUNCH_BLOCKING=1 to debug: the stack trace below might be "
+        "incorrect.",
+        "RuntimeError: some failure. Consider setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, as the "
+        "cached blocks cannot be reused.",
+        "RuntimeError: the compile failed. Run with TORCHDYNAMO_VERBOSE=1 because this trace cannot show it.",
+    ],
+    ids=["launch-blocking-advice", "alloc-conf-advice", "dynamo-verbose-advice"],
+)
+def test_a_variable_named_as_advice_is_not_the_configuration_at_fault(line: str) -> None:
+    diagnosis = _diagnose(tb(line, "torch"))
+    assert diagnosis is None or diagnosis.decided_by != "bad-configuration:config_variable_refused", diagnosis

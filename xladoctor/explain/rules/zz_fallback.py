@@ -219,3 +219,40 @@ def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | No
         verdict="environment",
         next=(f"python -m pip show {frame.owner}",),
     )
+
+
+# The environment variables that configure the stack (the prefixes xladoctor's own allow-list reads, and ROCm's),
+# named by an error as the subject of a complaint about its value: "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb 10
+# is too small", "Invalid value for XLA_FLAGS". Named as advice instead ("set PYTORCH_CUDA_ALLOC_CONF=... to
+# avoid fragmentation", "Compile with TORCH_USE_CUDA_DSA"), it is not the cause: the words before it say which.
+_CONFIG_VARIABLE = (
+    r"(?:PJRT|XLA|PT_XLA|TPU|TF|TORCH|PYTORCH|TORCHINDUCTOR|TORCHDYNAMO|TRITON|CUDA|CUDNN|NCCL|JAX|OMP|MKL|HSA|HIP|ROCR|MIOPEN"
+    r"|GLOO|MASTER)_[A-Z0-9_]{2,40}"
+)
+_COMPLAINT = (
+    r"(?:invalid|must be|must not|unknown|unrecognized|unrecognised|unsupported|not a valid|not valid|expected|too "
+    r"small|too large|too big|cannot|can't|could not parse|failed to parse|malformed|bad value|incorrect|wrong)"
+)
+
+
+@rule(
+    "bad-configuration",
+    rf"(?<![Ss]et )(?<![Ss]etting )(?<!export )(?<!with )(?<![Pp]ass )\b(?P<variable>{_CONFIG_VARIABLE})\b"
+    rf"[^\n]{{0,80}}?\b{_COMPLAINT}\b"
+    rf"|\b{_COMPLAINT}\b[^\n]{{0,40}}?(?:value|setting)s?(?: of| for| in)? (?:the )?(?:environment variable )?"
+    rf"['\"`]?(?P<variable2>{_CONFIG_VARIABLE})\b",
+    source=SOURCE,
+    confidence=0.5,
+    on="fallback",
+)
+def config_variable_refused(found: re.Match[str], failure: Failure) -> Lead | None:
+    """An environment variable of the stack named as what is wrong: its value is one the framework refuses."""
+    variable = found.group("variable") or found.group("variable2")
+    return Lead(
+        f"The framework refused the value of {variable} ({failure.text.strip()[:200]}): the variable is set in "
+        "this environment (a shell profile, a container image, a job script) to something this release does not "
+        f"take. Check what it is set to and unset or correct it.",
+        {"variable": variable},
+        verdict="environment",
+        next=(f"env | grep {variable}",),
+    )
