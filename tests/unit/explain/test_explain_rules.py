@@ -516,6 +516,13 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         ),
         (tb("ValueError: Shapes (None, 1) and (None, 10) are incompatible", "keras"), "user-code-error", "(None, 10)"),
         (
+            "torch._dynamo.exc.TorchRuntimeError: Failed running call_function <built-in function mul>(*(FakeTensor(..., "
+            "size=(2, 3)), FakeTensor(..., size=(4,))), **{}):\nAttempting to broadcast a dimension of length 4 at -1! "
+            "Mismatching argument at index 1 had torch.Size([4]); but expected shape should be broadcastable to [2, 3]\n",
+            "user-code-error",
+            "broadcast",
+        ),
+        (
             tb("TypeError: Argument 'x' of type <class 'str'> is not a valid JAX type", "jax"),
             "user-code-error",
             "not a valid JAX type",
@@ -590,6 +597,7 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "nccl-cpu-tensors",
         "collectives-mismatch",
         "keras-label-shapes",
+        "fake-tensor-broadcast",
         "jax-invalid-type",
         "tf-internal-error-class",
         "tf-device-not-in-process",

@@ -741,6 +741,8 @@ _MORE_SHAPES = (
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)
     r"|Argument '[^'\n]{0,80}' of type <class '[\w.]{1,80}'> is not a valid JAX type"
     r"|Received incompatible devices for jitted computation"
+    # torch/_refs/__init__.py (_broadcast_shapes): the fake tensors of torch.compile's tracing, and torch's refs
+    r"|Attempting to broadcast a dimension of length \d+"
     # TensorFlow's and Keras' losses on labels of another shape than the logits (sparse against one-hot labels)
     r"|logits and labels must have the same first dimension|`logits` and `labels` must have the same shape"
     r"|Shapes \([\w, ]{1,60}\) and \([\w, ]{1,60}\) are incompatible|No gradients provided for any variable"
