@@ -6,7 +6,8 @@ one verdict compared with the label the thread settled:
   (the library, package or variable to change), the verdict names it too (a subject only the thread's discussion
   names, an app's own option, cannot be read from the log, so the family decides there);
 - the verdict class (environment / not-environment / framework-bug / unknown): precision and recall per class;
-- nothing found: no verdict, or "unknown" with no family;
+- nothing found: no verdict, or "unknown" with no family; guessed: the last resort's guess of whose defect it is
+  (structure:raised-in-library, a family without a decided cause), with how many of those guesses were right;
 - wrong blame: a not-environment report blamed on the environment.
 
     python scripts/corpus_score.py               # the scoreboard, evaluation part last
@@ -129,9 +130,11 @@ def table(name: str, scored: list[Scored]) -> list[str]:
     not_env = [i for i in scored if i.report.verdict == "not-environment"]
     named = sum(1 for i in not_env if i.verdict == "not-environment")
     nothing = sum(i.nothing for i in scored)
+    guessed = [i for i in scored if i.diagnosis is not None and i.family is not None and not i.diagnosis.decided]
     lines += [
         "",
         f"first cause right: {right}/{len(scored)} ({_pct(right, len(scored))}); nothing found: {nothing}; "
+        f"guessed: {len(guessed)} ({sum(i.right for i in guessed)} right); "
         f"wrong blame of the environment: {blame} of {len(not_env)} not-environment reports, "
         f"{named} ({_pct(named, len(not_env))}) of them named for what they are",
     ]

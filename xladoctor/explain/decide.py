@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 
 from xladoctor.explain.join import join
 from xladoctor.explain.records import Failure, is_warning
-from xladoctor.explain.verdict import Candidate, Diagnosis, candidates, families, lead_record, next_steps, root
+from xladoctor.explain.verdict import (
+    Candidate,
+    Diagnosis,
+    candidates,
+    families,
+    lead_record,
+    library_guess,
+    next_steps,
+    root,
+)
 from xladoctor.facts import Facts
 from xladoctor.remedy.render import render_fix
 
@@ -83,12 +92,14 @@ def diagnose(records: Sequence[Failure], matches: Sequence[Explained], facts: Fa
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
-        return Diagnosis(
-            "unknown", None,
-            "No family or signature decides this failure. The record that matters is the last error: "
-            f"{lead.text[:300]}",
-            0.2, lead.line, lead.text, "structure:last-error", next=next_steps(lead),
-        )  # fmt: skip
+        chosen = library_guess(lead)
+        if chosen is None:
+            return Diagnosis(
+                "unknown", None,
+                "No family or signature decides this failure. The record that matters is the last error: "
+                f"{lead.text[:300]}",
+                0.2, lead.line, lead.text, "structure:last-error", next=next_steps(lead),
+            )  # fmt: skip
     chosen = _merged(chosen, found)
     joined = join(chosen, records, facts)
     if chosen.remediation and joined.fix is None:

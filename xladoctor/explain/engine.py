@@ -77,7 +77,7 @@ class Explanation:
 
     def failing(self) -> bool:
         """Whether anything found explains a failure (benign lines alone do not)."""
-        named = self.diagnosis is not None and self.diagnosis.family is not None
+        named = self.diagnosis is not None and self.diagnosis.decided
         return named or any(m.role != "benign" for m in self.matches)
 
 
@@ -170,7 +170,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
     records = parse(collector.finish(), notebook)
     diagnosis = diagnose(records, explained.matches, facts)
-    if diagnosis is None or (diagnosis.family is None and not explained.failing()):
+    if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = stalled_at_startup(reader.tail(), explained.lines) or diagnosis
     if diagnosis is not None and diagnosis.family == "gpu-arch-unsupported":

@@ -114,6 +114,57 @@ def _structural(failure: Failure) -> Candidate | None:
     return None
 
 
+GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
+# Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
+# memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
+# to be a library's own defect.
+_NOT_A_DEFECT = frozenset(
+    {"ImportError", "ModuleNotFoundError", "OSError", "IOError", "FileNotFoundError", "FileExistsError",
+     "PermissionError", "IsADirectoryError", "NotADirectoryError", "ConnectionError", "ConnectionRefusedError",
+     "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError", "TimeoutError", "MemoryError",
+     "OutOfMemoryError", "KeyboardInterrupt", "SystemExit", "CalledProcessError", "NotImplementedError",
+     "SyntaxError", "IndentationError", "EOFError", "UnicodeDecodeError", "UnicodeEncodeError", "DistributionNotFound",
+     "PackageNotFoundError", "SSLError", "HTTPError", "URLError", "ProxyError", "ReadTimeout", "ConnectTimeout",
+     "CancelledError", "SignalException", "ChildFailedError"}
+)  # fmt: skip
+
+
+def _raiser(failure: Failure) -> str | None:
+    """The library whose own code raised it: the innermost frame that is not the standard library's (a builtin
+    raising on what the caller passed is the caller's), or the package its exception class lives in when the log
+    shows no frames. None when the user's code is the innermost caller, or nothing says whose it is."""
+    for frame in reversed(failure.frames):
+        if frame.owner == "python":
+            continue
+        return frame.owner  # None: the user's code
+    if failure.frames or "." not in failure.type:
+        return None
+    top = failure.type.split(".", 1)[0]
+    return None if top in ("builtins", "__main__") else top
+
+
+def library_guess(failure: Failure) -> Candidate | None:
+    """The last resort when no family, signature or structure decides: an exception of no environmental kind,
+    raised in a library's own code (or of a library's own class) and not in the user's, is most often that library's
+    defect or a gap of it for this input. A guess, said as one, with the lowest confidence and no verdict class."""
+    if failure.kind != "exception" or failure.wrapper or failure.warning or not failure.type:
+        return None
+    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT:
+        return None
+    library = _raiser(failure)
+    if library is None:
+        return None  # raised by the user's code, or the log shows nothing of where: no reading of whose it is
+    where = f" (at {failure.last_frame.short()})" if failure.last_frame is not None else ""
+    return Candidate(
+        "framework-internal-error", "unknown",
+        f"No family or signature knows this error. It was raised by {library}'s own code{where}, not by yours, and "
+        "its kind says nothing of the environment. The likely readings: a bug of that library, or a gap of it for "
+        "this input; or a call of it written for another of its releases. Search its issue tracker for the message, "
+        "compare its installed version with the one the calling code names, and try its latest release.",
+        0.3, failure, GUESS, {"library": library or "", "type": failure.type},
+    )  # fmt: skip
+
+
 def candidates(records: Sequence[Failure], rules: Iterable[Rule] | None = None) -> list[Candidate]:
     """Every candidate of every record, in log order."""
     rules = list(rules if rules is not None else load_rules())
@@ -209,6 +260,11 @@ class Diagnosis:
     joined: tuple[str, ...] = ()  # what the environment's facts added, confirmed or contradicted
     contradicted: bool = False  # the facts say the log came from another environment
     others: tuple[str, ...] = ()  # the other families seen, for the reader
+
+    @property
+    def decided(self) -> bool:
+        """A family decided the cause: not nothing, and not the last resort's guess of whose defect it is."""
+        return self.family is not None and self.decided_by != GUESS
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -116,7 +116,8 @@ _VERDICT_WORDS = {
 
 def _diagnosis(console: Console, diagnosis: Diagnosis, verbose: bool) -> None:
     """The one verdict, first: its class, its cause, the record that decided it, the fix or what to run next."""
-    family = f" ({_t(diagnosis.family)}, {diagnosis.confidence:.0%} sure)" if diagnosis.family else ""
+    guess = "" if diagnosis.decided else "a guess: "
+    family = f" ({guess}{_t(diagnosis.family)}, {diagnosis.confidence:.0%} sure)" if diagnosis.family else ""
     console.print(f"\n[bold]Verdict:[/] {_VERDICT_WORDS[diagnosis.verdict]}{family}")
     console.print(f"    {_t(diagnosis.cause)}")
     if diagnosis.line:

@@ -478,3 +478,42 @@ def test_a_history_read_release_by_release_compares_whole_versions(installed: st
     diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed, "jax")).diagnosis
     assert diagnosis.decided_by == "api-version-skew:callable_parameter_history", diagnosis.cause
     assert diagnosis.contradicted is contradicted, diagnosis.joined
+
+
+def _raised_in(*files: str, error: str = "RuntimeError: the widget frobnicated unexpectedly") -> str:
+    frames = "".join(f'  File "{file}", line {n}, in f{n}\n    g()\n' for n, file in enumerate(files, 10))
+    return f"Traceback (most recent call last):\n{frames}{error}\n"
+
+
+def test_an_unknown_error_a_library_raised_is_guessed_its_defect_and_said_to_be_a_guess() -> None:
+    site = "/venv/lib/python3.11/site-packages"
+    explanation = _explain(_raised_in("train.py", f"{site}/widgetlib/core.py"))
+    diagnosis = explanation.diagnosis
+    assert (diagnosis.verdict, diagnosis.family, diagnosis.decided_by) == (
+        "unknown", "framework-internal-error", "structure:raised-in-library",
+    )  # fmt: skip
+    assert diagnosis.params["library"] == "widgetlib" and "widgetlib's own code" in diagnosis.cause
+    assert not diagnosis.decided and not explanation.failing()  # a guess is no decided cause: exit 0
+    assert diagnosis.confidence < 0.5 and diagnosis.next
+
+
+@pytest.mark.parametrize(
+    ("files", "error"),
+    [
+        (("train.py",), "RuntimeError: the widget frobnicated unexpectedly"),  # the user's own raise
+        # a builtin of the standard library refusing what the user's code passed it
+        (("train.py", "/usr/lib/python3.11/json/__init__.py"), "RuntimeError: the widget frobnicated unexpectedly"),
+        # kinds that say what failed around the program, not a defect
+        (("train.py", "/venv/lib/python3.11/site-packages/widgetlib/io.py"), "TimeoutError: the widget timed out"),
+        (("train.py", "/venv/lib/python3.11/site-packages/widgetlib/io.py"), "ConnectionResetError: widget gone"),
+    ],
+)
+def test_no_guess_where_the_user_raised_it_or_its_kind_is_not_a_defect(files: tuple[str, ...], error: str) -> None:
+    diagnosis = _explain(_raised_in(*files, error=error)).diagnosis
+    assert diagnosis.decided_by != "structure:raised-in-library"
+
+
+def test_a_library_s_own_exception_class_names_it_when_the_log_shows_no_frames() -> None:
+    diagnosis = _explain("widgetlib.errors.FrobError: the widget frobnicated unexpectedly\n").diagnosis
+    assert (diagnosis.family, diagnosis.params["library"]) == ("framework-internal-error", "widgetlib")
+    assert _explain("RuntimeError: the widget frobnicated unexpectedly\n").diagnosis.family is None
