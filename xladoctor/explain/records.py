@@ -207,6 +207,9 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
     shape = region.prefix
     frames: list[Frame] = []
     ipython = False  # the last frame is IPython's: its code is on the arrow line, not the first indented one
+    # A traceback pasted with every line indented alike (a quote, an editor's selection): Python puts its frames two
+    # spaces in, so any more is the paste's shift, and an exception line indented no further than that ends it.
+    shift = 0
     position = 0
     lines = [(n, strip_prefix(t, shape)) for n, t in region.lines]
     index = 0
@@ -220,6 +223,7 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
             ipython = False
+            shift = max(0, min(_indent(body) - 2, 8))
         elif (shown := _IPYTHON_FRAME.match(body)) is not None:
             frames.append(_ipython_frame(shown))
             ipython = True
@@ -228,9 +232,12 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames[-1] = replace(frames[-1], line=line, code=arrow.group("code")[:300])
         elif frames and ipython and body.startswith((" ", "\t")):
             pass  # IPython's lines around the one that ran: context, not the frame's source
-        elif frames and not frames[-1].code and body.startswith((" ", "\t")) and (code := _source(body)):
+        elif (
+            frames and not frames[-1].code and _indent(body) > shift and body[:1] in (" ", "\t")
+            and (code := _source(body))
+        ):  # fmt: skip
             frames[-1] = replace(frames[-1], code=code)  # the first indented line under a frame is its source
-        elif body and not body.startswith((" ", "\t")) and (parsed := _exception_line(clean(body), True)):
+        elif body.strip() and _indent(body) <= shift and (parsed := _exception_line(clean(body.lstrip()), True)):
             message, index = _message(lines, index, parsed[1])
             yield Failure("exception", parsed[0], message, number, clean(body), tuple(frames), chain, position)
             position += 1
@@ -240,6 +247,11 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
 
 
 _MARKERS = frozenset("^~- ")
+
+
+def _indent(body: str) -> int:
+    """The columns of white space a line starts with (a tab counts one: tracebacks are indented with spaces)."""
+    return len(body) - len(body.lstrip(" \t"))
 
 
 def _source(body: str) -> str:

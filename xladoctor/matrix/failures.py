@@ -34,6 +34,16 @@ class Library:
     source: str = ""
 
 
+@dataclass(frozen=True)
+class Header:
+    """A C/C++ header (or a folder of them) a build includes, and the system package that installs it."""
+
+    header: str  # "zlib.h", or a folder: "glm/"
+    provider: str  # what it is: "GLM, the OpenGL Mathematics header library"
+    apt: str  # its Debian/Ubuntu package
+    source: str
+
+
 def _doc(name: str) -> dict[str, Any]:
     text = resources.files("xladoctor.compat_matrix").joinpath("failures", f"{name}.json").read_text("utf-8")
     doc: dict[str, Any] = json.loads(text)
@@ -232,3 +242,17 @@ def gpu_named(text: str) -> GpuModel | None:
         if found is not None:
             return GpuModel(found.group(0), capability, architecture)
     return None
+
+
+@lru_cache(maxsize=1)
+def _headers() -> tuple[Header, ...]:
+    rows = [Header(r["header"], r["provider"], r["apt"], r["source"]) for r in _doc("system-headers")["rows"]]
+    return tuple(sorted(rows, key=lambda h: len(h.header), reverse=True))
+
+
+def header_provider(header: str) -> Header | None:
+    """Who installs an #include (system-headers.json): the longest entry that is the header or a folder above it."""
+    return next(
+        (h for h in _headers() if header == h.header or (h.header.endswith("/") and header.startswith(h.header))),
+        None,
+    )

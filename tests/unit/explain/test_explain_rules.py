@@ -24,6 +24,11 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "module-not-found:compiled_extension_missing": (tb("ModuleNotFoundError: No module named 'mmcv._ext'", "mmcv"), "module-not-found", "environment", "mmcv-full"),
+    "api-version-skew:removed_in_release": (tb("NotImplementedError: Support for `training_epoch_end` has been removed in v2.0.0. `Model` implements this method. You can use the `on_train_epoch_end` hook instead.", "lightning"), "api-version-skew", "environment", "lightning<2.0.0"),
+    "api-version-skew:metric_task_required": (tb("TypeError: Accuracy.__new__() missing 1 required positional argument: 'task'"), "api-version-skew", "environment", "torchmetrics<0.11"),
+    "bad-configuration:torch_logs_invalid": ("ValueError: \nInvalid log settings: aot_g, must be a comma separated list of fully\nqualified module names, registered log names or registered artifact names.\n", "bad-configuration", "environment", "unset TORCH_LOGS"),
+    "bad-configuration:triton_interpreter_on": (tb("AttributeError: 'InterpretedFunction' object has no attribute 'cache_key'", "triton"), "bad-configuration", "environment", "unset TRITON_INTERPRET"),
     "user-code-error:numpy_object_array_to_tensor": (tb("ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type float).", "tensorflow"), "user-code-error", "not-environment", "astype(np.float32)"),
     "unsupported-op:mps_op_input_type": (tb("RuntimeError: MPS device does not support addmm for non-float input", "torch"), "unsupported-op", "framework-bug", "aten::addmm"),
     "framework-internal-error:mlir_operands_not_broadcastable": ("Error was raised  : input types 'tensor<20xf16>' and 'tensor<1xf32>' are not broadcast compatible\n", "framework-internal-error", "framework-bug", "MPS"),
@@ -1462,3 +1467,36 @@ def test_start_up_noise_a_benign_signature_knows_is_never_the_record_that_matter
 def test_a_variable_named_as_advice_is_not_the_configuration_at_fault(line: str) -> None:
     diagnosis = _diagnose(tb(line, "torch"))
     assert diagnosis is None or diagnosis.decided_by != "bad-configuration:config_variable_refused", diagnosis
+
+
+def test_a_removal_no_library_frame_owns_pins_nothing_and_a_task_of_the_user_s_own_is_not_torchmetrics() -> None:
+    said = _diagnose("ValueError: The `/ingest/file` endpoint has been removed in v2.0.0.\n")
+    assert (said.family, said.params["version"]) == ("api-version-skew", "2.0.0")
+    assert not any("install" in command for command in said.remediation)
+    theirs = _diagnose(tb("TypeError: train() missing 1 required positional argument: 'task'"))
+    assert theirs.decided_by != "api-version-skew:metric_task_required"
+
+
+@pytest.mark.parametrize(
+    ("log", "package"),
+    [
+        ("the problem i meeted is **glm/glm.hpp: No such file or directory**.\n", "libglm-dev"),
+        ("fatal error: glm/gtx/pca.hpp: 没有那个文件或目录\n", "libglm-dev"),
+        ("src/io.cpp:3:10: fatal error: zlib.h: Datei oder Verzeichnis nicht gefunden\n", "zlib1g-dev"),
+        ("csrc/ops.cu:5:10: fatal error: Eigen/Dense: No such file or directory\n", ""),  # no suffix: not read here
+    ],
+)
+def test_a_header_a_build_cannot_find_names_the_system_package_in_any_locale(log: str, package: str) -> None:
+    said = _diagnose(log)
+    if not package:
+        assert said is None or said.decided_by != "build-failure:header_missing"
+        return
+    assert (said.family, said.decided_by) == ("build-failure", "build-failure:header_missing")
+    assert any(package in command for command in said.remediation), said.remediation
+
+
+def test_cublas_refusing_a_dtype_the_gpu_has_is_the_cublas_loaded_and_bf16_stays_the_gpu() -> None:
+    call = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedExFix( handle, opa, opb, m, n, k, (void*)(&falpha), a, {t}, lda, stridea, b, {t}, ldb, strideb, (void*)(&fbeta), c, {t}, ldc, stridec, num_batches, CUDA_R_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"
+    fp16 = _diagnose(tb(call.format(t="CUDA_R_16F"), "torch"))
+    assert (fp16.family, fp16.verdict, fp16.params["library"]) == ("cuda-library-mismatch", "environment", "cuBLAS")
+    assert _diagnose(tb(call.format(t="CUDA_R_16BF"), "torch")).family == "gpu-arch-unsupported"

@@ -517,3 +517,17 @@ def test_a_library_s_own_exception_class_names_it_when_the_log_shows_no_frames()
     diagnosis = _explain("widgetlib.errors.FrobError: the widget frobnicated unexpectedly\n").diagnosis
     assert (diagnosis.family, diagnosis.params["library"]) == ("framework-internal-error", "widgetlib")
     assert _explain("RuntimeError: the widget frobnicated unexpectedly\n").diagnosis.family is None
+
+
+def test_a_traceback_pasted_with_every_line_indented_alike_is_still_one() -> None:
+    site = "/usr/local/lib/python3.12/dist-packages"
+    log = (
+        f'   File "{site}/slangtorch/util/compile.py", line 71, in jit_compile\n'
+        "     _write_ninja_file_and_build_library(\n"
+        " TypeError: _write_ninja_file_and_build_library() missing 2 required positional arguments: "
+        "'extra_sycl_cflags' and 'with_sycl'\n"
+    )
+    (record,) = [r for r in _records(log) if r.kind == "exception"]
+    assert record.type == "TypeError" and record.library == "slangtorch"
+    assert record.frames[-1].code.startswith("_write_ninja_file_and_build_library(")
+    assert _explain(log).diagnosis.family == "api-version-skew"

@@ -8,7 +8,7 @@ import re
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.explain.rules.install import built_package
-from xladoctor.fix import export
+from xladoctor.fix import export, unset
 
 ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
 JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
@@ -255,6 +255,24 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
             verdict="environment",
             family="gpu-arch-unsupported",
             next=(GPU_CAPABILITY,),
+        )
+    if "CUBLAS_STATUS_NOT_SUPPORTED" in said:
+        # a dtype this GPU has (bf16 was read above), so the cuBLAS that answered is not the one torch was built
+        # with: a separate nvidia-cublas wheel of another CUDA, a system CUDA first on the library path, or a
+        # replacement (ZLUDA's cublas DLL)
+        return Lead(
+            f"cuBLAS refused the call as not supported ({said[:160]}) for a dtype this GPU has: the cuBLAS loaded is "
+            "most likely not the one torch was built with (a separately installed nvidia-cublas wheel of another "
+            "CUDA, a system CUDA first on LD_LIBRARY_PATH or PATH, a replacement DLL such as ZLUDA's), or torch is a "
+            "build for another CUDA. Remove the stray copy, or install the torch build for this CUDA.",
+            {"library": "cuBLAS", "package": "nvidia-cublas"},
+            verdict="environment",
+            family="cuda-library-mismatch",
+            confidence=0.7,
+            next=(
+                "python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+                "python -m pip list 2>/dev/null | grep -i cublas",
+            ),
         )
     if "torch.compile" in said:
         return Lead(
@@ -1803,4 +1821,39 @@ def libtpu_missing(found: re.Match[str], failure: Failure) -> Lead:
         "platform (JAX_PLATFORMS, PJRT_DEVICE).",
         {"library": "libtpu", "package": "libtpu"},
         next=("python -m pip list 2>/dev/null | grep -i -e libtpu -e jax -e torch",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Invalid log settings: (?P<settings>[^\n]{0,200}?), must be a comma separated list of fully",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_logging/_internal.py (_invalid_settings_err_msg)",
+    confidence=0.95,
+)
+def torch_logs_invalid(found: re.Match[str], failure: Failure) -> Lead:
+    settings = found.group("settings").strip()
+    return Lead(
+        f"TORCH_LOGS={settings} names a log this torch does not know (a typo, or a name of another release): "
+        'torch refuses it when it is imported. Set TORCH_LOGS to names from its list (TORCH_LOGS="help" prints '
+        "them), or unset it.",
+        {"variable": "TORCH_LOGS", "value": settings},
+        unset("TORCH_LOGS"),
+        next=("TORCH_LOGS=help python -c 'import torch'",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"'InterpretedFunction' object has no attribute '(?P<name>\w{1,80})'",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/interpreter.py (InterpretedFunction, "
+    "what @triton.jit returns when TRITON_INTERPRET=1)",
+    confidence=0.9,
+)
+def triton_interpreter_on(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "TRITON_INTERPRET=1 is set: @triton.jit then makes interpreter objects (InterpretedFunction) that run kernels "
+        f"on the CPU in Python, and they have no {found.group('name')}, which compiling a kernel (Triton's AOT tool, "
+        "torch.compile, autotuning) needs. Unset TRITON_INTERPRET to compile for the GPU.",
+        {"variable": "TRITON_INTERPRET", "name": found.group("name")},
+        unset("TRITON_INTERPRET"),
     )

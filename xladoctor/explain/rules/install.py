@@ -8,6 +8,7 @@ import re
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export, install, system_install
+from xladoctor.matrix.failures import header_provider
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 
@@ -345,10 +346,14 @@ _STANDARD_HEADERS = frozenset(
 
 @rule(
     "build-failure",
-    r"fatal error: (?P<header>[\w/.+-]{1,120}\.h(?:pp)?): No such file or directory"
+    r"(?P<header>[\w/.+-]{1,120}\.(?:h|hpp|hh|hxx|cuh))\W{0,3}: (?:No such file or directory"
+    # glibc's strerror(ENOENT) in the locales build logs come in most (its po files: zh_CN, de, es, fr, ja, ru)
+    r"|没有那个文件或目录|Datei oder Verzeichnis nicht gefunden|No existe el archivo o el directorio"
+    r"|Aucun fichier ou dossier de ce type|そのようなファイルやディレクトリはありません|Нет такого файла или каталога)"
     # MSVC's words for the same (C1083), with or without the .h: https://learn.microsoft.com/en-us/cpp/error-messages/compiler-errors-1/fatal-error-c1083
     r"|fatal error C1083: Cannot open include file: '(?P<msvc>[\w/.+-]{1,120})'",
-    source="https://gcc.gnu.org/onlinedocs/cpp/Search-Path.html",
+    source="https://gcc.gnu.org/onlinedocs/cpp/Search-Path.html; compat_matrix/failures/system-headers.json (who "
+    "installs a header)",
     confidence=0.9,
 )
 def header_missing(found: re.Match[str], failure: Failure) -> Lead:
@@ -377,6 +382,9 @@ def header_missing(found: re.Match[str], failure: Failure) -> Lead:
     elif header.startswith(("cuda", "cublas", "cusparse", "cudnn", "nccl", "cuda_runtime")):
         fix = None
         what = "the CUDA toolkit's headers (CUDA_HOME)"
+    elif (known := header_provider(header)) is not None:
+        fix = system_install("apt", known.apt)
+        what = f"{known.provider} ({known.apt} on Debian and Ubuntu; your system's package of it elsewhere)"
     else:
         fix = None
         what = "the development package that ships it"
@@ -724,4 +732,30 @@ def framework_extension_not_installed(found: re.Match[str], failure: Failure) ->
         "framework, so install that first).",
         {"module": module, "package": dist, "extra": wanted},
         next=(f"python -m pip show {dist}",),
+    )
+
+
+# The compiled half of a package that ships its CUDA/C++ ops as one extension module beside the Python code
+# (mmcv/ext_loader.py imports "mmcv._ext"; detectron2, GroundingDINO and pytorch3d import "<package>._C"): missing
+# when the package was installed without building it (mmcv-lite, or mmcv 2.x from PyPI's source distribution with
+# no compiler), or when the program runs inside the package's source folder, whose unbuilt copy shadows the install.
+@rule(
+    "module-not-found",
+    r"No module named '(?P<package>(?!torch\b|torch_xla\b)\w{2,60})\.(?P<ext>_C|_ext)'",
+    source="https://github.com/open-mmlab/mmcv/blob/main/mmcv/utils/ext_loader.py; "
+    "https://mmcv.readthedocs.io/en/latest/get_started/installation.html (mmcv vs mmcv-lite)",
+    confidence=0.85,
+)
+def compiled_extension_missing(found: re.Match[str], failure: Failure) -> Lead:
+    package, ext = found.group("package"), found.group("ext")
+    mmcv = package == "mmcv"
+    return Lead(
+        f"{package} is installed without its compiled extension ({package}.{ext}): it was installed without building "
+        "its C++/CUDA ops"
+        + (" (mmcv-lite, or mmcv built with no compiler; mmcv 1.x names the full build mmcv-full)" if mmcv else "")
+        + f", or the program runs inside {package}'s source folder, whose unbuilt copy shadows the installed one. "
+        f"Install a build of {package} with its ops for this torch and CUDA (a prebuilt wheel from the project's "
+        "own index, or build it where nvcc and torch are present), or run from another folder.",
+        {"package": "mmcv-full" if mmcv else package, "module": f"{package}.{ext}"},
+        next=(f"python -c 'import {package}, os; print(os.path.dirname({package}.__file__))'",),
     )

@@ -179,8 +179,8 @@ def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module").replace(" ", "")
     if not _is_submodule_of_installed(module) or module.startswith(("torch._C", "torch_xla._XLAC")):
         return None
-    if module.endswith("._C"):
-        return None
+    if module.endswith(("._C", "._ext")):
+        return None  # a package's compiled extension (detectron2._C, mmcv._ext): a build without it, read elsewhere
     return _api_skew_lead(module, top, failure)
 
 
@@ -1106,4 +1106,61 @@ def plugin_older_than_jax(found: re.Match[str], failure: Failure) -> Lead:
         {"api": found.group("api"), "packages": "jax, jaxlib, jax-metal"},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | grep -i -E '^jax'",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"`?(?P<what>[\w.()]{2,100})`? (?:has been|have been|was|were|is) (?:deprecated and )?removed (?:in|since|as of) "
+    r"(?:v|version |release )?(?P<version>\d+(?:\.\d+){1,2})\b",
+    source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/trainer/"
+    "configuration_validator.py ('Support for `training_epoch_end` has been removed in v2.0.0')",
+    confidence=0.75,
+)
+def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
+    """A library saying in its own words that an API left in a given release: the code calling it is older."""
+    what, version = found.group("what"), found.group("version")
+    library = failure.library if failure.library not in (None, "python") else None
+    whose = library or "the library that says so"
+    return Lead(
+        f"{whose} says {what} was removed in its release {version}: the code that uses it was written for an older "
+        f"release. Move that code to the replacement the message names, or install a release of {whose} older than "
+        f"{version} (`pip show` tells which one is installed).",
+        {"api": what, "version": version, "package": library or ""},
+        install((library, f"<{version}")) if library else None,
+        verdict="environment",
+        next=(f"python -m pip show {library}",) if library else (),
+    )
+
+
+# torchmetrics 0.11 made the classification wrappers (Accuracy, Precision, F1Score, AUROC... and their functions)
+# task-specific: `task` ("binary", "multiclass", "multilabel") is a required first argument of their __new__ and of
+# the functional forms; code written for 0.10 or older calls them without it.
+_METRIC_NAMES = re.compile(
+    r"(?i)(?:\w+\.)?(?:__new__|accuracy|precision|recall|f1_?score|fbeta_?score|auroc|average_?precision|"
+    r"confusion_?matrix|specificity|stat_?scores|jaccard_?index|hamming_?distance|calibration_?error|roc|"
+    r"precision_?recall_?curve|matthews_?corr ?coef|cohen_?kappa|hinge_?loss|exact_?match)"
+)
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<call>[\w.]{0,100})\(\) missing 1 required positional argument: 'task'",
+    source="https://lightning.ai/docs/torchmetrics/stable/classification/accuracy.html (Accuracy.__new__(cls, task, "
+    "...): 'task' one of 'binary', 'multiclass', 'multilabel'); torchmetrics 0.11.0 release notes",
+    confidence=0.8,
+)
+def metric_task_required(found: re.Match[str], failure: Failure) -> Lead | None:
+    call = found.group("call")
+    if not _METRIC_NAMES.fullmatch(call) and "torchmetrics" not in failure.message:
+        return None
+    return Lead(
+        f"{call or '__new__'}() wants task=: from torchmetrics 0.11 a classification metric is task-specific "
+        '(task="binary", "multiclass" with num_classes=, or "multilabel" with num_labels=), and this code was '
+        "written for torchmetrics 0.10 or older. Pass task= at the call, or install the release the code was "
+        "written for.",
+        {"call": call, "package": "torchmetrics", "version": "0.11"},
+        install(("torchmetrics", "<0.11")),
+        verdict="environment",
+        next=("python -m pip show torchmetrics",),
     )
