@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "framework-internal-error:onednn_jit_failed": ("bad err=11 in Xbyak::Error\n" + tb("RuntimeError: could not create a primitive", "torch"), "framework-internal-error", "framework-bug", "oneDNN"),
     "module-not-found:compiled_extension_missing": (tb("ModuleNotFoundError: No module named 'mmcv._ext'", "mmcv"), "module-not-found", "environment", "mmcv-full"),
     "api-version-skew:removed_in_release": (tb("NotImplementedError: Support for `training_epoch_end` has been removed in v2.0.0. `Model` implements this method. You can use the `on_train_epoch_end` hook instead.", "lightning"), "api-version-skew", "environment", "lightning<2.0.0"),
     "api-version-skew:metric_task_required": (tb("TypeError: Accuracy.__new__() missing 1 required positional argument: 'task'"), "api-version-skew", "environment", "torchmetrics<0.11"),
@@ -1500,3 +1501,9 @@ def test_cublas_refusing_a_dtype_the_gpu_has_is_the_cublas_loaded_and_bf16_stays
     fp16 = _diagnose(tb(call.format(t="CUDA_R_16F"), "torch"))
     assert (fp16.family, fp16.verdict, fp16.params["library"]) == ("cuda-library-mismatch", "environment", "cuBLAS")
     assert _diagnose(tb(call.format(t="CUDA_R_16BF"), "torch")).family == "gpu-arch-unsupported"
+
+
+def test_the_tpu_compiler_s_memory_report_alone_is_hbm_full() -> None:
+    report = "Total hbm usage >= 9.50G:\n    reserved        530.00M \n    program           8.98G \n    arguments            0B \n"
+    said = _diagnose(report)
+    assert (said.family, said.params["memory"]) == ("out-of-memory", "TPU HBM") and "9.50G" in said.cause

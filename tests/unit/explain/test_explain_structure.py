@@ -531,3 +531,33 @@ def test_a_traceback_pasted_with_every_line_indented_alike_is_still_one() -> Non
     assert record.type == "TypeError" and record.library == "slangtorch"
     assert record.frames[-1].code.startswith("_write_ninja_file_and_build_library(")
     assert _explain(log).diagnosis.family == "api-version-skew"
+
+
+@pytest.mark.parametrize(
+    ("call", "message", "package"),
+    [
+        ("opts = faster_whisper.transcribe.TranscriptionOptions(**opts)",
+         "TranscriptionOptions.__new__() got an unexpected keyword argument 'max_new_tokens'", "faster-whisper"),
+        ("out = torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)",
+         "scaled_dot_product_attention() got an unexpected keyword argument 'enable_gqa'", "torch"),
+        ("train(model, lr=0.1)", "train() got an unexpected keyword argument 'lr'", None),  # the user's own function
+        ("out = self.model.generate(x, foo=1)", "generate() got an unexpected keyword argument 'foo'", None),
+        ("out = utils.helpers.Runner(x, foo=1)", "Runner.__init__() got an unexpected keyword argument 'foo'", None),
+    ],
+    ids=["library-class-by-module-path", "library-function", "own-function", "through-an-object", "project-module"],
+)  # fmt: skip
+def test_a_keyword_refused_at_the_user_s_call_to_a_library_s_module_path_is_that_library_s_release(
+    call: str, message: str, package: str | None
+) -> None:
+    diagnosis = _explain(_AT_USER_CALL.format(call=call, message=message)).diagnosis
+    if package is None:
+        assert diagnosis.verdict == "not-environment", diagnosis.cause
+        return
+    assert (diagnosis.family, diagnosis.params["package"]) == ("api-version-skew", package), diagnosis.cause
+    assert "/content/train.py:42" in diagnosis.cause
+
+
+def test_a_keyword_refused_with_no_traceback_is_a_release_question_said_with_less_confidence() -> None:
+    diagnosis = _explain("TypeError: __init__() got an unexpected keyword argument 'enable_lora'\n").diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
+    assert diagnosis.confidence <= 0.5 and "if the call is your own" in diagnosis.cause

@@ -1857,3 +1857,24 @@ def triton_interpreter_on(found: re.Match[str], failure: Failure) -> Lead:
         {"variable": "TRITON_INTERPRET", "name": found.group("name")},
         unset("TRITON_INTERPRET"),
     )
+
+
+# oneDNN generates its CPU kernels at run time with Xbyak, whose errors print as "bad err=<code> in Xbyak::Error"
+# (xbyak/xbyak.h, XBYAK_THROW); torch's aarch64 builds met them where /sys cannot be read (containers, AWS Lambda):
+# a defect of the oneDNN build torch ships, not of the install (pytorch/pytorch#111695, #115482).
+@rule(
+    "framework-internal-error",
+    r"bad err=(?P<code>\d{1,4}) in Xbyak::Error",
+    source="https://github.com/herumi/xbyak/blob/master/xbyak/xbyak.h (XBYAK_THROW); "
+    "https://github.com/pytorch/pytorch/issues/111695",
+    confidence=0.85,
+)
+def onednn_jit_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"oneDNN's run-time code generator (Xbyak) failed (error {found.group('code')}) while building a CPU kernel: "
+        "a defect of the oneDNN that torch bundles on this CPU, met on aarch64 where /sys cannot be read (a container, "
+        "AWS Lambda). Try another torch release (a regression of one), or turn oneDNN off for the call "
+        "(torch.backends.mkldnn.enabled = False); report it at https://github.com/pytorch/pytorch/issues.",
+        {"library": "oneDNN", "code": found.group("code")},
+        verdict="framework-bug",
+    )

@@ -91,17 +91,20 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     # PJRT's device allocator (TPU, and torch_xla's "Bad StatusOr access" around it): what it asked, what was free
     # (the status prefix is absent where torch_xla re-raises it as a RuntimeError)
     rf"|(?:RESOURCE_EXHAUSTED: Error allocating device buffer: )?Attempting to allocate (?P<asked>[\d.]+\w?)\. That "
-    rf"was not possible\. There are (?P<free>[\d.]+\w?) free",
+    rf"was not possible\. There are (?P<free>[\d.]+\w?) free"
+    # the TPU compiler's memory report that follows its out-of-memory error (a paste may keep only the report)
+    rf"|Total hbm usage >= (?P<hbm>[\d.]+[KMGT]?)",
     source="https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
     confidence=0.9,
 )
 def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
-    tpu = found.group("space") is not None or "TPU" in failure.haystack or "HBM" in failure.haystack
+    tpu = found.group("space") or found.group("hbm") or "TPU" in failure.haystack or "HBM" in failure.haystack
     if tpu:
         return Lead(
             "The TPU's high-bandwidth memory (HBM) is full"
             + (f" (used {found.group('used')} of {found.group('total')})" if found.group("used") else "")
             + (f" (asked {found.group('asked')} with {found.group('free')} free)" if found.group("asked") else "")
+            + (f" (the program needs at least {found.group('hbm')})" if found.group("hbm") else "")
             + ": "
             "lower the batch size, shard the model over more chips (FSDP/SPMD), or rematerialise activations. Not an "
             "environment problem.",

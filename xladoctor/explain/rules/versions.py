@@ -238,12 +238,58 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
             confidence=0.7,
         )
     if caller is None or caller == "python":
-        return None  # the user's own call to their own function: a mistake of theirs, judged as user code
+        return _keyword_another_release_refused(call, name, failure)
     return Lead(
         f"{caller} calls {call}() with {name}=, which the installed version of the callee does not take: {caller} "
         f"was written for another release of the library it calls.",
         {"call": call, "name": name, "caller": caller, "package": _callee_package(call)},
         verdict="environment",
+    )
+
+
+# Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).
+_NOT_MODULES = frozenset({"self", "cls", "super", "model", "models", "pipe", "pipeline", "trainer", "args", "config"})
+
+
+def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> Lead | None:
+    """A keyword refused where no library's frame made the call: at the user's own line, read as another package's
+    release when that line calls the callee through a module path (`faster_whisper.transcribe.TranscriptionOptions(`);
+    with no traceback at all, read so with less confidence (in the corpus's threads it is a release question, not a
+    typo, every time). A class api-history.json knows is left to its history (a keyword no release took: a typo)."""
+    owner = call.split(".", 1)[0] if "." in call else ""
+    callee = owner if owner and owner[:1].isupper() else call.rsplit(".", 1)[-1]
+    if callee in history_classes():
+        return None
+    frame = failure.last_frame
+    if frame is not None:
+        found = re.search(rf"(?<![\w.])(?P<module>[a-z_]\w*(?:\.[a-z_]\w*)*)\.{re.escape(callee)}\s*\(", frame.code)
+        if found is None:
+            return None  # the user's own function, or a library's reached through an object: judged as user code
+        top = _top(found.group("module"))
+        distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+        if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in _KNOWN_IMPORTS):
+            return None
+        return Lead(
+            f"Your code at {frame.short()} calls {found.group('module')}.{callee}() with {name}=, which the installed "
+            f"{top} does not take: the code was written for another release of {top} (a parameter added or removed "
+            f"since). Install the release the code was written for, or drop {name}= if it is a typo.",
+            {"call": call, "name": name, "package": distribution, "where": frame.short()},
+            verdict="environment",
+            confidence=0.7,
+            next=(f"python -m pip show {distribution}",),
+        )
+    if failure.frames:
+        return None
+    package = _callee_package(call)
+    whose = package or f"the library that defines {call}"
+    return Lead(
+        f"{call}() does not take {name}=, and the log shows no traceback to say who called it: most often the code "
+        f"was written for another release of {whose} (a parameter added or removed since); if the call is your own, "
+        "check the keyword against the installed release's documentation.",
+        {"call": call, "name": name, "package": package},
+        verdict="environment",
+        confidence=0.5,
+        next=("python -m pip list 2>/dev/null",),
     )
 
 
@@ -1111,7 +1157,7 @@ def plugin_older_than_jax(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    r"`?(?P<what>[\w.()]{2,100})`? (?:has been|have been|was|were|is) (?:deprecated and )?removed (?:in|since|as of) "
+    r"`?(?P<what>[\w.()]{2,100})`? (?:has been|have been|was|were|is) (?:deprecated and )?removed in "
     r"(?:v|version |release )?(?P<version>\d+(?:\.\d+){1,2})\b",
     source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/trainer/"
     "configuration_validator.py ('Support for `training_epoch_end` has been removed in v2.0.0')",
