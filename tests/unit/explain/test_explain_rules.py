@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "api-version-skew:binding_arguments_refused": (tb("TypeError: (): incompatible function arguments. The following argument types are supported:\n    1. (self, aval: object, sharding: object, arrays: list, committed: bool, _skip_checks: bool = False) -> None\n\nInvoked with types: jaxlib.xla_extension.ArrayImpl, generator", "gymnasium"), "api-version-skew", "environment", "gymnasium"),
     "framework-internal-error:onednn_jit_failed": ("bad err=11 in Xbyak::Error\n" + tb("RuntimeError: could not create a primitive", "torch"), "framework-internal-error", "framework-bug", "oneDNN"),
     "module-not-found:compiled_extension_missing": (tb("ModuleNotFoundError: No module named 'mmcv._ext'", "mmcv"), "module-not-found", "environment", "mmcv-full"),
     "api-version-skew:removed_in_release": (tb("NotImplementedError: Support for `training_epoch_end` has been removed in v2.0.0. `Model` implements this method. You can use the `on_train_epoch_end` hook instead.", "lightning"), "api-version-skew", "environment", "lightning<2.0.0"),
@@ -1507,3 +1508,12 @@ def test_the_tpu_compiler_s_memory_report_alone_is_hbm_full() -> None:
     report = "Total hbm usage >= 9.50G:\n    reserved        530.00M \n    program           8.98G \n    arguments            0B \n"
     said = _diagnose(report)
     assert (said.family, said.params["memory"]) == ("out-of-memory", "TPU HBM") and "9.50G" in said.cause
+
+
+def test_a_binding_refusing_the_types_the_user_s_own_line_gave_it_is_the_user_s() -> None:
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    ext.add(1, "a")\n'
+        "TypeError: add(): incompatible function arguments. The following argument types are supported:\n"
+        "    1. (arg0: int, arg1: int) -> int\n\nInvoked with: 1, 'a'\n"
+    )
+    assert _diagnose(log).decided_by != "api-version-skew:binding_arguments_refused"

@@ -1210,3 +1210,36 @@ def metric_task_required(found: re.Match[str], failure: Failure) -> Lead | None:
         verdict="environment",
         next=("python -m pip show torchmetrics",),
     )
+
+
+@rule(
+    "api-version-skew",
+    r"(?P<call>[\w.]{0,120})\(\): incompatible (?:function|constructor) arguments\. The following argument types are "
+    r"supported",
+    source="https://github.com/pybind/pybind11/blob/master/include/pybind11/pybind11.h (the overload dispatcher's "
+    "TypeError); nanobind's nb_func.cpp words it alike",
+    confidence=0.65,
+    on="exception",
+)
+def binding_arguments_refused(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A compiled binding (pybind11, nanobind) refusing the types it was given: from a library's code, that library
+    and the compiled extension it calls are of releases that do not pair; from the user's own line, the user's."""
+    call = found.group("call") or "a compiled function"
+    given = re.search(r"Invoked with(?: types)?: (?P<types>[^\n]{1,300})", failure.message)
+    types = given.group("types") if given else ""
+    owner = re.match(r"(?P<top>[a-z_]\w*)\.", types)
+    extension = owner.group("top") if owner else ""
+    caller = _caller(failure)
+    if caller is None and failure.frames:
+        return None  # the user's own call with the wrong types: judged as user code
+    who = caller if caller not in (None, "python") else "the calling code"
+    return Lead(
+        f"The compiled function {call}() refused the types it was given ({types[:160] or 'see the log'}): {who} and "
+        f"the compiled extension it calls{' (' + extension + ')' if extension else ''} are of releases that do not "
+        "pair (a signature or a type's dispatch changed between them). Install the releases made for each other: "
+        f"upgrade {who if caller else 'the caller'}, or pin the other to what it was written for.",
+        {"call": call, "caller": caller or "", "package": extension},
+        verdict="environment",
+        confidence=0.65 if caller else 0.5,
+        next=("python -m pip list 2>/dev/null",),
+    )
