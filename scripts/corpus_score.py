@@ -6,8 +6,9 @@ one verdict compared with the label the thread settled:
   (the library, package or variable to change), the verdict names it too (a subject only the thread's discussion
   names, an app's own option, cannot be read from the log, so the family decides there);
 - the verdict class (environment / not-environment / framework-bug / unknown): precision and recall per class;
-- nothing found: no verdict, or "unknown" with no family; guessed: the last resort's guess of whose defect it is
-  (structure:raised-in-library, a family without a decided cause), with how many of those guesses were right;
+- nothing found: no verdict, or "unknown" with no family; guessed: the last resort's guesses (a family without a
+  decided cause: structure:raised-in-library, whose defect it is; structure:similar-report, the settled development
+  report the log reads most like, each development report scored without itself), with how many were right;
 - wrong blame: a not-environment report blamed on the environment.
 
     python scripts/corpus_score.py               # the scoreboard, evaluation part last
@@ -33,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 
 import corpus  # noqa: E402
 
+from xladoctor.explain import similar  # noqa: E402
 from xladoctor.explain.engine import explain_stream  # noqa: E402
 from xladoctor.explain.verdict import Diagnosis  # noqa: E402
 
@@ -87,7 +89,9 @@ class Scored:
 def score(reports: list[corpus.Report]) -> list[Scored]:
     scored = []
     for report in reports:
-        explanation = explain_stream(f"{report.id}.log", io.BytesIO(report.log.encode("utf-8")), None)
+        # a development report is in the index of explain's likeness guess (similar.py): it is scored without itself
+        with similar.excluding(report.id):
+            explanation = explain_stream(f"{report.id}.log", io.BytesIO(report.log.encode("utf-8")), None)
         scored.append(Scored(report, explanation.diagnosis))
     return scored
 

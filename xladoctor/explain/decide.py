@@ -19,6 +19,7 @@ from xladoctor.explain.verdict import (
     families,
     lead_record,
     library_guess,
+    likeness_guess,
     next_steps,
     root,
 )
@@ -83,8 +84,11 @@ def _not_benign(records: Sequence[Failure], matches: Sequence[Explained]) -> lis
     return [r for r in records if r.line not in lines and r.text.strip() not in texts]
 
 
-def diagnose(records: Sequence[Failure], matches: Sequence[Explained], facts: Facts | None) -> Diagnosis | None:
-    """The one verdict of a log, or None when nothing in it failed."""
+def diagnose(
+    records: Sequence[Failure], matches: Sequence[Explained], facts: Facts | None, tail: str = ""
+) -> Diagnosis | None:
+    """The one verdict of a log, or None when nothing in it failed; `tail`, the log's end, is what the last resort
+    compares with the settled reports it knows."""
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
     chosen = root(found)
@@ -92,7 +96,7 @@ def diagnose(records: Sequence[Failure], matches: Sequence[Explained], facts: Fa
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
-        chosen = library_guess(lead)
+        chosen = library_guess(lead) or likeness_guess(lead, tail)
         if chosen is None:
             return Diagnosis(
                 "unknown", None,

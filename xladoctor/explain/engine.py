@@ -169,7 +169,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     result = scan(reader.chunks(notebook), notebook=notebook, regions=collector)
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
     records = parse(collector.finish(), notebook)
-    diagnosis = diagnose(records, explained.matches, facts)
+    diagnosis = diagnose(records, explained.matches, facts, reader.tail())
     if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = stalled_at_startup(reader.tail(), explained.lines) or diagnosis

@@ -16,8 +16,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from xladoctor.explain import similar
 from xladoctor.explain.records import Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
+from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 
 # Families that name a cause only as a last resort: they are what is left when nothing specific matched.
@@ -115,6 +117,7 @@ def _structural(failure: Failure) -> Candidate | None:
 
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
+GUESSES = frozenset({GUESS, similar.GUESS})  # the guesses of the last resort: a family offered, no cause decided
 # Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
 # memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
 # to be a library's own defect.
@@ -242,6 +245,25 @@ def _explained_by_warning(chosen: Candidate, ordered: Sequence[Candidate]) -> Ca
     )
 
 
+def likeness_guess(failure: Failure, tail: str) -> Candidate | None:
+    """The last resort's first guess: the settled report of the corpus's development part the log's end reads most
+    like (similar.py), when it is near enough; its family offered with its thread's link, said as a guess."""
+    if failure.kind != "exception" and not any(word in failure.text for word in ERROR_WORDS):
+        return None  # a record no error word marks (a device listing, a progress line): nothing failed there to liken
+    found = similar.nearest(tail) if tail else None
+    if found is None or found[1] < similar.NEAR_ENOUGH:
+        return None
+    known, score = found
+    settled = known.settled if len(known.settled) <= 300 else known.settled[:297].rsplit(" ", 1)[0] + "..."
+    return Candidate(
+        known.family, "unknown",
+        f"No family or signature decides this failure. It reads most like a report settled as {known.family} "
+        f"({known.source}): {settled} A guess by the likeness of words (cosine {score:.2f}), not a reading of "
+        "your log: check that thread against the record below.",
+        0.35, failure, similar.GUESS, {"similar": known.source, "similarity": round(score, 2)},
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Diagnosis:
     """explain's one verdict."""
@@ -264,7 +286,7 @@ class Diagnosis:
     @property
     def decided(self) -> bool:
         """A family decided the cause: not nothing, and not the last resort's guess of whose defect it is."""
-        return self.family is not None and self.decided_by != GUESS
+        return self.family is not None and self.decided_by not in GUESSES
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,97 @@
+"""The last resort's likeness guess (xladoctor/explain/similar.py) and its index of settled development reports."""
+
+from __future__ import annotations
+
+import io
+import math
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from xladoctor.explain import similar
+from xladoctor.explain.engine import explain_stream
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests" / "corpus"))
+
+import corpus  # noqa: E402
+
+# Two settled reports of a made-up library, as an index holds them.
+_WIDGET_LOG = "widgetlib frobnicator spline reticulation overflowed: quaternion manifold collapsed\n"
+_OTHER_LOG = "gadgetron sprocket tension exceeded: flywheel governor tripped\n"
+
+
+def _index() -> similar.Index:
+    counts = {"widget": similar.words(_WIDGET_LOG), "other": similar.words(_OTHER_LOG)}
+    idf = {w: 1.0 for c in counts.values() for w in c}
+    return similar.Index(
+        idf,
+        (
+            similar.Known("widget", "https://github.com/o/widgetlib/issues/1", "framework-internal-error",
+                          "framework-bug", "A bug of widgetlib, fixed in 2.1 (the maintainer).", ("widgetlib",),
+                          similar.vector(counts["widget"], idf)),
+            similar.Known("other", "https://github.com/o/gadgetron/issues/2", "bad-configuration", "environment",
+                          "GADGET_TENSION was set too low (the reporter).", ("GADGET_TENSION",),
+                          similar.vector(counts["other"], idf)),
+        ),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def small_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(similar, "index", _index)
+
+
+def _diagnose(log: str):  # type: ignore[no-untyped-def]
+    return explain_stream("run.log", io.BytesIO(log.encode()), None)
+
+
+def test_a_log_that_reads_like_a_settled_report_gets_its_family_as_a_guess_with_its_thread(small_index: None) -> None:
+    log = "step 3\nRuntimeError: widgetlib frobnicator spline reticulation overflowed (quaternion manifold)\n"
+    explanation = _diagnose(log)
+    diagnosis = explanation.diagnosis
+    assert (diagnosis.family, diagnosis.verdict, diagnosis.decided_by) == (
+        "framework-internal-error", "unknown", "structure:similar-report",
+    )  # fmt: skip
+    assert "https://github.com/o/widgetlib/issues/1" in diagnosis.cause and "A guess" in diagnosis.cause
+    assert not diagnosis.decided and not explanation.failing()  # a guess is no decided cause: exit 0
+
+
+def test_a_log_like_no_settled_report_gets_no_guess(small_index: None) -> None:
+    diagnosis = _diagnose("RuntimeError: the pump stalled at the valve\n").diagnosis
+    assert diagnosis.family is None and diagnosis.decided_by == "structure:last-error"
+
+
+def test_a_report_left_out_is_not_its_own_neighbour(small_index: None) -> None:
+    log = "RuntimeError: widgetlib frobnicator spline reticulation overflowed: quaternion manifold collapsed\n"
+    with similar.excluding("widget"):
+        assert _diagnose(log).diagnosis.decided_by != "structure:similar-report"
+    assert _diagnose(log).diagnosis.decided_by == "structure:similar-report"
+
+
+def test_a_decided_log_is_never_guessed(small_index: None) -> None:
+    log = "widgetlib frobnicator spline\nImportError: libcudnn.so.9: cannot open shared object file: No such file\n"
+    assert _diagnose(log).diagnosis.family == "missing-library"
+
+
+def test_the_index_holds_only_development_reports_and_no_word_of_one_report_alone() -> None:
+    table = similar.index()
+    development = {r.id for r in corpus.part("development")}
+    evaluation = {r.id for r in corpus.part("evaluation")}
+    ids = {k.id for k in table.reports}
+    assert ids == development and not ids & evaluation
+    used = Counter(w for k in table.reports for w in k.vector)
+    assert set(used) <= set(table.idf)
+    # a word two reports or more use has an idf of log(N/2) at most: no one report's user name, host or path is kept
+    assert max(table.idf.values()) <= round(math.log(len(development) / 2), 4)
+
+
+def test_the_index_is_what_the_corpus_makes() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "corpus_index.py"), "--check"], capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,102 @@
+"""The last resort of a verdict: the settled report a log reads most like.
+
+When no family rule, signature or structure decides a failure, the log's words are compared with those of the
+development part of xladoctor's labelled corpus (tests/corpus/, real public reports whose threads settled the
+cause), kept as TF-IDF vectors in compat_matrix/failures/known-reports.json by scripts/corpus_index.py. The nearest
+report, when it is near enough, is offered as a guess, said as one, with its link: "reads most like <thread>,
+settled as <cause>". The evaluation part of the corpus is never in the index, so the scoreboard measures this guess
+on reports it has not seen.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+# The words compared: identifiers of three characters or more (error names, modules, functions, words of messages),
+# lower-cased; numbers, addresses and punctuation say nothing of the cause.
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,40}")
+# What is compared: the end of the log, where a failure's own lines are (the same span the index was built from).
+TEXT_CHARS = 6000
+# How near a report must be to be offered: the cosine at which the development part's own reports, each compared with
+# all the others, found a report of their family in 7 of 10 cases or more (scripts/corpus_index.py prints the table).
+NEAR_ENOUGH = 0.4
+GUESS = "structure:similar-report"  # the rule id of this guess
+
+
+@dataclass(frozen=True)
+class Known:
+    """One settled report of the index."""
+
+    id: str
+    source: str  # the thread's link
+    family: str
+    verdict: str
+    settled: str  # the cause as its thread settled it (the corpus's label)
+    subject: tuple[str, ...]
+    vector: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Index:
+    idf: Mapping[str, float]
+    reports: tuple[Known, ...]
+
+
+def words(text: str) -> Counter[str]:
+    return Counter(w.lower() for w in _WORD.findall(text[-TEXT_CHARS:]))
+
+
+def vector(counts: Counter[str], idf: Mapping[str, float]) -> dict[str, float]:
+    """TF-IDF (sublinear term frequency), unit length; words the index does not weigh are left out."""
+    weights = {w: (1.0 + math.log(n)) * idf[w] for w, n in counts.items() if w in idf}
+    norm = math.sqrt(sum(x * x for x in weights.values())) or 1.0
+    return {w: x / norm for w, x in weights.items()}
+
+
+@lru_cache(maxsize=1)
+def index() -> Index:
+    text = resources.files("xladoctor.compat_matrix").joinpath("failures", "known-reports.json").read_text("utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    reports = tuple(
+        Known(r["id"], r["source"], r["family"], r["verdict"], r["settled"], tuple(r["subject"]), r["vector"])
+        for r in doc["reports"]
+    )
+    return Index(doc["idf"], reports)
+
+
+_EXCLUDED: set[str] = set()
+
+
+@contextmanager
+def excluding(*ids: str) -> Iterator[None]:
+    """Leave reports out of the comparison (the scoreboard scores a development report without itself)."""
+    _EXCLUDED.update(ids)
+    try:
+        yield
+    finally:
+        _EXCLUDED.difference_update(ids)
+
+
+def nearest(text: str) -> tuple[Known, float] | None:
+    """The indexed report the text reads most like, with its cosine; None when the index has no word of the text."""
+    table = index()
+    query = vector(words(text), table.idf)
+    if not query:
+        return None
+    best: tuple[Known, float] | None = None
+    for known in table.reports:
+        if known.id in _EXCLUDED:
+            continue
+        score = sum(weight * known.vector.get(word, 0.0) for word, weight in query.items())
+        if best is None or score > best[1]:
+            best = (known, score)
+    return best
