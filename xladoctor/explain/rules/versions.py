@@ -610,6 +610,32 @@ def api_removed(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# api_removed's kin for a name that is no module path (a hook, a method, an endpoint: "Support for
+# `training_epoch_end` has been removed in v2.0.0"): whose it is comes from the frame that raised it, not the name.
+@rule(
+    "api-version-skew",
+    r"`?(?P<what>[\w.()]{2,100})`? (?:has been|have been|was|were|is) (?:deprecated and )?removed in "
+    r"(?:v|version |release )?(?P<version>\d+(?:\.\d+){1,2})\b",
+    source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/trainer/"
+    "configuration_validator.py ('Support for `training_epoch_end` has been removed in v2.0.0')",
+    confidence=0.75,
+)
+def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
+    """A library saying in its own words that an API left in a given release: the code calling it is older."""
+    what, version = found.group("what"), found.group("version")
+    library = failure.library if failure.library not in (None, "python") else None
+    whose = library or "the library that says so"
+    return Lead(
+        f"{whose} says {what} was removed in its release {version}: the code that uses it was written for an older "
+        f"release. Move that code to the replacement the message names, or install a release of {whose} older than "
+        f"{version} (`pip show` tells which one is installed).",
+        {"api": what, "version": version, "package": library or ""},
+        install((library, f"<{version}")) if library else None,
+        verdict="environment",
+        next=(f"python -m pip show {library}",) if library else (),
+    )
+
+
 @rule(
     "api-version-skew",
     r"'(?P<object>[\w.]{1,120})' object has no attribute '(?P<name>\w{1,120})'",
@@ -1152,30 +1178,6 @@ def plugin_older_than_jax(found: re.Match[str], failure: Failure) -> Lead:
         {"api": found.group("api"), "packages": "jax, jaxlib, jax-metal"},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | grep -i -E '^jax'",),
-    )
-
-
-@rule(
-    "api-version-skew",
-    r"`?(?P<what>[\w.()]{2,100})`? (?:has been|have been|was|were|is) (?:deprecated and )?removed in "
-    r"(?:v|version |release )?(?P<version>\d+(?:\.\d+){1,2})\b",
-    source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/trainer/"
-    "configuration_validator.py ('Support for `training_epoch_end` has been removed in v2.0.0')",
-    confidence=0.75,
-)
-def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
-    """A library saying in its own words that an API left in a given release: the code calling it is older."""
-    what, version = found.group("what"), found.group("version")
-    library = failure.library if failure.library not in (None, "python") else None
-    whose = library or "the library that says so"
-    return Lead(
-        f"{whose} says {what} was removed in its release {version}: the code that uses it was written for an older "
-        f"release. Move that code to the replacement the message names, or install a release of {whose} older than "
-        f"{version} (`pip show` tells which one is installed).",
-        {"api": what, "version": version, "package": library or ""},
-        install((library, f"<{version}")) if library else None,
-        verdict="environment",
-        next=(f"python -m pip show {library}",) if library else (),
     )
 
 
