@@ -60,6 +60,44 @@ def _sequence(items: Any) -> tuple[str, ...] | None:
     return best
 
 
+def _requirements(items: Any) -> list[tuple[str, ...]]:
+    """Every set of alternatives that a match of the sequence must contain one of (all of them hold at once)."""
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            found.append(("".join(run),))
+            run.clear()
+
+    for op, av in items:
+        if op is _c.LITERAL:
+            run.append(chr(av))
+            continue
+        flush()
+        if op is _c.SUBPATTERN:
+            found.extend(_requirements(av[-1]))
+        elif op is _c.BRANCH:
+            branches = [_sequence(branch) for branch in av[1]]
+            if all(branches):
+                found.append(tuple(x for b in branches if b for x in b))
+        elif (op is _c.MAX_REPEAT or op is _c.MIN_REPEAT) and av[0] >= 1:
+            found.extend(_requirements(av[2]))
+    flush()
+    return found
+
+
+def all_required_literals(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], ...]:
+    """Each set of strings one of which every match contains, all sets at once (lower-cased for IGNORECASE
+    patterns): a line must hold one of each. Sets with a string shorter than MIN_LITERAL are left out.
+
+    required_literals picks the longest set; a long literal can still be in every line of a log (a logger's
+    file name, `computation_client.cc:`), and the others then keep the pattern's search from those lines."""
+    found = _requirements(_parsed(pattern.pattern, pattern.flags))
+    kept = tuple(dict.fromkeys(t for t in found if min(len(x) for x in t) >= MIN_LITERAL))
+    return tuple(tuple(x.lower() for x in t) for t in kept) if pattern.flags & re.IGNORECASE else kept
+
+
 def required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Strings one of which every match contains (lower-cased for IGNORECASE patterns), or None if unknown."""
     found = _sequence(_parsed(pattern.pattern, pattern.flags))

@@ -51,8 +51,9 @@ class RegionCollector:
     def __init__(self, triggers: Iterable[str], notebook: bool = False) -> None:
         self.notebook = notebook
         literals = sorted({t for t in triggers if t}, key=len, reverse=True)
+        # searched one by one with `in`/find (C speed): one regular expression of hundreds of alternatives tries
+        # each of them at every position, and cost more than the rest of the scan on a log of warnings
         self._gates = tuple(dict.fromkeys(t.translate(_DIGITS) for t in literals))
-        self._pattern = re.compile("|".join(re.escape(t.translate(_DIGITS)) for t in literals))
         self._first: list[Region] = []
         self._last: deque[Region] = deque(maxlen=LAST_KEPT)
         self._current: Region | None = None
@@ -61,21 +62,23 @@ class RegionCollector:
         self.line = 1  # the number of the next line to read
         self.dropped = 0  # regions between the first and the last kept ones that were not kept
 
-    def feed(self, chunk: str, view: str | None = None) -> None:
-        """`chunk` of the log; `view`, its distinct lines as the scanner made them (tested for the triggers)."""
+    def feed(self, chunk: str, view: str | None = None, newlines: int | None = None) -> None:
+        """`chunk` of the log; `view`, its distinct lines as the scanner made them (tested for the triggers);
+        `newlines`, the chunk's count of them when the caller has it (a pass over the chunk saved)."""
         text = self._pending + chunk if self._pending else chunk
         end = text.rfind("\n") + 1
         self._pending = text[end:][:LINE_CHARS]
         whole = text[:end]
         if not whole:
             return
-        if "\x1b[" in whole:
+        if "\x1b" in whole and "\x1b[" in whole:  # memchr first (see scan.feed)
             whole = _ANSI.sub("", whole)
         pos = self._continue(whole, 0) if self._current is not None else 0
         gate = view if view is not None else "\n".join(set(whole.translate(_DIGITS).split("\n")))
         shapes = self._new_shapes(gate) if any(g in gate for g in self._gates) else []
         if not shapes:
-            self.line += whole.count("\n", pos)
+            # `whole` is the unfinished line before plus the chunk up to its last newline: the chunk's newlines
+            self.line += newlines if newlines is not None and pos == 0 else whole.count("\n", pos)
             return
         translated = whole.translate(_DIGITS)
         for start in self._starts(translated, shapes, pos):
@@ -90,19 +93,27 @@ class RegionCollector:
 
     def _new_shapes(self, view: str) -> list[str]:
         """The distinct line shapes of the view that hold a trigger and have not started a region yet."""
+        lines: dict[int, str] = {}  # start in the view -> the line
+        for gate in self._gates:
+            at = view.find(gate)
+            while at >= 0:
+                start = view.rfind("\n", 0, at) + 1
+                stop = view.find("\n", at)
+                stop = len(view) if stop < 0 else stop
+                lines.setdefault(start, view[start:stop])
+                at = view.find(gate, stop + 1)
         found: list[str] = []
-        at = 0
-        while (hit := self._pattern.search(view, at)) is not None:
-            start = view.rfind("\n", 0, hit.start()) + 1
-            stop = view.find("\n", hit.start())
-            stop = len(view) if stop < 0 else stop
-            shape = view[start:stop]
+        for start in sorted(lines):
+            shape = lines[start]
             if TRACEBACK in shape or shape not in self._seen:
                 found.append(shape)
                 if TRACEBACK not in shape and len(self._seen) < MAX_SHAPES:
                     self._seen.add(shape)
-            at = stop + 1
         return found
+
+    def _holds_trigger(self, line: str) -> bool:
+        shape = line.translate(_DIGITS)
+        return any(gate in shape for gate in self._gates)
 
     @staticmethod
     def _starts(translated: str, shapes: list[str], pos: int) -> list[int]:
@@ -156,7 +167,7 @@ class RegionCollector:
             self._close()
             self._start(line, True)
             return
-        if not region.traceback and self._pattern.search(line.translate(_DIGITS)) is not None:
+        if not region.traceback and self._holds_trigger(line):
             region.budget = AFTER + 1  # one more error line of the same message: the region goes on
         region.lines.append((self.line, line[:LINE_CHARS]))
         self.line += 1

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from xladoctor.explain.hazards import MAX_BOUNDED, hazards
-from xladoctor.explain.literals import required_literals
+from xladoctor.explain.literals import all_required_literals, required_literals
 from xladoctor.explain.scan import WHOLE_LINE
 from xladoctor.fix import Fix, Shell, UnsetEnv, install
 from xladoctor.matrix.signatures import Match, find_signature, load_signatures
@@ -55,6 +55,38 @@ def test_every_signature_can_be_searched_fast(signature_id: str) -> None:
     text = EXAMPLES[signature_id]["text"]
     haystack = text.lower() if signature.pattern.flags & re.IGNORECASE else text
     assert any(literal in haystack for literal in literals)
+
+
+@pytest.mark.parametrize("signature_id", IDS)
+def test_every_literal_a_signature_is_gated_on_is_in_its_real_text(signature_id: str) -> None:
+    # a chunk is searched for a signature only when it holds one of each set: a set the real text lacks hides it
+    [signature] = [s for s in load_signatures() if s.id == signature_id]
+    text = EXAMPLES[signature_id]["text"]
+    haystack = text.lower() if signature.pattern.flags & re.IGNORECASE else text
+    for need in all_required_literals(signature.pattern):
+        assert any(literal in haystack for literal in need), (signature_id, need)
+
+
+def test_all_required_literals_are_every_literal_a_match_needs() -> None:
+    pattern = re.compile(r"computation_client\.cc:\d+ ?: Missing XLA [Cc]onfiguration")
+    assert all_required_literals(pattern) == (("computation_client.cc:",), (": Missing XLA ",), ("onfiguration",))
+    either = re.compile(r"(?:cudaErrorNoKernel|no kernel image) for (?:sm_\d+|compute_\d+)")
+    assert all_required_literals(either) == (("cudaErrorNoKernel", "no kernel image"), (" for ",))
+    assert all_required_literals(re.compile(r"Out of Memory", re.IGNORECASE)) == (("out of memory",),)
+    assert all_required_literals(re.compile(r"(?:abc)?x+")) == ()  # an optional group and a short run need nothing
+
+
+def test_a_log_full_of_one_literal_still_finds_the_signature_that_needs_another() -> None:
+    # every torch_xla log line holds computation_client.cc: -- the gate on the pattern's other literals must not
+    # hide the one line that holds them all
+    from io import BytesIO
+
+    from xladoctor.explain.engine import explain_stream
+
+    busy = b"I1129 12:00:01.1 1 pjrt_computation_client.cc:123] Executing computation on device TPU:0\n" * 40000
+    failure = b"F1129 12:00:02.1 1 computation_client.cc:280 : Missing XLA configuration\n"
+    found = explain_stream("train.log", BytesIO(busy + failure + busy), None)
+    assert [(m.id, m.first_line) for m in found.matches] == [("xrt-missing-xla-configuration", 40001)]
 
 
 @pytest.mark.parametrize("signature_id", IDS)
