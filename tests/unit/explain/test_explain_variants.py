@@ -96,6 +96,10 @@ CASES: dict[str, tuple[str, str, str]] = {
     "tf-oom-module-path": ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[32,512,512] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n", "out-of-memory", ""),
     "hip-oom": (TB + lib("torch") + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.00 MiB.\n", "out-of-memory", ""),
     "nccl-shm-last-error-rank-prefix": ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n[rank1]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n[rank1]: Last error:\n[rank1]: Error while creating shared memory segment /dev/shm/nccl-vzIpS6 (size 9637888)\n", "nccl-shm", "shm"),
+    # torch/nn/functional.py (binary_cross_entropy_with_logits, binary_cross_entropy): labels of another shape
+    "bce-target-size": (TB + lib("torch") + "ValueError: Target size (torch.Size([64])) must be the same as input size (torch.Size([64, 1]))\n", "user-code-error", "Target size"),
+    # torch/csrc/autograd/engine.cpp under torch.autograd.detect_anomaly(): the user's numbers went NaN
+    "anomaly-nan": (TB + lib("torch") + "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.\n", "user-code-error", "LogSoftmaxBackward0"),
 }  # fmt: skip
 
 
@@ -111,6 +115,13 @@ def test_a_wording_reads_as_its_family(case: str) -> None:
     assert diagnosis.family == family, (diagnosis.decided_by, diagnosis.cause)
     said = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values()), *diagnosis.remediation])
     assert word in said, said
+
+
+@pytest.mark.parametrize("where", ["", TB, TB + lib("somelib")])
+def test_an_attribute_of_none_is_never_read_as_an_api_of_another_release(where: str) -> None:
+    # a value that is None (an image that did not load, a model that was not returned) says nothing of versions
+    diagnosis = _diagnose(where + "AttributeError: 'NoneType' object has no attribute 'shape'\n")
+    assert diagnosis is None or diagnosis.verdict != "environment", diagnosis.decided_by
 
 
 def test_a_raise_line_gives_the_type_the_joined_literals_and_the_frames() -> None:

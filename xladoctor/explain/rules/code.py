@@ -754,6 +754,9 @@ _MORE_SHAPES = (
     r"|Input and parameter tensors are not at the same device"
     r"|is on CPU, but expected (?:them|it) to be on GPU|0D or 1D target tensor expected, multi-target not supported"
     r"|Using a target size \(torch\.Size\([^)\n]{0,60}\)\) that is different to the input size"
+    r"|Target size \(torch\.Size\([^)\n]{0,60}\)\) must be the same as input size"
+    # torch/csrc/autograd/engine.cpp, under torch.autograd.detect_anomaly(): the computation itself made a NaN
+    r"|Function '\w{1,80}' returned nan values in its \d+th output"
     r"|Boolean value of Tensor with more than one value is ambiguous|'Tensor' object is not callable"
     r"|Trying to resize storage that is not resizable"
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)

@@ -647,6 +647,8 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
     caller = failure.library
     if caller is None or caller == "python" or failure.type.rsplit(".", 1)[-1] != "AttributeError":
         return None  # the user's own objects: judged as the user's code
+    if found.group("object") == "NoneType":
+        return None  # a value that is None (a file that did not load, a call that returned nothing): no version
     return Lead(
         f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
         f"makes {found.group('object')} objects does not have: {caller} was written for another release of it.",

@@ -23,6 +23,8 @@ SOURCE = "xladoctor's structure rules: the exception type and the words of its m
 def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
     if failure.raised_in_user_code and failure.type.endswith("AttributeError"):
         return None  # the user's own objects
+    if found.group("message").startswith("'NoneType' object"):
+        return None  # a value that is None (a file that did not load, a call that returned nothing): not a version
     return Lead(
         f"{failure.type} inside {failure.library or 'a library'}: {found.group('message')[:160]}. Code written for "
         "another release of a package it uses (an API that moved) is the usual cause: compare the versions it was "
