@@ -100,6 +100,8 @@ CASES: dict[str, tuple[str, str, str]] = {
     "bce-target-size": (TB + lib("torch") + "ValueError: Target size (torch.Size([64])) must be the same as input size (torch.Size([64, 1]))\n", "user-code-error", "Target size"),
     # torch/csrc/autograd/engine.cpp under torch.autograd.detect_anomaly(): the user's numbers went NaN
     "anomaly-nan": (TB + lib("torch") + "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.\n", "user-code-error", "LogSoftmaxBackward0"),
+    # a keyword refused at the user's call through a conventional alias of the package (import ... as F)
+    "keyword-through-import-alias": ('Traceback (most recent call last):\n  File "/home/me/attn.py", line 9, in <module>\n    out = F.scaled_dot_product_attention(q, k, v, scale=0.1)\nTypeError: scaled_dot_product_attention() got an unexpected keyword argument \'scale\'\n', "api-version-skew", "torch"),
 }  # fmt: skip
 
 

@@ -247,6 +247,32 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
+@rule(
+    "api-version-skew",
+    r"Argument\(s\) not recognized: \{'(?P<name>\w{1,60})'",
+    source="https://github.com/keras-team/keras/blob/master/keras/src/optimizers/base_optimizer.py "
+    "(BaseOptimizer.__init__ refuses what Keras 2 took: lr, and the rest of **kwargs)",
+    confidence=0.8,
+    on="exception",
+)
+def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("name")
+    instead = " (Keras 3 spells it learning_rate=)" if name == "lr" else ""
+    legacy = _instead_of_pinning("keras", "3", name)
+    return Lead(
+        f"A Keras 3 optimizer refuses {name}={instead}: the code was written for Keras 2 (tf.keras before TensorFlow "
+        f"2.16), and the Keras installed is 3. Write the Keras 3 argument.{legacy[0] if legacy else ''}",
+        {"name": name, "package": "keras"},
+        legacy[1] if legacy else None,
+        verdict="environment",
+        next=("python -m pip show keras tensorflow",),
+    )
+
+
+# Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
+# a call into that package, although the alias is no module name.
+_IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
+
 # Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).
 _NOT_MODULES = frozenset({"self", "cls", "super", "model", "models", "pipe", "pipeline", "trainer", "args", "config"})
 
@@ -262,10 +288,12 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         return None
     frame = failure.last_frame
     if frame is not None:
-        found = re.search(rf"(?<![\w.])(?P<module>[a-z_]\w*(?:\.[a-z_]\w*)*)\.{re.escape(callee)}\s*\(", frame.code)
+        found = re.search(
+            rf"(?<![\w.])(?P<module>(?:[a-z_]\w*|F|K)(?:\.[a-z_]\w*)*)\.{re.escape(callee)}\s*\(", frame.code
+        )
         if found is None:
             return None  # the user's own function, or a library's reached through an object: judged as user code
-        top = _top(found.group("module"))
+        top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
         distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
         if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in _KNOWN_IMPORTS):
             return None
