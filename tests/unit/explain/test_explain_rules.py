@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "out-of-memory:cudnn_found_no_algorithm": (tb("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution", "torch"), "out-of-memory", "not-environment", "batch"),
     "api-version-skew:keras3_optimizer_argument": (tb("ValueError: Argument(s) not recognized: {'lr': 0.001}", "keras"), "api-version-skew", "environment", "learning_rate"),
     "api-version-skew:binding_arguments_refused": (tb("TypeError: (): incompatible function arguments. The following argument types are supported:\n    1. (self, aval: object, sharding: object, arrays: list, committed: bool, _skip_checks: bool = False) -> None\n\nInvoked with types: jaxlib.xla_extension.ArrayImpl, generator", "gymnasium"), "api-version-skew", "environment", "gymnasium"),
     "framework-internal-error:onednn_jit_failed": ("bad err=11 in Xbyak::Error\n" + tb("RuntimeError: could not create a primitive", "torch"), "framework-internal-error", "framework-bug", "oneDNN"),

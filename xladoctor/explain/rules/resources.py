@@ -170,6 +170,25 @@ def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
+    r"Unable to find a valid cuDNN algorithm to run convolution",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cudnn/Conv_v7.cpp (try_all: every "
+    "algorithm failed, a workspace it could not allocate among the reasons); settled as GPU memory in "
+    "https://github.com/TQTQliu/MVSGaussian/issues/18 and https://github.com/zcablii/LSKNet/issues/67",
+    confidence=0.6,
+)
+def cudnn_found_no_algorithm(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuDNN found no convolution algorithm it could run. Most often GPU memory ran out while it tried them (each "
+        "needs a workspace): another process on the GPU, or a batch too big. Free the GPU or use a smaller batch; "
+        "if memory is free (nvidia-smi), the cuDNN loaded may not fit this GPU or torch build.",
+        {},
+        verdict="not-environment",
+        next=("nvidia-smi", "python -c 'import torch; print(torch.backends.cudnn.version(), torch.version.cuda)'"),
+    )
+
+
+@rule(
+    "out-of-memory",
     r"std::bad_alloc|^MemoryError\b|Unable to allocate (?P<size>[\d.]+ [KMGT]iB) for an array",
     source="https://docs.python.org/3/library/exceptions.html#MemoryError",
     confidence=0.75,
