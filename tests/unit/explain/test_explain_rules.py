@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "module-not-found:flash_attention_2_missing": (tb("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed. Please refer to the documentation of https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.", "transformers"), "module-not-found", "environment", "sdpa"),
     "out-of-memory:cudnn_found_no_algorithm": (tb("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution", "torch"), "out-of-memory", "not-environment", "batch"),
     "api-version-skew:keras3_optimizer_argument": (tb("ValueError: Argument(s) not recognized: {'lr': 0.001}", "keras"), "api-version-skew", "environment", "learning_rate"),
     "api-version-skew:binding_arguments_refused": (tb("TypeError: (): incompatible function arguments. The following argument types are supported:\n    1. (self, aval: object, sharding: object, arrays: list, committed: bool, _skip_checks: bool = False) -> None\n\nInvoked with types: jaxlib.xla_extension.ArrayImpl, generator", "gymnasium"), "api-version-skew", "environment", "gymnasium"),

@@ -758,6 +758,26 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "module-not-found",
+    r"FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn "
+    r"seems to be not installed",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_utils.py "
+    "(_flash_attn_2_can_dispatch); https://github.com/Dao-AILab/flash-attention (Linux, CUDA, Ampere or newer)",
+    confidence=0.9,
+)
+def flash_attention_2_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        'The model was loaded with attn_implementation="flash_attention_2", and flash-attn is not installed in this '
+        "interpreter. Install it where it exists (Linux, a CUDA GPU of compute capability 8.0 or newer, a wheel for "
+        "the installed torch: pip install flash-attn --no-build-isolation), or load the model with "
+        'attn_implementation="sdpa", which needs nothing more.',
+        {"package": "flash-attn"},
+        verdict="environment",
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda)'",),
+    )
+
+
+@rule(
     "version-mismatch",
     r"(?P<pkg>[\w.-]{2,60}?)(?P<want>[<>=!~][^ \n]{1,60}) is required for a normal functioning of this module, but "
     r"found (?P=pkg)==(?P<have>[\w.+]+)"
