@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:broken_weights_file": (tb("safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge", "safetensors"), "user-code-error", "not-environment", "git lfs pull"),
     "module-not-found:flash_attention_2_missing": (tb("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed. Please refer to the documentation of https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2.", "transformers"), "module-not-found", "environment", "sdpa"),
     "out-of-memory:cudnn_found_no_algorithm": (tb("RuntimeError: Unable to find a valid cuDNN algorithm to run convolution", "torch"), "out-of-memory", "not-environment", "batch"),
     "api-version-skew:keras3_optimizer_argument": (tb("ValueError: Argument(s) not recognized: {'lr': 0.001}", "keras"), "api-version-skew", "environment", "learning_rate"),
@@ -240,7 +241,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:cxx_compiler_missing": (tb("subprocess.CalledProcessError: Command '['which', 'c++']' returned non-zero exit status 1.", "torch/utils"), "build-failure", "environment", "build-essential"),
     "user-code-error:fp16_master_weights": (tb("ValueError: Attempting to unscale FP16 gradients.", "torch/amp"), "user-code-error", "not-environment", "float32"),
     "user-code-error:cudagraph_output_overwritten": (tb("RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. Stack trace: File \"/x/gen.py\", line 16, in sample. To prevent overwriting, clone the tensor outside of torch.compile() or call torch.compiler.cudagraph_mark_step_begin() before each model invocation.", "torch/_inductor"), "user-code-error", "not-environment", "clone"),
-    "user-code-error:keras_tensor_into_tf": (tb("ValueError: A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder for a shape and dtype, used when constructing Keras Functional models or Keras Functions.", "keras/src/backend/common"), "user-code-error", "not-environment", "keras.ops"),
+    "api-version-skew:keras_tensor_into_tf": (tb("ValueError: A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder for a shape and dtype, used when constructing Keras Functional models or Keras Functions.", "keras/src/backend/common"), "api-version-skew", "environment", "TF_USE_LEGACY_KERAS"),
     "module-not-found:extension_never_imported": (tb("NameError: name 'selective_scan_cuda_core' is not defined", "mymodel"), "module-not-found", "environment", "import selective_scan_cuda_core"),
     "module-not-found:torchaudio_no_backend": (tb("RuntimeError: Couldn't find appropriate backend to handle uri sample.wav and format None.", "torchaudio/_backend"), "module-not-found", "environment", "soundfile"),
     "user-code-error:unpicklable_for_workers": (tb("AttributeError: Can't pickle local object 'build_dataset.<locals>.<lambda>'"), "user-code-error", "not-environment", "module level"),

@@ -102,6 +102,11 @@ CASES: dict[str, tuple[str, str, str]] = {
     "anomaly-nan": (TB + lib("torch") + "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.\n", "user-code-error", "LogSoftmaxBackward0"),
     # a keyword refused at the user's call through a conventional alias of the package (import ... as F)
     "keyword-through-import-alias": ('Traceback (most recent call last):\n  File "/home/me/attn.py", line 9, in <module>\n    out = F.scaled_dot_product_attention(q, k, v, scale=0.1)\nTypeError: scaled_dot_product_attention() got an unexpected keyword argument \'scale\'\n', "api-version-skew", "torch"),
+    # the weights file is no whole one: torch's zip reader, pickle on an LFS pointer or an HTML page, HDF5's check
+    "torch-zip-corrupt": ("RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n", "user-code-error", "download it again"),
+    "pickle-lfs-pointer": (TB + lib("torch") + "_pickle.UnpicklingError: invalid load key, 'v'.\n", "user-code-error", "Git LFS"),
+    "pickle-html-page": (TB + lib("torch") + "_pickle.UnpicklingError: invalid load key, '<'.\n", "user-code-error", "HTML"),
+    "hdf5-truncated": (TB + lib("h5py") + "OSError: Unable to synchronously open file (truncated file: eof = 1048576, sblock->base_addr = 0, stored_eof = 94371840)\n", "user-code-error", "cut short"),
 }  # fmt: skip
 
 

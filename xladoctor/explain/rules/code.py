@@ -920,7 +920,7 @@ def cudagraph_output_overwritten(found: re.Match[str], failure: Failure) -> Lead
 
 
 @rule(
-    "user-code-error",
+    "api-version-skew",
     r"A KerasTensor cannot be used? as input to a TensorFlow function|A KerasTensor cannot be use",
     source="https://github.com/keras-team/keras/blob/master/keras/src/backend/common/keras_tensor.py (__tf_tensor__)",
     confidence=0.8,
@@ -939,12 +939,19 @@ def keras_tensor_into_tf(found: re.Match[str], failure: Failure) -> Lead:
             family="framework-internal-error",
             verdict="framework-bug",
         )
+    # tf.keras 2 wrapped a TensorFlow op on a symbolic tensor in a TFOpLambda layer; Keras 3 refuses it: code that
+    # did this was written for Keras 2 (every development report with this message is settled so)
     return Lead(
-        "A TensorFlow function was called on a KerasTensor, the symbolic placeholder of a Functional model: Keras 3 "
-        "models take only keras.ops and layers. Use the keras.ops equivalent, or put the TensorFlow call inside a "
-        "custom Layer's call().",
-        {"api": "keras.ops"},
-        verdict="not-environment",
+        "A TensorFlow function was called on a KerasTensor, the symbolic placeholder of a Functional model: code "
+        "written for Keras 2 (tf.keras before TensorFlow 2.16, which wrapped such calls in a layer) runs under "
+        "Keras 3, which refuses them. Keep Keras 2 (pin tensorflow<2.16, or install the tf-keras of the installed "
+        "TensorFlow and set TF_USE_LEGACY_KERAS=1), or port the code: the keras.ops equivalent, or the TensorFlow "
+        "call inside a custom Layer's call().",
+        {"package": "keras", "api": "keras.ops"},
+        export("TF_USE_LEGACY_KERAS", "1", note="after installing the tf-keras of the installed TensorFlow's release"),
+        family="api-version-skew",
+        verdict="environment",
+        next=("python -m pip show keras tensorflow tf-keras",),
     )
 
 
@@ -1880,4 +1887,49 @@ def onednn_jit_failed(found: re.Match[str], failure: Failure) -> Lead:
         "(torch.backends.mkldnn.enabled = False); report it at https://github.com/pytorch/pytorch/issues.",
         {"library": "oneDNN", "code": found.group("code")},
         verdict="framework-bug",
+    )
+
+
+# A weights file that is not what it claims: cut short by a download, an HTML page saved in its place, or the pointer
+# Git LFS leaves when a repository is cloned without it ("version https://git-lfs.github.com/spec/v1 ...": pickle
+# reads its 'v' as a load key, safetensors reads "version " as a header length far too large).
+_BROKEN_WEIGHTS = (
+    r"PytorchStreamReader failed reading (?:zip archive|file [^:\n]{1,120}): (?:failed finding central directory"
+    r"|invalid header or archive is corrupted)"
+    r"|invalid load key, '(?P<key>[^'\n]{1,6})'"
+    r"|Error while deserializing header: (?P<header>HeaderTooLarge|MetadataIncompleteBuffer|InvalidHeader\w{0,40})"
+    r"|unexpected EOF, expected \d+ more bytes\. The file might be corrupted"
+    r"|Unable to (?:synchronously )?open file \((?P<hdf5>file signature not found|truncated file)"
+)
+
+
+@rule(
+    "user-code-error",
+    _BROKEN_WEIGHTS,
+    source="https://github.com/pytorch/pytorch/blob/main/caffe2/serialize/inline_container.cc (PytorchStreamReader); "
+    "https://github.com/huggingface/safetensors/blob/main/safetensors/src/tensor.rs (SafeTensorError); "
+    "https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md (the pointer file); settled as an incomplete or LFS "
+    "download in https://github.com/turboderp/exllama/issues/242 and https://github.com/Tencent-Hunyuan/HunyuanVideo/"
+    "issues/73",
+    confidence=0.8,
+)
+def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
+    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge"
+    html = found.group("key") == "<"
+    why = (
+        "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
+        "model's repository without Git LFS: run git lfs install and git lfs pull in it, or download the file again"
+        if pointer
+        else "it is an HTML page (a login or error page saved in its place): download it again, from the file's "
+        "direct link"
+        if html
+        else "it is cut short or corrupt (an interrupted download, a full disk): download it again and compare its "
+        "size or checksum with the source's"
+    )
+    return Lead(
+        f"The weights or checkpoint file being loaded is not a whole one ({found.group(0)[:100]}): {why}. Not an "
+        "environment problem: the file, not the installed packages.",
+        {"what": found.group(0)[:100]},
+        verdict="not-environment",
+        next=("ls -l <the file>; head -c 200 <the file>  # a pointer or a page shows as text",),
     )
