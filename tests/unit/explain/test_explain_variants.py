@@ -107,6 +107,9 @@ CASES: dict[str, tuple[str, str, str]] = {
     "pickle-lfs-pointer": (TB + lib("torch") + "_pickle.UnpicklingError: invalid load key, 'v'.\n", "user-code-error", "Git LFS"),
     "pickle-html-page": (TB + lib("torch") + "_pickle.UnpicklingError: invalid load key, '<'.\n", "user-code-error", "HTML"),
     "hdf5-truncated": (TB + lib("h5py") + "OSError: Unable to synchronously open file (truncated file: eof = 1048576, sblock->base_addr = 0, stored_eof = 94371840)\n", "user-code-error", "cut short"),
+    # vLLM before its V1 engine (vllm/worker/worker.py); mp.spawn's process killed by the kernel
+    "vllm-v0-kv-cache": ("ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (39024). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n", "out-of-memory", "39024"),
+    "spawn-sigkill": (TB + lib("torch") + "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL\n", "out-of-memory", ""),
 }  # fmt: skip
 
 
@@ -129,6 +132,11 @@ def test_an_attribute_of_none_is_never_read_as_an_api_of_another_release(where: 
     # a value that is None (an image that did not load, a model that was not returned) says nothing of versions
     diagnosis = _diagnose(where + "AttributeError: 'NoneType' object has no attribute 'shape'\n")
     assert diagnosis is None or diagnosis.verdict != "environment", diagnosis.decided_by
+
+
+def test_an_inference_tensor_error_outside_directml_is_not_called_its_gap() -> None:
+    diagnosis = _diagnose(TB + lib("torch") + "RuntimeError: Cannot set version_counter for inference tensor\n")
+    assert diagnosis is None or diagnosis.decided_by != "unsupported-op:directml_inference_mode"
 
 
 def test_a_raise_line_gives_the_type_the_joined_literals_and_the_frames() -> None:

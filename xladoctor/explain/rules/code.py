@@ -1933,3 +1933,99 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
         verdict="not-environment",
         next=("ls -l <the file>; head -c 200 <the file>  # a pointer or a page shows as text",),
     )
+
+
+@rule(
+    "user-code-error",
+    r"Could not detect model type(?: of: (?P<path>[^\n]{1,300}))?",
+    source="https://github.com/comfyanonymous/ComfyUI/blob/master/comfy/sd.py (load_checkpoint_guess_config, "
+    "load_diffusion_model); settled as a file in the wrong loader in https://github.com/Comfy-Org/ComfyUI/issues/4428 "
+    "and https://github.com/Comfy-Org/ComfyUI/issues/7221",
+    confidence=0.75,
+)
+def comfyui_model_type_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    path = (found.group("path") or "").strip()
+    return Lead(
+        f"ComfyUI does not recognise the weights in {path or 'the file the loader was given'} as a model of the kind "
+        "this loader loads: most often a file in the wrong loader (a LoRA in Load Checkpoint: models/loras and Load "
+        "LoRA; a diffusion model alone: models/diffusion_models and Load Diffusion Model, with its text encoders and "
+        "VAE loaded apart). A model of an architecture newer than the installed ComfyUI reads the same: update "
+        "ComfyUI if the file is a full checkpoint of a new model.",
+        {"path": path, "node": "Load Checkpoint"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"CLIPTextEncode[^\n]{0,40}'NoneType' object has no attribute 'tokenize'|clip input is invalid: None",
+    source="https://github.com/comfyanonymous/ComfyUI/blob/master/nodes.py (CLIPTextEncode.encode: 'If the clip is "
+    "from a checkpoint loader node your checkpoint does not contain a valid clip or text encoder model')",
+    confidence=0.8,
+)
+def comfyui_checkpoint_without_clip(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The text encoder node was given no CLIP: the checkpoint loaded holds no text encoder (a diffusion model "
+        "alone, such as Flux's or a GGUF's). Load the text encoder with its own loader (Load CLIP, DualCLIPLoader) and "
+        "wire it to the prompt node, or load a full checkpoint. Not an environment problem: the workflow.",
+        {"node": "Load Checkpoint", "what": "CLIP"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Failed to load fold input from (?P<path>[^\n]{1,300}?)(?:\.\s|\.?$)",
+    source="https://github.com/google-deepmind/alphafold3/blob/main/src/alphafold3/common/folding_input.py "
+    "(load_fold_inputs_from_path) and docs/input.md",
+    confidence=0.75,
+    flags=re.MULTILINE,
+)
+def alphafold_input_rejected(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"AlphaFold 3 refused its input file {found.group('path').strip()}: the JSON does not follow the input format "
+        "(its dialect and version, sequences, MSA in A3M, templates with their mmCIF, bonds). Check it against "
+        "docs/input.md of the installed release; the lines after this one name the field. Not an environment problem.",
+        {"path": found.group("path").strip(), "what": "input JSON"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"expected key in DispatchKeySet\([^)\n]{1,300}\) but got: (?P<key>PrivateUse1|\w{1,40})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/tensor_new.cpp (Tensor.new's device "
+    "check; PrivateUse1 is torch-directml's device, accepted from pytorch/pytorch#95748)",
+    confidence=0.75,
+)
+def dispatch_key_refused(found: re.Match[str], failure: Failure) -> Lead:
+    key = found.group("key")
+    whose = "torch-directml's DirectML device (PrivateUse1)" if key == "PrivateUse1" else f"the {key} device"
+    return Lead(
+        f"A legacy tensor constructor (tensor.new(), torch.Tensor(...)) does not accept {whose} in the torch release "
+        "installed: a gap of that back-end's torch, not of your install. Use the modern calls (torch.empty(..., "
+        "device=x.device), x.new_empty(...)) or run that step on the CPU.",
+        {"key": key, "package": "torch-directml" if key == "PrivateUse1" else "torch"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Cannot set version_counter for inference tensor",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/TensorImpl.h (inference tensors have no version "
+    "counter); settled as torch-directml's gap in https://github.com/vladmandic/sdnext/issues/3251",
+    confidence=0.7,
+)
+def directml_inference_mode(found: re.Match[str], failure: Failure) -> Lead | None:
+    # only where DirectML ran it: elsewhere an inference tensor reused under autograd is the code's own doing
+    seen = " ".join([failure.haystack, *failure.context, *(f.file for f in failure.frames)]).lower()
+    if not any(word in seen for word in ("dml", "directml", "privateuseone")):
+        return None
+    return Lead(
+        "torch-directml cannot run on tensors made under torch.inference_mode(): its ops set a version counter "
+        "such tensors do not have. Run inference under torch.no_grad() instead (SD.Next: its inference mode "
+        "setting to no_grad).",
+        {"package": "torch-directml", "api": "torch.no_grad"},
+        verdict="framework-bug",
+    )

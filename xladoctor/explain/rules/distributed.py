@@ -334,7 +334,9 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
     r"|`killed`|`Killed`|\"killed\"|\"Killed\""
-    r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed",
+    r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed"
+    # torch/multiprocessing/spawn.py (ProcessContext.join) for a process of mp.spawn the kernel killed
+    r"|process \d+ terminated with signal SIGKILL",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/errors/__init__.py",
     confidence=0.7,
     flags=re.MULTILINE,

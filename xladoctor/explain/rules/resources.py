@@ -353,3 +353,49 @@ def open_files_limit(found: re.Match[str], failure: Failure) -> Lead:
         {"setting": "ulimit -n", "fix": "set_sharing_strategy('file_system')"},
         next=("ulimit -n  # the limit this shell gives its programs",),
     )
+
+
+@rule(
+    "out-of-memory",
+    r"The model's max seq len \((?P<len>\d+)\) is larger than the maximum number of tokens that can be stored in KV "
+    r"cache \((?P<kv>\d+)\)"
+    r"|To serve at least one request with the models?'s max seq len\s?\((?P<len2>\d+)\),\s?\(?(?P<need>[\d.]+ GiB) KV "
+    r"cache is needed, which is larger than the available\s+KV cache memory \((?P<have>-?[\d.]+ GiB)\)"
+    r"|No available memory for the cache blocks",
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_utils.py "
+    "(check_enough_kv_cache_memory); vllm/worker/worker.py (raise_if_cache_size_invalid) before the V1 engine",
+    confidence=0.9,
+)
+def vllm_kv_cache_too_small(found: re.Match[str], failure: Failure) -> Lead:
+    length = found.group("len") or found.group("len2")
+    estimated = re.search(r"[Ee]stimated maximum model length is (?P<n>\d+)", failure.haystack)
+    fits = found.group("kv") or (estimated.group("n") if estimated else None)
+    context = f" of {length} tokens" if length else ""
+    room = f" (room for about {fits} tokens)" if fits else ""
+    return Lead(
+        f"vLLM cannot keep the KV cache of one request at the model's full context{context} in the GPU memory "
+        f"left after the weights{room}. Not an environment problem: start it with a smaller max_model_len "
+        f"(--max-model-len{' ' + fits if fits else ''}), a higher gpu_memory_utilization (0.9 by default) when "
+        "nothing else uses the GPU, or the model spread over more GPUs (--tensor-parallel-size).",
+        {"max_model_len": length or "", "fits": fits or "", "knob": "max_model_len"},
+        verdict="not-environment",
+        next=("nvidia-smi",),
+    )
+
+
+@rule(
+    "out-of-memory",
+    # torch-directml's allocator (Windows, AMD and Intel GPUs through DirectML)
+    r"Could not allocate tensor with (?P<bytes>\d+) bytes\. There is not enough GPU video memory available",
+    source="https://github.com/microsoft/DirectML (torch-directml); settled as the DirectML device's memory in "
+    "https://github.com/Comfy-Org/ComfyUI/issues/3869",
+    confidence=0.9,
+)
+def directml_oom(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"The DirectML device has no video memory left for {found.group('bytes')} bytes more. Not an environment "
+        "problem: a smaller model, resolution or batch; the app's low-memory options; an integrated GPU shares the "
+        "system's memory, and running on the CPU (ComfyUI's --cpu) may be the way.",
+        {"memory": "DirectML device"},
+        verdict="not-environment",
+    )
