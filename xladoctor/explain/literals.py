@@ -31,32 +31,11 @@ def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, 
 
 
 def _sequence(items: Any) -> tuple[str, ...] | None:
-    """The best set of alternatives one of which every match contains, from a parsed pattern sequence."""
+    """The best set of alternatives one of which every match contains, from a parsed pattern sequence: of all the
+    sets it needs (_requirements), the one whose shortest string is longest (the first such)."""
     best: tuple[str, ...] | None = None
-    run: list[str] = []
-
-    def flush() -> None:
-        nonlocal best, run
-        if run:
-            best = _better(best, ("".join(run),))
-            run = []
-
-    for op, av in items:
-        if op is _c.LITERAL:
-            run.append(chr(av))
-            continue
-        flush()
-        if op is _c.SUBPATTERN:
-            best = _better(best, _sequence(av[-1]))
-        elif op is _c.BRANCH:
-            branches = [_sequence(branch) for branch in av[1]]
-            if all(branches):
-                best = _better(best, tuple(x for b in branches if b for x in b))
-        elif op is _c.MAX_REPEAT or op is _c.MIN_REPEAT:
-            low, _, body = av
-            if low >= 1:
-                best = _better(best, _sequence(body))
-    flush()
+    for need in _requirements(items):
+        best = _better(best, need)
     return best
 
 
