@@ -24,6 +24,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "unsupported-op:dtensor_op_without_strategy": (tb("NotImplementedError: Operator aten.is_pinned.default does not have a sharding strategy registered.", "torch/distributed/tensor"), "unsupported-op", "framework-bug", "aten.is_pinned.default"),
     "out-of-memory:vllm_kv_cache_too_small": (tb("ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (1.25 GiB). Based on the available memory, the estimated maximum model length is 10224. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.", "vllm"), "out-of-memory", "not-environment", "--max-model-len 10224"),
     "out-of-memory:directml_oom": ("RuntimeError: Could not allocate tensor with 58982400 bytes. There is not enough GPU video memory available!\n", "out-of-memory", "not-environment", "--cpu"),
     "user-code-error:comfyui_model_type_unknown": (tb("RuntimeError: ERROR: Could not detect model type of: /ComfyUI/models/checkpoints/flux1-dev.safetensors", "comfy"), "user-code-error", "not-environment", "Load Diffusion Model"),

@@ -2029,3 +2029,22 @@ def directml_inference_mode(found: re.Match[str], failure: Failure) -> Lead | No
         {"package": "torch-directml", "api": "torch.no_grad"},
         verdict="framework-bug",
     )
+
+
+@rule(
+    "unsupported-op",
+    r"Operator (?P<op>aten\.[\w.]{1,120}) does not have a sharding strategy registered",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/tensor/_sharding_prop.py "
+    "(ShardingPropagator.propagate_op_sharding_non_cached)",
+    confidence=0.85,
+)
+def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
+    op = found.group("op")
+    return Lead(
+        f"DTensor (FSDP2, tensor parallelism) has no sharding rule for {op} in the installed torch: a gap of "
+        "torch.distributed.tensor, not of your install. Run that step on the local shard (x.to_local()) or the whole "
+        "tensor (x.full_tensor()), or try a newer torch, where more operators have rules; report the operator at "
+        "https://github.com/pytorch/pytorch/issues if it is missing there too.",
+        {"op": op, "package": "DTensor"},
+        verdict="framework-bug",
+    )
