@@ -27,6 +27,10 @@ _IPYTHON_FRAME = re.compile(
     r"|(?P<cell>Cell In ?\[\d*\]), line (?P<cell_line>\d+)"
     r"|\[?(?P<file7>(?:[A-Za-z]:\\|/|~)[^\n\]]*?\.py|<ipython-input-[\w-]+>)" + _LINKED + r" in (?P<func7>[^\s(]+))"
 )
+# Rich's frames ("│ /x/y.py:12 in f │", the function on the next line when the path is long) and the line it marks as
+# the one running ("│ ❱ 12 │   return f(x) │", its indent guides drawn with "│" too)
+_RICH_FRAME = re.compile(r"^\s*│\s(?P<file>[^\s│][^│]*?\.py):(?P<line>\d+)(?: in(?: (?P<func>[^\s│]+))?)?\s*│?\s*$")
+_RICH_ARROW = re.compile(r"^\s*│\s*❱\s*(?P<line>\d+)\s*│(?P<code>.*?)│?\s*$")
 # The line IPython marks as the one running: "----> 1 model.to('cuda')", "-> 1145 return self._apply(convert)"
 _IPYTHON_ARROW = re.compile(r"^\s*-*> ?(?P<line>\d+)\s+(?P<code>.*\S)")
 # Ray re-raises a task's exception as a class it names "RayTaskError(<the cause's class>)" (ray/exceptions.py,
@@ -224,6 +228,12 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
             ipython = False
             shift = max(0, min(_indent(body) - 2, 8))
+        elif (rich := _RICH_FRAME.match(body)) is not None:
+            path = rich.group("file").strip()
+            frames.append(Frame(path, int(rich.group("line")), rich.group("func") or "", owner_of(path)))
+            ipython = True  # like IPython's: the code is on the arrow line, the lines around it are context
+        elif frames and ipython and (arrow := _RICH_ARROW.match(body)):
+            frames[-1] = replace(frames[-1], code=arrow.group("code").replace("│", "").strip()[:300])
         elif (shown := _IPYTHON_FRAME.match(body)) is not None:
             frames.append(_ipython_frame(shown))
             ipython = True

@@ -149,7 +149,7 @@ class RegionCollector:
 
     def _start(self, line: str, traceback: bool) -> None:
         self._current = Region([(self.line, line[:LINE_CHARS])], traceback)
-        if traceback and TRACEBACK in line:
+        if traceback and TRACEBACK in line and RICH_TOP not in line:  # Rich's box is no prefix of the lines below
             self._current.prefix = prefix_shape(line[: line.index(TRACEBACK)])
         self._current.quoting = _quotes_source(line)
         self.line += 1
@@ -205,6 +205,10 @@ def _quotes_source(line: str) -> bool:
 
 
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
+# Rich's tracebacks (rich.traceback, used by Typer apps, SD.Next and others) draw a box: "╭── Traceback (most recent
+# call last) ──╮", a "│ path:line in func │" line per frame with its source between "│", and "╰──╯" before the
+# exception line
+RICH_TOP, RICH_SIDE, RICH_BOTTOM = "╭", "│", "╰"
 # A frame line that starts a traceback whose header was cut off (an excerpt pasted into an issue): Python's, and
 # IPython 7's as Jupyter and Colab print it ("/x/y.py in f(a)", "<ipython-input-3-ab> in <module>"), Colab's copied
 # with its Markdown links ("[/x/y.py](https://localhost:8080/#) in f(a)")
@@ -264,7 +268,8 @@ def _is_frame_part(line: str, region: Region) -> bool:
     if any(c in line for c in _CHAIN):
         return True
     return (
-        line.startswith((" ", "\t", "File ", "Cell In", "<ipython-input", "-")) or 'File "' in line
+        line.startswith((" ", "\t", "File ", "Cell In", "<ipython-input", "-", RICH_SIDE, RICH_BOTTOM))
+        or 'File "' in line
         or "[Previous line repeated" in line or ".py in " in line  # IPython's frames and arrows too
         or _HEADLESS.match(line) is not None  # Colab's linked frames
     )  # fmt: skip

@@ -141,6 +141,38 @@ def test_an_ipython_traceback_has_its_frames_owners_and_the_line_that_ran() -> N
     assert record.frames[-1].code == "launch(cfg, args, 3)"
 
 
+# rich.traceback's box (Typer apps, SD.Next): frames as "│ path:line in func │", the running line marked ❱, the
+# function on a line of its own when the path is long
+RICH = """╭───────────────────── Traceback (most recent call last) ──────────────────────╮
+│ /home/me/app/launch.py:42 in main                                            │
+│                                                                              │
+│   41 │   model = load(args)                                                  │
+│ ❱ 42 │   out = model.generate(x, scale=2)                                    │
+│   43 │   save(out)                                                           │
+│                                                                              │
+│ /opt/venv/lib/python3.10/site-packages/diffusers/pipelines/pipe.py:88 in     │
+│ generate                                                                     │
+│                                                                              │
+│   87 │   │   latents = self.prepare(x)                                       │
+│ ❱ 88 │   │   return self.unet(latents, **kwargs)                             │
+│   89 │                                                                       │
+╰──────────────────────────────────────────────────────────────────────────────╯
+TypeError: UNet2DConditionModel.forward() got an unexpected keyword argument 'scale'
+"""
+
+
+def test_a_rich_traceback_has_its_frames_owners_and_the_line_that_ran() -> None:
+    [record] = _records(RICH)
+    assert record.type == "TypeError"
+    assert [(f.owner, f.line) for f in record.frames] == [(None, 42), ("diffusers", 88)]
+    assert record.frames[0].function == "main"
+    codes = ["out = model.generate(x, scale=2)", "return self.unet(latents, **kwargs)"]
+    assert [f.code for f in record.frames] == codes
+    diagnosis = _explain(RICH).diagnosis
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
+    assert "diffusers" in diagnosis.cause
+
+
 def test_a_notebook_call_that_a_library_makes_with_the_wrong_arguments_is_version_skew() -> None:
     diagnosis = _explain(IPYTHON_7).diagnosis
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
