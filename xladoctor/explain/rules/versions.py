@@ -258,10 +258,12 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
 def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
     name = found.group("name")
     instead = " (Keras 3 spells it learning_rate=)" if name == "lr" else ""
+    # lr= is Keras 2's own name (Keras 3 dropped the alias); another keyword may be a typo as well
+    written = "the code was written for Keras 2" if name == "lr" else "most often, code written for Keras 2"
     legacy = _instead_of_pinning("keras", "3", name)
     return Lead(
-        f"A Keras 3 optimizer refuses {name}={instead}: the code was written for Keras 2 (tf.keras before TensorFlow "
-        f"2.16), and the Keras installed is 3. Write the Keras 3 argument.{legacy[0] if legacy else ''}",
+        f"A Keras 3 optimizer refuses {name}={instead}: {written} (tf.keras before TensorFlow 2.16), and the Keras "
+        f"installed is 3. Write the Keras 3 argument.{legacy[0] if legacy else ''}",
         {"name": name, "package": "keras"},
         legacy[1] if legacy else None,
         verdict="environment",
