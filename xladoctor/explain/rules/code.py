@@ -1931,7 +1931,7 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
         "environment problem: the file, not the installed packages.",
         {"what": found.group(0)[:100]},
         verdict="not-environment",
-        next=("ls -l <the file>; head -c 200 <the file>  # a pointer or a page shows as text",),
+        next=("head -c 200 ...  # the weights file: a Git LFS pointer or an HTML page shows as text",),
     )
 
 
