@@ -8,6 +8,7 @@ meta-test fails when a rule has no case here, so a new rule comes with its test.
 from __future__ import annotations
 
 import io
+import shlex
 
 import pytest
 
@@ -303,6 +304,28 @@ def test_each_rule_gives_its_family_and_verdict(rule_id: str) -> None:
     assert (diagnosis.family, diagnosis.verdict) == (family, verdict), (diagnosis.decided_by, diagnosis.cause)
     said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.remediation, *diagnosis.next])
     assert word in said, said
+    for command in diagnosis.next:
+        _assert_pastes_safely(command)
+
+
+def _assert_pastes_safely(command: str) -> None:
+    """A command to run next is pasted into a shell: it parses, and no unquoted < or > turns a placeholder into a
+    redirection (`head <the file>` would read a file named "the"); the one redirection allowed is silencing a stream
+    into /dev/null."""
+    code = command.split("  #", 1)[0]  # the comment explains the command: it is no part of it
+    lexer = shlex.shlex(code, posix=True, punctuation_chars="<>|;&")
+    lexer.whitespace_split = True
+    tokens = list(lexer)
+    assert tokens, command
+    for at, token in enumerate(tokens):
+        if set(token) <= set("<>&") and ("<" in token or ">" in token):
+            assert token in (">", ">>") and tokens[at + 1 : at + 2] == ["/dev/null"], command
+
+
+@pytest.mark.parametrize("command", ["head -c 200 <the file>", "cat x > out.txt", "echo 'unclosed", "ls >&2"])
+def test_a_command_that_would_redirect_or_not_parse_is_caught(command: str) -> None:
+    with pytest.raises((AssertionError, ValueError)):
+        _assert_pastes_safely(command)
 
 
 # --- what the structure rules of issue 24's second pass must not read -------------------------------------------
