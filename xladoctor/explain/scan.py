@@ -364,7 +364,7 @@ class _Scanner:
         lowered: str | None = None
         live = []
         for item in self.prepared:
-            if item.gates is None and not item.also:
+            if item.gates is None:  # no literal of 4+ characters: then no other set has one either (also is empty)
                 live.append(item)
                 continue
             if item.folded:
@@ -372,7 +372,7 @@ class _Scanner:
                 haystack = lowered
             else:
                 haystack = text
-            if (item.gates is None or any(gate in haystack for gate in item.gates)) and all(
+            if any(gate in haystack for gate in item.gates) and all(
                 any(x in haystack for x in need) for need in item.also
             ):
                 live.append(item)
