@@ -210,7 +210,7 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
     """The exceptions of a traceback region, in order; a chain separator links each to the next."""
     shape = region.prefix
     frames: list[Frame] = []
-    ipython = False  # the last frame is IPython's: its code is on the arrow line, not the first indented one
+    arrowed = False  # the last frame is IPython's or Rich's: its code is on the arrow line, not the first indented one
     # A traceback pasted with every line indented alike (a quote, an editor's selection): Python puts its frames two
     # spaces in, so any more is the paste's shift, and an exception line indented no further than that ends it.
     shift = 0
@@ -226,21 +226,21 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
         elif frame is not None:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
-            ipython = False
+            arrowed = False
             shift = max(0, min(_indent(body) - 2, 8))
         elif (rich := _RICH_FRAME.match(body)) is not None:
             path = rich.group("file").strip()
             frames.append(Frame(path, int(rich.group("line")), rich.group("func") or "", owner_of(path)))
-            ipython = True  # like IPython's: the code is on the arrow line, the lines around it are context
-        elif frames and ipython and (arrow := _RICH_ARROW.match(body)):
+            arrowed = True
+        elif frames and arrowed and (arrow := _RICH_ARROW.match(body)):
             frames[-1] = replace(frames[-1], code=arrow.group("code").replace("│", "").strip()[:300])
         elif (shown := _IPYTHON_FRAME.match(body)) is not None:
             frames.append(_ipython_frame(shown))
-            ipython = True
-        elif frames and ipython and (arrow := _IPYTHON_ARROW.match(body)):
+            arrowed = True
+        elif frames and arrowed and (arrow := _IPYTHON_ARROW.match(body)):
             line = frames[-1].line or int(arrow.group("line"))  # IPython 7 gives the line only here
             frames[-1] = replace(frames[-1], line=line, code=arrow.group("code")[:300])
-        elif frames and ipython and body.startswith((" ", "\t")):
+        elif frames and arrowed and body.startswith((" ", "\t")):
             pass  # IPython's lines around the one that ran: context, not the frame's source
         elif (
             frames and not frames[-1].code and _indent(body) > shift and body[:1] in (" ", "\t")

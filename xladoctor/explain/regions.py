@@ -75,7 +75,7 @@ class RegionCollector:
             whole = _ANSI.sub("", whole)
         pos = self._continue(whole, 0) if self._current is not None else 0
         gate = view if view is not None else "\n".join(set(whole.translate(_DIGITS).split("\n")))
-        shapes = self._new_shapes(gate) if any(g in gate for g in self._gates) else []
+        shapes = self._new_shapes(gate)
         if not shapes:
             # `whole` is the unfinished line before plus the chunk up to its last newline: the chunk's newlines
             self.line += newlines if newlines is not None and pos == 0 else whole.count("\n", pos)

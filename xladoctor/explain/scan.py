@@ -138,21 +138,21 @@ class _Prepared:
     reach: int  # how far from its literal a match can reach: the pattern's longest match, at most REACH
     only: str | None  # the one literal, when there is one and the case counts (the common case, made fast)
     multiline: re.Pattern[str]  # the pattern with re.MULTILINE, to search many lines in one call
-    gates: tuple[str, ...] | None  # the literals with every digit made 0, tested against distinct_lines()
-    # the pattern's other required literals (all_required_literals), digits made 0: each set must be there too
-    also: tuple[tuple[str, ...], ...]
+    # every set of literals a match needs (all_required_literals), the longest first, digits made 0: a chunk's
+    # distinct_lines() must hold one of each set; none when the pattern has no literal of 4+ characters
+    needs: tuple[tuple[str, ...], ...]
 
 
 def _prepare(signatures: Iterable[Signature]) -> list[_Prepared]:
     prepared = []
     for s in signatures:
         literals, folded = required_literals(s.pattern), bool(s.pattern.flags & re.IGNORECASE)
-        gates = tuple(literal.translate(_DIGITS) for literal in literals) if literals is not None else None
         only = literals[0] if literals is not None and len(literals) == 1 and not folded else None
         multiline = re.compile(s.pattern.pattern, s.pattern.flags | re.MULTILINE)
         reach = min(REACH, longest_match(s.pattern))
-        also = tuple(tuple(x.translate(_DIGITS) for x in t) for t in all_required_literals(s.pattern) if t != literals)
-        prepared.append(_Prepared(s, literals, folded, reach, only, multiline, gates, also))
+        sets = [literals, *(t for t in all_required_literals(s.pattern) if t != literals)] if literals else []
+        needs = tuple(tuple(x.translate(_DIGITS) for x in t) for t in sets)
+        prepared.append(_Prepared(s, literals, folded, reach, only, multiline, needs))
     return prepared
 
 
@@ -364,17 +364,12 @@ class _Scanner:
         lowered: str | None = None
         live = []
         for item in self.prepared:
-            if item.gates is None:  # no literal of 4+ characters: then no other set has one either (also is empty)
-                live.append(item)
-                continue
-            if item.folded:
+            if item.folded and item.needs:
                 lowered = text.lower() if lowered is None else lowered
                 haystack = lowered
             else:
                 haystack = text
-            if any(gate in haystack for gate in item.gates) and all(
-                any(x in haystack for x in need) for need in item.also
-            ):
+            if all(any(x in haystack for x in need) for need in item.needs):  # no set needed: always live
                 live.append(item)
         return live
 

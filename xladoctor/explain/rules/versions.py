@@ -272,8 +272,10 @@ def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
-# a call into that package, although the alias is no module name.
+# a call into that package, although the alias is no module name. (Lightning's pl and L, read for api-history.json's
+# classes, are _ALIASES below.)
 _IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
+_UPPER_ALIASES = "|".join(alias for alias in _IMPORT_ALIASES if alias[:1].isupper())  # a module path starts lower
 
 # Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).
 _NOT_MODULES = frozenset({"self", "cls", "super", "model", "models", "pipe", "pipeline", "trainer", "args", "config"})
@@ -290,9 +292,8 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         return None
     frame = failure.last_frame
     if frame is not None:
-        found = re.search(
-            rf"(?<![\w.])(?P<module>(?:[a-z_]\w*|F|K)(?:\.[a-z_]\w*)*)\.{re.escape(callee)}\s*\(", frame.code
-        )
+        module = rf"(?P<module>(?:[a-z_]\w*|{_UPPER_ALIASES})(?:\.[a-z_]\w*)*)"
+        found = re.search(rf"(?<![\w.]){module}\.{re.escape(callee)}\s*\(", frame.code)
         if found is None:
             return None  # the user's own function, or a library's reached through an object: judged as user code
         top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
