@@ -17,6 +17,7 @@ from xladoctor.explain.verdict import (
     Diagnosis,
     candidates,
     families,
+    frameless_guess,
     lead_record,
     library_guess,
     likeness_guess,
@@ -96,7 +97,7 @@ def diagnose(
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
-        chosen = library_guess(lead) or likeness_guess(lead, tail)
+        chosen = library_guess(lead) or likeness_guess(lead, tail) or frameless_guess(lead)
         if chosen is None:
             return Diagnosis(
                 "unknown", None,

@@ -117,7 +117,8 @@ def _structural(failure: Failure) -> Candidate | None:
 
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
-GUESSES = frozenset({GUESS, similar.GUESS})  # the guesses of the last resort: a family offered, no cause decided
+FRAMELESS = "structure:frameless-exception"  # the last resort's last guess (frameless_guess)
+GUESSES = frozenset({GUESS, similar.GUESS, FRAMELESS})  # the last resort's guesses: a family offered, none decided
 # Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
 # memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
 # to be a library's own defect.
@@ -165,6 +166,28 @@ def library_guess(failure: Failure) -> Candidate | None:
         "this input; or a call of it written for another of its releases. Search its issue tracker for the message, "
         "compare its installed version with the one the calling code names, and try its latest release.",
         0.3, failure, GUESS, {"library": library or "", "type": failure.type},
+    )  # fmt: skip
+
+
+def frameless_guess(failure: Failure) -> Candidate | None:
+    """The last resort's last guess: an exception of no environmental kind, pasted without the frames that would
+    say whose code raised it, that no family, signature or likeness reads. Such reports were most often a framework's
+    own defect in the development part of xladoctor's labelled corpus (5 of 13 when this guess was written; code
+    written for another release and a back-end's gap came next, 2 each). A guess by that base rate, said as one with
+    the lowest confidence; what it asks for first is the traceback that would decide."""
+    if failure.kind != "exception" or failure.frames or failure.wrapper or failure.warning or not failure.type:
+        return None
+    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT:
+        return None
+    return Candidate(
+        "framework-internal-error", "unknown",
+        f"No family or signature knows this error, and the log shows no frames of where {failure.type} was raised. "
+        "Errors of this shape that nothing reads were most often a framework's own defect; the next readings are "
+        "code written for another release of a library, or an operation a back-end does not implement. The frames "
+        "decide it: run it again with the whole traceback (the lines above the error, from \"Traceback (most recent "
+        "call last)\"), then search the issue tracker of the library whose code raised it for the message, and try "
+        "that library's latest release.",
+        0.2, failure, FRAMELESS, {"type": failure.type},
     )  # fmt: skip
 
 

@@ -61,8 +61,10 @@ def test_a_log_that_reads_like_a_settled_report_gets_its_family_as_a_guess_with_
 
 
 def test_a_log_like_no_settled_report_gets_no_guess(small_index: None) -> None:
-    diagnosis = _diagnose("RuntimeError: the pump stalled at the valve\n").diagnosis
+    diagnosis = _diagnose("error: the pump stalled at the valve\n").diagnosis  # a line: no frameless guess either
     assert diagnosis.family is None and diagnosis.decided_by == "structure:last-error"
+    pasted = _diagnose("RuntimeError: the pump stalled at the valve\n").diagnosis
+    assert pasted.decided_by == "structure:frameless-exception"  # likeness comes before the base rate's guess
 
 
 def test_a_report_left_out_is_not_its_own_neighbour(small_index: None) -> None:

@@ -224,7 +224,7 @@ def test_an_oom_with_memory_reserved_but_unallocated_is_fragmentation() -> None:
 
 
 def test_nothing_decided_names_the_last_error_and_what_to_run_next() -> None:
-    log = "starting\nRuntimeError: the widget frobnicated unexpectedly\n"
+    log = "starting\nerror: the widget frobnicated unexpectedly\n"  # a line: no exception for a guess to read
     explanation = _explain(log)
     diagnosis = explanation.diagnosis
     assert (diagnosis.verdict, diagnosis.family, diagnosis.line) == ("unknown", None, 2)
@@ -548,7 +548,32 @@ def test_no_guess_where_the_user_raised_it_or_its_kind_is_not_a_defect(files: tu
 def test_a_library_s_own_exception_class_names_it_when_the_log_shows_no_frames() -> None:
     diagnosis = _explain("widgetlib.errors.FrobError: the widget frobnicated unexpectedly\n").diagnosis
     assert (diagnosis.family, diagnosis.params["library"]) == ("framework-internal-error", "widgetlib")
-    assert _explain("RuntimeError: the widget frobnicated unexpectedly\n").diagnosis.family is None
+    frameless = _explain("RuntimeError: the widget frobnicated unexpectedly\n").diagnosis
+    assert frameless.decided_by == "structure:frameless-exception"  # no frames, no class of a library: not its own
+
+
+def test_an_exception_pasted_without_frames_is_guessed_a_defect_by_base_rate_and_asks_for_the_traceback() -> None:
+    explanation = _explain("RuntimeError: the widget frobnicated unexpectedly\n")
+    diagnosis = explanation.diagnosis
+    assert (diagnosis.verdict, diagnosis.family, diagnosis.decided_by) == (
+        "unknown", "framework-internal-error", "structure:frameless-exception",
+    )  # fmt: skip
+    assert "Traceback (most recent call last)" in diagnosis.cause and "no frames" in diagnosis.cause
+    assert not diagnosis.decided and not explanation.failing() and diagnosis.confidence <= 0.2
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "TimeoutError: the widget timed out\n",  # a kind that says what failed around the program
+        "OSError: the widget file is gone\n",
+        _raised_in("train.py", error="RuntimeError: the widget frobnicated unexpectedly"),  # frames: the user's raise
+        "E0101 00:00:00.000 widget.cc:12] the widget frobnicated unexpectedly\n",  # a log line, not an exception
+    ],
+)
+def test_no_frameless_guess_for_a_kind_not_a_defect_a_traceback_or_a_line(log: str) -> None:
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is None or diagnosis.decided_by != "structure:frameless-exception"
 
 
 def test_a_traceback_pasted_with_every_line_indented_alike_is_still_one() -> None:
