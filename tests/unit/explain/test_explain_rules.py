@@ -1213,6 +1213,34 @@ def test_uv_s_unsatisfiable_requirements_name_the_pair_it_could_not_reconcile() 
     assert "torch==2.7.1 and torchaudio==2.8.0" in diagnosis.cause, diagnosis.cause
 
 
+def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:
+    pip = (
+        "ERROR: Cannot install -r requirements.txt (line 3) and torch==2.1.0 because these package versions have "
+        "conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested torch==2.1.0\n"
+        "    torchvision 0.16.0 depends on torch==2.1.0\n    xformers 0.0.26.post1 depends on torch==2.3.0\n\n"
+        "To fix this you could try to:\n1. loosen the range of package versions you've specified\n"
+        "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/\n"
+    )
+    diagnosis = _diagnose(pip)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict"
+    assert (
+        "you asked for torch==2.1.0; torchvision 0.16.0 depends on torch==2.1.0; xformers 0.0.26.post1 depends on "
+        "torch==2.3.0." in diagnosis.cause
+    ), diagnosis.cause
+    uv = (
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because vllm==0.6.3 depends on torch==2.4.0 and you require torch==2.5.1, we can conclude that your "
+        "requirements and vllm==0.6.3 are incompatible.\n"
+    )
+    diagnosis = _diagnose(uv)
+    assert diagnosis is not None and "vllm==0.6.3 depends on torch==2.4.0, and you asked for torch==2.5.1" in (
+        diagnosis.cause
+    ), diagnosis.cause
+    # a resolver that says no pair: the lines after are pointed to, and nothing is made up
+    bare = _diagnose("ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/\n")
+    assert bare is not None and "Read the lines after this one" in bare.cause and "depends on" not in bare.cause
+
+
 def test_a_failed_cuda_build_names_the_wheel_pip_was_building() -> None:
     log = (
         "      OSError: The detected CUDA version (11.8) mismatches the version that was used to compile\n"

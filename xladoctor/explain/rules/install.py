@@ -114,10 +114,17 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
     if pair := _UV_PAIR.search(failure.haystack):
         first = pair.group("first") + (pair.group("first_spec") or "")
         named = f" ({first} and {pair.group('second')}{pair.group('second_spec') or ''}, as you require them)"
+    causes = conflict_causes(failure.haystack)
+    said = (
+        f" The conflict, as the installer gives it: {'; '.join(causes)}. Relax the pin one of them names, or install "
+        "the releases that were made together."
+        if causes
+        else " Read the lines after this one for the pair; relax one pin, or install the releases that were made "
+        "together."
+    )
     return Lead(
         f"The installer cannot find versions that satisfy every requirement at once{named}: two packages (or a "
-        "package and this Python, or an index without a matching wheel) pin incompatible versions of something. "
-        "Read the lines after this one for the pair; relax one pin, or install the releases that were made together.",
+        "package and this Python, or an index without a matching wheel) pin incompatible versions of something." + said,
         {"what": found.group("what") or "", "requirement": because.group("requirement") if because else ""},
     )
 
@@ -139,6 +146,39 @@ _UV_PAIR = re.compile(
     r"because you require (?P<first>[A-Za-z0-9][\w.-]{0,80})" + _MARKER + r"(?P<first_spec>[=<>!~]=?[\w.*+!-]{1,40})?"
     r" and (?P<second>[A-Za-z0-9][\w.-]{0,80})" + _MARKER + r"(?P<second_spec>[=<>!~]=?[\w.*+!-]{1,40})?"
 )
+
+
+# pip's resolver lists the pins that clash under "The conflict is caused by:" ("torchvision 0.16.0 depends on
+# torch==2.1.0", "The user requested torch==2.1.0"; pip/_internal/resolution/resolvelib/factory.py); uv says "because
+# triton==3.3.1 depends on system:cuda==12.9"
+_DEPENDS_ON = re.compile(
+    r"^\s*(?:(?P<user>The user requested(?: \(constraint\))?)|(?P<parent>[A-Za-z0-9][\w.-]{0,80} [\w.+!-]{1,40}) depends "
+    r"on) (?P<requirement>[^\n]{1,160}?)\s*$"
+    r"|[Bb]ecause (?P<uv_parent>[A-Za-z0-9][\w.-]{0,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40}) depends on "
+    r"(?P<uv_requirement>[\w:.-]{1,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40})"
+    r"(?: and you require (?P<uv_user>[A-Za-z0-9][\w.-]{0,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40}))?",
+    re.M,
+)
+
+
+def conflict_causes(text: str, most: int = 6) -> list[str]:
+    """The clashing pins the resolver printed, as "X 1.0 depends on Y==2" and "you asked for Y==1", first ones
+    first, each once."""
+    said: list[str] = []
+    for found in _DEPENDS_ON.finditer(text):
+        if found.group("user"):
+            cause = f"you asked for {found.group('requirement')}"
+        elif found.group("parent"):
+            cause = f"{found.group('parent')} depends on {found.group('requirement')}"
+        else:
+            cause = f"{found.group('uv_parent')} depends on {found.group('uv_requirement')}"
+            if found.group("uv_user"):
+                cause += f", and you asked for {found.group('uv_user')}"
+        if cause not in said:
+            said.append(cause)
+        if len(said) == most:
+            break
+    return said
 
 
 @rule(
