@@ -35,6 +35,8 @@ CASES: dict[str, tuple[str, str, str]] = {
     "uv-no-wheel-matching-tag": ("  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag and you require torch==2.1.0, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "torch"),
     "uv-cut-to-last-words": ("      we can conclude that your project's requirements are unsatisfiable.\n", "resolver-conflict", ""),
     "uv-requirements-unsatisfiable-because": ("  ╰─▶ Because only jax<=0.4.30 is available and you require jax>=0.5, we can conclude that your requirements are unsatisfiable.\n", "resolver-conflict", "jax"),
+    # a back-end's gap in words of its own: "does not support", not "not supported"
+    "backend-does-not-support": ("tensorflow.python.framework.errors_impl.UnimplementedError: The Conv2D op currently does not support grouped convolutions on the CPU.\n", "unsupported-op", "Conv2D"),
     # conda/mamba (libmamba's problem graph) and poetry
     "mamba-package-requires": ("LibMambaUnsatisfiableError: Encountered problems while solving:\n  - package pytorch-2.1.0 requires python >=3.11,<3.12.0a0, but none of the providers can be installed\n", "resolver-conflict", "pytorch"),
     "mamba-nothing-provides": ("Could not solve for environment specs\nThe following package could not be installed\n└─ nothing provides requested pytorch-cuda 12.9\n", "resolver-conflict", "pytorch-cuda"),

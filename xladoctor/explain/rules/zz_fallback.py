@@ -55,6 +55,7 @@ def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "unsupported-op",
     r"(?i)\b(?:not (?:yet )?supported|not implemented|unsupported|not handled)\b|than (?:is |are )?currently supported"
+    r"|\b(?:does|do)(?: not|n't) (?:yet |currently )?support\b"
     r"|File a feature request",
     source=SOURCE,
     confidence=0.45,
