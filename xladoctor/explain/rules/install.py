@@ -152,8 +152,8 @@ _UV_PAIR = re.compile(
 # torch==2.1.0", "The user requested torch==2.1.0"; pip/_internal/resolution/resolvelib/factory.py); uv says "because
 # triton==3.3.1 depends on system:cuda==12.9"
 _DEPENDS_ON = re.compile(
-    r"^\s*(?:(?P<user>The user requested(?: \(constraint\))?)|(?P<parent>[A-Za-z0-9][\w.-]{0,80} [\w.+!-]{1,40}) depends "
-    r"on) (?P<requirement>[^\n]{1,160}?)\s*$"
+    r"^\s*(?:(?P<user>The user requested(?: \(constraint\))?)"
+    r"|(?P<parent>[A-Za-z0-9][\w.-]{0,80} [\w.+!-]{1,40}) depends on) (?P<requirement>[^\n]{1,160}?)\s*$"
     r"|[Bb]ecause (?P<uv_parent>[A-Za-z0-9][\w.-]{0,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40}) depends on "
     r"(?P<uv_requirement>[\w:.-]{1,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40})"
     r"(?: and you require (?P<uv_user>[A-Za-z0-9][\w.-]{0,80}" + _MARKER + r"[=<>!~]=?[\w.*+!-]{1,40}))?",
