@@ -25,6 +25,9 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
+    "api-version-skew:unsloth_cannot_patch_trl": ("SyntaxError: invalid syntax (<string>, line 4)\nRuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer\n", "api-version-skew", "environment", "trl"),
+    "bad-configuration:arch_list_unknown_to_torch": (tb("ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported", "torch/utils"), "bad-configuration", "environment", "TORCH_CUDA_ARCH_LIST"),
     "unsupported-op:dtensor_op_without_strategy": (tb("NotImplementedError: Operator aten.is_pinned.default does not have a sharding strategy registered.", "torch/distributed/tensor"), "unsupported-op", "framework-bug", "aten.is_pinned.default"),
     "out-of-memory:vllm_kv_cache_too_small": (tb("ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GiB KV cache is needed, which is larger than the available KV cache memory (1.25 GiB). Based on the available memory, the estimated maximum model length is 10224. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.", "vllm"), "out-of-memory", "not-environment", "--max-model-len 10224"),
     "out-of-memory:directml_oom": ("RuntimeError: Could not allocate tensor with 58982400 bytes. There is not enough GPU video memory available!\n", "out-of-memory", "not-environment", "--cpu"),
@@ -1211,6 +1214,23 @@ def test_uv_s_unsatisfiable_requirements_name_the_pair_it_could_not_reconcile() 
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "resolver-conflict"
     assert "torch==2.7.1 and torchaudio==2.8.0" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_rope_scaling_of_the_old_form_refused_is_no_release_s_fault() -> None:
+    log = tb(
+        "ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'type': 'linear'}"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:rope_scaling_of_a_newer_config"
+
+
+def test_vllm_s_own_cuda_runtime_wrapper_refusing_peer_access_is_the_custom_all_reduce() -> None:
+    diagnosis = _diagnose("RuntimeError: CUDART error: peer access is not supported between these two devices\n")
+    assert diagnosis is not None and diagnosis.family == "bad-configuration", diagnosis
+    assert "--disable-custom-all-reduce" in diagnosis.cause
+    # NCCL's own wording of the same refusal is NCCL's
+    nccl = _diagnose("RuntimeError: peer access is not supported between these two devices\n")
+    assert nccl is not None and "NCCL_P2P_DISABLE" in nccl.cause
 
 
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:

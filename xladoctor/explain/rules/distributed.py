@@ -431,8 +431,12 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
     confidence=0.8,
 )
 def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
-    if "peer access" in found.group(0) and re.search(r"custom[_ ]?all[_ ]?reduce", failure.haystack, re.IGNORECASE):
-        # vLLM's csrc/custom_all_reduce.cuh (and SGLang's copy) checks P2P itself: NCCL is not what failed
+    if "peer access" in found.group(0) and re.search(
+        r"custom[_ ]?all[_ ]?reduce|CUDART error: peer", failure.haystack, re.IGNORECASE
+    ):
+        # vLLM's csrc/custom_all_reduce.cuh (and SGLang's copy) checks P2P itself: NCCL is not what failed. "CUDART
+        # error:" is the prefix of vLLM's and SGLang's own CUDA runtime wrapper (CudaRTLibrary.CUDART_CHECK in
+        # vllm/distributed/device_communicators/cuda_wrapper.py), which their custom all-reduce opens IPC with
         return Lead(
             "The inference engine's custom all-reduce kernel needs peer-to-peer access between the GPUs, which these "
             "GPUs (or this machine: PCIe switches, IOMMU/ACS, a VM) do not give: turn the custom all-reduce off and "

@@ -241,6 +241,33 @@ def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "bad-configuration",
+    r"Unknown CUDA arch \((?P<arch>[^)\n]{1,40})\) or GPU not supported",
+    source=CPP_EXTENSION + " (_get_cuda_arch_flags: each arch of TORCH_CUDA_ARCH_LIST, or of the GPUs seen when it is "
+    "unset, must be one this torch release knows)",
+    confidence=0.85,
+)
+def arch_list_unknown_to_torch(found: re.Match[str], failure: Failure) -> Lead:
+    """torch's extension builder checks every architecture it is to compile for against the list its release
+    knows. The list comes from TORCH_CUDA_ARCH_LIST when set (images and CI set it for GPUs the build machine lacks),
+    else from the GPUs present: an arch newer than the installed torch (9.0 for torch 1.13, 12.0 before 2.7)."""
+    arch = found.group("arch")
+    known = arch.split("+", 1)[0]
+    return Lead(
+        f"Building a CUDA extension{_building(failure)} stopped before nvcc ran: the installed torch does not know "
+        f"CUDA architecture {arch}. The architectures come from TORCH_CUDA_ARCH_LIST when it is set, else from this "
+        "machine's GPUs. Set TORCH_CUDA_ARCH_LIST to architectures this torch lists (an older one with +PTX also "
+        f"runs on a newer GPU), or upgrade torch to a release that knows {known}.",
+        {"variable": "TORCH_CUDA_ARCH_LIST", "arch": arch},
+        export("TORCH_CUDA_ARCH_LIST", "8.0;8.6+PTX", note="the architectures of your GPUs that this torch knows"),
+        next=(
+            'echo "$TORCH_CUDA_ARCH_LIST"  # set? then it is the list',
+            "python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'",
+        ),
+    )
+
+
+@rule(
     "build-failure",
     r"CUDA_HOME environment variable is not set|No CUDA runtime is found, using CUDA_HOME|cannot find CUDA_HOME|nvcc "
     r"was not found",

@@ -1298,3 +1298,48 @@ def binding_arguments_refused(found: re.Match[str], failure: Failure) -> Lead | 
         confidence=0.65 if caller else 0.5,
         next=("python -m pip list 2>/dev/null",),
     )
+
+
+@rule(
+    "api-version-skew",
+    r"`?rope_scaling`? must be a dictionary with two fields, `?type`? and `?factor`?, got (?P<got>\{[^\n]{0,300}\})",
+    source="https://github.com/huggingface/transformers/blob/v4.42.4/src/transformers/models/llama/"
+    "configuration_llama.py (_rope_scaling_validation before 4.43); https://github.com/huggingface/blog/pull/2243 "
+    "(Llama 3.1 needs transformers 4.43.2)",
+    confidence=0.85,
+)
+def rope_scaling_of_a_newer_config(found: re.Match[str], failure: Failure) -> Lead | None:
+    """transformers before 4.43 accepted only {"type", "factor"} as a model's rope_scaling. A config written for a
+    later release (Llama 3.1's "rope_type": "llama3" and its frequency factors) is refused by that check: the model
+    is newer than the installed transformers (or than the model code copied from it)."""
+    got = found.group("got")
+    if "rope_type" not in got and "low_freq_factor" not in got:
+        return None  # a config of the old form with a wrong value: the config's own mistake, not a release's
+    return Lead(
+        f"The model's config gives rope_scaling in the form later transformers releases read ({got[:160]}), and the "
+        "transformers installed here (older than 4.43, or model code copied from one) accepts only `type` and "
+        "`factor`. Upgrade transformers (Llama 3.1's rope scaling is read from 4.43.2 on); if the model ships its own "
+        "code (trust_remote_code), update that code too.",
+        {"package": "transformers", "rope_scaling": got[:160]},
+        install(("transformers", ">=4.43.2")),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"Unsloth: Please file a bug report! Error patching (?P<trainer>\w{1,80})",
+    source="https://github.com/unslothai/unsloth/issues/1699 (unsloth rewrites trl's trainers from their source; a trl "
+    "release newer than the unsloth installed gives source it cannot patch)",
+    confidence=0.85,
+)
+def unsloth_cannot_patch_trl(found: re.Match[str], failure: Failure) -> Lead:
+    trainer = found.group("trainer")
+    return Lead(
+        f"Unsloth could not patch trl's {trainer}: it rewrites trl's trainers from their source code, and the trl "
+        "installed here is a release newer (or older) than the unsloth installed was written for. Upgrade unsloth and "
+        "unsloth_zoo to releases that support this trl, or install the trl release your unsloth names in its "
+        "requirements.",
+        {"package": "trl", "trainer": trainer, "library": "unsloth"},
+        install(("unsloth", ""), ("unsloth_zoo", "")),
+        next=("python -m pip show unsloth trl  # the two releases; unsloth's requirements name the trl it supports",),
+    )
