@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "cuda-driver-too-old:driver_older_than_ptxas": ("2025-03-04 12:55:32.285132: W external/xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version is 12.2 which is older than the PTX compiler version 12.6.77. Because the driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.\n", "cuda-driver-too-old", "environment", "CUDA 12.6"),
     "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
     "api-version-skew:unsloth_cannot_patch_trl": ("SyntaxError: invalid syntax (<string>, line 4)\nRuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer\n", "api-version-skew", "environment", "trl"),
     "bad-configuration:arch_list_unknown_to_torch": (tb("ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported", "torch/utils"), "bad-configuration", "environment", "TORCH_CUDA_ARCH_LIST"),
@@ -1231,6 +1232,45 @@ def test_vllm_s_own_cuda_runtime_wrapper_refusing_peer_access_is_the_custom_all_
     # NCCL's own wording of the same refusal is NCCL's
     nccl = _diagnose("RuntimeError: peer access is not supported between these two devices\n")
     assert nccl is not None and "NCCL_P2P_DISABLE" in nccl.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "owner"),
+    [
+        (
+            "Argument rematerialization not implemented\nUNREACHABLE executed at /src/triton/lib/Dialect/TritonGPU/"
+            "Transforms/TritonGPUConversion.cpp:45!\nAborted (core dumped)\n",
+            "Triton",
+        ),
+        (
+            "F0000 00:00:1716818698.460641   95567 debug_macros.h:20] Non-OK-status: status.status() status: "
+            "INVALID_ARGUMENT: Expected pred or integral type in argument to and/or operation; got F32.\n"
+            "*** Begin stack trace ***\n        torch_xla::ShapeHelper::ShapeOfXlaOp(xla::XlaOp)\n",
+            "torch_xla",
+        ),
+        # LLVM inside XLA is XLA's: the framework's own name first
+        (
+            "LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl\nE external/xla/xla/service/gpu/compiler.cc:1] x\n",
+            "XLA",
+        ),
+    ],
+)
+def test_a_native_abort_names_whose_code_it_was_and_where_to_report_it(log: str, owner: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+    assert f"Native code of {owner} aborted" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_fatal_status_of_memory_is_memory_not_a_native_abort() -> None:
+    log = (
+        "F0000 00:00:1.0 95567 pjrt_computation_client.cc:20] Non-OK-status: status status: RESOURCE_EXHAUSTED: "
+        "Out of memory while trying to allocate 8.00G.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
 
 
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:

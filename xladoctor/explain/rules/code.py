@@ -350,22 +350,43 @@ def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "framework-internal-error",
     r"Check failed: (?P<check>[^\n]{3,200})|LLVM ERROR: (?P<llvm>[^\n]{3,200})|terminate called after throwing an "
-    r"instance of '(?P<type>[^']{1,120})'",
-    source="https://github.com/abseil/abseil-cpp/blob/master/absl/log/check.h (CHECK)",
+    r"instance of '(?P<type>[^']{1,120})'"
+    # LLVM's llvm_unreachable ("UNREACHABLE executed at FILE:LINE!") and a fatal check of a status that must be OK
+    # (torch_xla's XLA_CHECK_OK in debug_macros.h, tsl's TF_CHECK_OK): a failed status of the codes that say the
+    # framework built something invalid itself; memory, availability and the rest are read by their own rules
+    r"|UNREACHABLE executed at (?P<unreachable>[^\s!]{1,300})!"
+    r"|Non-OK-status: [^\n]{0,120}?(?P<status>(?:INVALID_ARGUMENT|INTERNAL): [^\n]{3,200})",
+    source="https://github.com/abseil/abseil-cpp/blob/master/absl/log/check.h (CHECK); https://github.com/llvm/"
+    "llvm-project/blob/main/llvm/lib/Support/ErrorHandling.cpp (llvm_unreachable_internal); https://github.com/"
+    "pytorch/xla/blob/master/torch_xla/csrc/runtime/debug_macros.h (XLA_CHECK_OK)",
     confidence=0.55,
 )
 def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
     what = re.search(r"what\(\):\s*(?P<what>[^\n]{3,300})", failure.haystack)
     if found.group("type") and what is not None:
         return None  # the error what() carries is its own record, read by the other rules
-    said = found.group("check") or found.group("llvm") or found.group("type") or ""
+    said = found.group("check") or found.group("llvm") or found.group("type") or found.group("status") or ""
+    if found.group("unreachable"):
+        said = f"UNREACHABLE executed at {found.group('unreachable')}"
+    owner, report = native_owner(failure.haystack)
     return Lead(
-        f"Native code of the framework aborted ({said[:160]}): an internal check failed. Often a bug of the "
-        "framework; sometimes a library of another version loaded beside it.",
-        {"check": said},
+        f"Native code of {owner} aborted ({said[:160]}): an internal check failed. Often a bug of {owner}; "
+        "sometimes a library of another version loaded beside it. "
+        + (f"Search or report it at {report} with the program that triggers it; " if report else "")
+        + "a newer release may fix it.",
+        {"check": said, "owner": owner, "report": report},
         verdict="framework-bug",
         next=("python -X faulthandler ...  # the Python stack at the abort",),
     )
+
+
+def native_owner(text: str) -> tuple[str, str]:
+    """Whose native code a crash record shows, by the first owner its paths and C++ namespaces name, with where to
+    report it; the framework, unnamed, when they name none."""
+    lowered = text.lower()
+    # LLVM and MLIR are inside Triton and XLA alike: they name Triton only when no framework's own name is there
+    ordered = sorted(_ASSERT_OWNERS, key=lambda owner: owner[0] in ("llvm", "mlir"))
+    return next(((name, url) for key, name, url in ordered if key in lowered), ("the framework", ""))
 
 
 @rule(
@@ -1076,6 +1097,7 @@ def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
 
 # glibc's assert(): "PROGRAM: FILE:LINE: FUNCTION: Assertion `EXPR' failed." (assert/assert.c, __assert_fail).
 _ASSERT_OWNERS = (
+    ("torch_xla", "torch_xla", "https://github.com/pytorch/xla/issues"),
     ("triton", "Triton", "https://github.com/triton-lang/triton/issues"),
     ("llvm", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
     ("mlir", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),

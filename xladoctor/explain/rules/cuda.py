@@ -356,6 +356,29 @@ def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "cuda-driver-too-old",
+    r"The NVIDIA driver's CUDA version is (?P<driver>\d+\.\d+) which is older than the PTX compiler version "
+    r"(?P<ptxas>\d+\.\d+)",
+    source="https://github.com/openxla/xla/blob/main/xla/service/gpu/nvptx_compiler.cc (ChooseLinkingMethod: "
+    "ptxas newer than the driver's CUDA turns parallel compilation off)",
+    confidence=0.8,
+)
+def driver_older_than_ptxas(found: re.Match[str], failure: Failure) -> Lead:
+    """XLA's own warning: the ptxas it compiles with (the nvidia-cuda-nvcc wheel jax installs) is of a newer CUDA than
+    the driver runs. XLA then links without the driver (slower compilation); PTX of that newer CUDA that the driver
+    must load itself fails. An error after it of a kernel that does not load is this, read first."""
+    driver, ptxas = found.group("driver"), found.group("ptxas")
+    return Lead(
+        f"The NVIDIA driver runs CUDA {driver} and XLA's PTX compiler (ptxas) is of CUDA {ptxas}: the driver is older "
+        "than the toolchain jax/XLA installed. XLA compiles more slowly because of it, and code the driver has to "
+        f"load itself can fail. Update the NVIDIA driver to one of CUDA {ptxas.split('.')[0]}.{ptxas.split('.')[1]} "
+        "or newer (or install NVIDIA's CUDA forward-compatibility package on a data-centre GPU).",
+        {"driver_cuda": driver, "ptxas": ptxas, "component": "NVIDIA driver"},
+        next=("nvidia-smi  # 'CUDA Version' is the newest CUDA this driver runs",),
+    )
+
+
+@rule(
     "accelerator-unavailable",
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No (?:CUDA|HIP) GPUs are available"
     r"|hipErrorNoDevice|no ROCm-capable device is detected"
