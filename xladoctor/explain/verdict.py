@@ -177,8 +177,8 @@ def frameless_guess(failure: Failure) -> Candidate | None:
     the lowest confidence; what it asks for first is the traceback that would decide."""
     if failure.kind != "exception" or failure.frames or failure.wrapper or failure.warning or not failure.type:
         return None
-    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT:
-        return None
+    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT or failure.type == "Error":
+        return None  # a bare "Error:" is a tool's line (a shell, node, a launcher), not an exception class
     return Candidate(
         "framework-internal-error", "unknown",
         f"No family or signature knows this error, and the log shows no frames of where {failure.type} was raised. "

@@ -569,6 +569,7 @@ def test_an_exception_pasted_without_frames_is_guessed_a_defect_by_base_rate_and
         "OSError: the widget file is gone\n",
         _raised_in("train.py", error="RuntimeError: the widget frobnicated unexpectedly"),  # frames: the user's raise
         "E0101 00:00:00.000 widget.cc:12] the widget frobnicated unexpectedly\n",  # a log line, not an exception
+        "Error: the widget frobnicated unexpectedly\n",  # a tool's bare "Error:", no exception class
     ],
 )
 def test_no_frameless_guess_for_a_kind_not_a_defect_a_traceback_or_a_line(log: str) -> None:
