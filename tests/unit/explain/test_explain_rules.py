@@ -25,6 +25,16 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:flash_attention_given_float32": (tb("RuntimeError: FlashAttention only support fp16 and bf16 data type", "flash_attn"), "user-code-error", "not-environment", "torch_dtype"),
+    "user-code-error:right_padding_in_batched_generation": (tb("ValueError: You are attempting to perform batched generation with padding_side='right' this may lead to unexpected behaviour for Flash Attention version of Qwen2. Make sure to  call `tokenizer.padding_side  = 'left'` before tokenizing the input.", "transformers"), "user-code-error", "not-environment", "padding_side = 'left'"),
+    "user-code-error:lora_target_modules_absent": (tb("ValueError: Target modules {'base_layer'} not found in the base model. Please check the target modules and try again.", "peft"), "user-code-error", "not-environment", "target_modules"),
+    "user-code-error:dataset_column_absent": (tb("KeyError: 'Column length not in the dataset. Current columns in the dataset: []'", "datasets"), "user-code-error", "not-environment", "no columns at all"),
+    "user-code-error:json_data_file_layout": ("pyarrow.lib.ArrowInvalid: JSON parse error: Column() changed from object to array in row 0\n", "user-code-error", "not-environment", "load_dataset"),
+    "user-code-error:arithmetic_on_a_container": (tb("TypeError: unsupported operand type(s) for *: 'float' and 'dict'", "optax/_src"), "user-code-error", "not-environment", "jax.value_and_grad"),
+    "out-of-memory:quantized_model_larger_than_gpu": (tb("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model. If you want to dispatch the model on the CPU or the disk while keeping these modules in 32-bit, you need to set `load_in_8bit_fp32_cpu_offload=True` and pass a custom `device_map` to `from_pretrained`.", "transformers"), "out-of-memory", "not-environment", "load_in_4bit"),
+    "user-code-error:command_line_refused": ("usage: main.py [-h] [-c CONFIG] {fit,validate}\nmain.py: error: 'Configuration check failed :: No action for destination key \"trainer.process_position\" to check its value.'\n", "user-code-error", "not-environment", "main.py --help"),
+    "gpu-arch-unsupported:gpu_generation_refused": (tb("RuntimeError: torch._scaled_mm is only supported on devices with compute capability >= 9.0", "torch"), "gpu-arch-unsupported", "environment", "sm_90"),
+    "gpu-arch-unsupported:sycl_aspect_missing": (tb("RuntimeError: Required aspect fp64 is not supported on the device", "torch/nn"), "gpu-arch-unsupported", "environment", "torch>=2.5"),
     "cuda-driver-too-old:driver_older_than_ptxas": ("2025-03-04 12:55:32.285132: W external/xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version is 12.2 which is older than the PTX compiler version 12.6.77. Because the driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.\n", "cuda-driver-too-old", "environment", "CUDA 12.6"),
     "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
     "api-version-skew:unsloth_cannot_patch_trl": ("SyntaxError: invalid syntax (<string>, line 4)\nRuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer\n", "api-version-skew", "environment", "trl"),
@@ -1271,6 +1281,29 @@ def test_a_fatal_status_of_memory_is_memory_not_a_native_abort() -> None:
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+@pytest.mark.parametrize("operands", ["'int' and 'str'", "'NoneType' and 'float'", "'Tensor' and 'ndarray'"])
+def test_arithmetic_between_values_not_containers_is_not_read_as_a_wrong_structure(operands: str) -> None:
+    diagnosis = _diagnose(tb(f"TypeError: unsupported operand type(s) for +: {operands}", "somelib"))
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:arithmetic_on_a_container"
+
+
+def test_a_gpu_generation_a_kernel_refuses_names_the_arch_and_a_way_around() -> None:
+    diagnosis = _diagnose("RuntimeError: GPU with CUDA capability 7 0 is not supported! (flash_attn)\n")
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+    assert "sm_70" in diagnosis.cause and "attn_implementation='sdpa'" in diagnosis.cause
+
+
+def test_the_local_rank_flag_stays_read_as_torchrun_s_spelling_not_a_plain_command_line_error() -> None:
+    log = "usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --local-rank=0\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:local_rank_spelling"
+
+
+def test_a_shell_s_killed_closing_a_pasted_code_block_is_the_oom_killer() -> None:
+    diagnosis = _diagnose("2023-12-03 15:01:30 [INFO] CPU device is used.\nKilled`\n")
+    assert diagnosis is not None and diagnosis.family == "out-of-memory"
 
 
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:

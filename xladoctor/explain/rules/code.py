@@ -8,7 +8,7 @@ import re
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.explain.rules.install import built_package
-from xladoctor.fix import export, unset
+from xladoctor.fix import export, install, unset
 
 ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
 JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
@@ -2069,4 +2069,226 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
         "https://github.com/pytorch/pytorch/issues if it is missing there too.",
         {"op": op, "package": "DTensor"},
         verdict="framework-bug",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"FlashAttention only supports? fp16 and bf16 data type",
+    source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (mha_fwd's dtype "
+    "check)",
+    confidence=0.8,
+)
+def flash_attention_given_float32(found: re.Match[str], failure: Failure) -> Lead:
+    """flash-attn runs in half precision only; a model loaded without a dtype is float32 (transformers' default),
+    and a trainer without bf16/fp16 keeps its activations in float32."""
+    return Lead(
+        "FlashAttention was given float32 tensors and runs only on float16 or bfloat16: load the model in half "
+        'precision (from_pretrained(..., torch_dtype=torch.bfloat16) or torch_dtype="auto"), set bf16=True (or '
+        "fp16=True) in the trainer's arguments, or run under torch.autocast. Not an environment problem.",
+        {"option": "torch_dtype", "trainer": "bf16=True / fp16=True"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"You are attempting to perform batched generation with padding_side='right'",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_flash_attention_utils.py "
+    "(the models' flash-attention path refuses right padding when generating a batch)",
+    confidence=0.8,
+)
+def right_padding_in_batched_generation(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Batched generation with the FlashAttention implementation needs the prompts padded on the left, and the "
+        "tokenizer pads on the right: set tokenizer.padding_side = 'left' (a processor's: processor.tokenizer."
+        "padding_side) before tokenizing, or load the model without attn_implementation='flash_attention_2'. Not an "
+        "environment problem.",
+        {"option": "padding_side", "value": "left", "implementation": "attn_implementation"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Target modules? (?P<modules>[^\n]{1,200}?) not found in the base model",
+    source="https://github.com/huggingface/peft/blob/main/src/peft/tuners/tuners_utils.py (inject_adapter)",
+    confidence=0.8,
+)
+def lora_target_modules_absent(found: re.Match[str], failure: Failure) -> Lead:
+    modules = found.group("modules").strip()
+    return Lead(
+        f"PEFT found none of the target modules {modules} in this model: the names in target_modules (a LoRA "
+        "config) are another architecture's. List the model's module names (print(model) or "
+        "[n for n, _ in model.named_modules()]) and name its attention/projection layers (q_proj, query_key_value, "
+        "c_attn...), or target_modules='all-linear'. Not an environment problem.",
+        {"option": "target_modules", "modules": modules},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Column (?P<column>[^\n]{1,120}?) not in the dataset\. Current columns in the dataset: "
+    r"(?P<columns>\[[^\n]{0,300}?\])",
+    source="https://github.com/huggingface/datasets/blob/main/src/datasets/formatting/formatting.py (key_to_query_type "
+    "and the Dataset's column lookup)",
+    confidence=0.75,
+)
+def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
+    column, columns = found.group("column").strip("'\" "), found.group("columns")
+    return Lead(
+        f"The dataset has no column {column} (its columns: {columns[:160]}): the data's layout is not the one the "
+        "script reads (its field names, or a preprocessing step that left "
+        + ("no columns at all" if columns.strip("[] ") == "" else "others")
+        + "). Rename or map the fields to what the script expects (dataset.rename_column, .map). Not an environment "
+        "problem.",
+        {"column": column, "what": "dataset"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"JSON parse error: (?P<said>[^\n]{3,200})",
+    source="https://github.com/apache/arrow/blob/main/cpp/src/arrow/json/parser.cc (the JSON reader "
+    "datasets' load_dataset('json') uses: one object per line, the same fields in each)",
+    confidence=0.6,
+)
+def json_data_file_layout(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"The data file is not JSON as the loader reads it ({found.group('said')[:160]}): load_dataset('json') "
+        "(Arrow's reader) wants JSON Lines, one object per line with the same fields of the same types in every "
+        "row, or one JSON document it can read as a table. Re-save it as .jsonl with one object per line. Not an "
+        "environment problem.",
+        {"loader": "load_dataset", "format": "JSON Lines (jsonl)"},
+        verdict="not-environment",
+    )
+
+
+# Python's own operator error where one side is a container or a model, not a number or an array: a pytree of
+# gradients taken with respect to the wrong argument, a module where its output was meant, a dict of outputs
+_CONTAINERS = r"dict|list|tuple|Linear|Module|Sequential|\w{0,40}Model|\w{0,40}Output|function|method"
+
+
+@rule(
+    "user-code-error",
+    r"unsupported operand type\(s\) for (?P<op>\S{1,3}): '(?P<left>[\w.]{1,80})' and '(?P<right>[\w.]{1,80})'",
+    source="https://docs.python.org/3/library/constants.html#NotImplemented (binary operators raise this TypeError "
+    "when neither operand supports the other's type); https://docs.jax.dev/en/latest/_autosummary/jax.grad.html",
+    confidence=0.6,
+)
+def arithmetic_on_a_container(found: re.Match[str], failure: Failure) -> Lead | None:
+    left, right = found.group("left"), found.group("right")
+    if not any(re.fullmatch(_CONTAINERS, side.rsplit(".", 1)[-1]) for side in (left, right)):
+        return None  # numbers and arrays of two kinds, or None: not the shape this reads
+    where = failure.haystack + " ".join(frame.file for frame in failure.frames)
+    jax = any(word in where for word in ("optax", "jax", "equinox", "flax"))
+    hint = (
+        " In JAX, jax.grad and jax.value_and_grad differentiate their first argument: pass the parameters (the model) "
+        "first, so the gradients have the parameters' structure (equinox: eqx.filter_grad)."
+        if jax
+        else ""
+    )
+    return Lead(
+        f"Arithmetic ({found.group('op')}) was given a '{left}' and a '{right}': a container or a model reached code "
+        f"that expected a number or an array, so a value of the wrong structure came from the calling code.{hint} Not "
+        "an environment problem.",
+        {"operands": f"{left}, {right}", "call": "jax.grad / jax.value_and_grad" if jax else ""},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized "
+    r"model",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/quantizers/quantizer_bnb_4bit.py "
+    "(validate_environment: a device_map that puts quantized modules off the GPU)",
+    confidence=0.8,
+)
+def quantized_model_larger_than_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The quantized model does not fit in the GPU's free memory, so device_map='auto' put some of its modules on "
+        "the CPU or the disk, which bitsandbytes' quantization refuses. Free the GPU (other processes, other models "
+        "loaded before), use a smaller model or 4-bit (BitsAndBytesConfig(load_in_4bit=True)), or allow the offload "
+        "with BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload=True) and a device_map of your own; for training, "
+        "a smaller batch_size and context length. Not an environment problem.",
+        {"config": "BitsAndBytesConfig", "option": "load_in_4bit", "knob": "batch_size"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"^(?P<prog>[\w.-]{1,80}): error: (?P<said>unrecognized arguments: [^\n]{1,200}|the following arguments are "
+    r"required: [^\n]{1,200}|argument [^\n]{1,200}|'Configuration check failed[^\n]{0,200}|[^\n]{3,200})$",
+    source="https://github.com/python/cpython/blob/main/Lib/argparse.py (ArgumentParser.error: 'PROG: error: "
+    "MESSAGE' and exit status 2); jsonargparse (LightningCLI) reports the same way",
+    confidence=0.55,
+    flags=re.MULTILINE,
+)
+def command_line_refused(found: re.Match[str], failure: Failure) -> Lead:
+    prog, said = found.group("prog"), found.group("said")
+    return Lead(
+        f"{prog}'s command-line parser refused the command line ({said[:160]}): an option it does not take, a value "
+        "it does not accept, a required one missing, or options in the wrong order (a subcommand such as "
+        f"LightningCLI's fit goes before --config). `{prog} --help` lists what it takes; an option that another "
+        "release of the script takes is a script of another version. Not an environment problem.",
+        {"program": prog, "said": said[:160], "where": "command line"},
+        verdict="not-environment",
+        next=(f"python {prog} --help" if prog.endswith(".py") else f"{prog} --help",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"(?:GPU|device)s? with (?:CUDA )?(?:compute )?capability (?P<major>\d{1,2})[ .](?P<minor>\d) (?:is|are) not "
+    r"supported|(?P<op>[\w.]{3,80}) is only supported on devices with compute capability >= ?(?P<need>\d{1,2}\.\d)",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
+    "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "
+    "(FlashAttention-2 needs Ampere or newer)",
+    confidence=0.75,
+)
+def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
+    """A kernel or an operation that checks the GPU's compute capability and refuses this one: the GPU is older
+    than the code was written for (V100's 7.0 for FlashAttention-2), or the installed release has not yet widened
+    the check to it (torch._scaled_mm's fp8 on sm_89 came after sm_90)."""
+    if found.group("op"):
+        op, need = found.group("op"), found.group("need")
+        return Lead(
+            f"{op} runs only on GPUs of compute capability {need} or newer in the installed release, and this GPU is "
+            f"older. A newer torch (or library) may run it on this GPU (fp8 matmul came to sm_89 after sm_90): upgrade "
+            "it, or turn off the option that uses it (an fp8 or 'fast' mode).",
+            {"op": op, "needs": f"sm_{need.replace('.', '')}", "package": "torch"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        )
+    arch = f"sm_{found.group('major')}{found.group('minor')}"
+    return Lead(
+        f"The kernel refuses this GPU's generation ({arch}, compute capability {found.group('major')}."
+        f"{found.group('minor')}): the library was written for newer GPUs (FlashAttention-2 needs Ampere, sm_80). Use "
+        "the model without it (attn_implementation='sdpa' or 'eager'; xformers' attention on older GPUs), or a GPU "
+        "it supports.",
+        {"arch": arch, "library": "flash-attn" if "flash" in failure.haystack.lower() else ""},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Required aspect (?P<aspect>\w{2,30}) is not supported on the device",
+    source="https://github.com/intel/llvm/blob/sycl/sycl/doc/extensions (SYCL device aspects: a kernel that needs "
+    "fp64 on an Intel GPU without it); https://pytorch.org/blog/pytorch2-5/ (XPU builds support Intel client GPUs, "
+    "Arc, from PyTorch 2.5)",
+    confidence=0.8,
+)
+def sycl_aspect_missing(found: re.Match[str], failure: Failure) -> Lead:
+    aspect = found.group("aspect")
+    return Lead(
+        f"A kernel needs the device aspect {aspect}, which this Intel GPU lacks (Arc and other client GPUs have no "
+        "native fp64): the installed build was made for data-centre GPUs (upstream torch 2.4's XPU builds support "
+        "Intel Data Center GPU Max only). Install torch 2.5 or newer for XPU (client GPUs supported), or keep the "
+        "tensors that need it in float32.",
+        {"aspect": aspect, "package": "torch 2.5"},
+        install(("torch", ">=2.5"), index_url="https://download.pytorch.org/whl/xpu"),
     )

@@ -331,7 +331,7 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed\s*$"
+    r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed`{0,3}\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
     r"|`killed`|`Killed`|\"killed\"|\"Killed\""
     r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed"
