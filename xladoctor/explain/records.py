@@ -74,7 +74,7 @@ _STDLIB = re.compile(
 )
 # A framework run from a source checkout (`pip install -e`, a build tree): its private subpackages are its own
 # wherever the checkout lies, and no project of a user's is laid out as torch/_inductor/ or jax/_src/.
-# torch.compile's own private subpackages (Dynamo, Inductor, functorch, ...): rules/code.py reads an exception raised
+# torch.compile's own private subpackages (Dynamo, Inductor, functorch, ...): rules/crashes.py reads an exception raised
 # there as a broken invariant of the framework.
 TORCH_COMPILER_PACKAGES = ("_inductor", "_dynamo", "_functorch", "_subclasses", "_higher_order_ops", "_export")
 _CHECKOUT = re.compile(

@@ -96,3 +96,31 @@ def trigger_literals() -> tuple[str, ...]:
         if item.literals is not None:
             found.extend(item.literals if not item.folded else ())
     return tuple(dict.fromkeys(found))
+
+
+# Shared by the rules: where the messages of torch and jax come from and where their bugs are reported, and how a
+# rule says whose line to change.
+ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks that raise these messages)"
+JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
+TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
+JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
+
+
+def yours(failure: Failure, what: str) -> str:
+    frame = failure.user_frame
+    if frame is None:
+        # no frame of the user's (a library's own traceback, a script run from site-packages): the innermost frame
+        # outside the frameworks is the call that handed them the wrong value
+        outside = [f for f in failure.frames if f.owner not in _FRAMEWORK_OWNERS]
+        if outside:
+            last = outside[-1]
+            code = f" (`{last.code}`)" if last.code else ""
+            return f"{what} Not an environment problem: the call at {last.short()}{code}, in {last.owner}."
+    where = f" at {frame.short()}" if frame is not None else ""
+    code = f" (`{frame.code}`)" if frame is not None and frame.code else ""  # the line to change, as the user wrote it
+    return f"{what} Not an environment problem: your code{where}{code}."
+
+
+# the packages whose checks raise the user's mistakes (the op that received them), not where they were made
+_FRAMEWORK_OWNERS = frozenset({"torch", "jax", "jaxlib", "tensorflow", "keras", "tf_keras", "triton", "numpy",
+                               "python", "flax", "torch_xla"})  # fmt: skip

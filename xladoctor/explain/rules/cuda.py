@@ -574,7 +574,7 @@ def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # cuBLAS's other statuses (cublasStatus_t): what each means for who has to act. NOT_SUPPORTED, ALLOC_FAILED and
-# NOT_INITIALIZED have rules of their own (code.py, above, resources.py).
+# NOT_INITIALIZED have rules of their own (backends.py, resources.py).
 _CUBLAS_STATUS = {
     "EXECUTION_FAILED": (
         "cuda-illegal-access", "unknown",

@@ -114,7 +114,7 @@ def timeout_words(found: re.Match[str], failure: Failure) -> Lead:
 
 # absl::StatusCode names, as XLA, JAX, TensorFlow and torch_xla print a failed status ("INTERNAL: ..."): what the
 # code alone says when no specific rule read the message (absl/status/status.h). RESOURCE_EXHAUSTED and
-# UNIMPLEMENTED have rules of their own (resources.py, code.py).
+# UNIMPLEMENTED have rules of their own (resources.py, backends.py).
 _STATUS_FAMILIES = {
     "INTERNAL": ("framework-internal-error", "framework-bug", "an internal error of the framework or its compiler"),
     "UNAVAILABLE": ("nccl-network", "environment", "a service or peer it needs did not answer (the coordinator, "

@@ -1,0 +1,596 @@
+"""What a back-end or a GPU generation does not cover: an operation or dtype that MPS, XLA, DirectML, XPU, ROCm or
+ONNX does not implement, and kernels that refuse this GPU's generation."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, yours
+from xladoctor.fix import install
+
+
+@rule(
+    "unsupported-op",
+    r"(?P<op>\"?[\w.:]{2,80}\"?) not implemented for '(?P<dtype>\w{2,30})'|Could not run "
+    r"'(?P<op2>[\w:.]{2,80})' with arguments from the '(?P<backend>\w{2,40})' backend",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Dispatch.h (AT_DISPATCH ... not implemented "
+    "for)",
+    confidence=0.8,
+)
+def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
+    op = (found.group("op") or found.group("op2") or "").strip('"')
+    if op.startswith("torchvision::"):
+        return None  # a torchvision built for another torch: versions.torchvision_ops
+    dtype, backend = found.group("dtype"), found.group("backend")
+    what = f"for {dtype}" if dtype else f"on the {backend} backend"
+    half = dtype in ("Half", "BFloat16") and "cpu" in op.lower()
+    return Lead(
+        f"{op} is not implemented {what} in this build"
+        + (
+            ": half precision on the CPU; run it in float32 there, or on the GPU."
+            if half
+            else ": a gap of the framework, not of your install; use a supported dtype or device, or a newer release "
+            "that adds it."
+        ),
+        {"op": op, "dtype": dtype or "", "backend": backend or ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"UNIMPLEMENTED: (?P<what>[^\n]{3,300})|No registered '(?P<op>\w{2,80})' OpKernel for '(?P<device>\w{2,20})' "
+    r"devices"
+    r"|[Ww]indows not yet supported for torch\.compile|torch\.compile is not supported on Python (?P<python>[\d.]+)\+?"
+    r"|(?:BFloat16|bf16|Bfloat16)[^\n]{0,40}(?:is not supported|is only supported on GPUs with compute capability)"
+    r"|(?:CUDA )?Device does not support bfloat16"
+    r"|Detected unsupported operations when trying to compile graph|Op\(s\) not lowered: (?P<ops>[^\n]{3,300})"
+    r"|MPS framework doesn't support (?P<mpsdtype>\w+)|(?:is|are) not supported (?:on|by) (?:the )?MPS"
+    r"|CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,200}",
+    source="https://github.com/openxla/xla (absl::StatusCode::kUnimplemented); "
+    "https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/eval_frame.py (platform checks)",
+    confidence=0.8,
+)
+def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if found.group("ops"):
+        return Lead(
+            f"torch_xla has no XLA lowering for {found.group('ops').strip(' ,')}: those ops run on the CPU, with a "
+            "transfer each time. A gap of torch_xla (open an op-lowering request); avoid the op in the step, or accept "
+            "the fallback.",
+            {"op": found.group("ops").strip(" ,"), "backend": "XLA"},
+            verdict="framework-bug",
+        )
+    if (
+        "CUDA_R_16BF" in failure.haystack
+        or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack)
+        or "support bfloat16" in said
+        or ("compute capability" in said and re.search(r"(?i)bf16|bfloat16", said))
+    ):
+        # a dtype the GPU's generation lacks: the machine's GPU is what does not fit (FAMILIES.md)
+        return Lead(
+            "This GPU has no bfloat16 (cuBLAS's CUDA_R_16BF and bf16 instructions need compute capability 8.0, "
+            f"Ampere, or newer; T4, V100 and RTX 20xx are older): {said[:160]}. Run in float16 or float32 on this GPU "
+            "(a library's bf16 switch off: `bf16=False, fp16=True`; `torch_dtype=torch.float16`).",
+            {"dtype": "bf16", "op": "CUDA_R_16BF", "needs": "compute capability 8.0"},
+            verdict="environment",
+            family="gpu-arch-unsupported",
+            next=(GPU_CAPABILITY,),
+        )
+    if "CUBLAS_STATUS_NOT_SUPPORTED" in said:
+        # a dtype this GPU has (bf16 was read above), so the cuBLAS that answered is not the one torch was built
+        # with: a separate nvidia-cublas wheel of another CUDA, a system CUDA first on the library path, or a
+        # replacement (ZLUDA's cublas DLL)
+        return Lead(
+            f"cuBLAS refused the call as not supported ({said[:160]}) for a dtype this GPU has: the cuBLAS loaded is "
+            "most likely not the one torch was built with (a separately installed nvidia-cublas wheel of another "
+            "CUDA, a system CUDA first on LD_LIBRARY_PATH or PATH, a replacement DLL such as ZLUDA's), or torch is a "
+            "build for another CUDA. Remove the stray copy, or install the torch build for this CUDA.",
+            {"library": "cuBLAS", "package": "nvidia-cublas"},
+            verdict="environment",
+            family="cuda-library-mismatch",
+            confidence=0.7,
+            next=(
+                "python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+                "python -m pip list 2>/dev/null | grep -i cublas",
+            ),
+        )
+    if "torch.compile" in said:
+        return Lead(
+            f"{said}: torch.compile does not run here; run without it (or under WSL2 / a supported Python).",
+            {
+                "feature": "torch.compile",
+                "platform": "Windows" if "Windows" in said else f"Python {found.group('python')}",
+            },
+            verdict="framework-bug",
+        )
+    return Lead(
+        f"The backend does not implement this: {said[:200]}. A limit of the framework on this device or dtype: use "
+        "a supported one, or a release that adds it.",
+        {"op": found.group("op") or "", "device": found.group("device") or ""},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MPS[^\n]{0,160}? natively starting from macOS (?P<version>\d{2}(?:\.\d{1,2})?)",
+    source="https://github.com/pytorch/pytorch/tree/main/aten/src/ATen/native/mps/operations (TORCH_CHECK / "
+    "TORCH_WARN_ONCE of is_macos_13_or_newer: ops MPS runs natively only from a macOS release on)",
+    confidence=0.85,
+)
+def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead | None:
+    """Apple's MPS backend gets ops and dtypes with macOS releases: torch checks the OS and refuses (or falls back to
+    the CPU, with a warning) on an older one. The Mac's OS, not the Python install, is what to change."""
+    if "Falling back on CPU" in failure.haystack:
+        return None  # the op ran, on the CPU: slower, not a failure
+    version = found.group("version")
+    return Lead(
+        f"This needs macOS {version} or newer on the MPS device ({found.group(0)[:160]}): the Mac runs an older "
+        f"macOS. Upgrade macOS to {version} or newer, or run this model (or op) on the CPU.",
+        {"macos": f"macOS {version}", "backend": "MPS"},
+        verdict="environment",
+        next=("sw_vers -productVersion",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"type (?P<dtype>fp8\w{1,12}) not supported in this architecture(?:\. The supported fp8 dtypes are "
+    r"(?P<supported>\([^)\n]{1,120}\)))?",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/language/semantic.py (the fp8 types of each "
+    "CUDA architecture: fp8e4nv needs compute capability 8.9 or newer)",
+    confidence=0.85,
+)
+def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    """Triton's fp8e4nv (torch.float8_e4m3fn) needs Ada or Hopper (sm_89, sm_90); older GPUs have only the other
+    formats it lists. A model stored in e4m3 compiled for an Ampere GPU fails at the kernel's first cast."""
+    dtype = found.group("dtype")
+    supported = found.group("supported") or ""
+    return Lead(
+        f"This GPU has no {dtype} in Triton (the float8_e4m3fn format needs compute capability 8.9, Ada/Hopper, or "
+        f"newer){': it supports ' + supported if supported else ''}. Use weights in a format this GPU has (an "
+        "fp8_e5m2 or bf16/fp16 checkpoint), or run that model without torch.compile.",
+        {"dtype": dtype, "supported": supported, "formats": "fp8_e4m3fn, fp8_e5m2"},
+        verdict="environment",
+        next=(GPU_CAPABILITY,),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Requested (?P<dtype>\w{2,20}) compute type, but the target device or backend do(?:es)? not support efficient "
+    r"(?P=dtype) computation",
+    source="https://github.com/OpenNMT/CTranslate2/blob/master/src/types.cc (the compute types each device supports; "
+    "https://opennmt.net/CTranslate2/quantization.html)",
+    confidence=0.85,
+)
+def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
+    """CTranslate2 (faster-whisper, whisperX) runs in the compute type asked for, and refuses one the GPU cannot run
+    well (float16 needs compute capability 7.0 or a GPU with fast FP16; a GTX 10xx has none): the option, not the
+    install, is what to change."""
+    dtype = found.group("dtype")
+    return Lead(
+        f"compute_type={dtype!r} asks for {dtype}, which this GPU (or backend) cannot run: set compute_type to one "
+        'it supports ("int8" or "int8_float32" on older GPUs and the CPU, "float32"), or "default" to let '
+        "the library choose.",
+        {"option": "compute_type", "dtype": dtype},
+        next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Illegal instruction(?: \(core dumped\))?|(?P<mac>illegal hardware instruction)"
+    r"|was built using AVX instructions, which your CPU and/or operating "
+    r"system do not support"
+    r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports "
+    r"(?P<need>\w+) GPUs or newer",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (the AVX check)",
+    confidence=0.75,
+)
+def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("gfx"):
+        return Lead(
+            f"rocBLAS has no kernels for this AMD GPU ({found.group('gfx')}): install a ROCm build that lists it, or "
+            "set HSA_OVERRIDE_GFX_VERSION to the nearest supported one (at your own risk).",
+            {"arch": found.group("gfx"), "variable": "HSA_OVERRIDE_GFX_VERSION"},
+        )
+    if found.group("need"):
+        return Lead(
+            f"FlashAttention needs a {found.group('need')} GPU or newer (compute capability 8.0+): use SDPA/xformers "
+            "attention on this GPU, or a newer GPU.",
+            {"arch": found.group("need"), "package": "flash-attn"},
+        )
+    if found.group("mac"):  # zsh's words for SIGILL, macOS's default shell
+        return Lead(
+            "The process stopped on an instruction this processor does not run (SIGILL): on an Apple silicon Mac, "
+            "most often an x86_64 Python running under Rosetta 2 that loads a wheel built for x86 instructions "
+            "Rosetta does not translate (AVX). Use an arm64 Python (`python -c 'import platform; "
+            "print(platform.machine())'` must say arm64) and arm64 wheels.",
+            {"arch": "arm64 vs x86_64 (Rosetta 2)"},
+            next=("python -c 'import platform; print(platform.machine())'", 'file "$(command -v python)"'),
+        )
+    return Lead(
+        "The processor lacks instructions the build was compiled for (AVX/AVX2, an Illegal instruction): a wheel "
+        "built for newer CPUs on an old or emulated one. Install a build for this CPU (or run on a newer machine).",
+        {"arch": "CPU (AVX)"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MLIR translation rule for primitive '(?P<op>[\w.-]{1,80})' not found(?: for platform (?P<platform>\w{1,20}))?"
+    r"|failed to legalize operation '(?P<op2>[\w.-]{1,80})'"
+    # jax/_src/pallas/{mosaic,triton,mosaic_gpu}/lowering.py: "Unimplemented primitive in Pallas TPU lowering: cos"
+    r"|Unimplemented primitive in (?P<pallas>Pallas[\w ]{0,20}?) lowering(?: for [\w.]{1,40})?: (?P<op3>[\w-]{1,80})",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/interpreters/mlir.py (a primitive with no lowering for "
+    "the platform); https://mlir.llvm.org/docs/DialectConversion/ (an op no conversion pattern turns into the "
+    "target's); https://github.com/jax-ml/jax/tree/main/jax/_src/pallas (each Pallas backend's lowering.py)",
+    confidence=0.85,
+)
+def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
+    """A compiler plugin (jax-metal, a TPU or GPU backend) that has no lowering for one op: the program compiles
+    everywhere else. The op, and the platform when the message names it, come from the record."""
+    op = found.group("op") or found.group("op2") or found.group("op3") or ""
+    platform = found.group("platform") or found.group("pallas") or ""
+    metal = platform.upper() == "METAL" or "metal" in failure.haystack.lower()
+    backend = "jax-metal" if metal else platform or "this backend"
+    return Lead(
+        f"{backend} cannot compile {op}: it has no lowering for that operation (a gap of the backend, not of your "
+        "install). Run that computation on the CPU (jax.default_device / jax.jit(..., backend='cpu')), avoid the op, "
+        "or use a backend release that adds it.",
+        {"op": op, "backend": backend, "platform": platform},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Trying to convert (?P<dtype>\w{2,40}) to the MPS backend but it does not have support for that dtype"
+    r"|(?P<dtype2>\w{2,40}) is not supported on MPS|MPS does not support (?P<what>[^\n.]{3,120})"
+    r"|Cannot convert a MPS Tensor to (?P<dtype3>\w{2,40}) dtype",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/mps/OperationUtils.mm (getMPSDataType: "
+    "the dtypes Metal has)",
+    confidence=0.85,
+)
+def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
+    dtype = found.group("dtype") or found.group("dtype2") or found.group("dtype3") or ""
+    what = dtype or found.group("what") or ""
+    frame = failure.user_frame
+    if dtype and failure.raised_in_user_code and frame is not None:
+        # the user's own line made or moved the tensor ("torch.tensor(reward, device=device)" of a float64 value):
+        # the dtype is their choice, so the change is theirs too
+        return Lead(
+            yours(
+                failure,
+                f"A {dtype} value is put on Apple's MPS device, which has no {dtype}: give it a dtype MPS has "
+                "(dtype=torch.float32, or .float() before .to('mps')).",
+            ),
+            {"dtype": dtype, "backend": "MPS", "where": frame.short()},
+            verdict="not-environment",
+            family="user-code-error",
+        )
+    return Lead(
+        f"Apple's MPS backend has no {what}: Metal lacks that dtype (float64, complex128 and the float8 types are "
+        "the usual ones). Convert to a dtype MPS has (float32, float16) before moving to 'mps', or keep that tensor "
+        "on the CPU.",
+        {"dtype": dtype, "backend": "MPS", "op": what},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Exporting the operator '?(?P<op>[\w:.]{1,120})'? to ONNX opset version (?P<opset>\d{1,3}) is not supported"
+    r"(?:\. Support for this operator was added in version (?P<added>\d{1,3}))?",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/onnx/errors.py (UnsupportedOperatorError)",
+    confidence=0.9,
+)
+def onnx_operator(found: re.Match[str], failure: Failure) -> Lead:
+    op, opset, added = found.group("op"), found.group("opset"), found.group("added")
+    if added:
+        return Lead(
+            f"torch.onnx has no export of {op} at opset {opset}; it has one from opset {added}: export with "
+            f"opset_version={added} or higher (torch.onnx.export(..., opset_version={added})), if the runtime that "
+            "loads the model supports that opset.",
+            {"op": op, "opset": opset, "option": "opset_version", "added": added},
+        )
+    return Lead(
+        f"torch.onnx cannot export {op} at any opset it knows (asked: {opset}): rewrite that part of the model with "
+        "ops that export, register a custom symbolic function for it (torch.onnx.register_custom_op_symbolic), or "
+        "try the dynamo-based exporter (torch.onnx.export(..., dynamo=True)).",
+        {"op": op, "opset": opset, "option": "opset_version"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"The GPU device does not support Double \(Float64\) operations",
+    # torch-directml's message (and IPEX's on Arc GPUs without FP64): the GPU has no double precision
+    source="https://github.com/microsoft/DirectML (torch-directml: Double/Float64 is not supported on the device)",
+    confidence=0.85,
+)
+def gpu_without_float64(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "This GPU backend has no float64 (double precision): many consumer and Intel Arc GPUs, and DirectML, do "
+        "not run it. Keep tensors in float32 (a float64 often comes from NumPy: torch.from_numpy(x).float()), or "
+        "use a backend that emulates it (IPEX on Intel GPUs).",
+        {"dtype": "Float64"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"AssertionError: Device (?P<device>[\w:]{2,20}) not supported",
+    # torch/_inductor/graph.py: no wrapper code generator registered for the device (MPS before Inductor had one)
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/graph.py (get_wrapper_codegen_for_device)",
+    confidence=0.85,
+)
+def inductor_device(found: re.Match[str], failure: Failure) -> Lead:
+    device = found.group("device")
+    return Lead(
+        f"torch.compile's default backend (Inductor) has no code generator for {device} in this torch: compile "
+        f"with backend='aot_eager' (or without torch.compile) on {device}, or use a newer torch whose Inductor "
+        "supports it.",
+        {"device": device, "backend": "inductor"},
+        next=("python -c 'import torch; print(torch.__version__)'",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"(?<![\w.:])(?P<op>[\w.]{2,120}(?: [\w.:]{1,40}){0,4}?) (?:does|do) not (?:yet )?have a deterministic "
+    r"(?P<impl>XLA |GPU |"
+    r"CUDA )?implementation|deterministic GPU implementation of (?P<op2>[\w ]{2,80}?) (?:is )?not (?:currently )?"
+    r"available",
+    # torch: at::globalContext().alertNotDeterministic (aten/src/ATen/Context.cpp); TensorFlow: the GPU kernels that
+    # raise when op determinism is on (tensorflow/core/kernels/, e.g. the XLA MaxPoolGrad and segment reductions)
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Context.cpp (alertNotDeterministic); "
+    "https://www.tensorflow.org/api_docs/python/tf/config/experimental/enable_op_determinism",
+    confidence=0.85,
+)
+def no_deterministic_implementation(found: re.Match[str], failure: Failure) -> Lead:
+    op = (found.group("op") or found.group("op2") or "").strip()
+    node = re.search(r"\{\{node [^}\n]{0,300}?/(?P<kind>\w{2,80})\}\}", failure.haystack[found.end() :])
+    if node:
+        op = f"{op} ({node.group('kind')})"
+    impl = (found.group("impl") or "").strip()
+    return Lead(
+        f"{op} has no deterministic {impl + ' ' if impl else ''}implementation, and this run asked for determinism "
+        "(torch.use_deterministic_algorithms(True) in torch; TF_DETERMINISTIC_OPS=1 or "
+        "tf.config.experimental.enable_op_determinism() in TensorFlow, where Keras 3 also compiles with XLA by "
+        "default, jit_compile='auto'). A limit of the framework, not of the install: allow nondeterminism for this "
+        "op (torch: use_deterministic_algorithms(True, warn_only=True)), compile without XLA (jit_compile=False), "
+        "or replace the op.",
+        {"op": op, "setting": "use_deterministic_algorithms / enable_op_determinism"},
+    )
+
+
+# torch_xla's metrics report: a counter named aten::OP counts calls that ran on the CPU (no XLA lowering was used);
+# _local_scalar_dense (.item(), printing) and nonzero are expected ones (TROUBLESHOOTING.md says so)
+_EXPECTED_FALLBACKS = ("_local_scalar_dense", "nonzero")
+
+
+@rule(
+    "unsupported-op",
+    r"(?:Counter: |\[')aten::(?P<op>\w{2,80})",
+    source="https://github.com/pytorch/xla/blob/master/TROUBLESHOOTING.md (the aten:: counters of the metrics "
+    "report are CPU fallbacks; ops other than nonzero and _local_scalar_dense mean a missing lowering)",
+    confidence=0.7,
+)
+def xla_cpu_fallback(found: re.Match[str], failure: Failure) -> Lead | None:
+    ops = [
+        op for op in re.findall(r"(?:Counter: |')aten::(\w{2,80})", failure.haystack) if op not in _EXPECTED_FALLBACKS
+    ]
+    if not ops:
+        return None
+    op = ops[0]
+    return Lead(
+        f"torch_xla ran aten::{op} on the CPU: it has no XLA lowering on this device (a CPU fallback, which copies "
+        "the tensors to the host and back on every call, and breaks the graph). A gap of torch_xla, not of the "
+        f"install: report aten::{op} to pytorch/xla (some ops are lowered for TPU only), or avoid the op in the "
+        "step. Printed from the training script after a step, torch_xla.debug.metrics.executed_fallback_ops() lists "
+        "them all.",
+        {"op": f"aten::{op}", "backend": "torch_xla"},
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"(?P<kind>DynamicOutputShapeException|DataDependentOutputException|GuardOnDataDependentSymNode|Could not guard "
+    r"on data-dependent expression|Tried to use data-dependent value)(?::\s?(?P<what>[^\n]{1,160}))?",
+    # torch/_subclasses/fake_tensor.py (an op whose output shape depends on the data: nonzero, unique, masked_select)
+    # and torch/fx/experimental/symbolic_shapes.py (a branch on such a value): what torch.compile cannot trace
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_subclasses/fake_tensor.py (DynamicOutputShapeException)"
+    "; https://github.com/pytorch/pytorch/blob/main/torch/fx/experimental/symbolic_shapes.py "
+    "(GuardOnDataDependentSymNode)",
+    confidence=0.8,
+)
+def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
+    what = (found.group("what") or "").strip()
+    output_shape = found.group("kind") in ("DynamicOutputShapeException", "DataDependentOutputException")
+    return Lead(
+        "torch.compile cannot trace a value that depends on the tensor's data"
+        + (f" ({what[:120]})" if what else "")
+        + ": "
+        + (
+            "an op whose output shape depends on its input's values (nonzero, unique, masked_select, boolean "
+            "indexing). Let Dynamo capture it with torch._dynamo.config.capture_dynamic_output_shape_ops = True, or "
+            "keep that op out of the compiled region."
+            if output_shape
+            else "a Python branch or size computed from a tensor's value. Tell the compiler what holds with "
+            "torch._check(...), set torch._dynamo.config.capture_scalar_outputs = True for .item(), or let it break "
+            "the graph there (no fullgraph=True)."
+        )
+        + " A limit of the compiler, not of your install.",
+        {"op": what[:120], "compiler": "torch.compile"},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=graph_breaks,dynamic python ...  # where the data-dependent value comes from",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"MPS device does not support (?P<op>\w{1,40}(?: or \w{1,40})?) for (?P<what>[^\n.]{3,80})",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/mps/operations/LinearAlgebra.mm "
+    '(TORCH_CHECK: "MPS device does not support mm for non-float inputs", linear, addmm, addbmm)',
+    confidence=0.85,
+)
+def mps_op_input_type(found: re.Match[str], failure: Failure) -> Lead:
+    """torch's MPS kernels for matrix products (mm, addmm, linear, bmm) take floating-point inputs only: Apple's
+    MPSGraph matmul has no integer kernel."""
+    op, what = found.group("op"), found.group("what").strip()
+    return Lead(
+        f"torch's MPS backend has no {op} for {what} (Apple's MPSGraph matrix product takes floating-point inputs "
+        "only): a gap of the backend, not of your install. Cast the operands to float32 (or float16) before the "
+        "product, or compute it on the CPU.",
+        {"op": f"aten::{op.split()[0]}", "backend": "MPS"},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Could not satisfy explicit device specification '(?P<device>[^'\n]{1,80})' because (?:no supported kernel for "
+    r"(?P<kind>\w{2,8}) devices is available|(?P<none>no devices matching that specification are registered in this "
+    r"process))",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/colocation_graph.cc "
+    "(an op pinned with tf.device to a device that has no kernel for it, or that this process does not have)",
+    confidence=0.8,
+)
+def tf_device_placement(found: re.Match[str], failure: Failure) -> Lead:
+    """tf.device pins an op: TensorFlow refuses when that device type has no kernel for the op (a gap, which soft
+    placement works around), or when the process has no such device (no GPU seen, a GPU index past the last)."""
+    device = found.group("device")
+    if found.group("none"):
+        return Lead(
+            f"An op is pinned to {device}, which this TensorFlow process does not have: no GPU is visible to it (a "
+            "CPU-only install, CUDA libraries it could not load, CUDA_VISIBLE_DEVICES), or the index is past the "
+            "last GPU. tf.config.list_physical_devices('GPU') shows what it has.",
+            {"device": device, "variable": "CUDA_VISIBLE_DEVICES"},
+            family="accelerator-unavailable",
+            verdict="environment",
+            next=("python -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"",),
+        )
+    return Lead(
+        f"An op is pinned to {device}, and TensorFlow has no {found.group('kind')} kernel for it: a gap of "
+        "TensorFlow for that op and dtype on this device type, not of your install. Let TensorFlow place it "
+        "(tf.config.set_soft_device_placement(True)), or run it on the CPU.",
+        {"device": device, "call": "tf.config.set_soft_device_placement"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"expected key in DispatchKeySet\([^)\n]{1,300}\) but got: (?P<key>PrivateUse1|\w{1,40})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/tensor_new.cpp (Tensor.new's device "
+    "check; PrivateUse1 is torch-directml's device, accepted from pytorch/pytorch#95748)",
+    confidence=0.75,
+)
+def dispatch_key_refused(found: re.Match[str], failure: Failure) -> Lead:
+    key = found.group("key")
+    whose = "torch-directml's DirectML device (PrivateUse1)" if key == "PrivateUse1" else f"the {key} device"
+    return Lead(
+        f"A legacy tensor constructor (tensor.new(), torch.Tensor(...)) does not accept {whose} in the torch release "
+        "installed: a gap of that back-end's torch, not of your install. Use the modern calls (torch.empty(..., "
+        "device=x.device), x.new_empty(...)) or run that step on the CPU.",
+        {"key": key, "package": "torch-directml" if key == "PrivateUse1" else "torch"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Cannot set version_counter for inference tensor",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/TensorImpl.h (inference tensors have no version "
+    "counter); settled as torch-directml's gap in https://github.com/vladmandic/sdnext/issues/3251",
+    confidence=0.7,
+)
+def directml_inference_mode(found: re.Match[str], failure: Failure) -> Lead | None:
+    # only where DirectML ran it: elsewhere an inference tensor reused under autograd is the code's own doing
+    seen = " ".join([failure.haystack, *failure.context, *(f.file for f in failure.frames)]).lower()
+    if not any(word in seen for word in ("dml", "directml", "privateuseone")):
+        return None
+    return Lead(
+        "torch-directml cannot run on tensors made under torch.inference_mode(): its ops set a version counter "
+        "such tensors do not have. Run inference under torch.no_grad() instead (SD.Next: its inference mode "
+        "setting to no_grad).",
+        {"package": "torch-directml", "api": "torch.no_grad"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Operator (?P<op>aten\.[\w.]{1,120}) does not have a sharding strategy registered",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/tensor/_sharding_prop.py "
+    "(ShardingPropagator.propagate_op_sharding_non_cached)",
+    confidence=0.85,
+)
+def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
+    op = found.group("op")
+    return Lead(
+        f"DTensor (FSDP2, tensor parallelism) has no sharding rule for {op} in the installed torch: a gap of "
+        "torch.distributed.tensor, not of your install. Run that step on the local shard (x.to_local()) or the whole "
+        "tensor (x.full_tensor()), or try a newer torch, where more operators have rules; report the operator at "
+        "https://github.com/pytorch/pytorch/issues if it is missing there too.",
+        {"op": op, "package": "DTensor"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"(?:GPU|device)s? with (?:CUDA )?(?:compute )?capability (?P<major>\d{1,2})[ .](?P<minor>\d) (?:is|are) not "
+    r"supported|(?P<op>[\w.]{3,80}) is only supported on devices with compute capability >= ?(?P<need>\d{1,2}\.\d)",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
+    "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "
+    "(FlashAttention-2 needs Ampere or newer)",
+    confidence=0.75,
+)
+def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
+    """A kernel or an operation that checks the GPU's compute capability and refuses this one: the GPU is older
+    than the code was written for (V100's 7.0 for FlashAttention-2), or the installed release has not yet widened
+    the check to it (torch._scaled_mm's fp8 on sm_89 came after sm_90)."""
+    if found.group("op"):
+        op, need = found.group("op"), found.group("need")
+        return Lead(
+            f"{op} runs only on GPUs of compute capability {need} or newer in the installed release, and this GPU is "
+            f"older. A newer torch (or library) may run it on this GPU (fp8 matmul came to sm_89 after sm_90): upgrade "
+            "it, or turn off the option that uses it (an fp8 or 'fast' mode).",
+            {"op": op, "needs": f"sm_{need.replace('.', '')}", "package": "torch"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        )
+    arch = f"sm_{found.group('major')}{found.group('minor')}"
+    return Lead(
+        f"The kernel refuses this GPU's generation ({arch}, compute capability {found.group('major')}."
+        f"{found.group('minor')}): the library was written for newer GPUs (FlashAttention-2 needs Ampere, sm_80). Use "
+        "the model without it (attn_implementation='sdpa' or 'eager'; xformers' attention on older GPUs), or a GPU "
+        "it supports.",
+        {"arch": arch, "library": "flash-attn" if "flash" in failure.haystack.lower() else ""},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Required aspect (?P<aspect>\w{2,30}) is not supported on the device",
+    source="https://github.com/intel/llvm/blob/sycl/sycl/doc/extensions (SYCL device aspects: a kernel that needs "
+    "fp64 on an Intel GPU without it); https://pytorch.org/blog/pytorch2-5/ (XPU builds support Intel client GPUs, "
+    "Arc, from PyTorch 2.5)",
+    confidence=0.8,
+)
+def sycl_aspect_missing(found: re.Match[str], failure: Failure) -> Lead:
+    aspect = found.group("aspect")
+    return Lead(
+        f"A kernel needs the device aspect {aspect}, which this Intel GPU lacks (Arc and other client GPUs have no "
+        "native fp64): the installed build was made for data-centre GPUs (upstream torch 2.4's XPU builds support "
+        "Intel Data Center GPU Max only). Install torch 2.5 or newer for XPU (client GPUs supported), or keep the "
+        "tensors that need it in float32.",
+        {"aspect": aspect, "package": "torch 2.5"},
+        install(("torch", ">=2.5"), index_url="https://download.pytorch.org/whl/xpu"),
+    )

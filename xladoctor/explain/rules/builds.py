@@ -1,0 +1,87 @@
+"""Building a package's native code failed: the compiler's own error, a build that needs a module it does not
+declare, a wheel made for another platform."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules.install import built_package
+
+
+@rule(
+    "build-failure",
+    r"(?P<file>[\w./\\-]{1,200}\.(?:cpp|cu|cuh|cc|c|h|hpp))\(?:?\d+\)?:?\d*:? (?:fatal )?error:? (?P<what>[^\n]{3,200})"
+    r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})"
+    r"|metadata-generation-failed"
+    r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit status|CppCompileError"
+    r"|Compiler: cl is not found",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
+    confidence=0.65,
+)
+def compile_error(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group(0)
+    if "cl is not found" in said:
+        return Lead(
+            "torch.compile's C++ backend on Windows needs MSVC's compiler (cl.exe), which is not on PATH: run from a "
+            "Visual Studio Developer prompt, or install the Build Tools.",
+            {"tool": "cl"},
+        )
+    envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
+    package = found.group("pkg") or built_package(" ".join((failure.haystack, *failure.context)))
+    whose = f"{package}'s compiled extension" if package else "a compiled package"
+    return Lead(
+        f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
+        "not fit this environment (a compiler older than the package's sources need, an nvcc of another CUDA than "
+        "torch's). A prebuilt wheel for this Python, torch and CUDA, or a release of the package that has one, "
+        "avoids the build.",
+        {"package": package, "file": found.group("file") or ""},
+        # pip's envelope ("This error originates from a subprocess"): the build's own output, quoted inside it,
+        # holds the cause, and a rule that reads that output outranks it; alone, it still says a build failed
+        confidence=0.55 if envelope else None,
+    )
+
+
+# A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
+# backend, the package's setup.py
+_BUILD_FRAME = re.compile(
+    r"<pip-setuptools-caller>|[/\\]pip-(?:install|build-env|req-build)-|[/\\]builds-v\d+[/\\]"
+    r"|(?:^|[/\\])setup\.py$|setuptools[/\\]build_meta\.py$"
+)
+
+
+@rule(
+    "build-failure",
+    r"No module named '(?P<module>[\w.]{1,200})'",
+    source="https://pip.pypa.io/en/stable/reference/build-system/pyproject-toml/#build-isolation",
+    confidence=0.95,
+    on="exception",
+)
+def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A package's build script imports a module (torch, most often) that pip's isolated build environment does not
+    have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
+    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames):
+        return None
+    module = found.group("module").split(".", 1)[0]
+    return Lead(
+        f"The package's build script imports {module}, which the isolated build environment pip made for it does not "
+        f"have (pip builds in a fresh environment, without the installed {module}). Install {module} first, then "
+        "build against it: pip install --no-build-isolation <package> (or use a prebuilt wheel).",
+        {"module": module, "option": "--no-build-isolation"},
+        next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
+    )
+
+
+@rule(
+    "resolver-conflict",
+    r"is not a supported wheel on this platform",
+    source="https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/",
+    confidence=0.9,
+)
+def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The wheel is built for another Python version or platform (its tags do not match this interpreter): "
+        "download the wheel whose cpXY and platform tags match `python -m pip debug --verbose`.",
+        {"tag": "wheel tags"},
+    )

@@ -1,0 +1,181 @@
+"""A setting wrong for this machine: an unknown flag or variable, a launcher's variables missing, a debugging switch
+left on, a back-end asked for where it is not, a path the program cannot write."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import Lead, rule
+from xladoctor.fix import export, unset
+
+
+@rule(
+    "bad-configuration",
+    r"Unknown flags? in (?P<variable>XLA_FLAGS|TF_XLA_FLAGS|LIBTPU_INIT_ARGS)[^\n]{0,200}|(?P<flag>--\w{3,80}) is not "
+    r"a recognized (?:flag|option)|Unknown command line flag '(?P<flag2>\w{3,80})'",
+    source="https://github.com/openxla/xla/blob/main/xla/debug_options_flags.cc",
+    confidence=0.9,
+)
+def unknown_flag(found: re.Match[str], failure: Failure) -> Lead:
+    variable = found.group("variable") or "XLA_FLAGS"
+    flag = found.group("flag") or found.group("flag2") or ""
+    return Lead(
+        f"{variable} holds a flag this XLA does not know{' (' + flag + ')' if flag else ''}: a flag of another "
+        "release, or a typo. Remove it from the variable.",
+        {"variable": variable, "flag": flag},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"PJRT_DEVICE[^\n]{0,80}(?:not set|is not|invalid|Unknown)|Unknown PJRT_DEVICE|Invalid (?:value for "
+    r")?(?:environment variable|env var) (?P<variable>[A-Z_]{3,60})",
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/runtime.py",
+    confidence=0.8,
+)
+def bad_variable(found: re.Match[str], failure: Failure) -> Lead:
+    variable = found.group("variable") or "PJRT_DEVICE"
+    return Lead(
+        f"{variable} is set to a value this machine or release does not accept: set it to what the hardware "
+        "present needs (PJRT_DEVICE=TPU, CUDA or CPU) or unset it.",
+        {"variable": variable},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"use_libuv was requested but PyTorch was buil[dt] without libuv support",
+    source="https://github.com/pytorch/pytorch/issues/139990",
+    confidence=0.9,
+)
+def windows_libuv(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch.distributed's store asks for libuv, which the Windows wheels are built without: set USE_LIBUV=0.",
+        {"variable": "USE_LIBUV"},
+        export("USE_LIBUV", "0"),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Distributed package doesn't have (?P<backend>NCCL|MPI|UCC) built in|ProcessGroupNCCL is only supported with "
+    r"GPUs|NCCL is not available",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py",
+    confidence=0.9,
+)
+def nccl_not_here(found: re.Match[str], failure: Failure) -> Lead:
+    backend = found.group("backend") or "NCCL"
+    where = (
+        "Windows and macOS builds, CPU builds"
+        if backend == "NCCL"
+        else "PyPI's wheels have no MPI or UCC: only a torch built from source on a host with it does"
+    )
+    return Lead(
+        f"The program asks torch.distributed for the {backend} backend, which this torch has not ({where}): use "
+        "backend='gloo' (CPU) or 'nccl' (NVIDIA GPUs) instead (init_process_group(backend=...), or the launcher's "
+        "own option).",
+        {"backend": "gloo", "asked": backend},
+    )
+
+
+@rule(
+    "disk-or-permission",
+    r"File (?P<path>\S{1,300}) cannot be opened|Parent directory (?P<dir>\S{1,300}) does not exist",
+    source="https://github.com/pytorch/pytorch/blob/main/caffe2/serialize/inline_container.cc (PyTorchStreamWriter)",
+    confidence=0.8,
+)
+def cannot_open_for_writing(found: re.Match[str], failure: Failure) -> Lead:
+    path = found.group("path") or found.group("dir") or ""
+    return Lead(
+        f"torch.save could not open {path}: its folder does not exist or cannot be written. Create the folder "
+        "(os.makedirs(..., exist_ok=True)) or write elsewhere.",
+        {"path": path},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"environment variable (?P<variable>RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) expected, but not set",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/rendezvous.py (_env_rendezvous_handler)",
+    confidence=0.9,
+)
+def launcher_variables_missing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"{found.group('variable')} is not set: the script expects to be started by a launcher that sets RANK, "
+        "WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Run it with torchrun (torchrun --nproc-per-node N script.py).",
+        {"variable": found.group("variable"), "launcher": "torchrun"},
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Unrecognized CachingAllocator option: (?P<option>[\w.-]{1,80})",
+    # c10/cuda/CUDAAllocatorConfig.cpp (parseArgs): each key of PYTORCH_CUDA_ALLOC_CONF this torch does not know
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAAllocatorConfig.cpp (Unrecognized "
+    "CachingAllocator option)",
+    confidence=0.9,
+)
+def allocator_option_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    option = found.group("option")
+    return Lead(
+        f"PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF in newer torch) holds {option}, an option the installed torch "
+        "does not know: a typo, or an option newer than this torch (expandable_segments is unknown to torch 2.0 and "
+        "older). Remove it from the variable (or correct it), or upgrade torch.",
+        {"variable": "PYTORCH_CUDA_ALLOC_CONF", "option": option},
+        next=("python -c \"import os, torch; print(torch.__version__, os.environ.get('PYTORCH_CUDA_ALLOC_CONF'))\"",),
+    )
+
+
+@rule(
+    "missing-library",
+    r"\blibtpu(?:\.so)?[^\n]{0,20}? not found|Could not find libtpu|libtpu\.so: cannot open",
+    source="https://docs.jax.dev/en/latest/installation.html#google-cloud-tpu (jax[tpu] installs libtpu); "
+    "https://github.com/pytorch/xla#installation (torch_xla[tpu] installs it)",
+    confidence=0.8,
+)
+def libtpu_missing(found: re.Match[str], failure: Failure) -> Lead:
+    """The TPU runtime is a wheel of its own (libtpu), brought by the framework's `tpu` extra."""
+    return Lead(
+        "The TPU runtime library (libtpu) is not installed in this environment: it comes with the framework's TPU "
+        "extra, at the release the framework pins: pip install 'jax[tpu]' (JAX) or 'torch_xla[tpu]' (PyTorch/XLA), "
+        "at the installed framework's version. On a machine without a TPU, no libtpu is needed: choose another "
+        "platform (JAX_PLATFORMS, PJRT_DEVICE).",
+        {"library": "libtpu", "package": "libtpu"},
+        next=("python -m pip list 2>/dev/null | grep -i -e libtpu -e jax -e torch",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"Invalid log settings: (?P<settings>[^\n]{0,200}?), must be a comma separated list of fully",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_logging/_internal.py (_invalid_settings_err_msg)",
+    confidence=0.95,
+)
+def torch_logs_invalid(found: re.Match[str], failure: Failure) -> Lead:
+    settings = found.group("settings").strip()
+    return Lead(
+        f"TORCH_LOGS={settings} names a log this torch does not know (a typo, or a name of another release): "
+        'torch refuses it when it is imported. Set TORCH_LOGS to names from its list (TORCH_LOGS="help" prints '
+        "them), or unset it.",
+        {"variable": "TORCH_LOGS", "value": settings},
+        unset("TORCH_LOGS"),
+        next=("TORCH_LOGS=help python -c 'import torch'",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"'InterpretedFunction' object has no attribute '(?P<name>\w{1,80})'",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/interpreter.py (InterpretedFunction, "
+    "what @triton.jit returns when TRITON_INTERPRET=1)",
+    confidence=0.9,
+)
+def triton_interpreter_on(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "TRITON_INTERPRET=1 is set: @triton.jit then makes interpreter objects (InterpretedFunction) that run kernels "
+        f"on the CPU in Python, and they have no {found.group('name')}, which compiling a kernel (Triton's AOT tool, "
+        "torch.compile, autotuning) needs. Unset TRITON_INTERPRET to compile for the GPU.",
+        {"variable": "TRITON_INTERPRET", "name": found.group("name")},
+        unset("TRITON_INTERPRET"),
+    )

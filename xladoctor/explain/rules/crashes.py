@@ -1,0 +1,638 @@
+"""The framework's own defects: internal assertions, native aborts and crashes, and the errors of the compilers
+(Inductor, Triton, XLA, MLIR, TorchScript), each with whose code it was and where to report it."""
+
+from __future__ import annotations
+
+import re
+
+from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
+from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
+
+
+@rule(
+    "framework-internal-error",
+    r"INTERNAL ASSERT FAILED at \"?(?P<file>[^\":\n]{1,200})\"?:(?P<line>\d+)|please report a bug to PyTorch"
+    r"|InternalTorchDynamoError",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/util/Exception.h (TORCH_INTERNAL_ASSERT)",
+    confidence=0.85,
+)
+def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
+    where = f" ({found.group('file')}:{found.group('line')})" if found.group("file") else ""
+    return Lead(
+        f"An internal check of PyTorch failed{where}: a bug of PyTorch, not of your install. Search or report it at "
+        f"{TORCH_ISSUES} with the traceback and `python -m torch.utils.collect_env`; a newer release may fix it.",
+        {"report": TORCH_ISSUES, "where": where.strip(" ()")},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"out of resource: shared memory(?:, Required: (?P<need>\d+), Hardware limitation: (?P<have>\d+))?",
+    source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/errors.py (OutOfResources)",
+    confidence=0.85,
+)
+def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
+    need, have = found.group("need") or "more", found.group("have") or "less"
+    return Lead(
+        f"A Triton kernel's configuration needs {need} bytes of shared memory and this GPU has "
+        f"{have}: the kernel (a library's or torch.compile's autotuning) was tuned for a larger GPU. "
+        "Smaller block sizes or num_stages fit; report it to the library that ships the kernel.",
+        {"need": need, "have": have, "option": "num_stages", "library": "shared memory"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Check failed: (?P<check>[^\n]{3,200})|LLVM ERROR: (?P<llvm>[^\n]{3,200})|terminate called after throwing an "
+    r"instance of '(?P<type>[^']{1,120})'"
+    # LLVM's llvm_unreachable ("UNREACHABLE executed at FILE:LINE!") and a fatal check of a status that must be OK
+    # (torch_xla's XLA_CHECK_OK in debug_macros.h, tsl's TF_CHECK_OK): a failed status of the codes that say the
+    # framework built something invalid itself; memory, availability and the rest are read by their own rules
+    r"|UNREACHABLE executed at (?P<unreachable>[^\s!]{1,300})!"
+    r"|Non-OK-status: [^\n]{0,120}?(?P<status>(?:INVALID_ARGUMENT|INTERNAL): [^\n]{3,200})",
+    source="https://github.com/abseil/abseil-cpp/blob/master/absl/log/check.h (CHECK); https://github.com/llvm/"
+    "llvm-project/blob/main/llvm/lib/Support/ErrorHandling.cpp (llvm_unreachable_internal); https://github.com/"
+    "pytorch/xla/blob/master/torch_xla/csrc/runtime/debug_macros.h (XLA_CHECK_OK)",
+    confidence=0.55,
+)
+def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
+    what = re.search(r"what\(\):\s*(?P<what>[^\n]{3,300})", failure.haystack)
+    if found.group("type") and what is not None:
+        return None  # the error what() carries is its own record, read by the other rules
+    said = found.group("check") or found.group("llvm") or found.group("type") or found.group("status") or ""
+    if found.group("unreachable"):
+        said = f"UNREACHABLE executed at {found.group('unreachable')}"
+    owner, report = native_owner(failure.haystack)
+    return Lead(
+        f"Native code of {owner} aborted ({said[:160]}): an internal check failed. Often a bug of {owner}; "
+        "sometimes a library of another version loaded beside it. "
+        + (f"Search or report it at {report} with the program that triggers it; " if report else "")
+        + "a newer release may fix it.",
+        {"check": said, "owner": owner, "report": report},
+        verdict="framework-bug",
+        next=("python -X faulthandler ...  # the Python stack at the abort",),
+    )
+
+
+def native_owner(text: str) -> tuple[str, str]:
+    """Whose native code a crash record shows, by the first owner its paths and C++ namespaces name, with where to
+    report it; the framework, unnamed, when they name none."""
+    lowered = text.lower()
+    # LLVM and MLIR are inside Triton and XLA alike: they name Triton only when no framework's own name is there
+    ordered = sorted(_ASSERT_OWNERS, key=lambda owner: owner[0] in ("llvm", "mlir"))
+    return next(((name, url) for key, name, url in ordered if key in lowered), ("the framework", ""))
+
+
+@rule(
+    "framework-internal-error",
+    r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s*:\s*-11\b|Fatal Python error: Segmentation fault",
+    source="https://docs.python.org/3/library/faulthandler.html",
+    confidence=0.45,
+)
+def segfault(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A process crashed with a segmentation fault: a bug in native code, or two builds of one library loaded "
+        "together (an extension built for another torch, two CUDA runtimes). The native stack tells which.",
+        {"signal": "SIGSEGV"},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the crash",
+            "gdb -batch -ex run -ex bt --args python ...",
+        ),
+    )
+
+
+# How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
+# fish say it in lower case), Windows' exception codes (0xC0000005 access violation, 0xC0000409 a fail-fast, as
+# PyCharm and a shell print them, signed or not) and CPython's faulthandler on Windows, and SIGFPE.
+_CRASH_WORDS = {
+    "segmentation fault": "SIGSEGV",
+    "access violation": "EXCEPTION_ACCESS_VIOLATION",
+    "0xc0000005": "EXCEPTION_ACCESS_VIOLATION",
+    "-1073741819": "EXCEPTION_ACCESS_VIOLATION",
+    "3221225477": "EXCEPTION_ACCESS_VIOLATION",
+    "0xc0000409": "STATUS_STACK_BUFFER_OVERRUN",
+    "-1073740791": "STATUS_STACK_BUFFER_OVERRUN",
+    "3221226505": "STATUS_STACK_BUFFER_OVERRUN",
+    "floating point exception": "SIGFPE",
+}
+
+
+@rule(
+    "framework-internal-error",
+    r"(?:zsh|sh): (?:[\w ,']{0,40})?(?P<shell>segmentation fault|floating point exception)"
+    r"|(?P<bash>Floating point exception)"
+    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
+    r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"
+    r"|(?P<hex>0xC0000005|0xC0000409)\b",
+    source='https://github.com/python/cpython/blob/main/Python/faulthandler.c ("Windows fatal exception: access '
+    'violation"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-'
+    "49e60bebca55 (NTSTATUS 0xC0000005, 0xC0000409); https://man7.org/linux/man-pages/man7/signal.7.html",
+    confidence=0.45,
+)
+def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:
+    """segfault's kin for the words a shell, an IDE or Windows use for the same crash."""
+    said = next(g for g in found.groups() if g) if any(found.groups()) else found.group(0)
+    signal = _CRASH_WORDS.get(said.lower().strip(), "SIGFPE" if "floating" in said.lower() else "a native crash")
+    return Lead(
+        f"A process crashed in native code ({said.strip()}: {signal}): a bug in native code, or two builds of one "
+        "library loaded together (an extension built for another torch, two CUDA runtimes). The native stack "
+        "tells which.",
+        {"signal": signal},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the crash",
+            "gdb -batch -ex run -ex bt --args python ...  # Linux; on Windows, WinDbg's !analyze on the crash dump",
+        ),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"(?P<what>double free or corruption(?: \([!\w]{1,12}\))?|free\(\): (?:invalid (?:pointer|size|next size"
+    r"[^\n]{0,20})|double free detected in tcache \d)|munmap_chunk\(\): invalid pointer|malloc\(\): (?:corrupted top "
+    r"size|unaligned tcache chunk detected|memory corruption|invalid size[^\n]{0,20})|corrupted size vs\. prev_size"
+    r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size|realloc\(\): invalid (?:pointer|old "
+    r"size|next size))",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=malloc/malloc.c (malloc_printerr: the checks of "
+    "glibc's allocator that abort the process when its heap is corrupt)",
+    confidence=0.5,
+)
+def heap_corrupted(found: re.Match[str], failure: Failure) -> Lead:
+    """glibc's allocator found its heap corrupt and aborted: native code wrote past a buffer or freed memory
+    twice, at some earlier moment. Whose code, only a memory checker or the native stack says."""
+    return Lead(
+        f"glibc's allocator found the heap corrupt ({found.group('what')}) and aborted the process: native code "
+        "wrote past a buffer or freed memory twice, earlier than this line (a bug of an extension or of the "
+        "framework's native code; sometimes two builds of one library loaded together). The native stack at the "
+        "abort, or a run under a memory checker, names the code.",
+        {"signal": "SIGABRT", "check": found.group("what")},
+        verdict="unknown",
+        next=(
+            "gdb -batch -ex run -ex bt --args python ...",
+            "PYTHONMALLOC=malloc valgrind --tool=memcheck python ...  # slow: the first bad write",
+        ),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"(?:MetalPerformanceShaders|MPSGraph|MPSCore|MPSNDArray)[^\n]{0,300}?failed assertion [`'](?P<what>[^\n']{3,300})"
+    # the assertion's own text names the MPS class when the file before it was cut ("Error: `failed assertion
+    # `[MPSNDArray initWithDevice:...] Error: total bytes of NDArray > 2**32'")
+    r"|failed assertion [`'](?P<what2>(?:\[MPS|Unsupported MPS|mps\.)[^\n']{3,300})",
+    source="https://developer.apple.com/documentation/metalperformanceshadersgraph (an assertion of Apple's MPS "
+    "framework, in /AppleInternal/...: the op, dtype or size handed to it is one it does not take)",
+    confidence=0.75,
+)
+def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
+    """Apple's Metal Performance Shaders abort the process when an internal check fails: an input they do not
+    take (a dtype such as bfloat16 or float64, a tensor over 2**32 bytes, a rank, a view's range) that the
+    framework's MPS backend (torch's MPS, jax-metal) handed on instead of refusing or splitting it. An assertion is
+    a check of the code, not of the install: a bug of the backend, fixed in its newer releases more often than not."""
+    what = (found.group("what") or found.group("what2")).strip()
+    return Lead(
+        f"An assertion of Apple's Metal Performance Shaders failed ({what[:160]}): the framework's Metal backend "
+        "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "
+        "that step on the CPU or in float32, try the backend's newest (nightly) release, and report it with the "
+        "assertion.",
+        {"backend": "MPS", "op": what[:160]},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+# Which compiler owns an MLIR dialect, by the op's prefix: the one whose pipeline built the op that failed to verify.
+_MLIR_DIALECT_OWNERS = (
+    (("tt", "ttg", "ttng", "triton_gpu", "triton_nvidia_gpu", "amdgpu", "tritonamdgpu"), "Triton"),
+    (("tpu",), "Mosaic (JAX Pallas on TPU)"),
+    (("mosaic_gpu",), "Mosaic GPU (JAX Pallas)"),
+    (("stablehlo", "mhlo", "chlo", "vhlo", "sdy", "mlir_hlo"), "XLA (StableHLO)"),
+    (("tf", "tfl", "tf_device", "tf_executor"), "TensorFlow's MLIR bridge"),
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"error: '(?P<op>(?P<dialect>[a-z][a-z_]{0,30})\.[\w.]{1,80})' op (?P<what>(?!failed to legalize)[^\n]{3,200})",
+    source="https://github.com/llvm/llvm-project/blob/main/mlir/lib/IR/Operation.cpp (Operation::emitOpError: "
+    "\"'dialect.op' op\" and what its verifier refused)",
+    confidence=0.55,
+)
+def mlir_op_invalid(found: re.Match[str], failure: Failure) -> Lead | None:
+    """An op a compiler built that fails its own dialect's verifier: the compiler (Triton, Mosaic, XLA) produced
+    invalid IR from a program it accepted, which is its bug; the op and the check are in the message."""
+    dialect, op = found.group("dialect"), found.group("op")
+    if dialect == "mps":
+        return None  # MPSGraph's verifier: mps_graph_invalid says it with the backend's words
+    owner = next((name for prefixes, name in _MLIR_DIALECT_OWNERS if dialect in prefixes), "the compiler")
+    return Lead(
+        f"{owner} built an op its own verifier refuses ('{op}' op {found.group('what').strip()[:160]}): the "
+        "compiler produced invalid IR from a program it accepted, a bug of the compiler and not of your install. "
+        "Report it with the program; another release of the compiler, or another dtype or block size in that "
+        "kernel, may avoid it.",
+        {"op": op, "compiler": owner},
+        verdict="framework-bug",
+        next=("MLIR_ENABLE_DUMP=1 python ...  # Triton: the IR before each pass",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"\(mpsFileLoc\):[^\n]{0,300}?: error: '(?P<op>mps\.\w{1,60})' op (?P<what>[^\n]{3,200})",
+    source="https://developer.apple.com/documentation/metalperformanceshadersgraph (MPSGraph's verifier, "
+    "MPSGraphUtilities.mm: it checks each op of the graph it is given before it compiles it)",
+    confidence=0.75,
+)
+def mps_graph_invalid(found: re.Match[str], failure: Failure) -> Lead:
+    """MPSGraph's verifier refused an op of the graph the framework built (operands of mixed element types, a bad
+    shape): the framework's MPS backend built a graph MPSGraph does not accept, which is the backend's bug."""
+    op = found.group("op")
+    return Lead(
+        f"Apple's MPSGraph refused the graph the framework's MPS backend built: its {op} op "
+        f"{found.group('what').strip()[:160]}. The backend built an invalid graph (a bug of it, not of your "
+        "install, often fixed in its nightly): cast the operands to one dtype yourself, or run that step on the CPU.",
+        {"backend": "MPS", "op": op},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Fatal Python error: Aborted|Aborted \(core dumped\)|Signal 6 \(SIGABRT\) received|exitcode\s*:\s*-6\b"
+    r"|\*\*\* SIGABRT received|Abort trap: 6",
+    source="https://man7.org/linux/man-pages/man3/abort.3.html; https://github.com/pytorch/pytorch/blob/main/torch/"
+    "distributed/elastic/multiprocessing/errors/__init__.py (the exit code of a signalled child)",
+    confidence=0.45,
+)
+def aborted(found: re.Match[str], failure: Failure) -> Lead:
+    """A process that called abort(): native code (a CHECK, an uncaught C++ exception, glog's FATAL) stopped it.
+    The line before the abort, when a rule reads it, names the cause; alone, this is what is left."""
+    return Lead(
+        "A process aborted (SIGABRT): native code of the framework stopped on a failed check, an uncaught C++ "
+        "exception or a fatal log line, printed just before the abort. Often a bug of the framework; sometimes a "
+        "library of another version loaded beside it. The native stack tells which.",
+        {"signal": "SIGABRT"},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the abort",
+            "gdb -batch -ex run -ex bt --args python ...",
+        ),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"The following operation failed in the TorchScript interpreter\.",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/jit/runtime/interpreter.cpp (the interpreter's "
+    "report of an op that raised while it ran a scripted model)",
+    confidence=0.6,
+)
+def torchscript_interpreter(found: re.Match[str], failure: Failure) -> Lead:
+    """A scripted (TorchScript) model failed inside torch's JIT interpreter: the error after "Traceback of
+    TorchScript" says what. When that error is a shape or dtype of the inputs, its own rule outranks this; left
+    here, it is the interpreter's, which a torch release fixes more often than the model's code does."""
+    inner = re.findall(r"^(?:[\w.]*Error): ([^\n]{1,200})$", failure.haystack, re.MULTILINE)
+    said = inner[-1] if inner else ""
+    return Lead(
+        "An op failed inside torch's TorchScript interpreter while it ran a scripted model"
+        + (f" ({said})" if said else "")
+        + ": a bug or gap of TorchScript in this torch release more often than the model's code. Try another torch "
+        "release (the model's own documentation names the ones it was deployed with), or run the model unscripted.",
+        {"component": "TorchScript", "error": said},
+        verdict="framework-bug",
+        next=("PYTORCH_JIT=0 python ...  # the same model without TorchScript",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"cudnnException|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_EXECUTION_FAILED",
+    source="https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html (cudnnStatus_t)",
+    confidence=0.5,
+)
+def cudnn_refused(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuDNN refused or failed an operation the framework handed it (a convolution or attention plan): a bug or "
+        "gap of the framework's cuDNN path for this shape, dtype or GPU. torch.backends.cudnn.enabled=False (or a "
+        "newer release) confirms it.",
+        {"library": "cuDNN"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"LoweringException|torch\._dynamo\.exc\.Unsupported|triton\.compiler\.errors\.CompilationError|CompilationError: "
+    r"at \d+:\d+",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
+    confidence=0.5,
+)
+def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch.compile's compiler (Dynamo, Inductor or Triton) failed on this code: a gap or bug of the compiler for "
+        "it. Run without torch.compile (or mark the function torch.compiler.disable) to confirm, and report it with "
+        "TORCH_LOGS=+dynamo output.",
+        {"feature": "torch.compile"},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=+dynamo,+inductor python ...",),
+    )
+
+
+# glibc's assert(): "PROGRAM: FILE:LINE: FUNCTION: Assertion `EXPR' failed." (assert/assert.c, __assert_fail).
+_ASSERT_OWNERS = (
+    ("torch_xla", "torch_xla", "https://github.com/pytorch/xla/issues"),
+    ("triton", "Triton", "https://github.com/triton-lang/triton/issues"),
+    ("llvm", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
+    ("mlir", "Triton (its bundled LLVM/MLIR)", "https://github.com/triton-lang/triton/issues"),
+    ("xla", "XLA", "https://github.com/openxla/xla/issues"),
+    ("tensorflow", "TensorFlow", "https://github.com/tensorflow/tensorflow/issues"),
+    ("jax", "JAX", JAX_ISSUES),
+    ("torch", "PyTorch", TORCH_ISSUES),
+    ("aten", "PyTorch", TORCH_ISSUES),
+    ("c10", "PyTorch", TORCH_ISSUES),
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"(?P<file>[^\s:]{1,300}):(?P<line>\d{1,7}): (?P<function>[^\n]{0,400}?): Assertion [`'](?P<check>[^\n]{1,300})' "
+    r"failed"
+    # the same message wrapped over lines (a terminal, a quoted log): the assertion's line alone
+    r"|^[#>|\s]{0,6}Assertion [`'](?P<check2>[^\n]{1,300}?)(?:' failed|$)",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=assert/assert.c (__assert_fail's message)",
+    confidence=0.7,
+    flags=re.MULTILINE,
+)
+def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A C or C++ assert() inside native code: when the file is a framework's or its compiler's, a bug to report
+    there (an input the compiler did not expect), whatever the user's program did."""
+    if found.group("check2") is not None and ("` failed" in found.group(0) or "device-side assert" in failure.haystack):
+        return None  # a CUDA kernel's device-side assert (`...` failed): the user's index, read by cuda.py
+    path = (found.group("file") or failure.haystack).lower()
+    owner, report = next(((name, url) for key, name, url in _ASSERT_OWNERS if key in path), ("the library", ""))
+    check = found.group("check") or found.group("check2") or ""
+    at = f", at {found.group('file').rsplit('/', 1)[-1]}:{found.group('line')}" if found.group("file") else ""
+    if re.search(r"compute ?capability[^\n]{0,20}not supported", check, re.IGNORECASE):
+        # Triton's lowering (TritonGPU's AccelerateMatmul getMMAVersionSafe, ...) asserts on a GPU it has no path for
+        return Lead(
+            f"{owner} has no code path for this GPU's compute capability ({check[:120]}{at}): the installed release "
+            f"is older than the GPU (RTX 50-series/sm_120 and other new GPUs need a recent one). Install a newer "
+            f"{owner if owner != 'the library' else 'release'}, with a torch made for it.",
+            {"check": check, "owner": owner, "package": "triton" if "triton" in path else ""},
+            family="gpu-arch-unsupported",
+            verdict="environment",
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv", "python -m pip list | grep -i triton"),
+        )
+    return Lead(
+        f"An internal assertion of {owner} failed ({check[:120]}{at}): native code stopped on a case it does not "
+        f"handle. A bug of {owner}, not of your "
+        "install: "
+        + (f"search or report it at {report}" if report else "report it to the library that ships it")
+        + " with the program that triggers it; a newer release may fix it.",
+        {"check": check, "where": at.removeprefix(", at "), "report": report, "owner": owner},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"cuDNN Frontend error: (?P<said>[^\n]{3,300})|\[cudnn_frontend\] Error: (?P<said2>[^\n]{3,300})",
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cudnn/MHA.cpp (the cuDNN attention "
+    "backend); https://github.com/NVIDIA/cudnn-frontend",
+    confidence=0.75,
+)
+def cudnn_frontend(found: re.Match[str], failure: Failure) -> Lead:
+    """The framework chose a cuDNN graph (scaled_dot_product_attention's cuDNN backend, a fused convolution) for a
+    shape or dtype cuDNN has no plan for: the choice is the framework's bug; turning that backend off avoids it."""
+    said = (found.group("said") or found.group("said2") or "").strip()
+    said_around = " ".join([failure.haystack, *(frame.code for frame in failure.frames)]).lower()
+    attention = "attention" in said_around or "sdp" in said_around
+    return Lead(
+        f"cuDNN has no execution plan for what the framework asked of it ({said[:160]}): the framework picked a cuDNN "
+        "kernel for a shape, head size or dtype cuDNN does not support. A bug of the framework's backend choice: "
+        + (
+            "turn the cuDNN attention backend off (torch.backends.cuda.enable_cudnn_sdp(False)) so "
+            "scaled_dot_product_attention uses another one, and report it."
+            if attention
+            else "update the framework, or turn cuDNN off for that op, and report it."
+        ),
+        {"said": said, "op": "scaled_dot_product_attention" if attention else "", "library": "cuDNN"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"PLEASE submit a bug report to (?P<url>\S{5,200}?)[\s,]",
+    source="https://github.com/llvm/llvm-project/blob/main/llvm/lib/Support/PrettyStackTrace.cpp (LLVM's crash "
+    "handler, in every compiler built on LLVM/MLIR: Triton, XLA, ROCm's)",
+    confidence=0.75,
+)
+def llvm_crash(found: re.Match[str], failure: Failure) -> Lead:
+    """A compiler built on LLVM crashed and printed LLVM's crash banner; the "Program arguments:" line after it names
+    the tool and the pass that was running, which is what the report upstream needs."""
+    program = re.search(r"Program arguments: (?P<program>\S{1,300})(?P<args>[^\n]{0,400})", failure.haystack)
+    tool = program.group("program").rsplit("/", 1)[-1] if program else ""
+    passes = re.findall(r"--([\w-]{3,80})", program.group("args")) if program else []
+    owner = "Triton" if "triton" in (tool + failure.haystack.lower()) else "the compiler that ships this LLVM"
+    where = f" in {tool}" + (f" (pass {', '.join(passes[:3])})" if passes else "") if tool else ""
+    return Lead(
+        f"The LLVM-based compiler crashed{where}: a bug of {owner} (or of the LLVM it bundles), not of your install. "
+        "Report it to that project with the program and the stack dump; a newer or older release may avoid it.",
+        {"tool": tool, "pass": ", ".join(passes[:3]), "compiler": "LLVM", "owner": owner},
+        verdict="framework-bug",
+    )
+
+
+# Inside a framework's private compiler internals (torch's Inductor and Dynamo, JAX's _src), these exceptions are
+# broken invariants, not messages to the user: torch.compile raising AttributeError from torch/_inductor is a bug.
+_INTERNALS = re.compile(r"[/\\](?:torch[/\\](?:" + "|".join(TORCH_COMPILER_PACKAGES) + r")|jax[/\\]_src)[/\\]")
+
+
+@rule(
+    "framework-internal-error",
+    r"^(?:[\w.]*\.)?(?P<type>AttributeError|AssertionError|UnboundLocalError|NameError)\b(?::\s?(?P<message>[^\n]{0,300}))?"
+    # a TypeError over the compiler's own stand-ins (fake tensors, symbolic sizes, proxies) is one of its invariants
+    r"|^(?:[\w.]*\.)?(?P<typed>TypeError): (?P<faked>[^\n]{0,300}?\b(?:FakeTensor|SymInt|SymFloat|SymBool|"
+    r"FunctionalTensor)\b[^\n]{0,300})",
+    source="xladoctor's structure rules: an invariant of a framework's private internals broke (docs/explain.md)",
+    confidence=0.65,
+    on="exception",
+)
+def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    message = found.group("message") or found.group("faked") or ""
+    if found.group("type") == "AssertionError" and failure.carried_by.endswith(COMPILE_WRAPPERS):
+        # torch.compile's wrapper carried an assertion of the compiler itself (Inductor's "increase
+        # TRITON_MAX_BLOCK['X'] to 4096"): its own invariant, with or without the frames pasted
+        return Lead(
+            f"An assertion inside torch.compile's compiler failed: {message[:200] or 'AssertionError'}. A limit or "
+            "bug of the compiler for this graph, not of your code or install: run that function without "
+            "torch.compile (or torch.compiler.disable it), try the nightly, and report it with the assertion "
+            f"({TORCH_ISSUES}).",
+            {"owner": "torch._inductor", "assertion": message[:200], "report": TORCH_ISSUES},
+            verdict="framework-bug",
+            next=("TORCH_LOGS=+inductor python ...  # the graph and kernel it was compiling",),
+        )
+    if frame is None or frame.user or not _INTERNALS.search(frame.file) or "deprecat" in frame.file:
+        return None  # jax/_src/deprecations.py raises AttributeError on purpose, for an API that was removed
+    if message.startswith("module ") and "has no attribute" in message:
+        return None  # a module's missing attribute is an API of another release: versions.module_has_no_attribute
+    torch = frame.owner == "torch"
+    kind = found.group("type") or found.group("typed")
+    if found.group("typed"):
+        # Dynamo runs every op of the traced code on fake tensors (torch/_dynamo/utils.py run_node): a TypeError
+        # there may be the traced code's own mistake as much as Dynamo's
+        return Lead(
+            f"TypeError while torch.compile traced the code on its fake tensors ({frame.short()}): {message[:160]}. "
+            "Run it once without the compiler (TORCHDYNAMO_DISABLE=1): if it fails there too the traced code is "
+            f"wrong; if it runs, it is a bug of torch.compile to report ({TORCH_ISSUES}).",
+            {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES},
+            verdict="unknown",
+            next=("TORCHDYNAMO_DISABLE=1 python ...  # the same code without torch.compile",),
+        )
+    return Lead(
+        f"{kind} inside {frame.owner}'s own compiler internals ({frame.short()}"
+        + (f": `{frame.code.strip()[:120]}`" if frame.code.strip() else "")
+        + f"): {message[:160]}. "
+        "An internal invariant of the framework broke, a bug of it rather than of your code or install. Search or "
+        f"report it ({TORCH_ISSUES if torch else JAX_ISSUES}) with the traceback; another release (older, or the "
+        "nightly) may not have it.",
+        {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES if torch else ""},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=+dynamo,+inductor python ...  # what the compiler was doing when it broke",) if torch else (),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"^(?:[\w.]*\.)?AttributeError: (?P<name>[A-Za-z_]\w{0,100})$",
+    # a bare name is what a class's own __getattr__ raises (AttributeError(name)); CPython's own wording is
+    # "'X' object has no attribute 'name'" (Objects/object.c)
+    source="https://docs.python.org/3/reference/datamodel.html#object.__getattr__",
+    confidence=0.6,
+    on="exception",
+)
+def own_attribute_missing(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    name = found.group("name")
+    if frame is None or frame.user or not re.search(rf"\bself\.{re.escape(name)}\b", frame.code):
+        return None
+    return Lead(
+        f"{frame.owner}'s own code reads self.{name} (`{frame.code.strip()[:120]}` at {frame.short()}), and its "
+        f"object has no {name} at that "
+        "moment: the library's object is in a state its own code does not expect, a bug of the library rather than "
+        "an API of another release. Search or report it to the project with the traceback; another release may "
+        "not have it.",
+        {"where": frame.short(), "owner": frame.owner or "", "attribute": name},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"hit config\.(?P<knob>cache_size_limit|recompile_limit|accumulated_cache_size_limit|accumulated_recompile_limit) "
+    r"\((?P<limit>\d{1,6})\)|CacheLimitExceeded|FailOnCacheLimitHit|FailOnRecompileLimitHit|RecompileLimitExceeded",
+    # torch/_dynamo/convert_frame.py: each failed guard recompiles the frame; at the limit Dynamo warns and runs the
+    # frame eagerly (or raises, with fail_on_recompile_limit_hit); the warning names the function and the last reason
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/convert_frame.py (the recompile limit); "
+    "https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html",
+    confidence=0.85,
+)
+def dynamo_recompile_limit(found: re.Match[str], failure: Failure) -> Lead:
+    """Whose function recompiles decides the verdict: the user's own code, or a library's compiled function."""
+    text = "\n".join((failure.haystack, *failure.context))
+    function = re.search(r"function: '(?P<name>[\w.<>]{1,120})' \((?P<path>[^)\n]{1,300}?):(?P<line>\d{1,6})\)", text)
+    reason = re.search(r"last reason: (?P<reason>[^\n]{1,200})", text)
+    knob = found.group("knob") or "recompile_limit (cache_size_limit in older releases)"
+    why = f" (the last reason: {reason.group('reason').strip()})" if reason else ""
+    owner = owner_of(function.group("path")) if function else None
+    where = (
+        f"{function.group('name')} ({function.group('path')}:{function.group('line')})" if function else "a function"
+    )
+    body = (
+        f"torch.compile recompiled {where} each time its guards failed{why}, up to torch._dynamo.config.{knob}; past "
+        "it, Dynamo runs the function uncompiled (or raises). A new shape, dtype or Python value on every call is "
+        "the usual reason: mark the changing dimension dynamic (torch._dynamo.mark_dynamic, or "
+        f"torch.compile(dynamic=True)), or raise torch._dynamo.config.{knob} when the variants are few and known."
+    )
+    params = {"knob": f"torch._dynamo.config.{knob}", "function": function.group("name") if function else ""}
+    recompiles = ('TORCH_LOGS="recompiles" python ...  # every recompilation and its reason',)
+    if owner is not None and function is not None:
+        if reason and re.search(
+            r"size mismatch|dtype mismatch|stride mismatch|[Tt]ensor '[^']{1,120}'", reason.group(0)
+        ):
+            return Lead(  # a guarded input's shape: the caller's inputs vary, or the library feeds them so
+                f"{body} The function is {owner}'s, and a tensor it takes changes shape between calls: either the "
+                "inputs vary (batches of varying length: pad them to a few sizes, or mark them dynamic), or the "
+                f"library compiles per shape, worth reporting to {owner}.",
+                {**params, "package": owner},
+                verdict="unknown",
+                next=recompiles,
+            )
+        return Lead(
+            f"{body} The function is {owner}'s: a library that compiles per shape, worth reporting to it.",
+            {**params, "package": owner},
+            verdict="framework-bug",
+            next=recompiles,
+        )
+    if function is None:  # the exception alone: Dynamo's warning before it names the function (function: '...')
+        return Lead(
+            f"{body} Whose function it is decides: your own code's is yours to change; a library's compiles per "
+            "shape, worth reporting to it (Dynamo's warning before this names it: function: '...').",
+            params,
+            verdict="unknown",
+            next=recompiles,
+        )
+    return Lead(body + " Not an environment problem.", params, family="user-code-error", verdict="not-environment",
+                next=recompiles)  # fmt: skip
+
+
+@rule(
+    "framework-internal-error",
+    r"input types '(?P<left>tensor<[\w?]{1,60}>)' and '(?P<right>tensor<[\w?]{1,60}>)' are not broadcast compatible",
+    source="https://github.com/llvm/llvm-project/blob/main/mlir/lib/Dialect/Traits.cpp (the broadcast check of an "
+    "MLIR op's operand types, which Apple's MPSGraph runs on the graph torch's MPS backend and jax-metal build)",
+    confidence=0.7,
+)
+def mlir_operands_not_broadcastable(found: re.Match[str], failure: Failure) -> Lead:
+    """Two operands of one op of different element types (tensor<20xf16> and tensor<1xf32>): the backend built the
+    graph with a constant or scalar of its own dtype instead of the input's, a bug of the backend (the MPS fixes
+    cast the scalar to the input's dtype)."""
+    left, right = found.group("left"), found.group("right")
+    mixed = left.rsplit("x", 1)[-1].rstrip(">") != right.rsplit("x", 1)[-1].rstrip(">")
+    why = "of different element types" if mixed else "of shapes that do not broadcast"
+    return Lead(
+        f"The graph a backend built (on a Mac, Apple's MPSGraph under torch's MPS backend or jax-metal) has an op "
+        f"whose operands are {why} ({left} and {right}): the backend made a constant or a scalar in its own dtype "
+        "instead of the input's, a bug of the backend and not of your install. Run that op in float32 (the MPS "
+        "bugs of this kind are float16 and bfloat16 inputs), or on the CPU, and report it with the op.",
+        {"backend": "MPS", "operands": f"{left}, {right}"},
+        verdict="framework-bug",
+        next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
+    )
+
+
+# oneDNN generates its CPU kernels at run time with Xbyak, whose errors print as "bad err=<code> in Xbyak::Error"
+# (xbyak/xbyak.h, XBYAK_THROW); torch's aarch64 builds met them where /sys cannot be read (containers, AWS Lambda):
+# a defect of the oneDNN build torch ships, not of the install (pytorch/pytorch#111695, #115482).
+@rule(
+    "framework-internal-error",
+    r"bad err=(?P<code>\d{1,4}) in Xbyak::Error",
+    source="https://github.com/herumi/xbyak/blob/master/xbyak/xbyak.h (XBYAK_THROW); "
+    "https://github.com/pytorch/pytorch/issues/111695",
+    confidence=0.85,
+)
+def onednn_jit_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"oneDNN's run-time code generator (Xbyak) failed (error {found.group('code')}) while building a CPU kernel: "
+        "a defect of the oneDNN that torch bundles on this CPU, met on aarch64 where /sys cannot be read (a container, "
+        "AWS Lambda). Try another torch release (a regression of one), or turn oneDNN off for the call "
+        "(torch.backends.mkldnn.enabled = False); report it at https://github.com/pytorch/pytorch/issues.",
+        {"library": "oneDNN", "code": found.group("code")},
+        verdict="framework-bug",
+    )
