@@ -10,7 +10,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from xladoctor.explain.join import join
+from xladoctor.explain.checked import Checked, environment_checked
+from xladoctor.explain.join import from_elsewhere, join
 from xladoctor.explain.records import Failure, is_warning
 from xladoctor.explain.verdict import (
     Candidate,
@@ -98,13 +99,20 @@ def diagnose(
         if lead is None or lead.warning:
             return None
         chosen = library_guess(lead) or likeness_guess(lead, tail) or frameless_guess(lead)
+        # the environment's own checks, when its facts are at hand and the log is of that environment
+        elsewhere = from_elsewhere(records, facts) if facts is not None else None
+        checked = environment_checked(facts) if facts is not None and elsewhere is None else None
         if chosen is None:
             return Diagnosis(
                 "unknown", None,
                 "No family or signature decides this failure. The record that matters is the last error: "
                 f"{lead.text[:300]}",
-                0.2, lead.line, lead.text, "structure:last-error", next=next_steps(lead),
+                0.2, lead.line, lead.text, "structure:last-error", next=_next_when_undecided(lead, checked),
+                joined=checked.said if checked is not None else elsewhere.said if elsewhere is not None else (),
+                contradicted=elsewhere is not None,
             )  # fmt: skip
+    else:
+        checked = None
     chosen = _merged(chosen, found)
     joined = join(chosen, records, facts)
     if chosen.remediation and joined.fix is None:
@@ -117,8 +125,22 @@ def diagnose(
     if joined.contradicted:
         confidence *= 0.8
     cause = chosen.cause + (f" Note: {chosen.note}" if chosen.note else "")
+    steps = chosen.next or next_steps(chosen.failure)
     return Diagnosis(
         chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, chosen.failure.text[:500],
-        chosen.rule, dict(chosen.params), tuple(remediation), chosen.next or next_steps(chosen.failure), chosen.source,
-        joined.said, joined.contradicted, others,
+        chosen.rule, dict(chosen.params), tuple(remediation), _next_when_undecided(chosen.failure, checked, steps),
+        chosen.source, joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
     )  # fmt: skip
+
+
+def _next_when_undecided(
+    lead: Failure, checked: Checked | None, steps: tuple[str, ...] | None = None
+) -> tuple[str, ...]:
+    """What to run next when no family decided: the environment's failing checks first, when there are some."""
+    steps = steps if steps is not None else next_steps(lead)
+    if checked is None:
+        return steps
+    rest = tuple(s for s in steps if not s.startswith("xladoctor check"))  # its static checks have just run
+    if not checked.failing:
+        return rest or steps
+    return ("xladoctor check  # the failing checks above, with the commands that fix them", *rest)

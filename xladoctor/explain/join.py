@@ -95,7 +95,18 @@ def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str
     return [f"{package} {installed.version} is installed here: its {cls} refuses {name}=, as the log says."], False
 
 
-def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) -> Joined:
+def from_elsewhere(records: Sequence[Failure], facts: Facts) -> Joined | None:
+    """The facts say the log came from another environment (another Python, frameworks not installed here): what
+    says so; None when nothing does."""
+    if facts.python is None:
+        return None
+    joined = join(None, records, facts)
+    return joined if joined.contradicted else None
+
+
+def join(candidate: Candidate | None, records: Sequence[Failure], facts: Facts | None) -> Joined:
+    """What the facts add to a cause (`candidate`), confirm or contradict; with no candidate, only whether the log
+    came from these facts' environment."""
     if facts is None or facts.python is None:
         return Joined((), False, None)
     said: list[str] = []
@@ -120,6 +131,8 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
             "--facts of its snapshot) for fixes made for it."
         )
         return Joined(tuple(said), True, None)
+    if candidate is None:
+        return Joined(tuple(said), contradicted, None)
     params = candidate.params
     family = candidate.family
     if family == "missing-library" and params.get("library"):

@@ -619,3 +619,37 @@ def test_a_keyword_refused_with_no_traceback_is_a_release_question_said_with_les
     diagnosis = _explain("TypeError: __init__() got an unexpected keyword argument 'enable_lora'\n").diagnosis
     assert (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
     assert diagnosis.confidence <= 0.5 and "if the call is your own" in diagnosis.cause
+
+
+# ---- nothing decided: the environment's own static checks, when its facts are at hand --------------------------
+
+
+def test_an_undecided_failure_names_the_checks_its_environment_fails_and_puts_check_first() -> None:
+    """Recorded facts of a machine whose driver is older than its torch's CUDA: the log says nothing of it."""
+    diagnosis = _explain("starting\nerror: the widget frobnicated unexpectedly\n", "gpu-driver-too-old").diagnosis
+    assert diagnosis.family is None
+    assert "[cuda-driver-too-old]" in diagnosis.joined[0] and "fail" in diagnosis.joined[0]
+    assert diagnosis.next[0].startswith("xladoctor check")
+
+
+def test_an_undecided_failure_in_a_healthy_environment_points_away_from_the_installation() -> None:
+    diagnosis = _explain("RuntimeError: the widget frobnicated unexpectedly\n", "gpu-h100-healthy").diagnosis
+    assert diagnosis.decided_by == "structure:frameless-exception"  # a guess: still undecided
+    assert "No static check of xladoctor check fails" in diagnosis.joined[-1]
+    assert not any(step.startswith("xladoctor check") for step in diagnosis.next)  # it has just run
+
+
+def test_a_decided_failure_does_not_run_the_environment_s_checks() -> None:
+    diagnosis = _explain("ModuleNotFoundError: No module named 'widgetlib'\n", "gpu-driver-too-old").diagnosis
+    assert diagnosis.decided and not any("xladoctor check" in line for line in diagnosis.joined)
+
+
+def test_an_undecided_log_of_another_python_is_not_judged_by_these_facts_checks() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.6/site-packages/widgetlib/core.py", line 3, in run\n    go()\n'
+        "error: the widget frobnicated unexpectedly\n"
+    )
+    diagnosis = _explain(log, "gpu-driver-too-old").diagnosis
+    assert diagnosis.contradicted and "Python 3.6" in diagnosis.joined[0]
+    assert not any("[cuda-driver-too-old]" in line for line in diagnosis.joined)
