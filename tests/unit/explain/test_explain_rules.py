@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "cuda-library-mismatch:onnxruntime_cuda_provider": ("2024-06-15 03:51:08.7326342 [E:onnxruntime:Default, provider_bridge_ort.cc:1744 onnxruntime::TryGetProviderInfo_CUDA] C:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1426 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" when trying to load \"c:\\Python310\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\"\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
     "user-code-error:flash_attention_given_float32": (tb("RuntimeError: FlashAttention only support fp16 and bf16 data type", "flash_attn"), "user-code-error", "not-environment", "torch_dtype"),
     "user-code-error:right_padding_in_batched_generation": (tb("ValueError: You are attempting to perform batched generation with padding_side='right' this may lead to unexpected behaviour for Flash Attention version of Qwen2. Make sure to  call `tokenizer.padding_side  = 'left'` before tokenizing the input.", "transformers"), "user-code-error", "not-environment", "padding_side = 'left'"),
     "user-code-error:lora_target_modules_absent": (tb("ValueError: Target modules {'base_layer'} not found in the base model. Please check the target modules and try again.", "peft"), "user-code-error", "not-environment", "target_modules"),
@@ -1304,6 +1305,27 @@ def test_the_local_rank_flag_stays_read_as_torchrun_s_spelling_not_a_plain_comma
 def test_a_shell_s_killed_closing_a_pasted_code_block_is_the_oom_killer() -> None:
     diagnosis = _diagnose("2023-12-03 15:01:30 [INFO] CPU device is used.\nKilled`\n")
     assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_cublas_refusing_a_call_torch_checked_is_another_cuda_s_cublas() -> None:
+    log = tb(
+        "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasSgemm( handle, opa, opb, m, n, k, "
+        "&alpha, a, lda, b, ldb, &beta, c, ldc)`",
+        "torch/nn",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("cuda-library-mismatch", "environment")
+    assert "LD_LIBRARY_PATH" in diagnosis.cause and any("env -u LD_LIBRARY_PATH" in s for s in diagnosis.next)
+
+
+def test_onnxruntime_s_provider_missing_a_library_of_its_build_is_the_build_not_the_library() -> None:
+    log = (
+        "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open "
+        "shared object file: No such file or directory\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "cuda-library-mismatch", diagnosis
+    assert "libcublasLt.so.11" in diagnosis.cause and "onnxruntime-gpu" in diagnosis.cause
 
 
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:

@@ -582,9 +582,11 @@ _CUBLAS_STATUS = {
         "surfacing here, such as an index out of range in an embedding or a gather, or a kernel's bug",
     ),
     "INVALID_VALUE": (
-        "cuda-illegal-access", "unknown",
-        "cuBLAS was called with a value it refuses (a size, a leading dimension or a dtype combination): shapes or "
-        "strides the caller did not check, or a framework bug for this shape",
+        "cuda-library-mismatch", "environment",
+        "cuBLAS refused the arguments of a call its framework had already checked (the shapes, strides and dtypes "
+        "torch validates first): most often a cuBLAS of another CUDA release loaded in place of the framework's own "
+        "(LD_LIBRARY_PATH pointing at a system CUDA, two CUDA installs, a conda cudatoolkit of another version); "
+        "run it once without LD_LIBRARY_PATH, and install the framework build for the CUDA you keep",
     ),
     "ARCH_MISMATCH": (
         "gpu-arch-unsupported", "environment",
@@ -599,13 +601,27 @@ _CUBLAS_STATUS = {
     "cuda-illegal-access",
     r"CUBLAS_STATUS_(?P<status>EXECUTION_FAILED|INVALID_VALUE|ARCH_MISMATCH|MAPPING_ERROR|INTERNAL_ERROR)"
     r"(?: when calling `?(?P<call>\w{3,60}))?",
-    source="https://docs.nvidia.com/cuda/cublas/index.html#cublasstatus-t",
+    source="https://docs.nvidia.com/cuda/cublas/index.html#cublasstatus-t; INVALID_VALUE settled as another CUDA's "
+    "cuBLAS in https://github.com/vllm-project/vllm/issues/35608 (unset LD_LIBRARY_PATH), "
+    "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/205 (several CUDA versions installed), "
+    "https://github.com/Fictionarry/TalkingGaussian/issues/14 (cudatoolkit to match)",
     confidence=0.7,
 )
 def cublas_status(found: re.Match[str], failure: Failure) -> Lead:
     status = found.group("status")
     family, verdict, meaning = _CUBLAS_STATUS[status]
     call = found.group("call") or ""
+    if status == "INVALID_VALUE":
+        return Lead(
+            f"cuBLAS returned CUBLAS_STATUS_{status}{' in ' + call if call else ''}: {meaning}.",
+            {"status": status, "call": call, "library": "cuBLAS", "variable": "LD_LIBRARY_PATH"},
+            verdict=verdict,
+            family=family,
+            next=(
+                "env -u LD_LIBRARY_PATH python ...  # with the framework's own CUDA libraries",
+                "python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+            ),
+        )
     return Lead(
         f"cuBLAS returned CUBLAS_STATUS_{status}{' in ' + call if call else ''}: {meaning}. CUDA reports errors "
         "late: run once with CUDA_LAUNCH_BLOCKING=1, and the error names the operation that really failed.",
@@ -1202,5 +1218,34 @@ def cudnn_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
         next=(
             'python -c "import tensorflow as tf; print(tf.sysconfig.get_build_info())"  # its cudnn_version',
             "python -m pip list 2>/dev/null | grep -i -e cudnn -e tensorflow",
+        ),
+    )
+
+
+@rule(
+    "cuda-library-mismatch",
+    r"(?:Failed to load library |LoadLibrary failed with error \d{1,6}[^\n]{0,200}?)(?:[^\n]{0,300}[/\\\\])?"
+    r"(?P<provider>(?:lib)?onnxruntime_providers_(?:cuda|tensorrt)\.(?:so|dll))(?: with error: (?P<why>[^\n]{3,200}))?"
+    r"|Require (?P<cudnn>cuDNN \d+\.\*) and (?P<cuda>CUDA \d+\.\*)",
+    source="https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements (each "
+    "onnxruntime-gpu build needs one CUDA major and one cuDNN major: cuDNN 8 and 9 builds do not mix)",
+    confidence=0.96,  # over the loader's missing library on the same line: the provider's build is why it is missing
+)
+def onnxruntime_cuda_provider(found: re.Match[str], failure: Failure) -> Lead:
+    """onnxruntime-gpu loads its CUDA provider library at session creation; the provider links the CUDA and cuDNN
+    majors of its build. When they are missing, or another major is found, the load fails (error 126 on Windows,
+    the missing library's name on Linux) and onnxruntime says which majors it requires."""
+    needs = f"{found.group('cudnn')} and {found.group('cuda')}" if found.group("cudnn") else ""
+    why = f" ({found.group('why')})" if found.group("why") else ""
+    return Lead(
+        f"onnxruntime-gpu's CUDA provider did not load{why}: it needs the CUDA and cuDNN majors of its build"
+        + (f" ({needs})" if needs else "")
+        + ", and they are not the ones found (onnxruntime-gpu 1.19 and later on PyPI: CUDA 12 and cuDNN 9; a cuDNN 8 "
+        "build and cuDNN 9 do not mix). Install the onnxruntime-gpu build for the CUDA and cuDNN you have, or those "
+        "libraries for it (pip's nvidia-cudnn-cu12 and nvidia-cublas-cu12; importing torch first loads its own).",
+        {"package": "onnxruntime-gpu", "library": "cuDNN", "provider": found.group("provider") or "CUDA provider"},
+        next=(
+            "python -c 'import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())'",
+            "python -m pip list 2>/dev/null | grep -i -E 'onnxruntime|nvidia-cudnn|nvidia-cublas'",
         ),
     )
