@@ -25,6 +25,12 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:tokenizer_without_pad_token": (tb("ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.", "transformers"), "user-code-error", "not-environment", "tokenizer.pad_token = tokenizer.eos_token"),
+    "user-code-error:prompt_fills_max_length": (tb("ValueError: Input length of input_ids is 1024, but `max_length` is set to 1024. This can lead to unexpected behavior. You should consider increasing `max_length` or, better yet, setting `max_new_tokens`.", "transformers"), "user-code-error", "not-environment", "max_new_tokens"),
+    "user-code-error:configuration_refused_by_its_schema": (tb("pydantic_core._pydantic_core.ValidationError: 51 validation errors for TrainConfig\nsrc_subword_model\n  Extra inputs are not permitted [type=extra_forbidden, input_value='bpe.model', input_type=str]", "pydantic"), "user-code-error", "not-environment", "src_subword_model"),
+    "user-code-error:lightning_two_packages": (tb("TypeError: `model` must be a `LightningModule` or `torch._dynamo.OptimizedModule`, got `LightningModule`", "lightning/pytorch"), "user-code-error", "not-environment", "pytorch_lightning"),
+    "user-code-error:zero_offload_with_own_optimizer": (tb("deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a client provided optimizer (<class 'transformers.optimization.AdamW'>) which in most cases will yield poor performance.", "deepspeed/runtime"), "user-code-error", "not-environment", "zero_force_ds_cpu_optimizer"),
+    "user-code-error:image_processor_given_no_image": (tb("ValueError: Invalid image type. Expected either PIL.Image.Image, numpy.ndarray, torch.Tensor, tf.Tensor or jax.ndarray, but got <class 'str'>.", "transformers"), "user-code-error", "not-environment", "Image.open"),
     "cuda-library-mismatch:onnxruntime_cuda_provider": ("2024-06-15 03:51:08.7326342 [E:onnxruntime:Default, provider_bridge_ort.cc:1744 onnxruntime::TryGetProviderInfo_CUDA] C:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1426 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" when trying to load \"c:\\Python310\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll\"\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
     "user-code-error:flash_attention_given_float32": (tb("RuntimeError: FlashAttention only support fp16 and bf16 data type", "flash_attn"), "user-code-error", "not-environment", "torch_dtype"),
     "user-code-error:right_padding_in_batched_generation": (tb("ValueError: You are attempting to perform batched generation with padding_side='right' this may lead to unexpected behaviour for Flash Attention version of Qwen2. Make sure to  call `tokenizer.padding_side  = 'left'` before tokenizing the input.", "transformers"), "user-code-error", "not-environment", "padding_side = 'left'"),
@@ -1326,6 +1332,40 @@ def test_onnxruntime_s_provider_missing_a_library_of_its_build_is_the_build_not_
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "cuda-library-mismatch", diagnosis
     assert "libcublasLt.so.11" in diagnosis.cause and "onnxruntime-gpu" in diagnosis.cause
+
+
+def test_zsh_s_report_of_a_killed_job_after_a_progress_bar_is_the_oom_killer() -> None:
+    log = (
+        "Loading checkpoint shards:  88%|######8 | 7/8 [00:12<00:01,  1.84s/it][1]    14875 killed     python main.py\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+def test_a_keras_layer_refusing_the_data_s_shape_names_the_layer_and_input_shape() -> None:
+    log = tb(
+        'ValueError: Input 0 of layer "dense_2" is incompatible with the layer: expected axis -1 of input shape to '
+        "have value 16384, but received input with shape (None, 65536)",
+        "keras/src",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "dense_2" in diagnosis.cause and "input_shape" in diagnosis.cause and "(None, 65536)" in diagnosis.cause
+
+
+def test_no_grad_in_lightning_s_test_step_says_the_trainer_runs_it_under_inference_mode() -> None:
+    site = "/venv/lib/python3.11/site-packages"
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n    trainer.test(model, dataloaders=test)\n'
+        f'  File "{site}/lightning/pytorch/trainer/trainer.py", line 706, in test\n    return call(x)\n'
+        f'  File "{site}/torch/autograd/__init__.py", line 411, in grad\n    return run(x)\n'
+        "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "Trainer(inference_mode=False)" in diagnosis.cause, diagnosis.cause
+    plain = _diagnose(tb("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"))
+    assert plain is not None and "inference_mode=False" not in plain.cause
 
 
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:

@@ -47,6 +47,13 @@ _SHAPES = re.compile(
 )
 
 
+# keras/src/layers/input_spec.py: the layer's declared input against what reached it
+_KERAS_LAYER_INPUT = re.compile(
+    r"Input \d+ of layer \"?(?P<layer>[\w.]{1,80})\"? is incompatible with the layer: "
+    r"(?P<expected>expected [^\n]{1,160}?), but received input with shape (?P<got>\([^)\n]{0,80}\))"
+)
+
+
 @rule(
     "user-code-error",
     _SHAPES.pattern,
@@ -80,6 +87,23 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         else f"the tensors' shapes, dtypes or devices do not fit ({said})."
     )
     params = {"what": said}
+    keras = _KERAS_LAYER_INPUT.search(failure.haystack) if "incompatible with the layer" in said else None
+    if keras is not None:
+        layer, expected, got = keras.group("layer"), keras.group("expected"), keras.group("got")
+        hint = (
+            f"the data's shape does not fit layer {layer} ({expected}, but received {got}): the input_shape the "
+            "model was declared with (keras.Input(shape=...), a layer's input_shape=) or a layer's own size is not "
+            "the data's. Declare the model for the data's shape, or resize the data to it."
+        )
+        params.update({"layer": layer, "option": "input_shape"})
+    where = failure.haystack + " ".join(f"{frame.file} {frame.function} {frame.code}" for frame in failure.frames)
+    if "does not require grad" in said and "lightning" in where and re.search(r"\b(?:test|validat)", where):
+        hint = (
+            "autograd was asked for a gradient where Lightning runs the step under torch.inference_mode (validation "
+            "and test, by default), where torch.enable_grad() does not help: pass Trainer(inference_mode=False) to "
+            "run them under no_grad instead, which enable_grad can lift."
+        )
+        params["option"] = "Trainer(inference_mode=False)"
     if tracing:
         for part in _TRACING.finditer(failure.haystack):
             named = {k.rstrip("2"): v.rstrip(".") for k, v in part.groupdict().items() if v}
@@ -801,4 +825,129 @@ def command_line_refused(found: re.Match[str], failure: Failure) -> Lead:
         {"program": prog, "said": said[:160], "where": "command line"},
         verdict="not-environment",
         next=(f"python {prog} --help" if prog.endswith(".py") else f"{prog} --help",),
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Asking to pad but the tokenizer does not have a padding token",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/tokenization_utils_base.py "
+    "(_get_padding_truncation_strategies)",
+    confidence=0.85,
+)
+def tokenizer_without_pad_token(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The tokenizer was asked to pad a batch and has no padding token (GPT-2, GPT-NeoX and Llama tokenizers ship "
+        "none): set one before tokenizing, tokenizer.pad_token = tokenizer.eos_token (the attention mask hides it), "
+        "or add one with tokenizer.add_special_tokens({'pad_token': '[PAD]'}) and resize the model's embeddings. Not "
+        "an environment problem.",
+        {"option": "pad_token", "value": "tokenizer.eos_token"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Input length of input_ids is (?P<length>\d+), but `?max_length`? is set to (?P<max>\d+)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/generation/utils.py "
+    "(_validate_generated_length)",
+    confidence=0.8,
+)
+def prompt_fills_max_length(found: re.Match[str], failure: Failure) -> Lead:
+    length, most = found.group("length"), found.group("max")
+    return Lead(
+        f"generate() was given a prompt of {length} tokens and max_length={most}, which counts the prompt too: no room "
+        "is left to generate. Set max_new_tokens (the tokens to generate, whatever the prompt's length), or a "
+        "max_length larger than the longest prompt (a script's own option for it, such as --max_length_generation). "
+        "Not an environment problem.",
+        {"option": "max_new_tokens", "prompt_tokens": length, "max_length": most},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"(?P<count>\d+) validation errors? for (?P<model>\w{1,80})",
+    source="https://docs.pydantic.dev/latest/errors/validation_errors/ (a configuration model refusing the values "
+    "it was given: extra_forbidden, missing, the wrong type)",
+    confidence=0.6,
+    on="exception",
+)
+def configuration_refused_by_its_schema(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "ValidationError" not in failure.type:
+        return None
+    model, count = found.group("model"), found.group("count")
+    # pydantic lists each refused field on a line of its own, its reason indented under it
+    fields = re.findall(r"^([A-Za-z_][\w.]{0,80})$", failure.haystack[found.end() :], re.MULTILINE)
+    named = f" ({', '.join(dict.fromkeys(fields[:4]))})" if fields else ""
+    return Lead(
+        f"The configuration given to {model} does not fit its schema: {count} field(s) refused{named}. A field "
+        "placed where the schema does not take it, misspelt, missing or of the wrong type; a configuration written for "
+        "another release of the tool reads the same. Compare it with the tool's own example configuration for the "
+        "installed release. Not an environment problem.",
+        {"config": model, "fields": ", ".join(fields[:4])},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"`model` must be a `LightningModule`[^\n]{0,80}?, got `(?P<got>[\w.]{1,80})`",
+    source="https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/utilities/"
+    "compile.py (_maybe_unwrap_optimized); https://lightning.ai/docs/pytorch/stable/upgrade/migration_guide.html "
+    "(lightning.pytorch and pytorch_lightning are two packages)",
+    confidence=0.8,
+)
+def lightning_two_packages(found: re.Match[str], failure: Failure) -> Lead:
+    got = found.group("got")
+    mixed = got.rsplit(".", 1)[-1] == "LightningModule"
+    return Lead(
+        (
+            "The Trainer and the model come from two packages: a LightningModule of pytorch_lightning is not one of "
+            "lightning.pytorch (the unified lightning package), and the reverse. Import both from the same one "
+            "(`import lightning.pytorch as pl`, or `import pytorch_lightning as pl`) everywhere, the model's module "
+            "included."
+            if mixed
+            else f"The Trainer was given a {got}, not a LightningModule: pass the LightningModule itself."
+        )
+        + " Not an environment problem.",
+        {"packages": "lightning.pytorch / pytorch_lightning", "got": got},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"You are using ZeRO-Offload with a client provided optimizer",
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py (_configure_optimizer: "
+    "zero_force_ds_cpu_optimizer)",
+    confidence=0.85,
+)
+def zero_offload_with_own_optimizer(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The DeepSpeed configuration offloads the optimizer (ZeRO-Offload) while the code passes an optimizer of its "
+        'own, which DeepSpeed refuses: name the optimizer in the ds-config\'s "optimizer" section (or pass '
+        'deepspeed.ops.adam.DeepSpeedCPUAdam), or set "zero_force_ds_cpu_optimizer": false in the ds-config to keep '
+        "yours (slower). Not an environment problem.",
+        {"config": "ds-config", "option": "zero_force_ds_cpu_optimizer", "optimizer": "DeepSpeedCPUAdam"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Invalid image type\. Expected either PIL\.Image\.Image[^\n]{0,160}?, but got (?P<got><class '[\w.]{1,80}'>)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/image_utils.py "
+    "(make_list_of_images)",
+    confidence=0.85,
+)
+def image_processor_given_no_image(found: re.Match[str], failure: Failure) -> Lead:
+    got = found.group("got")
+    path = "'str'" in got
+    return Lead(
+        f"The image processor was given {got}, not an image"
+        + (": a path. Load it first, Image.open(path).convert('RGB'), and pass that." if path else ".")
+        + " Not an environment problem.",
+        {"got": got, "call": "Image.open" if path else "", "where": "image_processor.preprocess"},
+        verdict="not-environment",
     )

@@ -334,6 +334,8 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed`{0,3}\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
     r"|`killed`|`Killed`|\"killed\"|\"Killed\""
+    # zsh's report of a job a signal killed: "[1]    14875 killed     python main.py" (after a progress bar's \r)
+    r"|\[\d{1,4}\]\s{1,8}\d{1,9} killed\s{1,8}\S"
     r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed"
     # torch/multiprocessing/spawn.py (ProcessContext.join) for a process of mp.spawn the kernel killed
     r"|process \d+ terminated with signal SIGKILL",
