@@ -1368,6 +1368,30 @@ def test_no_grad_in_lightning_s_test_step_says_the_trainer_runs_it_under_inferen
     assert plain is not None and "inference_mode=False" not in plain.cause
 
 
+@pytest.mark.parametrize(
+    ("log", "said"),
+    [
+        ("ERROR: Package 'pgeof' requires a different Python: 3.8.19 not in '>=3.8,~=3.12'\n", "pgeof needs Python"),
+        (
+            "  × No solution found when resolving dependencies:\n  ╰─▶ Because the current Python version (3.13.0) does "
+            "not satisfy Python>=3.9,<3.13 and tensorflow==2.18.0 depends on Python>=3.9,<3.13, we can conclude that "
+            "tensorflow==2.18.0 cannot be used.\n",
+            "tensorflow==2.18.0 needs Python>=3.9,<3.13 and this is Python 3.13.0",
+        ),
+        (
+            "ERROR: Ignored the following versions that require a different python version: 1.21.2 Requires-Python "
+            ">=3.7,<3.11\nERROR: Could not find a version that satisfies the requirement numpy==1.21.2 (from "
+            "versions: 1.22.0, 1.26.4)\nERROR: No matching distribution found for numpy==1.21.2\n",
+            "the version asked for needs another Python",
+        ),
+    ],
+)
+def test_a_python_outside_a_release_s_requires_python_is_named_with_the_package(log: str, said: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict"
+    assert said in diagnosis.cause, diagnosis.cause
+
+
 def test_a_resolver_conflict_names_the_pins_that_clash_as_pip_and_uv_list_them() -> None:
     pip = (
         "ERROR: Cannot install -r requirements.txt (line 3) and torch==2.1.0 because these package versions have "

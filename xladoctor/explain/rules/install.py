@@ -57,6 +57,21 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
         "the package's supported Pythons, the platform (Windows/macOS/aarch64), and the index URL (PyTorch's own "
         "builds live on download.pytorch.org)."
     )
+    ignored = re.search(
+        r"Ignored the following versions that require a different python version: (?P<listed>[^\n]{1,300})",
+        failure.haystack,
+    )
+    if ignored is not None:
+        asked = re.search(r"==\s*([\w.+!-]+)", requirement)
+        among = asked is not None and re.search(
+            rf"(?<![\w.]){re.escape(asked.group(1))} Requires-Python", ignored.group(0)
+        )
+        why += f" pip passed over releases for their Requires-Python ({ignored.group('listed')[:160]})" + (
+            ": the version asked for needs another Python than this one; use a Python it supports, or a release made "
+            "for this one."
+            if among
+            else "."
+        )
     return Lead(
         f"pip found nothing to install for {requirement}. {why}",
         {"package": name, "requirement": requirement},
@@ -136,7 +151,8 @@ _CONDA_LISTED = re.compile(r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<
 # uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",
 # "nothing provides requested pytorch-cuda 12.4"
 _BECAUSE = re.compile(
-    r"(?:Because (?:only )?(?:the following versions of )?|- package |nothing provides (?:requested )?)"
+    r"(?:Because (?!the current Python)(?:only )?(?:the following versions of )?|- package |nothing provides "
+    r"(?:requested )?)"
     r"(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)"
 )
 # uv's last sentence names the pair it could not reconcile: "And because you require torch{sys_platform == 'linux'}
@@ -161,10 +177,21 @@ _DEPENDS_ON = re.compile(
 )
 
 
+# uv: "Because the current Python version (3.13.0) does not satisfy Python>=3.9,<3.13 and tensorflow==2.18.0 depends
+# on Python>=3.9,<3.13, we can conclude that tensorflow==2.18.0 cannot be used."
+_UV_PYTHON = re.compile(
+    r"the current Python version \((?P<python>[\d.]{1,12})\) does not satisfy (?P<need>Python\S{1,60}?)"
+    r"(?: and (?P<package>[A-Za-z0-9][\w.-]{0,80}==[\w.+!-]{1,40}) depends on Python|,? we can|\s|$)"
+)
+
+
 def conflict_causes(text: str, most: int = 6) -> list[str]:
     """The clashing pins the resolver printed, as "X 1.0 depends on Y==2" and "you asked for Y==1", first ones
     first, each once."""
     said: list[str] = []
+    if python := _UV_PYTHON.search(text):
+        needs = f"{python.group('package')} needs" if python.group("package") else "the requirements need"
+        said.append(f"{needs} {python.group('need')} and this is Python {python.group('python')}")
     for found in _DEPENDS_ON.finditer(text):
         if found.group("user"):
             cause = f"you asked for {found.group('requirement')}"
@@ -208,17 +235,24 @@ def no_wheel_for_this_platform(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "resolver-conflict",
-    r"requires a different Python: (?P<have>[\d.]{1,12}) not in '(?P<want>[^']{1,80})'|Requires-Python "
-    r"(?P<want2>[^\s]{1,80})",
+    r"(?:Package '(?P<package>[\w.-]{1,80})' )?requires a different Python: (?P<have>[\d.]{1,12}) not in "
+    r"'(?P<want>[^']{1,80})'|(?P<version>\d[\w.]{0,30}) Requires-Python (?P<want2>[^\s;]{1,80})",
     source="https://packaging.python.org/en/latest/specifications/core-metadata/#requires-python",
     confidence=0.9,
 )
 def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
     want = found.group("want") or found.group("want2") or ""
+    have = found.group("have")
+    # pip: "Could not find a version that satisfies the requirement numpy==1.21.2" names the package of the
+    # versions it ignored for their Requires-Python
+    wanted = re.search(r"satisfies the requirement (?P<name>[A-Za-z0-9][\w.-]{0,80})", failure.haystack)
+    package = found.group("package") or (wanted.group("name") if wanted else "")
+    release = f"{package} {found.group('version')}" if package and found.group("version") else package or "This release"
     return Lead(
-        f"This release needs Python {want}, but the interpreter is {found.group('have') or 'another'}: use a "
-        "Python in that range (a new venv), or a release of the package that supports this Python.",
-        {"python": found.group("have") or "", "requires_python": want},
+        f"{release} needs Python {want}, but the interpreter is "
+        + (f"Python {have}" if have else "another")
+        + ": use a Python in that range (a new venv), or a release of the package that supports this Python.",
+        {"python": have or "", "requires_python": want, "package": package},
     )
 
 
