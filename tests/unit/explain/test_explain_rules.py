@@ -25,6 +25,10 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:comfyui_checkpoint_without_vae": ("!!! Exception during processing !!! ERROR: VAE is invalid: None\n\nIf the VAE is from a checkpoint loader node your checkpoint does not contain a valid VAE.\n", "user-code-error", "not-environment", "Load VAE"),
+    "user-code-error:forge_checkpoint_without_text_encoders": ("AssertionError: You do not have CLIP state dict!\n", "user-code-error", "not-environment", "VAE / Text Encoder"),
+    "user-code-error:gguf_of_another_architecture": ("ValueError: Unexpected architecture type in GGUF file, expected one of flux, sd1, sdxl, t5encoder but got 'pig'\n", "user-code-error", "not-environment", "general.architecture"),
+    "framework-internal-error:unsloth_compiler_failed": ("Unsloth: Failed to create dynamic compiled modules!\n", "framework-internal-error", "framework-bug", "unsloth_zoo"),
     "user-code-error:tokenizer_without_pad_token": (tb("ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.", "transformers"), "user-code-error", "not-environment", "tokenizer.pad_token = tokenizer.eos_token"),
     "user-code-error:prompt_fills_max_length": (tb("ValueError: Input length of input_ids is 1024, but `max_length` is set to 1024. This can lead to unexpected behavior. You should consider increasing `max_length` or, better yet, setting `max_new_tokens`.", "transformers"), "user-code-error", "not-environment", "max_new_tokens"),
     "user-code-error:configuration_refused_by_its_schema": (tb("pydantic_core._pydantic_core.ValidationError: 51 validation errors for TrainConfig\nsrc_subword_model\n  Extra inputs are not permitted [type=extra_forbidden, input_value='bpe.model', input_type=str]", "pydantic"), "user-code-error", "not-environment", "src_subword_model"),

@@ -951,3 +951,56 @@ def image_processor_given_no_image(found: re.Match[str], failure: Failure) -> Le
         {"got": got, "call": "Image.open" if path else "", "where": "image_processor.preprocess"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"If the VAE is from a checkpoint loader node your checkpoint does not contain a valid VAE",
+    source="https://github.com/comfyanonymous/ComfyUI/blob/master/comfy/sd.py (VAE.throw_exception_if_invalid)",
+    confidence=0.8,
+)
+def comfyui_checkpoint_without_vae(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The VAE node was given no VAE: the checkpoint loaded holds none (a diffusion model alone, such as many Flux "
+        "files). Load the VAE with its own loader (Load VAE: Flux's ae.safetensors) and wire it to the decode node, "
+        "or load a checkpoint that embeds one (Load Checkpoint). Not an environment problem: the workflow.",
+        {"node": "Load Checkpoint", "what": "VAE"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"You do not have CLIP state dict!",
+    source="https://github.com/lllyasviel/stable-diffusion-webui-forge/blob/main/backend/loader.py (the text "
+    "encoder's state dict is missing from what was loaded)",
+    confidence=0.8,
+)
+def forge_checkpoint_without_text_encoders(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Forge loaded a checkpoint without its text encoders: Flux, SD3 and GGUF files are often the diffusion model "
+        "alone. Put the text encoders (clip_l.safetensors and t5xxl, as the model's page names them) in "
+        "models/text_encoder and its VAE (Flux: ae.safetensors) in models/VAE, and select them all in the "
+        "'VAE / Text Encoder' menu (the hires-fix pass too). Not an environment problem.",
+        {"menu": "VAE / Text Encoder", "files": "clip_l, t5xxl, ae.safetensors"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Unexpected architecture type in GGUF file, expected one of (?P<known>[^\n]{1,160}?) but got "
+    r"'(?P<got>[^'\n]{1,60})'",
+    source="https://github.com/city96/ComfyUI-GGUF/blob/main/loader.py (the general.architecture key a GGUF file "
+    "carries)",
+    confidence=0.8,
+)
+def gguf_of_another_architecture(found: re.Match[str], failure: Failure) -> Lead:
+    got = found.group("got")
+    return Lead(
+        f"The GGUF file says its architecture is '{got}' (its general.architecture key), which this loader does not "
+        f"load (it takes {found.group('known')}): a file of another model, or one a different converter wrote. Use the "
+        "loader for that kind of model, or a GGUF of the model converted for this loader. Not an environment problem.",
+        {"key": "general.architecture", "got": got, "what": "GGUF file"},
+        verdict="not-environment",
+    )

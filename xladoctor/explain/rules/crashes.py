@@ -7,6 +7,7 @@ import re
 
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
+from xladoctor.fix import install
 
 
 @rule(
@@ -634,5 +635,23 @@ def onednn_jit_failed(found: re.Match[str], failure: Failure) -> Lead:
         "AWS Lambda). Try another torch release (a regression of one), or turn oneDNN off for the call "
         "(torch.backends.mkldnn.enabled = False); report it at https://github.com/pytorch/pytorch/issues.",
         {"library": "oneDNN", "code": found.group("code")},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Unsloth: Failed to create dynamic compiled modules",
+    source="https://github.com/unslothai/unsloth/issues/1928 (a defect of unsloth_zoo's compiler, fixed in a release "
+    "the same day)",
+    confidence=0.75,
+)
+def unsloth_compiler_failed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Unsloth's own compiler (unsloth_zoo, which rewrites the model's modules at import) failed: a defect of the "
+        "installed unsloth_zoo for this model or transformers release, not of your install. Upgrade unsloth and "
+        "unsloth_zoo together (their fixes come often), and report it to unslothai/unsloth if the newest fails.",
+        {"package": "unsloth_zoo", "report": "https://github.com/unslothai/unsloth/issues"},
+        install(("unsloth", ""), ("unsloth_zoo", "")),
         verdict="framework-bug",
     )
