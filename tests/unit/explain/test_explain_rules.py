@@ -1306,6 +1306,21 @@ def test_a_gpu_generation_a_kernel_refuses_names_the_arch_and_a_way_around() -> 
     assert "sm_70" in diagnosis.cause and "attn_implementation='sdpa'" in diagnosis.cause
 
 
+@pytest.mark.parametrize(
+    "log",
+    ["gcc: error: unrecognized command-line option '-mavx512fp16'\n", "nvcc: error: unknown option '--threads'\n",
+     "some-tool: error: the widget is broken\n"],
+)  # fmt: skip
+def test_a_compiler_s_or_any_tool_s_own_error_line_is_not_read_as_a_refused_command_line(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:command_line_refused"
+
+
+def test_argparse_s_own_words_are_read_for_a_console_script_too() -> None:
+    diagnosis = _diagnose("accelerate: error: unrecognized arguments: --foo\n")
+    assert diagnosis is not None and diagnosis.decided_by == "user-code-error:command_line_refused"
+
+
 def test_the_local_rank_flag_stays_read_as_torchrun_s_spelling_not_a_plain_command_line_error() -> None:
     log = "usage: train.py [-h] [--local_rank LOCAL_RANK]\ntrain.py: error: unrecognized arguments: --local-rank=0\n"
     diagnosis = _diagnose(log)

@@ -806,6 +806,13 @@ def quantized_model_larger_than_gpu(found: re.Match[str], failure: Failure) -> L
     )
 
 
+# tools whose own errors read "PROG: error: ..." too: a build's compiler and linker, not a command line refused
+_TOOLCHAIN = frozenset(
+    {"gcc", "g++", "cc", "c++", "clang", "clang++", "nvcc", "ld", "ld.lld", "ld.gold", "ptxas", "collect2", "cmake",
+     "make", "ninja", "cl", "link", "hipcc", "icpx", "as"}
+)  # fmt: skip
+
+
 @rule(
     "user-code-error",
     r"^(?P<prog>[\w.-]{1,80}): error: (?P<said>unrecognized arguments: [^\n]{1,200}|the following arguments are "
@@ -815,8 +822,11 @@ def quantized_model_larger_than_gpu(found: re.Match[str], failure: Failure) -> L
     confidence=0.55,
     flags=re.MULTILINE,
 )
-def command_line_refused(found: re.Match[str], failure: Failure) -> Lead:
+def command_line_refused(found: re.Match[str], failure: Failure) -> Lead | None:
     prog, said = found.group("prog"), found.group("said")
+    argparse_own = re.match(r"unrecognized arguments|the following arguments are required|argument ", said)
+    if prog.lower() in _TOOLCHAIN or not (prog.endswith(".py") or argparse_own or "usage:" in failure.haystack):
+        return None  # a compiler's or linker's own "error:" (a build), or a line that only looks like argparse's
     return Lead(
         f"{prog}'s command-line parser refused the command line ({said[:160]}): an option it does not take, a value "
         "it does not accept, a required one missing, or options in the wrong order (a subcommand such as "
