@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, system_install
 from xladoctor.matrix.failures import header_provider
 
@@ -290,12 +290,13 @@ def arch_list_unknown_to_torch(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"Building a CUDA extension{_building(failure)} stopped before nvcc ran: the installed torch does not know "
         f"CUDA architecture {arch}. The architectures come from TORCH_CUDA_ARCH_LIST when it is set, else from this "
-        "machine's GPUs. Set TORCH_CUDA_ARCH_LIST to architectures this torch lists (an older one with +PTX also "
-        f"runs on a newer GPU), or upgrade torch to a release that knows {known}.",
+        "machine's GPUs. Set TORCH_CUDA_ARCH_LIST to your GPUs' compute capabilities among those this torch knows "
+        f"(an older one with +PTX also runs on a newer GPU), or upgrade torch to a release that knows {known}.",
         {"variable": "TORCH_CUDA_ARCH_LIST", "arch": arch},
-        export("TORCH_CUDA_ARCH_LIST", "8.0;8.6+PTX", note="the architectures of your GPUs that this torch knows"),
+        # no export here: the right list is this machine's GPUs', which the log does not say
         next=(
             'echo "$TORCH_CUDA_ARCH_LIST"  # set? then it is the list',
+            GPU_CAPABILITY + "  # your GPU's (8, 6) is 8.6",
             "python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'",
         ),
     )
