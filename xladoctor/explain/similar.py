@@ -28,7 +28,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,40}")
 TEXT_CHARS = 6000
 # How near a report must be to be offered, chosen on the development part alone: its reports that no rule decides,
 # each compared with all the others, found a report of their family 11 times in 15 at this cosine when it was chosen,
-# and 14 in 24 with the larger part of the corpus's seventeenth round (scripts/corpus_index.py prints
+# and 14 in 25 with the larger part of the corpus's seventeenth round (scripts/corpus_index.py prints
 # the table).
 NEAR_ENOUGH = 0.4
 GUESS = "structure:similar-report"  # the rule id of this guess

@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:allocator_backend_changed_after_import": (tb('RuntimeError: config[i] == get()->name() INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":644, please report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time', "torch/cuda"), "bad-configuration", "environment", "PYTORCH_CUDA_ALLOC_CONF"),
     "user-code-error:comfyui_checkpoint_without_vae": ("!!! Exception during processing !!! ERROR: VAE is invalid: None\n\nIf the VAE is from a checkpoint loader node your checkpoint does not contain a valid VAE.\n", "user-code-error", "not-environment", "Load VAE"),
     "user-code-error:forge_checkpoint_without_text_encoders": ("AssertionError: You do not have CLIP state dict!\n", "user-code-error", "not-environment", "VAE / Text Encoder"),
     "user-code-error:gguf_of_another_architecture": ("ValueError: Unexpected architecture type in GGUF file, expected one of flux, sd1, sdxl, t5encoder but got 'pig'\n", "user-code-error", "not-environment", "general.architecture"),

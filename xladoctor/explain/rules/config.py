@@ -179,3 +179,20 @@ def triton_interpreter_on(found: re.Match[str], failure: Failure) -> Lead:
         {"variable": "TRITON_INTERPRET", "name": found.group("name")},
         unset("TRITON_INTERPRET"),
     )
+
+
+@rule(
+    "bad-configuration",
+    r"Allocator backend parsed at runtime != allocator backend parsed at load time",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp (the allocator backend is "
+    "read from PYTORCH_CUDA_ALLOC_CONF when torch loads, and checked again when CUDA starts)",
+    confidence=0.9,  # over the INTERNAL ASSERT it is raised as: the setting, not a defect
+)
+def allocator_backend_changed_after_import(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "PYTORCH_CUDA_ALLOC_CONF chose another allocator backend (backend:cudaMallocAsync or native) after torch was "
+        "imported: torch reads the backend once, when it loads, and refuses a different one when CUDA starts. Set the "
+        "variable before Python starts (export PYTORCH_CUDA_ALLOC_CONF=..., or os.environ before the first import of "
+        "torch, including imports by other libraries), or leave the backend out of it.",
+        {"variable": "PYTORCH_CUDA_ALLOC_CONF", "option": "backend"},
+    )
