@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from xladoctor.explain.regions import SEPARATOR, TRACEBACK, Region, notebook_content, prefix_shape, strip_prefix
 
@@ -123,7 +123,6 @@ class Failure:
     wrapper: bool = False  # a wrapper whose message carries another error (that one is its own record)
     warning: bool = False  # a warning, not an error: the program may well have gone on
     carried_by: str = ""  # the wrapper whose message carried it ("torch._dynamo.exc.BackendCompilerFailed")
-    context: tuple[str, ...] = field(default_factory=tuple)  # the lines before it in its region (a line record)
     context_lines: tuple[int, ...] = ()  # the log's line number of each line after `text` in `message` (a line record)
 
     @property

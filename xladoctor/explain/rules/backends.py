@@ -512,7 +512,7 @@ def dispatch_key_refused(found: re.Match[str], failure: Failure) -> Lead:
 )
 def directml_inference_mode(found: re.Match[str], failure: Failure) -> Lead | None:
     # only where DirectML ran it: elsewhere an inference tensor reused under autograd is the code's own doing
-    seen = " ".join([failure.haystack, *failure.context, *(f.file for f in failure.frames)]).lower()
+    seen = " ".join([failure.haystack, *(f.file for f in failure.frames)]).lower()
     if not any(word in seen for word in ("dml", "directml", "privateuseone")):
         return None
     return Lead(

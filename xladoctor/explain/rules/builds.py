@@ -29,7 +29,7 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             {"tool": "cl"},
         )
     envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
-    package = found.group("pkg") or built_package(" ".join((failure.haystack, *failure.context)))
+    package = found.group("pkg") or built_package(failure.haystack)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
         f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "

@@ -546,7 +546,7 @@ def own_attribute_missing(found: re.Match[str], failure: Failure) -> Lead | None
 )
 def dynamo_recompile_limit(found: re.Match[str], failure: Failure) -> Lead:
     """Whose function recompiles decides the verdict: the user's own code, or a library's compiled function."""
-    text = "\n".join((failure.haystack, *failure.context))
+    text = failure.haystack
     function = re.search(r"function: '(?P<name>[\w.<>]{1,120})' \((?P<path>[^)\n]{1,300}?):(?P<line>\d{1,6})\)", text)
     reason = re.search(r"last reason: (?P<reason>[^\n]{1,200})", text)
     knob = found.group("knob") or "recompile_limit (cache_size_limit in older releases)"

@@ -1127,7 +1127,7 @@ _METAL_PLUGINS = (("jax", "jax-metal"), ("pjrt_plugin", "jax-metal"), ("tensorfl
 )
 def objc_selector_missing(found: re.Match[str], failure: Failure) -> Lead:
     cls, selector = found.group("cls"), found.group("selector")
-    around = " ".join((*failure.context, failure.haystack)).lower()
+    around = failure.haystack.lower()
     plugin = next((name for word, name in _METAL_PLUGINS if word in around), "")
     who = plugin or "a native library of the framework"
     return Lead(
