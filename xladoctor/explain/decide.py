@@ -94,6 +94,7 @@ def diagnose(
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
     chosen = root(found)
+    checked: Checked | None = None  # the environment's own checks: run only when no family decided
     if chosen is None:
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
@@ -107,12 +108,10 @@ def diagnose(
                 "unknown", None,
                 "No family or signature decides this failure. The record that matters is the last error: "
                 f"{lead.text[:300]}",
-                0.2, lead.line, lead.text, "structure:last-error", next=_next_when_undecided(lead, checked),
+                0.2, lead.line, lead.text, "structure:last-error", next=_checks_first(next_steps(lead), checked),
                 joined=checked.said if checked is not None else elsewhere.said if elsewhere is not None else (),
                 contradicted=elsewhere is not None,
             )  # fmt: skip
-    else:
-        checked = None
     chosen = _merged(chosen, found)
     joined = join(chosen, records, facts)
     if chosen.remediation and joined.fix is None:
@@ -125,19 +124,17 @@ def diagnose(
     if joined.contradicted:
         confidence *= 0.8
     cause = chosen.cause + (f" Note: {chosen.note}" if chosen.note else "")
-    steps = chosen.next or next_steps(chosen.failure)
+    steps = _checks_first(chosen.next or next_steps(chosen.failure), checked)
     return Diagnosis(
         chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, chosen.failure.text[:500],
-        chosen.rule, dict(chosen.params), tuple(remediation), _next_when_undecided(chosen.failure, checked, steps),
-        chosen.source, joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
+        chosen.rule, dict(chosen.params), tuple(remediation), steps, chosen.source,
+        joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
     )  # fmt: skip
 
 
-def _next_when_undecided(
-    lead: Failure, checked: Checked | None, steps: tuple[str, ...] | None = None
-) -> tuple[str, ...]:
-    """What to run next when no family decided: the environment's failing checks first, when there are some."""
-    steps = steps if steps is not None else next_steps(lead)
+def _checks_first(steps: tuple[str, ...], checked: Checked | None) -> tuple[str, ...]:
+    """What to run next when no family decided and the environment's checks ran: their failures first, when there
+    are some; `xladoctor check` no more when none failed (it has just run)."""
     if checked is None:
         return steps
     rest = tuple(s for s in steps if not s.startswith("xladoctor check"))  # its static checks have just run

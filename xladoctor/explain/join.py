@@ -95,31 +95,17 @@ def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str
     return [f"{package} {installed.version} is installed here: its {cls} refuses {name}=, as the log says."], False
 
 
-def from_elsewhere(records: Sequence[Failure], facts: Facts) -> Joined | None:
-    """The facts say the log came from another environment (another Python, frameworks not installed here): what
-    says so; None when nothing does."""
-    if facts.python is None:
-        return None
-    joined = join(None, records, facts)
-    return joined if joined.contradicted else None
-
-
-def join(candidate: Candidate | None, records: Sequence[Failure], facts: Facts | None) -> Joined:
-    """What the facts add to a cause (`candidate`), confirm or contradict; with no candidate, only whether the log
-    came from these facts' environment."""
-    if facts is None or facts.python is None:
-        return Joined((), False, None)
+def _elsewhere(records: Sequence[Failure], facts: Facts) -> tuple[list[str], bool]:
+    """What in the facts says the log came from another environment (another Python, its frameworks not installed
+    here), and whether it is so far off that nothing more can be joined (its frameworks are not installed here)."""
     said: list[str] = []
-    contradicted = False
-    fix: Fix | None = None
     logged = _python_of_log(records)
-    here = ".".join(facts.python.version.split(".")[:2])
-    if logged and logged != here:
+    here = ".".join(facts.python.version.split(".")[:2]) if facts.python is not None else ""
+    if logged and here and logged != here:
         said.append(
             f"The log's frames are from Python {logged}, but these facts are of Python {here}: it came from another "
             f"environment."
         )
-        contradicted = True
     absent = sorted(
         {f.owner for r in records for f in r.frames if f.owner in _FRAMEWORKS and facts.installed(f.owner) is None}
     )
@@ -130,9 +116,26 @@ def join(candidate: Candidate | None, records: Sequence[Failure], facts: Facts |
             f"{facts.interpreter}: the log came from another environment. Give explain that one (--python PATH, or "
             "--facts of its snapshot) for fixes made for it."
         )
+    return said, bool(absent)
+
+
+def from_elsewhere(records: Sequence[Failure], facts: Facts) -> Joined | None:
+    """The facts say the log came from another environment: what says so; None when nothing does."""
+    if facts.python is None:
+        return None
+    said, _ = _elsewhere(records, facts)
+    return Joined(tuple(said), True, None) if said else None
+
+
+def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) -> Joined:
+    """What the facts add to a cause (`candidate`), confirm or contradict."""
+    if facts is None or facts.python is None:
+        return Joined((), False, None)
+    said, off = _elsewhere(records, facts)
+    contradicted = bool(said)
+    fix: Fix | None = None
+    if off:
         return Joined(tuple(said), True, None)
-    if candidate is None:
-        return Joined(tuple(said), contradicted, None)
     params = candidate.params
     family = candidate.family
     if family == "missing-library" and params.get("library"):

@@ -147,13 +147,19 @@ def _raiser(failure: Failure) -> str | None:
     return None if top in ("builtins", "__main__") else top
 
 
+def _maybe_a_defect(failure: Failure) -> bool:
+    """What the last resort's guesses of a defect may read: an exception of its own (not a wrapper's, not a warning)
+    whose kind names nothing around the program."""
+    if failure.kind != "exception" or failure.wrapper or failure.warning or not failure.type:
+        return False
+    return failure.type.rsplit(".", 1)[-1] not in _NOT_A_DEFECT
+
+
 def library_guess(failure: Failure) -> Candidate | None:
     """The last resort when no family, signature or structure decides: an exception of no environmental kind,
     raised in a library's own code (or of a library's own class) and not in the user's, is most often that library's
     defect or a gap of it for this input. A guess, said as one, with the lowest confidence and no verdict class."""
-    if failure.kind != "exception" or failure.wrapper or failure.warning or not failure.type:
-        return None
-    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT:
+    if not _maybe_a_defect(failure):
         return None
     library = _raiser(failure)
     if library is None:
@@ -175,9 +181,7 @@ def frameless_guess(failure: Failure) -> Candidate | None:
     own defect in the development part of xladoctor's labelled corpus (5 of 13 when this guess was written; code
     written for another release and a back-end's gap came next, 2 each). A guess by that base rate, said as one with
     the lowest confidence; what it asks for first is the traceback that would decide."""
-    if failure.kind != "exception" or failure.frames or failure.wrapper or failure.warning or not failure.type:
-        return None
-    if failure.type.rsplit(".", 1)[-1] in _NOT_A_DEFECT or failure.type == "Error":
+    if failure.frames or not _maybe_a_defect(failure) or failure.type == "Error":
         return None  # a bare "Error:" is a tool's line (a shell, node, a launcher), not an exception class
     return Candidate(
         "framework-internal-error", "unknown",

@@ -77,15 +77,6 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-def native_owner(text: str) -> tuple[str, str]:
-    """Whose native code a crash record shows, by the first owner its paths and C++ namespaces name, with where to
-    report it; the framework, unnamed, when they name none."""
-    lowered = text.lower()
-    # LLVM and MLIR are inside Triton and XLA alike: they name Triton only when no framework's own name is there
-    ordered = sorted(_ASSERT_OWNERS, key=lambda owner: owner[0] in ("llvm", "mlir"))
-    return next(((name, url) for key, name, url in ordered if key in lowered), ("the framework", ""))
-
-
 @rule(
     "framework-internal-error",
     r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s*:\s*-11\b|Fatal Python error: Segmentation fault",
@@ -356,6 +347,16 @@ _ASSERT_OWNERS = (
     ("aten", "PyTorch", TORCH_ISSUES),
     ("c10", "PyTorch", TORCH_ISSUES),
 )
+# A crash record's whole text names owners an assertion's path does not: LLVM and MLIR are inside Triton and XLA
+# alike, so they name Triton only when no framework's own name is there
+_CRASH_OWNERS = tuple(sorted(_ASSERT_OWNERS, key=lambda owner: owner[0] in ("llvm", "mlir")))
+
+
+def native_owner(text: str) -> tuple[str, str]:
+    """Whose native code a crash record shows, by the first owner its paths and C++ namespaces name, with where to
+    report it; the framework, unnamed, when they name none."""
+    lowered = text.lower()
+    return next(((name, url) for key, name, url in _CRASH_OWNERS if key in lowered), ("the framework", ""))
 
 
 @rule(

@@ -5,6 +5,7 @@ same on ROCm, Apple's MPS and TPUs."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
@@ -575,25 +576,43 @@ def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
 
 # cuBLAS's other statuses (cublasStatus_t): what each means for who has to act. NOT_SUPPORTED, ALLOC_FAILED and
 # NOT_INITIALIZED have rules of their own (backends.py, resources.py).
+@dataclass(frozen=True)
+class _CublasStatus:
+    family: str
+    verdict: str
+    meaning: str
+    late: bool = True  # an error CUDA may report at a later call: CUDA_LAUNCH_BLOCKING=1 finds the one that failed
+    next: tuple[str, ...] = ()  # what to run next; the kernel's own when empty
+    params: tuple[tuple[str, str], ...] = ()
+
+
 _CUBLAS_STATUS = {
-    "EXECUTION_FAILED": (
+    "EXECUTION_FAILED": _CublasStatus(
         "cuda-illegal-access", "unknown",
         "the GPU program failed to execute (a kernel launch or run failed): most often an earlier asynchronous error "
         "surfacing here, such as an index out of range in an embedding or a gather, or a kernel's bug",
     ),
-    "INVALID_VALUE": (
+    "INVALID_VALUE": _CublasStatus(
         "cuda-library-mismatch", "environment",
         "cuBLAS refused the arguments of a call its framework had already checked (the shapes, strides and dtypes "
         "torch validates first): most often a cuBLAS of another CUDA release loaded in place of the framework's own "
         "(LD_LIBRARY_PATH pointing at a system CUDA, two CUDA installs, a conda cudatoolkit of another version); "
         "run it once without LD_LIBRARY_PATH, and install the framework build for the CUDA you keep",
+        late=False,
+        next=(
+            "env -u LD_LIBRARY_PATH python ...  # with the framework's own CUDA libraries",
+            "python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
+        ),
+        params=(("variable", "LD_LIBRARY_PATH"),),
     ),
-    "ARCH_MISMATCH": (
+    "ARCH_MISMATCH": _CublasStatus(
         "gpu-arch-unsupported", "environment",
         "the function needs a feature this GPU's architecture lacks (a compute capability too old for it)",
     ),
-    "MAPPING_ERROR": ("cuda-illegal-access", "unknown", "cuBLAS could not access GPU memory (a texture binding)"),
-    "INTERNAL_ERROR": ("framework-internal-error", "framework-bug", "an internal cuBLAS operation failed"),
+    "MAPPING_ERROR": _CublasStatus(
+        "cuda-illegal-access", "unknown", "cuBLAS could not access GPU memory (a texture binding)"
+    ),
+    "INTERNAL_ERROR": _CublasStatus("framework-internal-error", "framework-bug", "an internal cuBLAS operation failed"),
 }  # fmt: skip
 
 
@@ -608,27 +627,21 @@ _CUBLAS_STATUS = {
     confidence=0.7,
 )
 def cublas_status(found: re.Match[str], failure: Failure) -> Lead:
-    status = found.group("status")
-    family, verdict, meaning = _CUBLAS_STATUS[status]
+    name = found.group("status")
+    status = _CUBLAS_STATUS[name]
     call = found.group("call") or ""
-    if status == "INVALID_VALUE":
-        return Lead(
-            f"cuBLAS returned CUBLAS_STATUS_{status}{' in ' + call if call else ''}: {meaning}.",
-            {"status": status, "call": call, "library": "cuBLAS", "variable": "LD_LIBRARY_PATH"},
-            verdict=verdict,
-            family=family,
-            next=(
-                "env -u LD_LIBRARY_PATH python ...  # with the framework's own CUDA libraries",
-                "python -c 'import torch; print(torch.__version__, torch.version.cuda)'",
-            ),
-        )
+    late = (
+        " CUDA reports errors late: run once with CUDA_LAUNCH_BLOCKING=1, and the error names the operation that "
+        "really failed."
+        if status.late
+        else ""
+    )
     return Lead(
-        f"cuBLAS returned CUBLAS_STATUS_{status}{' in ' + call if call else ''}: {meaning}. CUDA reports errors "
-        "late: run once with CUDA_LAUNCH_BLOCKING=1, and the error names the operation that really failed.",
-        {"status": status, "call": call, "library": "cuBLAS"},
-        verdict=verdict,
-        family=family,
-        next=_NEXT_KERNEL[:1],
+        f"cuBLAS returned CUBLAS_STATUS_{name}{' in ' + call if call else ''}: {status.meaning}.{late}",
+        {"status": name, "call": call, "library": "cuBLAS", **dict(status.params)},
+        verdict=status.verdict,
+        family=status.family,
+        next=status.next or _NEXT_KERNEL[:1],
     )
 
 

@@ -37,16 +37,26 @@ def _building(failure: Failure) -> str:
 CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
 
 
+# pip's words for a requirement it found nothing to install for
+_NOTHING_FOR = (
+    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) "
+    r"(?P<requirement>[^\s(]{1,200})"
+)
+
+
+def _package_of(requirement: str) -> str:
+    return re.split(r"[<>=!~\[;]", requirement, maxsplit=1)[0]
+
+
 @rule(
     "resolver-conflict",
-    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) "
-    r"(?P<requirement>[^\s(]{1,200})",
+    _NOTHING_FOR,
     source=PIP_RESOLVER,
     confidence=0.9,
 )
 def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     requirement = found.group("requirement")
-    name = re.split(r"[<>=!~\[;]", requirement, maxsplit=1)[0]
+    name = _package_of(requirement)
     versions = re.search(r"\(from versions: (?P<versions>[^)]{0,400})\)", failure.haystack)
     listing = versions.group("versions").strip() if versions else ""
     why = (
@@ -245,8 +255,8 @@ def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
     have = found.group("have")
     # pip: "Could not find a version that satisfies the requirement numpy==1.21.2" names the package of the
     # versions it ignored for their Requires-Python
-    wanted = re.search(r"satisfies the requirement (?P<name>[A-Za-z0-9][\w.-]{0,80})", failure.haystack)
-    package = found.group("package") or (wanted.group("name") if wanted else "")
+    wanted = re.search(_NOTHING_FOR, failure.haystack)
+    package = found.group("package") or (_package_of(wanted.group("requirement")) if wanted else "")
     release = f"{package} {found.group('version')}" if package and found.group("version") else package or "This release"
     return Lead(
         f"{release} needs Python {want}, but the interpreter is "
