@@ -8,7 +8,7 @@ report's user name, host or path is kept), and each report keeps its 40 heaviest
     python scripts/corpus_index.py            # write the index, and print how near a neighbour must be (--table)
     python scripts/corpus_index.py --check    # exit 1 when the index is not what the corpus makes (a test runs this)
     python scripts/corpus_index.py --table    # each development report where nothing decides, scored against all
-                                              # the others: how often the nearest has its family, by cosine
+                                              # the others: how often the vote of the nearest has its family, by cosine
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def table() -> None:
             found = explain_stream("x", io.BytesIO(r.log.encode()), None).diagnosis
             if found is not None and found.family is not None and found.decided_by != similar.GUESS:
                 continue
-            near = similar.nearest(tail_of(r.log))
+            near = similar.likeliest(tail_of(r.log))
         rows.append((near[1], near[0].family == r.family) if near else (0.0, False))
     print(f"development reports where no rule decides: {len(rows)}")
     for tau in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6):

@@ -108,7 +108,8 @@ def diagnose(
                 "unknown", None,
                 "No family or signature decides this failure. The record that matters is the last error: "
                 f"{lead.text[:300]}",
-                0.2, lead.line, lead.text, "structure:last-error", next=_checks_first(next_steps(lead), checked),
+                0.2, lead.line, lead.text, "structure:last-error", _stack(lead),
+                next=_checks_first(next_steps(lead), checked),
                 joined=checked.said if checked is not None else elsewhere.said if elsewhere is not None else (),
                 contradicted=elsewhere is not None,
             )  # fmt: skip
@@ -125,11 +126,19 @@ def diagnose(
         confidence *= 0.8
     cause = chosen.cause + (f" Note: {chosen.note}" if chosen.note else "")
     steps = _checks_first(chosen.next or next_steps(chosen.failure), checked)
+    # a signature reads the line; the traceback that line ends, when there is one, says whose code raised it
+    framed = next((r for r in records if r.line == chosen.failure.line and r.frames), chosen.failure)
+    params = {**_stack(framed), **chosen.params}
     return Diagnosis(
         chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, chosen.failure.text[:500],
-        chosen.rule, dict(chosen.params), tuple(remediation), steps, chosen.source,
+        chosen.rule, params, tuple(remediation), steps, chosen.source,
         joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
     )  # fmt: skip
+
+
+def _stack(failure: Failure) -> dict[str, str]:
+    """Whose code raised it, through whose: the packages of its frames, for the reader to weigh."""
+    return {"stack": " -> ".join(failure.packages)} if failure.packages else {}
 
 
 def _checks_first(steps: tuple[str, ...], checked: Checked | None) -> tuple[str, ...]:

@@ -146,6 +146,17 @@ class Failure:
         return frame.owner if frame is not None else None
 
     @property
+    def packages(self) -> tuple[str, ...]:
+        """The packages its frames pass through, outermost first, each once; "your code" for the user's frames and
+        none for the standard library's: whose code called whose down to the raise (the candidates for what to
+        change when a package was written for another release of the next)."""
+        seen: dict[str, None] = {}
+        for frame in self.frames:
+            if frame.owner != "python":
+                seen.setdefault(frame.owner or "your code", None)
+        return tuple(seen)
+
+    @property
     def haystack(self) -> str:
         """What rules read: the type and message of an exception, the line and its context otherwise."""
         return f"{self.type}: {self.message}" if self.type else self.message

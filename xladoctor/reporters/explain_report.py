@@ -122,6 +122,8 @@ def _diagnosis(console: Console, diagnosis: Diagnosis, verbose: bool) -> None:
     console.print(f"    {_t(diagnosis.cause)}")
     if diagnosis.line:
         console.print(f"    [dim]> {diagnosis.line}: {_t(diagnosis.record)}[/]")
+    if diagnosis.params.get("stack"):
+        console.print(f"    [dim]raised through: {_t(str(diagnosis.params['stack']))}[/]")
     for said in diagnosis.joined:
         console.print(f"    [yellow]{'contradicts' if diagnosis.contradicted else 'here'}:[/] {_t(said)}")
     for command in diagnosis.remediation:

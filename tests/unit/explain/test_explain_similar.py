@@ -97,3 +97,29 @@ def test_the_index_is_what_the_corpus_makes() -> None:
         timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
+
+
+def test_the_family_most_of_the_nearest_reports_share_outvotes_the_nearest_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one report of the query's words alone (bad-configuration) and three that share most of them (a defect)
+    texts = {
+        "lone": ("bad-configuration", "widgetlib frobnicator spline overflowed"),
+        "a": ("framework-internal-error", "widgetlib frobnicator spline overflowed quaternion"),
+        "b": ("framework-internal-error", "widgetlib frobnicator spline overflowed manifold"),
+        "c": ("framework-internal-error", "widgetlib frobnicator spline overflowed collapsed"),
+    }
+    counts = {key: similar.words(text) for key, (_, text) in texts.items()}
+    idf = {w: 1.0 for c in counts.values() for w in c}
+    reports = tuple(
+        similar.Known(key, f"https://x/{key}", family, "unknown", "", (), similar.vector(counts[key], idf))
+        for key, (family, _) in texts.items()
+    )
+    monkeypatch.setattr(similar, "index", lambda: similar.Index(idf, reports))
+    query = "widgetlib frobnicator spline overflowed"
+    nearest, cosine = similar.nearest(query) or (None, 0.0)
+    assert nearest is not None and nearest.id == "lone" and cosine == pytest.approx(1.0)
+    chosen, near = similar.likeliest(query) or (None, 0.0)
+    assert chosen is not None and chosen.family == "framework-internal-error" and near == pytest.approx(1.0)
+    with similar.excluding("a", "b"):  # one voter of each family left: the nearer one wins
+        assert (similar.likeliest(query) or (None, 0.0))[0].id == "lone"  # type: ignore[union-attr]

@@ -653,3 +653,21 @@ def test_an_undecided_log_of_another_python_is_not_judged_by_these_facts_checks(
     diagnosis = _explain(log, "gpu-driver-too-old").diagnosis
     assert diagnosis.contradicted and "Python 3.6" in diagnosis.joined[0]
     assert not any("[cuda-driver-too-old]" in line for line in diagnosis.joined)
+
+
+def test_a_verdict_says_whose_code_raised_it_through_whose() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 3, in <module>\n'
+        '  File "/usr/lib/python3.11/functools.py", line 10, in wrapper\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/fvdb/ops.py", line 40, in conv\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 99, in __call__\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/fvdb/ops.py", line 41, in conv\n'
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    )
+    [record] = _records(log)
+    assert record.packages == ("your code", "fvdb", "torch")  # the standard library's frame is nobody's choice
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
+    assert diagnosis.params["stack"] == "your code -> fvdb -> torch"
+    assert diagnosis.to_json()["params"]["stack"] == "your code -> fvdb -> torch"
