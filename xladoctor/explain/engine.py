@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 from xladoctor.explain.decide import diagnose
 from xladoctor.explain.logfacts import read_log_facts, with_log_facts
 from xladoctor.explain.records import parse
-from xladoctor.explain.regions import FRAME_TRIGGER, IPYTHON_TRIGGERS, RegionCollector
+from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import ERROR_WORDS, ChunkReader, ScanResult, SignatureHits, scan
 from xladoctor.explain.stall import stalled_at_startup
@@ -182,7 +182,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
 
 def trigger_words() -> tuple[str, ...]:
     """What makes a line worth reading as a failure: the error words, and every family rule's literals."""
-    return (*ERROR_WORDS, FRAME_TRIGGER, *IPYTHON_TRIGGERS, *trigger_literals())
+    return (*ERROR_WORDS, *FRAME_TRIGGERS, *IPYTHON_TRIGGERS, *trigger_literals())
 
 
 def exit_status(explanation: Explanation) -> int:

@@ -17,7 +17,10 @@ from dataclasses import dataclass, replace
 
 from xladoctor.explain.regions import SEPARATOR, TRACEBACK, Region, notebook_content, prefix_shape, strip_prefix
 
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+# A frame's line; a paste cut at its start keeps the path's end (`...site-packages\\x\\y.py", line 9, in f`).
+_FRAME = re.compile(
+    r'^\s*(?:File "|(?=\S*[/\\]\S*\.py", line \d))(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$'
+)
 # IPython's (Jupyter, Colab, Kaggle) frames: 8.x "File /x/y.py:12, in f(a, b)" and "Cell In[3], line 1"; 7.x
 # "/x/y.py in f(a, b)" and "<ipython-input-3-ab12> in <module>" (no line: it is on the arrow line below it). Colab
 # renders each path as a link, and a copy from its page keeps the Markdown: "[/x/y.py](https://localhost:8080/#) in f"
@@ -81,6 +84,12 @@ _CHECKOUT = re.compile(
     r"[/\\](?P<top>torch|jax|triton|torch_xla|tensorflow)[/\\](?:"
     + "|".join((*TORCH_COMPILER_PACKAGES, "_prims", "_refs", "_src", "_C", "csrc", "compiler", "runtime", "backends"))
     + r"|language|python)[/\\]"
+)
+# An application's own code and its plug-ins, wherever it lies: ComfyUI's custom nodes (each a project of its own
+# that the user installed, not wrote) and ComfyUI itself. A frame there is a library's, not the user's code.
+_APP = re.compile(
+    r"[/\\]custom_nodes[/\\](?P<plugin>[^/\\\n]{1,100})[/\\]"
+    r"|[/\\](?P<app>ComfyUI)[/\\](?:comfy(?:_extras|_execution|_api)?[/\\]|app[/\\]|(?:execution|nodes|main|server)\.py$)"
 )
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
 _DISTRIBUTIONS = {
@@ -184,7 +193,10 @@ def owner_of(path: str) -> str | None:
     if _STDLIB.search(path):
         return "python"
     checkout = _CHECKOUT.search(path)
-    return checkout.group("top") if checkout else None
+    if checkout:
+        return checkout.group("top")
+    app = _APP.search(path)
+    return (app.group("plugin") or app.group("app")) if app else None
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:
@@ -340,8 +352,61 @@ def is_warning(line: str) -> bool:
 _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |return |print\()")
 
 
+# ComfyUI's report of a node's exception (execution.py, 2023-2024): the message first, with no type, then the frames
+# that traceback.format_tb wrote: "Error occurred when executing NODE:\n\nMESSAGE\n\n  File ...".
+_APP_HEADER = re.compile(r"^Error occurred when executing [^\n]{1,200}:$")
+
+
+# Messages only CPython's own exceptions word so (Objects/object.c, Python/ceval.c, Python/import.c, getargs.c):
+# a message printed without its type (ComfyUI's report) is of that type.
+_MESSAGE_TYPES = (
+    (re.compile(r"^No module named '"), "ModuleNotFoundError"),
+    (re.compile(r"^cannot import name '"), "ImportError"),
+    (re.compile(r"^'[\w.]+' object has no attribute '|^module '[\w.]+' has no attribute '"), "AttributeError"),
+    (re.compile(r"got an unexpected keyword argument '|missing \d+ required (?:positional|keyword-only) argument|"
+                r"takes (?:from )?\d+ (?:to \d+ )?positional arguments? but \d+ (?:were|was) given|"
+                r"^'[\w.]+' object is not (?:callable|subscriptable|iterable)"), "TypeError"),
+)  # fmt: skip
+
+
+def _type_of_message(message: str) -> str:
+    return next((kind for pattern, kind in _MESSAGE_TYPES if pattern.search(message)), "")
+
+
+def _message_then_frames(lines: list[tuple[int, str]], chain: int) -> Failure | None:
+    """An exception reported message first and frames after (ComfyUI's, or its paste with the header cut off): an
+    exception record of those frames, its type the message's own when it names one, else none."""
+    texts = [(n, clean(t).strip()) for n, t in lines]
+    texts = [(n, t) for n, t in texts if t]
+    if texts and _APP_HEADER.match(texts[0][1]):
+        texts = texts[1:]
+    if any(TRACEBACK in t for _, t in texts):
+        return None  # Python's own order: its header, the frames, the exception last
+    first_frame = next((i for i, (_, t) in enumerate(texts) if _FRAME.match(t)), None)
+    if not first_frame or first_frame > 20:
+        return None  # no frames, or no message before them, or no short one
+    message = [t for _, t in texts[:first_frame]]
+    frames: list[Frame] = []
+    for _, text in texts[first_frame:]:
+        frame = _FRAME.match(text)
+        if frame is not None:
+            path = frame.group("file")
+            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+        elif frames and not frames[-1].code and (code := _source(text)):
+            frames[-1] = replace(frames[-1], code=code)
+        elif _exception_line(text, False) is not None:
+            return None  # the exception's own line follows the frames: a traceback of Python's order, read as one
+    parsed = _exception_line(message[0], False)
+    kind, first = parsed if parsed is not None else (_type_of_message(message[0]), message[0])
+    body = "\n".join([first, *message[1:]]).strip()
+    return Failure("exception", kind, body, texts[0][0], message[0], tuple(frames), chain, 0)
+
+
 def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     lines = list(region.lines)
+    if (reported := _message_then_frames(lines, chain)) is not None:
+        yield reported
+        return
     # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
     # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`).
     # An indented line that a frame line follows is the source Python printed under the frame before it.
@@ -403,6 +468,7 @@ def _notebook_lines(region: Region) -> Region:
 
 # A `raise` statement quoted as a traceback's last source line: `raise RuntimeError("..." "...") from e`.
 _RAISE = re.compile(r"^raise (?P<type>[A-Za-z_][\w.]{0,120})(?:\((?P<args>.*?)\)?)?(?:\s+from\s+[\w.]+)?\s*$")
+_ASSERT = re.compile(r"^assert (?P<test>[^,\n]{1,300}?)(?:,\s*(?P<message>.{1,500}))?\s*$")
 _LITERAL = re.compile(
     r"""[rRbBuUfF]{0,2}(?:"(?P<double>(?:[^"\\]|\\.){0,1000})"|'(?P<single>(?:[^'\\]|\\.){0,1000})')"""
 )
@@ -417,7 +483,12 @@ def _raised(region: Region, chain: int) -> Failure | None:
     if not lines:
         return None
     number, last = lines[-1]
+    asserted = _ASSERT.match(last)
     found = _RAISE.match(last)
+    if asserted is not None:  # `assert cond[, "message"]`: an AssertionError, its message the literal or the test
+        literals = _LITERAL.findall(asserted.group("message") or "")
+        message = "".join(d or s for d, s in literals) or asserted.group("test")
+        return Failure("exception", "AssertionError", message, number, last, _frames_of(lines), chain, 0)
     if found is None:
         return None
     kind = found.group("type")
@@ -426,13 +497,17 @@ def _raised(region: Region, chain: int) -> Failure | None:
         return None  # `raise err`, `raise self.error`: the type is not written in the line
     literals = _LITERAL.findall(found.group("args") or "")
     message = "".join(double or single for double, single in literals)
+    return Failure("exception", kind, message, number, last, _frames_of(lines), chain, 0)
+
+
+def _frames_of(lines: list[tuple[int, str]]) -> tuple[Frame, ...]:
     frames = []
     for _, text in lines:
         frame = _FRAME.match(text)
         if frame is not None:
             path = frame.group("file")
             frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
-    return Failure("exception", kind, message, number, last, tuple(frames), chain, 0)
+    return tuple(frames)
 
 
 def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
@@ -443,6 +518,10 @@ def parse(regions: Iterable[Region], notebook: bool = False) -> list[Failure]:
         found = list(_tracebacks(region, chain)) if region.traceback else []
         if not found or all(f.kind == "line" for f in found):
             raised = _raised(region, chain)  # cut before its exception line, ending on the `raise` statement
+            reported = _message_then_frames(list(region.lines), chain)
+            if reported is not None and raised is not None and not reported.type:
+                reported = replace(reported, type=raised.type)  # the message above, the type its `raise` names
+            raised = reported or raised
             found = [raised] if raised is not None else found
         if region.traceback and not found:  # a traceback cut before its exception line: the last frame is the lead
             found = list(_line_records(region, chain))

@@ -213,10 +213,13 @@ RICH_TOP, RICH_SIDE, RICH_BOTTOM = "╭", "│", "╰"
 # IPython 7's as Jupyter and Colab print it ("/x/y.py in f(a)", "<ipython-input-3-ab> in <module>"), Colab's copied
 # with its Markdown links ("[/x/y.py](https://localhost:8080/#) in f(a)")
 _HEADLESS = re.compile(
-    r'^\s*File "[^"]+", line \d+'
+    r'^\s*File "[^"]+", line \d+|^\s*\S*[/\\]\S*\.py", line \d+'  # the second: a frame line cut before its path's end
     r"|^\s*\[?(?:<ipython-input-[\w-]+>|(?:[A-Za-z]:\\|/|~)[^\n\]]{0,300}?\.py)(?:\]\([^)\s]{0,300}\))? in [\w<>]+\("
 )
-FRAME_TRIGGER = 'File "'  # explain/engine.py adds these to the triggers: a headless traceback is still one
+FRAME_TRIGGERS = (
+    'File "',
+    '.py", line ',
+)  # explain/engine.py adds these to the triggers: a headless traceback is still one
 # IPython 7's frame of a library ("/x/y.py in f(a)") starts a traceback cut above it, as Python's "File" line does
 IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ", ".py in ")
 

@@ -113,7 +113,7 @@ def nearest(text: str) -> tuple[Known, float] | None:
 def likeliest(text: str) -> tuple[Known, float] | None:
     """The family the nearest reports vote for, each by its cosine squared, and that family's nearest report with
     the cosine of the nearest of all (what NEAR_ENOUGH gates). A vote of five and not the nearest alone: leaving each
-    development report out, the vote had the report's family 809 times in 998 where the nearest was near enough,
+    development report out, the vote had the report's family 809 times in 997 where the nearest was near enough,
     and the nearest alone 776 times."""
     found = ranked(text, VOTERS)
     if not found:

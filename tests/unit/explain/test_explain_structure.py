@@ -8,7 +8,7 @@ import io
 import pytest
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.engine import explain_stream, trigger_words
 from xladoctor.explain.records import clean, owner_of, parse
 from xladoctor.explain.regions import RegionCollector
 from xladoctor.facts import facts_from_json
@@ -21,7 +21,7 @@ TORCH_FRAME = (
 
 
 def _records(log: str):  # type: ignore[no-untyped-def]
-    collector = RegionCollector(("Error", "Traceback (most recent", 'File "', "Exception"))
+    collector = RegionCollector(trigger_words())
     collector.feed(log)
     return parse(collector.finish())
 
@@ -671,3 +671,61 @@ def test_a_verdict_says_whose_code_raised_it_through_whose() -> None:
     assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported"
     assert diagnosis.params["stack"] == "your code -> fvdb -> torch"
     assert diagnosis.to_json()["params"]["stack"] == "your code -> fvdb -> torch"
+
+
+def test_an_exception_reported_message_first_and_frames_after_is_read_as_one() -> None:
+    # ComfyUI's report of a node's exception: no type, the message above the frames
+    log = (
+        "Error occurred when executing IPAdapter:\n\n"
+        "'ClipVisionModel' object has no attribute 'patcher'\n\n"
+        'File "/Users/z/ComfyUI/execution.py", line 151, in recursive_execute\n'
+        "output_data, output_ui = get_output_data(obj, input_data_all)\n"
+        'File "/Users/z/ComfyUI/custom_nodes/IPAdapter-ComfyUI/ip_adapter.py", line 224, in clip_vision_encode\n'
+        "comfy.model_management.load_model_gpu(clip_vision.patcher)\n"
+    )
+    [record] = _records(log)
+    assert (record.kind, record.type, record.line) == ("exception", "AttributeError", 3)  # CPython's words for it
+    assert record.packages == ("ComfyUI", "IPAdapter-ComfyUI")  # an application and its plug-in: not your code
+    assert record.frames[-1].code == "comfy.model_management.load_model_gpu(clip_vision.patcher)"
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "api-version-skew"
+    untyped = _records("Error occurred when executing X:\n\nthe widget is out of range\n\n" + log.split("\n\n", 2)[2])
+    assert untyped[0].type == "" and untyped[0].message == "the widget is out of range"
+
+
+def test_a_message_above_a_traceback_of_python_order_is_not_taken_for_its_exception() -> None:
+    log = (
+        "loading the model\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 3, in <module>\n'
+        "    main()\n"
+        "RuntimeError: the real error\n"
+    )
+    assert [(r.type, r.message) for r in _records(log) if r.kind == "exception"] == [("RuntimeError", "the real error")]
+
+
+def test_a_traceback_cut_at_an_assert_or_at_a_frame_line_keeps_its_exception_and_frames() -> None:
+    asserted = _records(
+        'File "/venv/lib/python3.10/site-packages/insightface/app/face_analysis.py", line 43, in __init__\n'
+        "    assert 'detection' in self.models\n"
+    )
+    assert [(r.type, r.message, r.library) for r in asserted] == [
+        ("AssertionError", "'detection' in self.models", "insightface")
+    ]
+    cut = _records(
+        '.../python310\\lib\\site-packages\\xformers\\ops\\fmha\\flash.py", line 139, in _flash_fwd\n'
+        "    out, softmax_lse, p, rng_state = _C_flashattention.fwd(\n"
+        "ValueError: too many values to unpack (expected 4)\n"
+    )
+    assert [(r.type, r.library) for r in cut] == [("ValueError", "xformers")]
+
+
+def test_values_unpacked_from_the_users_own_call_are_no_version_mismatch() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 3, in <module>\n'
+        "    a, b = my_ext.forward(x)\n"
+        "ValueError: not enough values to unpack (expected 2, got 1)\n"
+    )
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is None or diagnosis.family != "version-mismatch"

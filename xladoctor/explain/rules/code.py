@@ -1014,3 +1014,25 @@ def gguf_of_another_architecture(found: re.Match[str], failure: Failure) -> Lead
         {"key": "general.architecture", "got": got, "what": "GGUF file"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"^AssertionError: (?:'detection' in self\.models|Detection model not found)",
+    source="https://github.com/deepinsight/insightface/blob/master/python-package/insightface/app/face_analysis.py "
+    "(FaceAnalysis.__init__ globs <root>/models/<name>/*.onnx, then asserts a detection model among them); settled as "
+    "an unextracted antelopev2 pack in https://github.com/cubiq/ComfyUI_InstantID/issues/11",
+    confidence=0.8,
+    on="exception",
+)
+def insightface_pack_not_in_place(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "insightface found no face-detection model among the .onnx files of its model pack's folder: the pack "
+        "(antelopev2, buffalo_l) is not where FaceAnalysis looks, <root>/models/<name>/. Most often the zip was not "
+        "extracted, or extracted one folder too deep (models/antelopev2/antelopev2/*.onnx); in ComfyUI the root is "
+        "ComfyUI/models/insightface. Put the pack's .onnx files directly in that folder. Not an environment problem: "
+        "the model files.",
+        {"package": "insightface", "what": "the model pack's .onnx files"},
+        verdict="not-environment",
+        next=("ls ComfyUI/models/insightface/models/*/  # each pack's .onnx files, one level down",),
+    )

@@ -1343,3 +1343,34 @@ def unsloth_cannot_patch_trl(found: re.Match[str], failure: Failure) -> Lead:
         install(("unsloth", ""), ("unsloth_zoo", "")),
         next=("python -m pip show unsloth trl  # the two releases; unsloth's requirements name the trl it supports",),
     )
+
+
+# A native module's call unpacked into more or fewer names than it returns: `out, lse = ext_cuda.fwd(...)` raising
+# "not enough values to unpack (expected 8, got 7)". The compiled part and the Python code around it came from two
+# releases (a build left behind by an upgrade, two copies of the package on the path).
+_NATIVE_CALL = re.compile(r"=\s*[\w.]*?\b(?:_C\w*|\w+_(?:cuda|cpp|ext|C|kernels?|ops))\.\w+\(")
+PYTHON_UNPACK = "https://github.com/python/cpython/blob/main/Python/ceval.c (unpack_iterable)"
+
+
+@rule(
+    "version-mismatch",
+    r"^ValueError: (?:not enough|too many) values to unpack \(expected (?P<expected>\d+)(?:, got (?P<got>\d+))?\)",
+    source=PYTHON_UNPACK,
+    confidence=0.7,
+    on="exception",
+)
+def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    if frame is None or frame.owner in (None, "python") or not _NATIVE_CALL.search(frame.code):
+        return None  # an unpacking of the user's own, or of a value that no compiled module returned
+    package = frame.owner
+    got = f", got {found.group('got')}" if found.group("got") else ""
+    return Lead(
+        f"{package}'s Python code unpacks {found.group('expected')} values from its compiled module "
+        f"(`{frame.code[:120]}`{got}): the compiled part and the Python part of {package} come from different "
+        "releases (a build an upgrade left behind, or two copies on the path), or a release of it that shipped "
+        f"them out of step. Remove every copy of {package} and install one release.",
+        {"package": package},
+        fix=install((package, ""), reinstall=True),
+        next=(f"python -m pip show -f {package} | head -20  # one copy, one version: every file listed is its",),
+    )
