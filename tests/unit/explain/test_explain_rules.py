@@ -25,6 +25,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "nccl-infiniband:no_infiniband_device": ("node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\nnode013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", "nccl-infiniband", "environment", "/dev/infiniband"),
+    "framework-internal-error:slurm_task_counts_read_as_int": (tb("ValueError: invalid literal for int() with base 10: '1(x2)'", "dmlcloud/core"), "framework-internal-error", "framework-bug", "SLURM_TASKS_PER_NODE"),
     "user-code-error:insightface_pack_not_in_place": ('Error occurred when executing InstantIDFaceAnalysis:\n\n  File "/c/ComfyUI/execution.py", line 152, in recursive_execute\n    output_data, output_ui = get_output_data(obj, input_data_all)\n  File "/venv/lib/python3.10/site-packages/insightface/app/face_analysis.py", line 43, in __init__\n    assert \'detection\' in self.models\n', "user-code-error", "not-environment", "insightface"),
     "version-mismatch:native_returns_other_arity": ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.9/site-packages/flash_attn/flash_attn_interface.py", line 52, in _flash_attn_varlen_forward\n    out, q, k, v, out_padded, softmax_lse, S_dmask, rng_state = flash_attn_cuda.varlen_fwd(\nValueError: not enough values to unpack (expected 8, got 7)\n', "version-mismatch", "environment", "flash-attn"),
     "bad-configuration:allocator_backend_changed_after_import": (tb('RuntimeError: config[i] == get()->name() INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":644, please report a bug to PyTorch. Allocator backend parsed at runtime != allocator backend parsed at load time', "torch/cuda"), "bad-configuration", "environment", "PYTORCH_CUDA_ALLOC_CONF"),
@@ -1781,3 +1783,21 @@ def test_a_binding_refusing_the_types_the_user_s_own_line_gave_it_is_the_user_s(
         "    1. (arg0: int, arg1: int) -> int\n\nInvoked with: 1, 'a'\n"
     )
     assert _diagnose(log).decided_by != "api-version-skew:binding_arguments_refused"
+
+
+def test_a_cuda_stream_of_another_device_in_nccl_is_the_rank_s_device_not_chosen() -> None:
+    log = (
+        "host:25:25 [0] enqueue.cc:336 NCCL WARN Cuda failure 'invalid resource handle'\n"
+        "host:25:25 [0] NCCL INFO enqueue.cc:1382 -> 1\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+    assert "torch.cuda.set_device(local_rank)" in diagnosis.cause
+
+
+def test_a_plain_number_that_is_not_an_int_is_no_slurm_task_count() -> None:
+    diagnosis = _diagnose(tb("ValueError: invalid literal for int() with base 10: 'abc'", "dmlcloud/core"))
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:slurm_task_counts_read_as_int"

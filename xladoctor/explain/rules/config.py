@@ -196,3 +196,23 @@ def allocator_backend_changed_after_import(found: re.Match[str], failure: Failur
         "torch, including imports by other libraries), or leave the backend out of it.",
         {"variable": "PYTORCH_CUDA_ALLOC_CONF", "option": "backend"},
     )
+
+
+@rule(
+    "framework-internal-error",
+    r"invalid literal for int\(\) with base 10: '(?P<value>\d+\(x\d+\)(?:,\d+(?:\(x\d+\))?)*)'",
+    source="https://slurm.schedmd.com/sbatch.html (SLURM_TASKS_PER_NODE: '2(x3),1' is two tasks on three nodes and one "
+    "on the fourth); settled as a library's bug in https://github.com/sehoffmann/dmlcloud/issues/39",
+    confidence=0.8,
+)
+def slurm_task_counts_read_as_int(found: re.Match[str], failure: Failure) -> Lead:
+    value = found.group("value")
+    return Lead(
+        f"Code read one of Slurm's per-node task counts ({value!r}) as a plain number: Slurm writes "
+        "SLURM_TASKS_PER_NODE and SLURM_STEP_TASKS_PER_NODE compressed, 'N(xM)' for N tasks on each of M nodes. A "
+        "bug of the library that reads them (report it); until it is fixed, give it an uncompressed value, e.g. run "
+        "one task per node with --ntasks-per-node, or set the variable it reads (LOCAL_WORLD_SIZE) yourself.",
+        {"value": value, "variable": "SLURM_TASKS_PER_NODE"},
+        verdict="framework-bug",
+        next=("env | grep -E '^SLURM_(STEP_)?TASKS_PER_NODE='",),
+    )

@@ -155,6 +155,17 @@ def _cuda_failure(name: str, said: str) -> tuple[str, Lead] | None:
             export("NCCL_P2P_DISABLE", "1", note="slower: NCCL copies through host memory"),
             next=("nvidia-smi topo -m  # how the GPUs are connected", NCCL_DEBUG),
         )
+    if name == "cudaErrorInvalidResourceHandle":  # a stream or event of another device than the current one
+        return "framework-internal-error", Lead(
+            f"NCCL was handed a CUDA stream or event of another device than the one current on this rank ({said}). "
+            "In torch.distributed this is most often a collective with no tensor to say its device (barrier) run "
+            "before the rank chose its GPU: torch 2.3 with NCCL older than 2.13 fails so (pytorch#130414). Call "
+            "torch.cuda.set_device(local_rank) before init_process_group (or pass device_id=), and report it if it "
+            "still fails.",
+            {"name": name, "fix": "torch.cuda.set_device(local_rank)"},
+            verdict="framework-bug",
+            next=("python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'", NCCL_DEBUG),
+        )
     family = CUDA_FAMILIES.get(name)
     if family is None:
         return None  # a code whose family the table does not know: NCCL's own result code is what is left
@@ -846,4 +857,22 @@ def no_default_backend_for_accelerator(found: re.Match[str], failure: Failure) -
         "registers a default for it.",
         {"accelerator": accelerator, "backend": "gloo", "call": "init_process_group backend"},
         verdict="framework-bug",
+    )
+
+
+@rule(
+    "nccl-infiniband",
+    r"NCCL INFO NET/IB : No device found",
+    source="https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (ncclIbInit: no verbs device); "
+    "settled as a container without /dev/infiniband in https://github.com/pytorch/pytorch/issues/111424",
+    confidence=0.45,
+)
+def no_infiniband_device(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "NCCL found no InfiniBand/RoCE device here and falls back to TCP sockets: on one node that is harmless, but a "
+        "multi-node job on an InfiniBand cluster then crawls or stalls. In a container the RDMA devices must be "
+        "passed in (--device=/dev/infiniband, the RDMA device plugin on Kubernetes, --ulimit memlock=-1), and the "
+        "host's verbs library (libibverbs, the rdma-core package) must be inside it.",
+        {"path": "/dev/infiniband", "variable": "NCCL_IB_HCA"},
+        next=("ls /dev/infiniband  # inside the container", "ibv_devinfo", NCCL_DEBUG),
     )
