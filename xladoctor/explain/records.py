@@ -47,7 +47,7 @@ _BARE = frozenset({"KeyboardInterrupt", "SystemExit", "StopIteration", "MemoryEr
 _CHAIN_CAUSE = "The above exception was the direct cause"
 _CHAIN_CONTEXT = "During handling of the above exception"
 # Log prefixes, taken off a line's start (repeatedly): srun -l labels, rank tags, Ray actor tags, timestamps with
-# their level and logger, glog headers, vLLM/loguru headers, Markdown quotes and list bullets.
+# their level and logger, glog headers, vLLM/loguru headers, Markdown quotes and list bullets, exception groups' bars.
 _PREFIX = re.compile(
     r"^(?:"
     r"\[(?:rank|default|RANK)\s?\d+\]:?\s?"
@@ -59,6 +59,7 @@ _PREFIX = re.compile(
     r"(?:\.\d+)?\s+(?:\[[^\]]{1,80}\]\s|[\w./-]+:\d+\]\s)?|\s?[|:-]\s?)"
     r"|[IWEF]\d{4}\s\d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w./+-]+:\d+\]\s?"
     r"|E\s{2,}(?=\S)|>\s?|[-*]\s(?=\S)|`{1,3}"
+    r"|\s*\|\s(?=\s*\S)"  # an exception group's bars before the lines of its tracebacks
     r")"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

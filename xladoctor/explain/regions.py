@@ -149,7 +149,9 @@ class RegionCollector:
 
     def _start(self, line: str, traceback: bool) -> None:
         self._current = Region([(self.line, line[:LINE_CHARS])], traceback)
-        if traceback and TRACEBACK in line and RICH_TOP not in line:  # Rich's box is no prefix of the lines below
+        # Rich's box is no prefix of the lines below, nor is an exception group's "+ Exception Group " (its nested
+        # tracebacks are drawn behind "| " bars, which records.clean takes off each line)
+        if traceback and TRACEBACK in line and RICH_TOP not in line and EXCEPTION_GROUP not in line:
             self._current.prefix = prefix_shape(line[: line.index(TRACEBACK)])
         self._current.quoting = _quotes_source(line)
         self.line += 1
@@ -204,6 +206,7 @@ def _quotes_source(line: str) -> bool:
     return "CompilationError" in line and _QUOTES_SOURCE.search(line) is not None
 
 
+EXCEPTION_GROUP = "+ Exception Group Traceback"  # Python 3.11's ExceptionGroup (asyncio.TaskGroup, anyio, trio)
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 # Rich's tracebacks (rich.traceback, used by Typer apps, SD.Next and others) draw a box: "╭── Traceback (most recent
 # call last) ──╮", a "│ path:line in func │" line per frame with its source between "│", and "╰──╯" before the

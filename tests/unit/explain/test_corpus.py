@@ -72,8 +72,12 @@ def test_the_scoreboard_in_docs_is_current_and_the_floors_hold() -> None:
     _, development, evaluation = corpus_score.scoreboard()
     # The target is none: never blame the environment for the user's code. The twelfth round brought the first
     # (ultralytics-ultralytics-9938, a user-code error read as API skew); evaluation reports are not read to fix
-    # one, so the floor holds the line at it and any new one fails here.
-    assert [s.report.id for s in evaluation if s.wrong_blame] == ["ultralytics-ultralytics-9938"]
+    # one, so the floor holds the line at it and any new one fails here. The eighteenth round's unseen evaluation
+    # reports brought two more at first sight (huggingface-peft-1511, upseem-comfyui_sunxai_facetools-3), known by
+    # their ids only.
+    assert [s.report.id for s in evaluation if s.wrong_blame] == [
+        "huggingface-peft-1511", "ultralytics-ultralytics-9938", "upseem-comfyui_sunxai_facetools-3",
+    ]  # fmt: skip
     # Floors against a regression, not the targets (docs/explain.md has the scores): the development part keeps
     # growing with reports scored before any rule was read from them (how the engine does on the unseen), so its
     # floor sits below its score rather than at the 90% the evaluation part aims for.
