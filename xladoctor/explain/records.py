@@ -293,6 +293,9 @@ def _source(body: str) -> str:
     return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
 
 
+_GROUP_RULE = re.compile(r"^\s*\+[-+]*(?: \d+ -+| \.\.\. -+)?\s*$")  # an exception group's "+-+---- 1 ----" rules
+
+
 def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:
     """An exception's message: its first line and the lines after it, up to a blank line, a chain separator or a new
     traceback; the index of the line after it. A line that ends with a colon introduces an indented list after one
@@ -309,7 +312,7 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):
             break
-        if _FRAME.match(text):
+        if _FRAME.match(text) or _GROUP_RULE.match(text):
             break
         parts.append(text)
         index += 1

@@ -729,3 +729,23 @@ def test_values_unpacked_from_the_users_own_call_are_no_version_mismatch() -> No
     )
     diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is None or diagnosis.family != "version-mismatch"
+
+
+def test_an_exception_group_s_sub_exceptions_are_read_behind_their_bars() -> None:
+    log = (
+        "  + Exception Group Traceback (most recent call last):\n"
+        '  |   File "/home/me/app.py", line 10, in main\n'
+        "  |     async with asyncio.TaskGroup() as tg:\n"
+        "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        "  +-+---------------- 1 ----------------\n"
+        "    | Traceback (most recent call last):\n"
+        '    |   File "/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py", line 293, in _lazy_init\n'
+        "    |     torch._C._cuda_init()\n"
+        "    | ValueError: the frobnicator of widget 3 overflowed\n"
+        "    +------------------------------------\n"
+    )
+    records = [r for r in _records(log) if r.kind == "exception"]
+    assert [(r.type, r.packages) for r in records] == [
+        ("ExceptionGroup", ("your code",)), ("ValueError", ("torch",)),
+    ]  # fmt: skip
+    assert records[1].message == "the frobnicator of widget 3 overflowed"
