@@ -80,7 +80,8 @@ def table() -> None:
     for r in corpus.part("development"):
         with similar.excluding(r.id):
             found = explain_stream("x", io.BytesIO(r.log.encode()), None).diagnosis
-            if found is not None and found.family is not None and found.decided_by != similar.GUESS:
+            guessed = found is not None and found.decided_by in (similar.GUESS, similar.FAINT_GUESS)
+            if found is not None and found.family is not None and not guessed:
                 continue
             near = similar.likeliest(tail_of(r.log))
         rows.append((near[1], near[0].family == r.family) if near else (0.0, False))

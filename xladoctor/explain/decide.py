@@ -99,7 +99,10 @@ def diagnose(
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
-        chosen = library_guess(lead) or likeness_guess(lead, tail) or frameless_guess(lead)
+        chosen = (
+            library_guess(lead) or likeness_guess(lead, tail) or frameless_guess(lead)
+            or likeness_guess(lead, tail, faint=True)
+        )  # fmt: skip
         # the environment's own checks, when its facts are at hand and the log is of that environment
         elsewhere = from_elsewhere(records, facts) if facts is not None else None
         checked = environment_checked(facts) if facts is not None and elsewhere is None else None

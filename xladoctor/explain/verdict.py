@@ -118,7 +118,8 @@ def _structural(failure: Failure) -> Candidate | None:
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
 FRAMELESS = "structure:frameless-exception"  # the last resort's last guess (frameless_guess)
-GUESSES = frozenset({GUESS, similar.GUESS, FRAMELESS})  # the last resort's guesses: a family offered, none decided
+# the last resort's guesses: a family offered, none decided
+GUESSES = frozenset({GUESS, similar.GUESS, similar.FAINT_GUESS, FRAMELESS})
 # Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
 # memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
 # to be a library's own defect.
@@ -272,22 +273,27 @@ def _explained_by_warning(chosen: Candidate, ordered: Sequence[Candidate]) -> Ca
     )
 
 
-def likeness_guess(failure: Failure, tail: str) -> Candidate | None:
+def likeness_guess(failure: Failure, tail: str, faint: bool = False) -> Candidate | None:
     """The last resort's first guess: the settled report of the corpus's development part the log's end reads most
-    like (similar.py), when it is near enough; its family offered with its thread's link, said as a guess."""
+    like (similar.py), when it is near enough; its family offered with its thread's link, said as a guess. `faint`:
+    the last guess of all, when the nearest is only faintly alike, said as a weaker one."""
     if failure.kind != "exception" and not any(word in failure.text for word in ERROR_WORDS):
         return None  # a record no error word marks (a device listing, a progress line): nothing failed there to liken
     found = similar.likeliest(tail) if tail else None
-    if found is None or found[1] < similar.NEAR_ENOUGH:
+    if found is None or found[1] < (similar.FAINT if faint else similar.NEAR_ENOUGH):
         return None
     known, score = found
+    if faint and not similar.shares_enough(tail, known):
+        return None
     settled = known.settled if len(known.settled) <= 300 else known.settled[:297].rsplit(" ", 1)[0] + "..."
+    how = "faintly, the nearest there is" if faint else "most"
     return Candidate(
         known.family, "unknown",
-        f"No family or signature decides this failure. It reads most like a report settled as {known.family} "
+        f"No family or signature decides this failure. It reads {how} like a report settled as {known.family} "
         f"({known.source}): {settled} A guess by the likeness of words (cosine {score:.2f}), not a reading of "
         "your log: check that thread against the record below.",
-        0.35, failure, similar.GUESS, {"similar": known.source, "similarity": round(score, 2)},
+        0.25 if faint else 0.35, failure, similar.FAINT_GUESS if faint else similar.GUESS,
+        {"similar": known.source, "similarity": round(score, 2)},
     )  # fmt: skip
 
 

@@ -123,3 +123,23 @@ def test_the_family_most_of_the_nearest_reports_share_outvotes_the_nearest_alone
     assert chosen is not None and chosen.family == "framework-internal-error" and near == pytest.approx(1.0)
     with similar.excluding("a", "b"):  # one voter of each family left: the nearer one wins
         assert (similar.likeliest(query) or (None, 0.0))[0].id == "lone"  # type: ignore[union-attr]
+
+
+def test_a_faint_likeness_is_offered_last_and_weaker(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = _index()
+    rare = {word: 2.0 for word in small.idf}  # words few reports have (COMMON_IDF is 1.5)
+    monkeypatch.setattr(similar, "index", lambda: similar.Index(rare, small.reports))
+    # two words of each report: cosine 2/sqrt(4*8) = 0.35 with the widget report, 2/sqrt(4*7) = 0.38 with the other
+    log = "error: widgetlib frobnicator then gadgetron sprocket went quiet\n"
+    diagnosis = _diagnose(log).diagnosis
+    assert diagnosis.decided_by == similar.FAINT_GUESS and diagnosis.family == "bad-configuration"
+    assert "faintly" in diagnosis.cause and diagnosis.confidence < 0.35 and not diagnosis.decided
+    frameless = _diagnose("RuntimeError: widgetlib frobnicator then gadgetron sprocket went quiet\n").diagnosis
+    assert frameless.decided_by == "structure:frameless-exception"  # the base rate's guess comes first
+    one_each = _diagnose("error: widgetlib then gadgetron went quiet\n").diagnosis  # one word shared with each
+    assert one_each.family is None
+
+
+def test_words_most_reports_have_make_no_faint_likeness(small_index: None) -> None:
+    # the small index weighs every word at idf 1.0, under COMMON_IDF: a faint likeness of common words only
+    assert _diagnose("error: widgetlib frobnicator then gadgetron sprocket went quiet\n").diagnosis.family is None

@@ -654,14 +654,15 @@ def nvcc_unknown_option(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "resolver-conflict",
     r"The [\"'](?P<old>[\w.-]{1,80})[\"'] (?:package has been removed|PyPI package is deprecated)[\s\S]{0,400}?"
-    r"(?:Please install|use) [\"'](?P<new>[\w.\[\]-]{1,80})[\"']",
-    # PyPI placeholders whose only release fails on install with this text: tensorflow-gpu since 2.12 (Dec 2022),
-    # sklearn (scikit-learn's brownout, 2023)
+    r"(?:Please install|use) [\"'](?P<new>[\w.\[\]-]{1,80})[\"']"
+    r"|Downloading (?P<stub>tensorflow-gpu)-2\.(?:1[2-9]|[2-9]\d)[\w.]*\.tar\.gz",
+    # PyPI placeholders whose only release fails on install with this text: tensorflow-gpu since 2.12 (Dec 2022; its
+    # sdist is all pip downloads of it, and its setup.py raises), sklearn (scikit-learn's brownout, 2023)
     source="https://pypi.org/project/tensorflow-gpu/ ; https://github.com/scikit-learn/sklearn-pypi-package",
     confidence=0.95,
 )
 def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
-    old, new = found.group("old"), found.group("new")
+    old, new = (found.group("old"), found.group("new")) if found.group("old") else (found.group("stub"), "tensorflow")
     return Lead(
         f"The package {old} is a placeholder on PyPI that refuses to install; {new} replaces it. Replace {old} with "
         f"{new} in the requirements (requirements.txt, environment.yml, setup.py) that name it.",

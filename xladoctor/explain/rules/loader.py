@@ -47,6 +47,40 @@ def _fix_for(library: str) -> tuple[str, Fix | None]:
     return f"{library} is shipped by {what}", install((found.package, "")) if exact else None
 
 
+# torch's own shared libraries (torch/lib/): an extension linked against them finds them only once torch has loaded
+# them, and finds libtorch_cuda_cu/libtorch_cuda_cpp only in the older torch builds that split libtorch_cuda in two
+# (BUILD_SPLIT_CUDA, https://github.com/pytorch/pytorch/pull/49050; deleted in October 2022,
+# https://github.com/pytorch/pytorch/pull/87502)
+_TORCH_OWN = re.compile(
+    r"lib(?:c10|c10_cuda|c10_hip|torch|torch_cpu|torch_cuda|torch_cuda_cu|torch_cuda_cpp|torch_hip|torch_python|shm)\.so$"
+)
+_TORCH_SPLIT = ("libtorch_cuda_cu.so", "libtorch_cuda_cpp.so")
+
+
+def _torch_own_library(library: str, failure: Failure) -> Lead:
+    extension = failure.last_frame.code.split()[-1] if failure.last_frame and failure.last_frame.code else ""
+    which = f" ({extension})" if extension and extension.isidentifier() else ""
+    if library in _TORCH_SPLIT:
+        cause = (
+            f"{library} is a library only older torch builds have (they split libtorch_cuda.so in two until late "
+            f"2022): the compiled extension that asks for it{which} was built against an older torch than the one "
+            "installed. Rebuild it "
+            "against this torch (reinstall the package from source with --no-build-isolation, or install its wheel "
+            "built for this torch)."
+        )
+    else:
+        cause = (
+            f"{library} is torch's own library (torch/lib/): the compiled extension that asks for it{which} is loaded "
+            "before torch is (import torch first), or was built against a torch of another environment or release. "
+            "Import torch before it; if that does not help, rebuild it against the installed torch."
+        )
+    return Lead(
+        cause,
+        {"library": library, "package": "torch", "extension": extension},
+        next=("python -c 'import torch; print(torch.__version__, torch.__file__)'",),
+    )
+
+
 @rule(
     "missing-library",
     r"(?P<library>lib[\w.+-]{1,80}?\.so(?:\.[\w.]{1,20})?)(?P<deleted> \(deleted\))?: cannot open shared object file",
@@ -57,6 +91,8 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group("library")
     if found.groupdict().get("deleted"):
         return _deleted_library(found, library)
+    if _TORCH_OWN.match(library):
+        return _torch_own_library(library, failure)
     who, fix = _fix_for(library)
     return Lead(
         f"The dynamic loader could not find {library}. {who}; it is missing, or its folder is not on the loader's "

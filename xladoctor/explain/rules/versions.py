@@ -194,6 +194,17 @@ def module_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
     module, name = found.group("module"), found.group("name")
     if "partially initialized module" in failure.message or "most likely due to a circular import" in failure.message:
         return None
+    if ".csrc" in module and _top(module) not in ("torch", "torch_xla", "jax", "jaxlib", "tensorflow"):
+        # a package's compiled kernels, bound as <package>...csrc: one missing is a build that left it out
+        return Lead(
+            f"{module} is {_top(module)}'s compiled extension, and it has no {name}: the extension was not built, or "
+            "built without that kernel (a wheel or source install that skipped the CUDA build: no nvcc, a CUDA_HOME "
+            f"unset at install time). Build {_top(module)} from source with its CUDA extension (pip install "
+            "--no-build-isolation, from its repository), or install a wheel that ships the kernels.",
+            {"module": module, "name": name, "package": _top(module)},
+            family="build-failure",
+            next=("which nvcc && nvcc --version; echo $CUDA_HOME",),
+        )
     return _api_skew_lead(module, _top(module), failure, name)
 
 
@@ -212,6 +223,17 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "name": name},
             verdict="not-environment",
             confidence=0.6,
+        )
+    if "." not in module and f"from '{module}' (unknown location)" in failure.haystack:
+        # importlib says "unknown location" for a namespace package: a folder of that name with no __init__.py
+        return Lead(
+            f"{module} is found only as a folder with no __init__.py (Python says '(unknown location)'): the package "
+            "itself is not installed, or its build did not finish (a compiled extension that failed to build leaves "
+            f"its source folder alone), or a folder named {module} in the working directory shadows it. Reinstall "
+            f"{module} and read its build's output for the first error.",
+            {"module": module, "name": name, "package": module},
+            family="build-failure",
+            next=(f"python -c 'import {module}; print({module}.__path__)'  # the folder Python found",),
         )
     return _api_skew_lead(module, _top(module), failure, name)
 
