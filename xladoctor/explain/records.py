@@ -200,6 +200,12 @@ def owner_of(path: str) -> str | None:
     return (app.group("plugin") or app.group("app")) if app else None
 
 
+def _frame(shown: re.Match[str]) -> Frame:
+    """A frame from its line as Python prints it (`_FRAME`)."""
+    path = shown.group("file")
+    return Frame(path, int(shown.group("line")), (shown.group("func") or "").strip(), owner_of(path))
+
+
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:
     """(type, message) when `text` is an exception line: any dotted name ending a traceback, else one named like an
     error ('...Error', '...Exception', ...)."""
@@ -247,8 +253,7 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
         if TRACEBACK in body:
             frames = []
         elif frame is not None:
-            path = frame.group("file")
-            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+            frames.append(_frame(frame))
             arrowed = False
             shift = max(0, min(_indent(body) - 2, 8))
         elif (rich := _RICH_FRAME.match(body)) is not None:
@@ -394,8 +399,7 @@ def _message_then_frames(lines: list[tuple[int, str]], chain: int) -> Failure | 
     for _, text in texts[first_frame:]:
         frame = _FRAME.match(text)
         if frame is not None:
-            path = frame.group("file")
-            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+            frames.append(_frame(frame))
         elif frames and not frames[-1].code and (code := _source(text)):
             frames[-1] = replace(frames[-1], code=code)
         elif _exception_line(text, False) is not None:
@@ -509,8 +513,7 @@ def _frames_of(lines: list[tuple[int, str]]) -> tuple[Frame, ...]:
     for _, text in lines:
         frame = _FRAME.match(text)
         if frame is not None:
-            path = frame.group("file")
-            frames.append(Frame(path, int(frame.group("line")), (frame.group("func") or "").strip(), owner_of(path)))
+            frames.append(_frame(frame))
     return tuple(frames)
 
 
