@@ -50,6 +50,10 @@ ERROR_WORDS = (
     "Segmentation fault", "Aborted", "Killed", "undefined symbol", "cannot open", "not found", "No such file",
     "failed", "Failed", "Permission denied", "Access is denied", "No space left", "Read-only file system",
     "timed out", "Timed out",
+    # absl::Status codes as XLA, PJRT, TensorFlow and TPU runtimes print them ("INVALID_ARGUMENT: ...") without an
+    # exception around them (absl/status/status.cc, StatusCodeToString)
+    "INVALID_ARGUMENT:", "FAILED_PRECONDITION:", "RESOURCE_EXHAUSTED:", "UNIMPLEMENTED:", "DEADLINE_EXCEEDED:",
+    "INTERNAL:", "UNAVAILABLE:", "NOT_FOUND:", "PERMISSION_DENIED:", "OUT_OF_RANGE:", "ABORTED:", "DATA_LOSS:",
 )  # fmt: skip
 _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in ERROR_WORDS[2:]) + "|ERROR")
 _LONGEST_WORD = max(map(len, ERROR_WORDS))

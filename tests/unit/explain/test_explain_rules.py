@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:rtx_4000_without_p2p": (tb("NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate launch` which will do this automatically.", "accelerate"), "bad-configuration", "environment", "NCCL_IB_DISABLE"),
     "nccl-infiniband:no_infiniband_device": ("node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\nnode013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", "nccl-infiniband", "environment", "/dev/infiniband"),
     "framework-internal-error:slurm_task_counts_read_as_int": (tb("ValueError: invalid literal for int() with base 10: '1(x2)'", "dmlcloud/core"), "framework-internal-error", "framework-bug", "SLURM_TASKS_PER_NODE"),
     "user-code-error:insightface_pack_not_in_place": ('Error occurred when executing InstantIDFaceAnalysis:\n\n  File "/c/ComfyUI/execution.py", line 152, in recursive_execute\n    output_data, output_ui = get_output_data(obj, input_data_all)\n  File "/venv/lib/python3.10/site-packages/insightface/app/face_analysis.py", line 43, in __init__\n    assert \'detection\' in self.models\n', "user-code-error", "not-environment", "insightface"),
@@ -1854,3 +1855,8 @@ def test_a_compiled_module_s_own_names_of_unknown_location_stay_a_version_skew()
         )
     )
     assert diagnosis is not None and diagnosis.family == "api-version-skew"
+
+
+def test_an_absl_status_printed_alone_is_a_record() -> None:
+    diagnosis = _diagnose("INVALID_ARGUMENT: The zorbl field does not start with the glimmet.\n")
+    assert diagnosis is not None and diagnosis.line == 1  # a record, though no error word is on the line

@@ -876,3 +876,21 @@ def no_infiniband_device(found: re.Match[str], failure: Failure) -> Lead:
         {"path": "/dev/infiniband", "variable": "NCCL_IB_HCA"},
         next=("ls /dev/infiniband  # inside the container", "ibv_devinfo", NCCL_DEBUG),
     )
+
+
+@rule(
+    "bad-configuration",
+    r"Using RTX 4000 series doesn't support faster communication broadband via P2P or IB",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/state.py (PartialState: an RTX 40 "
+    "series GPU without P2P/IB support and NCCL_P2P_DISABLE/NCCL_IB_DISABLE unset); settled so in "
+    "https://github.com/QwenLM/Qwen-VL/issues/447",
+    confidence=0.9,
+)
+def rtx_4000_without_p2p(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "accelerate refuses to start NCCL on RTX 40-series GPUs, which have no peer-to-peer or InfiniBand path "
+        "between them, until NCCL is told not to try them: set NCCL_P2P_DISABLE=1 and NCCL_IB_DISABLE=1 before the "
+        "launch (`accelerate launch` sets both itself; a deepspeed or torchrun launch does not).",
+        {"variable": "NCCL_P2P_DISABLE", "also": "NCCL_IB_DISABLE"},
+        export("NCCL_P2P_DISABLE", "1") + export("NCCL_IB_DISABLE", "1"),
+    )
