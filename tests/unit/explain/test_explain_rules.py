@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "missing-library:triton_windows_finds_no_cuda": (">>> import triton\nWARNING: Failed to find CUDA.\n>>> import torch\n", "missing-library", "environment", "CUDA_PATH"),
     "bad-configuration:rtx_4000_without_p2p": (tb("NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate launch` which will do this automatically.", "accelerate"), "bad-configuration", "environment", "NCCL_IB_DISABLE"),
     "nccl-infiniband:no_infiniband_device": ("node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\nnode013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", "nccl-infiniband", "environment", "/dev/infiniband"),
     "framework-internal-error:slurm_task_counts_read_as_int": (tb("ValueError: invalid literal for int() with base 10: '1(x2)'", "dmlcloud/core"), "framework-internal-error", "framework-bug", "SLURM_TASKS_PER_NODE"),

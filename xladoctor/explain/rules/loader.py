@@ -721,3 +721,24 @@ def symbol_version_not_defined(found: re.Match[str], failure: Failure) -> Lead:
             "echo $LD_LIBRARY_PATH",
         ),  # fmt: skip
     )
+
+
+@rule(
+    "missing-library",
+    r"^(?:[\w.]*UserWarning: )?Failed to find CUDA\.\s*$",  # its print's "WARNING: " is taken off as a prefix
+    source="https://github.com/woct0rdho/triton-windows/blob/main/python/triton/windows_utils.py (find_cuda: the "
+    "nvidia-* pip wheels, then CUDA_PATH, then the default install folder); settled as a CUDA 11 cudatoolkit in "
+    "https://github.com/woct0rdho/triton-windows/issues/37",
+    confidence=0.6,
+    flags=re.MULTILINE,
+)
+def triton_windows_finds_no_cuda(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Triton for Windows found no CUDA toolkit to compile its kernels with: none in the nvidia-* pip wheels, "
+        "CUDA_PATH unset or pointing nowhere, nothing in the default install folder (an old cudatoolkit of a conda "
+        "environment does not count). Harmless while nothing is compiled with Triton; torch.compile and Triton "
+        "kernels fail. Install a CUDA 12 toolkit and set CUDA_PATH to it, or install the nvidia-cuda-nvcc-cu12 and "
+        "nvidia-cuda-runtime-cu12 wheels.",
+        {"library": "CUDA toolkit", "variable": "CUDA_PATH"},
+        next=("echo %CUDA_PATH%", "python -m pip list | findstr nvidia"),
+    )
