@@ -40,6 +40,8 @@ from xladoctor.explain.verdict import Diagnosis  # noqa: E402
 
 PAGE = ROOT / "docs" / "explain.md"  # the scoreboard's page
 BEGIN, END = "<!-- corpus-score -->", "<!-- /corpus-score -->"
+README = ROOT / "README.md"  # carries the scoreboard's summary, written by this script too
+SUMMARY_BEGIN, SUMMARY_END = "<!-- corpus-score-summary -->", "<!-- /corpus-score-summary -->"
 CLASSES = ("environment", "not-environment", "framework-bug", "unknown")
 
 
@@ -158,13 +160,40 @@ def _page_block(lines: list[str]) -> str:
     return "\n".join([BEGIN, *lines, END])
 
 
+def _summary_block(development: list[Scored], evaluation: list[Scored]) -> str:
+    right, dev_right = sum(i.right for i in evaluation), sum(i.right for i in development)
+    blamed = [i for i in evaluation if i.report.verdict == "not-environment"]
+    line = (
+        f"`explain` is scored on {len(development) + len(evaluation):,} real public reports: on the part no rule was "
+        f"written from, **first cause right: {right}/{len(evaluation)} ({_pct(right, len(evaluation))})**, the "
+        f"environment wrongly blamed for {sum(i.wrong_blame for i in blamed)} of {len(blamed)} reports that are not "
+        f"environment problems; {dev_right}/{len(development)} on the part rules are written from. The scoreboard, "
+        "per framework and verdict class: [explain.md](docs/explain.md#it-is-scored-on-real-reports)."
+    )
+    return "\n".join([SUMMARY_BEGIN, line, SUMMARY_END])
+
+
+def _replace(path: Path, begin: str, end: str, block: str, write: bool) -> bool:
+    """Whether the file's block is current; with `write`, make it so. False when the markers are missing."""
+    text = path.read_text(encoding="utf-8")
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < 0:
+        return False
+    current = text[start : stop + len(end)] == block
+    if write and not current:
+        path.write_text(text[:start] + block + text[stop + len(end) :], encoding="utf-8")
+    return current or write
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list the development part's misses")
-    parser.add_argument("--write", "--readme", action="store_true", help="rewrite the scoreboard in docs/explain.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/explain.md's scoreboard is stale")
+    parser.add_argument(
+        "--write", "--readme", action="store_true", help="rewrite the scoreboard in docs/explain.md and README.md"
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 when either scoreboard is stale")
     args = parser.parse_args(argv)
-    lines, development, _ = scoreboard()
+    lines, development, evaluation = scoreboard()
     if args.misses:
         for item in development:
             if not item.right:
@@ -174,22 +203,18 @@ def main(argv: list[str]) -> int:
                     f"{list(item.report.subject)}; "
                     f"got {item.family}/{item.verdict} by {d.decided_by if d else '-'}: {(d.cause if d else '')[:160]}"
                 )
-    text = PAGE.read_text(encoding="utf-8")
-    block = _page_block(lines)
-    start, end = text.find(BEGIN), text.find(END)
-    if args.check:
-        current = text[start : end + len(END)] if start >= 0 and end >= 0 else ""
-        if current != block:
-            print(
-                "docs/explain.md's corpus scoreboard is stale: run python scripts/corpus_score.py --write",
-                file=sys.stderr,
-            )
-            return 1
-    if args.write:
-        if start < 0 or end < 0:
-            print(f"docs/explain.md has no {BEGIN} ... {END} block", file=sys.stderr)
+    blocks = (
+        (PAGE, BEGIN, END, _page_block(lines)),
+        (README, SUMMARY_BEGIN, SUMMARY_END, _summary_block(development, evaluation)),
+    )
+    for path, begin, end, block in blocks:
+        name = path.relative_to(ROOT)
+        if begin not in path.read_text(encoding="utf-8"):
+            print(f"{name} has no {begin} ... {end} block", file=sys.stderr)
             return 2
-        PAGE.write_text(text[:start] + block + text[end + len(END) :], encoding="utf-8")
+        if (args.check or args.write) and not _replace(path, begin, end, block, args.write):
+            print(f"{name}'s corpus scoreboard is stale: run python scripts/corpus_score.py --write", file=sys.stderr)
+            return 1
     print("\n".join(lines))
     return 0
 
