@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "resolver-conflict:framework_swapped_by_install": ("Installing collected packages: torch, xformers\n  Attempting uninstall: torch\n    Found existing installation: torch 2.4.1\n    Uninstalling torch-2.4.1:\n      Successfully uninstalled torch-2.4.1\n", "resolver-conflict", "environment", "torch==2.4.1"),
     "missing-library:triton_windows_finds_no_cuda": (">>> import triton\nWARNING: Failed to find CUDA.\n>>> import torch\n", "missing-library", "environment", "CUDA_PATH"),
     "bad-configuration:rtx_4000_without_p2p": (tb("NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate launch` which will do this automatically.", "accelerate"), "bad-configuration", "environment", "NCCL_IB_DISABLE"),
     "nccl-infiniband:no_infiniband_device": ("node013:37715:38896 [0] NCCL INFO NET/IB : No device found.\nnode013:37715:38896 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n", "nccl-infiniband", "environment", "/dev/infiniband"),
@@ -1861,3 +1862,13 @@ def test_a_compiled_module_s_own_names_of_unknown_location_stay_a_version_skew()
 def test_an_absl_status_printed_alone_is_a_record() -> None:
     diagnosis = _diagnose("INVALID_ARGUMENT: The zorbl field does not start with the glimmet.\n")
     assert diagnosis is not None and diagnosis.line == 1  # a record, though no error word is on the line
+
+
+def test_a_later_error_that_names_its_cause_comes_before_the_framework_pip_swapped() -> None:
+    log = (
+        "      Successfully uninstalled torch-2.4.1\n"
+        "Successfully installed torch-2.5.0 xformers-0.0.28\n"
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "missing-library"

@@ -872,3 +872,28 @@ def compiled_extension_missing(found: re.Match[str], failure: Failure) -> Lead:
         {"package": "mmcv-full" if mmcv else package, "module": f"{package}.{ext}"},
         next=(f"python -c 'import {package}, os; print(os.path.dirname({package}.__file__))'",),
     )
+
+
+# pip replacing a framework while installing something else: "Installing collected packages: torch, xformers" and
+# "Successfully uninstalled torch-2.4.1" (pip's req_uninstall.py). The package asked for pins another release of it.
+_FRAMEWORKS_SWAPPED = r"torch|torchvision|torchaudio|jax|jaxlib|tensorflow|triton"
+
+
+@rule(
+    "resolver-conflict",
+    rf"Successfully uninstalled (?P<framework>{_FRAMEWORKS_SWAPPED})-(?P<old>\d+\.\d+[\w.+]*)",
+    source="https://github.com/pypa/pip/blob/main/src/pip/_internal/req/req_uninstall.py (Successfully "
+    "uninstalled); " + PIP_RESOLVER + "; settled so in https://github.com/facebookresearch/xformers/issues/1146",
+    confidence=0.55,  # below a specific family's: a later error that names its own cause comes first
+)
+def framework_swapped_by_install(found: re.Match[str], failure: Failure) -> Lead:
+    framework, old = found.group("framework"), found.group("old")
+    return Lead(
+        f"pip removed {framework} {old} while installing another package: a package of this install requires "
+        f"another release of {framework} (an extension built against one torch, such as xformers or flash-attn, "
+        f"pins it exactly), so pip swapped it, and a CUDA or CPU build may have come in its place. Install the "
+        f"release of that package made for {framework} {old} (its changelog or wheel metadata names it), or pin "
+        f"{framework}=={old} in the same command to make pip say which requirement conflicts.",
+        {"package": framework, "version": old},
+        next=(f"python -m pip show {framework} | head -3", "python -m pip check"),
+    )
