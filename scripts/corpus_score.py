@@ -173,16 +173,10 @@ def _summary_block(development: list[Scored], evaluation: list[Scored]) -> str:
     return "\n".join([SUMMARY_BEGIN, line, SUMMARY_END])
 
 
-def _replace(path: Path, begin: str, end: str, block: str, write: bool) -> bool:
-    """Whether the file's block is current; with `write`, make it so. False when the markers are missing."""
-    text = path.read_text(encoding="utf-8")
+def _with_block(text: str, begin: str, end: str, block: str) -> str | None:
+    """The text with its begin ... end block replaced by `block`; None when it has no such block."""
     start, stop = text.find(begin), text.find(end)
-    if start < 0 or stop < 0:
-        return False
-    current = text[start : stop + len(end)] == block
-    if write and not current:
-        path.write_text(text[:start] + block + text[stop + len(end) :], encoding="utf-8")
-    return current or write
+    return text[:start] + block + text[stop + len(end) :] if 0 <= start <= stop else None
 
 
 def main(argv: list[str]) -> int:
@@ -208,11 +202,14 @@ def main(argv: list[str]) -> int:
         (README, SUMMARY_BEGIN, SUMMARY_END, _summary_block(development, evaluation)),
     )
     for path, begin, end, block in blocks:
-        name = path.relative_to(ROOT)
-        if begin not in path.read_text(encoding="utf-8"):
+        name, text = path.relative_to(ROOT), path.read_text(encoding="utf-8")
+        made = _with_block(text, begin, end, block)
+        if made is None:
             print(f"{name} has no {begin} ... {end} block", file=sys.stderr)
             return 2
-        if (args.check or args.write) and not _replace(path, begin, end, block, args.write):
+        if args.write and made != text:
+            path.write_text(made, encoding="utf-8")
+        elif args.check and made != text:
             print(f"{name}'s corpus scoreboard is stale: run python scripts/corpus_score.py --write", file=sys.stderr)
             return 1
     print("\n".join(lines))

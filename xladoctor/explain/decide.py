@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from xladoctor.explain import similar
 from xladoctor.explain.checked import Checked, environment_checked
 from xladoctor.explain.join import from_elsewhere, join
 from xladoctor.explain.records import Failure, is_warning
@@ -99,9 +100,10 @@ def diagnose(
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
+        likeliest = cache(lambda: similar.likeliest(tail) if tail else None)  # once, for both likeness guesses
         chosen = (
-            library_guess(lead) or likeness_guess(lead, tail) or frameless_guess(lead)
-            or likeness_guess(lead, tail, faint=True)
+            library_guess(lead) or likeness_guess(lead, tail, likeliest()) or frameless_guess(lead)
+            or likeness_guess(lead, tail, likeliest(), faint=True)
         )  # fmt: skip
         # the environment's own checks, when its facts are at hand and the log is of that environment
         elsewhere = from_elsewhere(records, facts) if facts is not None else None

@@ -121,12 +121,6 @@ def ranked(text: str, k: int) -> list[tuple[Known, float]]:
     return heapq.nlargest(k, scored, key=lambda pair: pair[1])
 
 
-def nearest(text: str) -> tuple[Known, float] | None:
-    """The indexed report the text reads most like, with its cosine; None when the index has no word of the text."""
-    found = ranked(text, 1)
-    return found[0] if found else None
-
-
 def likeliest(text: str) -> tuple[Known, float] | None:
     """The family the nearest reports vote for, each by its cosine squared, and that family's nearest report with
     the cosine of the nearest of all (what NEAR_ENOUGH gates). A vote of five and not the nearest alone: leaving each

@@ -273,13 +273,15 @@ def _explained_by_warning(chosen: Candidate, ordered: Sequence[Candidate]) -> Ca
     )
 
 
-def likeness_guess(failure: Failure, tail: str, faint: bool = False) -> Candidate | None:
-    """The last resort's first guess: the settled report of the corpus's development part the log's end reads most
-    like (similar.py), when it is near enough; its family offered with its thread's link, said as a guess. `faint`:
-    the last guess of all, when the nearest is only faintly alike, said as a weaker one."""
+def likeness_guess(
+    failure: Failure, tail: str, found: tuple[similar.Known, float] | None, faint: bool = False
+) -> Candidate | None:
+    """The last resort's first guess: the settled report of the corpus's development part the log's end (`tail`)
+    reads most like (`found`: similar.likeliest of it), when it is near enough; its family offered with its
+    thread's link, said as a guess. `faint`: the last guess of all, when the nearest is only faintly alike, said as a
+    weaker one."""
     if failure.kind != "exception" and not any(word in failure.text for word in ERROR_WORDS):
         return None  # a record no error word marks (a device listing, a progress line): nothing failed there to liken
-    found = similar.likeliest(tail) if tail else None
     if found is None or found[1] < (similar.FAINT if faint else similar.NEAR_ENOUGH):
         return None
     known, score = found

@@ -117,8 +117,8 @@ def test_the_family_most_of_the_nearest_reports_share_outvotes_the_nearest_alone
     )
     monkeypatch.setattr(similar, "index", lambda: similar.Index(idf, reports))
     query = "widgetlib frobnicator spline overflowed"
-    nearest, cosine = similar.nearest(query) or (None, 0.0)
-    assert nearest is not None and nearest.id == "lone" and cosine == pytest.approx(1.0)
+    [(nearest, cosine)] = similar.ranked(query, 1)
+    assert nearest.id == "lone" and cosine == pytest.approx(1.0)
     chosen, near = similar.likeliest(query) or (None, 0.0)
     assert chosen is not None and chosen.family == "framework-internal-error" and near == pytest.approx(1.0)
     with similar.excluding("a", "b"):  # one voter of each family left: the nearer one wins

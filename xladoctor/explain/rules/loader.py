@@ -64,9 +64,8 @@ def _torch_own_library(library: str, failure: Failure) -> Lead:
         cause = (
             f"{library} is a library only older torch builds have (they split libtorch_cuda.so in two until late "
             f"2022): the compiled extension that asks for it{which} was built against an older torch than the one "
-            "installed. Rebuild it "
-            "against this torch (reinstall the package from source with --no-build-isolation, or install its wheel "
-            "built for this torch)."
+            "installed. Rebuild it against this torch (reinstall the package from source with --no-build-isolation, "
+            "or install its wheel built for this torch)."
         )
     else:
         cause = (
