@@ -9,10 +9,18 @@ from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
 from xladoctor.explain.logfacts import read_log_facts, with_log_facts
-from xladoctor.explain.records import parse
+from xladoctor.explain.records import Failure, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
-from xladoctor.explain.scan import ERROR_WORDS, ChunkReader, ScanResult, SignatureHits, scan
+from xladoctor.explain.scan import (
+    ERROR_WORDS,
+    PLAIN_FAILURE_WORDS,
+    TAIL_BYTES,
+    ChunkReader,
+    ScanResult,
+    SignatureHits,
+    scan,
+)
 from xladoctor.explain.stall import stalled_at_startup
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
@@ -168,7 +176,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     collector = RegionCollector(trigger_words(), notebook)
     result = scan(reader.chunks(notebook), notebook=notebook, regions=collector)
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
-    records = parse(collector.finish(), notebook)
+    records = parse(collector.finish(), notebook) or plain_records(reader.tail(), collector.line - 1, notebook)
     diagnosis = diagnose(records, explained.matches, facts, reader.tail())
     if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
@@ -178,6 +186,18 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
         diagnosis = with_log_facts(diagnosis, told)
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
+
+
+def plain_records(tail: str, last_line: int, notebook: bool) -> list[Failure]:
+    """The failure records of the log's end read with PLAIN_FAILURE_WORDS as the triggers (numbered as in the log:
+    `last_line` is its last line's number)."""
+    if notebook:
+        return []
+    lines = tail.split("\n")[1:] if len(tail.encode()) >= TAIL_BYTES else tail.split("\n")  # a cut first line: out
+    collector = RegionCollector(PLAIN_FAILURE_WORDS)
+    collector.line = max(1, last_line - len(lines) + 1 + (0 if tail.endswith("\n") else 1))
+    collector.feed("\n".join(lines) + ("" if tail.endswith("\n") else "\n"))
+    return parse(collector.finish())
 
 
 def trigger_words() -> tuple[str, ...]:

@@ -55,6 +55,17 @@ ERROR_WORDS = (
     "INVALID_ARGUMENT:", "FAILED_PRECONDITION:", "RESOURCE_EXHAUSTED:", "UNIMPLEMENTED:", "DEADLINE_EXCEEDED:",
     "INTERNAL:", "UNAVAILABLE:", "NOT_FOUND:", "PERMISSION_DENIED:", "OUT_OF_RANGE:", "ABORTED:", "DATA_LOSS:",
 )  # fmt: skip
+# A failure said in plain words, no error word among them ("rank 3 stuck in all_reduce", "the kernel is
+# incompatible"): looked for only in the log's end (ChunkReader.tail; engine.plain_records) and only when nothing in
+# the whole log was a record, so that such a log is not "nothing failed" and its last failing line is named with what
+# to run next. Case variants written out: the collector tests literals (C speed), not patterns.
+PLAIN_FAILURE_WORDS = (
+    "error", "fail", "Fail", "FAIL", "cannot", "Cannot", "can't", "Can't", "could not", "Could not", "unable",
+    "Unable", "invalid", "Invalid", "unsupported", "Unsupported", "not supported", "abort", "Abort", "crash", "Crash",
+    "core dumped", "illegal", "Illegal", "denied", "refused", "mismatch", "Mismatch", "incompatible", "Incompatible",
+    "not compatible", "stuck", " hang", " hung", "not available", "exceeded", "WARN", "Warning", "warning",
+    "exit code", "exitcode", "exit status", "non-zero", "SIGSEGV", "SIGABRT", "SIGKILL", "SIGBUS", "SIGILL",
+)  # fmt: skip
 _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w in ERROR_WORDS[2:]) + "|ERROR")
 _LONGEST_WORD = max(map(len, ERROR_WORDS))
 

@@ -25,6 +25,11 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
+    "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
+    "unsupported-op:mosaic_cannot_compile": ('jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented: unsupported layout\n\nThe MLIR operation involved:\n  %5 = "tpu.repeat"(%4) : (vector<8x128xf32>) -> vector<8x256xf32>\n', "unsupported-op", "framework-bug", "tpu.repeat"),
+    "version-mismatch:tensorflow_plugin_for_another_release": ("2024-01-01 10:08:56.698703: F itex/core/utils/op_kernel.cc:54] Check failed: false Multiple KernelCreateFunc registration\nAborted\n", "version-mismatch", "environment", "intel-extension-for-tensorflow"),
+    "gpu-arch-unsupported:compiler_knows_no_such_gpu": ("'sm_120' is not a recognized processor for this target (ignoring processor)\n", "gpu-arch-unsupported", "environment", "triton"),
     "resolver-conflict:framework_swapped_by_install": ("Installing collected packages: torch, xformers\n  Attempting uninstall: torch\n    Found existing installation: torch 2.4.1\n    Uninstalling torch-2.4.1:\n      Successfully uninstalled torch-2.4.1\n", "resolver-conflict", "environment", "torch==2.4.1"),
     "missing-library:triton_windows_finds_no_cuda": (">>> import triton\nWARNING: Failed to find CUDA.\n>>> import torch\n", "missing-library", "environment", "CUDA_PATH"),
     "bad-configuration:rtx_4000_without_p2p": (tb("NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB.", "accelerate"), "bad-configuration", "environment", "NCCL_IB_DISABLE"),

@@ -749,3 +749,65 @@ def test_an_exception_group_s_sub_exceptions_are_read_behind_their_bars() -> Non
         ("ExceptionGroup", ("your code",)), ("ValueError", ("torch",)),
     ]  # fmt: skip
     assert records[1].message == "the frobnicator of widget 3 overflowed"
+
+
+def test_a_python_list_index_raised_in_a_library_is_that_library_s_not_a_tensor_shape() -> None:
+    """CPython's "list index out of range" is a list the raising code built, not a tensor's index: raised in jax's
+    own code it is a guess of jax's defect; raised in the user's, the user's bug. A tensor's index stays a shape."""
+    in_jax = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 3, in <module>\n    jax.vmap(f)(a, b)\n'
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/api.py", line 1057, in arg_name\n'
+        '    res = f"argument {signature_parameters[i]}"\n'
+        "IndexError: list index out of range\n"
+    )
+    diagnosis = _explain(in_jax).diagnosis
+    assert diagnosis.family == "framework-internal-error" and diagnosis.params["library"] == "jax"
+    in_user = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n    x = items[9]\n'
+        "IndexError: list index out of range\n"
+    )
+    assert _explain(in_user).diagnosis.family == "user-code-error"
+    tensor = TORCH_FRAME + "    emb(ids)\nIndexError: index out of range in self\n"
+    assert _explain(tensor).diagnosis.decided_by == "user-code-error:shapes_and_devices"
+
+
+def test_a_wrapper_that_hands_on_its_arguments_does_not_make_the_call_a_library_s() -> None:
+    """A missing argument raised under a library's `f(*args, **kwargs)` came from the frame above it: the user's call,
+    not two libraries of different releases."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 28, in <module>\n    updates = my_grad(my_module=m, index=i)\n'
+        '  File "/venv/lib/python3.8/site-packages/equinox/_ad.py", line 72, in __call__\n'
+        "    value, grad = self._fun_value_and_grad(*args, **kwargs)\n"
+        "TypeError: __call__() missing 1 required positional argument: 'x'\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family != "api-version-skew" and diagnosis.verdict != "environment"
+    library_call = log.replace("self._fun_value_and_grad(*args, **kwargs)", "self._fun_value_and_grad(x=1)")
+    assert _explain(library_call).diagnosis.family == "api-version-skew"
+
+
+def test_cuda_s_operation_not_supported_is_the_allocator_or_a_feature_the_system_lacks() -> None:
+    log = TORCH_FRAME + (
+        "RuntimeError: CUDA error: operation not supported\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("bad-configuration", "environment")
+    assert "--disable-cuda-malloc" in diagnosis.cause and diagnosis.params["variable"] == "PYTORCH_CUDA_ALLOC_CONF"
+
+
+def test_a_log_whose_failure_has_no_error_word_still_gives_its_last_failing_line_and_what_to_run() -> None:
+    """No record anywhere ("nothing failed" before): the log's end is read again with plain words of failure, and
+    the line that matters is named with the next steps, as unknown; a log that only warns still says nothing."""
+    log = (
+        "All distributed processes registered. Starting with 32 processes\n"
+        "rank 3: all_reduce on ProcessGroupNCCL stuck for 600 s\n"
+    )
+    assert not _records(log)
+    diagnosis = _explain("step 1\nstep 2\n" + log).diagnosis
+    assert diagnosis is not None and diagnosis.family is None and diagnosis.verdict == "unknown"
+    assert diagnosis.line == 4 and "stuck for 600 s" in diagnosis.record
+    assert any("NCCL_DEBUG=INFO" in step for step in diagnosis.next)
+    assert _explain("epoch 1 loss 0.5\nUserWarning: the default will change\n").diagnosis is None

@@ -182,6 +182,27 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "gpu-arch-unsupported",
+    r"'(?P<arch>sm_\d{2,3}a?|gfx\w{3,6})' is not a recognized processor for this target",
+    source="https://github.com/llvm/llvm-project/blob/main/llvm/lib/MC/MCSubtargetInfo.cpp (the processor a code "
+    "generator does not know: 'is not a recognized processor for this target (ignoring processor)')",
+    confidence=0.85,
+)
+def compiler_knows_no_such_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    """LLVM's NVPTX or AMDGPU code generator, built into a GPU kernel compiler (Triton, and torch.compile through
+    it; XLA), does not know this GPU's architecture: that compiler release is older than the GPU."""
+    arch = found.group("arch")
+    return Lead(
+        f"The GPU kernel compiler's LLVM does not know {arch}: the installed Triton (or the compiler that printed "
+        "it) is older than this GPU. Install a Triton release that supports it, the one paired with a torch build "
+        "for this GPU (for Blackwell sm_100/sm_120: torch 2.7+ cu128 with triton 3.3+; remove a stray pytorch-triton "
+        "left by an older nightly).",
+        {"arch": arch, "package": "triton"},
+        next=("python -m pip list 2>/dev/null | grep -i -E '^(torch|triton|pytorch-triton)'",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
     r"Illegal instruction(?: \(core dumped\))?|(?P<mac>illegal hardware instruction)"
     r"|was built using AVX instructions, which your CPU and/or operating "
     r"system do not support"
@@ -243,6 +264,32 @@ def no_lowering(found: re.Match[str], failure: Failure) -> Lead:
         "or use a backend release that adds it.",
         {"op": op, "backend": backend, "platform": platform},
         verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Mosaic failed to compile TPU kernel: (?P<why>[^\n]{3,200})",
+    source="https://docs.jax.dev/en/latest/pallas/tpu/details.html (what Pallas TPU kernels may use: the ops and "
+    "dtypes Mosaic lowers, which differ by TPU generation)",
+    confidence=0.8,  # over the INTERNAL status it is raised as: a gap of the kernel compiler, not a crash of it
+)
+def mosaic_cannot_compile(found: re.Match[str], failure: Failure) -> Lead:
+    """Mosaic, the compiler of Pallas kernels for TPUs, refuses an operation or a dtype of the kernel ("Not
+    implemented: ...", "Unsupported input data type", "Target does not support this comparison"): the kernel asks
+    for something this compiler, or this TPU generation, does not have. The op, when XLA prints it, follows."""
+    why = found.group("why").strip().rstrip(".")
+    involved = re.search(r'"(?P<op>[a-z_]{2,20}\.[\w.]{2,60})"\(', failure.haystack)
+    op = involved.group("op") if involved else ""
+    return Lead(
+        f"Pallas's TPU compiler (Mosaic) cannot compile the kernel: {why}"
+        + (f" (the operation: {op})" if op else "")
+        + ". An operation or dtype that Mosaic does not lower, or that this TPU generation lacks (older TPUs have no "
+        "bf16 vector arithmetic): not an install problem. Compute that part in float32 or outside the kernel, or "
+        "with jnp outside Pallas; a newer jax/libtpu may add it.",
+        {"backend": "Pallas Mosaic TPU", "op": op, "why": why[:120]},
+        verdict="framework-bug",
+        next=("python -c 'import jax; print(jax.__version__, jax.devices()[0].device_kind)'",),
     )
 
 

@@ -24,7 +24,10 @@ _SHAPES = re.compile(
     r"device|expected scalar type \w+ but found \w+"
     # aten/src/ATen/native/Convolution.cpp: the input's dtype (or device) against the weight's, and against the bias'
     r"|Input type \([^)]{1,80}\) and (?:weight|bias) type \([^)]{1,80}\) should be the same"
-    r"|index out of range|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
+    # a tensor's index ("index out of range in self": an embedding's ids past its rows), not CPython's own words for
+    # a list's or tuple's (Objects/listobject.c, tupleobject.c): those say only whose code indexed what it built
+    r"|(?<!list )(?<!tuple )(?<!string )(?<!object )index out of range"
+    r"|out of bounds for dimension|Index \S{1,40} is out of bounds|Dimension out of range"
     r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
     r"|Trying to backward through the graph a second time|modified by an inplace operation"
     r"|is a view and is being modified inplace"

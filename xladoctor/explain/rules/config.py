@@ -216,3 +216,31 @@ def slurm_task_counts_read_as_int(found: re.Match[str], failure: Failure) -> Lea
         verdict="framework-bug",
         next=("env | grep -E '^SLURM_(STEP_)?TASKS_PER_NODE='",),
     )
+
+
+@rule(
+    "bad-configuration",
+    r"ld\.so: object '(?P<object>[^'\n]{1,300})' from (?P<where>LD_PRELOAD|/etc/ld\.so\.preload) cannot be preloaded"
+    r"(?: \((?P<why>[^)\n]{1,120})\))?",
+    source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/rtld.c (do_preload: \"ERROR: ld.so: object '%s' from "
+    '%s cannot be preloaded (%s): ignored.")',
+    confidence=0.75,
+)
+def preload_refused(found: re.Match[str], failure: Failure) -> Lead:
+    """The dynamic loader refuses a library LD_PRELOAD (or /etc/ld.so.preload) names in every program it starts: the
+    compilers and tools the framework runs (gcc for Triton's kernels, nvcc, ptxas) too, which then fail or print it."""
+    where, obj = found.group("where"), found.group("object")
+    why = found.group("why") or "it does not load"
+    variable = "LD_PRELOAD" if where == "LD_PRELOAD" else "/etc/ld.so.preload"
+    return Lead(
+        f"{variable} names {obj}, which the dynamic loader cannot preload ({why}) into the programs this one starts "
+        "(the compilers Triton and torch.compile run, nvcc, ptxas): a setting for another program or another "
+        f"architecture leaking into every process. Unset it for this run (env -u LD_PRELOAD python ...)"
+        + (
+            " or remove that line from /etc/ld.so.preload."
+            if variable != "LD_PRELOAD"
+            else ", or set it only for the program that needs it."
+        ),
+        {"variable": variable, "library": obj},
+        next=('echo "$LD_PRELOAD"; cat /etc/ld.so.preload 2>/dev/null',),
+    )

@@ -51,6 +51,8 @@ FAMILY_OF = {
     "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol",
     "cudaErrorSharedObjectInitFailed": "version-mismatch",
     "cudaErrorInvalidDevice": "bad-configuration",
+    "cudaErrorNotSupported": "bad-configuration",  # a feature asked of this GPU or system: the allocator, most often
+    "CUDA_ERROR_NOT_SUPPORTED": "bad-configuration",
     "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
     "cudaErrorECCUncorrectable": "accelerator-unavailable",
     "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
@@ -124,6 +126,19 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             "built against another torch): install the builds made for this release and GPU, together.",
             params,
             next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.version.hip)'",),
+            family=family,
+        )
+    if family == "bad-configuration" and code.name in ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED"):
+        # ComfyUI's cuda_malloc.py sets backend:cudaMallocAsync unless --disable-cuda-malloc or the GPU is one of its
+        # list that lacks it (github.com/Comfy-Org/ComfyUI/blob/master/cuda_malloc.py); Fooocus copied it (launch.py)
+        return Lead(
+            f"CUDA: {said} ({code.name}): this GPU, driver or system lacks a feature the program turned on. Most "
+            "often the cudaMallocAsync allocator (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync), which ComfyUI and "
+            "Fooocus turn on by default and older GPUs (Maxwell and before), some drivers and virtual GPUs lack: start "
+            "ComfyUI with --disable-cuda-malloc, or unset PYTORCH_CUDA_ALLOC_CONF's backend; else CUDA IPC or peer "
+            "access where the system has none (WSL: pass tensors between processes on the CPU).",
+            {**params, "variable": "PYTORCH_CUDA_ALLOC_CONF", "allocator": "cudaMallocAsync"},
+            next=("python -c 'import torch; print(torch.cuda.get_allocator_backend())'",),
             family=family,
         )
     if family == "bad-configuration":
@@ -422,6 +437,27 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
             "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",
             "nvidia-smi",
         ),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"CUDA unknown error ?- ?this may be due to an incorrectly set up environment",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp (device_count_impl: "
+    "cudaErrorUnknown from cudaGetDeviceCount)",
+    confidence=0.85,
+)
+def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
+    """cudaGetDeviceCount failed with cudaErrorUnknown (999): the driver's state, not the program's. torch's message
+    names CUDA_VISIBLE_DEVICES, the rarer cause; the common ones are the kernel side of the driver."""
+    return Lead(
+        "CUDA could not start (cudaErrorUnknown when counting the GPUs), so torch sees none. The NVIDIA driver's "
+        "state is the usual cause: its unified-memory module (nvidia_uvm) lost after a suspend and resume or not "
+        "loaded (sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm, or reboot), a driver updated without a reboot, or "
+        "a container started without the GPU's device files. Rarely, CUDA_VISIBLE_DEVICES changed after the "
+        "program started.",
+        {"component": "NVIDIA driver", "module": "nvidia_uvm", "code": "999"},
+        next=("nvidia-smi", "lsmod | grep nvidia", "python -c 'import torch; print(torch.cuda.is_available())'"),
     )
 
 

@@ -57,9 +57,16 @@ _PASSING_ON = frozenset({"_call_impl", "_wrapped_call_impl"})
 def _caller(failure: Failure) -> str | None:
     """The package whose code made the failing call (None: the user's), past the frames that only pass it on."""
     frames = list(failure.frames)
-    while len(frames) > 1 and frames[-1].owner == "torch" and frames[-1].function in _PASSING_ON:
+    while len(frames) > 1 and (
+        (frames[-1].owner == "torch" and frames[-1].function in _PASSING_ON) or _FORWARDS.search(frames[-1].code)
+    ):
         frames.pop()
     return frames[-1].owner if frames else None
+
+
+# A call that hands on the arguments it was given, unchanged (a decorator's or a wrapper's `f(*args, **kwargs)`):
+# what they lack or hold too many of came from the frame above.
+_FORWARDS = re.compile(r"\(\s*\*\w{1,30}\s*(?:,\s*\*\*\w{1,30}\s*)?\)|\(\s*\*\*\w{1,30}\s*\)")
 
 
 def _parties(failure: Failure, caller: str) -> str:
@@ -1395,4 +1402,23 @@ def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead |
         {"package": package},
         fix=install((package, ""), reinstall=True),
         next=(f"python -m pip show -f {package} | head -20  # one copy, one version: every file listed is its",),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"Multiple KernelCreateFunc registration",
+    source="https://github.com/intel/intel-extension-for-tensorflow/blob/main/docs/install/installation_guide.md "
+    "(each intel-extension-for-tensorflow release is built for one TensorFlow release)",
+    confidence=0.8,  # over the absl abort it ends in: the pairing, not a defect
+)
+def tensorflow_plugin_for_another_release(found: re.Match[str], failure: Failure) -> Lead:
+    """intel-extension-for-tensorflow (itex) registers its ops and kernels into the TensorFlow that loads it, and
+    aborts when they collide with that TensorFlow's own: a plugin built for another TensorFlow release."""
+    return Lead(
+        "intel-extension-for-tensorflow registered kernels that collide with the installed TensorFlow's: the plugin "
+        "was built for another TensorFlow release. Install the TensorFlow release this ITEX release names (its "
+        "release notes), or the ITEX release made for this TensorFlow.",
+        {"package": "intel-extension-for-tensorflow", "other": "tensorflow"},
+        next=("python -m pip list 2>/dev/null | grep -i -E '^(tensorflow|intel.extension)'",),
     )
