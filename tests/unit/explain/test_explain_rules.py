@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "build-failure:header_refuses_compiler": ("In file included from /venv/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:1:\n #error You need C++17 to compile PyTorch\n", "build-failure", "environment", "gcc"),
     "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
     "unsupported-op:mosaic_cannot_compile": ('jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Not implemented: unsupported layout\n\nThe MLIR operation involved:\n  %5 = "tpu.repeat"(%4) : (vector<8x128xf32>) -> vector<8x256xf32>\n', "unsupported-op", "framework-bug", "tpu.repeat"),

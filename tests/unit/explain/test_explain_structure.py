@@ -811,3 +811,19 @@ def test_a_log_whose_failure_has_no_error_word_still_gives_its_last_failing_line
     assert diagnosis.line == 4 and "stuck for 600 s" in diagnosis.record
     assert any("NCCL_DEBUG=INFO" in step for step in diagnosis.next)
     assert _explain("epoch 1 loss 0.5\nUserWarning: the default will change\n").diagnosis is None
+
+
+def test_a_kernel_library_refusing_the_gpu_s_architecture_is_the_gpu_not_a_missing_op() -> None:
+    log = TORCH_FRAME + "RuntimeError: Unsupported CUDA architecture: sm75\n"
+    diagnosis = _explain(log).diagnosis
+    assert (diagnosis.family, diagnosis.params["arch"]) == ("gpu-arch-unsupported", "sm75")
+
+
+def test_nccl_s_operation_not_supported_is_its_memory_sharing_not_the_allocator() -> None:
+    log = (
+        "node1:1234:1300 [0] transport/p2p.cc:275 NCCL WARN Cuda failure 'operation not supported'\n"
+        "node1:1234:1300 [0] NCCL INFO transport/p2p.cc:330 -> 1\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "bad-configuration" and diagnosis.params["variable"] == "NCCL_CUMEM_ENABLE"
+    assert "cudaMallocAsync" not in diagnosis.cause and "export NCCL_CUMEM_ENABLE=0" in diagnosis.remediation[0]

@@ -43,6 +43,35 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+@rule(
+    "build-failure",
+    r"#error (?P<said>You need C\+\+(?P<std>\d{2}) to compile PyTorch|[^\n]{3,200})",
+    source="https://github.com/pytorch/pytorch/blob/main/c10/util/C++17.h (\"#error You need C++17 to compile "
+    "PyTorch\"); https://gcc.gnu.org/onlinedocs/cpp/Diagnostics.html (#error)",
+    confidence=0.7,
+)
+def header_refuses_compiler(found: re.Match[str], failure: Failure) -> Lead:
+    """A header's `#error`, printed by the compiler that read it: the header refused this compiler or its settings,
+    which is what a build of an extension against the installed framework stopped on."""
+    said, std = found.group("said").strip(), found.group("std")
+    if std:
+        return Lead(
+            f"PyTorch's headers refuse this compiler ({said}): building an extension against the installed torch "
+            f"needs a C++ compiler with C++{std} (gcc 9 or newer; the gcc torch was built with is safest), and this "
+            "one is older or runs with an older -std. Install a newer gcc/g++ and point the build at it (CC, CXX), "
+            "or install a prebuilt wheel of the package.",
+            {"tool": "gcc", "standard": f"C++{std}", "variable": "CXX"},
+            next=("gcc --version; g++ --version",),
+        )
+    return Lead(
+        f"A header refused this build ({said}): the compiler, its settings or the library the header belongs to "
+        "do not fit what the package being built needs. That line says what it wants.",
+        {"tool": "compiler"},
+        confidence=0.55,
+        next=("gcc --version; nvcc --version",),
+    )
+
+
 # A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
 # backend, the package's setup.py
 _BUILD_FRAME = re.compile(

@@ -129,6 +129,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             family=family,
         )
     if family == "bad-configuration" and code.name in ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED"):
+        if "NCCL" in failure.haystack:
+            return None  # NCCL's memory sharing, not the allocator: distributed.py's NCCL reading says which
         # ComfyUI's cuda_malloc.py sets backend:cudaMallocAsync unless --disable-cuda-malloc or the GPU is one of its
         # list that lacks it (github.com/Comfy-Org/ComfyUI/blob/master/cuda_malloc.py); Fooocus copied it (launch.py)
         return Lead(
@@ -213,7 +215,9 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     # accelerate: "bf16 mixed precision requires ... a supported device (CUDA >= 11.0 and compute capability >= 8.0)";
     # "your GPU does not support it" (bf16, fp8)
     r"|\bcompute capability >= ?(?P<need2>\d{1,2}\.\d)\)"
-    r"|(?:your|this) GPU does(?: not|n't) support (?:it|bf16|bfloat16|fp8)",
+    r"|(?:your|this) GPU does(?: not|n't) support (?:it|bf16|bfloat16|fp8)"
+    # a kernel library's dispatch on the GPU it runs on ("Unsupported CUDA architecture: sm75")
+    r"|\bunsupported (?:CUDA |GPU )?(?P<what2>architecture|arch)\b:? ?(?P<arch>sm_?\d{2,3}\w?)?",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
     "capability)",
     confidence=0.6,
@@ -222,6 +226,7 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     need = found.group("need") or found.group("need2")
     if (
         found.group("what") is None
+        and found.group("what2") is None
         and need is None
         and "GPU does" not in found.group(0)
         and not re.search(
@@ -236,7 +241,7 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
         + ". The kernel, dtype or feature it was asked for needs a newer GPU architecture than this one has; no "
         "install fixes it. Choose the library's fallback for older GPUs (another attention implementation, fp16 "
         "instead of bf16/fp8), or run on a newer GPU.",
-        {"arch": f"compute capability {need}" if need else "compute capability"},
+        {"arch": found.group("arch") or (f"compute capability {need}" if need else "compute capability")},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
 

@@ -155,6 +155,19 @@ def _cuda_failure(name: str, said: str) -> tuple[str, Lead] | None:
             export("NCCL_P2P_DISABLE", "1", note="slower: NCCL copies through host memory"),
             next=("nvidia-smi topo -m  # how the GPUs are connected", NCCL_DEBUG),
         )
+    if name in ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED"):
+        # NCCL shares its buffers between the ranks of a node through CUDA's cuMem API (NCCL_CUMEM_ENABLE; on by
+        # default in newer releases) or legacy CUDA IPC, which containers without the host's IPC namespace, WSL and
+        # virtual GPUs may refuse (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)
+        return "bad-configuration", Lead(
+            f"NCCL's GPU memory sharing between the ranks of this node is not supported here ({said}): the cuMem "
+            "API or CUDA IPC is refused (a container started without --ipc=host, WSL, a virtual GPU, an older "
+            "driver). Set NCCL_CUMEM_ENABLE=0 (NCCL then shares memory the legacy way); if it still fails, "
+            "NCCL_P2P_DISABLE=1 goes through host memory.",
+            {"variable": "NCCL_CUMEM_ENABLE", "name": name},
+            export("NCCL_CUMEM_ENABLE", "0", note="NCCL's legacy IPC instead of cuMem"),
+            next=("nvidia-smi topo -m  # how the GPUs are connected", NCCL_DEBUG),
+        )
     if name == "cudaErrorInvalidResourceHandle":  # a stream or event of another device than the current one
         return "framework-internal-error", Lead(
             f"NCCL was handed a CUDA stream or event of another device than the one current on this rank ({said}). "
