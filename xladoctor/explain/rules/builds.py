@@ -46,8 +46,8 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "build-failure",
     r"#error (?P<said>You need C\+\+(?P<std>\d{2}) to compile PyTorch|[^\n]{3,200})",
-    source="https://github.com/pytorch/pytorch/blob/main/c10/util/C++17.h (\"#error You need C++17 to compile "
-    "PyTorch\"); https://gcc.gnu.org/onlinedocs/cpp/Diagnostics.html (#error)",
+    source='https://github.com/pytorch/pytorch/blob/main/c10/util/C++17.h ("#error You need C++17 to compile '
+    'PyTorch"); https://gcc.gnu.org/onlinedocs/cpp/Diagnostics.html (#error)',
     confidence=0.7,
 )
 def header_refuses_compiler(found: re.Match[str], failure: Failure) -> Lead:
