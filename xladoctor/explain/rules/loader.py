@@ -284,13 +284,16 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     where = dll.group("dll").replace("\\\\", "\\") if dll else ""
     what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
     why = found.group("why") or ""
-    if "procedure could not be found" in why:
+    # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted and as translated back to English
+    if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", why + failure.haystack):
         return Lead(
             f"Windows loaded {what}but a function it needs is missing from a DLL it links: two builds of the same "
-            "library (torch and a package built for another torch, two CUDA runtimes on PATH).",
+            "library (torch and a package built for another torch, two CUDA runtimes on PATH). Install the "
+            "package's build made for the installed torch (or the torch it was built for).",
             {"module": module, "dll": where},
             verdict=None,
             confidence=0.8,
+            family="undefined-symbol",
         )
     if "initialization routine failed" in why or "WinError 1114" in failure.haystack:
         return Lead(
