@@ -285,7 +285,7 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
     why = found.group("why") or ""
     # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted and as translated back to English
-    if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", why + failure.haystack):
+    if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", failure.haystack):
         return Lead(
             f"Windows loaded {what}but a function it needs is missing from a DLL it links: two builds of the same "
             "library (torch and a package built for another torch, two CUDA runtimes on PATH). Install the "
