@@ -811,6 +811,8 @@ def test_a_log_whose_failure_has_no_error_word_still_gives_its_last_failing_line
     assert diagnosis.line == 4 and "stuck for 600 s" in diagnosis.record
     assert any("NCCL_DEBUG=INFO" in step for step in diagnosis.next)
     assert _explain("epoch 1 loss 0.5\nUserWarning: the default will change\n").diagnosis is None
+    healthy = "epoch 3 train loss 0.21 (wandb not available)\nProcess finished with exit code 0\n"
+    assert _explain(healthy).diagnosis is None
 
 
 def test_a_kernel_library_refusing_the_gpu_s_architecture_is_the_gpu_not_a_missing_op() -> None:
