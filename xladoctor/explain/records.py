@@ -350,7 +350,8 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
     )
 
 
-_WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
+# ... and c10's own logger since torch 2.4 ("[W1105 13:37:10.134661876 ProcessGroupNCCL.cpp:4115] ...")
+_WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|\[?W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
 
 
 def is_warning(line: str) -> bool:
@@ -429,6 +430,13 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     ):
         lines.pop(0)
     if not lines:
+        return
+    # an exception line among the lines after a warning (the warning started the region, and the error that
+    # stopped the program came within its few lines of context): a record of its own, from its line on
+    later = next((i for i in range(1, len(lines)) if _exception_line(clean(lines[i][1]), False) is not None), None)
+    if later is not None and is_warning(lines[0][1]):
+        yield from _line_records(Region(lines[:later], False, False, prefix=region.prefix), chain)
+        yield from _line_records(Region(lines[later:], False, False, prefix=region.prefix), chain)
         return
     region = Region(lines, region.traceback, False, prefix=region.prefix)
     number, first = region.lines[0]

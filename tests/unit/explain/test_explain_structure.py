@@ -829,3 +829,15 @@ def test_nccl_s_operation_not_supported_is_its_memory_sharing_not_the_allocator(
     diagnosis = _explain(log).diagnosis
     assert diagnosis.family == "bad-configuration" and diagnosis.params["variable"] == "NCCL_CUMEM_ENABLE"
     assert "cudaMallocAsync" not in diagnosis.cause and "export NCCL_CUMEM_ENABLE=0" in diagnosis.remediation[0]
+
+
+def test_c10_s_own_warnings_are_warnings_and_an_error_in_their_lines_is_a_record_of_its_own() -> None:
+    """torch's C++ logger writes "[W1105 13:37:10.134 File.cpp:N] ..." (since torch 2.4): a warning, so a run that
+    only warned failed nothing; an exception line in the few lines after one is its own record, the one that matters."""
+    warned = (
+        "[rank1]:[W1105 13:37:10.134661876 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 1]  using GPU 1 to "
+        "perform barrier as devices used by this process are currently unknown. This can potentially cause a hang.\n"
+    )
+    assert _explain(warned + "step 1 loss 2.3\nstep 2 loss 2.1\n").diagnosis is None
+    diagnosis = _explain(warned + "step 1 loss 2.3\nValueError: could not convert string to float: 'abc'\n").diagnosis
+    assert diagnosis.line == 3 and diagnosis.record.startswith("ValueError: could not convert")

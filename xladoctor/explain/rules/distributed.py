@@ -354,28 +354,6 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
-    "hang-timeout",
-    r"using GPU (?P<gpu>\d*) ?to perform barrier as devices used by this process are currently unknown",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (barrier: the device "
-    "guessed from the rank when the process group was given none)",
-    confidence=0.75,
-)
-def barrier_on_a_guessed_gpu(found: re.Match[str], failure: Failure) -> Lead:
-    """torch's warning before a barrier with no device known: it uses GPU rank % device count, and when that is not
-    the GPU the rank works on (CUDA_VISIBLE_DEVICES per rank, several nodes, a launcher's own mapping) two ranks meet
-    on one GPU, or wait on the wrong one: the hang the warning foretells."""
-    return Lead(
-        "A barrier ran before this rank's GPU was known, so torch guessed it from the rank: when the guess is not the "
-        "GPU the rank uses, the barrier (and the collectives after it) hang or two ranks share a GPU. Tell the "
-        "process group its device: torch.cuda.set_device(local_rank) before init_process_group, or "
-        "init_process_group(..., device_id=torch.device('cuda', local_rank)).",
-        {"fix": "device_id", "call": "init_process_group", "gpu": found.group("gpu")},
-        verdict="not-environment",
-        next=("TORCH_DISTRIBUTED_DEBUG=DETAIL python ...  # each rank's collectives and devices",),
-    )
-
-
-@rule(
     "out-of-memory",
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed`{0,3}\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"

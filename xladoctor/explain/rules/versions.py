@@ -1408,8 +1408,8 @@ def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead |
 @rule(
     "version-mismatch",
     r"Multiple KernelCreateFunc registration",
-    source="https://github.com/intel/intel-extension-for-tensorflow/blob/main/docs/install/installation_guide.md "
-    "(each intel-extension-for-tensorflow release is built for one TensorFlow release)",
+    source="https://github.com/intel/intel-extension-for-tensorflow/blob/main/docs/install/install_for_cpu.md "
+    '("requires stock TensorFlow, and the version should be == 2.15.1": each release is built for one TensorFlow)',
     confidence=0.8,  # over the absl abort it ends in: the pairing, not a defect
 )
 def tensorflow_plugin_for_another_release(found: re.Match[str], failure: Failure) -> Lead:
