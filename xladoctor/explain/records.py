@@ -354,9 +354,20 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
 _WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|\[?W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
 
 
+# glibc's loader on a library LD_PRELOAD names that it cannot load: "ERROR: ld.so: object ... cannot be preloaded
+# (...): ignored." (elf/rtld.c) -- in its words an error, in effect a warning: the program runs on without it.
+_IGNORED_PRELOAD = re.compile(
+    r"ld\.so: object '[^'\n]{1,300}' from \S{1,40} cannot be preloaded [^\n]{0,200}: ignored\."
+)
+
+
 def is_warning(line: str) -> bool:
     """A line a logger or Python wrote as a warning (the program may have gone on after it)."""
-    return bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line))) or "Warning:" in line
+    return (
+        bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line)))
+        or "Warning:" in line
+        or _IGNORED_PRELOAD.search(line) is not None
+    )
 
 
 _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |return |print\()")

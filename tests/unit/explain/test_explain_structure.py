@@ -841,3 +841,16 @@ def test_c10_s_own_warnings_are_warnings_and_an_error_in_their_lines_is_a_record
     assert _explain(warned + "step 1 loss 2.3\nstep 2 loss 2.1\n").diagnosis is None
     diagnosis = _explain(warned + "step 1 loss 2.3\nValueError: could not convert string to float: 'abc'\n").diagnosis
     assert diagnosis.line == 3 and diagnosis.record.startswith("ValueError: could not convert")
+
+
+def test_a_preload_the_loader_ignored_gives_way_to_the_error_that_stopped_the_program() -> None:
+    """Colab and some images preload a library every process then fails to load ("...: ignored."): the program runs
+    on, so the error after it is the cause; alone, the preload is what the log holds."""
+    noise = (
+        "ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4' from LD_PRELOAD cannot be preloaded "
+        "(cannot open shared object file): ignored.\n"
+    )
+    later = 'Traceback (most recent call last):\n  File "/content/run.py", line 1, in <module>\n    import foo_bar\n'
+    later += "ModuleNotFoundError: No module named 'foo_bar'\n"
+    assert _explain(noise + "Collecting foo\n" + later).diagnosis.family == "module-not-found"
+    assert _explain(noise).diagnosis.params["variable"] == "LD_PRELOAD"
