@@ -367,6 +367,8 @@ def is_warning(line: str) -> bool:
         bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line)))
         or "Warning:" in line
         or _IGNORED_PRELOAD.search(line) is not None
+        # LLVM's code generator on a CPU, GPU or feature it does not know: it goes on without it
+        or line.rstrip().endswith(("(ignoring processor)", "(ignoring feature)"))
     )
 
 

@@ -854,3 +854,10 @@ def test_a_preload_the_loader_ignored_gives_way_to_the_error_that_stopped_the_pr
     later += "ModuleNotFoundError: No module named 'foo_bar'\n"
     assert _explain(noise + "Collecting foo\n" + later).diagnosis.family == "module-not-found"
     assert _explain(noise).diagnosis.params["variable"] == "LD_PRELOAD"
+
+
+def test_llvm_going_on_without_a_processor_it_does_not_know_is_a_warning() -> None:
+    unknown_gpu = "'sm_120' is not a recognized processor for this target (ignoring processor)\n"
+    assert _explain(unknown_gpu).diagnosis.family == "gpu-arch-unsupported"
+    later = TORCH_FRAME + "    import foo\nModuleNotFoundError: No module named 'foo_bar'\n"
+    assert _explain(unknown_gpu + later).diagnosis.family == "module-not-found"
