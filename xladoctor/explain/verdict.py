@@ -166,9 +166,14 @@ def library_guess(failure: Failure) -> Candidate | None:
     if library is None:
         return None  # raised by the user's code, or the log shows nothing of where: no reading of whose it is
     where = f" (at {failure.last_frame.short()})" if failure.last_frame is not None else ""
+    # the user's call that led into it: what a report to the library shows first, and the call to check
+    frame = failure.user_frame
+    yours = "not by yours"
+    if frame is not None:
+        yours = f"not by yours (your call into it: {frame.short()}" + (f", `{frame.code}`)" if frame.code else ")")
     return Candidate(
         "framework-internal-error", "unknown",
-        f"No family or signature knows this error. It was raised by {library}'s own code{where}, not by yours, and "
+        f"No family or signature knows this error. It was raised by {library}'s own code{where}, {yours}, and "
         "its kind says nothing of the environment. The likely readings: a bug of that library, or a gap of it for "
         "this input; or a call of it written for another of its releases. Search its issue tracker for the message, "
         "compare its installed version with the one the calling code names, and try its latest release.",

@@ -763,6 +763,7 @@ def test_a_python_list_index_raised_in_a_library_is_that_library_s_not_a_tensor_
     )
     diagnosis = _explain(in_jax).diagnosis
     assert diagnosis.family == "framework-internal-error" and diagnosis.params["library"] == "jax"
+    assert "your call into it: /home/me/run.py:3, `jax.vmap(f)(a, b)`" in diagnosis.cause
     in_user = (
         'Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n    x = items[9]\n'
         "IndexError: list index out of range\n"
