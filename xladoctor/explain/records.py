@@ -446,8 +446,12 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
         return
     # an exception line among the lines after a warning (the warning started the region, and the error that
     # stopped the program came within its few lines of context): a record of its own, from its line on
-    later = next((i for i in range(1, len(lines)) if _exception_line(clean(lines[i][1]), False) is not None), None)
-    if later is not None and is_warning(lines[0][1]):
+    later = (
+        next((i for i in range(1, len(lines)) if _exception_line(clean(lines[i][1]), False) is not None), None)
+        if is_warning(lines[0][1])
+        else None
+    )
+    if later is not None:
         yield from _line_records(Region(lines[:later], False, False, prefix=region.prefix), chain)
         yield from _line_records(Region(lines[later:], False, False, prefix=region.prefix), chain)
         return

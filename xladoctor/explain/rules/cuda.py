@@ -15,6 +15,8 @@ from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
 # judgement, with the family the table's class suggests.
+# The runtime's and the driver's "operation not supported": read apart inside NCCL (distributed.py) and outside it
+NOT_SUPPORTED = ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED")
 FAMILY_OF = {
     "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
@@ -51,8 +53,7 @@ FAMILY_OF = {
     "cudaErrorSharedObjectSymbolNotFound": "undefined-symbol",
     "cudaErrorSharedObjectInitFailed": "version-mismatch",
     "cudaErrorInvalidDevice": "bad-configuration",
-    "cudaErrorNotSupported": "bad-configuration",  # a feature asked of this GPU or system: the allocator, most often
-    "CUDA_ERROR_NOT_SUPPORTED": "bad-configuration",
+    **dict.fromkeys(NOT_SUPPORTED, "bad-configuration"),  # a feature this GPU or system lacks: the allocator, often
     "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
     "cudaErrorECCUncorrectable": "accelerator-unavailable",
     "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
@@ -128,7 +129,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.version.hip)'",),
             family=family,
         )
-    if family == "bad-configuration" and code.name in ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED"):
+    if code.name in NOT_SUPPORTED:
         if "NCCL" in failure.haystack:
             return None  # NCCL's memory sharing, not the allocator: distributed.py's NCCL reading says which
         # ComfyUI's cuda_malloc.py sets backend:cudaMallocAsync unless --disable-cuda-malloc or the GPU is one of its

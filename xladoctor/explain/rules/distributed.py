@@ -9,6 +9,7 @@ from dataclasses import replace
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.cuda import FAMILY_OF as CUDA_FAMILIES
+from xladoctor.explain.rules.cuda import NOT_SUPPORTED
 from xladoctor.fix import export
 from xladoctor.matrix.failures import code_saying
 
@@ -155,7 +156,7 @@ def _cuda_failure(name: str, said: str) -> tuple[str, Lead] | None:
             export("NCCL_P2P_DISABLE", "1", note="slower: NCCL copies through host memory"),
             next=("nvidia-smi topo -m  # how the GPUs are connected", NCCL_DEBUG),
         )
-    if name in ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED"):
+    if name in NOT_SUPPORTED:
         # NCCL shares its buffers between the ranks of a node through CUDA's cuMem API (NCCL_CUMEM_ENABLE; on by
         # default in newer releases) or legacy CUDA IPC, which containers without the host's IPC namespace, WSL and
         # virtual GPUs may refuse (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html)
