@@ -176,7 +176,9 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     collector = RegionCollector(trigger_words(), notebook)
     result = scan(reader.chunks(notebook), notebook=notebook, regions=collector)
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
-    records = parse(collector.finish(), notebook) or plain_records(reader.tail(), collector.line - 1, notebook)
+    records = parse(collector.finish(), notebook)
+    if not records and not notebook:  # nothing anywhere: the log's end, read again for failure in plain words
+        records = plain_records(reader.tail(), collector.line - 1, cut=reader.bytes_read > TAIL_BYTES)
     diagnosis = diagnose(records, explained.matches, facts, reader.tail())
     if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
@@ -188,15 +190,14 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 
-def plain_records(tail: str, last_line: int, notebook: bool) -> list[Failure]:
-    """The failure records of the log's end read with PLAIN_FAILURE_WORDS as the triggers (numbered as in the log:
-    `last_line` is its last line's number)."""
-    if notebook:
-        return []
-    lines = tail.split("\n")[1:] if len(tail.encode()) >= TAIL_BYTES else tail.split("\n")  # a cut first line: out
+def plain_records(tail: str, last_line: int, cut: bool) -> list[Failure]:
+    """The failure records of the log's end read with PLAIN_FAILURE_WORDS as the triggers, numbered as in the log
+    (`last_line`: the number of its last line; `cut`: the tail begins inside a line, which is left out)."""
+    text = tail.split("\n", 1)[-1] if cut else tail
+    text = text.removesuffix("\n")
     collector = RegionCollector(PLAIN_FAILURE_WORDS)
-    collector.line = max(1, last_line - len(lines) + 1 + (0 if tail.endswith("\n") else 1))
-    collector.feed("\n".join(lines) + ("" if tail.endswith("\n") else "\n"))
+    collector.line = max(1, last_line - text.count("\n"))
+    collector.feed(text + "\n")
     return parse(collector.finish())
 
 

@@ -862,3 +862,10 @@ def test_llvm_going_on_without_a_processor_it_does_not_know_is_a_warning() -> No
     assert _explain(unknown_gpu).diagnosis.family == "gpu-arch-unsupported"
     later = TORCH_FRAME + "    import foo\nModuleNotFoundError: No module named 'foo_bar'\n"
     assert _explain(unknown_gpu + later).diagnosis.family == "module-not-found"
+
+
+@pytest.mark.parametrize("lines", [3, 2000])  # the whole log in the kept tail, and a tail that begins inside a line
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_a_line_read_again_at_the_log_s_end_keeps_its_line_number(lines: int, end: str) -> None:
+    log = "".join(f"step {i} loss 0.5\n" for i in range(1, lines)) + "rank 3: all_reduce stuck for 600 s" + end
+    assert _explain(log).diagnosis.line == lines
