@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
 from xladoctor.explain.logfacts import read_log_facts, with_log_facts
-from xladoctor.explain.records import Failure, parse
+from xladoctor.explain.records import Failure, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import (
@@ -156,9 +156,13 @@ def _explained(hit: SignatureHits, facts: Facts | None) -> Explained:
 def _from_scan(name: str, kind: str, size: int, result: ScanResult, facts: Facts | None) -> Explanation:
     matches = tuple(_explained(hit, facts) for hit in result.hits)
     explained = any(m.role != "benign" for m in matches)
-    # a traceback's header says nothing: the exception line below it does
+    # a traceback's header says nothing: the exception line below it does; a metric's "error: 0.034" is no failure
     candidates = (
-        () if explained else tuple(c for c in result.candidates if not c[1].lstrip().startswith("Traceback (most"))
+        ()
+        if explained
+        else tuple(
+            c for c in result.candidates if not c[1].lstrip().startswith("Traceback (most") and not is_metric(c[1])
+        )
     )
     target = facts.python.executable if facts is not None and facts.python is not None else None
     return Explanation(name, kind, size, result.lines, target, matches, candidates, primary_cause(matches))

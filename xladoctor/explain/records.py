@@ -361,14 +361,39 @@ _IGNORED_PRELOAD = re.compile(
 )
 
 
+# A measured error that a training, evaluation or test loop prints as it goes ("validation error 0.12", "mean squared
+# error: 0.034", "top-1 error 23.4%", "max abs error = 1e-6"): a quantity of the model, not a failure of the program.
+# The adjective is required ("make: *** [all] Error 1" and "CUDA error 700" are failures with a number too), and
+# so is the number.
+_METRIC = re.compile(
+    r"(?i)\b(?:(?:root[ _-])?mean[ _-]?(?:squared|absolute)|squared|absolute|relative|abs|rel|max|min|avg|average|mean"
+    r"|median|val(?:idation)?|train(?:ing)?|test|eval(?:uation)?|top-?\d{1,2}|reconstruction|classification"
+    r"|quantization|approximation|prediction|rms|l[12]|bit|word|char(?:acter)?|token|pixel)[ _-]?error(?:[ _-]?rate)?s?"
+    r"\b(?:\s*\([^()\n]{0,30}\))?\s*[:=]?\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+)
+# ... and nothing else on the line that says something failed
+_FAILURE_WORD = re.compile(
+    r"(?i)error|fail|exception|traceback|abort|fatal|cannot|can't|could not|unable|invalid|denied|refused|killed"
+    r"|segmentation|not found|no such|mismatch|exceed|nan\b|inf\b"
+)
+
+
+def is_metric(line: str) -> bool:
+    """A line that reports a measured error (a metric) and nothing that failed."""
+    rest, metrics = _METRIC.subn(" ", line)
+    return metrics > 0 and _FAILURE_WORD.search(rest) is None
+
+
 def is_warning(line: str) -> bool:
-    """A line a logger or Python wrote as a warning (the program may have gone on after it)."""
+    """A line a logger or Python wrote as a warning (the program may have gone on after it), or a metric's report
+    (is_metric): neither is the failure that stopped a program."""
     return (
         bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line)))
         or "Warning:" in line
         or _IGNORED_PRELOAD.search(line) is not None
         # LLVM's code generator on a CPU, GPU or feature it does not know: it goes on without it
         or line.rstrip().endswith(("(ignoring processor)", "(ignoring feature)"))
+        or is_metric(line)
     )
 
 

@@ -235,6 +235,44 @@ def test_a_healthy_log_has_no_verdict() -> None:
     assert _explain("epoch 1 loss 0.5\nepoch 2 loss 0.4\ndone\n").diagnosis is None
 
 
+@pytest.mark.parametrize(
+    "metric",
+    [
+        "validation error 0.12",
+        "mean squared error: 0.034",
+        "epoch 3 train_error=0.1 val_error=0.2",
+        "top-1 error 23.4%",
+        "max abs error = 1e-6",
+        "relative error (%): 2.3",
+    ],
+)
+def test_a_measured_error_a_healthy_run_prints_is_no_failure(metric: str) -> None:
+    """A training or test loop's metric named "error" is neither the verdict nor a line that looks like one."""
+    explanation = _explain(f"epoch 1 loss 0.5\n{metric}\ntraining done\n")
+    assert explanation.diagnosis is None and not explanation.candidates
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        "make: *** [all] Error 1",
+        "CUDA error 700",
+        "test error: nan",
+        "max relative error 0.3 exceeds the tolerance",
+        "FAILED test_matmul - max error 0.5",
+    ],
+)
+def test_an_error_with_a_number_that_is_a_failure_is_still_one(failure: str) -> None:
+    diagnosis = _explain(f"epoch 1 loss 0.5\n{failure}\n").diagnosis
+    assert diagnosis is not None and diagnosis.line == 2
+
+
+def test_the_failure_after_a_metric_is_the_record_that_matters() -> None:
+    log = 'epoch 1 val error 0.2\nTraceback (most recent call last):\n  File "t.py", line 3, in <module>\n    f()\n'
+    diagnosis = _explain(log + "RuntimeError: the widget frobnicated unexpectedly\n").diagnosis
+    assert diagnosis is not None and diagnosis.line == 5
+
+
 # ---- joined with an environment's facts (recorded snapshots of real environments) --------------------------
 
 
