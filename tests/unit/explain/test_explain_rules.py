@@ -25,6 +25,9 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
+    "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
+    "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
     "build-failure:header_refuses_compiler": ("In file included from /venv/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:1:\n #error You need C++17 to compile PyTorch\n", "build-failure", "environment", "gcc"),
     "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
@@ -1878,3 +1881,25 @@ def test_a_later_error_that_names_its_cause_comes_before_the_framework_pip_swapp
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "missing-library"
+
+
+@pytest.mark.parametrize(
+    ("line", "need"),
+    [
+        ("ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7", "8.0"),
+        ("error: fp8e4nv data type is not supported on CUDA arch < 89", "8.9"),
+        ("RuntimeError: this kernel requires Hopper or newer", "9.0"),
+    ],
+)
+def test_a_refusal_that_names_the_generation_or_the_arch_it_stops_below_is_the_gpu(line: str, need: str) -> None:
+    diagnosis = _diagnose(line + "\n")
+    assert (diagnosis.family, diagnosis.decided_by) == (
+        "gpu-arch-unsupported",
+        "gpu-arch-unsupported:library_refuses_gpu",
+    )
+    assert f"compute capability {need}" in diagnosis.cause
+
+
+def test_rccl_that_xla_cannot_load_is_rocm_s_library() -> None:
+    diagnosis = _diagnose("RCCL operation ncclGetUniqueId failed: Unable to load NCCL library.\n")
+    assert (diagnosis.family, diagnosis.params["library"]) == ("missing-library", "librccl.so.1")

@@ -244,3 +244,28 @@ def preload_refused(found: re.Match[str], failure: Failure) -> Lead:
         {"variable": variable, "library": obj},
         next=('echo "$LD_PRELOAD"; cat /etc/ld.so.preload 2>/dev/null',),
     )
+
+
+# torch counts the GPUs one way (NVML, or CUDA's device count) and then asks CUDA for one it does not have: on a GPU
+# split by MIG, one CUDA process can enumerate a single MIG instance whatever the machine holds, so every device past
+# the first fails torch's check (NVIDIA's MIG user guide, "CUDA_VISIBLE_DEVICES"); CUDA_VISIBLE_DEVICES changed
+# inside the script after CUDA started does the same. The assert says "please report a bug", but the setting is it.
+@rule(
+    "bad-configuration",
+    r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
+    source="https://github.com/pytorch/pytorch/issues/130181 (ptrblck: one CUDA process enumerates one MIG instance; "
+    "set CUDA_VISIBLE_DEVICES to the MIG slice), https://github.com/pytorch/pytorch/issues/131650, "
+    "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html#cuda-visible-devices",
+    confidence=0.9,
+)
+def device_past_the_visible_ones(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "torch asked CUDA for a GPU that this process cannot see: its count of GPUs and CUDA's disagree. On a GPU "
+        "split with MIG a CUDA process enumerates one MIG instance only, however many the machine has; and "
+        "CUDA_VISIBLE_DEVICES set inside the script after CUDA started is read too late. Set CUDA_VISIBLE_DEVICES to "
+        "the one MIG slice (its MIG-... UUID from `nvidia-smi -L`) or GPU, exported before Python starts; use one "
+        "device per process.",
+        {"variable": "CUDA_VISIBLE_DEVICES"},
+        None,
+        next=("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES"),
+    )

@@ -204,6 +204,10 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# NVIDIA's GPU generations by their first compute capability (the CUDA C++ Programming Guide's table)
+_GENERATIONS = {"Volta": "7.0", "Turing": "7.5", "Ampere": "8.0", "Ada": "8.9", "Hopper": "9.0", "Blackwell": "10.0"}
+
+
 # A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU
 # generation", "FP8 is not supported on this GPU", "requires a GPU with compute capability 8.0"): a kernel or a dtype
 # that needs a newer architecture. The GPU, not the install, decides: a fallback path of the library, or another GPU.
@@ -218,13 +222,26 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     r"|\bcompute capability >= ?(?P<need2>\d{1,2}\.\d)\)"
     r"|(?:your|this) GPU does(?: not|n't) support (?:it|bf16|bfloat16|fp8)"
     # a kernel library's dispatch on the GPU it runs on ("Unsupported CUDA architecture: sm75")
-    r"|\bunsupported (?:CUDA |GPU )?(?P<what2>architecture|arch)\b:? ?(?P<arch>sm_?\d{2,3}\w?)?",
+    r"|\bunsupported (?:CUDA |GPU )?(?P<what2>architecture|arch)\b:? ?(?P<arch>sm_?\d{2,3}\w?)?"
+    # by the generation's name: transformers' "--tf32 requires Ampere or a newer GPU arch"
+    r"|\brequires? (?:an? )?(?:NVIDIA )?(?P<generation>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
+    r"(?: GPUs?)? or (?:a )?(?:newer|later|above)"
+    # by the architecture it stops below: Triton's "fp8e4nv data type is not supported on CUDA arch < 89"
+    r"|\bnot supported on (?:CUDA |GPU )?arch(?:itecture)?s? ?< ?(?P<below>\d{2,3})\b",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
-    "capability)",
+    "capability); https://github.com/huggingface/transformers/blob/main/src/transformers/training_args.py "
+    "('--tf32 requires Ampere or a newer GPU arch'); https://github.com/triton-lang/triton/blob/main/python/triton/"
+    "language/semantic.py ('fp8e4nv data type is not supported on CUDA arch < 89')",
     confidence=0.6,
 )
 def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
-    need = found.group("need") or found.group("need2")
+    below = found.group("below")
+    need = (
+        found.group("need")
+        or found.group("need2")
+        or _GENERATIONS.get((found.group("generation") or "").split(" ")[0])
+        or (f"{below[:-1]}.{below[-1]}" if below else None)
+    )
     if (
         found.group("what") is None
         and found.group("what2") is None
@@ -244,6 +261,8 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
         "instead of bf16/fp8), or run on a newer GPU.",
         {"arch": found.group("arch") or (f"compute capability {need}" if need else "compute capability")},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        # named by its generation or the architecture it stops below: the GPU is the whole of the reading
+        confidence=0.85 if found.group("generation") or below else None,
     )
 
 

@@ -244,6 +244,32 @@ def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
     return replace(lead, family=family)
 
 
+# ncclGetErrorString's "default:" case: the code is not one this NCCL knows. NCCL adds result codes over releases
+# (ncclRemoteError 2.12, ncclInProgress 2.14), so a code it cannot name came from another NCCL than the one naming it:
+# two NCCL builds met in one process (a framework's bundled copy and the system's, or an extension built for another).
+@rule(
+    "cuda-library-mismatch",
+    r"NCCL[^\n]{0,300}'?unknown result code'?",
+    source="https://github.com/NVIDIA/nccl/blob/master/src/init.cc (ncclGetErrorString: 'default: return \"unknown "
+    "result code\"'), https://github.com/NVIDIA/nccl/blob/master/src/nccl.h.in (ncclResult_t)",
+    confidence=0.7,
+)
+def nccl_unknown_result(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "NCCL returned a result code that the NCCL asked to name it does not know: the code came from another NCCL "
+        "release than the one that names it. Two NCCL builds met in one process: the one the framework was built "
+        "with (torch's nvidia-nccl wheel, a container's /usr/lib copy) and the one an extension or plugin was built "
+        "against. Make them one release.",
+        {"library": "NCCL"},
+        None,
+        next=(
+            'python -c "import torch; print(torch.cuda.nccl.version())"',
+            "python -m pip list 2>/dev/null | grep -i nccl",
+            "ldconfig -p | grep -F libnccl",
+        ),
+    )
+
+
 @rule(
     "nccl-shm",
     r"(?:Error while (?:creating|attaching to) shared memory segment|failed to extend /dev/shm|unable to (?:allocate"

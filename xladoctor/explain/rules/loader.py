@@ -90,6 +90,11 @@ def shared_object_missing(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group("library")
     if found.groupdict().get("deleted"):
         return _deleted_library(found, library)
+    return library_missing(library, failure)
+
+
+def library_missing(library: str, failure: Failure) -> Lead:
+    """What a missing `library` means and who ships it."""
     if _TORCH_OWN.match(library):
         return _torch_own_library(library, failure)
     who, fix = _fix_for(library)
@@ -187,6 +192,32 @@ def dynamic_library_not_loaded(found: re.Match[str], failure: Failure) -> Lead |
 )
 def unable_to_load(found: re.Match[str], failure: Failure) -> Lead:
     return shared_object_missing(found, failure)
+
+
+# XLA's NCCL stub (jaxlib, TensorFlow) loads libnccl at the first collective; without it every NCCL call fails with
+# this text in place of NCCL's own error string. On ROCm the same stub loads RCCL ("RCCL operation ... failed").
+@rule(
+    "missing-library",
+    r"(?P<rccl>RCCL[^\n]{0,120})?Unable to load NCCL library",
+    source="https://github.com/openxla/xla/blob/main/xla/tsl/cuda/nccl_stub.cc ('Unable to load NCCL library. "
+    "Multi-GPU collectives will not work.')",
+    confidence=0.9,
+)
+def nccl_stub_unloaded(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("rccl"):
+        return Lead(
+            "XLA could not load RCCL (librccl.so.1), ROCm's NCCL: every collective across GPUs fails without it. "
+            "It comes with ROCm (the rccl package); another library that brought its own NCCL can also stand in "
+            "its way (TensorFlow loaded in the same process).",
+            {"library": "librccl.so.1"},
+            None,
+            next=("ldconfig -p | grep -F librccl", "echo $LD_LIBRARY_PATH"),
+        )
+    lead = library_missing("libnccl.so.2", failure)
+    return Lead(
+        "XLA could not load NCCL (libnccl.so.2), so every collective across GPUs fails. " + lead.cause,
+        lead.params, lead.fix, next=lead.next,
+    )  # fmt: skip
 
 
 @rule(
