@@ -907,3 +907,19 @@ def test_llvm_going_on_without_a_processor_it_does_not_know_is_a_warning() -> No
 def test_a_line_read_again_at_the_log_s_end_keeps_its_line_number(lines: int, end: str) -> None:
     log = "".join(f"step {i} loss 0.5\n" for i in range(1, lines)) + "rank 3: all_reduce stuck for 600 s" + end
     assert _explain(log).diagnosis.line == lines
+
+
+def test_torch_s_own_library_missing_when_your_code_imported_the_extension_first_is_the_import_order() -> None:
+    """The loader finds a loaded library by its soname: once torch is imported, libc10.so is never missing."""
+    error = "ImportError: libc10.so: cannot open shared object file: No such file or directory\n"
+    yours = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+    yours += "    import causal_conv1d_cuda\n"
+    diagnosis = _explain(yours + error).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("missing-library", "not-environment")
+    assert "Import torch first" in diagnosis.cause
+    package = (
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    import mamba_ssm\n'
+        '  File "/venv/lib/python3.10/site-packages/mamba_ssm/__init__.py", line 3, in <module>\n'
+        "    import selective_scan_cuda\n"
+    )
+    assert _explain(package + error).diagnosis.verdict == "environment"

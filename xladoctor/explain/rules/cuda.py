@@ -1323,3 +1323,30 @@ def onnxruntime_cuda_provider(found: re.Match[str], failure: Failure) -> Lead:
             "python -m pip list 2>/dev/null | grep -i -E 'onnxruntime|nvidia-cudnn|nvidia-cublas'",
         ),
     )
+
+
+# cuFFT's catch-all status. The cuFFT that CUDA 11.7 and older ship has no code for Ada (RTX 40xx, sm_89) or Hopper,
+# so torch.stft/torch.fft fail this way on those GPUs with a cu117 build and work with cu118 (pytorch#88038). It is
+# also raised when cuFFT cannot get the memory for its plan on a nearly full GPU (pytorch#119420).
+@rule(
+    "gpu-arch-unsupported",
+    r"cuFFT error: CUFFT_INTERNAL_ERROR|\bCUFFT_INTERNAL_ERROR\b",
+    source="https://github.com/pytorch/pytorch/issues/88038 (CUFFT_INTERNAL_ERROR on RTX 4090: fixed with a CUDA 11.8 "
+    "build), https://github.com/pytorch/pytorch/issues/119420 (on low free memory)",
+    confidence=0.6,
+)
+def cufft_internal_error(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuFFT failed inside (CUFFT_INTERNAL_ERROR). Most often the GPU is newer than the cuFFT the framework "
+        "bundles: the cuFFT of CUDA 11.7 and older has no code for Ada (RTX 40xx) or Hopper GPUs, so torch.stft and "
+        "torch.fft fail on them with a cu117 build; a build for CUDA 11.8 or newer (e.g. `--index-url "
+        "https://download.pytorch.org/whl/cu118`, or conda's pytorch-cuda=11.8) fixes it. On an older GPU the same "
+        "status comes from a GPU with almost no free memory for cuFFT's plan: free some, or set "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+        {"library": "cuFFT"},
+        None,
+        next=(
+            'python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name())"',
+            "nvidia-smi --query-gpu=name,compute_cap,memory.used,memory.total --format=csv",
+        ),
+    )

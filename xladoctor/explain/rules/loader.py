@@ -67,6 +67,18 @@ def _torch_own_library(library: str, failure: Failure) -> Lead:
             "installed. Rebuild it against this torch (reinstall the package from source with --no-build-isolation, "
             "or install its wheel built for this torch)."
         )
+    elif failure.frames and all(frame.owner in (None, "python") for frame in failure.frames):
+        # the loader finds a library already loaded by its soname: once torch is imported, its own libraries are
+        # never missing. Imported by the user's code alone (no library's frame on the way), the extension came first.
+        return Lead(
+            f"{library} is torch's own library (torch/lib/), loaded by `import torch`; your code imported the "
+            f"compiled extension that needs it{which} before torch, so the loader looked for it on its own path and "
+            "did not find it. Import torch first (`import torch`, then the extension): the installation is not at "
+            "fault.",
+            {"library": library, "package": "torch", "extension": extension},
+            verdict="not-environment",
+            next=("python -c 'import torch; print(torch.__version__, torch.__file__)'",),
+        )
     else:
         cause = (
             f"{library} is torch's own library (torch/lib/): the compiled extension that asks for it{which} is loaded "
