@@ -237,7 +237,28 @@ def root(found: Sequence[Candidate]) -> Candidate | None:
     # within a chain, the first exception's candidates come first, unless only later ones name a cause
     ordered = sorted(found, key=lambda c: c.rank)
     chosen = _with_frames(ordered[0], ordered)
-    return _explained_by_warning(chosen, ordered) or chosen
+    return _explained_by_warning(chosen, ordered) or _explained_by_build(chosen, ordered) or chosen
+
+
+_BUILD_HINT_LINES = 20  # how far after the error uv's hint comes (the build's stderr, a blank line, the hint)
+
+
+def _explained_by_build(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate | None:
+    """A missing module that the installer's next lines say a package's build imported without declaring it (uv's
+    hint after the build's stderr): the build's isolation, not the interpreter, lacks it."""
+    if chosen.family != "module-not-found":
+        return None
+    module = str(chosen.params.get("module", "")).split(".", 1)[0]
+    return next(
+        (
+            c
+            for c in ordered
+            if c.family == "build-failure"
+            and c.params.get("module") == module
+            and 0 < c.failure.line - chosen.failure.line <= _BUILD_HINT_LINES
+        ),
+        None,
+    )
 
 
 def _with_frames(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate:

@@ -923,3 +923,29 @@ def test_torch_s_own_library_missing_when_your_code_imported_the_extension_first
         "    import selective_scan_cuda\n"
     )
     assert _explain(package + error).diagnosis.verdict == "environment"
+
+
+_UV_BUILD = """  × Failed to build `flash-attn==2.6.1`
+  ├─▶ The build backend returned an error
+  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)
+
+      [stderr]
+      Traceback (most recent call last):
+        File "<string>", line 19, in <module>
+      ModuleNotFoundError: No module named 'torch'
+
+      hint: This error likely indicates that `flash-attn@2.6.1` depends on `torch`, but doesn't declare it as a """
+_UV_BUILD += """build dependency. If
+      `flash-attn` is a first-party package, consider adding `torch` to its `build-system.requires`.
+"""
+
+
+def test_a_module_a_build_imported_is_the_build_s_isolation_when_the_installer_says_so() -> None:
+    """uv's hint after the build's stderr, or pip's own block around it, makes "No module named" the build's."""
+    diagnosis = _explain(_UV_BUILD).diagnosis
+    assert (diagnosis.family, diagnosis.params["module"]) == ("build-failure", "torch")
+    pip = "      ModuleNotFoundError: No module named 'packaging'\n      [end of output]\n\n"
+    pip += "error: metadata-generation-failed\n"
+    assert _explain(pip).diagnosis.family == "build-failure"
+    # the same error with nothing of a build around it is the interpreter's
+    assert _explain(_UV_BUILD.split("      hint")[0]).diagnosis.family == "module-not-found"

@@ -90,16 +90,43 @@ _BUILD_FRAME = re.compile(
 def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
     """A package's build script imports a module (torch, most often) that pip's isolated build environment does not
     have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
-    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames):
+    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames) and not _BUILD_OUTPUT.search(
+        failure.message
+    ):
         return None
-    module = found.group("module").split(".", 1)[0]
+    return _isolated_build_lacks(found.group("module").split(".", 1)[0])
+
+
+# What pip and uv print around a build's own output, when the frames do not show (pasted without them, or only
+# "<string>" frames): pip's subprocess block (pip/_internal/exceptions.py: "[end of output]", "This error originates
+# from a subprocess"), uv's build errors (crates/uv-build-frontend/src/error.rs)
+_BUILD_OUTPUT = re.compile(
+    r"\[end of output\]|originates from a subprocess|metadata-generation-failed|did not run successfully"
+    r"|doesn't declare it as a build dependency|The build backend returned an error"
+)
+
+
+def _isolated_build_lacks(module: str) -> Lead:
     return Lead(
-        f"The package's build script imports {module}, which the isolated build environment pip made for it does not "
-        f"have (pip builds in a fresh environment, without the installed {module}). Install {module} first, then "
-        "build against it: pip install --no-build-isolation <package> (or use a prebuilt wheel).",
+        f"The package's build script imports {module}, which the isolated build environment the installer made for "
+        f"it does not have (pip and uv build in a fresh environment, without the installed {module}). Install "
+        f"{module} first, then build against it: pip install --no-build-isolation <package> (uv: uv pip install "
+        "--no-build-isolation <package>), or use a prebuilt wheel.",
         {"module": module, "option": "--no-build-isolation"},
         next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
     )
+
+
+# uv names the module the build imported and the package that did not declare it
+@rule(
+    "build-failure",
+    r"depends on `?(?P<module>[\w.-]{1,100})`?, but doesn't declare it as a build dependency",
+    source="https://github.com/astral-sh/uv/blob/main/crates/uv-build-frontend/src/error.rs ('This error likely "
+    "indicates that {package} depends on {module}, but doesn't declare it as a build dependency')",
+    confidence=0.95,
+)
+def build_dependency_undeclared(found: re.Match[str], failure: Failure) -> Lead:
+    return _isolated_build_lacks(found.group("module"))
 
 
 @rule(
