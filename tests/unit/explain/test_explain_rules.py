@@ -665,6 +665,17 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "nccl-duplicate-gpu",
             "set_device",
         ),
+        (
+            "node1:123:456 [0] init.cc:1339 NCCL WARN Detected mixed local Net device counts across ranks (min 1, max "
+            "8). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.\n",
+            "bad-configuration",
+            "same NICs",
+        ),
+        (
+            "node1:123:456 [0] plugin/net.cc:349 NCCL WARN Failed to initialize any NET plugin\n",
+            "bad-configuration",
+            "NCCL_NET",
+        ),
     ],
     ids=[
         "triton-arch-assert",
@@ -696,6 +707,8 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "nccl-mnnvl-imex",
         "nccl-cuda-malloc",
         "nccl-multiple-ranks-one-gpu",
+        "nccl-mixed-nic-counts",
+        "nccl-no-net-plugin",
     ],
 )
 def test_the_other_wordings_of_a_rule_give_its_family(log: str, family: str, word: str) -> None:

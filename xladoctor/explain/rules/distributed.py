@@ -71,8 +71,8 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
 
 def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
     """NCCL's WARN texts that name their cause (src/init.cc, bootstrap.cc, transport/net_socket.cc, mnnvl.cc,
-    transport/nvls.cc, graph/paths.cc, transport.cc, include/alloc.h), read before the words they share with
-    network failures ("socket", "connect")."""
+    transport/nvls.cc, graph/paths.cc, transport.cc, include/alloc.h, plugin/net.cc), read before the words they
+    share with network failures ("socket", "connect")."""
     said = detail.strip()[:200]
     if "mismatched nccl version" in lowered or "nccl version mismatch with remote peer" in lowered:
         return "version-mismatch", Lead(
@@ -132,6 +132,24 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
             "what disables the transports, or give NCCL_COMM_ID as host:port.",
             {"variable": variable},
             next=("env | grep ^NCCL_", NCCL_DEBUG),
+        )
+    if "mixed local net device counts" in lowered:  # init.cc: the nodes see different numbers of NICs
+        return "bad-configuration", Lead(
+            f"The nodes do not see the same number of network devices ({said}): one node lacks NICs the others have "
+            "(an RDMA device not passed into its container, a port down, NCCL_IB_HCA set differently). Give every "
+            "node the same NICs; NCCL_IGNORE_NET_MISMATCH=1 goes on regardless, on the slowest node's terms.",
+            {"variable": "NCCL_IGNORE_NET_MISMATCH"},
+            next=("ibv_devinfo -l  # on every node", "env | grep ^NCCL_"),
+        )
+    if "failed to initialize any net plugin" in lowered:
+        # plugin/net.cc: none of the plugins NCCL_NET_PLUGIN names, nor the built-in IB and Socket transports,
+        # started for the network NCCL_NET asks for
+        return "bad-configuration", Lead(
+            f"NCCL found no network transport it could start ({said}): NCCL_NET asks for a network this node does not "
+            "have (NCCL_NET=IB without InfiniBand devices), the plugin NCCL_NET_PLUGIN names cannot be loaded, or "
+            "NCCL_SOCKET_IFNAME matches no interface. Unset or correct them.",
+            {"variable": "NCCL_NET"},
+            next=("env | grep ^NCCL_", "ip -brief addr", NCCL_DEBUG),
         )
     if re.search(r"failed to cuda (?:malloc|calloc|host alloc)", lowered):
         return "out-of-memory", Lead(
