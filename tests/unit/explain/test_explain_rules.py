@@ -30,6 +30,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
     "gpu-arch-unsupported:cufft_internal_error": (tb("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR", "torch"), "gpu-arch-unsupported", "environment", "cu118"),
     "build-failure:build_dependency_undeclared": ("      hint: This error likely indicates that `flash-attn@2.6.1` depends on `torch`, but doesn't declare it as a build dependency. If `flash-attn` is a first-party package, consider adding `torch` to its `build-system.requires`.\n", "build-failure", "environment", "--no-build-isolation"),
+    "nccl-network:nccl_test_failure": ("node1: Test NCCL failure common.cu:1005 'remote process exited or there was a network error / '\n .. node1 pid 12345: Test failure common.cu:891\n", "nccl-network", "environment", "NCCL_SOCKET_IFNAME"),
     "build-failure:header_refuses_compiler": ("In file included from /venv/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:1:\n #error You need C++17 to compile PyTorch\n", "build-failure", "environment", "gcc"),
     "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
@@ -1918,3 +1919,18 @@ def test_a_refusal_that_names_the_generation_or_the_arch_it_stops_below_is_the_g
 def test_rccl_that_xla_cannot_load_is_rocm_s_library() -> None:
     diagnosis = _diagnose("RCCL operation ncclGetUniqueId failed: Unable to load NCCL library.\n")
     assert (diagnosis.family, diagnosis.params["library"]) == ("missing-library", "librccl.so.1")
+
+
+def test_nccl_s_result_is_read_when_its_last_error_is_empty() -> None:
+    log = (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+        "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+        "Last error:\n"
+    )
+    assert _diagnose(log).decided_by == "nccl-network:nccl_result"
+
+
+def test_nccl_tests_last_error_after_the_slash_is_read_like_nccl_s_own() -> None:
+    log = "node1: Test NCCL failure common.cu:1005 'unhandled system error / Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)'\n"
+    assert _diagnose(log).family == "nccl-shm"

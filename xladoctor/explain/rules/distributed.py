@@ -467,15 +467,39 @@ def duplicate_gpu(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.7,
 )
 def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
-    code = code_saying(found.group("said"))
-    if code is None or "Last error" in failure.haystack:
-        return None  # the "Last error:" rule reads it better
+    if re.search(r"Last error:\s*\n?[^\n]{3,}", failure.haystack):
+        return None  # the "Last error:" rule reads it better (an empty one says nothing)
+    return _result_read(found.group("said"))
+
+
+# nccl-tests' NCCLCHECK (src/common.h): "HOST: Test NCCL failure FILE:LINE 'ncclGetErrorString / ncclGetLastError'";
+# the text after " / " is NCCL's last error, when it kept one
+@rule(
+    "nccl-network",
+    r"Test NCCL failure [^\s:]{1,200}:\d+ '(?P<said>[^'\n]{3,200}?)(?: / (?P<last>[^'\n]{0,400}))?'",
+    source="https://github.com/NVIDIA/nccl-tests/blob/master/src/common.h (NCCLCHECK)",
+    confidence=0.7,
+)
+def nccl_test_failure(found: re.Match[str], failure: Failure) -> Lead | None:
+    last = (found.group("last") or "").strip()
+    if len(last) >= 3 and (read := _from_last_error(last)) is not None:
+        family, lead = read
+        return replace(lead, family=family)
+    return _result_read(found.group("said"))
+
+
+def _result_read(said: str) -> Lead | None:
+    """NCCL's result string (ncclGetErrorString) read for the family it most often means."""
+    code = code_saying(said)
+    if code is None or code.name == "ncclUnhandledCudaError":
+        # a CUDA call inside NCCL failed, and which one decides the family (NCCL_DEBUG=WARN prints it as "Cuda
+        # failure '...'"): the result alone reads as no family (pytorch#150852 was NVLS on an older driver)
+        return None
     family, verdict = {
         "ncclRemoteError": ("nccl-network", "environment"),
         "ncclSystemError": ("nccl-network", "unknown"),
         "ncclInvalidUsage": ("user-code-error", "not-environment"),
         "ncclInvalidArgument": ("user-code-error", "not-environment"),
-        "ncclUnhandledCudaError": ("cuda-illegal-access", "unknown"),
         "ncclInternalError": ("framework-internal-error", "unknown"),
     }.get(code.name, ("nccl-network", "unknown"))
     return Lead(
