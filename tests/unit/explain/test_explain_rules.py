@@ -1934,3 +1934,8 @@ def test_nccl_s_result_is_read_when_its_last_error_is_empty() -> None:
 def test_nccl_tests_last_error_after_the_slash_is_read_like_nccl_s_own() -> None:
     log = "node1: Test NCCL failure common.cu:1005 'unhandled system error / Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)'\n"
     assert _diagnose(log).family == "nccl-shm"
+
+
+def test_an_older_pip_s_failed_build_command_is_a_build_failure() -> None:
+    log = "ERROR: Command errored out with exit status 1: python setup.py egg_info Check the logs for full command output.\n"
+    assert _diagnose(log).family == "build-failure"

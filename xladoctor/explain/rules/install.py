@@ -563,8 +563,13 @@ def ninja(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "build-failure",
     r"Failed building wheel for (?P<pkg>[\w.-]{1,80})|Failed to build (?:installable wheels for some pyproject\.toml "
-    r"based projects \(?)?(?P<pkg2>[\w.-]{1,80})|error: command '(?P<cmd>[^']{1,200})' failed",
-    source="https://pip.pypa.io/en/stable/reference/build-system/",
+    r"based projects \(?)?(?P<pkg2>[\w.-]{1,80})|error: command '(?P<cmd>[^']{1,200})' failed"
+    # pip before 21.3 (pip/_internal/utils/subprocess.py): "Command errored out with exit status 1: python setup.py
+    # egg_info Check the logs for full command output."
+    r"|Command errored out with exit status \d+: [^\n]{0,300}?setup\.py['\"]?[^\n]{0,300}? (?:egg_info|bdist_wheel"
+    r"|install|develop|build_ext)\b",
+    source="https://pip.pypa.io/en/stable/reference/build-system/; https://github.com/pypa/pip/blob/20.3/src/pip/"
+    "_internal/utils/subprocess.py ('Command errored out with exit status')",
     confidence=0.6,
 )
 def wheel_build_failed(found: re.Match[str], failure: Failure) -> Lead:
