@@ -1939,3 +1939,14 @@ def test_nccl_tests_last_error_after_the_slash_is_read_like_nccl_s_own() -> None
 def test_an_older_pip_s_failed_build_command_is_a_build_failure() -> None:
     log = "ERROR: Command errored out with exit status 1: python setup.py egg_info Check the logs for full command output.\n"
     assert _diagnose(log).family == "build-failure"
+
+
+def test_xla_s_newer_rendezvous_warning_names_what_it_waited_for() -> None:
+    log = (
+        "E0718 10:11:12.123456 1234 rendezvous.cc:38] This thread has been waiting for `initialize clique for rank 6; "
+        "clique=devices=[0,1,2,3,4,5,6,7]; stream=0; run_id=724296073` for 10 seconds and may be stuck. Expected 8 "
+        "threads to join the rendezvous, but not all of them arrived on time.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert (diagnosis.family, diagnosis.verdict) == ("hang-timeout", "unknown")
+    assert "NCCL communicator" in diagnosis.cause and any("NCCL_DEBUG=INFO" in step for step in diagnosis.next)

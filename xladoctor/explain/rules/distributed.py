@@ -619,23 +619,46 @@ def rank_killed_by_sigbus(found: re.Match[str], failure: Failure) -> Lead:
     return _shm("a process was killed by SIGBUS (exit code -7) writing to shared memory")
 
 
+# XLA's rendezvous of the threads (one per local device) that run a collective together: it warns after a while,
+# then aborts. Older releases said how long ("waiting for 10 seconds and may be stuck: participant 1 ..."); newer ones
+# name what they waited for: an NCCL clique's creation ("initialize clique", "acquire clique") or a collective's call.
 @rule(
     "hang-timeout",
     r"This thread has been waiting for (?P<waited>[\d.]+ ?(?:s|ms|seconds|milliseconds)) and may be stuck"
-    r"(?:: (?P<what>[^\n]{3,200}))?",
-    source="https://github.com/openxla/xla/blob/main/xla/service/rendezvous.cc (a participant that never arrived)",
+    r"(?:: (?P<what>[^\n]{3,200}))?"
+    r"|This thread has been waiting for `(?P<named>[^`\n]{1,300})`\s+for (?P<seconds>\d+) seconds\s+and may\s+be "
+    r"stuck|Termination timeout for `(?P<named2>[^`\n]{1,300})` of (?P<seconds2>\d+) seconds exceeded",
+    source="https://github.com/openxla/xla/blob/main/xla/service/rendezvous.cc (WaitAndLogIfStuck: 'This thread has "
+    "been waiting for `...` for N seconds and may be stuck. Expected N threads to join the rendezvous, but not all of "
+    "them arrived on time.')",
     confidence=0.8,
 )
 def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
     """XLA's collectives meet at a rendezvous; a device or process that never arrives leaves the others waiting,
     and XLA says so. As with NCCL's watchdog, the cause is the participant that is not there."""
+    named = found.group("named") or found.group("named2")
+    if named is None:
+        return Lead(
+            f"An XLA collective has waited {found.group('waited')} for a participant that never arrived "
+            f"({(found.group('what') or 'a rendezvous').strip()[:120]}): one device or process is elsewhere (hung, "
+            "slower, died, or running another program). Find the one that is different.",
+            {"waited": found.group("waited")},
+            verdict="unknown",
+            next=("xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang",),
+        )
+    clique = "clique" in named
     return Lead(
-        f"An XLA collective has waited {found.group('waited')} for a participant that never arrived "
-        f"({(found.group('what') or 'a rendezvous').strip()[:120]}): one device or process is elsewhere (hung, "
-        "slower, died, or running another program). Find the one that is different.",
-        {"waited": found.group("waited")},
+        f"XLA's devices waited for each other at `{named[:160]}` and not all of them came: "
+        + (
+            "the NCCL communicator for these GPUs was being created, and a rank or a device never finished joining "
+            "it (NCCL's network or peer setup hung, or another process of the job stopped earlier). "
+            if clique
+            else "a device or process of the job is elsewhere (hung, crashed, or running another program or shape). "
+        )
+        + "The log of the participant that did not arrive, or NCCL's own (NCCL_DEBUG=INFO), says why.",
+        {"what": named[:200], "waited": f"{found.group('seconds') or found.group('seconds2')} s"},
         verdict="unknown",
-        next=("xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang",),
+        next=(NCCL_DEBUG, "xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang"),
     )
 
 
