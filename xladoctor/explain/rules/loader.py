@@ -455,6 +455,30 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# glibc 2.41 (January 2025) no longer gives a library the executable stack it asks for when the program does not
+# have one: dlopen fails instead. The system's C library is newer than the wheel was built for; the library, not
+# the system, is to change (built with -z noexecstack), or its flag cleared.
+@rule(
+    "glibc-version",
+    r"(?P<library>[\w.+-]{1,120}\.so[\w.]{0,20}): cannot enable executable stack as shared object requires",
+    source="https://github.com/conda-forge/pytorch-cpu-feedstock/issues/350 (glibc 2.41 refuses it; fixed by "
+    "building with -Wl,-z,noexecstack, pull 355); https://sourceware.org/git/?p=glibc.git;a=blob;f=NEWS (2.41: "
+    "dlopen and executable stacks)",
+    confidence=0.95,
+)
+def executable_stack_refused(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group("library")
+    return Lead(
+        f"{library} asks for an executable stack, which glibc 2.41 and newer no longer grant a library loaded by "
+        "dlopen: the system's C library is newer than the one the package was built against. Install a release of "
+        "the package built with a non-executable stack (most have rebuilt since 2025), clear the flag on the file "
+        f"(`patchelf --clear-execstack {library}`, patchelf 0.18 or newer, or `execstack -c`), or run it where glibc "
+        "is older than 2.41 (a container).",
+        {"library": library, "what": "glibc 2.41"},
+        next=("ldd --version | head -1  # the system's glibc",),
+    )
+
+
 @rule(
     "glibc-version",
     # the opening backtick is optional: a paste rendered as Markdown eats it (it starts inline code)
