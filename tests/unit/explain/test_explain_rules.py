@@ -1951,3 +1951,8 @@ def test_xla_s_newer_rendezvous_warning_names_what_it_waited_for() -> None:
     diagnosis = _diagnose(log)
     assert (diagnosis.family, diagnosis.verdict) == ("hang-timeout", "unknown")
     assert "NCCL communicator" in diagnosis.cause and any("NCCL_DEBUG=INFO" in step for step in diagnosis.next)
+
+
+def test_keras_3_s_refusal_of_a_layer_cut_short_in_the_paste_is_still_read() -> None:
+    line = "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Receiv"
+    assert _diagnose(tb(line, "keras/src/models")).decided_by == "api-version-skew:keras_layer_of_the_other_keras"

@@ -1093,7 +1093,9 @@ _NOT_A_LAYER = re.compile(
 
 @rule(
     "api-version-skew",
-    r"Only instances of `keras\.Layer` can be added to a Sequential model\. Received: ?(?P<what>[^\n]{0,300})",
+    # the tail is optional: a paste cut short ("... to a Sequential model. Receiv") is still this refusal
+    r"Only instances of `keras\.Layer` can be added to a Sequential model\."
+    r"(?: Receiv(?:ed:? ?)?(?P<what>[^\n]{0,300}))?",
     source="https://github.com/keras-team/keras/blob/master/keras/src/models/sequential.py (Sequential.add: "
     "isinstance(layer, Layer), Keras 3's Layer); https://github.com/tensorflow/tensorflow/issues/63849 "
     "(tensorflow_hub.KerasLayer under Keras 3)",
@@ -1103,7 +1105,7 @@ def keras_layer_of_the_other_keras(found: re.Match[str], failure: Failure) -> Le
     """Keras 3's Sequential takes only Keras 3 layers: a Keras 2 layer (tensorflow_hub.KerasLayer, a tf-keras
     layer, code written for tf.keras before TensorFlow 2.16) is refused in these words. A function or a class
     handed over instead of a layer object is the user's own mistake, read by its type."""
-    what = found.group("what").strip()
+    what = (found.group("what") or "").strip()
     if _NOT_A_LAYER.search(what) and not _KERAS2_LAYER.search(what):
         return None  # a function (keras.applications.EfficientNetB2 itself), a class or a list: not a layer at all
     shown = _KERAS2_LAYER.search(what) is not None
