@@ -1956,3 +1956,12 @@ def test_xla_s_newer_rendezvous_warning_names_what_it_waited_for() -> None:
 def test_keras_3_s_refusal_of_a_layer_cut_short_in_the_paste_is_still_read() -> None:
     line = "ValueError: Only instances of `keras.Layer` can be added to a Sequential model. Receiv"
     assert _diagnose(tb(line, "keras/src/models")).decided_by == "api-version-skew:keras_layer_of_the_other_keras"
+
+
+def test_a_triton_kernel_s_old_dot_arguments_are_read_when_the_paste_ends_on_the_quoted_line() -> None:
+    log = (
+        "triton.compiler.errors.CompilationError: at 114:14:\n"
+        "        qk = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)\n"
+        "        qk += tl.dot(q, k, trans_b=True)\n"
+    )
+    assert _diagnose(log).decided_by == "api-version-skew:triton_dot_transpose"

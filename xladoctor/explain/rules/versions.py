@@ -1127,7 +1127,8 @@ def keras_layer_of_the_other_keras(found: re.Match[str], failure: Failure) -> Le
     # up to its 12 last lines (source_line_count_max_in_message), then a caret under the failing one: that last
     # quoted line is the call that failed
     r"|CompilationError: at \d{1,5}:\d{1,4}:\n(?:[^\n]{0,300}\n){0,11}[^\n]{0,200}\btl\.dot\([^\n]{0,200}?"
-    r"\b(?P<name2>trans_[ab])\s*=\s*True[^\n]{0,200}\n[ \t]{0,300}\^",
+    # (or that line ends the paste, cut before the caret)
+    r"\b(?P<name2>trans_[ab])\s*=\s*True[^\n]{0,200}(?:\n[ \t]{0,300}\^|\s*\Z)",
     # triton.language.dot took trans_a/trans_b in Triton's early releases (2.0 and its dev builds, which MPT's and
     # DNABERT-2's kernels pinned); later ones have no such arguments (tl.trans transposes the operand instead)
     source="https://github.com/triton-lang/triton/blob/main/python/triton/language/core.py (dot: no trans_a or "
