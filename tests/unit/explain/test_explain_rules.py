@@ -32,6 +32,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:build_dependency_undeclared": ("      hint: This error likely indicates that `flash-attn@2.6.1` depends on `torch`, but doesn't declare it as a build dependency. If `flash-attn` is a first-party package, consider adding `torch` to its `build-system.requires`.\n", "build-failure", "environment", "--no-build-isolation"),
     "nccl-network:nccl_test_failure": ("node1: Test NCCL failure common.cu:1005 'remote process exited or there was a network error / '\n .. node1 pid 12345: Test failure common.cu:891\n", "nccl-network", "environment", "NCCL_SOCKET_IFNAME"),
     "glibc-version:executable_stack_refused": (tb("ImportError: libtorch_cpu.so: cannot enable executable stack as shared object requires: Invalid argument", "torch"), "glibc-version", "environment", "patchelf --clear-execstack"),
+    "framework-internal-error:gdb_backtrace": ("(gdb) bt\n#0  hip::FatBinaryInfo::ExtractFatBinaryUsingCOMGR (this=0x55555b582d50, devices=std::vector of length 3) at /usr/src/debug/hipamd/src/hip_fatbin.cpp:230\n#1  0x00007fffe5a1b2c3 in hip::FatBinaryInfo::ExtractFatBinary (this=0x55555b582d50) at /usr/src/debug/hip_fatbin.cpp:120\n", "framework-internal-error", "unknown", "hip_fatbin.cpp"),
     "build-failure:header_refuses_compiler": ("In file included from /venv/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:1:\n #error You need C++17 to compile PyTorch\n", "build-failure", "environment", "gcc"),
     "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
@@ -1965,3 +1966,12 @@ def test_a_triton_kernel_s_old_dot_arguments_are_read_when_the_paste_ends_on_the
         "        qk += tl.dot(q, k, trans_b=True)\n"
     )
     assert _diagnose(log).decided_by == "api-version-skew:triton_dot_transpose"
+
+
+def test_a_backtrace_that_stops_in_a_wait_is_a_hang_not_a_crash() -> None:
+    log = (
+        "(gdb) bt\n#0  0x00007f0000001234 in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6\n"
+        "#1  0x00007f0000005678 in pthread_cond_wait () from /lib/x86_64-linux-gnu/libc.so.6\n"
+    )
+    diagnosis = _diagnose(log)
+    assert (diagnosis.family, diagnosis.params["function"]) == ("hang-timeout", "__futex_abstimed_wait_common")

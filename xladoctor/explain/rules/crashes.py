@@ -96,6 +96,46 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# gdb's `bt` (its manual, "Backtraces": "#0  0xADDR in FUNC (ARGS) at FILE:LINE" or "... from LIBRARY"): the
+# innermost frame is where the process stopped. A wait of the C library or the driver there is a process that hangs;
+# anything else is where native code crashed (the signal line is often left out of a paste).
+_WAITING = re.compile(
+    r"(?i)futex|pthread_cond_\w*wait|pthread_join|epoll_wait|\bpoll\b|__poll|\bselect\b|nanosleep|sched_yield"
+    r"|\bioctl\b|__GI___ioctl|sem_\w*wait|\bwait4?\b|clock_nanosleep|cuStreamSynchronize|cudaStreamSynchronize"
+)
+
+
+@rule(
+    "framework-internal-error",
+    r"(?m)^#0  (?:0x[0-9a-fA-F]{1,16} in )?(?P<function>[^\s(]{1,300}) \([^\n]{0,2000}?\)"
+    r"(?: at (?P<file>[^\s:]{1,300}):\d{1,6}| from (?P<library>\S{1,300}))?",
+    source="https://sourceware.org/gdb/current/onlinedocs/gdb.html/Backtrace.html (the frames of `bt`)",
+    confidence=0.45,
+)
+def gdb_backtrace(found: re.Match[str], failure: Failure) -> Lead:
+    function = found.group("function")
+    where = found.group("file") or found.group("library") or ""
+    place = f"{function}" + (f" ({where.rsplit('/', 1)[-1]})" if where else "")
+    if _WAITING.search(function):
+        return Lead(
+            f"A debugger's backtrace whose innermost frame waits ({place}): the process was not crashing but "
+            "blocked, waiting for a lock, a device or another process. Take the stacks of every process of the job "
+            "at once to see what it waits for.",
+            {"function": function, "where": where},
+            family="hang-timeout",
+            verdict="unknown",
+            next=("py-spy dump --native --pid PID  # each process's Python and native stacks",),
+        )
+    return Lead(
+        f"A debugger's backtrace stops in native code at {place}: the process crashed there (or stopped at a "
+        "breakpoint). The library that holds that frame is the one to report it to, with its version and this "
+        "backtrace; a newer release of it may fix it, and two builds of one library loaded together can cause it.",
+        {"function": function, "where": where},
+        verdict="unknown",
+        next=("gdb -batch -ex run -ex bt --args python ...  # the whole backtrace, with the signal",),
+    )
+
+
 # How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
 # fish say it in lower case), Windows' exception codes (0xC0000005 access violation, 0xC0000409 a fail-fast, as
 # PyCharm and a shell print them, signed or not) and CPython's faulthandler on Windows, and SIGFPE.
