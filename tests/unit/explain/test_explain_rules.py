@@ -33,6 +33,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "nccl-network:nccl_test_failure": ("node1: Test NCCL failure common.cu:1005 'remote process exited or there was a network error / '\n .. node1 pid 12345: Test failure common.cu:891\n", "nccl-network", "environment", "NCCL_SOCKET_IFNAME"),
     "glibc-version:executable_stack_refused": (tb("ImportError: libtorch_cpu.so: cannot enable executable stack as shared object requires: Invalid argument", "torch"), "glibc-version", "environment", "patchelf --clear-execstack"),
     "framework-internal-error:gdb_backtrace": ("(gdb) bt\n#0  hip::FatBinaryInfo::ExtractFatBinaryUsingCOMGR (this=0x55555b582d50, devices=std::vector of length 3) at /usr/src/debug/hipamd/src/hip_fatbin.cpp:230\n#1  0x00007fffe5a1b2c3 in hip::FatBinaryInfo::ExtractFatBinary (this=0x55555b582d50) at /usr/src/debug/hip_fatbin.cpp:120\n", "framework-internal-error", "unknown", "hip_fatbin.cpp"),
+    "bad-configuration:cuda_asked_on_a_mac": ('Traceback (most recent call last):\n  File "/Users/me/proj/run.py", line 3, in <module>\n    model.cuda()\n  File "/Users/me/proj/.venv/lib/python3.11/site-packages/torch/cuda/__init__.py", line 310, in _lazy_init\n    raise AssertionError("Torch not compiled with CUDA enabled")\nAssertionError: Torch not compiled with CUDA enabled\n', "bad-configuration", "environment", "mps"),
     "build-failure:header_refuses_compiler": ("In file included from /venv/lib/python3.10/site-packages/torch/include/c10/util/C++17.h:1:\n #error You need C++17 to compile PyTorch\n", "build-failure", "environment", "gcc"),
     "bad-configuration:preload_refused": ("ERROR: ld.so: object '/usr/lib/x86_64-linux-gnu/libfoo.so' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "accelerator-unavailable:cuda_init_unknown_error": (tb("RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.", "torch/cuda"), "accelerator-unavailable", "environment", "nvidia_uvm"),
@@ -1975,3 +1976,8 @@ def test_a_backtrace_that_stops_in_a_wait_is_a_hang_not_a_crash() -> None:
     )
     diagnosis = _diagnose(log)
     assert (diagnosis.family, diagnosis.params["function"]) == ("hang-timeout", "__futex_abstimed_wait_common")
+
+
+def test_a_cpu_only_torch_asked_for_cuda_off_a_mac_is_still_the_install() -> None:
+    log = tb("AssertionError: Torch not compiled with CUDA enabled", "torch/cuda")
+    assert _diagnose(log).decided_by == "signature:torch-cpu-build-cuda-requested"

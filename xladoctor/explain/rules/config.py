@@ -269,3 +269,35 @@ def device_past_the_visible_ones(found: re.Match[str], failure: Failure) -> Lead
         None,
         next=("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES"),
     )
+
+
+# What in a log says it came from a Mac: its paths (/Users/, Homebrew's /opt/homebrew, python.org's framework
+# build), platform strings (platform.platform(): "macOS-14.2.1-arm64-arm-64bit"; sys.platform "darwin") or the user
+_MAC = re.compile(
+    r"/Users/[^/\s]{1,100}/|/opt/homebrew/|Python\.framework/|\bmacOS[- ]\d|\bdarwin\b|arm64-arm-64bit"
+    r"|\bMac ?(?:OS|Book|mini|Studio)?\s?M[1-4]\b|Apple (?:Silicon|M[1-4])",
+    re.IGNORECASE,
+)
+
+
+@rule(
+    "bad-configuration",
+    r"Torch not compiled with CUDA enabled",
+    source="https://pytorch.org/get-started/locally/ (macOS: 'CUDA is not available on MacOS'; the MPS device); "
+    "https://pytorch.org/docs/stable/notes/mps.html",
+    confidence=0.95,
+)
+def cuda_asked_on_a_mac(found: re.Match[str], failure: Failure) -> Lead | None:
+    """On macOS no CUDA build of torch exists, so the fix a CPU-only build elsewhere needs (a CUDA wheel) is no fix
+    there: the device the code or its configuration asks for is."""
+    where = " ".join([failure.haystack, *(frame.file for frame in failure.frames)])
+    if not _MAC.search(where):
+        return None  # elsewhere, a CPU-only build of torch where a CUDA one is wanted: the catalogue's reading
+    return Lead(
+        "The code asks for CUDA on a Mac, where torch has no CUDA build at all: no install fixes it. Set the device "
+        "the code or its configuration uses to 'mps' (Apple GPUs) or 'cpu' (a `device='cuda'` default, a "
+        "`.cuda()` call, a --device option); with PYTORCH_ENABLE_MPS_FALLBACK=1 the operations MPS lacks run on "
+        "the CPU.",
+        {"device": "mps", "variable": "PYTORCH_ENABLE_MPS_FALLBACK"},
+        next=('python -c "import torch; print(torch.backends.mps.is_available())"',),
+    )
