@@ -1981,3 +1981,12 @@ def test_a_backtrace_that_stops_in_a_wait_is_a_hang_not_a_crash() -> None:
 def test_a_cpu_only_torch_asked_for_cuda_off_a_mac_is_still_the_install() -> None:
     log = tb("AssertionError: Torch not compiled with CUDA enabled", "torch/cuda")
     assert _diagnose(log).decided_by == "signature:torch-cpu-build-cuda-requested"
+
+
+def test_no_nvidia_driver_on_a_mac_is_the_device_too() -> None:
+    line = (
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+        "a driver from http://www.nvidia.com/Download/index.aspx"
+    )
+    log = f'Traceback (most recent call last):\n  File "/Users/me/app.py", line 3, in <module>\n    x.cuda()\n{line}\n'
+    assert _diagnose(log).decided_by == "bad-configuration:cuda_asked_on_a_mac"

@@ -282,7 +282,7 @@ _MAC = re.compile(
 
 @rule(
     "bad-configuration",
-    r"Torch not compiled with CUDA enabled",
+    r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No CUDA GPUs are available",
     source="https://pytorch.org/get-started/locally/ (macOS: 'CUDA is not available on MacOS'; the MPS device); "
     "https://pytorch.org/docs/stable/notes/mps.html",
     confidence=0.95,
