@@ -1990,3 +1990,35 @@ def test_no_nvidia_driver_on_a_mac_is_the_device_too() -> None:
     )
     log = f'Traceback (most recent call last):\n  File "/Users/me/app.py", line 3, in <module>\n    x.cuda()\n{line}\n'
     assert _diagnose(log).decided_by == "bad-configuration:cuda_asked_on_a_mac"
+
+
+@pytest.mark.parametrize(
+    ("path", "module", "said"),
+    [
+        ("C:\\Users\\me\\ComfyUI\\main.py", "triton", "triton-windows<3.3"),
+        ("/Users/me/proj/train.py", "triton", "does not run on a Mac"),
+        ("/Users/me/proj/train.py", "flash_attn", "sdpa"),
+    ],
+)
+def test_a_module_with_no_build_for_the_log_s_platform_is_not_an_install_away(
+    path: str, module: str, said: str
+) -> None:
+    log = f'Traceback (most recent call last):\n  File "{path}", line 3, in <module>\n    import {module}\n'
+    diagnosis = _diagnose(log + f"ModuleNotFoundError: No module named '{module}'\n")
+    assert diagnosis.family == "module-not-found" and said in diagnosis.cause
+    assert not diagnosis.remediation  # no unpinned install to paste
+
+
+def test_a_module_missing_on_linux_is_still_installed() -> None:
+    log = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 3, in <module>\n    import triton\n'
+    diagnosis = _diagnose(log + "ModuleNotFoundError: No module named 'triton'\n")
+    assert any("pip install triton" in step for step in diagnosis.remediation)
+
+
+def test_the_platform_of_a_log_is_read_from_its_paths_and_words() -> None:
+    from xladoctor.explain.platforms import platform_of
+
+    assert platform_of("/opt/homebrew/lib/python3.11/site-packages/torch") == "macos"
+    assert platform_of("OSError: [WinError 126] The specified module could not be found") == "windows"
+    assert platform_of("/home/me/.venv/lib/python3.11/site-packages/torch") is None
+    assert platform_of("/Users/me/x and C:\\Users\\me\\y") is None  # both: neither is said

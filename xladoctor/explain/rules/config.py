@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import platform_of
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export, unset
@@ -271,15 +272,6 @@ def device_past_the_visible_ones(found: re.Match[str], failure: Failure) -> Lead
     )
 
 
-# What in a log says it came from a Mac: its paths (/Users/, Homebrew's /opt/homebrew, python.org's framework
-# build), platform strings (platform.platform(): "macOS-14.2.1-arm64-arm-64bit"; sys.platform "darwin") or the user
-_MAC = re.compile(
-    r"/Users/[^/\s]{1,100}/|/opt/homebrew/|Python\.framework/|\bmacOS[- ]\d|\bdarwin\b|arm64-arm-64bit"
-    r"|\bMac ?(?:OS|Book|mini|Studio)?\s?M[1-4]\b|Apple (?:Silicon|M[1-4])",
-    re.IGNORECASE,
-)
-
-
 @rule(
     "bad-configuration",
     r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system|No CUDA GPUs are available",
@@ -290,8 +282,7 @@ _MAC = re.compile(
 def cuda_asked_on_a_mac(found: re.Match[str], failure: Failure) -> Lead | None:
     """On macOS no CUDA build of torch exists, so the fix a CPU-only build elsewhere needs (a CUDA wheel) is no fix
     there: the device the code or its configuration asks for is."""
-    where = " ".join([failure.haystack, *(frame.file for frame in failure.frames)])
-    if not _MAC.search(where):
+    if platform_of(" ".join([failure.haystack, *(frame.file for frame in failure.frames)])) != "macos":
         return None  # elsewhere, a CPU-only build of torch where a CUDA one is wanted: the catalogue's reading
     return Lead(
         "The code asks for CUDA on a Mac, where torch has no CUDA build at all: no install fixes it. Set the device "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import NO_BUILD, platform_of
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, Install, export, install
@@ -135,6 +136,17 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             confidence=0.8,
         )
     package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+    platform = platform_of(" ".join([failure.haystack, *(frame.file for frame in failure.frames)]))
+    unbuilt = NO_BUILD.get((top, platform or ""))
+    if unbuilt is not None:
+        said, instead = unbuilt
+        return Lead(
+            f"No module named {module!r}, and on {'Windows' if platform == 'windows' else 'macOS'} it is not a "
+            f"matter of installing it: {said}",
+            {"module": module, "package": instead or package, "platform": platform or ""},
+            install((instead, "")) if instead else None,
+            next=('python -c "import torch; print(torch.__version__)"',),
+        )
     building = any(w in failure.message for w in ("build wheel", "Getting requirements", "setup.py", "pyproject"))
     if building and top == "torch":
         return Lead(
