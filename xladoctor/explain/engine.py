@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
-from xladoctor.explain.logfacts import read_log_facts, with_log_facts
+from xladoctor.explain.logfacts import read_log_facts, triton_below_its_floor, with_log_facts
 from xladoctor.explain.records import Failure, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
@@ -187,10 +187,10 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = stalled_at_startup(reader.tail(), explained.lines) or diagnosis
-    if diagnosis is not None and diagnosis.family == "gpu-arch-unsupported":
-        # the GPU and torch build a pasted issue names: read only for the verdict that needs them
+    if diagnosis is not None and diagnosis.family in ("gpu-arch-unsupported", "framework-internal-error"):
+        # the GPU and torch build a pasted issue names: read only for the verdicts that need them
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
-        diagnosis = with_log_facts(diagnosis, told)
+        diagnosis = with_log_facts(triton_below_its_floor(diagnosis, told), told)
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

@@ -114,3 +114,51 @@ def with_log_facts(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | 
             )
     params = {**diagnosis.params, "gpu": gpu.name, "capability": gpu.capability}
     return dataclasses.replace(diagnosis, cause=diagnosis.cause + said, params=params)
+
+
+# Triton's own statement of the GPUs it supports (triton-lang/triton README, "Supported Hardware: NVIDIA GPUs (Compute
+# Capability 8.0+)"): below it, kernels and dtypes that its compiler takes for granted are missing, and a crash of
+# that compiler on such a GPU is the GPU's, not a defect to report.
+TRITON_FLOOR = Version("8.0")
+TRITON_SOURCE = (
+    "https://github.com/triton-lang/triton#compatibility (Supported Hardware: NVIDIA GPUs, Compute Capability 8.0+)"
+)
+_TRITON = re.compile(r"\btriton\b|\bTritonGPU|\bttgir\b|\btl\.[a-z_]+\(", re.IGNORECASE)
+
+
+def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | None:
+    """A framework defect read from Triton's compiler, on a GPU the log names below Triton's supported compute
+    capability: the GPU, with what to do instead. Any other verdict as it is."""
+    if diagnosis is None or diagnosis.family != "framework-internal-error" or facts.gpu is None:
+        return diagnosis
+    gpu = facts.gpu
+    try:
+        below = Version(gpu.capability) < TRITON_FLOOR
+    except InvalidVersion:
+        return diagnosis
+    said = " ".join([diagnosis.record, diagnosis.cause, *map(str, diagnosis.params.values())])
+    if not below or not _TRITON.search(said):
+        return diagnosis
+    return dataclasses.replace(
+        diagnosis,
+        verdict="environment",
+        family="gpu-arch-unsupported",
+        cause=(
+            f"Triton's compiler failed, and the log names the GPU: {gpu.name}, compute capability {gpu.capability} "
+            f"({gpu.architecture}). Triton supports NVIDIA GPUs of compute capability 8.0 and newer: on this one, "
+            "kernels and dtypes its compiler takes for granted (bf16, fp8, newer tensor-core instructions) are "
+            "missing. Run the code's path without Triton (torch.compile off, or backend=\"aot_eager\"; the project's "
+            "option to turn its Triton kernels off), use float16 rather than bfloat16, or an Ampere or newer GPU. "
+            f"What the compiler said: {diagnosis.record.strip()[:200]}"
+        ),
+        params={
+            **diagnosis.params,
+            "gpu": gpu.name,
+            "capability": gpu.capability,
+            "arch": "sm_" + gpu.capability.replace(".", ""),
+        },
+        decided_by="gpu-arch-unsupported:triton_below_its_floor",
+        source=TRITON_SOURCE,
+        remediation=(),
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )

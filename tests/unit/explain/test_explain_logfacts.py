@@ -77,3 +77,22 @@ def test_an_error_that_names_its_architecture_is_not_overridden_by_a_name_in_the
 def test_the_torch_build_is_read_in_each_way_logs_print_it(line: str) -> None:
     diagnosis = _diagnose(line + "\nNVIDIA GeForce RTX 5090\n" + NO_KERNEL)
     assert diagnosis is not None and "2.2.0+cu118 does not carry it" in diagnosis.cause
+
+
+_TRITON_CRASH = (
+    'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    out = model(x)\n'
+    '  File "/venv/lib/python3.10/site-packages/triton/compiler/compiler.py", line 300, in compile\n'
+    "    next_module = compile_ir(module, metadata)\nRuntimeError: PassManager::run failed\n"
+)
+
+
+def test_triton_s_compiler_failing_on_a_gpu_below_its_supported_capability_is_the_gpu() -> None:
+    """Triton's README: NVIDIA GPUs of compute capability 8.0+; a T4 is 7.5."""
+    diagnosis = _diagnose("GPU 0: Tesla T4 (UID: GPU-abc)\n" + _TRITON_CRASH)
+    assert (diagnosis.family, diagnosis.params["arch"]) == ("gpu-arch-unsupported", "sm_75")
+    assert diagnosis.decided_by == "gpu-arch-unsupported:triton_below_its_floor"
+
+
+def test_triton_s_compiler_failing_on_a_supported_gpu_stays_its_defect() -> None:
+    diagnosis = _diagnose("GPU 0: NVIDIA A100-SXM4-80GB\n" + _TRITON_CRASH)
+    assert diagnosis.family == "framework-internal-error"
