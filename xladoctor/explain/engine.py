@@ -21,7 +21,7 @@ from xladoctor.explain.scan import (
     SignatureHits,
     scan,
 )
-from xladoctor.explain.stall import stalled_at_startup
+from xladoctor.explain.stall import stalled_at_startup, stalled_in_collective_test
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
 from xladoctor.fix import PACKAGE_STEPS, Fix
@@ -186,7 +186,11 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     diagnosis = diagnose(records, explained.matches, facts, reader.tail())
     if diagnosis is None or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
-        diagnosis = stalled_at_startup(reader.tail(), explained.lines) or diagnosis
+        diagnosis = (
+            stalled_at_startup(reader.tail(), explained.lines)
+            or stalled_in_collective_test(reader.tail(), explained.lines)
+            or diagnosis
+        )
     if diagnosis is not None and diagnosis.family in ("gpu-arch-unsupported", "framework-internal-error"):
         # the GPU and torch build a pasted issue names: read only for the verdicts that need them
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])

@@ -378,6 +378,14 @@ _FAILURE_WORD = re.compile(
 )
 
 
+# nccl-tests' and rccl-tests' own header and table (src/common.cu: "# nThread 1 nGpus 8 ...", "# Using devices",
+# "#  Rank  0 Group  0 Pid ...", the column names with "#wrong", "# Avg bus bandwidth"): a report, never a failure
+_COLLECTIVE_TEST_LINE = re.compile(
+    r"^#\s*(?:nThread \d+ nGpus \d+|Using devices|Rank\s+\d+\s|size\s+count\s+type|\(B\)\s+\(elements\)"
+    r"|Out of bounds values|Avg bus bandwidth)"
+)
+
+
 def is_metric(line: str) -> bool:
     """A line that reports a measured error (a metric) and nothing that failed."""
     rest, metrics = _METRIC.subn(" ", line)
@@ -385,8 +393,8 @@ def is_metric(line: str) -> bool:
 
 
 def is_warning(line: str) -> bool:
-    """A line a logger or Python wrote as a warning (the program may have gone on after it), or a metric's report
-    (is_metric): neither is the failure that stopped a program."""
+    """A line a logger or Python wrote as a warning (the program may have gone on after it), a metric's report
+    (is_metric) or a collective test's header and table: none is the failure that stopped a program."""
     return (
         bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line)))
         or "Warning:" in line
@@ -394,6 +402,7 @@ def is_warning(line: str) -> bool:
         # LLVM's code generator on a CPU, GPU or feature it does not know: it goes on without it
         or line.rstrip().endswith(("(ignoring processor)", "(ignoring feature)"))
         or is_metric(line)
+        or _COLLECTIVE_TEST_LINE.match(line.strip()) is not None
     )
 
 

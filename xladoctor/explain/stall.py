@@ -114,3 +114,42 @@ def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
             source=SOURCES,
         )  # fmt: skip
     return None
+
+
+# nccl-tests' and rccl-tests' own output (src/common.cu): a header ("# nThread 1 nGpus 1 minBytes ...", "# Using
+# devices", one "#  Rank  0 ... Pid ... on HOST device 0 ..." line per rank), the table's column names, then one row
+# per size and "# Avg bus bandwidth" at the end. With NCCL_DEBUG=INFO, NCCL's own "NCCL INFO" lines come between.
+_TEST_HEADER = re.compile(r"^#\s*(?:nThread \d+ nGpus \d+|Using devices)|^rccl-tests: Version", re.MULTILINE)
+_TEST_LINE = re.compile(
+    r"^#|^rccl-tests: Version|[NR]CCL INFO|^\$ \S*(?:all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast"
+    r"|reduce)_perf\b"
+)
+_TEST_ROW = re.compile(r"^\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s+[\d.]+", re.MULTILINE)
+_TEST_END = re.compile(r"^# Avg bus bandwidth", re.MULTILINE)
+TEST_SOURCE = "https://github.com/NVIDIA/nccl-tests/blob/master/src/common.cu (the header, the table, its rows)"
+
+
+def stalled_in_collective_test(tail: str, total_lines: int) -> Diagnosis | None:
+    """The verdict for an nccl-tests/rccl-tests log that ends before its first result: its ranks started and never
+    finished the first collective (or NCCL's communicator never came up), with no error."""
+    if not _TEST_HEADER.search(tail) or _TEST_ROW.search(tail) or _TEST_END.search(tail):
+        return None
+    last = _last_lines(tail)
+    if not last or not all(_TEST_LINE.search(line) for _, line in last):
+        return None
+    offset, line = last[0]
+    return Diagnosis(
+        "unknown", "hang-timeout",
+        "The collective test ends before its first result, with no error: its ranks started and the first "
+        "collective (or NCCL's communicator creation before it) never finished: a hang between the GPUs or the "
+        "nodes (peer-to-peer between GPUs the IOMMU or ACS blocks, a network NCCL picked that does not connect, a "
+        "rank that never started). NCCL_DEBUG=INFO shows the last step each rank reached; NCCL_P2P_DISABLE=1 or "
+        "NCCL_IB_DISABLE=1 for one run tells whether that path is the one.",
+        0.4, max(total_lines - offset, 1), line[:500], "stall:collective-test", {},
+        next=(
+            "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2",
+            "nvidia-smi topo -m  # how the GPUs connect",
+            "xladoctor collective  # the same test, run and timed by xladoctor",
+        ),
+        source=TEST_SOURCE,
+    )  # fmt: skip

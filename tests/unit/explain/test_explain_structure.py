@@ -949,3 +949,30 @@ def test_a_module_a_build_imported_is_the_build_s_isolation_when_the_installer_s
     assert _explain(pip).diagnosis.family == "build-failure"
     # the same error with nothing of a build around it is the interpreter's
     assert _explain(_UV_BUILD.split("      hint")[0]).diagnosis.family == "module-not-found"
+
+
+_NCCL_TEST_HEADER = (
+    "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+    "validation: 1 graph: 0\n#\n# Using devices\n"
+    "#  Rank  0 Group  0 Pid  12345 on    node1 device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+    "#  Rank  1 Group  0 Pid  12345 on    node1 device  1 [0x0a] NVIDIA H100 80GB HBM3\n"
+)
+_NCCL_TEST_TABLE = (
+    "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+    "#wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+    "(GB/s)\n"
+)
+
+
+def test_a_collective_test_that_ends_before_its_first_result_hung_there() -> None:
+    diagnosis = _explain(_NCCL_TEST_HEADER).diagnosis
+    assert (diagnosis.family, diagnosis.decided_by) == ("hang-timeout", "stall:collective-test")
+    assert _explain(_NCCL_TEST_HEADER + _NCCL_TEST_TABLE).diagnosis.family == "hang-timeout"
+
+
+def test_a_collective_test_that_finished_is_a_healthy_log() -> None:
+    row = "           8             2     float     sum      -1    25.31    0.00    0.00      0    24.80    0.00"
+    row += "    0.00      0\n"
+    log = _NCCL_TEST_HEADER + _NCCL_TEST_TABLE + row + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.00\n"
+    explanation = _explain(log)
+    assert explanation.diagnosis is None
