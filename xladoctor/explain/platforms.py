@@ -17,9 +17,10 @@ _MAC = re.compile(
     r"|\bMac ?(?:OS|Book|mini|Studio)?\s?M[1-4]\b|Apple (?:Silicon|M[1-4])",
     re.IGNORECASE,
 )
-# Windows: a drive letter's path, a backslashed site-packages, the system's error words, its wheel tags
+# Windows: a drive letter's path, a backslashed site-packages (either doubled, as a repr() of the path prints it),
+# the system's error words, its wheel tags
 _WINDOWS = re.compile(
-    r"\b[A-Za-z]:\\[^\s\\]{1,100}\\|\\site-packages\\|\[WinError \d+\]|\bwin_amd64\b|\bOSError: \[WinError",
+    r"\b[A-Za-z]:\\{1,2}[^\s\\]{1,100}\\|\\{1,2}site-packages\\|\[WinError \d+\]|\bwin_amd64\b",
 )
 
 

@@ -2020,5 +2020,8 @@ def test_the_platform_of_a_log_is_read_from_its_paths_and_words() -> None:
 
     assert platform_of("/opt/homebrew/lib/python3.11/site-packages/torch") == "macos"
     assert platform_of("OSError: [WinError 126] The specified module could not be found") == "windows"
+    assert (
+        platform_of("'C:\\\\Users\\\\me\\\\torch\\\\lib\\\\fbgemm.dll'") == "windows"
+    )  # a repr()'s doubled backslashes
     assert platform_of("/home/me/.venv/lib/python3.11/site-packages/torch") is None
     assert platform_of("/Users/me/x and C:\\Users\\me\\y") is None  # both: neither is said
