@@ -263,7 +263,7 @@ def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 # ncclGetErrorString's "default:" case: the code is not one this NCCL knows. NCCL adds result codes over releases
-# (ncclRemoteError 2.12, ncclInProgress 2.14), so a code it cannot name came from another NCCL than the one naming it:
+# (ncclRemoteError 2.13, ncclInProgress 2.14), so a code it cannot name came from another NCCL than the one naming it:
 # two NCCL builds met in one process (a framework's bundled copy and the system's, or an extension built for another).
 @rule(
     "cuda-library-mismatch",

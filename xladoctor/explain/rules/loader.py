@@ -472,7 +472,7 @@ def executable_stack_refused(found: re.Match[str], failure: Failure) -> Lead:
         f"{library} asks for an executable stack, which glibc 2.41 and newer no longer grant a library loaded by "
         "dlopen: the system's C library is newer than the one the package was built against. Install a release of "
         "the package built with a non-executable stack (most have rebuilt since 2025), clear the flag on the file "
-        f"(`patchelf --clear-execstack {library}`, patchelf 0.18 or newer, or `execstack -c`), or run it where glibc "
+        f"(`patchelf --clear-execstack {library}` with a recent patchelf, or `execstack -c`), or run it where glibc "
         "is older than 2.41 (a container).",
         {"library": library, "what": "glibc 2.41"},
         next=("ldd --version | head -1  # the system's glibc",),
