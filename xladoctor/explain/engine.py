@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
-from xladoctor.explain.logfacts import read_log_facts, triton_below_its_floor, with_log_facts
+from xladoctor.explain.logfacts import read_log_facts, triton_below_its_floor, uses_log_facts, with_log_facts
 from xladoctor.explain.records import Failure, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
@@ -191,7 +191,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             or stalled_in_collective_test(reader.tail(), explained.lines)
             or diagnosis
         )
-    if diagnosis is not None and diagnosis.family in ("gpu-arch-unsupported", "framework-internal-error"):
+    if diagnosis is not None and uses_log_facts(diagnosis):
         # the GPU and torch build a pasted issue names: read only for the verdicts that need them
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
         diagnosis = with_log_facts(triton_below_its_floor(diagnosis, told), told)

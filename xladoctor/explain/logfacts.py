@@ -126,18 +126,28 @@ TRITON_SOURCE = (
 _TRITON = re.compile(r"\btriton\b|\bTritonGPU|\bttgir\b|\btl\.[a-z_]+\(", re.IGNORECASE)
 
 
+def _from_triton(diagnosis: Diagnosis) -> bool:
+    """A framework defect whose record, cause or parameters name Triton's compiler."""
+    said = " ".join([diagnosis.record, diagnosis.cause, *map(str, diagnosis.params.values())])
+    return diagnosis.family == "framework-internal-error" and _TRITON.search(said) is not None
+
+
+def uses_log_facts(diagnosis: Diagnosis) -> bool:
+    """Whether the GPU and torch build a log names can change this verdict: only then are they read."""
+    return diagnosis.family == "gpu-arch-unsupported" or _from_triton(diagnosis)
+
+
 def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diagnosis | None:
     """A framework defect read from Triton's compiler, on a GPU the log names below Triton's supported compute
     capability: the GPU, with what to do instead. Any other verdict as it is."""
-    if diagnosis is None or diagnosis.family != "framework-internal-error" or facts.gpu is None:
+    if diagnosis is None or facts.gpu is None or not _from_triton(diagnosis):
         return diagnosis
     gpu = facts.gpu
     try:
         below = Version(gpu.capability) < TRITON_FLOOR
     except InvalidVersion:
         return diagnosis
-    said = " ".join([diagnosis.record, diagnosis.cause, *map(str, diagnosis.params.values())])
-    if not below or not _TRITON.search(said):
+    if not below:
         return diagnosis
     return dataclasses.replace(
         diagnosis,

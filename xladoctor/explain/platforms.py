@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.records import Failure
+
 # A Mac: its paths (/Users/, Homebrew's, python.org's framework build), platform strings (platform.platform():
 # "macOS-14.2.1-arm64-arm-64bit"; sys.platform "darwin"), or the user naming an Apple chip
 _MAC = re.compile(
@@ -22,6 +24,11 @@ _MAC = re.compile(
 _WINDOWS = re.compile(
     r"\b[A-Za-z]:\\{1,2}[^\s\\]{1,100}\\|\\{1,2}site-packages\\|\[WinError \d+\]|\bwin_amd64\b",
 )
+
+
+def platform_of_failure(failure: Failure) -> str | None:
+    """The platform a failure record shows, by its text and its frames' paths."""
+    return platform_of(" ".join([failure.haystack, *(frame.file for frame in failure.frames)]))
 
 
 def platform_of(text: str) -> str | None:

@@ -244,6 +244,13 @@ def gpu_named(text: str) -> GpuModel | None:
     return None
 
 
+def first_capability(architecture: str) -> str | None:
+    """The lowest compute capability of the GPUs of an architecture ("Ampere" -> "8.0", "Ada" -> "8.9"), by the
+    table's rows whose architecture's name begins with it."""
+    found = [capability for _, capability, name in _gpu_patterns() if name.split(" (")[0].startswith(architecture)]
+    return min(found, key=lambda c: tuple(int(part) for part in c.split("."))) if found else None
+
+
 @lru_cache(maxsize=1)
 def _headers() -> tuple[Header, ...]:
     rows = [Header(r["header"], r["provider"], r["apt"], r["source"]) for r in _doc("system-headers")["rows"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.platforms import platform_of
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export, unset
@@ -282,7 +282,7 @@ def device_past_the_visible_ones(found: re.Match[str], failure: Failure) -> Lead
 def cuda_asked_on_a_mac(found: re.Match[str], failure: Failure) -> Lead | None:
     """On macOS no CUDA build of torch exists, so the fix a CPU-only build elsewhere needs (a CUDA wheel) is no fix
     there: the device the code or its configuration asks for is."""
-    if platform_of(" ".join([failure.haystack, *(frame.file for frame in failure.frames)])) != "macos":
+    if platform_of_failure(failure) != "macos":
         return None  # elsewhere, a CPU-only build of torch where a CUDA one is wanted: the catalogue's reading
     return Lead(
         "The code asks for CUDA on a Mac, where torch has no CUDA build at all: no install fixes it. Set the device "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, shell, uninstall
-from xladoctor.matrix.failures import ErrorCode, code_named, code_saying
+from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
@@ -204,10 +204,6 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# NVIDIA's GPU generations by their first compute capability (the CUDA C++ Programming Guide's table)
-_GENERATIONS = {"Volta": "7.0", "Turing": "7.5", "Ampere": "8.0", "Ada": "8.9", "Hopper": "9.0", "Blackwell": "10.0"}
-
-
 # A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU
 # generation", "FP8 is not supported on this GPU", "requires a GPU with compute capability 8.0"): a kernel or a dtype
 # that needs a newer architecture. The GPU, not the install, decides: a fallback path of the library, or another GPU.
@@ -239,7 +235,7 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     need = (
         found.group("need")
         or found.group("need2")
-        or _GENERATIONS.get((found.group("generation") or "").split(" ")[0])
+        or (first_capability(generation) if (generation := found.group("generation")) else None)
         or (f"{below[:-1]}.{below[-1]}" if below else None)
     )
     if (

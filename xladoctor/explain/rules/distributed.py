@@ -255,11 +255,13 @@ def nccl_last_error(found: re.Match[str], failure: Failure) -> Lead | None:
     confidence=0.85,
 )
 def nccl_warn(found: re.Match[str], failure: Failure) -> Lead | None:
-    read = _from_last_error(found.group("detail"))
-    if read is None:
-        return None
-    family, lead = read
-    return replace(lead, family=family)
+    return _last_error_lead(found.group("detail"))
+
+
+def _last_error_lead(detail: str) -> Lead | None:
+    """_from_last_error's reading as a rule's lead, its family carried in the lead."""
+    read = _from_last_error(detail)
+    return replace(read[1], family=read[0]) if read is not None else None
 
 
 # ncclGetErrorString's "default:" case: the code is not one this NCCL knows. NCCL adds result codes over releases
@@ -482,10 +484,7 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
 )
 def nccl_test_failure(found: re.Match[str], failure: Failure) -> Lead | None:
     last = (found.group("last") or "").strip()
-    if len(last) >= 3 and (read := _from_last_error(last)) is not None:
-        family, lead = read
-        return replace(lead, family=family)
-    return _result_read(found.group("said"))
+    return (_last_error_lead(last) if len(last) >= 3 else None) or _result_read(found.group("said"))
 
 
 def _result_read(said: str) -> Lead | None:

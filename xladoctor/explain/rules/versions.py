@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.platforms import NO_BUILD, platform_of
+from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, Install, export, install
@@ -136,7 +136,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             confidence=0.8,
         )
     package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
-    platform = platform_of(" ".join([failure.haystack, *(frame.file for frame in failure.frames)]))
+    platform = platform_of_failure(failure)
     unbuilt = NO_BUILD.get((top, platform or ""))
     if unbuilt is not None:
         said, instead = unbuilt
