@@ -18,6 +18,7 @@ from xladoctor.explain.verdict import (
     Candidate,
     Diagnosis,
     candidates,
+    cut_import_guess,
     families,
     frameless_guess,
     lead_record,
@@ -102,7 +103,8 @@ def diagnose(
             return None
         likeliest = cache(lambda: similar.likeliest(tail) if tail else None)  # once, for both likeness guesses
         chosen = (
-            library_guess(lead) or likeness_guess(lead, tail, likeliest()) or frameless_guess(lead)
+            library_guess(lead) or cut_import_guess(lead, tail) or likeness_guess(lead, tail, likeliest())
+            or frameless_guess(lead)
             or likeness_guess(lead, tail, likeliest(), faint=True)
         )  # fmt: skip
         # the environment's own checks, when its facts are at hand and the log is of that environment

@@ -87,9 +87,12 @@ _CHECKOUT = re.compile(
     + r"|language|python)[/\\]"
 )
 # An application's own code and its plug-ins, wherever it lies: ComfyUI's custom nodes (each a project of its own
-# that the user installed, not wrote) and ComfyUI itself. A frame there is a library's, not the user's code.
+# that the user installed, not wrote) and ComfyUI itself; the extensions of AUTOMATIC1111's Stable Diffusion web UI
+# (and its forks, stable-diffusion-webui-forge, ...). A frame there is a library's, not the user's code.
 _APP = re.compile(
     r"[/\\]custom_nodes[/\\](?P<plugin>[^/\\\n]{1,100})[/\\]"
+    r"|[/\\]stable-diffusion-webui[\w-]{0,40}[/\\]extensions(?:-builtin)?[/\\](?P<extension>[^/\\\n]{1,100})[/\\]"
+    r"|[/\\](?P<webui>stable-diffusion-webui[\w-]{0,40})[/\\](?:modules|repositories)[/\\]"
     r"|[/\\](?P<app>ComfyUI)[/\\](?:comfy(?:_extras|_execution|_api)?[/\\]|app[/\\]|(?:execution|nodes|main|server)\.py$)"
 )
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
@@ -197,13 +200,35 @@ def owner_of(path: str) -> str | None:
     if checkout:
         return checkout.group("top")
     app = _APP.search(path)
-    return (app.group("plugin") or app.group("app")) if app else None
+    return (app.group("plugin") or app.group("extension") or app.group("webui") or app.group("app")) if app else None
 
 
 def _frame(shown: re.Match[str]) -> Frame:
     """A frame from its line as Python prints it (`_FRAME`)."""
     path = shown.group("file")
     return Frame(path, int(shown.group("line")), (shown.group("func") or "").strip(), owner_of(path))
+
+
+def frame_at(text: str) -> Frame | None:
+    """The frame one line of a log shows, in Python's or IPython's way of printing it; None when it shows none."""
+    body = clean(text)
+    if (shown := _FRAME.match(body)) is not None:
+        return _frame(shown)
+    if (shown := _IPYTHON_FRAME.match(body)) is not None:
+        return _ipython_frame(shown)
+    return None
+
+
+def is_exception_line(text: str) -> bool:
+    """`text` is an exception's own line (`ImportError: ...`), named like an error as Python prints it."""
+    return _exception_line(clean(text).strip(), False) is not None
+
+
+def installed_package(path: str) -> str | None:
+    """The top-level package a file under site-packages (or dist-packages) belongs to: `peft` of
+    `.../site-packages/peft/peft_model.py`; None for any other file."""
+    found = _SITE.search(path)
+    return found.group("top") if found else None
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:

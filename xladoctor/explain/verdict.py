@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from xladoctor.explain import similar
+from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.scan import ERROR_WORDS
@@ -118,8 +119,9 @@ def _structural(failure: Failure) -> Candidate | None:
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
 FRAMELESS = "structure:frameless-exception"  # the last resort's last guess (frameless_guess)
+CUT_AT_IMPORT = "structure:cut-at-import"  # a traceback cut after a package's import-time frame (cut_import_guess)
 # the last resort's guesses: a family offered, none decided
-GUESSES = frozenset({GUESS, similar.GUESS, similar.FAINT_GUESS, FRAMELESS})
+GUESSES = frozenset({GUESS, similar.GUESS, similar.FAINT_GUESS, FRAMELESS, CUT_AT_IMPORT})
 # Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
 # memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
 # to be a library's own defect.
@@ -178,6 +180,32 @@ def library_guess(failure: Failure) -> Candidate | None:
         "this input; or a call of it written for another of its releases. Search its issue tracker for the message, "
         "compare its installed version with the one the calling code names, and try its latest release.",
         0.3, failure, GUESS, {"library": library or "", "type": failure.type},
+    )  # fmt: skip
+
+
+def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:
+    """The last resort for a log that ends inside a traceback (its error line cut off), when the last frame is an
+    installed package's module at import and its statement uses another package: read as code written for another
+    release of that package, the most common such failure (the three of this shape that nothing else read in the
+    development part of xladoctor's labelled corpus when this guess was written). A guess, said as one; what it asks
+    for first is the error line that would decide."""
+    if failure.type:
+        return None  # an exception's own line was read: nothing was cut
+    cut = cut_at_import(tail)
+    if cut is None:
+        return None
+    package, other = cut.package, cut.other
+    return Candidate(
+        "api-version-skew", "unknown",
+        f"The log stops before the error's own line: its last frame is {package}'s module running at import "
+        f"({cut.frame.short()}), at `{cut.statement[:200]}`, which uses {other}. An error raised while one installed "
+        f"package imports another is most often code written for another release of it: a name or an attribute "
+        f"that {package} expects and the installed {other} lacks or no longer has (or {other} itself failed to "
+        f"import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then compare "
+        f"the installed {other} with the versions {package} supports (`python -m pip show {package} {other}`, and "
+        f"{package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was written for, "
+        "is the usual fix.",
+        0.3, failure, CUT_AT_IMPORT, {"package": package, "library": other, "statement": cut.statement[:200]},
     )  # fmt: skip
 
 

@@ -25,6 +25,10 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:tcmalloc_invalid_free": ("Launching Web UI with arguments: --share --xformers\nsrc/tcmalloc.cc:283] Attempt to free invalid pointer 0x5555765d9740\n", "bad-configuration", "environment", "LD_PRELOAD"),
+    "api-version-skew:stft_without_return_complex": (tb("RuntimeError: stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.", "torch"), "api-version-skew", "environment", "return_complex"),
+    "api-version-skew:position_ids_no_longer_saved": (tb('RuntimeError: Error(s) in loading state_dict for JointModel:\n\tUnexpected key(s) in state_dict: "tagger._bert.embeddings.position_ids", "generator.bert.embeddings.position_ids".', "torch/nn/modules"), "api-version-skew", "environment", "transformers"),
+    "unsupported-op:xla_has_no_platform": ("2023-03-06 13:43:15.308786: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at xla_ops.cc:418 : NOT_FOUND: could not find registered platform with id: 0x1682845f0\n", "unsupported-op", "framework-bug", "jit_compile"),
     "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
     "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
@@ -2025,3 +2029,79 @@ def test_the_platform_of_a_log_is_read_from_its_paths_and_words() -> None:
     )  # a repr()'s doubled backslashes
     assert platform_of("/home/me/.venv/lib/python3.11/site-packages/torch") is None
     assert platform_of("/Users/me/x and C:\\Users\\me\\y") is None  # both: neither is said
+
+
+def test_a_complex_dtype_on_mps_is_the_backend_s_gap_even_from_the_user_s_line() -> None:
+    """torch.fft's output is complex whatever the caller asked: the calling line has no dtype to change."""
+    message = (
+        "TypeError: Trying to convert ComplexFloat to the MPS backend but it does not have support for that dtype."
+    )
+    diagnosis = _diagnose(tb(message))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
+    assert diagnosis.params["dtype"] == "ComplexFloat"
+
+
+def test_a_web_ui_extension_s_frame_is_a_library_s_not_the_user_s() -> None:
+    """AUTOMATIC1111's extensions are projects the user installed, like ComfyUI's custom nodes."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/Users/me/stable-diffusion-webui/extensions/sd-webui-freeu/lib_free_u/unet.py", line 124, in f\n'
+        "    x = torch.tensor(values, device=device)\n"
+        "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
+
+
+def test_float64_reaching_metal_is_a_gap_of_the_backend() -> None:
+    log = (
+        "/AppleInternal/Library/BuildRoots/c2cb/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/"
+        "mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphExecutable.mm:1377: failed assertion `Incompatible "
+        "element type for parameter at index 0, mlir module expected element type f64 but received f32'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
+    assert "jax_enable_x64" in diagnosis.cause
+    other = _diagnose(log.replace("expected element type f64 but received f32", "[MPSNDArray initWithDevice:] Error"))
+    assert other is not None and other.family == "framework-internal-error"
+
+
+def test_tensorflow_s_xla_names_the_ops_it_cannot_compile() -> None:
+    log = (
+        "InvalidArgumentError: Graph execution error:\n\nDetected unsupported operations when trying to compile graph "
+        "__inference_one_step_on_data_44161[]\n on XLA_CPU_JIT: ResizeNearestNeighborGrad \n(No registered "
+        "'ResizeNearestNeighborGrad' OpKernel for XLA_CPU_JIT devices compatible with node {{node grad}})\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "unsupported-op"
+    assert diagnosis.params["op"] == "ResizeNearestNeighborGrad" and "jit_compile=False" in diagnosis.cause
+
+
+def test_macos_s_allocator_finding_a_bad_free_is_a_native_crash() -> None:
+    log = (
+        "python(73214,0x20e465f00) malloc: *** error for object 0x60000398e490: pointer being freed was not allocated\n"
+        "python(73214,0x20e465f00) malloc: *** set a breakpoint in malloc_error_break to debug\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "framework-internal-error"
+    assert diagnosis.cause.startswith("macOS's allocator")
+
+
+def test_position_ids_alone_is_the_transformers_release_and_with_other_keys_the_checkpoint() -> None:
+    only = 'RuntimeError: Error(s) in loading state_dict for M:\n\tUnexpected key(s) in state_dict: "bert.embeddings.position_ids".'
+    diagnosis = _diagnose(tb(only, "torch/nn/modules"))
+    assert diagnosis is not None and diagnosis.family == "api-version-skew" and "4.31" in diagnosis.cause
+    more = only.replace('"bert.embeddings.position_ids"', '"bert.embeddings.position_ids", "head.weight"')
+    other = _diagnose(tb(more, "torch/nn/modules"))
+    assert other is not None and other.family == "user-code-error"
+
+
+def test_stft_called_by_a_library_says_to_upgrade_that_library() -> None:
+    log = tb(
+        "RuntimeError: stft requires the return_complex parameter be given for real inputs, and will further require "
+        "that return_complex=True in a future PyTorch release.",
+        "torchlibrosa",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params.get("library") == "torchlibrosa"
+    assert "Upgrade torchlibrosa" in diagnosis.cause

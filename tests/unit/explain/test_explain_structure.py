@@ -976,3 +976,62 @@ def test_a_collective_test_that_finished_is_a_healthy_log() -> None:
     log = _NCCL_TEST_HEADER + _NCCL_TEST_TABLE + row + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.00\n"
     explanation = _explain(log)
     assert explanation.diagnosis is None
+
+
+@pytest.mark.parametrize(
+    ("log", "package", "other"),
+    [
+        (  # Python's frames, the paste ending on the frame's source line
+            '  File "/home/u/envs/x/lib/python3.10/site-packages/peft/peft_model.py", line 37, in <module>\n'
+            "    from transformers import Cache, DynamicCache, EncoderDecoderCache, PreTrainedModel\n",
+            "peft",
+            "transformers",
+        ),
+        (  # an attribute of another package written at import, with Python 3.11's carets
+            '  File "/x/lib/python3.11/site-packages/equinox/__init__.py", line 3, in <module>\n'
+            "    from . import debug as debug\n"
+            '  File "/x/lib/python3.11/site-packages/equinox/internal/_noinline.py", line 379, in <module>\n'
+            "    jax.core.pp_eqn_rules[noinline_p] = _noinline_pretty_print\n"
+            "    ^^^^^^^^^^^^^^^^^^^^^\n",
+            "equinox",
+            "jax",
+        ),
+        (  # IPython 7's frames as Colab renders them, cut inside the context lines before the arrow
+            "[/usr/local/lib/python3.10/dist-packages/numpyro/ops/provenance.py](https://localhost:8080/#)"
+            " in <module>\n"
+            "      6 import jax.core as core\n"
+            "      7 from jax.experimental.pjit import pjit_p\n",
+            "numpyro",
+            "jax",
+        ),
+    ],
+)
+def test_a_traceback_cut_at_a_package_s_import_is_guessed_as_another_release_of_what_it_imports(
+    log: str, package: str, other: str
+) -> None:
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "structure:cut-at-import"
+    assert (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "unknown")  # a guess: no verdict class
+    assert (diagnosis.params["package"], diagnosis.params["library"]) == (package, other)
+    assert f'python -c "import {package}"' in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # the error's own line is there: read by its rules, not guessed
+        '  File "/x/lib/python3.11/site-packages/peft/peft_model.py", line 37, in <module>\n'
+        "    from transformers import Cache\n"
+        "ImportError: cannot import name 'Cache' from 'transformers'\n",
+        # the user's own script at import: no installed package imported another
+        '  File "/home/u/proj/train.py", line 3, in <module>\n    from transformers import Cache\n',
+        # a function's frame, not an import
+        '  File "/x/lib/python3.11/site-packages/peft/tuners/lora.py", line 90, in forward\n'
+        "    return torch.matmul(x, w)\n",
+        # the standard library is not a release of anything to pin
+        '  File "/x/lib/python3.11/site-packages/peft/__init__.py", line 2, in <module>\n    import os.path\n',
+    ],
+)
+def test_a_cut_traceback_is_guessed_only_at_an_installed_package_s_import_of_another(log: str) -> None:
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is None or diagnosis.decided_by != "structure:cut-at-import"

@@ -105,12 +105,29 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
             },
             verdict="framework-bug",
         )
+    unlowered = _XLA_UNSUPPORTED_OPS.search(failure.haystack) if "Detected unsupported operations" in said else None
+    if unlowered is not None:
+        ops, device = unlowered.group("ops").strip(" ,"), unlowered.group("device")
+        return Lead(
+            f"TensorFlow's XLA compiler has no kernel for {ops} on {device}: the step was compiled with XLA "
+            "(Keras 3 compiles its TensorFlow train step with jit_compile by default; tf.function(jit_compile=True)). "
+            "Compile it without XLA (model.compile(..., jit_compile=False), or jit_compile=False on the tf.function), "
+            "or use a TensorFlow release whose XLA bridge has the op.",
+            {"op": ops, "device": device, "option": "jit_compile"},
+            verdict="framework-bug",
+        )
     return Lead(
         f"The backend does not implement this: {said[:200]}. A limit of the framework on this device or dtype: use "
         "a supported one, or a release that adds it.",
         {"op": found.group("op") or "", "device": found.group("device") or ""},
         verdict="framework-bug",
     )
+
+
+# TensorFlow's XLA bridge lists the ops it cannot compile after the device's name (tensorflow/compiler/jit/
+# xla_compilation_cache / compilability_check_util.cc: "Detected unsupported operations when trying to compile graph
+# ... on XLA_GPU_JIT: CudnnRNN (No registered 'CudnnRNN' OpKernel ...)")
+_XLA_UNSUPPORTED_OPS = re.compile(r"\bon (?P<device>XLA_\w{1,20}_JIT): (?P<ops>\w{2,80}(?:, ?\w{2,80}){0,10})")
 
 
 @rule(
@@ -306,7 +323,8 @@ def mps_dtype(found: re.Match[str], failure: Failure) -> Lead:
     dtype = found.group("dtype") or found.group("dtype2") or found.group("dtype3") or ""
     what = dtype or found.group("what") or ""
     frame = failure.user_frame
-    if dtype and failure.raised_in_user_code and frame is not None:
+    # a complex dtype is what an operation made (torch.fft's output), not a choice the calling line could change
+    if dtype and not dtype.lower().startswith("complex") and failure.raised_in_user_code and frame is not None:
         # the user's own line made or moved the tensor ("torch.tensor(reward, device=device)" of a float64 value):
         # the dtype is their choice, so the change is theirs too
         return Lead(
@@ -640,4 +658,29 @@ def sycl_aspect_missing(found: re.Match[str], failure: Failure) -> Lead:
         "tensors that need it in float32.",
         {"aspect": aspect, "package": "torch 2.5"},
         install(("torch", ">=2.5"), index_url="https://download.pytorch.org/whl/xpu"),
+    )
+
+
+# An XLA-compiled step (tf.function(jit_compile=True); Keras compiles its train step so when it can) launched on a
+# device whose plug-in registers no XLA platform or compiler: tensorflow-metal's GPU on a Mac is the common one.
+# stream_executor's platform manager answers NOT_FOUND for the device's platform id (xla_ops.cc's OP_REQUIRES).
+@rule(
+    "unsupported-op",
+    r"could not find registered platform with id: ?(?P<id>0x[0-9a-fA-F]{1,20})"
+    r"|Could not find compiler for platform (?P<platform>\w{2,20})",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/compiler/jit/kernels/xla_ops.cc; "
+    "https://github.com/rstudio/tensorflow/issues/558 (tensorflow-metal: run the XLA step on the CPU), "
+    "https://github.com/NVlabs/sionna/issues/78 (METAL)",
+    confidence=0.8,
+)
+def xla_has_no_platform(found: re.Match[str], failure: Failure) -> Lead:
+    platform = found.group("platform") or ""
+    device = f"the {platform} device" if platform else "this device"
+    return Lead(
+        f"TensorFlow tried to run an XLA-compiled step on {device}, and XLA has no platform for it: a device "
+        "plug-in without XLA (tensorflow-metal's GPU on a Mac is the usual one). Compile without XLA "
+        "(model.compile(..., jit_compile=False); tf.function(jit_compile=False); TF_XLA_FLAGS without "
+        "--tf_xla_auto_jit), or run that step on the CPU (with tf.device('/CPU:0')).",
+        {"backend": platform or "XLA", "option": "jit_compile", "op": "XLA"},
+        verdict="framework-bug",
     )

@@ -247,6 +247,31 @@ def preload_refused(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# gperftools' tcmalloc aborts when it is handed memory it did not allocate ("Attempt to free invalid pointer",
+# src/tcmalloc.cc InvalidFree): two allocators in one process, the usual way a tcmalloc preloaded by LD_PRELOAD into a
+# Python that other libraries were built against. The Stable Diffusion notebooks' `%env LD_PRELOAD=libtcmalloc.so`
+# broke this way when Colab's runtime changed in July 2023, and removing the preload fixed it (the threads below).
+@rule(
+    "bad-configuration",
+    r"tcmalloc\.cc:\d+\] Attempt to (?P<op>free|realloc) invalid pointer",
+    source='https://github.com/gperftools/gperftools/blob/master/src/tcmalloc.cc (InvalidFree: "Attempt to free '
+    'invalid pointer"); https://github.com/TheLastBen/fast-stable-diffusion/issues/2347 and '
+    "https://github.com/Linaqruf/kohya-trainer/issues/255 (removing LD_PRELOAD=libtcmalloc.so fixed it)",
+    confidence=0.8,
+)
+def tcmalloc_invalid_free(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"tcmalloc aborted on an attempt to {found.group('op')} memory it did not allocate: two memory allocators in "
+        "one process, most often a tcmalloc preloaded with LD_PRELOAD=libtcmalloc.so (a notebook's `%env "
+        'LD_PRELOAD=...` or `os.environ["LD_PRELOAD"]`, a launcher script) into a Python whose libraries did not '
+        "expect it. Run it without the preload: remove that line (or `unset LD_PRELOAD` in the shell that starts "
+        "it); if you need tcmalloc, preload the one your system's package installs (libtcmalloc_minimal.so.4) "
+        "rather than a copy from elsewhere.",
+        {"variable": "LD_PRELOAD", "library": "libtcmalloc.so"},
+        next=('echo "$LD_PRELOAD"', "ldconfig -p | grep -i tcmalloc"),
+    )
+
+
 # torch counts the GPUs one way (NVML, or CUDA's device count) and then asks CUDA for one it does not have: on a GPU
 # split by MIG, one CUDA process can enumerate a single MIG instance whatever the machine holds, so every device past
 # the first fails torch's check (NVIDIA's MIG user guide, "CUDA_VISIBLE_DEVICES"); CUDA_VISIBLE_DEVICES changed

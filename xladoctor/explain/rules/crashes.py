@@ -187,16 +187,22 @@ def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:
     r"[^\n]{0,20})|double free detected in tcache \d)|munmap_chunk\(\): invalid pointer|malloc\(\): (?:corrupted top "
     r"size|unaligned tcache chunk detected|memory corruption|invalid size[^\n]{0,20})|corrupted size vs\. prev_size"
     r"|corrupted double-linked list|malloc_consolidate\(\): invalid chunk size|realloc\(\): invalid (?:pointer|old "
-    r"size|next size))",
+    r"size|next size)"
+    # macOS's allocator: "python(73214,0x20e4) malloc: *** error for object 0x6000: pointer being freed was not
+    # allocated"
+    r"|pointer being freed was not allocated|incorrect checksum for freed object)",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=malloc/malloc.c (malloc_printerr: the checks of "
-    "glibc's allocator that abort the process when its heap is corrupt)",
+    "glibc's allocator that abort the process when its heap is corrupt); "
+    'https://github.com/apple-oss-distributions/libmalloc (macOS: "pointer being freed was not allocated")',
     confidence=0.5,
 )
 def heap_corrupted(found: re.Match[str], failure: Failure) -> Lead:
-    """glibc's allocator found its heap corrupt and aborted: native code wrote past a buffer or freed memory
-    twice, at some earlier moment. Whose code, only a memory checker or the native stack says."""
+    """The C library's allocator (glibc's, macOS's) found its heap corrupt and aborted: native code wrote past a
+    buffer or freed memory twice, at some earlier moment. Whose code, only a memory checker or the native stack says."""
+    macos = found.group("what").startswith(("pointer being", "incorrect"))
+    allocator = "macOS's allocator" if macos else "glibc's allocator"
     return Lead(
-        f"glibc's allocator found the heap corrupt ({found.group('what')}) and aborted the process: native code "
+        f"{allocator} found the heap corrupt ({found.group('what')}) and aborted the process: native code "
         "wrote past a buffer or freed memory twice, earlier than this line (a bug of an extension or of the "
         "framework's native code; sometimes two builds of one library loaded together). The native stack at the "
         "abort, or a run under a memory checker, names the code.",
@@ -225,6 +231,17 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
     framework's MPS backend (torch's MPS, jax-metal) handed on instead of refusing or splitting it. An assertion is
     a check of the code, not of the install: a bug of the backend, fixed in its newer releases more often than not."""
     what = (found.group("what") or found.group("what2")).strip()
+    if re.search(r"\bf64\b|float64", what):
+        # Metal has no 64-bit floats: an f64 reached MPS (jax_enable_x64's scalars, a NumPy float64 array)
+        return Lead(
+            f"Apple's Metal has no 64-bit floats, and an f64 value reached it ({what[:160]}): the Metal backend "
+            "(jax-metal, torch's MPS) does not take float64. Keep the computation in float32: with JAX, leave "
+            "jax_enable_x64 off (JAX_ENABLE_X64=0) or cast inputs with .astype(jnp.float32); with torch, .float() "
+            "before moving to 'mps'. Or run that step on the CPU.",
+            {"backend": "Metal", "dtype": "float64", "op": what[:160]},
+            verdict="framework-bug",
+            family="unsupported-op",
+        )
     return Lead(
         f"An assertion of Apple's Metal Performance Shaders failed ({what[:160]}): the framework's Metal backend "
         "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "

@@ -1437,3 +1437,60 @@ def tensorflow_plugin_for_another_release(found: re.Match[str], failure: Failure
         {"package": "intel-extension-for-tensorflow", "other": "tensorflow"},
         next=("python -m pip list 2>/dev/null | grep -i -E '^(tensorflow|intel.extension)'",),
     )
+
+
+# torch.stft defaulted to a real output (return_complex=False) for real inputs until PyTorch 2.0 made the argument
+# required for them (pytorch#86724; deprecated with a warning since 1.8): a call without it is code written for 1.x.
+@rule(
+    "api-version-skew",
+    r"stft requires the return_complex parameter be given for real inputs",
+    source="https://github.com/pytorch/pytorch/pull/86724 (PyTorch 2.0: return_complex required for real inputs; "
+    "aten/src/ATen/native/SpectralOps.cpp)",
+    confidence=0.9,
+)
+def stft_without_return_complex(found: re.Match[str], failure: Failure) -> Lead:
+    caller = next((frame for frame in reversed(failure.frames) if frame.owner not in ("torch", "torchaudio")), None)
+    library = caller.owner if caller is not None and caller.owner else None
+    where = f" ({library}'s call at {caller.short()})" if library and caller else ""
+    return Lead(
+        f"torch.stft was called without return_complex on a real input{where}: code written for PyTorch 1.x, where it "
+        "returned a real tensor by default. PyTorch 2.0 made the argument required for real inputs. "
+        + (
+            f"Upgrade {library} to a release written for PyTorch 2, or install the torch 1.x release it was written "
+            "for."
+            if library
+            else "Pass return_complex=True and take torch.view_as_real() of the result where the code expects the "
+            "old layout (a last dimension of 2 for the real and imaginary parts), or pass return_complex=False "
+            "(deprecated, still accepted); or run it with the torch 1.x release it was written for."
+        ),
+        {"package": "torch", "option": "return_complex", "call": "torch.stft", "library": library or ""},
+        next=('python -c "import torch; print(torch.__version__)"',),
+    )
+
+
+# transformers 4.31 registers the position_ids of its models' embeddings (BERT's family, CLIP's text model) as a
+# non-persistent buffer (huggingface/transformers#24505): a state dict saved with an older transformers still holds
+# "...embeddings.position_ids", and load_state_dict(strict=True) calls it unexpected. The buffer is a constant
+# (0..max_position_embeddings-1) that the model builds itself, so the saved copy can be dropped.
+@rule(
+    "api-version-skew",
+    r"Unexpected key\(s\) in state_dict: (?P<keys>\"[^\"\n]{0,300}\"(?:, \"[^\"\n]{0,300}\"){0,40})",
+    source="https://github.com/huggingface/transformers/pull/24505 (transformers 4.31: position_ids a non-persistent "
+    "buffer); https://github.com/huggingface/transformers/issues/25330",
+    confidence=0.9,
+)
+def position_ids_no_longer_saved(found: re.Match[str], failure: Failure) -> Lead | None:
+    keys = re.findall(r'"([^"]+)"', found.group("keys"))
+    if not keys or not all(key.endswith("embeddings.position_ids") for key in keys):
+        return None  # other keys too: the checkpoint and the model differ in more than this buffer
+    if "Missing key(s) in state_dict" in failure.message:
+        return None
+    return Lead(
+        f"The checkpoint holds {keys[0]}" + (f" (and {len(keys) - 1} more)" if len(keys) > 1 else "") + ", which "
+        "the installed transformers no longer saves or expects: since transformers 4.31 an embedding's position_ids "
+        "is a buffer outside the state dict. The checkpoint was saved with an older transformers. Drop those keys "
+        "before load_state_dict (state_dict.pop(key, None) for each: the model builds the same constant itself), or "
+        "install the transformers release the project pins (older than 4.31).",
+        {"package": "transformers", "key": keys[0]},
+        next=('python -c "import transformers; print(transformers.__version__)"',),
+    )
