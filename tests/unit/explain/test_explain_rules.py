@@ -29,6 +29,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:stft_without_return_complex": (tb("RuntimeError: stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.", "torch"), "api-version-skew", "environment", "return_complex"),
     "api-version-skew:position_ids_no_longer_saved": (tb('RuntimeError: Error(s) in loading state_dict for JointModel:\n\tUnexpected key(s) in state_dict: "tagger._bert.embeddings.position_ids", "generator.bert.embeddings.position_ids".', "torch/nn/modules"), "api-version-skew", "environment", "transformers"),
     "unsupported-op:xla_has_no_platform": ("2023-03-06 13:43:15.308786: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at xla_ops.cc:418 : NOT_FOUND: could not find registered platform with id: 0x1682845f0\n", "unsupported-op", "framework-bug", "jit_compile"),
+    "api-version-skew:tokenizer_class_unknown": (tb("ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.", "transformers/models/auto"), "api-version-skew", "environment", "transformers"),
     "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
     "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
@@ -2105,3 +2106,13 @@ def test_stft_called_by_a_library_says_to_upgrade_that_library() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.params.get("library") == "torchlibrosa"
     assert "Upgrade torchlibrosa" in diagnosis.cause
+
+
+def test_a_kernel_symbol_missing_from_nccl_is_a_build_without_this_gpu() -> None:
+    log = (
+        "4d1a2ae696c8:50555:50555 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'\n"
+        "4d1a2ae696c8:50555:50555 [0] NCCL INFO cudaDriverVersion 12080\nNCCL version 2.14.3+cuda11.8\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("gpu-arch-unsupported", "environment")
+    assert diagnosis.params["library"] == "NCCL" and "NVCC_GENCODE" in diagnosis.cause

@@ -21,6 +21,10 @@ FAMILY_OF = {
     "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
     "cudaErrorInvalidDeviceFunction": "gpu-arch-unsupported",
+    # a kernel's symbol missing from the loaded code: a library built without this GPU's architecture (pytorch#152077:
+    # torch 2.0's NCCL, built for CUDA 11.8, on an sm_120 GPU); tensorflow#68711's thread found the same for programs
+    # built for a newer compute capability than the GPU's
+    "cudaErrorSymbolNotFound": "gpu-arch-unsupported",
     "CUDA_ERROR_INVALID_IMAGE": "gpu-arch-unsupported",
     "cudaErrorInsufficientDriver": "cuda-driver-too-old",
     "cudaErrorUnsupportedPtxVersion": "cuda-driver-too-old",
@@ -76,6 +80,21 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         return None
     meaning = code.meaning.split(". ")[0].rstrip(".")
     params = {"code": str(code.code), "name": code.name, "family": family}
+    if family == "gpu-arch-unsupported" and code.name == "cudaErrorSymbolNotFound":
+        library = "NCCL" if "NCCL" in failure.haystack else "the library that launched it"
+        return Lead(
+            f"CUDA: {said} ({code.name}): a kernel's symbol is missing from the code {library} loaded, most often "
+            "because it was compiled without code for this GPU's architecture (a build for an older CUDA on a newer "
+            "GPU: Blackwell sm_100/sm_120 needs CUDA 12.8+, the cu128 wheels; a self-built NCCL whose NVCC_GENCODE "
+            "leaves this GPU out). Install a build that includes this GPU, or rebuild it with its architecture.",
+            {**params, "library": library},
+            next=(
+                "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+                "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'",
+            ),
+            family=family,
+            confidence=0.6,
+        )
     if family == "gpu-arch-unsupported":
         return Lead(
             f"CUDA: {said} ({code.name}): the installed build has no code compiled for this GPU's architecture. "

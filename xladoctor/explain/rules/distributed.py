@@ -201,6 +201,19 @@ def _cuda_failure(name: str, said: str) -> tuple[str, Lead] | None:
     family = CUDA_FAMILIES.get(name)
     if family is None:
         return None  # a code whose family the table does not know: NCCL's own result code is what is left
+    if family == "gpu-arch-unsupported":  # NCCL's kernels have no code for this GPU (a kernel image or symbol missing)
+        return family, Lead(
+            f"NCCL stopped on a CUDA error ({said}, {name}): its kernels have no code for this GPU's architecture. The "
+            "NCCL loaded is a build for an older CUDA than this GPU needs (the one bundled with an older torch: "
+            "Blackwell sm_100/sm_120 needs a CUDA 12.8+ build), or was compiled with an NVCC_GENCODE that leaves this "
+            "GPU out. Install the torch (or nvidia-nccl) build for this GPU's CUDA, or rebuild NCCL with its "
+            "architecture.",
+            {"name": name, "library": "NCCL", "package": "nvidia-nccl"},
+            next=(
+                "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+                "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'",
+            ),
+        )
     verdict = {"out-of-memory": "not-environment", "cuda-illegal-access": "unknown"}.get(family)
     return family, Lead(f"NCCL stopped on a CUDA error: {said} ({name}).", {"name": name}, verdict=verdict)
 

@@ -879,7 +879,30 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
         f"The checkpoint's model type{' (' + found.group('model') + ')' if found.group('model') else ''} is newer than "
         "the installed transformers knows: upgrade transformers to the release that added it.",
         {"package": "transformers", "model": found.group("model") or ""},
-        install(("transformers", "")),
+        Fix((Install((("transformers", ""),), upgrade=True),)),  # installed already: only an upgrade moves it
+    )
+
+
+# AutoTokenizer looks the tokenizer_class a checkpoint's tokenizer_config.json names up among the classes this
+# release has (tokenization_auto.py: "Tokenizer class {name} does not exist or is not currently imported."): a class
+# newer than the installed transformers, or one whose optional dependency (sentencepiece, tokenizers) is missing.
+@rule(
+    "api-version-skew",
+    r"Tokenizer class (?P<cls>\w{2,80}) does not exist or is not currently imported",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/models/auto/tokenization_auto.py "
+    "(AutoTokenizer.from_pretrained)",
+    confidence=0.85,
+)
+def tokenizer_class_unknown(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("cls")
+    return Lead(
+        f"The checkpoint's tokenizer_config.json names {name}, which the installed transformers does not have: most "
+        "often a tokenizer newer than this transformers release (upgrade transformers to the release that added "
+        "it, or to the one the project pins); when the installed transformers is recent, a slow tokenizer whose "
+        "optional dependency is missing (sentencepiece for the SentencePiece-based ones).",
+        {"package": "transformers", "tokenizer": name},
+        Fix((Install((("transformers", ""),), upgrade=True),)),  # installed already: only an upgrade moves it
+        next=('python -c "import transformers; print(transformers.__version__)"',),
     )
 
 
