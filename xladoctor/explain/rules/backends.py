@@ -109,8 +109,9 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
     if unlowered is not None:
         ops, device = unlowered.group("ops").strip(" ,"), unlowered.group("device")
         return Lead(
-            f"TensorFlow's XLA compiler has no kernel for {ops} on {device}: the step was compiled with XLA "
-            "(Keras 3 compiles its TensorFlow train step with jit_compile by default; tf.function(jit_compile=True)). "
+            f"TensorFlow's XLA compiler has no kernel for {ops} on {device} (or none for its dtype): the step was "
+            "compiled with XLA (Keras 3's jit_compile='auto', its default, compiles the train step when it can; "
+            "tf.function(jit_compile=True)). "
             "Compile it without XLA (model.compile(..., jit_compile=False), or jit_compile=False on the tf.function), "
             "or use a TensorFlow release whose XLA bridge has the op.",
             {"op": ops, "device": device, "option": "jit_compile"},
@@ -124,10 +125,10 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# TensorFlow's XLA bridge lists the ops it cannot compile after the device's name (tensorflow/compiler/jit/
-# xla_compilation_cache / compilability_check_util.cc: "Detected unsupported operations when trying to compile graph
-# ... on XLA_GPU_JIT: CudnnRNN (No registered 'CudnnRNN' OpKernel ...)")
-_XLA_UNSUPPORTED_OPS = re.compile(r"\bon (?P<device>XLA_\w{1,20}_JIT): (?P<ops>\w{2,80}(?:, ?\w{2,80}){0,10})")
+# TensorFlow's XLA JIT names the first op it cannot compile after the device's name ("Detected unsupported operations
+# when trying to compile graph " + name + " on " + device type + ": " + op + " (" + why + ")": "... on XLA_GPU_JIT:
+# CudnnRNN (No registered 'CudnnRNN' OpKernel ...)"); Keras' own docs give jit_compile=False for it.
+_XLA_UNSUPPORTED_OPS = re.compile(r"\bon (?P<device>XLA_\w{1,20}_JIT): (?P<ops>\w{2,80})")
 
 
 @rule(
