@@ -13,11 +13,12 @@ import re
 import sys
 from dataclasses import dataclass
 
-from xladoctor.explain.records import Frame, clean, frame_at, installed_package, is_exception_line
+from xladoctor.explain.records import MOVING_APIS, Frame, clean, frame_at, installed_package, is_exception_line
 
 _LAST_LINES = 8  # the frame is among the log's last lines: the rest is its source, IPython's context, carets
-# A statement that uses a package: an import, or a dotted name read or written at a line's start. IPython's context
-# lines carry their line number ("      6 import jax.core as core", "----> 25 from x import y").
+# A statement that uses a package: an import, or a dotted name read or written at a line's start (only a package
+# whose API moves between releases: records.MOVING_APIS, by its usual alias too). IPython's context lines carry their
+# line number ("      6 import jax.core as core", "----> 25 from x import y").
 _USES = re.compile(
     r"^(?:-*>\s*)?(?:\d+\s+)?(?:from\s+(?P<from>[A-Za-z_]\w*)[\w.]*\s+import\b|import\s+(?P<import>[A-Za-z_]\w*)"
     r"|(?P<dotted>[A-Za-z_]\w*)\.[A-Za-z_]\w*)"
@@ -57,8 +58,10 @@ def cut_at_import(tail: str) -> CutAtImport | None:
         used = _USES.match(statement)
         if used is None:
             continue
-        other = used.group("from") or used.group("import") or used.group("dotted")
-        other = _ALIASES.get(other, other)
+        dotted = used.group("dotted")
+        other = _ALIASES.get(dotted, dotted) if dotted else used.group("from") or used.group("import")
+        if dotted and other not in MOVING_APIS:
+            continue  # `logger.info(...)`, `config.x = 1`: a name of the module's own, not surely a package
         if other in _NOT_A_PACKAGE or other.lower() == package.lower():
             continue
         return CutAtImport(package, other, frame, statement)

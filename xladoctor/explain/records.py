@@ -95,6 +95,13 @@ _APP = re.compile(
     r"|[/\\](?P<webui>stable-diffusion-webui[\w-]{0,40})[/\\](?:modules|repositories)[/\\]"
     r"|[/\\](?P<app>ComfyUI)[/\\](?:comfy(?:_extras|_execution|_api)?[/\\]|app[/\\]|(?:execution|nodes|main|server)\.py$)"
 )
+# Packages whose APIs move between releases: `No module named 'jax.experimental.maps'` is an API that went, and
+# `jax.core.pp_eqn_rules[...]` in another package's module is a use of one that may have.
+MOVING_APIS = frozenset({
+    "torch", "jax", "jaxlib", "tensorflow", "keras", "transformers", "diffusers", "numpy", "scipy", "triton",
+    "torch_xla", "torchvision", "torchaudio", "accelerate", "peft", "flax", "optax", "huggingface_hub", "pydantic",
+    "setuptools", "pkg_resources", "tf_keras", "langchain", "vllm", "deepspeed", "xformers", "bitsandbytes", "trl",
+})  # fmt: skip
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
 _DISTRIBUTIONS = {
     "torch_xla": "torch-xla", "jaxlib": "jaxlib", "jax_plugins": "jax-cuda-plugin", "cv2": "opencv-python",
@@ -225,10 +232,10 @@ def is_exception_line(text: str) -> bool:
 
 
 def installed_package(path: str) -> str | None:
-    """The top-level package a file under site-packages (or dist-packages) belongs to: `peft` of
+    """The top-level package (or one-file module) a file under site-packages or dist-packages belongs to: `peft` of
     `.../site-packages/peft/peft_model.py`; None for any other file."""
     found = _SITE.search(path)
-    return found.group("top") if found else None
+    return found.group("top").removesuffix(".py") if found else None  # a one-file module: six.py is `six`
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:

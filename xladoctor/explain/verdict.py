@@ -199,12 +199,12 @@ def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:
         "api-version-skew", "unknown",
         f"The log stops before the error's own line: its last frame is {package}'s module running at import "
         f"({cut.frame.short()}), at `{cut.statement[:200]}`, which uses {other}. An error raised while one installed "
-        f"package imports another is most often code written for another release of it: a name or an attribute "
-        f"that {package} expects and the installed {other} lacks or no longer has (or {other} itself failed to "
-        f"import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then compare "
-        f"the installed {other} with the versions {package} supports (`python -m pip show {package} {other}`, and "
-        f"{package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was written for, "
-        "is the usual fix.",
+        f"package imports another is most often {package}'s code written for another release of {other}: a name or "
+        f"an attribute that {package} expects and the installed {other} lacks or no longer has (or {other} itself "
+        f"failed to import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then "
+        f"compare the installed {other} with the versions {package} supports (`python -m pip show {package} "
+        f"{other}`, and {package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was "
+        "written for, is the usual fix.",
         0.3, failure, CUT_AT_IMPORT, {"package": package, "library": other, "statement": cut.statement[:200]},
     )  # fmt: skip
 

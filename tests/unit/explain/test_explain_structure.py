@@ -1030,8 +1030,17 @@ def test_a_traceback_cut_at_a_package_s_import_is_guessed_as_another_release_of_
         "    return torch.matmul(x, w)\n",
         # the standard library is not a release of anything to pin
         '  File "/x/lib/python3.11/site-packages/peft/__init__.py", line 2, in <module>\n    import os.path\n',
+        # a dotted name of the module's own (its logger), not a package
+        '  File "/x/lib/python3.11/site-packages/peft/__init__.py", line 9, in <module>\n    logger.info("ready")\n',
     ],
 )
 def test_a_cut_traceback_is_guessed_only_at_an_installed_package_s_import_of_another(log: str) -> None:
     diagnosis = _explain(log).diagnosis
     assert diagnosis is None or diagnosis.decided_by != "structure:cut-at-import"
+
+
+def test_a_one_file_module_is_named_as_it_is_imported() -> None:
+    log = '  File "/x/lib/python3.11/site-packages/six.py", line 9, in <module>\n    from numpy import float\n'
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is not None and diagnosis.params["package"] == "six"
+    assert 'python -c "import six"' in diagnosis.cause

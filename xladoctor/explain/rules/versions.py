@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import MOVING_APIS, Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, Install, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
@@ -23,12 +23,6 @@ DISTRIBUTION_OF = {
     "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
     "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools",
 }  # fmt: skip
-# Packages whose submodules move between releases: `No module named 'jax.experimental.maps'` is an API that went.
-FRAMEWORKS = frozenset({
-    "torch", "jax", "jaxlib", "tensorflow", "keras", "transformers", "diffusers", "numpy", "scipy", "triton",
-    "torch_xla", "torchvision", "torchaudio", "accelerate", "peft", "flax", "optax", "huggingface_hub", "pydantic",
-    "setuptools", "pkg_resources", "tf_keras", "langchain", "vllm", "deepspeed", "xformers", "bitsandbytes", "trl",
-})  # fmt: skip
 
 
 def _top(module: str) -> str:
@@ -91,7 +85,7 @@ def _callee_package(call: str) -> str:
 # ("lightening" for lightning); the cut-off is difflib's ratio, high enough that torchaudio is not torchvision, and
 # only an edit inside the name counts.
 _KNOWN_IMPORTS = frozenset(
-    {*FRAMEWORKS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
+    {*MOVING_APIS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
      "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
 )  # fmt: skip
 
