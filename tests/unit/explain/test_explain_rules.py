@@ -2116,3 +2116,36 @@ def test_a_kernel_symbol_missing_from_nccl_is_a_build_without_this_gpu() -> None
     diagnosis = _diagnose(log)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("gpu-arch-unsupported", "environment")
     assert diagnosis.params["library"] == "NCCL" and "NVCC_GENCODE" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("warn", "family", "verdict", "word"),
+    [
+        # misc/argcheck.cc and enqueue.cc: the arguments of the call
+        ("AllReduce : sendbuff allocated on device 0 mismatchs with NCCL device 1", "user-code-error", "not-environment", "torch.cuda.set_device(local_rank)"),
+        ("Broadcast : invalid root 8 (root should be in the 0..7 range)", "user-code-error", "not-environment", "root rank"),
+        ("Trying to send to self without a matching recv", "user-code-error", "not-environment", "send/recv to self"),
+        # bootstrap.cc: the launch's settings
+        ("Bootstrap Root : rank 3 of 8 ranks has already checked in", "bad-configuration", "environment", "RANK"),
+        ("Bootstrap Root : mismatch in info from procs, nranks 8 vs 16, nroots 1 vs 1, iroot 0 vs 0, offset 0 ", "bad-configuration", "environment", "WORLD_SIZE"),
+        ("no device found matching =eth9, verify NCCL_OOB_NET_IFNAME", "nccl-network", "environment", "NCCL_OOB_NET_IFNAME"),
+        ("Net : No valid <IPv4_or_hostname>:<port> pair found", "bad-configuration", "environment", "NCCL_COMM_ID"),
+        ("Could not open XML graph file /etc/nccl/graph.xml : No such file or directory", "bad-configuration", "environment", "NCCL_GRAPH_FILE"),
+        ("FP8 reduction support begins with sm90 capable devices.", "gpu-arch-unsupported", "environment", "sm_90"),
+        ("Invalid device 3 (totalnDev=2)", "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
+        ("Invalid rank requested : 8/8", "bad-configuration", "environment", "WORLD_SIZE"),
+        ("Detected mixed local CollNet device counts across ranks (min 1, max 2). Set NCCL_IGNORE_NET_MISMATCH=1 to continue", "bad-configuration", "environment", "NCCL_IGNORE_NET_MISMATCH"),
+        ("XML Topology has wrong version 1, 2 needed", "bad-configuration", "environment", "NCCL_TOPO_FILE"),
+        ("One-sided RMA requires CUDA driver 12.5 or later (found 12.2).", "cuda-driver-too-old", "environment", "CUDA 12.5"),
+    ],
+)  # fmt: skip
+def test_nccl_s_own_checks_of_a_call_and_a_launch_name_whose_they_are(
+    warn: str, family: str, verdict: str, word: str
+) -> None:
+    """Each WARN text as NCCL's source prints it (NVIDIA/nccl, src/), on a rank's line."""
+    diagnosis = _diagnose(f"node1:123:456 [0] init.cc:1 NCCL WARN {warn}\nnode1:123:456 [0] NCCL INFO init.cc:2 -> 4\n")
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (family, verdict), diagnosis
+    said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values())])
+    assert word in said, said
+    for command in diagnosis.next:
+        _assert_pastes_safely(command)

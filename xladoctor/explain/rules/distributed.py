@@ -69,11 +69,84 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
     return None
 
 
+# NCCL's checks of the arguments of a call (src/misc/argcheck.cc, enqueue.cc): the caller's buffers and ranks, not
+# the machine. "%s : %s allocated on device %d mismatchs with NCCL device %d" is NCCL's own spelling.
+_WRONG_DEVICE = re.compile(
+    r"(?P<op>\w+) : (?P<what>\w+) allocated on device (?P<dev>\d+) mismatchs with NCCL device (?P<nccl>\d+)"
+)
+_BAD_ROOT = re.compile(r"(?P<op>\w+) : invalid root (?P<root>-?\d+) \(root should be in the 0\.\.(?P<last>\d+) range\)")
+_SELF_UNMATCHED = re.compile(r"Trying to (?:send|recv) to self without a matching (?:recv|send)")
+
+
+def _nccl_call_refused(detail: str) -> tuple[str, Lead] | None:
+    """A collective or point-to-point call NCCL refused for its arguments: the calling code's mistake."""
+    if (wrong := _WRONG_DEVICE.search(detail)) is not None:
+        dev, nccl = wrong.group("dev"), wrong.group("nccl")
+        return "user-code-error", Lead(
+            f"NCCL's {wrong.group('op')} was given a buffer ({wrong.group('what')}) on GPU {dev}, but this rank's "
+            f"communicator runs on GPU {nccl}: the rank made its tensors on another device than the one it set for "
+            "its process group (most often every rank on cuda:0, or the device set after the tensors were made). "
+            "Set the rank's device first (torch.cuda.set_device(local_rank), or init_process_group(device_id=...)) "
+            "and make the tensors on it.",
+            {"device": f"GPU {dev}", "nccl_device": f"GPU {nccl}", "fix": "torch.cuda.set_device(local_rank)"},
+            verdict="not-environment",
+            next=("TORCH_DISTRIBUTED_DEBUG=DETAIL python ...  # which collective, from which line",),
+        )
+    if (root := _BAD_ROOT.search(detail)) is not None:
+        return "user-code-error", Lead(
+            f"NCCL's {root.group('op')} was given root rank {root.group('root')}, but the communicator has ranks 0 "
+            f"to {root.group('last')}: the src/dst of a broadcast, reduce or gather names a rank outside the group "
+            "(a global rank passed to a subgroup's call, or a world size smaller than the code expects).",
+            {"what": "root rank", "root": root.group("root")},
+            verdict="not-environment",
+        )
+    if _SELF_UNMATCHED.search(detail):
+        return "user-code-error", Lead(
+            f"{detail.strip()[:160]}: a rank sent to (or received from) itself without the matching receive (or send) "
+            "in the same group of calls. Pair them (both inside one batch_isend_irecv / group), or skip the self "
+            "transfer.",
+            {"what": "send/recv to self"},
+            verdict="not-environment",
+        )
+    return None
+
+
+# NCCL's bootstrap root gathers one message from every rank (src/bootstrap.cc): two processes claiming one rank, or
+# processes launched with different world sizes, are the launch's settings, not the network.
+_RANK_TWICE = re.compile(r"Bootstrap Root : rank (?P<rank>\d+) of (?P<n>\d+) ranks has already checked in")
+_SIZES_DIFFER = re.compile(r"Bootstrap Root : mismatch in info from procs, nranks (?P<a>\d+) vs (?P<b>\d+)")
+
+
+def _nccl_launch_mismatch(detail: str) -> tuple[str, Lead] | None:
+    if (twice := _RANK_TWICE.search(detail)) is not None:
+        return "bad-configuration", Lead(
+            f"Two processes joined NCCL's bootstrap as rank {twice.group('rank')} of {twice.group('n')}: the launch "
+            "gave two processes the same RANK (a launcher started twice on one node, a per-node rank used as the "
+            "global one, a fixed RANK in a script), or two jobs share one rendezvous (the same MASTER_ADDR:MASTER_PORT "
+            "or NCCL_COMM_ID). Give each process its own global rank, and each job its own port.",
+            {"variable": "RANK", "port": "MASTER_PORT"},
+            next=("env | grep -E '^(RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NCCL_COMM_ID)='",),
+        )
+    if (sizes := _SIZES_DIFFER.search(detail)) is not None:
+        return "bad-configuration", Lead(
+            f"The processes that joined NCCL's bootstrap disagree on the job's size ({sizes.group('a')} ranks against "
+            f"{sizes.group('b')}): the nodes were launched with different settings (WORLD_SIZE, --nnodes, "
+            "--nproc-per-node), or two jobs share one rendezvous address. Launch every node with the same sizes, and "
+            "each job on its own port.",
+            {"variable": "WORLD_SIZE", "port": "MASTER_PORT"},
+            next=("env | grep -E '^(RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)='",),
+        )
+    return None
+
+
 def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
     """NCCL's WARN texts that name their cause (src/init.cc, bootstrap.cc, transport/net_socket.cc, mnnvl.cc,
     transport/nvls.cc, graph/paths.cc, transport.cc, include/alloc.h, plugin/net.cc), read before the words they
     share with network failures ("socket", "connect")."""
     said = detail.strip()[:200]
+    called = _nccl_call_refused(detail) or _nccl_launch_mismatch(detail)
+    if called is not None:
+        return called
     if "mismatched nccl version" in lowered or "nccl version mismatch with remote peer" in lowered:
         return "version-mismatch", Lead(
             f"The ranks run different NCCL releases ({said}): every node must load the same NCCL (the same torch "
@@ -133,7 +206,7 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
             {"variable": variable},
             next=("env | grep ^NCCL_", NCCL_DEBUG),
         )
-    if "mixed local net device counts" in lowered:  # init.cc: the nodes see different numbers of NICs
+    if re.search(r"mixed local (?:net|collnet) device counts", lowered):  # init.cc: the nodes' NIC counts differ
         return "bad-configuration", Lead(
             f"The nodes do not see the same number of network devices ({said}): one node lacks NICs the others have "
             "(an RDMA device not passed into its container, a port down, NCCL_IB_HCA set differently). Give every "
@@ -150,6 +223,68 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
             "NCCL_SOCKET_IFNAME matches no interface. Unset or correct them.",
             {"variable": "NCCL_NET"},
             next=("env | grep ^NCCL_", "ip -brief addr", NCCL_DEBUG),
+        )
+    if (device := re.search(r"invalid device (?P<dev>\d+) \(totalndev=(?P<n>\d+)\)", lowered)) is not None:
+        return "bad-configuration", Lead(  # init.cc: a device index past the GPUs this process sees
+            f"NCCL was asked for GPU {device.group('dev')}, and this process sees {device.group('n')} "
+            "(CUDA_VISIBLE_DEVICES, or the GPUs the container or scheduler gave it): more ranks per node than "
+            "visible GPUs, or a device index set from the global rank instead of the local one.",
+            {"variable": "CUDA_VISIBLE_DEVICES", "fix": "torch.cuda.set_device(local_rank)"},
+            next=("nvidia-smi -L", "env | grep -E '^(CUDA_VISIBLE_DEVICES|LOCAL_RANK|RANK)='"),
+        )
+    if re.search(r"invalid rank requested : \d+/\d+|rank \d+ exceeds ndev=\d+", lowered):
+        return "bad-configuration", Lead(  # init.cc: a rank number at or past the job's size
+            f"A process asked NCCL for a rank the job does not have ({said}): its RANK is not below WORLD_SIZE (the "
+            "ranks are numbered from 0), or the nodes were launched with different sizes.",
+            {"variable": "RANK", "size": "WORLD_SIZE"},
+            next=("env | grep -E '^(RANK|LOCAL_RANK|WORLD_SIZE)='",),
+        )
+    if re.search(r"xml (?:topology|graph) has wrong version|xml parse", lowered):
+        return "bad-configuration", Lead(  # graph/xml.cc: the topology or graph file NCCL was given
+            f"NCCL could not use a topology (or graph) file ({said}): one written for another NCCL release, or not "
+            "well-formed XML. Check the file NCCL_TOPO_FILE (or NCCL_GRAPH_FILE) names, or, when neither is set, "
+            "the one NCCL reads by default (/var/run/nvidia-topologyd/virtualTopology.xml, on some cloud VMs); unset "
+            "the variable for NCCL's own detection.",
+            {"variable": "NCCL_TOPO_FILE"},
+            next=("env | grep -E '^NCCL_(TOPO|GRAPH)_FILE='",),
+        )
+    if driver := re.search(r"requires cuda driver (?P<need>\d+\.\d+) or later \(found (?P<found>[\d.]+)\)", lowered):
+        return "cuda-driver-too-old", Lead(  # enqueue.cc: a feature of a newer driver's CUDA
+            f"This NCCL feature needs a driver for CUDA {driver.group('need')} or newer, and the driver here supports "
+            f"CUDA {driver.group('found')}: update the NVIDIA driver, or do without the feature.",
+            {"driver": "NVIDIA driver", "needs": f"CUDA {driver.group('need')}"},
+            next=("nvidia-smi  # the driver version and the newest CUDA it supports",),
+        )
+    if "no valid <ipv4_or_hostname>:<port> pair found" in lowered or "no valid [ipv6]:port pair found" in lowered:
+        # misc/socket.cc reads NCCL_COMM_ID (and a host:port the bootstrap is given) as <host>:<port>
+        return "bad-configuration", Lead(
+            f"NCCL could not read a host:port address ({said}): NCCL_COMM_ID (or the address given to the bootstrap) "
+            "is not <host>:<port> ([address]:port for IPv6). Correct it or unset it.",
+            {"variable": "NCCL_COMM_ID"},
+            next=("env | grep ^NCCL_COMM_ID",),
+        )
+    if "verify nccl_oob_net_ifname" in lowered:
+        # bootstrap.cc: NCCL_OOB_NET_IFNAME names (or excludes) the interfaces its bootstrap may use, and none is left
+        return "nccl-network", Lead(
+            f"NCCL's bootstrap found no network interface the setting allows ({said}): NCCL_OOB_NET_IFNAME (and "
+            "NCCL_SOCKET_IFNAME) name an interface this node does not have. Name one it has (ip -brief addr), the "
+            "same on every node, or unset it.",
+            {"variable": "NCCL_OOB_NET_IFNAME"},
+            next=("ip -brief addr", "env | grep -E '^NCCL_(OOB_NET|SOCKET)_IFNAME='"),
+        )
+    if "could not open xml graph file" in lowered:  # graph/xml.cc: the file NCCL_GRAPH_FILE names
+        return "bad-configuration", Lead(
+            f"NCCL could not open the graph file NCCL_GRAPH_FILE names ({said}): the path does not exist on this node "
+            "or cannot be read. Give a path every node has, or unset it for NCCL's own search.",
+            {"variable": "NCCL_GRAPH_FILE"},
+            next=("env | grep -E '^NCCL_(GRAPH|TOPO)_FILE='",),
+        )
+    if "fp8 reduction support begins with sm90" in lowered:  # enqueue.cc: FP8 reductions need Hopper or newer
+        return "gpu-arch-unsupported", Lead(
+            f"NCCL reduces FP8 data only on Hopper (sm_90) and newer GPUs ({said}): this GPU is older. Reduce in "
+            "bf16 or fp16 here (cast before the collective), or run on a Hopper-class GPU.",
+            {"arch": "sm_90", "dtype": "fp8"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
     if re.search(r"failed to cuda (?:malloc|calloc|host alloc)", lowered):
         return "out-of-memory", Lead(
