@@ -2149,3 +2149,11 @@ def test_nccl_s_own_checks_of_a_call_and_a_launch_name_whose_they_are(
     assert word in said, said
     for command in diagnosis.next:
         _assert_pastes_safely(command)
+
+
+def test_gloo_s_peer_closing_its_end_is_a_rank_that_went_not_the_network() -> None:
+    """gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first."""
+    log = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "nccl-network:gloo_peer_gone"
+    assert diagnosis.verdict == "unknown" and "died first" in diagnosis.cause
