@@ -1078,12 +1078,13 @@ def gloo_interface_missing(found: re.Match[str], failure: Failure) -> Lead:
     r"|(?P<closed>Connection closed by peer) \[[^\]\n]{1,80}\]:\d{1,5}",
     # gloo/transport/tcp/pair.cc: the socket to another rank closed under a collective
     source="https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/pair.cc (Read error / Write error; "
-    "\"Connection closed by peer\")",
+    '"Connection closed by peer")',
     confidence=0.8,  # over the connection words alone (ranks_cannot_connect): gloo's own line says the peer went
 )
 def gloo_peer_gone(found: re.Match[str], failure: Failure) -> Lead:
+    why = found.group("why") or found.group("closed")
     return Lead(
-        f"Gloo's connection to another rank closed ({found.group('why') or found.group('closed')}): that rank most often died first (an "
+        f"Gloo's connection to another rank closed ({why}): that rank most often died first (an "
         "exception, the OOM killer, a node lost), and its own log holds the cause; less often the network between "
         "them dropped it. Read the first failure among all ranks' logs.",
         {"variable": "GLOO_SOCKET_IFNAME"},
