@@ -30,6 +30,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:position_ids_no_longer_saved": (tb('RuntimeError: Error(s) in loading state_dict for JointModel:\n\tUnexpected key(s) in state_dict: "tagger._bert.embeddings.position_ids", "generator.bert.embeddings.position_ids".', "torch/nn/modules"), "api-version-skew", "environment", "transformers"),
     "unsupported-op:xla_has_no_platform": ("2023-03-06 13:43:15.308786: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at xla_ops.cc:418 : NOT_FOUND: could not find registered platform with id: 0x1682845f0\n", "unsupported-op", "framework-bug", "jit_compile"),
     "api-version-skew:tokenizer_class_unknown": (tb("ValueError: Tokenizer class Qwen2Tokenizer does not exist or is not currently imported.", "transformers/models/auto"), "api-version-skew", "environment", "transformers"),
+    "module-not-found:jaxlib_not_installed": (tb("ModuleNotFoundError: jax requires jaxlib to be installed. See https://github.com/jax-ml/jax#installation for installation instructions.", "jax/_src/lib"), "module-not-found", "environment", "jaxlib"),
+    "version-mismatch:jaxlib_too_old_to_say": (tb("ImportError: This version of jax requires jaxlib version >= 0.4.30.", "jax/_src/lib"), "version-mismatch", "environment", ">=0.4.30"),
+    "cuda-library-mismatch:cudnn_9_10_0": (tb("RuntimeError: cuDNN 9.10.0 had a binary backward-compatibility issue due to reordered enum values affecting block-scale datatypes. Found runtime version 91000 and build version 90800. Please upgrade to 9.10.1 or above.", "jax_plugins/cuda"), "cuda-library-mismatch", "environment", "nvidia-cudnn-cu12"),
     "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
     "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
@@ -2157,3 +2160,19 @@ def test_gloo_s_peer_closing_its_end_is_a_rank_that_went_not_the_network() -> No
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "nccl-network:gloo_peer_gone"
     assert diagnosis.verdict == "unknown" and "died first" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "RuntimeError: Unknown backend gpu. Available backends are ['cpu']",
+        "RuntimeError: Backend 'cuda' is not in the list of known backends: ['cpu', 'tpu'].",
+        "RuntimeError: Could not initialize backend 'cuda'",
+        "RuntimeError: Backend 'cuda' provides no devices.",
+    ],
+)
+def test_jax_s_own_words_for_a_backend_it_does_not_have(error: str) -> None:
+    """jax/_src/xla_bridge.py's texts when the backend asked for is missing or empty: the CUDA plugin."""
+    diagnosis = _diagnose(tb(error, "jax/_src"))
+    assert diagnosis is not None and diagnosis.decided_by == "accelerator-unavailable:jax_sees_no_accelerator"
+    assert "jax[cuda12]" in diagnosis.cause

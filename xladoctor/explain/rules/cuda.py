@@ -508,7 +508,12 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
     r"|A Google TPU may be present on this machine, but either a TPU-enabled jaxlib or libtpu is not installed"
     r"|could not find registered platform with name: \\?\"?(?P<platform>cuda|rocm|gpu|tpu)"
     r"|Unknown backend:? '?(?P<asked>gpu|cuda|rocm|tpu)'? requested"
-    r"|no platforms that are instances of (?P<kind>gpu|tpu) are present",
+    r"|no platforms that are instances of (?P<kind>gpu|tpu) are present"
+    # xla_bridge's _init_backend and _get_backend_uncached: the backend asked for is not there, or has no device
+    r"|Unknown backend (?P<unknown>gpu|cuda|rocm|tpu)\. Available backends are"
+    r"|Backend '(?P<listed>gpu|cuda|rocm|tpu)' is not in the list of known backends"
+    r"|Could not initialize backend '(?P<init>gpu|cuda|rocm|tpu)'"
+    r"|Backend '(?P<empty>gpu|cuda|rocm|tpu)' provides no devices",
     source="https://github.com/jax-ml/jax/blob/main/jax/_src/xla_bridge.py (and XLA's platform registry, "
     "xla/stream_executor/platform_manager.cc: 'could not find registered platform with name')",
     confidence=0.85,
@@ -516,7 +521,8 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
     # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
-    asked = found.group("backend") or found.group("platform") or found.group("asked") or found.group("kind")
+    named = ("backend", "platform", "asked", "kind", "unknown", "listed", "init", "empty")
+    asked = next((found.group(name) for name in named if found.group(name)), None)
     tpu = "TPU" in text or asked == "tpu"
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(
@@ -533,6 +539,25 @@ def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
             "python -c 'import jax; print(jax.__version__, jax.devices())'",
             "python -m pip list 2>/dev/null | grep -i -E 'jax|libtpu|nvidia'",
         ),
+    )
+
+
+# jax's CUDA plugin refuses cuDNN 9.10.0 beside a jaxlib built with another cuDNN (jax_plugins/cuda/__init__.py):
+# 9.10.0 reordered enum values of block-scaled datatypes, which 9.10.1 undid (cuDNN's release notes, 9.10.1).
+@rule(
+    "cuda-library-mismatch",
+    r"cuDNN 9\.10\.0 had a binary backward-compatibility issue",
+    source="https://github.com/jax-ml/jax/blob/main/jax_plugins/cuda/__init__.py; "
+    "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/release-notes.html#cudnn-9-10-1",
+    confidence=0.95,
+)
+def cudnn_9_10_0(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The cuDNN loaded is 9.10.0, whose binary interface broke compatibility (reordered values of the "
+        "block-scaled datatypes) and which JAX refuses: install cuDNN 9.10.1 or newer (the nvidia-cudnn-cu12 wheel).",
+        {"library": "cuDNN", "package": "nvidia-cudnn-cu12"},
+        install(("nvidia-cudnn-cu12", ">=9.10.1")),
+        next=("python -m pip list 2>/dev/null | grep -i cudnn",),
     )
 
 

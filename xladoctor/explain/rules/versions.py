@@ -1511,3 +1511,39 @@ def position_ids_no_longer_saved(found: re.Match[str], failure: Failure) -> Lead
         {"package": "transformers", "key": keys[0]},
         next=('python -c "import transformers; print(transformers.__version__)"',),
     )
+
+
+# jax imports jaxlib first and checks it (jax/_src/lib/__init__.py): none installed, or one older than the jax
+# release's minimum (a jaxlib too old to have jaxlib.version at all fails the import with this message).
+@rule(
+    "module-not-found",
+    r"jax requires jaxlib to be installed",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py",
+    confidence=0.95,
+)
+def jaxlib_not_installed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "jax is installed without jaxlib, its compiled half: install them together, of one release (`pip install -U "
+        "jax` installs the matching jaxlib; add the [cuda12] or [tpu] extra for an accelerator).",
+        {"package": "jaxlib", "module": "jaxlib"},
+        Fix((Install((("jax", ""),), upgrade=True),)),
+        next=("python -m pip list 2>/dev/null | grep -i jax",),
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"This version of jax requires jaxlib version >= (?P<want>[\w.]{1,20}?)\.?(?:\s|$)",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py",
+    confidence=0.95,
+    flags=re.MULTILINE,
+)
+def jaxlib_too_old_to_say(found: re.Match[str], failure: Failure) -> Lead:
+    want = found.group("want")
+    return Lead(
+        f"The installed jaxlib is older than this jax needs (jaxlib >= {want}): jax and jaxlib are released "
+        "together and must be of one release. Upgrade both (`pip install -U jax` installs the matching jaxlib).",
+        {"package": "jaxlib", "want": f">={want}"},
+        Fix((Install((("jax", ""),), upgrade=True),)),
+        next=("python -m pip list 2>/dev/null | grep -i jax",),
+    )
