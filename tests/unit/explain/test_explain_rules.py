@@ -33,6 +33,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "module-not-found:jaxlib_not_installed": (tb("ModuleNotFoundError: jax requires jaxlib to be installed. See https://github.com/jax-ml/jax#installation for installation instructions.", "jax/_src/lib"), "module-not-found", "environment", "jaxlib"),
     "version-mismatch:jaxlib_too_old_to_say": (tb("ImportError: This version of jax requires jaxlib version >= 0.4.30.", "jax/_src/lib"), "version-mismatch", "environment", ">=0.4.30"),
     "cuda-library-mismatch:cudnn_9_10_0": (tb("RuntimeError: cuDNN 9.10.0 had a binary backward-compatibility issue due to reordered enum values affecting block-scale datatypes. Found runtime version 91000 and build version 90800. Please upgrade to 9.10.1 or above.", "jax_plugins/cuda"), "cuda-library-mismatch", "environment", "nvidia-cudnn-cu12"),
+    "user-code-error:ddp_models_differ": (tb("RuntimeError: DDP expects same model across all ranks, but Rank 1 has 338 params, while rank 0 has inconsistent 340 params.", "torch/nn/parallel"), "user-code-error", "not-environment", "parameter counts"),
+    "user-code-error:collective_tensor_not_contiguous": (tb("RuntimeError: Tensors must be contiguous", "torch/distributed"), "user-code-error", "not-environment", ".contiguous()"),
     "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
     "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
@@ -2176,3 +2178,26 @@ def test_jax_s_own_words_for_a_backend_it_does_not_have(error: str) -> None:
     diagnosis = _diagnose(tb(error, "jax/_src"))
     assert diagnosis is not None and diagnosis.decided_by == "accelerator-unavailable:jax_sees_no_accelerator"
     assert "jax[cuda12]" in diagnosis.cause
+
+
+def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() -> None:
+    """DDP's all-gather of the ranks' parameter counts leaves 0 for a rank whose part never came."""
+    log = tb(
+        "RuntimeError: DDP expects same model across all ranks, but Rank 1 has 221 params, while rank 0 has "
+        "inconsistent 0 params.",
+        "torch/nn/parallel",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("hang-timeout", "unknown")
+    assert diagnosis.params["rank"] == "0" and "straggling" in diagnosis.cause
+
+
+def test_lightning_s_unused_parameters_name_its_strategy() -> None:
+    log = tb(
+        "RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss "
+        "returned by training_step. If this is intentional, you must enable the detection of unused parameters in DDP",
+        "lightning/pytorch/strategies",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error"
+    assert "ddp_find_unused_parameters_true" in diagnosis.cause

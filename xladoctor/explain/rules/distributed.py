@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, rule, yours
 from xladoctor.explain.rules.cuda import FAMILY_OF as CUDA_FAMILIES
 from xladoctor.explain.rules.cuda import NOT_SUPPORTED
 from xladoctor.fix import export
@@ -578,11 +578,22 @@ def killed_by_kernel(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "user-code-error",
     r"Expected to have finished reduction in the prior iteration before starting a new one"
-    r"|Expected to mark a variable ready only once",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/reducer.cpp",
+    r"|Expected to mark a variable ready only once"
+    r"|(?P<lightning>It looks like your LightningModule has parameters that were not used in producing the loss)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/reducer.cpp; Lightning's DDP "
+    "strategy (https://github.com/Lightning-AI/pytorch-lightning/tree/master/src/lightning/pytorch/strategies)",
     confidence=0.9,
 )
 def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("lightning"):
+        return Lead(
+            "DDP found parameters of the LightningModule that took no part in training_step's loss: the model has "
+            "branches some steps skip (or layers it never uses). Use "
+            "Trainer(strategy='ddp_find_unused_parameters_true') (or DDPStrategy(find_unused_parameters=True)), or "
+            "make every parameter used.",
+            {"fix": "strategy='ddp_find_unused_parameters_true'"},
+            verdict="not-environment",
+        )
     if "only once" in found.group(0):
         return Lead(
             "DDP saw a parameter's gradient become ready twice in one step: reentrant activation checkpointing (or a "
@@ -1149,4 +1160,62 @@ def rtx_4000_without_p2p(found: re.Match[str], failure: Failure) -> Lead:
         "launch (`accelerate launch` sets both itself; a deepspeed or torchrun launch does not).",
         {"variable": "NCCL_P2P_DISABLE", "also": "NCCL_IB_DISABLE"},
         export("NCCL_P2P_DISABLE", "1") + export("NCCL_IB_DISABLE", "1"),
+    )
+
+
+# DDP's constructor all-gathers each rank's parameter count and compares them (reducer.cpp,
+# verify_params_across_processes). Two real counts that differ are models built differently on the ranks; a count of
+# 0 is what a rank whose part of that all-gather never arrived leaves (a rank still loading data or a model, or a
+# broken collective): a straggler, not a model.
+@rule(
+    "user-code-error",
+    r"DDP expects same model across all ranks, but Rank (?P<rank>\d+) has (?P<mine>\d+) params, while rank "
+    r"(?P<other>\d+) has inconsistent (?P<theirs>\d+) params",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/reducer.cpp "
+    "(verify_params_across_processes)",
+    confidence=0.9,
+)
+def ddp_models_differ(found: re.Match[str], failure: Failure) -> Lead:
+    rank, mine, other, theirs = found.group("rank", "mine", "other", "theirs")
+    if theirs == "0" or mine == "0":
+        return Lead(
+            f"DDP's check of the model across ranks got no parameter count from rank {other if theirs == '0' else rank}"
+            f" (0 against {mine if theirs == '0' else theirs}): that rank had not reached the check (still loading "
+            "data or the model, or stuck elsewhere), or the collective under it broke. A straggling rank, not a model "
+            "that differs: find what that rank was doing.",
+            {"rank": other if theirs == "0" else rank, "what": "parameter counts"},
+            family="hang-timeout",
+            verdict="unknown",
+            confidence=0.7,
+            next=(
+                "xladoctor profile --stall-after 120 -- torchrun ...  # every rank's stack when they stop together",
+                NCCL_DEBUG,
+            ),
+        )
+    return Lead(
+        f"The ranks built different models: rank {rank} has {mine} parameters and rank {other} has {theirs}. Code that "
+        "builds the model by rank (a layer only rank 0 adds, a checkpoint loaded on one rank before DDP) or a config "
+        "read differently per rank: build the same model on every rank before wrapping it in DDP.",
+        {"rank": rank, "what": "parameter counts"},
+        verdict="not-environment",
+    )
+
+
+# ProcessGroupNCCL checks each tensor a collective gets (check_gpu_single_tensor): a view that is not contiguous in
+# memory (a transpose, a slice) is refused.
+@rule(
+    "user-code-error",
+    r"Tensors must be contiguous",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
+    confidence=0.85,
+)
+def collective_tensor_not_contiguous(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        yours(
+            failure,
+            "A collective was given a tensor that is not contiguous in memory (a transposed or sliced view): call "
+            ".contiguous() on it before the collective.",
+        ),
+        {"fix": ".contiguous()"},
+        verdict="not-environment",
     )
