@@ -35,6 +35,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-library-mismatch:cudnn_9_10_0": (tb("RuntimeError: cuDNN 9.10.0 had a binary backward-compatibility issue due to reordered enum values affecting block-scale datatypes. Found runtime version 91000 and build version 90800. Please upgrade to 9.10.1 or above.", "jax_plugins/cuda"), "cuda-library-mismatch", "environment", "nvidia-cudnn-cu12"),
     "user-code-error:ddp_models_differ": (tb("RuntimeError: DDP expects same model across all ranks, but Rank 1 has 338 params, while rank 0 has inconsistent 340 params.", "torch/nn/parallel"), "user-code-error", "not-environment", "parameter counts"),
     "user-code-error:collective_tensor_not_contiguous": (tb("RuntimeError: Tensors must be contiguous", "torch/distributed"), "user-code-error", "not-environment", ".contiguous()"),
+    "module-not-found:keras_backend_missing": (tb("RuntimeError: Unable to import TensorFlow, which is required by the TensorFlow backend. Make sure tensorflow is installed.", "keras/src/backend"), "module-not-found", "environment", "KERAS_BACKEND"),
     "missing-library:nccl_stub_unloaded": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call 'xla.gpu.all_reduce' failed: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will not work.\n", "missing-library", "environment", "nvidia-nccl-cu12"),
     "cuda-library-mismatch:nccl_unknown_result": ("Failed, NCCL error /src/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'\n", "cuda-library-mismatch", "environment", "NCCL"),
     "bad-configuration:device_past_the_visible_ones": (tb('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "/opt/conda/conda-bld/pytorch/work/aten/src/ATen/cuda/CUDAContext.cpp":49, please report a bug to PyTorch.', "torch/cuda"), "bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
@@ -2201,3 +2202,14 @@ def test_lightning_s_unused_parameters_name_its_strategy() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "user-code-error"
     assert "ddp_find_unused_parameters_true" in diagnosis.cause
+
+
+def test_keras_3_s_refusal_of_a_keras_2_argument_is_the_release() -> None:
+    log = tb(
+        "ValueError: The `save_format` argument is deprecated in Keras 3. Please remove this argument and pass a file "
+        "path with either `.keras` or `.h5` extension.",
+        "keras/src/saving",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:keras_3"
+    assert "TF_USE_LEGACY_KERAS=1" in diagnosis.cause

@@ -743,7 +743,9 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "api-version-skew",
     r"File format not supported: filepath=|Keras 3 only supports V3 `?\.keras`? files|keras\.src\.legacy|Unrecognized "
-    r"keyword arguments passed to \w+: \{'(?P<kw>\w+)'",
+    r"keyword arguments passed to \w+: \{'(?P<kw>\w+)'"
+    # Keras 3's refusals of what Keras 2 took ("The `save_format` argument is deprecated in Keras 3")
+    r"|\b(?:deprecated|not supported|no longer supported|removed) in Keras 3\b",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2)",
     confidence=0.8,
 )
@@ -1546,4 +1548,26 @@ def jaxlib_too_old_to_say(found: re.Match[str], failure: Failure) -> Lead:
         {"package": "jaxlib", "want": f">={want}"},
         Fix((Install((("jax", ""),), upgrade=True),)),
         next=("python -m pip list 2>/dev/null | grep -i jax",),
+    )
+
+
+# Keras 3 imports its backend's framework at start (keras/src/backend/__init__.py): TensorFlow unless KERAS_BACKEND
+# names jax, torch or numpy.
+@rule(
+    "module-not-found",
+    r"Unable to import (?P<framework>TensorFlow|JAX|PyTorch|torch), which is required by the (?P<backend>\w+) backend",
+    source="https://github.com/keras-team/keras/tree/master/keras/src/backend (the backend's framework, imported at "
+    "start; KERAS_BACKEND chooses it)",
+    confidence=0.9,
+)
+def keras_backend_missing(found: re.Match[str], failure: Failure) -> Lead:
+    framework = found.group("framework")
+    package = {"TensorFlow": "tensorflow", "JAX": "jax", "PyTorch": "torch", "torch": "torch"}[framework]
+    return Lead(
+        f"Keras 3 runs on the {found.group('backend')} backend, and {framework} is not installed (or does not import) "
+        f"in this interpreter: install {package}, or choose a backend that is installed with KERAS_BACKEND (jax, "
+        "torch, tensorflow) before keras is imported.",
+        {"package": package, "variable": "KERAS_BACKEND"},
+        install((package, "")),
+        next=(f'python -c "import {package}"  # the import error itself, when it is installed',),
     )
