@@ -1039,3 +1039,45 @@ def insightface_pack_not_in_place(found: re.Match[str], failure: Failure) -> Lea
         verdict="not-environment",
         next=("ls ComfyUI/models/insightface/models/*/  # each pack's .onnx files, one level down",),
     )
+
+
+# torch refuses to start CUDA in a process forked from one where CUDA already runs (torch/cuda/__init__.py,
+# _lazy_init): a DataLoader's workers, a multiprocessing pool or vLLM's workers forked after the parent touched CUDA.
+@rule(
+    "user-code-error",
+    r"Cannot re-initialize CUDA in forked subprocess",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
+    confidence=0.9,
+)
+def cuda_in_forked_child(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        yours(
+            failure,
+            "CUDA was started in the parent process before it forked its workers (fork is multiprocessing's default "
+            "start method on Linux), and a forked child cannot use it. Start the workers with 'spawn' "
+            "(multiprocessing.set_start_method('spawn') under `if __name__ == '__main__':`, "
+            "DataLoader(multiprocessing_context='spawn'), VLLM_WORKER_MULTIPROC_METHOD=spawn for vLLM), or do not "
+            "touch CUDA before the workers start.",
+        ),
+        {"fix": "spawn", "option": "multiprocessing start method"},
+        verdict="not-environment",
+    )
+
+
+# vLLM splits the attention heads over the tensor-parallel ranks (its model config's verify_with_parallel_config).
+@rule(
+    "user-code-error",
+    r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel size \((?P<tp>\d+)\)",
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/config (ModelConfig.verify_with_parallel_config)",
+    confidence=0.9,
+)
+def heads_not_divisible_by_tp(found: re.Match[str], failure: Failure) -> Lead:
+    heads, tp = int(found.group("heads")), int(found.group("tp"))
+    fits = [n for n in range(1, min(heads, 64) + 1) if heads % n == 0]
+    return Lead(
+        f"The model has {heads} attention heads, which {tp} tensor-parallel GPUs cannot share evenly: choose a "
+        f"tensor_parallel_size that divides {heads} ({', '.join(map(str, fits))}); to use more GPUs, add "
+        "pipeline_parallel_size or run more replicas.",
+        {"option": "tensor_parallel_size", "heads": str(heads)},
+        verdict="not-environment",
+    )

@@ -399,3 +399,26 @@ def directml_oom(found: re.Match[str], failure: Failure) -> Lead:
         {"memory": "DirectML device"},
         verdict="not-environment",
     )
+
+
+# vLLM's worker reserves gpu_memory_utilization of the GPU's whole memory at start and refuses when less than that is
+# free (vllm/v1/worker/gpu_worker.py, init_device): another process already holds part of the GPU.
+@rule(
+    "out-of-memory",
+    r"Free memory on device(?: (?P<device>\S+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less than "
+    r"desired GPU memory utilization \((?P<util>[\d.]+), (?P<want>[\d.]+) GiB\)",
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/v1/worker/gpu_worker.py (init_device: the free memory "
+    "against gpu_memory_utilization)",
+    confidence=0.9,
+)
+def vllm_gpu_memory_taken(found: re.Match[str], failure: Failure) -> Lead:
+    free, total, util, want = found.group("free", "total", "util", "want")
+    return Lead(
+        f"vLLM reserves gpu_memory_utilization={util} of the GPU ({want} GiB), and only {free} of {total} GiB were "
+        "free when it started: another process holds the rest (another vLLM server or worker, a notebook's kernel, "
+        "an earlier run that did not exit, a second model on the same GPU). Stop it (nvidia-smi lists it), or lower "
+        f"gpu_memory_utilization (--gpu-memory-utilization) to below {float(free) / float(total):.2f}.",
+        {"option": "gpu_memory_utilization", "free": f"{free} GiB", "wanted": f"{want} GiB"},
+        verdict="not-environment",
+        next=("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+    )
