@@ -2216,3 +2216,12 @@ def test_keras_3_s_refusal_of_a_keras_2_argument_is_the_release() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:keras_3"
     assert "TF_USE_LEGACY_KERAS=1" in diagnosis.cause
+
+
+def test_torch_s_shared_memory_manager_out_of_file_descriptors_is_the_open_files_limit() -> None:
+    log = tb(
+        "RuntimeError: unable to open shared memory object </torch_12_345_6> in read-write mode: Too many open files (24)",
+        "torch/multiprocessing",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:open_files_limit"

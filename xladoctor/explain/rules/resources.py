@@ -338,7 +338,9 @@ def save_stopped_short(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "bad-configuration",
-    r"received 0 items of ancdata|\[Errno 24\] Too many open files",
+    r"received 0 items of ancdata|\[Errno 24\] Too many open files"
+    # torch's shared-memory manager names the errno in its own words: "... in read-write mode: Too many open files (24)"
+    r"|unable to open shared memory object <[^>\n]{1,120}>[^\n]{0,40}: Too many open files",
     source="https://pytorch.org/docs/stable/multiprocessing.html#sharing-strategies (file_descriptor sharing and "
     "the open-files limit)",
     confidence=0.8,
