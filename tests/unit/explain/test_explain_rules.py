@@ -2160,14 +2160,6 @@ def test_nccl_s_own_checks_of_a_call_and_a_launch_name_whose_they_are(
         _assert_pastes_safely(command)
 
 
-def test_gloo_s_peer_closing_its_end_is_a_rank_that_went_not_the_network() -> None:
-    """gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first."""
-    log = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n"
-    diagnosis = _diagnose(log)
-    assert diagnosis is not None and diagnosis.decided_by == "nccl-network:gloo_peer_gone"
-    assert diagnosis.verdict == "unknown" and "died first" in diagnosis.cause
-
-
 @pytest.mark.parametrize(
     "error",
     [
@@ -2196,32 +2188,18 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
     assert diagnosis.params["rank"] == "0" and "straggling" in diagnosis.cause
 
 
-def test_lightning_s_unused_parameters_name_its_strategy() -> None:
-    log = tb(
-        "RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss "
-        "returned by training_step. If this is intentional, you must enable the detection of unused parameters in DDP",
-        "lightning/pytorch/strategies",
-    )
+@pytest.mark.parametrize(
+    ("log", "rule_id", "word"),
+    [
+        # gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first
+        ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n", "nccl-network:gloo_peer_gone", "died first"),
+        (tb("RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss returned by training_step. If this is intentional, you must enable the detection of unused parameters in DDP", "lightning/pytorch/strategies"), "user-code-error:ddp_unused_parameters", "ddp_find_unused_parameters_true"),
+        (tb("ValueError: The `save_format` argument is deprecated in Keras 3. Please remove this argument and pass a file path with either `.keras` or `.h5` extension.", "keras/src/saving"), "api-version-skew:keras_3", "TF_USE_LEGACY_KERAS=1"),
+        # torch's shared-memory manager names the errno in its own words
+        (tb("RuntimeError: unable to open shared memory object </torch_12_345_6> in read-write mode: Too many open files (24)", "torch/multiprocessing"), "bad-configuration:open_files_limit", "ulimit"),
+    ],
+)  # fmt: skip
+def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_id: str, word: str) -> None:
     diagnosis = _diagnose(log)
-    assert diagnosis is not None and diagnosis.family == "user-code-error"
-    assert "ddp_find_unused_parameters_true" in diagnosis.cause
-
-
-def test_keras_3_s_refusal_of_a_keras_2_argument_is_the_release() -> None:
-    log = tb(
-        "ValueError: The `save_format` argument is deprecated in Keras 3. Please remove this argument and pass a file "
-        "path with either `.keras` or `.h5` extension.",
-        "keras/src/saving",
-    )
-    diagnosis = _diagnose(log)
-    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:keras_3"
-    assert "TF_USE_LEGACY_KERAS=1" in diagnosis.cause
-
-
-def test_torch_s_shared_memory_manager_out_of_file_descriptors_is_the_open_files_limit() -> None:
-    log = tb(
-        "RuntimeError: unable to open shared memory object </torch_12_345_6> in read-write mode: Too many open files (24)",
-        "torch/multiprocessing",
-    )
-    diagnosis = _diagnose(log)
-    assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:open_files_limit"
+    assert diagnosis is not None and diagnosis.decided_by == rule_id, diagnosis
+    assert word in diagnosis.cause, diagnosis.cause
