@@ -315,17 +315,56 @@ def arch_list_unknown_to_torch(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "build-failure",
     r"CUDA_HOME environment variable is not set|No CUDA runtime is found, using CUDA_HOME|cannot find CUDA_HOME|nvcc "
-    r"was not found",
-    source=CPP_EXTENSION,
+    r"was not found"
+    # DeepSpeed's op builder (op_builder/builder.py, installed_cuda_version) asks torch's CUDA_HOME at install and at
+    # import alike
+    r"|(?P<deepspeed>CUDA_HOME does not exist, unable to compile CUDA op)",
+    source=CPP_EXTENSION + "; https://github.com/deepspeedai/DeepSpeed/blob/master/op_builder/builder.py",
     confidence=0.9,
 )
 def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("deepspeed"):
+        return Lead(
+            "DeepSpeed's op builder looked for the CUDA toolkit (nvcc, through torch's CUDA_HOME) and found none: it "
+            "checks at install and when deepspeed is imported (transformers and accelerate import it when it is "
+            "installed). Install the toolkit of torch's CUDA (conda: cuda-nvcc of that version; or NVIDIA's "
+            "toolkit) and set CUDA_HOME to it; or, when you do not use DeepSpeed, uninstall it.",
+            {"variable": "CUDA_HOME", "tool": "nvcc", "package": "deepspeed"},
+            export("CUDA_HOME", "/usr/local/cuda", note="where the toolkit of torch's CUDA is installed"),
+            next=(
+                "python -c 'import torch; print(torch.version.cuda)'  # the toolkit version to install",
+                "which nvcc",
+            ),
+        )
     return Lead(
         f"Building a CUDA extension{_building(failure)} needs the CUDA toolkit (nvcc), and none was found: install a "
         "toolkit of torch's "
         "CUDA and set CUDA_HOME, or install a prebuilt wheel of the package (matching torch and Python).",
         {"variable": "CUDA_HOME", "tool": "nvcc"},
         export("CUDA_HOME", "/usr/local/cuda", note="where the toolkit of torch's CUDA is installed"),
+    )
+
+
+# torch's JIT extension builder (cpp_extension.py, _run_ninja_build) ends a failed compile with this one line; the
+# compiler's own first error is above it when the paste has it, and another rule reads that line first.
+@rule(
+    "build-failure",
+    r"Error building extension '(?P<extension>[\w.-]{1,100})'",
+    source=CPP_EXTENSION + " (_run_ninja_build)",
+    confidence=0.7,
+)
+def extension_build_failed(found: re.Match[str], failure: Failure) -> Lead:
+    extension = found.group("extension")
+    return Lead(
+        f"torch compiled the C++/CUDA extension {extension} at run time and the compiler failed. The first `error:` "
+        "of the compiler's output above this line names why; the usual ones are an nvcc of another CUDA than "
+        "torch's, a host compiler too new for that nvcc, a missing header, or no CUDA_HOME. Run it again with the "
+        "whole output, or install a prebuilt wheel of the package that brings the extension.",
+        {"extension": extension, "variable": "CUDA_HOME"},
+        next=(
+            "nvcc --version; gcc --version; python -c 'import torch; print(torch.version.cuda)'",
+            "MAX_JOBS=1 python ...  # one compile at a time: the first error is then the last lines printed",
+        ),
     )
 
 
