@@ -361,6 +361,7 @@ def extension_build_failed(found: re.Match[str], failure: Failure) -> Lead:
         "torch's, a host compiler too new for that nvcc, a missing header, or no CUDA_HOME. Run it again with the "
         "whole output, or install a prebuilt wheel of the package that brings the extension.",
         {"extension": extension, "variable": "CUDA_HOME"},
+        verdict="unknown",  # the extension may be the user's own code (load_inline): its compile errors are theirs
         next=(
             "nvcc --version; gcc --version; python -c 'import torch; print(torch.version.cuda)'",
             "MAX_JOBS=1 python ...  # one compile at a time: the first error is then the last lines printed",
