@@ -1081,3 +1081,25 @@ def heads_not_divisible_by_tp(found: re.Match[str], failure: Failure) -> Lead:
         {"option": "tensor_parallel_size", "heads": str(heads)},
         verdict="not-environment",
     )
+
+
+# accelerate's shared state read before an Accelerator (or PartialState) made it, or after its reset
+# (src/accelerate/state.py, AcceleratorState.__getattr__ and PartialState's checks).
+@rule(
+    "user-code-error",
+    r"Please make sure to properly initialize your accelerator via `accelerator = Accelerator\(\)`"
+    r"|The `PartialState` or `Accelerator` must be initialized before calling this function",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/state.py",
+    confidence=0.9,
+)
+def accelerator_not_made_yet(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        yours(
+            failure,
+            "accelerate's state was read before an Accelerator was made (or after it was reset): create "
+            "`accelerator = Accelerator()` (or PartialState()) first, once per process, before any other accelerate "
+            "call.",
+        ),
+        {"fix": "accelerator = Accelerator()"},
+        verdict="not-environment",
+    )

@@ -109,6 +109,33 @@ def launcher_variables_missing(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# accelerate's state setup (src/accelerate/state.py): a multi-node launch whose ranks have no address to meet at, and a
+# process-group backend asked for that this machine does not have (nccl without a CUDA GPU, or on Windows).
+@rule(
+    "bad-configuration",
+    r"Tried to launch on distributed with multinode, but `MASTER_ADDR` env was not set"
+    r"|Your assigned backend (?P<asked>\w{2,20}) is not available, please use (?P<use>\w{2,20})",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/state.py (PartialState.__init__)",
+    confidence=0.9,
+)
+def accelerate_launch_settings(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("asked"):
+        asked, use = found.group("asked"), found.group("use")
+        return Lead(
+            f"The code asks accelerate for the {asked} process-group backend, which this machine does not offer "
+            f"(NCCL needs CUDA GPUs, and has no Windows build); accelerate would use {use}. Pass backend='{use}' (or "
+            "leave backend unset), or run where the backend exists.",
+            {"backend": asked, "variable": "backend"},
+        )
+    return Lead(
+        "accelerate was launched on several nodes and MASTER_ADDR is not set: the ranks have no address of rank 0 "
+        "to meet at. Export rank 0's hostname or IP as MASTER_ADDR on every node (accelerate launch "
+        "--main_process_ip, or its config's main_process_ip), with the same MASTER_PORT.",
+        {"variable": "MASTER_ADDR", "launcher": "accelerate launch"},
+        next=("env | grep -E '^(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE)='",),
+    )
+
+
 @rule(
     "bad-configuration",
     r"Unrecognized CachingAllocator option: (?P<option>[\w.-]{1,80})",

@@ -1571,3 +1571,28 @@ def keras_backend_missing(found: re.Match[str], failure: Failure) -> Lead:
         install((package, "")),
         next=(f'python -c "import {package}"  # the import error itself, when it is installed',),
     )
+
+
+# accelerate's own checks of what a setting needs installed (src/accelerate/state.py): DeepSpeed when its launcher
+# or config turned it on (ACCELERATE_USE_DEEPSPEED), an fp8 back end when mixed_precision='fp8'.
+@rule(
+    "module-not-found",
+    r"DeepSpeed is not available => install it using `pip3 install deepspeed`"
+    r"|Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/state.py",
+    confidence=0.9,
+)
+def accelerate_needs_package(found: re.Match[str], failure: Failure) -> Lead:
+    if "DeepSpeed" in found.group(0):
+        return Lead(
+            "accelerate was told to use DeepSpeed (its config's deepspeed_config, or ACCELERATE_USE_DEEPSPEED=true "
+            "from the launcher), and deepspeed is not installed in this interpreter: install it, or turn DeepSpeed "
+            "off in the accelerate config.",
+            {"package": "deepspeed", "variable": "ACCELERATE_USE_DEEPSPEED"},
+            install(("deepspeed", "")),
+        )
+    return Lead(
+        "mixed_precision='fp8' needs an fp8 back end, and neither Transformer Engine (transformer-engine) nor MS-AMP "
+        "is installed: install one (Transformer Engine needs an Ada or Hopper GPU), or use bf16.",
+        {"package": "transformer-engine", "option": "mixed_precision"},
+    )
