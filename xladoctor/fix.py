@@ -152,10 +152,13 @@ def install(
     no_deps: bool = False,
     note: str | None = None,
     find_links: str | None = None,
+    upgrade: bool = False,
 ) -> Fix:
     if not packages:
         return Fix()
-    step = Install(tuple(packages), index_url, find_links, reinstall=reinstall, no_deps=no_deps, note=note)
+    step = Install(
+        tuple(packages), index_url, find_links, reinstall=reinstall, no_deps=no_deps, upgrade=upgrade, note=note
+    )
     return Fix((step,))
 
 

@@ -196,10 +196,8 @@ def clean(line: str) -> str:
 
 def owner_of(path: str) -> str | None:
     """The package a frame's file belongs to; 'python' for the standard library; None for the user's own code."""
-    found = _SITE.search(path)
-    if found:
-        top = found.group("top").removesuffix(".py")
-        top = top.split("-", 1)[0] if top.endswith((".egg", ".dist-info")) else top
+    top = installed_package(path)
+    if top is not None:
         return _DISTRIBUTIONS.get(top, top)
     if _STDLIB.search(path):
         return "python"
@@ -232,10 +230,13 @@ def is_exception_line(text: str) -> bool:
 
 
 def installed_package(path: str) -> str | None:
-    """The top-level package (or one-file module) a file under site-packages or dist-packages belongs to: `peft` of
-    `.../site-packages/peft/peft_model.py`; None for any other file."""
+    """The top-level package (or one-file module) a file under site-packages or dist-packages belongs to, by the name
+    it is imported as: `peft` of `.../site-packages/peft/peft_model.py`; None for any other file."""
     found = _SITE.search(path)
-    return found.group("top").removesuffix(".py") if found else None  # a one-file module: six.py is `six`
+    if found is None:
+        return None
+    top = found.group("top").removesuffix(".py")  # a one-file module: six.py is `six`
+    return top.split("-", 1)[0] if top.endswith((".egg", ".dist-info")) else top  # foo-1.0-py3.11.egg is `foo`
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:

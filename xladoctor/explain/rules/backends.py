@@ -111,9 +111,8 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             f"TensorFlow's XLA compiler has no kernel for {ops} on {device} (or none for its dtype): the step was "
             "compiled with XLA (Keras 3's jit_compile='auto', its default, compiles the train step when it can; "
-            "tf.function(jit_compile=True)). "
-            "Compile it without XLA (model.compile(..., jit_compile=False), or jit_compile=False on the tf.function), "
-            "or use a TensorFlow release whose XLA bridge has the op.",
+            f"tf.function(jit_compile=True)). Compile it without XLA ({_WITHOUT_XLA}), or use a TensorFlow release "
+            "whose XLA bridge has the op.",
             {"op": ops, "device": device, "option": "jit_compile"},
             verdict="framework-bug",
         )
@@ -129,6 +128,11 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
 # when trying to compile graph " + name + " on " + device type + ": " + op + " (" + why + ")": "... on XLA_GPU_JIT:
 # CudnnRNN (No registered 'CudnnRNN' OpKernel ...)"); Keras' own docs give jit_compile=False for it.
 _XLA_UNSUPPORTED_OPS = re.compile(r"\bon (?P<device>XLA_\w{1,20}_JIT): (?P<ops>\w{2,80})")
+# How a TensorFlow step stops being compiled with XLA: Keras' and tf.function's switch, and the auto-clustering flag.
+_WITHOUT_XLA = (
+    "model.compile(..., jit_compile=False), or jit_compile=False on the tf.function; TF_XLA_FLAGS without "
+    "--tf_xla_auto_jit"
+)
 
 
 @rule(
@@ -680,8 +684,7 @@ def xla_has_no_platform(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"TensorFlow tried to run an XLA-compiled step on {device}, and XLA has no platform for it: a device "
         "plug-in without XLA (tensorflow-metal's GPU on a Mac is the usual one). Compile without XLA "
-        "(model.compile(..., jit_compile=False); tf.function(jit_compile=False); TF_XLA_FLAGS without "
-        "--tf_xla_auto_jit), or run that step on the CPU (with tf.device('/CPU:0')).",
+        f"({_WITHOUT_XLA}), or run that step on the CPU (with tf.device('/CPU:0')).",
         {"backend": platform or "XLA", "option": "jit_compile", "op": "XLA"},
         verdict="framework-bug",
     )

@@ -80,21 +80,6 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         return None
     meaning = code.meaning.split(". ")[0].rstrip(".")
     params = {"code": str(code.code), "name": code.name, "family": family}
-    if family == "gpu-arch-unsupported" and code.name == "cudaErrorSymbolNotFound":
-        library = "NCCL" if "NCCL" in failure.haystack else "the library that launched it"
-        return Lead(
-            f"CUDA: {said} ({code.name}): a kernel's symbol is missing from the code {library} loaded, most often "
-            "because it was compiled without code for this GPU's architecture (a build for an older CUDA on a newer "
-            "GPU: Blackwell sm_100/sm_120 needs CUDA 12.8+, the cu128 wheels; a self-built NCCL whose NVCC_GENCODE "
-            "leaves this GPU out). Install a build that includes this GPU, or rebuild it with its architecture.",
-            {**params, "library": library},
-            next=(
-                "nvidia-smi --query-gpu=name,compute_cap --format=csv",
-                "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'",
-            ),
-            family=family,
-            confidence=0.6,
-        )
     if family == "gpu-arch-unsupported":
         return Lead(
             f"CUDA: {said} ({code.name}): the installed build has no code compiled for this GPU's architecture. "
@@ -104,6 +89,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             params,
             next=("python -c 'import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())'",),
             family=family,
+            # a symbol missing from the loaded code is most often, not always, a build without this GPU's code
+            confidence=0.6 if code.name == "cudaErrorSymbolNotFound" else None,
         )
     if family == "cuda-driver-too-old":
         return Lead(
@@ -521,8 +508,7 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
     # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
-    named = ("backend", "platform", "asked", "kind", "unknown", "listed", "init", "empty")
-    asked = next((found.group(name) for name in named if found.group(name)), None)
+    asked = found.group(found.lastgroup) if found.lastgroup else None  # each wording names it in one group
     tpu = "TPU" in text or asked == "tpu"
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(

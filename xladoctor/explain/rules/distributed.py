@@ -239,13 +239,15 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
             {"variable": "RANK", "size": "WORLD_SIZE"},
             next=("env | grep -E '^(RANK|LOCAL_RANK|WORLD_SIZE)='",),
         )
-    if re.search(r"xml (?:topology|graph) has wrong version|xml parse", lowered):
-        return "bad-configuration", Lead(  # graph/xml.cc: the topology or graph file NCCL was given
-            f"NCCL could not use a topology (or graph) file ({said}): one written for another NCCL release, or not "
-            "well-formed XML. Check the file NCCL_TOPO_FILE (or NCCL_GRAPH_FILE) names, or, when neither is set, "
-            "the one NCCL reads by default (/var/run/nvidia-topologyd/virtualTopology.xml, on some cloud VMs); unset "
-            "the variable for NCCL's own detection.",
-            {"variable": "NCCL_TOPO_FILE"},
+    if re.search(r"xml (?:topology|graph) has wrong version|xml parse|could not open xml graph file", lowered):
+        # graph/xml.cc: the topology file (NCCL_TOPO_FILE, or the cloud VM's default) or graph file (NCCL_GRAPH_FILE)
+        variable = "NCCL_GRAPH_FILE" if "graph" in lowered else "NCCL_TOPO_FILE"
+        return "bad-configuration", Lead(
+            f"NCCL could not use a topology (or graph) file ({said}): a path this node does not have, one written for "
+            "another NCCL release, or not well-formed XML. Check the file NCCL_TOPO_FILE (or NCCL_GRAPH_FILE) names, "
+            "or, when neither is set, the one NCCL reads by default (/var/run/nvidia-topologyd/virtualTopology.xml, "
+            "on some cloud VMs); unset the variable for NCCL's own detection.",
+            {"variable": variable},
             next=("env | grep -E '^NCCL_(TOPO|GRAPH)_FILE='",),
         )
     if driver := re.search(r"requires cuda driver (?P<need>\d+\.\d+) or later \(found (?P<found>[\d.]+)\)", lowered):
@@ -271,13 +273,6 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
             "same on every node, or unset it.",
             {"variable": "NCCL_OOB_NET_IFNAME"},
             next=("ip -brief addr", "env | grep -E '^NCCL_(OOB_NET|SOCKET)_IFNAME='"),
-        )
-    if "could not open xml graph file" in lowered:  # graph/xml.cc: the file NCCL_GRAPH_FILE names
-        return "bad-configuration", Lead(
-            f"NCCL could not open the graph file NCCL_GRAPH_FILE names ({said}): the path does not exist on this node "
-            "or cannot be read. Give a path every node has, or unset it for NCCL's own search.",
-            {"variable": "NCCL_GRAPH_FILE"},
-            next=("env | grep -E '^NCCL_(GRAPH|TOPO)_FILE='",),
         )
     if "fp8 reduction support begins with sm90" in lowered:  # enqueue.cc: FP8 reductions need Hopper or newer
         return "gpu-arch-unsupported", Lead(
@@ -1177,13 +1172,13 @@ def rtx_4000_without_p2p(found: re.Match[str], failure: Failure) -> Lead:
 )
 def ddp_models_differ(found: re.Match[str], failure: Failure) -> Lead:
     rank, mine, other, theirs = found.group("rank", "mine", "other", "theirs")
-    if theirs == "0" or mine == "0":
+    if "0" in (mine, theirs):
+        silent, counted = (other, mine) if theirs == "0" else (rank, theirs)
         return Lead(
-            f"DDP's check of the model across ranks got no parameter count from rank {other if theirs == '0' else rank}"
-            f" (0 against {mine if theirs == '0' else theirs}): that rank had not reached the check (still loading "
-            "data or the model, or stuck elsewhere), or the collective under it broke. A straggling rank, not a model "
-            "that differs: find what that rank was doing.",
-            {"rank": other if theirs == "0" else rank, "what": "parameter counts"},
+            f"DDP's check of the model across ranks got no parameter count from rank {silent} (0 against {counted}): "
+            "that rank had not reached the check (still loading data or the model, or stuck elsewhere), or the "
+            "collective under it broke. A straggling rank, not a model that differs: find what that rank was doing.",
+            {"rank": silent, "what": "parameter counts"},
             family="hang-timeout",
             verdict="unknown",
             confidence=0.7,

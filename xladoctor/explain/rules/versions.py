@@ -8,7 +8,7 @@ import re
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import Fix, Install, export, install
+from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
@@ -783,7 +783,7 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
             f"Install or upgrade it to that range (check `pip show {name}`: a restarted cloud instance or another "
             "package's pin can put an older one back).",
             {"package": name, "want": want},
-            Fix((Install(((name, spec.group("want") if spec else ""),), upgrade=True),))
+            install((name, spec.group("want") if spec else ""), upgrade=True)
             if re.fullmatch(r"[\w.-]+", name)
             else None,
             family="version-mismatch",
@@ -875,7 +875,7 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
         f"The checkpoint's model type{' (' + found.group('model') + ')' if found.group('model') else ''} is newer than "
         "the installed transformers knows: upgrade transformers to the release that added it.",
         {"package": "transformers", "model": found.group("model") or ""},
-        Fix((Install((("transformers", ""),), upgrade=True),)),  # installed already: only an upgrade moves it
+        install(("transformers", ""), upgrade=True),  # installed already: only an upgrade moves it
     )
 
 
@@ -897,7 +897,7 @@ def tokenizer_class_unknown(found: re.Match[str], failure: Failure) -> Lead:
         "it, or to the one the project pins); when the installed transformers is recent, a slow tokenizer whose "
         "optional dependency is missing (sentencepiece for the SentencePiece-based ones).",
         {"package": "transformers", "tokenizer": name},
-        Fix((Install((("transformers", ""),), upgrade=True),)),  # installed already: only an upgrade moves it
+        install(("transformers", ""), upgrade=True),  # installed already: only an upgrade moves it
         next=('python -c "import transformers; print(transformers.__version__)"',),
     )
 
@@ -1528,7 +1528,7 @@ def jaxlib_not_installed(found: re.Match[str], failure: Failure) -> Lead:
         "jax is installed without jaxlib, its compiled half: install them together, of one release (`pip install -U "
         "jax` installs the matching jaxlib; add the [cuda12] or [tpu] extra for an accelerator).",
         {"package": "jaxlib", "module": "jaxlib"},
-        Fix((Install((("jax", ""),), upgrade=True),)),
+        install(("jax", ""), upgrade=True),
         next=("python -m pip list 2>/dev/null | grep -i jax",),
     )
 
@@ -1546,7 +1546,7 @@ def jaxlib_too_old_to_say(found: re.Match[str], failure: Failure) -> Lead:
         f"The installed jaxlib is older than this jax needs (jaxlib >= {want}): jax and jaxlib are released "
         "together and must be of one release. Upgrade both (`pip install -U jax` installs the matching jaxlib).",
         {"package": "jaxlib", "want": f">={want}"},
-        Fix((Install((("jax", ""),), upgrade=True),)),
+        install(("jax", ""), upgrade=True),
         next=("python -m pip list 2>/dev/null | grep -i jax",),
     )
 
