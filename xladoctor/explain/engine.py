@@ -21,7 +21,7 @@ from xladoctor.explain.scan import (
     SignatureHits,
     scan,
 )
-from xladoctor.explain.stall import stalled_at_startup, stalled_in_collective_test
+from xladoctor.explain.stall import stalled_at_first_barrier, stalled_at_startup, stalled_in_collective_test
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts import Facts
 from xladoctor.fix import PACKAGE_STEPS, Fix
@@ -189,6 +189,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
         diagnosis = (
             stalled_at_startup(reader.tail(), explained.lines)
             or stalled_in_collective_test(reader.tail(), explained.lines)
+            or stalled_at_first_barrier(reader.tail(), explained.lines)
             or diagnosis
         )
     if diagnosis is not None and uses_log_facts(diagnosis):

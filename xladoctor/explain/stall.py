@@ -5,7 +5,8 @@ MEMBER: 1/2", DeepSpeed's "Initializing TorchBackend", torch's store-based barri
 rendezvous: it hangs there, and an issue pasted from it holds no error at all. So does a stack that ends inside
 torch.distributed's process-group creation with no exception under it (a traceback cut there, or faulthandler's or
 py-spy's dump of a hung rank). The lines are the launchers' own log calls (sources below); the verdict is a stop in
-the rendezvous, with what to collect next.
+the rendezvous, with what to collect next. A log that ends on torch's own warning that it guessed the GPU of a
+barrier stopped at that barrier: a hang whose first suspect is the rank-to-GPU mapping.
 """
 
 from __future__ import annotations
@@ -112,6 +113,49 @@ def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
                 "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
             ),
             source=SOURCES,
+        )  # fmt: skip
+    return None
+
+
+# ProcessGroupNCCL's warning when a barrier (or the first collective) runs before any tensor told it which GPU this
+# rank uses: it guesses rank % GPUs ("Rank 3 using best-guess GPU 3 to perform barrier as devices used by this process
+# are currently unknown" in torch 2.0-2.1; "using GPU 3 to perform barrier as devices ..." from 2.2; "using GPU 3 as
+# device used by this process is currently unknown" from 2.6, each followed by "This can potentially cause a hang if
+# this rank to GPU mapping is incorrect"). Every rank prints it, so a log that ends on it stopped at that barrier.
+_BARRIER_GUESS = re.compile(
+    r"using (?:best-guess )?GPU ?(?P<gpu>\d*) (?:to perform barrier as devices used by this process are|as device used "
+    r"by this process is) currently unknown"
+)
+BARRIER_SOURCE = (
+    "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (barrier(): "
+    "'using GPU ... currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect')"
+)
+
+
+def stalled_at_first_barrier(tail: str, total_lines: int) -> Diagnosis | None:
+    """The verdict for a log with no error whose last lines are ProcessGroupNCCL's guess of this rank's GPU for a
+    barrier: the job hangs there (the guess is wrong, or a rank never reached the barrier)."""
+    for offset, line in _last_lines(tail):
+        found = _BARRIER_GUESS.search(line)
+        if found is None:
+            continue
+        guess = found.group(0).removesuffix(" currently unknown")
+        return Diagnosis(
+            "unknown", "hang-timeout",
+            f"The log ends on torch's warning that a barrier ran before this rank said which GPU it uses (\"{guess}"
+            " currently unknown\"), with no error after it: the job stopped at that barrier. torch guessed the GPU "
+            "as the rank modulo the GPUs per node, which hangs when that is not the GPU the rank uses. Set each "
+            "rank's device before the process group is made: torch.cuda.set_device(local_rank) with LOCAL_RANK, or "
+            "init_process_group(..., device_id=torch.device('cuda', local_rank)); barrier(device_ids=[local_rank]). "
+            "If every rank's GPU is right, a rank that never reached the barrier (or a network NCCL cannot use) "
+            "keeps the others waiting: NCCL_DEBUG=INFO shows the last step each rank reached.",
+            0.5, max(total_lines - offset, 1), line[:500], "stall:barrier-device-unknown",
+            {"gpu": found.group("gpu") or "?", "option": "device_id", "function": "init_process_group"},
+            next=(
+                "NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # each rank's device and NCCL setup",
+                "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
+            ),
+            source=BARRIER_SOURCE,
         )  # fmt: skip
     return None
 

@@ -1608,6 +1608,29 @@ def test_a_start_up_line_the_log_goes_on_past_is_no_hang() -> None:
     assert _diagnose(alone) is None
 
 
+@pytest.mark.parametrize(
+    "warning",
+    [
+        "[W ProcessGroupNCCL.cpp:1569] Rank 3 using best-guess GPU 3 to perform barrier as devices used by this process are currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect.Specify device_ids in barrier() to force use of a particular device.",
+        "[rank0]:[W804 19:19:43.148778003 ProcessGroupNCCL.cpp:4561] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform barrier as devices used by this process are currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect. Specify device_ids in barrier() to force use of a particular device, or call init_process_group() with a device_id.",
+        "[rank3]:[W1109 22:17:55.859904220 ProcessGroupNCCL.cpp:4715] [PG ID 0 PG GUID 0 Rank 3]  using GPU 3 as device used by this process is currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect. You can pecify device_id in init_process_group() to force use of a particular device.",
+    ],
+)
+def test_a_log_that_stops_on_torch_s_guess_of_the_barrier_s_gpu_is_a_hang_there(warning: str) -> None:
+    diagnosis = _diagnose("W1109 torch/distributed/run.py:766] Setting OMP_NUM_THREADS to 1\n" + warning + "\n")
+    assert diagnosis is not None and diagnosis.decided_by == "stall:barrier-device-unknown"
+    assert diagnosis.family == "hang-timeout" and diagnosis.verdict == "unknown" and diagnosis.line == 2
+    assert "set_device(local_rank)" in diagnosis.cause and "device_id=" in diagnosis.cause and diagnosis.next
+
+
+def test_torch_s_guess_of_the_barrier_s_gpu_in_a_log_that_goes_on_or_fails_later_is_not_the_hang() -> None:
+    warning = "[rank0]:[W804 ProcessGroupNCCL.cpp:4561] using GPU 0 to perform barrier as devices used by this process are currently unknown.\n"
+    went_on = _diagnose(warning + "".join(f"Epoch 0: {i}/5 loss=0.{i}\n" for i in range(5)))
+    assert went_on is None or went_on.decided_by != "stall:barrier-device-unknown"
+    failed = _diagnose(warning + tb("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert failed is not None and failed.family == "out-of-memory"
+
+
 def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
     log = "ImportError: /env/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n"
     diagnosis = _diagnose(log)

@@ -154,7 +154,9 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
             "visible GPUs (--nproc-per-node / NGPU), or CUDA_VISIBLE_DEVICES hides some: give each rank a GPU that "
-            "exists.",
+            "exists. If the launch is right, the code names a GPU by an index this machine lacks: a hard-coded "
+            "'cuda:1' on a one-GPU machine, or torch.cuda.set_device(rank) with the global rank on several nodes "
+            "(use the local rank, LOCAL_RANK).",
             {**params, "variable": "CUDA_VISIBLE_DEVICES"},
             family=family,
         )
