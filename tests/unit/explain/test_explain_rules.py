@@ -1631,6 +1631,14 @@ def test_torch_s_guess_of_the_barrier_s_gpu_in_a_log_that_goes_on_or_fails_later
     assert failed is not None and failed.family == "out-of-memory"
 
 
+def test_the_driver_library_s_unversioned_name_missing_names_wsl_s_folder() -> None:
+    log = "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file or directory\nAborted (core dumped)\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "missing-library" and "/usr/lib/wsl/lib" in diagnosis.cause
+    versioned = _diagnose("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n")
+    assert versioned is not None and "/usr/lib/wsl/lib" not in versioned.cause  # the driver itself: not a link
+
+
 def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
     log = "ImportError: /env/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n"
     diagnosis = _diagnose(log)
@@ -2227,6 +2235,8 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         (tb("ImportError: Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.", "accelerate"), "module-not-found:accelerate_needs_package", "Transformer Engine"),
         # torch's shared-memory manager names the errno in its own words
         (tb("RuntimeError: unable to open shared memory object </torch_12_345_6> in read-write mode: Too many open files (24)", "torch/multiprocessing"), "bad-configuration:open_files_limit", "ulimit"),
+        # TensorFlow's convolution kernels' words for cuDNN not starting
+        (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],
 )  # fmt: skip
 def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_id: str, word: str) -> None:

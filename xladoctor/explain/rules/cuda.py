@@ -1160,10 +1160,13 @@ def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "cuda-library-mismatch",
-    r"DNN library initialization failed|CUDNN_STATUS_NOT_INITIALIZED",
+    r"DNN library initialization failed|CUDNN_STATUS_NOT_INITIALIZED|cuDNN failed to initialize",
     # XLA's GPU backend (xla/stream_executor/cuda/cuda_dnn.cc, CudnnSupport::Init) returns FAILED_PRECONDITION with
-    # these words when cuDNN does not start; the lines above say why (the version check, or cudnnCreate's status)
+    # these words when cuDNN does not start; the lines above say why (the version check, or cudnnCreate's status).
+    # TensorFlow's convolution kernels say "Failed to get convolution algorithm. This is probably because cuDNN
+    # failed to initialize" for the same failure; its thread settled on memory growth or the cuDNN release
     source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_dnn.cc (CudnnSupport::Init); "
+    "https://github.com/tensorflow/tensorflow/issues/24496 (TensorFlow's words, allow_growth); "
     "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html (cudnnStatus_t)",
     confidence=0.7,
 )
@@ -1172,7 +1175,8 @@ def cudnn_did_not_start(found: re.Match[str], failure: Failure) -> Lead:
         "cuDNN did not start (its handle could not be created): most often the cuDNN that loaded is not the release "
         "the framework was built with (an nvidia-cudnn wheel of another major version, or a system cuDNN first on "
         "LD_LIBRARY_PATH); less often the GPU's memory was already taken when cuDNN started (JAX preallocates 75% of "
-        "it; another process, or a second framework in this one). The lines above it say which.",
+        "it, TensorFlow nearly all of it unless memory growth is on, TF_FORCE_GPU_ALLOW_GROWTH=true; another "
+        "process, or a second framework in this one). The lines above it say which.",
         {"library": "cuDNN", "package": "nvidia-cudnn"},
         next=(
             "python -m pip list 2>/dev/null | grep -i -e cudnn -e jax -e tensorflow",
