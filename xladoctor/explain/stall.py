@@ -135,7 +135,8 @@ BARRIER_SOURCE = (
 def stalled_at_first_barrier(tail: str, total_lines: int) -> Diagnosis | None:
     """The verdict for a log with no error whose last lines are ProcessGroupNCCL's guess of this rank's GPU for a
     barrier: the job hangs there (the guess is wrong, or a rank never reached the barrier)."""
-    for offset, line in _last_lines(tail):
+    last = _last_lines(tail)[:1]  # every rank prints it: the log's very last line, or the job went on past it
+    for offset, line in last:
         found = _BARRIER_GUESS.search(line)
         if found is None:
             continue

@@ -1757,6 +1757,22 @@ def test_a_function_s_renamed_keyword_names_the_new_name_and_the_release_that_dr
     assert "token=" in diagnosis.cause and "huggingface-hub<1.0" in " ".join(diagnosis.remediation)
 
 
+def test_a_constructor_refusing_a_key_from_pretrained_handed_it_is_the_saved_files_release() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "./E5-V/retrieval_original.py", line 181, in init_model_and_transform\n'
+        '    transform = LlavaNextProcessor.from_pretrained("llava-hf/llava-v1.6-mistral-7b-hf")\n'
+        "TypeError: LlavaNextProcessor.__init__() got an unexpected keyword argument 'image_token'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment")
+    assert "image_token=" in diagnosis.cause and "saved" in diagnosis.cause
+    assert diagnosis.params["model"] == "llava-hf/llava-v1.6-mistral-7b-hf"
+    own = log.replace("LlavaNextProcessor.from_pretrained(", "LlavaNextProcessor(")  # the user's own keyword
+    read = _diagnose(own)
+    assert read is None or "from_pretrained" not in read.cause
+
+
 def test_a_function_of_the_user_s_own_with_no_history_stays_the_user_s() -> None:
     diagnosis = _diagnose(tb("TypeError: my_loader() got an unexpected keyword argument 'local_dir'"))
     assert diagnosis is not None and diagnosis.family == "user-code-error"

@@ -272,6 +272,8 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
             verdict="environment",
             confidence=0.7,
         )
+    if (saved := _saved_by_another_release(call, name, failure)) is not None:
+        return saved
     if caller is None or caller == "python":
         return _keyword_another_release_refused(call, name, failure)
     return Lead(
@@ -314,6 +316,33 @@ _UPPER_ALIASES = "|".join(alias for alias in _IMPORT_ALIASES if alias[:1].isuppe
 
 # Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).
 _NOT_MODULES = frozenset({"self", "cls", "super", "model", "models", "pipe", "pipeline", "trainer", "args", "config"})
+
+
+def _saved_by_another_release(call: str, name: str, failure: Failure) -> Lead | None:
+    """A class's constructor refusing a keyword that `Class.from_pretrained(...)` handed it: from_pretrained (the
+    convention of transformers, diffusers, peft and sentence-transformers) builds the object from the files saved
+    with a model (config.json, processor_config.json, tokenizer_config.json), so the key came from those files, saved
+    by another (most often newer) release of the library, not from the line that called it."""
+    cls = call.removesuffix(".__init__")
+    frame = failure.last_frame
+    if cls == call or "." in cls or frame is None or f"{cls}.from_pretrained(" not in frame.code.replace(" ", ""):
+        return None
+    named = re.search(
+        rf"{re.escape(cls)}\.from_pretrained\(\s*(?P<q>['\"])(?P<model>[\w./-]{{1,200}})(?P=q)", frame.code
+    )
+    model = f" {named.group('model')}" if named else ""
+    return Lead(
+        f"{cls}.from_pretrained() built {cls} from the files saved with the model{model} (its config.json, "
+        f"processor_config.json or tokenizer_config.json), and {cls}() does not take {name}=, a key of those files: "
+        f"they were saved by another release of the library that defines {cls} (transformers, diffusers, ...), most "
+        "often a newer one than the release installed here. Upgrade that library to the release the model's files "
+        "were written for (its model card or config.json's 'transformers_version' says which), or pin the model's "
+        "revision= to files saved for the installed release.",
+        {"call": call, "name": name, "class": cls, "where": frame.short(), "model": model.strip()},
+        verdict="environment",
+        confidence=0.75,
+        next=("python -m pip show transformers diffusers 2>/dev/null | grep -E '^(Name|Version)'",),
+    )
 
 
 def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> Lead | None:
