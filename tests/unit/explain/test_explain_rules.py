@@ -25,6 +25,10 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:hub_unreachable": (tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.\nCheckout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"), "bad-configuration", "environment", "huggingface-cli download meta-llama/Llama-2-7b-hf"),
+    "bad-configuration:gated_model": (tb("OSError: You are trying to access a gated repo.\nMake sure to have access to it at https://huggingface.co/google/gemma-3-1b-pt.\n401 Client Error. (Request ID: Root=1-689)\n\nCannot access gated repo for url https://huggingface.co/google/gemma-3-1b-pt/resolve/main/config.json.", "transformers/utils"), "bad-configuration", "environment", "google/gemma-3-1b-pt"),
+    "bad-configuration:windows_long_paths": ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\include\\\\ATen\\\\ops\\\\x.h'\nHINT: This error might have occurred since this system does not have Windows Long Path support enabled. You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n", "bad-configuration", "environment", "LongPathsEnabled"),
+    "user-code-error:uncollatable_item": (tb("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class 'PIL.Image.Image'>", "torch/utils/data"), "user-code-error", "not-environment", "ToTensor"),
     "bad-configuration:tcmalloc_invalid_free": ("Launching Web UI with arguments: --share --xformers\nsrc/tcmalloc.cc:283] Attempt to free invalid pointer 0x5555765d9740\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "api-version-skew:stft_without_return_complex": (tb("RuntimeError: stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.", "torch"), "api-version-skew", "environment", "return_complex"),
     "api-version-skew:position_ids_no_longer_saved": (tb('RuntimeError: Error(s) in loading state_dict for JointModel:\n\tUnexpected key(s) in state_dict: "tagger._bert.embeddings.position_ids", "generator.bert.embeddings.position_ids".', "torch/nn/modules"), "api-version-skew", "environment", "transformers"),
@@ -1708,6 +1712,14 @@ def test_a_path_from_the_log_never_reaches_a_command_to_paste_unless_it_is_a_pla
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "missing-library"
     assert all("$(" not in command for command in (*diagnosis.next, *diagnosis.remediation)), diagnosis.next
+
+
+def test_a_model_name_from_the_log_reaches_the_download_command_only_when_it_is_a_plain_repository_id() -> None:
+    log = tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like x;$(rm${IFS}-rf${IFS}~) is not the path to a directory containing a file named config.json.", "transformers/utils")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:hub_unreachable"
+    assert "huggingface-cli download OWNER/MODEL" in diagnosis.next[0]
+    assert all("$(" not in command for command in (*diagnosis.next, *diagnosis.remediation))
 
 
 def test_lld_s_words_for_a_library_it_cannot_find_are_the_same_link_failure() -> None:

@@ -1103,3 +1103,33 @@ def accelerator_not_made_yet(found: re.Match[str], failure: Failure) -> Lead:
         {"fix": "accelerator = Accelerator()"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class "
+    r"'(?P<type>[\w.]{1,120})'>",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/collate.py "
+    "(default_collate_err_msg_format)",
+    confidence=0.85,
+)
+def uncollatable_item(found: re.Match[str], failure: Failure) -> Lead:
+    """DataLoader's default collate batches tensors, arrays, numbers, strings and their dicts and lists; what the
+    dataset's __getitem__ returned was something else."""
+    kind = found.group("type")
+    advice = (
+        "convert the image to a tensor in the dataset's transform (torchvision's transforms.ToTensor(), or "
+        "v2.ToImage() with v2.ToDtype)"
+        if kind.startswith("PIL.")
+        else "a sample has a field that is None; fill it, or drop such samples in a collate_fn"
+        if kind == "NoneType"
+        else "convert it to a tensor in the dataset, or pass DataLoader a collate_fn that batches it"
+    )
+    return Lead(
+        yours(
+            failure,
+            f"The dataset's __getitem__ returned a {kind}, which DataLoader's default collate cannot batch: {advice}.",
+        ),
+        {"type": kind, "function": "collate_fn"},
+        verdict="not-environment",
+    )

@@ -8,7 +8,7 @@ import re
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import export, unset
+from xladoctor.fix import export, shell, unset
 
 
 @rule(
@@ -343,4 +343,74 @@ def cuda_asked_on_a_mac(found: re.Match[str], failure: Failure) -> Lead | None:
         "the CPU.",
         {"device": "mps", "variable": "PYTORCH_ENABLE_MPS_FALLBACK"},
         next=('python -c "import torch; print(torch.backends.mps.is_available())"',),
+    )
+
+
+# transformers' cached_file (transformers/utils/hub.py) when neither the Hub nor the local cache has the file; the
+# repository id is kept only when it is a plain name, for the command below
+@rule(
+    "bad-configuration",
+    r"We couldn't connect to '(?P<endpoint>https?://[^'\s]{1,120})' to load this (?:file|model)[^\n]{0,40}?, "
+    r"couldn't find it in the cached files and it looks like (?P<repo>\S{1,200}) is not the path to a directory",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files); "
+    "https://huggingface.co/docs/transformers/installation#offline-mode",
+    confidence=0.8,
+)
+def hub_unreachable(found: re.Match[str], failure: Failure) -> Lead:
+    endpoint, repo = found.group("endpoint"), found.group("repo")
+    plain = repo if _REPO_ID.fullmatch(repo) else "OWNER/MODEL"
+    return Lead(
+        f"This process could not reach the Hugging Face Hub ({endpoint}) and {repo} is not in the local cache: no "
+        "network from this machine or container, a proxy it must use (HTTPS_PROXY), a firewall, or HF_HUB_OFFLINE=1 "
+        "set before the files were ever downloaded. Download the model where the network works (into HF_HOME, or a "
+        "folder you then pass as the path), set HF_ENDPOINT to a mirror this machine reaches, or set the proxy.",
+        {"repo": repo, "endpoint": endpoint, "variable": "HF_ENDPOINT"},
+        next=(
+            f"huggingface-cli download {plain}  # where the network works; then HF_HUB_OFFLINE=1 here",
+            "env | grep -i -E '^(HF_|HUGGINGFACE|TRANSFORMERS_OFFLINE|HTTPS?_PROXY)' | cut -d= -f1",
+        ),
+    )
+
+
+_REPO_ID = re.compile(r"[\w.-]{1,96}(?:/[\w.-]{1,96})?")
+
+
+@rule(
+    "bad-configuration",
+    r"You are trying to access a gated repo|Cannot access gated repo for url|GatedRepoError",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files: "
+    "GatedRepoError); https://huggingface.co/docs/hub/models-gated",
+    confidence=0.85,
+)
+def gated_model(found: re.Match[str], failure: Failure) -> Lead:
+    named = re.search(r"huggingface\.co/(?P<repo>[\w.-]{1,96}/[\w.-]{1,96})", failure.haystack)
+    repo = named.group("repo") if named else "the model"
+    return Lead(
+        f"{repo} is a gated model on the Hugging Face Hub: its licence must be accepted on its page with your "
+        "account, and this process must send that account's token (huggingface-cli login, or HF_TOKEN set in the "
+        "environment of the process that runs, a job's or a container's included). Not a fault of the install.",
+        {"repo": repo, "variable": "HF_TOKEN"},
+        next=("huggingface-cli whoami  # which account this machine's token belongs to, if any",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"does not have Windows Long Path support enabled",
+    # pip's own hint (src/pip/_internal/commands/install.py, create_os_error_message) after an OSError on a path
+    # longer than Windows' 260 characters
+    source="https://pip.pypa.io/warnings/enable-long-paths; "
+    "https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation",
+    confidence=0.9,
+)
+def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "pip could not write a file whose full path is longer than Windows' 260-character limit (torch's and "
+        "TensorFlow's headers lie deep): turn on long paths once, as administrator, then open a new shell and "
+        "install again; or install into a shorter folder (a venv at C:\\venv).",
+        {"setting": "LongPathsEnabled"},
+        shell(
+            'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" -Name "LongPathsEnabled" '
+            "-Value 1 -PropertyType DWORD -Force  # PowerShell, as administrator"
+        ),
     )
