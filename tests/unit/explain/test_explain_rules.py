@@ -25,6 +25,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "hang-timeout:communicator_aborted": ("[rank1]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.\n", "hang-timeout", "unknown", "first failure"),
+    "user-code-error:remote_code_not_trusted": (tb("ValueError: The repository for THUDM/chatglm3-6b contains custom code which must be executed to correctly load the model. You can inspect the repository content at https://hf.co/THUDM/chatglm3-6b.\nPlease pass the argument `trust_remote_code=True` to allow custom code to be run.", "transformers/dynamic_module_utils"), "user-code-error", "not-environment", "trust_remote_code=True"),
     "bad-configuration:hub_unreachable": (tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.\nCheckout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"), "bad-configuration", "environment", "huggingface-cli download meta-llama/Llama-2-7b-hf"),
     "bad-configuration:gated_model": (tb("OSError: You are trying to access a gated repo.\nMake sure to have access to it at https://huggingface.co/google/gemma-3-1b-pt.\n401 Client Error. (Request ID: Root=1-689)\n\nCannot access gated repo for url https://huggingface.co/google/gemma-3-1b-pt/resolve/main/config.json.", "transformers/utils"), "bad-configuration", "environment", "google/gemma-3-1b-pt"),
     "bad-configuration:windows_long_paths": ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\include\\\\ATen\\\\ops\\\\x.h'\nHINT: This error might have occurred since this system does not have Windows Long Path support enabled. You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n", "bad-configuration", "environment", "LongPathsEnabled"),
@@ -2263,6 +2265,10 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         (tb("ImportError: Using `fp8` precision requires `transformer_engine` or `MS-AMP` to be installed.", "accelerate"), "module-not-found:accelerate_needs_package", "Transformer Engine"),
         # torch's shared-memory manager names the errno in its own words
         (tb("RuntimeError: unable to open shared memory object </torch_12_345_6> in read-write mode: Too many open files (24)", "torch/multiprocessing"), "bad-configuration:open_files_limit", "ulimit"),
+        # DeepSpeed's launcher names the child's return code, -9 for SIGKILL
+        ("[2024-01-01 00:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with return code = -9\n", "out-of-memory:killed_by_kernel", "OOM"),
+        # transformers' older words for remote code not allowed
+        (tb("ValueError: Loading THUDM/chatglm3-6b requires you to execute the configuration file in that repo on your local machine. Make sure you have read the code there to avoid malicious use, then set the option `trust_remote_code=True` to remove this error.", "transformers"), "user-code-error:remote_code_not_trusted", "THUDM/chatglm3-6b"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],

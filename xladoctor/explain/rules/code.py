@@ -1133,3 +1133,29 @@ def uncollatable_item(found: re.Match[str], failure: Failure) -> Lead:
         {"type": kind, "function": "collate_fn"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"(?:Loading (?P<model>\S{1,200}) requires you to execute the configuration file in that repo|The repository for "
+    r"(?P<model2>\S{1,200}) contains custom code which must be executed to correctly load the model)[^\n]{0,400}"
+    r"|Please pass the argument `trust_remote_code=True`",
+    # transformers' dynamic_module_utils.resolve_trust_remote_code, in its older and newer words (datasets' own
+    # FutureWarning says "You can avoid this message", a warning this does not read)
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/dynamic_module_utils.py "
+    "(resolve_trust_remote_code)",
+    confidence=0.85,
+)
+def remote_code_not_trusted(found: re.Match[str], failure: Failure) -> Lead:
+    model = found.group("model") or found.group("model2") or "the model"
+    return Lead(
+        yours(
+            failure,
+            f"{model.rstrip('.')} ships its own modelling code in its repository, which transformers runs only when "
+            "the call allows it: read that code, then pass trust_remote_code=True to from_pretrained (and to the "
+            "tokenizer's and the pipeline's calls), or use a transformers release that has the architecture built "
+            "in, which needs no remote code.",
+        ),
+        {"option": "trust_remote_code=True", "model": model.rstrip(".")},
+        verdict="not-environment",
+    )

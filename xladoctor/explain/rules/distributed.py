@@ -547,6 +547,8 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
     "out-of-memory",
     r"exitcode\s*:\s*-9\b|Signal 9 \(SIGKILL\) received by PID|died with <Signals\.SIGKILL: 9>|Killed`{0,3}\s*$"
     r"|sigkill_handler\] Killing subprocess|exit code 137\b|signal 9: SIGKILL|\bOOMKilled\b"
+    # DeepSpeed's launcher (deepspeed/launcher/launch.py, sigkill_handler) names the child's return code
+    r"|exits with return code = -9\b"
     r"|`killed`|`Killed`|\"killed\"|\"Killed\""
     # zsh's report of a job a signal killed: "[1]    14875 killed     python main.py" (after a progress bar's \r)
     r"|\[\d{1,4}\]\s{1,8}\d{1,9} killed\s{1,8}\S"
@@ -1213,4 +1215,31 @@ def collective_tensor_not_contiguous(found: re.Match[str], failure: Failure) -> 
         ),
         {"fix": ".contiguous()"},
         verdict="not-environment",
+    )
+
+
+@rule(
+    "hang-timeout",
+    r"NCCL communicator was aborted on rank (?P<rank>\d+)\.?"
+    r"(?: *Original reason for failure was: (?P<reason>[^\n]{1,300}))?",
+    # NCCLComm::getNcclComm (NCCLUtils.cpp; NCCLUtils.hpp before): a call on a communicator the watchdog (or the
+    # program) aborted after an earlier failure; the reason is torch's own words for that failure, when it kept them
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/NCCLUtils.cpp "
+    "(NCCLComm::getNcclComm: 'NCCL communicator was aborted on rank')",
+    confidence=0.5,
+)
+def communicator_aborted(found: re.Match[str], failure: Failure) -> Lead:
+    reason = (found.group("reason") or "").strip()
+    said = f" torch kept the first failure's words: {reason}." if reason else ""
+    return Lead(
+        f"Rank {found.group('rank')}'s NCCL communicator had already been aborted when this call used it: a "
+        "collective failed or timed out before, on this rank or another, and the watchdog then aborts every "
+        f"communicator.{said} That first failure is the one to read: earlier in this log, or in the log of the rank "
+        "that failed first (an exception on one rank, a rank the OOM killer stopped, a watchdog timeout).",
+        {"rank": found.group("rank"), "reason": reason},
+        verdict="unknown",
+        next=(
+            "grep -n -m1 -E 'Error|Traceback|Watchdog caught|exitcode' rank*.log  # the first failure of each rank",
+            "dmesg -T | grep -i -E 'killed process|out of memory'  # a rank the kernel's OOM killer stopped",
+        ),
     )
