@@ -331,6 +331,7 @@ def _source(body: str) -> str:
     return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
 
 
+_TF_GRAPH_ERROR = re.compile(r"Graph execution error:\s*$")  # TensorFlow's wrapper of an op's error in a tf.function
 _GROUP_RULE = re.compile(r"^\s*\+[-+]*(?: \d+ -+| \.\.\. -+)?\s*$")  # an exception group's "+-+---- 1 ----" rules
 
 
@@ -345,7 +346,9 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
         text = clean(lines[index][1])
         if not text.strip() and parts[-1].rstrip().endswith(":") and index + 1 < len(lines):
             after = clean(lines[index + 1][1])
-            if after[:1] in (" ", "\t") and after.strip() and not _FRAME.match(after):
+            # TensorFlow's "Graph execution error:" puts the op's own error after a blank line, not indented
+            detail = len(parts) == 1 and _TF_GRAPH_ERROR.search(parts[0]) is not None
+            if (after[:1] in (" ", "\t") or detail) and after.strip() and not _FRAME.match(after):
                 index += 1
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):

@@ -228,9 +228,13 @@ def compiler_knows_no_such_gpu(found: re.Match[str], failure: Failure) -> Lead:
     r"Illegal instruction(?: \(core dumped\))?|(?P<mac>illegal hardware instruction)"
     r"|was built using AVX instructions, which your CPU and/or operating "
     r"system do not support"
+    # TensorFlow's start-up check (tensorflow/core/platform/cpu_feature_guard.cc), before it aborts
+    r"|The TensorFlow library was compiled to use (?P<isa>\w{2,12}) instructions, but these aren't available on "
+    r"your machine"
     r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports "
     r"(?P<need>\w+) GPUs or newer",
-    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (the AVX check)",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/lib/__init__.py (the AVX check); "
+    "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/platform/cpu_feature_guard.cc",
     confidence=0.75,
 )
 def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
@@ -255,10 +259,13 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
             {"arch": "arm64 vs x86_64 (Rosetta 2)"},
             next=("python -c 'import platform; print(platform.machine())'", 'file "$(command -v python)"'),
         )
+    isa = found.group("isa") or "AVX"
     return Lead(
-        "The processor lacks instructions the build was compiled for (AVX/AVX2, an Illegal instruction): a wheel "
-        "built for newer CPUs on an old or emulated one. Install a build for this CPU (or run on a newer machine).",
-        {"arch": "CPU (AVX)"},
+        f"The processor lacks instructions the build was compiled for ({isa}; an Illegal instruction): a wheel "
+        "built for newer CPUs on an old or emulated one (a virtual machine or an emulator that hides AVX, x86 code "
+        "under Rosetta 2 or qemu on an ARM host). Install a build for this CPU, or run where the CPU has them.",
+        {"arch": f"CPU ({isa})"},
+        next=("grep -o -w -E 'avx|avx2|fma' /proc/cpuinfo | sort -u  # the instructions this CPU offers (Linux)",),
     )
 
 

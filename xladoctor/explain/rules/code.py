@@ -211,6 +211,8 @@ _MORE_SHAPES = (
     r"|Function '\w{1,80}' returned nan values in its \d+th output"
     r"|Boolean value of Tensor with more than one value is ambiguous|'Tensor' object is not callable"
     r"|Trying to resize storage that is not resizable"
+    # TensorFlow's elementwise ops on two shapes that do not broadcast (its BCast check, and MLIR's shape dialect)
+    r"|required broadcastable shapes|Incompatible shapes: \[[\d,? ]{0,80}\] vs\. \[[\d,? ]{0,80}\]"
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)
     r"|Argument '[^'\n]{0,80}' of type <class '[\w.]{1,80}'> is not a valid JAX type"
     r"|Received incompatible devices for jitted computation"

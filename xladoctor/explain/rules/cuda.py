@@ -17,6 +17,16 @@ CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, l
 # judgement, with the family the table's class suggests.
 # The runtime's and the driver's "operation not supported": read apart inside NCCL (distributed.py) and outside it
 NOT_SUPPORTED = ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED")
+_CAPTURE_KINDS = (
+    "Unsupported",
+    "Invalidated",
+    "Merge",
+    "Unmatched",
+    "Unjoined",
+    "Isolation",
+    "Implicit",
+    "WrongThread",
+)
 FAMILY_OF = {
     "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
@@ -61,8 +71,22 @@ FAMILY_OF = {
     "CUDA_ERROR_INVALID_DEVICE": "bad-configuration",
     "cudaErrorECCUncorrectable": "accelerator-unavailable",
     "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
+    # an operation CUDA graphs cannot record, run while a stream was capturing one: the capturing program's or the
+    # library's (torch.compile's reduce-overhead mode, vLLM's and sglang's CUDA graphs), never the install's
+    **dict.fromkeys(
+        [f"cudaErrorStreamCapture{kind}" for kind in _CAPTURE_KINDS]
+        + [f"CUDA_ERROR_STREAM_CAPTURE_{kind.upper()}" for kind in _CAPTURE_KINDS],
+        "framework-internal-error",
+    ),
 }
 _VERDICT = {"cuda-illegal-access": "unknown", "user-code-error": "not-environment", "out-of-memory": "not-environment"}
+_CAPTURE = (
+    "an operation that CUDA graphs cannot record (a sync with the host such as .item() or a CPU copy, an "
+    "allocation outside the graph's pool, a library call not made for capture) ran while a stream was capturing a "
+    "graph: torch.compile's mode='reduce-overhead', torch.cuda.graphs, or a server's CUDA graphs (vLLM, sglang). Run "
+    "once without graphs (mode='default', enforce_eager=True, --disable-cuda-graph) to confirm; then move that "
+    "operation out of the captured code, or report it to the library whose graph it is."
+)
 _NEXT_KERNEL = (
     "CUDA_LAUNCH_BLOCKING=1 python ...  # the error is then raised at the kernel that failed, not later",
     "compute-sanitizer --tool memcheck python ...  # names the out-of-bounds access",
@@ -150,6 +174,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             next=("python -c 'import torch; print(torch.cuda.get_allocator_backend())'",),
             family=family,
         )
+    if code.name.startswith(("cudaErrorStreamCapture", "CUDA_ERROR_STREAM_CAPTURE")):
+        return Lead(f"CUDA: {said} ({code.name}): {_CAPTURE}", params, verdict="unknown", family=family, confidence=0.6)
     if family == "bad-configuration":
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "

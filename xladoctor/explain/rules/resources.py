@@ -123,8 +123,11 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"OOM when allocating tensor(?: with shape\s?\[(?P<shape>[\d, ]{1,80})\])?|ResourceExhaustedError",
-    source="https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+    r"OOM when allocating tensor(?: with shape\s?\[(?P<shape>[\d, ]{1,80})\])?|ResourceExhaustedError"
+    # a copy to the GPU whose destination could not be allocated (tensorflow/core/common_runtime/gpu/gpu_util.cc)
+    r"|Dst tensor is not initialized",
+    source="https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth; "
+    "https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_util.cc",
     confidence=0.9,
 )
 def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
@@ -340,7 +343,9 @@ def save_stopped_short(found: re.Match[str], failure: Failure) -> Lead:
     "bad-configuration",
     r"received 0 items of ancdata|\[Errno 24\] Too many open files"
     # torch's shared-memory manager names the errno in its own words: "... in read-write mode: Too many open files (24)"
-    r"|unable to open shared memory object <[^>\n]{1,120}>[^\n]{0,40}: Too many open files",
+    r"|unable to open shared memory object <[^>\n]{1,120}>[^\n]{0,40}: Too many open files"
+    # DataLoader's own words for it (torch/utils/data/dataloader.py, _try_get_data)
+    r"|Too many open files\. Communication with the workers is no longer possible",
     source="https://pytorch.org/docs/stable/multiprocessing.html#sharing-strategies (file_descriptor sharing and "
     "the open-files limit)",
     confidence=0.8,
