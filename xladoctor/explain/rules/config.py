@@ -414,3 +414,69 @@ def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead:
             "-Value 1 -PropertyType DWORD -Force  # PowerShell, as administrator"
         ),
     )
+
+
+# huggingface_hub's own words when neither the Hub nor the cache has a file (file_download.py,
+# LocalEntryNotFoundError), and requests' when a connection to the Hub (or a mirror of it) never opened
+@rule(
+    "bad-configuration",
+    r"we cannot find the requested files in the local cache\. Please check your connection"
+    r"|HTTPSConnectionPool\(host='(?P<host>[\w.-]{0,60}(?:huggingface\.co|hf-mirror\.com|hf\.co))', port=\d+\): Max "
+    r"retries exceeded[^\n]{0,300}?(?:NewConnectionError|ConnectTimeout|ConnectTimeoutError|Network is unreachable"
+    r"|Name or service not known|Temporary failure in name resolution|timed out|ProxyError|Connection refused)",
+    source="https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/file_download.py "
+    "(LocalEntryNotFoundError); https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables",
+    confidence=0.8,
+)
+def hub_connection_failed(found: re.Match[str], failure: Failure) -> Lead:
+    host = found.group("host") or "huggingface.co"
+    return Lead(
+        f"No connection to the Hugging Face Hub ({host}) opened, and the files are not in the local cache: no network "
+        "from this machine or container, a proxy it must use (HTTPS_PROXY), a firewall, or a name server that does "
+        "not resolve the host. Set the proxy, or HF_ENDPOINT to a mirror this machine reaches; or download the "
+        "files where the network works and run with HF_HUB_OFFLINE=1.",
+        {"host": host, "variable": "HF_ENDPOINT"},
+        next=(
+            "python -c \"import urllib.request as u; print(u.urlopen('https://huggingface.co', timeout=10).status)\"",
+            "env | grep -i -E '^(HF_|HUGGINGFACE|HTTPS?_PROXY|NO_PROXY)' | cut -d= -f1",
+        ),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"CERTIFICATE_VERIFY_FAILED\] certificate verify failed: (?P<why>[^\n()]{1,80})",
+    source="https://requests.readthedocs.io/en/latest/user/advanced/#ssl-cert-verification (REQUESTS_CA_BUNDLE); "
+    "https://docs.python.org/3/library/ssl.html (SSL_CERT_FILE)",
+    confidence=0.75,
+)
+def tls_certificate_refused(found: re.Match[str], failure: Failure) -> Lead:
+    why = found.group("why").strip()
+    return Lead(
+        f"The TLS certificate of the server could not be verified ({why}): most often a company proxy or "
+        "firewall that re-signs HTTPS with its own certificate authority, which this Python does not trust; else "
+        "an out-of-date certificate bundle or a wrong clock. Point REQUESTS_CA_BUNDLE (and SSL_CERT_FILE) at the "
+        "proxy's CA certificate, or update certifi; do not turn verification off.",
+        {"why": why, "variable": "REQUESTS_CA_BUNDLE"},
+        next=("python -m pip install --upgrade certifi", "date  # a wrong clock makes every certificate invalid"),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"When localhost is not accessible, a shareable link must be created",
+    # gradio's launch() (gradio/blocks.py) after its own request to the local server failed: a proxy took it
+    source="https://github.com/gradio-app/gradio/blob/main/gradio/blocks.py (launch: 'When localhost is not "
+    "accessible')",
+    confidence=0.6,
+)
+def localhost_through_proxy(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "gradio could not reach its own server on localhost. Most often an HTTP proxy set in the environment "
+        "(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) took the request to localhost: exempt it with "
+        "NO_PROXY=localhost,127.0.0.1,::1 (or unset the proxy variables for this program). Else the server failed "
+        "to answer because of an error printed above this line (a gradio release that does not pair with the "
+        "installed starlette, fastapi or pydantic): read that error first. share=True only hides the problem.",
+        {"variable": "NO_PROXY"},
+        export("NO_PROXY", "localhost,127.0.0.1,::1"),
+    )
