@@ -25,6 +25,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "accelerator-unavailable:vllm_found_no_platform": (tb("RuntimeError: Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.", "vllm/platforms"), "accelerator-unavailable", "environment", "VLLM_LOGGING_LEVEL=DEBUG"),
     "bad-configuration:hub_connection_failed": (tb("huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again or make sure your Internet connection is on.", "huggingface_hub"), "bad-configuration", "environment", "HF_HUB_OFFLINE=1"),
     "bad-configuration:tls_certificate_refused": (tb("requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)')))\"), '(Request ID: x)')", "huggingface_hub"), "bad-configuration", "environment", "REQUESTS_CA_BUNDLE"),
     "bad-configuration:localhost_through_proxy": (tb("ValueError: When localhost is not accessible, a shareable link must be created. Please set share=True or check your proxy settings to allow access to localhost.", "gradio"), "bad-configuration", "environment", "NO_PROXY=localhost"),
@@ -2280,6 +2281,10 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         (tb("RuntimeError: CUDA error: operation not permitted when stream is capturing", "torch"), "cuda-error:cuda_error_string", "reduce-overhead"),
         # requests' words for a connection to the Hub that never opened
         (tb("requests.exceptions.ConnectionError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /bert-base-uncased/resolve/main/config.json (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 101] Network is unreachable'))\"), '(Request ID: 1234)')", "huggingface_hub"), "bad-configuration:hub_connection_failed", "HTTPS_PROXY"),
+        # vLLM's check of a quantization method against the GPU's compute capability
+        (tb("ValueError: The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.", "vllm/config"), "gpu-arch-unsupported:gpu_generation_refused", "sm_70"),
+        # torch 2.4's words for fp8 matmul's check, with "CUDA devices"
+        (tb("RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or ROCm MI300+", "torch"), "gpu-arch-unsupported:gpu_generation_refused", "sm_90"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],

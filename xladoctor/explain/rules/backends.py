@@ -623,16 +623,31 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "gpu-arch-unsupported",
     r"(?:GPU|device)s? with (?:CUDA )?(?:compute )?capability (?P<major>\d{1,2})[ .](?P<minor>\d) (?:is|are) not "
-    r"supported|(?P<op>[\w.]{3,80}) is only supported on devices with compute capability >= ?(?P<need>\d{1,2}\.\d)",
+    r"supported|(?P<op>[\w.]{3,80}) is only supported on (?:CUDA )?devices with compute capability >= ?"
+    r"(?P<need>\d{1,2}\.\d)"
+    # vLLM's check of a quantization method against the GPU (vllm/config/vllm.py; the model loader before)
+    r"|(?:quantization method|quantization) (?P<method>[\w-]{2,40}) is not supported for the current GPU\. Minimum "
+    r"capability: (?P<min>\d{2,3})\. Current capability: (?P<cur>\d{2,3})",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
     "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "
-    "(FlashAttention-2 needs Ampere or newer)",
+    "(FlashAttention-2 needs Ampere or newer); https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py "
+    "(a quantization config's get_min_capability against the GPU's)",
     confidence=0.75,
 )
 def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
     """A kernel or an operation that checks the GPU's compute capability and refuses this one: the GPU is older
     than the code was written for (V100's 7.0 for FlashAttention-2), or the installed release has not yet widened
     the check to it (torch._scaled_mm's fp8 on sm_89 came after sm_90)."""
+    if found.group("method"):
+        method, least, current = found.group("method"), found.group("min"), found.group("cur")
+        return Lead(
+            f"The quantization method {method} needs a GPU of compute capability {least[:-1]}.{least[-1]} or newer "
+            f"and this one is {current[:-1]}.{current[-1]} (sm_{current}): its kernels were written for newer GPUs. "
+            "Use a checkpoint quantized another way that this GPU runs (a GPTQ or AWQ one for older GPUs, or none), "
+            "or a GPU it supports.",
+            {"method": method, "needs": f"sm_{least}", "arch": f"sm_{current}"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        )
     if found.group("op"):
         op, need = found.group("op"), found.group("need")
         return Lead(
@@ -694,4 +709,27 @@ def xla_has_no_platform(found: re.Match[str], failure: Failure) -> Lead:
         f"({_WITHOUT_XLA}), or run that step on the CPU (with tf.device('/CPU:0')).",
         {"backend": platform or "XLA", "option": "jit_compile", "op": "XLA"},
         verdict="framework-bug",
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Failed to infer device type",
+    # vLLM's platform detection (vllm/platforms/__init__.py) found no platform it can run on: no CUDA/ROCm device
+    # it can see, and no plugin (vllm-ascend, a TPU's libtpu) that loaded
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/platforms/__init__.py (resolve_current_platform); "
+    "https://docs.vllm.ai/en/latest/usage/troubleshooting.html ('Failed to infer device type')",
+    confidence=0.75,
+)
+def vllm_found_no_platform(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "vLLM found no device platform to run on: it saw no NVIDIA or AMD GPU (a container started without its "
+        "GPUs, docker run --gpus all; a driver whose libcuda.so.1 or NVML does not load; a CPU-only torch), and no "
+        "platform plugin loaded (vllm-ascend, libtpu). VLLM_LOGGING_LEVEL=DEBUG prints why each platform was "
+        "refused.",
+        {"variable": "VLLM_LOGGING_LEVEL"},
+        next=(
+            "VLLM_LOGGING_LEVEL=DEBUG python -c 'from vllm.platforms import current_platform; print(current_platform)'",
+            "nvidia-smi  # is a GPU visible here at all?",
+        ),
     )
