@@ -1161,3 +1161,27 @@ def remote_code_not_trusted(found: re.Match[str], failure: Failure) -> Lead:
         {"option": "trust_remote_code=True", "model": model.rstrip(".")},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"The (?P<kind>decoder|encoder) prompt \(length (?P<length>\d{1,9})\) is longer than the maximum model length of "
+    r"(?P<limit>\d{1,9})"
+    r"|This model's maximum context length is (?P<limit2>\d{1,9}) tokens\. However, you requested (?P<length2>\d{1,9})",
+    # vLLM's check of a request (vllm/v1/engine/processor.py, _validate_model_input) and the OpenAI-compatible
+    # servers' 400 error for the same
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/v1/engine/processor.py (_validate_model_input); "
+    "https://github.com/vllm-project/vllm/blob/main/vllm/entrypoints/openai/serving_engine.py",
+    confidence=0.85,
+)
+def prompt_longer_than_context(found: re.Match[str], failure: Failure) -> Lead:
+    length = found.group("length") or found.group("length2")
+    limit = found.group("limit") or found.group("limit2")
+    return Lead(
+        f"The request holds {length} tokens and the model is served with a context of {limit}: the input is too "
+        "long for this server's max_model_len (an image counts as many tokens; a chat history grows). Shorten or "
+        "truncate the input (fewer or smaller images, a shorter history), or serve the model with a larger "
+        "--max-model-len if the model and the GPU's memory allow it. Not an environment problem.",
+        {"tokens": length, "max_model_len": limit, "option": "--max-model-len"},
+        verdict="not-environment",
+    )
