@@ -127,38 +127,40 @@ _BARRIER_GUESS = re.compile(
     r"by this process is) currently unknown"
 )
 BARRIER_SOURCE = (
-    "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (barrier(): "
-    "'using GPU ... currently unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect')"
+    "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (barrier() and "
+    "guessDeviceId(): the bound device_id, else a GPU already used, else rank % GPUs; 'using GPU ... currently "
+    "unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect')"
 )
 
 
 def stalled_at_first_barrier(tail: str, total_lines: int) -> Diagnosis | None:
     """The verdict for a log with no error whose last lines are ProcessGroupNCCL's guess of this rank's GPU for a
     barrier: the job hangs there (the guess is wrong, or a rank never reached the barrier)."""
-    last = _last_lines(tail)[:1]  # every rank prints it: the log's very last line, or the job went on past it
-    for offset, line in last:
-        found = _BARRIER_GUESS.search(line)
-        if found is None:
-            continue
-        guess = found.group(0).removesuffix(" currently unknown")
-        return Diagnosis(
-            "unknown", "hang-timeout",
-            f"The log ends on torch's warning that a barrier ran before this rank said which GPU it uses (\"{guess}"
-            " currently unknown\"), with no error after it: the job stopped at that barrier. torch guessed the GPU "
-            "as the rank modulo the GPUs per node, which hangs when that is not the GPU the rank uses. Set each "
-            "rank's device before the process group is made: torch.cuda.set_device(local_rank) with LOCAL_RANK, or "
-            "init_process_group(..., device_id=torch.device('cuda', local_rank)); barrier(device_ids=[local_rank]). "
-            "If every rank's GPU is right, a rank that never reached the barrier (or a network NCCL cannot use) "
-            "keeps the others waiting: NCCL_DEBUG=INFO shows the last step each rank reached.",
-            0.5, max(total_lines - offset, 1), line[:500], "stall:barrier-device-unknown",
-            {"gpu": found.group("gpu") or "?", "option": "device_id", "function": "init_process_group"},
-            next=(
-                "NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # each rank's device and NCCL setup",
-                "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
-            ),
-            source=BARRIER_SOURCE,
-        )  # fmt: skip
-    return None
+    last = _last_lines(tail)
+    if not last:
+        return None
+    offset, line = last[0]  # every rank prints it: the log's very last line, or the job went on past it
+    found = _BARRIER_GUESS.search(line)
+    if found is None:
+        return None
+    guess = found.group(0).removesuffix(" currently unknown")
+    return Diagnosis(
+        "unknown", "hang-timeout",
+        f"The log ends on torch's warning that a barrier ran before this rank said which GPU it uses (\"{guess}"
+        " currently unknown\"), with no error after it: the job stopped at that barrier. With no device bound to "
+        "the process group and none used yet, torch guesses the rank modulo the GPUs per node, which hangs when "
+        "that is not the GPU the rank uses (torch.cuda.set_device does not change the guess). Bind it: "
+        "init_process_group(..., device_id=torch.device('cuda', local_rank)), or barrier(device_ids=[local_rank]). "
+        "If every rank's GPU is right, a rank that never reached the barrier (or a network NCCL cannot use) keeps "
+        "the others waiting: NCCL_DEBUG=INFO shows the last step each rank reached.",
+        0.5, max(total_lines - offset, 1), line[:500], "stall:barrier-device-unknown",
+        {"gpu": found.group("gpu") or "?", "option": "device_id", "function": "init_process_group"},
+        next=(
+            "NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # each rank's device and NCCL setup",
+            "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
+        ),
+        source=BARRIER_SOURCE,
+    )  # fmt: skip
 
 
 # nccl-tests' and rccl-tests' own output (src/common.cu): a header ("# nThread 1 nGpus 1 minBytes ...", "# Using

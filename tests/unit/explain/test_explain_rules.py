@@ -14,6 +14,7 @@ import pytest
 
 from xladoctor.explain.engine import explain_stream
 from xladoctor.explain.rules import load_rules
+from xladoctor.matrix.failures import code_named
 
 TB = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    main()\n'
 LIB = '  File "/opt/venv/lib/python3.11/site-packages/{pkg}/core.py", line 5, in run\n    x = y\n'
@@ -29,10 +30,10 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "accelerator-unavailable:vllm_found_no_platform": (tb("RuntimeError: Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.", "vllm/platforms"), "accelerator-unavailable", "environment", "VLLM_LOGGING_LEVEL=DEBUG"),
     "bad-configuration:hub_connection_failed": (tb("huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again or make sure your Internet connection is on.", "huggingface_hub"), "bad-configuration", "environment", "HF_HUB_OFFLINE=1"),
     "bad-configuration:tls_certificate_refused": (tb("requests.exceptions.SSLError: (MaxRetryError(\"HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded with url: /api/models (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)')))\"), '(Request ID: x)')", "huggingface_hub"), "bad-configuration", "environment", "REQUESTS_CA_BUNDLE"),
-    "bad-configuration:localhost_through_proxy": (tb("ValueError: When localhost is not accessible, a shareable link must be created. Please set share=True or check your proxy settings to allow access to localhost.", "gradio"), "bad-configuration", "environment", "NO_PROXY=localhost"),
+    "bad-configuration:localhost_through_proxy": (tb("ValueError: When localhost is not accessible, a shareable link must be created. Please set share=True or check your proxy settings to allow access to localhost.", "gradio"), "bad-configuration", "environment", "${NO_PROXY:+,$NO_PROXY}"),
     "hang-timeout:communicator_aborted": ("[rank1]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank 1.\n", "hang-timeout", "unknown", "first failure"),
     "user-code-error:remote_code_not_trusted": (tb("ValueError: The repository for THUDM/chatglm3-6b contains custom code which must be executed to correctly load the model. You can inspect the repository content at https://hf.co/THUDM/chatglm3-6b.\nPlease pass the argument `trust_remote_code=True` to allow custom code to be run.", "transformers/dynamic_module_utils"), "user-code-error", "not-environment", "trust_remote_code=True"),
-    "bad-configuration:hub_unreachable": (tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.\nCheckout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"), "bad-configuration", "environment", "huggingface-cli download meta-llama/Llama-2-7b-hf"),
+    "bad-configuration:hub_unreachable": (tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.\nCheckout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"), "bad-configuration", "environment", "hf download meta-llama/Llama-2-7b-hf"),
     "bad-configuration:gated_model": (tb("OSError: You are trying to access a gated repo.\nMake sure to have access to it at https://huggingface.co/google/gemma-3-1b-pt.\n401 Client Error. (Request ID: Root=1-689)\n\nCannot access gated repo for url https://huggingface.co/google/gemma-3-1b-pt/resolve/main/config.json.", "transformers/utils"), "bad-configuration", "environment", "google/gemma-3-1b-pt"),
     "bad-configuration:windows_long_paths": ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\include\\\\ATen\\\\ops\\\\x.h'\nHINT: This error might have occurred since this system does not have Windows Long Path support enabled. You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n", "bad-configuration", "environment", "LongPathsEnabled"),
     "user-code-error:uncollatable_item": (tb("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class 'PIL.Image.Image'>", "torch/utils/data"), "user-code-error", "not-environment", "ToTensor"),
@@ -1631,7 +1632,7 @@ def test_a_log_that_stops_on_torch_s_guess_of_the_barrier_s_gpu_is_a_hang_there(
     diagnosis = _diagnose("W1109 torch/distributed/run.py:766] Setting OMP_NUM_THREADS to 1\n" + warning + "\n")
     assert diagnosis is not None and diagnosis.decided_by == "stall:barrier-device-unknown"
     assert diagnosis.family == "hang-timeout" and diagnosis.verdict == "unknown" and diagnosis.line == 2
-    assert "set_device(local_rank)" in diagnosis.cause and "device_id=" in diagnosis.cause and diagnosis.next
+    assert "device_ids=[local_rank]" in diagnosis.cause and "device_id=" in diagnosis.cause and diagnosis.next
 
 
 def test_torch_s_guess_of_the_barrier_s_gpu_in_a_log_that_goes_on_or_fails_later_is_not_the_hang() -> None:
@@ -1648,6 +1649,14 @@ def test_the_driver_library_s_unversioned_name_missing_names_wsl_s_folder() -> N
     assert diagnosis is not None and diagnosis.family == "missing-library" and "/usr/lib/wsl/lib" in diagnosis.cause
     versioned = _diagnose("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n")
     assert versioned is not None and "/usr/lib/wsl/lib" not in versioned.cause  # the driver itself: not a link
+
+
+def test_every_cuda_error_the_families_name_is_in_cuda_s_own_enumerations() -> None:
+    load_rules()  # the rule modules load in their own order first: importing one alone would change it
+    from xladoctor.explain.rules.cuda import CAPTURE_ERRORS, FAMILY_OF
+
+    missing = sorted(name for name in {*FAMILY_OF, *CAPTURE_ERRORS} if code_named(name) is None)
+    assert missing == []
 
 
 def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
@@ -1725,8 +1734,22 @@ def test_a_model_name_from_the_log_reaches_the_download_command_only_when_it_is_
     log = tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like x;$(rm${IFS}-rf${IFS}~) is not the path to a directory containing a file named config.json.", "transformers/utils")
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:hub_unreachable"
-    assert "huggingface-cli download OWNER/MODEL" in diagnosis.next[0]
+    assert "hf download OWNER/MODEL" in diagnosis.next[0]
     assert all("$(" not in command for command in (*diagnosis.next, *diagnosis.remediation))
+    for name in ("--force-download", "./ckpt", "-x/y"):  # an option or a path is no repository id
+        read = _diagnose(log.replace("x;$(rm${IFS}-rf${IFS}~)", name))
+        assert read is not None and "hf download OWNER/MODEL" in read.next[0], name
+
+
+def test_the_hub_s_newer_words_and_its_retries() -> None:
+    newer = _diagnose(tb("OSError: We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them in the cached files.\nCheck your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"))
+    assert newer is not None and newer.decided_by == "bad-configuration:hub_unreachable"
+    assert "hf download OWNER/MODEL" in newer.next[0]
+    retried = "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))': /simple/torch/\nSuccessfully installed torch-2.5.1\n"
+    healthy = _diagnose(retried)
+    assert healthy is None or healthy.family != "bad-configuration"
+    importing = _diagnose(tb("ImportError: cannot import name 'GatedRepoError' from 'huggingface_hub.utils' (/env/lib/python3.10/site-packages/huggingface_hub/utils/__init__.py)", "transformers"))
+    assert importing is not None and importing.family == "api-version-skew"
 
 
 def test_lld_s_words_for_a_library_it_cannot_find_are_the_same_link_failure() -> None:
@@ -1790,6 +1813,17 @@ def test_a_constructor_refusing_a_key_from_pretrained_handed_it_is_the_saved_fil
     own = log.replace("LlavaNextProcessor.from_pretrained(", "LlavaNextProcessor(")  # the user's own keyword
     read = _diagnose(own)
     assert read is None or "from_pretrained" not in read.cause
+    whole = log.replace(  # the whole traceback: the last frame is transformers' own cls(**kwargs)
+        "\nTypeError:",
+        '\n  File "/env/lib/python3.10/site-packages/transformers/processing_utils.py", line 1072, in from_pretrained\n'
+        "    return cls.from_args_and_dict(args, processor_dict, **kwargs)\n"
+        '  File "/env/lib/python3.10/site-packages/transformers/processing_utils.py", line 876, in from_args_and_dict\n'
+        "    processor = cls(*args, **processor_dict)\nTypeError:",
+    )
+    full = _diagnose(whole)
+    assert full is not None and "saved" in full.cause and full.params["model"] == "llava-hf/llava-v1.6-mistral-7b-hf"
+    other = _diagnose(log.replace("LlavaNextProcessor.__init__()", "NextProcessor.__init__()"))  # not the class called
+    assert other is None or "saved with the model" not in other.cause
 
 
 def test_a_function_of_the_user_s_own_with_no_history_stays_the_user_s() -> None:
@@ -2286,6 +2320,7 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         (tb("ValueError: The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.", "vllm/config"), "gpu-arch-unsupported:gpu_generation_refused", "sm_70"),
         # torch 2.4's words for fp8 matmul's check, with "CUDA devices"
         (tb("RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or ROCm MI300+", "torch"), "gpu-arch-unsupported:gpu_generation_refused", "sm_90"),
+        ("The TensorFlow library was compiled to use SSE4.1 instructions, but these aren't available on your machine.\nAborted (core dumped)\n", "gpu-arch-unsupported:processor_not_supported", "SSE4.1"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],

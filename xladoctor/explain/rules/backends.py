@@ -229,7 +229,7 @@ def compiler_knows_no_such_gpu(found: re.Match[str], failure: Failure) -> Lead:
     r"|was built using AVX instructions, which your CPU and/or operating "
     r"system do not support"
     # TensorFlow's start-up check (tensorflow/core/platform/cpu_feature_guard.cc), before it aborts
-    r"|The TensorFlow library was compiled to use (?P<isa>\w{2,12}) instructions, but these aren't available on "
+    r"|The TensorFlow library was compiled to use (?P<isa>[\w.]{2,12}) instructions, but these aren't available on "
     r"your machine"
     r"|rocBLAS error: Cannot read [^\n]{1,200}for GPU arch ?: ?(?P<gfx>gfx\w{3,6})|FlashAttention only supports "
     r"(?P<need>\w+) GPUs or newer",
@@ -265,7 +265,9 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
         "built for newer CPUs on an old or emulated one (a virtual machine or an emulator that hides AVX, x86 code "
         "under Rosetta 2 or qemu on an ARM host). Install a build for this CPU, or run where the CPU has them.",
         {"arch": f"CPU ({isa})"},
-        next=("grep -o -w -E 'avx|avx2|fma' /proc/cpuinfo | sort -u  # the instructions this CPU offers (Linux)",),
+        next=(
+            "grep -o -w -E 'avx[0-9a-z_]*|fma|sse4_[12]' /proc/cpuinfo | sort -u  # the instructions this CPU offers",
+        ),
     )
 
 
@@ -643,8 +645,8 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             f"The quantization method {method} needs a GPU of compute capability {least[:-1]}.{least[-1]} or newer "
             f"and this one is {current[:-1]}.{current[-1]} (sm_{current}): its kernels were written for newer GPUs. "
-            "Use a checkpoint quantized another way that this GPU runs (a GPTQ or AWQ one for older GPUs, or none), "
-            "or a GPU it supports.",
+            "Use a checkpoint of the model quantized with a method whose minimum this GPU meets (vLLM's list of "
+            "quantization methods gives each one's), an unquantized one if it fits, or a GPU it supports.",
             {"method": method, "needs": f"sm_{least}", "arch": f"sm_{current}"},
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
@@ -717,8 +719,9 @@ def xla_has_no_platform(found: re.Match[str], failure: Failure) -> Lead:
     r"Failed to infer device type",
     # vLLM's platform detection (vllm/platforms/__init__.py) found no platform it can run on: no CUDA/ROCm device
     # it can see, and no plugin (vllm-ascend, a TPU's libtpu) that loaded
-    source="https://github.com/vllm-project/vllm/blob/main/vllm/platforms/__init__.py (resolve_current_platform); "
-    "https://docs.vllm.ai/en/latest/usage/troubleshooting.html ('Failed to infer device type')",
+    source="https://github.com/vllm-project/vllm/blob/main/vllm/platforms/__init__.py (how the platform is "
+    "detected); https://docs.vllm.ai/en/latest/usage/troubleshooting.html ('Failed to infer device type', raised by "
+    "vLLM's device configuration when no platform was detected)",
     confidence=0.75,
 )
 def vllm_found_no_platform(found: re.Match[str], failure: Failure) -> Lead:

@@ -1140,10 +1140,9 @@ def uncollatable_item(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "user-code-error",
     r"(?:Loading (?P<model>\S{1,200}) requires you to execute the configuration file in that repo|The repository for "
-    r"(?P<model2>\S{1,200}) contains custom code which must be executed to correctly load the model)[^\n]{0,400}"
-    r"|Please pass the argument `trust_remote_code=True`",
-    # transformers' dynamic_module_utils.resolve_trust_remote_code, in its older and newer words (datasets' own
-    # FutureWarning says "You can avoid this message", a warning this does not read)
+    r"(?P<model2>\S{1,200}) contains custom code which must be executed to correctly load the model)",
+    # transformers' dynamic_module_utils.resolve_trust_remote_code, in its older and newer words; datasets' own
+    # words end "load the dataset" (a dataset script, which datasets 4 no longer runs at all) and are not read here
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/dynamic_module_utils.py "
     "(resolve_trust_remote_code)",
     confidence=0.85,

@@ -346,51 +346,60 @@ def cuda_asked_on_a_mac(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-# transformers' cached_file (transformers/utils/hub.py) when neither the Hub nor the local cache has the file; the
-# repository id is kept only when it is a plain name, for the command below
+# A Hugging Face repository id as it may reach a command: letters or digits first in each part (never an option's
+# "-" or a path's "."), ASCII only; anything else is left as a placeholder
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(?:/[A-Za-z0-9][\w.-]{0,95})?", re.ASCII)
+# huggingface_hub's command line is `hf` from 0.34 on; 1.0 removed `huggingface-cli`
+_HF_DOWNLOAD = "hf download {repo}  # where the network works (huggingface-cli download before huggingface_hub 0.34)"
+_HUB_SETTINGS = "env | grep -i -E '^(HF_|HUGGINGFACE|TRANSFORMERS_OFFLINE|HTTPS?_PROXY|NO_PROXY)' | cut -d= -f1"
+_HUB_UNREACHABLE = (
+    "no network from this machine or container, a proxy it must use (HTTPS_PROXY), a firewall, a name server that "
+    "does not resolve the host, the Hub refusing anonymous requests (429 Too Many Requests: log in), or "
+    "HF_HUB_OFFLINE=1 set before the files were ever downloaded. Download the files where the network works (into "
+    "HF_HOME, or a folder you then pass as the path) and run with HF_HUB_OFFLINE=1, set HF_ENDPOINT to a mirror this "
+    "machine reaches, or set the proxy."
+)
+
+
+# transformers' cached_files (transformers/utils/hub.py) when neither the Hub nor the local cache has the file: its
+# older words name the repository ("... it looks like X is not the path to a directory"), its newer do not
 @rule(
     "bad-configuration",
-    r"We couldn't connect to '(?P<endpoint>https?://[^'\s]{1,120})' to load this (?:file|model)[^\n]{0,40}?, "
-    r"couldn't find it in the cached files and it looks like (?P<repo>\S{1,200}) is not the path to a directory",
+    r"We couldn't connect to '(?P<endpoint>https?://[^'\s]{1,120})' to load (?:this (?:file|model)[^\n]{0,40}?, "
+    r"couldn't find it in the cached files and it looks like (?P<repo>\S{1,200}) is not the path to a directory"
+    r"|the files, and couldn't find them in the cached files)",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files); "
     "https://huggingface.co/docs/transformers/installation#offline-mode",
     confidence=0.8,
 )
 def hub_unreachable(found: re.Match[str], failure: Failure) -> Lead:
-    endpoint, repo = found.group("endpoint"), found.group("repo")
+    endpoint, repo = found.group("endpoint"), (found.group("repo") or "").rstrip(".")
     plain = repo if _REPO_ID.fullmatch(repo) else "OWNER/MODEL"
+    missing = f"{repo} is not in the local cache" if repo else "the files are not in the local cache"
     return Lead(
-        f"This process could not reach the Hugging Face Hub ({endpoint}) and {repo} is not in the local cache: no "
-        "network from this machine or container, a proxy it must use (HTTPS_PROXY), a firewall, or HF_HUB_OFFLINE=1 "
-        "set before the files were ever downloaded. Download the model where the network works (into HF_HOME, or a "
-        "folder you then pass as the path), set HF_ENDPOINT to a mirror this machine reaches, or set the proxy.",
+        f"This process could not reach the Hugging Face Hub ({endpoint}) and {missing}: {_HUB_UNREACHABLE}",
         {"repo": repo, "endpoint": endpoint, "variable": "HF_ENDPOINT"},
-        next=(
-            f"huggingface-cli download {plain}  # where the network works; then HF_HUB_OFFLINE=1 here",
-            "env | grep -i -E '^(HF_|HUGGINGFACE|TRANSFORMERS_OFFLINE|HTTPS?_PROXY)' | cut -d= -f1",
-        ),
+        next=(_HF_DOWNLOAD.format(repo=plain), _HUB_SETTINGS),
     )
-
-
-_REPO_ID = re.compile(r"[\w.-]{1,96}(?:/[\w.-]{1,96})?")
 
 
 @rule(
     "bad-configuration",
-    r"You are trying to access a gated repo|Cannot access gated repo for url|GatedRepoError",
+    r"You are trying to access a gated repo|Cannot access gated repo for url|\bGatedRepoError: ",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files: "
     "GatedRepoError); https://huggingface.co/docs/hub/models-gated",
     confidence=0.85,
 )
 def gated_model(found: re.Match[str], failure: Failure) -> Lead:
     named = re.search(r"huggingface\.co/(?P<repo>[\w.-]{1,96}/[\w.-]{1,96})", failure.haystack)
-    repo = named.group("repo") if named else "the model"
+    repo = named.group("repo").rstrip(".") if named else "the model"
     return Lead(
         f"{repo} is a gated model on the Hugging Face Hub: its licence must be accepted on its page with your "
-        "account, and this process must send that account's token (huggingface-cli login, or HF_TOKEN set in the "
-        "environment of the process that runs, a job's or a container's included). Not a fault of the install.",
+        "account, and this process must send that account's token (hf auth login, huggingface-cli login before "
+        "huggingface_hub 0.34, or HF_TOKEN set in the environment of the process that runs, a job's or a container's "
+        "included). Not a fault of the install.",
         {"repo": repo, "variable": "HF_TOKEN"},
-        next=("huggingface-cli whoami  # which account this machine's token belongs to, if any",),
+        next=("hf auth whoami  # which account this machine's token belongs to (huggingface-cli whoami before 0.34)",),
     )
 
 
@@ -417,7 +426,8 @@ def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # huggingface_hub's own words when neither the Hub nor the cache has a file (file_download.py,
-# LocalEntryNotFoundError), and requests' when a connection to the Hub (or a mirror of it) never opened
+# LocalEntryNotFoundError), and requests' when a connection to the Hub (or a mirror of it) never opened; raised, not
+# one of the retries pip and the hub log as they go
 @rule(
     "bad-configuration",
     r"we cannot find the requested files in the local cache\. Please check your connection"
@@ -427,18 +437,17 @@ def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead:
     source="https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/file_download.py "
     "(LocalEntryNotFoundError); https://huggingface.co/docs/huggingface_hub/package_reference/environment_variables",
     confidence=0.8,
+    on="exception",
 )
 def hub_connection_failed(found: re.Match[str], failure: Failure) -> Lead:
     host = found.group("host") or "huggingface.co"
     return Lead(
-        f"No connection to the Hugging Face Hub ({host}) opened, and the files are not in the local cache: no network "
-        "from this machine or container, a proxy it must use (HTTPS_PROXY), a firewall, or a name server that does "
-        "not resolve the host. Set the proxy, or HF_ENDPOINT to a mirror this machine reaches; or download the "
-        "files where the network works and run with HF_HUB_OFFLINE=1.",
+        f"No connection to the Hugging Face Hub ({host}) opened, and the files are not in the local cache: "
+        + _HUB_UNREACHABLE,
         {"host": host, "variable": "HF_ENDPOINT"},
         next=(
             "python -c \"import urllib.request as u; print(u.urlopen('https://huggingface.co', timeout=10).status)\"",
-            "env | grep -i -E '^(HF_|HUGGINGFACE|HTTPS?_PROXY|NO_PROXY)' | cut -d= -f1",
+            _HUB_SETTINGS,
         ),
     )
 
@@ -449,6 +458,7 @@ def hub_connection_failed(found: re.Match[str], failure: Failure) -> Lead:
     source="https://requests.readthedocs.io/en/latest/user/advanced/#ssl-cert-verification (REQUESTS_CA_BUNDLE); "
     "https://docs.python.org/3/library/ssl.html (SSL_CERT_FILE)",
     confidence=0.75,
+    on="exception",  # raised; pip's "WARNING: Retrying ... CERTIFICATE_VERIFY_FAILED" may still succeed
 )
 def tls_certificate_refused(found: re.Match[str], failure: Failure) -> Lead:
     why = found.group("why").strip()
@@ -456,9 +466,12 @@ def tls_certificate_refused(found: re.Match[str], failure: Failure) -> Lead:
         f"The TLS certificate of the server could not be verified ({why}): most often a company proxy or "
         "firewall that re-signs HTTPS with its own certificate authority, which this Python does not trust; else "
         "an out-of-date certificate bundle or a wrong clock. Point REQUESTS_CA_BUNDLE (and SSL_CERT_FILE) at the "
-        "proxy's CA certificate, or update certifi; do not turn verification off.",
+        "proxy's CA certificate, or update certifi where the network allows it; do not turn verification off.",
         {"why": why, "variable": "REQUESTS_CA_BUNDLE"},
-        next=("python -m pip install --upgrade certifi", "date  # a wrong clock makes every certificate invalid"),
+        next=(
+            'python -c "import certifi; print(certifi.where())"  # the bundle requests trusts',
+            "date  # a wrong clock makes every certificate invalid",
+        ),
     )
 
 
@@ -473,10 +486,13 @@ def tls_certificate_refused(found: re.Match[str], failure: Failure) -> Lead:
 def localhost_through_proxy(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         "gradio could not reach its own server on localhost. Most often an HTTP proxy set in the environment "
-        "(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) took the request to localhost: exempt it with "
-        "NO_PROXY=localhost,127.0.0.1,::1 (or unset the proxy variables for this program). Else the server failed "
+        "(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) took the request to localhost: exempt it in NO_PROXY and no_proxy, "
+        "keeping the hosts they already list (or unset the proxy variables for this program). Else the server failed "
         "to answer because of an error printed above this line (a gradio release that does not pair with the "
         "installed starlette, fastapi or pydantic): read that error first. share=True only hides the problem.",
         {"variable": "NO_PROXY"},
-        export("NO_PROXY", "localhost,127.0.0.1,::1"),
+        shell(
+            'export NO_PROXY="localhost,127.0.0.1,::1${NO_PROXY:+,$NO_PROXY}" '
+            'no_proxy="localhost,127.0.0.1,::1${no_proxy:+,$no_proxy}"  # bash or zsh; keeps the hosts listed'
+        ),
     )

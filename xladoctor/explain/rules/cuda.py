@@ -17,16 +17,17 @@ CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, l
 # judgement, with the family the table's class suggests.
 # The runtime's and the driver's "operation not supported": read apart inside NCCL (distributed.py) and outside it
 NOT_SUPPORTED = ("cudaErrorNotSupported", "CUDA_ERROR_NOT_SUPPORTED")
-_CAPTURE_KINDS = (
-    "Unsupported",
-    "Invalidated",
-    "Merge",
-    "Unmatched",
-    "Unjoined",
-    "Isolation",
-    "Implicit",
-    "WrongThread",
-)
+# CUDA graphs' capture errors, by their names in the runtime's and the driver's enumerations (the tables under
+# compat_matrix/failures/; a test checks each name is there)
+CAPTURE_ERRORS = frozenset(
+    {"cudaErrorStreamCaptureUnsupported", "cudaErrorStreamCaptureInvalidated", "cudaErrorStreamCaptureMerge",
+     "cudaErrorStreamCaptureUnmatched", "cudaErrorStreamCaptureUnjoined", "cudaErrorStreamCaptureIsolation",
+     "cudaErrorStreamCaptureImplicit", "cudaErrorCapturedEvent", "cudaErrorStreamCaptureWrongThread",
+     "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+     "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "CUDA_ERROR_CAPTURED_EVENT",
+     "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"}
+)  # fmt: skip
 FAMILY_OF = {
     "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
@@ -73,11 +74,7 @@ FAMILY_OF = {
     "CUDA_ERROR_ECC_UNCORRECTABLE": "accelerator-unavailable",
     # an operation CUDA graphs cannot record, run while a stream was capturing one: the capturing program's or the
     # library's (torch.compile's reduce-overhead mode, vLLM's and sglang's CUDA graphs), never the install's
-    **dict.fromkeys(
-        [f"cudaErrorStreamCapture{kind}" for kind in _CAPTURE_KINDS]
-        + [f"CUDA_ERROR_STREAM_CAPTURE_{kind.upper()}" for kind in _CAPTURE_KINDS],
-        "framework-internal-error",
-    ),
+    **dict.fromkeys(CAPTURE_ERRORS, "framework-internal-error"),
 }
 _VERDICT = {"cuda-illegal-access": "unknown", "user-code-error": "not-environment", "out-of-memory": "not-environment"}
 _CAPTURE = (
@@ -174,7 +171,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             next=("python -c 'import torch; print(torch.cuda.get_allocator_backend())'",),
             family=family,
         )
-    if code.name.startswith(("cudaErrorStreamCapture", "CUDA_ERROR_STREAM_CAPTURE")):
+    if code.name in CAPTURE_ERRORS:
         return Lead(f"CUDA: {said} ({code.name}): {_CAPTURE}", params, verdict="unknown", family=family, confidence=0.6)
     if family == "bad-configuration":
         return Lead(

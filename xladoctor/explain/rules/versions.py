@@ -324,11 +324,15 @@ def _saved_by_another_release(call: str, name: str, failure: Failure) -> Lead | 
     with a model (config.json, processor_config.json, tokenizer_config.json), so the key came from those files, saved
     by another (most often newer) release of the library, not from the line that called it."""
     cls = call.removesuffix(".__init__")
-    frame = failure.last_frame
-    if cls == call or "." in cls or frame is None or f"{cls}.from_pretrained(" not in frame.code.replace(" ", ""):
+    if cls == call or "." in cls:
+        return None
+    # the frame whose line calls Class.from_pretrained: the user's (a traceback cut there) or the last of any
+    calling = re.compile(rf"(?<![\w.]){re.escape(cls)}\.from_pretrained\(")
+    frame = next((f for f in reversed(failure.frames) if calling.search(f.code)), None)
+    if frame is None:
         return None
     named = re.search(
-        rf"{re.escape(cls)}\.from_pretrained\(\s*(?P<q>['\"])(?P<model>[\w./-]{{1,200}})(?P=q)", frame.code
+        rf"(?<![\w.]){re.escape(cls)}\.from_pretrained\(\s*(?P<q>['\"])(?P<model>[\w./-]{{1,200}})(?P=q)", frame.code
     )
     model = f" {named.group('model')}" if named else ""
     return Lead(
