@@ -369,7 +369,8 @@ _HUB_UNREACHABLE = (
     r"couldn't find it in the cached files and it looks like (?P<repo>\S{1,200}) is not the path to a directory"
     r"|the files, and couldn't find them in the cached files)",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files); "
-    "https://huggingface.co/docs/transformers/installation#offline-mode",
+    "https://huggingface.co/docs/transformers/installation#offline-mode; https://huggingface.co/blog/hf-cli (hf, "
+    "huggingface_hub 0.34)",
     confidence=0.8,
 )
 def hub_unreachable(found: re.Match[str], failure: Failure) -> Lead:
@@ -387,7 +388,7 @@ def hub_unreachable(found: re.Match[str], failure: Failure) -> Lead:
     "bad-configuration",
     r"You are trying to access a gated repo|Cannot access gated repo for url|\bGatedRepoError: ",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files: "
-    "GatedRepoError); https://huggingface.co/docs/hub/models-gated",
+    "GatedRepoError); https://huggingface.co/docs/hub/models-gated; https://huggingface.co/blog/hf-cli (hf auth)",
     confidence=0.85,
 )
 def gated_model(found: re.Match[str], failure: Failure) -> Lead:
