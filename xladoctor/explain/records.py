@@ -331,6 +331,7 @@ def _source(body: str) -> str:
     return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
 
 
+_TF_DEFINED_AT_LINES = 400  # how far "Node: 'name'" may come after TensorFlow's "Detected at node ... defined at"
 _TF_GRAPH_ERROR = re.compile(r"Graph execution error:\s*$")  # TensorFlow's wrapper of an op's error in a tf.function
 _GROUP_RULE = re.compile(r"^\s*\+[-+]*(?: \d+ -+| \.\.\. -+)?\s*$")  # an exception group's "+-+---- 1 ----" rules
 
@@ -353,6 +354,13 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):
             break
+        if len(parts) == 1 and text.startswith("Detected at node") and _TF_GRAPH_ERROR.search(parts[0]):
+            # TensorFlow 2.11-2.15: the frames where the op was defined, then "Node: 'name'", then its error
+            node = next((i for i in range(index + 1, min(len(lines), index + _TF_DEFINED_AT_LINES))
+                         if clean(lines[i][1]).startswith("Node: '")), None)  # fmt: skip
+            if node is not None:
+                index = node + 1
+                continue
         if _FRAME.match(text) or _GROUP_RULE.match(text):
             break
         parts.append(text)

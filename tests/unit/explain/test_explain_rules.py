@@ -2321,6 +2321,8 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         # torch 2.4's words for fp8 matmul's check, with "CUDA devices"
         (tb("RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or ROCm MI300+", "torch"), "gpu-arch-unsupported:gpu_generation_refused", "sm_90"),
         ("The TensorFlow library was compiled to use SSE4.1 instructions, but these aren't available on your machine.\nAborted (core dumped)\n", "gpu-arch-unsupported:processor_not_supported", "SSE4.1"),
+        # TensorFlow 2.11-2.15's form: the frames where the op was defined, "Node: 'name'", then the op's error
+        (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Graph execution error:\n\nDetected at node 'mse/SquaredDifference' defined at (most recent call last):\n    File \"/home/me/train.py\", line 30, in <module>\n      model.fit(x, y)\nNode: 'mse/SquaredDifference'\nrequired broadcastable shapes\n\t [[{{node mse/SquaredDifference}}]] [Op:__inference_train_function_1234]", "tensorflow/python/eager"), "user-code-error:more_shapes", "broadcastable shapes: the code and its data"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],
