@@ -26,6 +26,9 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:checkpoint_saved_on_another_gpu": (tb("RuntimeError: Attempting to deserialize object on CUDA device 2 but torch.cuda.device_count() is 1. Please use torch.load with map_location to map your storages to an existing device.", "torch"), "user-code-error", "not-environment", "map_location='cuda:0'"),
+    "user-code-error:sharding_does_not_divide": (tb("ValueError: One of pjit arguments with pytree key path x was given the sharding of NamedSharding(mesh=Mesh('data': 8), spec=PartitionSpec('data',)), which implies that the global size of its dimension 0 should be divisible by 8, but it is equal to 12 (full shape: (12, 4))", "jax/_src"), "user-code-error", "not-environment", "multiple of 8"),
+    "version-mismatch:ipex_for_another_torch": ("ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.8.*, but PyTorch 2.6.0+cu124 is found. Please switch to the matching version and run again.\n", "version-mismatch", "environment", "torch 2.6"),
     "user-code-error:prompt_longer_than_context": (tb("ValueError: The decoder prompt (length 12324) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens.", "vllm/v1/engine"), "user-code-error", "not-environment", "--max-model-len"),
     "accelerator-unavailable:vllm_found_no_platform": (tb("RuntimeError: Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.", "vllm/platforms"), "accelerator-unavailable", "environment", "VLLM_LOGGING_LEVEL=DEBUG"),
     "bad-configuration:hub_connection_failed": (tb("huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again or make sure your Internet connection is on.", "huggingface_hub"), "bad-configuration", "environment", "HF_HUB_OFFLINE=1"),
@@ -1659,6 +1662,12 @@ def test_every_cuda_error_the_families_name_is_in_cuda_s_own_enumerations() -> N
     assert missing == []
 
 
+def test_a_sharding_that_does_not_divide_is_the_user_s_only_when_the_user_s_frame_made_it() -> None:
+    line = "ValueError: One of device_put args was given the sharding of NamedSharding(mesh=Mesh('model': 8), spec=PartitionSpec('model', None)), which implies that the global size of its dimension 0 should be divisible by 8, but it is equal to 2 (full shape: (2, 128))\n"
+    served = _diagnose("ERROR 07-07 18:02:56 [core.py:519] " + line)  # a server's log line: its own mesh
+    assert served is None or served.decided_by != "user-code-error:sharding_does_not_divide"
+
+
 def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
     log = "ImportError: /env/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n"
     diagnosis = _diagnose(log)
@@ -2323,6 +2332,8 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
         ("The TensorFlow library was compiled to use SSE4.1 instructions, but these aren't available on your machine.\nAborted (core dumped)\n", "gpu-arch-unsupported:processor_not_supported", "SSE4.1"),
         # TensorFlow 2.11-2.15's form: the frames where the op was defined, "Node: 'name'", then the op's error
         (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Graph execution error:\n\nDetected at node 'mse/SquaredDifference' defined at (most recent call last):\n    File \"/home/me/train.py\", line 30, in <module>\n      model.fit(x, y)\nNode: 'mse/SquaredDifference'\nrequired broadcastable shapes\n\t [[{{node mse/SquaredDifference}}]] [Op:__inference_train_function_1234]", "tensorflow/python/eager"), "user-code-error:more_shapes", "broadcastable shapes: the code and its data"),
+        # torch's MPS check raised as a RuntimeError, without "The"
+        (tb("RuntimeError: MPS backend is supported on MacOS 12.3+.Current OS version can be queried using `sw_vers`", "torch"), "accelerator-unavailable:framework_sees_no_gpu", "macOS 12.3+"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
     ],

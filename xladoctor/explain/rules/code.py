@@ -1184,3 +1184,52 @@ def prompt_longer_than_context(found: re.Match[str], failure: Failure) -> Lead:
         {"tokens": length, "max_model_len": limit, "option": "--max-model-len"},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"Attempting to deserialize object on CUDA device (?P<device>\d{1,3}) but torch\.cuda\.device_count\(\) is "
+    r"(?P<count>\d{1,3})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/serialization.py (validate_cuda_device)",
+    confidence=0.85,
+)
+def checkpoint_saved_on_another_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    device, count = found.group("device"), found.group("count")
+    return Lead(
+        yours(
+            failure,
+            f"The checkpoint's tensors were saved on cuda:{device} and this process sees {count} GPU"
+            f"{'s' if count != '1' else ''} (CUDA_VISIBLE_DEVICES renumbers the ones it shows from 0): torch.load "
+            "puts them back on the GPU they were saved from unless told otherwise. Pass map_location "
+            "(map_location='cuda:0', or 'cpu' and then .to(device)).",
+        ),
+        {"device": f"cuda:{device}", "visible": count, "option": "map_location"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"which implies that the global size of its dimension (?P<dim>\d{1,3}) should be divisible by (?P<by>\d{1,6}), but "
+    r"it is equal to (?P<size>\d{1,12})",
+    # jax/_src/pjit.py and api.py (device_put): an array's dimension that the mesh axes it is sharded over do not divide
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/pjit.py (the sharding's divisibility check); "
+    "https://docs.jax.dev/en/latest/notebooks/Distributed_arrays_and_automatic_parallelization.html",
+    confidence=0.85,
+)
+def sharding_does_not_divide(found: re.Match[str], failure: Failure) -> Lead | None:
+    if failure.user_frame is None:
+        return (
+            None  # a server's or a library's log line: its own mesh (built over more devices than meant) is as likely
+        )
+    dim, by, size = found.group("dim"), found.group("by"), found.group("size")
+    return Lead(
+        yours(
+            failure,
+            f"Dimension {dim} of an array is {size} and the mesh axes it is sharded over have {by} devices: a "
+            f"sharded dimension must be a multiple of its mesh axes' size. Pad or batch it to a multiple of {by} (a "
+            "batch size per device), shard another dimension, or replicate it (PartitionSpec(None, ...)).",
+        ),
+        {"dimension": dim, "divisor": by, "size": size},
+        verdict="not-environment",
+    )

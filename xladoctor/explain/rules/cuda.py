@@ -575,8 +575,9 @@ def cudnn_9_10_0(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "accelerator-unavailable",
     r"Could not find cuda drivers on your machine, GPU will not be used|Cannot dlopen some GPU libraries"
-    r"|The MPS backend is supported on MacOS 12\.3\+|MPS not available because",
-    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_device.cc",
+    r"|MPS backend is supported on MacOS 12\.3\+|MPS not available because",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_device.cc; "
+    "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/mps/MPSDevice.mm (the MPS backend's macOS check)",
     confidence=0.75,
 )
 def framework_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:

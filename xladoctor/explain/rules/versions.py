@@ -1629,3 +1629,26 @@ def accelerate_needs_package(found: re.Match[str], failure: Failure) -> Lead:
         "is installed: install one (Transformer Engine needs an Ada or Hopper GPU), or use bf16.",
         {"package": "transformer-engine", "option": "mixed_precision"},
     )
+
+
+@rule(
+    "version-mismatch",
+    r"Intel(?:®)? Extension for PyTorch\*?(?: [\d.]{1,10})? needs to work with PyTorch (?P<need>\d{1,2}\.\d{1,3})\.\*, "
+    r"but PyTorch (?P<have>[\w.+]{1,40}) is found",
+    # intel_extension_for_pytorch/__init__.py (and the copies of its check in transformers and accelerate): each IPEX
+    # release is built for one torch minor series
+    source="https://github.com/intel/intel-extension-for-pytorch/blob/main/intel_extension_for_pytorch/__init__.py "
+    "(the torch version check); https://intel.github.io/intel-extension-for-pytorch/ (releases and the torch each "
+    "needs)",
+    confidence=0.9,
+)
+def ipex_for_another_torch(found: re.Match[str], failure: Failure) -> Lead:
+    need, have = found.group("need"), found.group("have")
+    return Lead(
+        f"The installed Intel Extension for PyTorch was built for torch {need}.x and the installed torch is {have}: "
+        "each IPEX release works with one torch minor series. Install the torch it was built for, or the IPEX "
+        f"release made for torch {have.split('+')[0].rsplit('.', 1)[0]}, from the same index (Intel's release "
+        "index for XPU builds).",
+        {"package": "intel-extension-for-pytorch", "torch": have, "needs": f"torch {need}.*"},
+        next=("python -m pip list 2>/dev/null | grep -i -E '^(torch|intel.extension)'",),
+    )
