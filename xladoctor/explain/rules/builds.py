@@ -141,3 +141,41 @@ def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
         "download the wheel whose cpXY and platform tags match `python -m pip debug --verbose`.",
         {"tag": "wheel tags"},
     )
+
+
+@rule(
+    "build-failure",
+    r"error: can't find Rust compiler",
+    # setuptools-rust (build_rust): a package with a Rust extension, built from source because no wheel was taken
+    source="https://github.com/PyO3/setuptools-rust (build_rust: 'can't find Rust compiler'); "
+    "https://www.rust-lang.org/tools/install",
+    confidence=0.85,
+)
+def rust_compiler_missing(found: re.Match[str], failure: Failure) -> Lead:
+    package = built_package(failure.haystack)
+    which = f"{package}, a package with a Rust extension," if package else "A package with a Rust extension"
+    return Lead(
+        f"{which[0].upper()}{which[1:]} is being built from source, and no Rust compiler is installed: pip found no "
+        "wheel of it for this Python and platform (a Python newer than its wheels, an uncommon platform, or a pip too "
+        "old to take the wheel there is). Use a Python version it publishes wheels for, upgrade pip, or install the "
+        "Rust toolchain (rustup) and build it.",
+        {"package": package, "tool": "rustc"},
+        next=("python -m pip --version", "python -c 'import sys, platform; print(sys.version, platform.machine())'"),
+    )
+
+
+@rule(
+    "build-failure",
+    r"No such file or directory: '(?P<tool>cmake|ninja)'",
+    source="https://cmake.org/download/ (CMake also ships as a PyPI package); https://pypi.org/project/cmake/",
+    confidence=0.7,
+)
+def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
+    tool = found.group("tool")
+    return Lead(
+        f"A package's build runs {tool}, and {tool} is not installed (or not on PATH): install it (python -m pip "
+        f"install {tool}, or the system's package) and build again; or use a Python and platform the package "
+        "publishes wheels for, which need no build.",
+        {"tool": tool, "package": built_package(failure.haystack)},
+        next=(f"command -v {tool}",),
+    )

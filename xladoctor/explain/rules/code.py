@@ -1233,3 +1233,26 @@ def sharding_does_not_divide(found: re.Match[str], failure: Failure) -> Lead | N
         {"dimension": dim, "divisor": by, "size": size},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"An attempt has been made to start a new process before the\s+current process has finished its bootstrapping "
+    r"phase",
+    # CPython's multiprocessing/spawn.py (_check_not_importing_main): with the spawn start method (Windows, macOS)
+    # each child imports the main module again, and a main module without a __main__ guard starts children there
+    source="https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods (Safe "
+    "importing of main module)",
+    confidence=0.85,
+)
+def spawn_without_main_guard(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        yours(
+            failure,
+            "A child process (a DataLoader worker with num_workers > 0, a multiprocessing pool) imported the main "
+            "script again, as the spawn start method does on Windows and macOS, and the script started processes at "
+            "import. Put the script's entry point under `if __name__ == '__main__':` (or use num_workers=0).",
+        ),
+        {"option": "if __name__ == '__main__'"},
+        verdict="not-environment",
+    )

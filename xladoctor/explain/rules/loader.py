@@ -811,3 +811,25 @@ def triton_windows_finds_no_cuda(found: re.Match[str], failure: Failure) -> Lead
         {"library": "CUDA toolkit", "variable": "CUDA_PATH"},
         next=("echo %CUDA_PATH%", "python -m pip list | findstr nvidia"),
     )
+
+
+@rule(
+    "missing-library",
+    r"Could not load libtorchcodec\. Likely causes:",
+    # torchcodec/_internally_replaced_utils.py (load_torchcodec_shared_libraries): it tries one libtorchcodec per
+    # FFmpeg major version and lists each one's loader error after "[start of libtorchcodec loading traceback]"
+    source="https://github.com/pytorch/torchcodec (load_torchcodec_shared_libraries; the README's table of the torch "
+    "and FFmpeg versions each torchcodec release supports)",
+    confidence=0.8,
+)
+def torchcodec_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
+    # an undefined symbol of torch's among the per-version errors is read by the undefined-symbol rule, more exactly
+    return Lead(
+        "torchcodec could not load its library for any FFmpeg it supports: FFmpeg's shared libraries (libavutil, "
+        "libavcodec of a supported major version) are not installed or not on the loader's path (on Windows the "
+        "'full-shared' build, whose DLLs must be on PATH), or the torchcodec release does not pair with the "
+        "installed torch. Install a supported FFmpeg (conda install -c conda-forge ffmpeg, or the system's), or "
+        "the torchcodec release made for this torch; the per-version loader errors in its message say which.",
+        {"package": "torchcodec", "library": "FFmpeg"},
+        next=("ffmpeg -version", "python -m pip list 2>/dev/null | grep -i -E '^(torch|torchcodec) '"),
+    )

@@ -798,13 +798,19 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     r"`?(?P<pkg2>[\w.\[\]-]{2,60})`?[^\n]{0,60}(?:run|:)? ?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?"
     r"(?P<pip>[\w.\[\]<>=-]{2,80})['\"]?`?|Cannot "
     r"find a working triton installation"
-    r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})",
+    r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})"
+    # tokenization_utils_fast.py: a fast tokenizer converted from a slow one, whose converter needs sentencepiece
+    r"|If it's based on (?P<slow>sentencepiece), make sure you have sentencepiece installed",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
-    "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code)",
+    "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code); "
+    "src/transformers/tokenization_utils_fast.py ('Cannot instantiate this tokenizer from a slow version')",
     confidence=0.85,
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
-    package = found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or "triton"
+    package = (
+        found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or found.group("slow")
+        or "triton"
+    )  # fmt: skip
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
     if spec is not None or found.group("upgrade") or "latest version" in found.group(0):
         # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
