@@ -736,3 +736,43 @@ def vllm_found_no_platform(found: re.Match[str], failure: Failure) -> Lead:
             "nvidia-smi  # is a GPU visible here at all?",
         ),
     )
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"The engine plan file is generated on an incompatible device, expecting compute (?P<built>\d{1,2}\.\d) got "
+    r"compute (?P<here>\d{1,2}\.\d)",
+    # TensorRT's deserialisation of an engine: a plan holds kernels chosen for one GPU and one TensorRT release
+    source="https://docs.nvidia.com/deeplearning/tensorrt/latest/inference-library/advanced.html (engine "
+    "compatibility: an engine is specific to the GPU model and TensorRT version it was built with)",
+    confidence=0.9,
+)
+def tensorrt_engine_for_another_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    built, here = found.group("built"), found.group("here")
+    return Lead(
+        f"The TensorRT engine was built on a GPU of compute capability {built} and this GPU is {here}: an engine "
+        "holds kernels chosen for the GPU (and the TensorRT release) that built it. Build the engine again on this "
+        "GPU (from the ONNX model or the app's build step), or build it with hardware compatibility turned on.",
+        {"built_for": f"sm_{built.replace('.', '')}", "arch": f"sm_{here.replace('.', '')}", "library": "TensorRT"},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"The function is not implemented\. Rebuild the library with Windows, GTK\+ 2\.x or Cocoa support",
+    # OpenCV's highgui without a GUI back-end: the opencv-python-headless wheels are built without one
+    source="https://github.com/opencv/opencv-python#installation-and-usage (the -headless packages 'do not contain "
+    "any GUI functionality')",
+    confidence=0.85,
+)
+def opencv_without_gui(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The installed OpenCV has no GUI back-end (opencv-python-headless, or a build without GTK, Cocoa or Win32), "
+        "and the code opened a window (cv2.imshow, cv2.waitKey). On a machine with a display install opencv-python "
+        "instead of the headless package (not both: they share the cv2 module); on a server or in a container write "
+        "the images to files instead.",
+        {"package": "opencv-python", "library": "OpenCV"},
+        verdict="environment",
+        next=("python -m pip list 2>/dev/null | grep -i opencv",),
+    )

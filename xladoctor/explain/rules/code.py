@@ -570,7 +570,8 @@ _BROKEN_WEIGHTS = (
     r"PytorchStreamReader failed reading (?:zip archive|file [^:\n]{1,120}): (?:failed finding central directory"
     r"|invalid header or archive is corrupted)"
     r"|invalid load key, '(?P<key>[^'\n]{1,6})'"
-    r"|Error while deserializing header: (?P<header>HeaderTooLarge|MetadataIncompleteBuffer|InvalidHeader\w{0,40})"
+    r"|Error while deserializing header: (?P<header>HeaderTooLarge|HeaderTooSmall|MetadataIncompleteBuffer"
+    r"|InvalidHeader\w{0,40})"
     r"|unexpected EOF, expected \d+ more bytes\. The file might be corrupted"
     r"|Unable to (?:synchronously )?open file \((?P<hdf5>file signature not found|truncated file)"
 )

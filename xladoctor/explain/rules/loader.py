@@ -833,3 +833,22 @@ def torchcodec_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
         {"package": "torchcodec", "library": "FFmpeg"},
         next=("ffmpeg -version", "python -m pip list 2>/dev/null | grep -i -E '^(torch|torchcodec) '"),
     )
+
+
+@rule(
+    "missing-library",
+    r"No such file or directory: '(?P<program>ffmpeg|ffprobe)'",
+    # whisper (whisper/audio.py runs ffmpeg), pydub, torchaudio's and datasets' audio decoding: a program they run
+    source="https://github.com/openai/whisper#setup (the ffmpeg command-line tool must be installed); "
+    "https://ffmpeg.org/download.html",
+    confidence=0.8,
+)
+def ffmpeg_program_missing(found: re.Match[str], failure: Failure) -> Lead:
+    program = found.group("program")
+    return Lead(
+        f"The {program} program is not installed, or not on PATH: an audio or video library runs it to decode "
+        "files, and no pip package of that library ships it. Install FFmpeg (apt install ffmpeg, brew install "
+        "ffmpeg, conda install -c conda-forge ffmpeg, winget install ffmpeg) and open a new shell.",
+        {"program": program, "library": "FFmpeg"},
+        next=(f"{program} -version", f"command -v {program}"),
+    )

@@ -905,11 +905,22 @@ def extension_built_for_other_torch(found: re.Match[str], failure: Failure) -> L
 @rule(
     "api-version-skew",
     r"has model type `?(?P<model>[\w-]{2,60})`? but Transformers does not recognize this architecture|does not "
-    r"recognize this architecture",
-    source="https://github.com/huggingface/transformers/blob/main/src/transformers/models/auto/configuration_auto.py",
+    r"recognize this architecture"
+    # quantizers/auto.py: a checkpoint's quantization_config of a method newer than the installed transformers
+    r"|Unknown quantization type, got (?P<quant>[\w-]{2,40}) - supported types are",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/models/auto/configuration_auto.py; "
+    "https://github.com/huggingface/transformers/blob/main/src/transformers/quantizers/auto.py",
     confidence=0.9,
 )
 def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
+    if quant := found.groupdict().get("quant"):  # transformers_model_type_unknown passes its own match
+        return Lead(
+            f"The checkpoint is quantized with {quant}, a method the installed transformers does not know: its "
+            "quantization_config was written by a newer release. Upgrade transformers to the release that added "
+            f"{quant} (and install the package that method needs).",
+            {"package": "transformers", "quantization": quant},
+            install(("transformers", ""), upgrade=True),
+        )
     return Lead(
         f"The checkpoint's model type{' (' + found.group('model') + ')' if found.group('model') else ''} is newer than "
         "the installed transformers knows: upgrade transformers to the release that added it.",
@@ -1657,4 +1668,22 @@ def ipex_for_another_torch(found: re.Match[str], failure: Failure) -> Lead:
         "index for XPU builds).",
         {"package": "intel-extension-for-pytorch", "torch": have, "needs": f"torch {need}.*"},
         next=("python -m pip list 2>/dev/null | grep -i -E '^(torch|intel.extension)'",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"If you use `@root_validator` with pre=False \(the default\) you MUST specify `skip_on_failure=True`",
+    # pydantic 2's refusal of a pydantic 1 validator (pydantic/deprecated/class_validators.py)
+    source="https://docs.pydantic.dev/latest/migration/ (root_validator -> model_validator)",
+    confidence=0.85,
+)
+def pydantic_1_code_under_pydantic_2(found: re.Match[str], failure: Failure) -> Lead:
+    library = next((f.owner for f in reversed(failure.frames) if f.owner and f.owner not in ("pydantic", "python")), "")
+    who = library or "The code that defines the model"
+    return Lead(
+        f"{who} was written for pydantic 1 (an @root_validator without skip_on_failure) and pydantic 2 is installed: "
+        f"upgrade {library or 'that library'} to a release written for pydantic 2, or pin pydantic<2 for it.",
+        {"package": "pydantic", "library": library},
+        next=("python -m pip list 2>/dev/null | grep -i -E '^pydantic '",),
     )
