@@ -1676,6 +1676,25 @@ def test_a_sharding_that_does_not_divide_is_the_user_s_only_when_the_user_s_fram
     assert served is None or served.decided_by != "user-code-error:sharding_does_not_divide"
 
 
+def test_a_rule_that_raises_loses_its_reading_in_use_and_fails_the_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from xladoctor.explain import verdict
+    from xladoctor.explain.records import Failure
+    from xladoctor.explain.rules import Rule
+
+    def broken(found: re.Match[str], failure: Failure) -> None:
+        raise KeyError("a rule's bug")
+
+    rule = Rule("user-code-error:broken", "user-code-error", re.compile("boom"), broken, "", 0.9, None, False)
+    failure = Failure("exception", "ValueError", "boom", 1, "ValueError: boom")
+    monkeypatch.setenv(verdict.STRICT_RULES, "0")
+    assert verdict._read(rule, failure) is None  # in use: that rule's reading is lost, the verdict goes on
+    monkeypatch.setenv(verdict.STRICT_RULES, "1")
+    with pytest.raises(KeyError):
+        verdict._read(rule, failure)
+
+
 def test_a_mangled_symbol_whose_underscores_markdown_turned_to_italics_is_still_demangled() -> None:
     log = "ImportError: /env/lib/python3.10/site-packages/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv\n"
     diagnosis = _diagnose(log)
