@@ -342,19 +342,20 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
     blank line (torch's "handlers returned NotImplemented:\n\n  - tensor subclass <class ...>"): that blank is
     inside the message."""
     parts = [first]
+    tf_graph_error = _TF_GRAPH_ERROR.search(first) is not None  # its op's error comes after a blank line or frames
     index += 1
     while index < len(lines):
         text = clean(lines[index][1])
         if not text.strip() and parts[-1].rstrip().endswith(":") and index + 1 < len(lines):
             after = clean(lines[index + 1][1])
             # TensorFlow's "Graph execution error:" puts the op's own error after a blank line, not indented
-            detail = len(parts) == 1 and _TF_GRAPH_ERROR.search(parts[0]) is not None
+            detail = len(parts) == 1 and tf_graph_error
             if (after[:1] in (" ", "\t") or detail) and after.strip() and not _FRAME.match(after):
                 index += 1
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):
             break
-        if len(parts) == 1 and text.startswith("Detected at node") and _TF_GRAPH_ERROR.search(parts[0]):
+        if len(parts) == 1 and tf_graph_error and text.startswith("Detected at node"):
             # TensorFlow 2.11-2.15: the frames where the op was defined, then "Node: 'name'", then its error
             node = next((i for i in range(index + 1, min(len(lines), index + _TF_DEFINED_AT_LINES))
                          if clean(lines[i][1]).startswith("Node: '")), None)  # fmt: skip

@@ -16,6 +16,7 @@ import re
 from xladoctor.explain.records import clean
 from xladoctor.explain.verdict import Diagnosis
 
+_PROFILE_THE_HANG = "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs"
 TAIL_LINES = 4  # how close to the end the start-up line must be: a log that goes on past it did not stop there
 
 # Each launcher's start-up line, as its source logs it
@@ -110,7 +111,7 @@ def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
             0.4, max(total_lines - offset, 1), line[:500], "stall:startup", params,
             next=(
                 "TORCH_DISTRIBUTED_DEBUG=DETAIL NCCL_DEBUG=INFO torchrun ...  # each rank's rendezvous and NCCL setup",
-                "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
+                _PROFILE_THE_HANG,
             ),
             source=SOURCES,
         )  # fmt: skip
@@ -157,7 +158,7 @@ def stalled_at_first_barrier(tail: str, total_lines: int) -> Diagnosis | None:
         {"gpu": found.group("gpu") or "?", "option": "device_id", "function": "init_process_group"},
         next=(
             "NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # each rank's device and NCCL setup",
-            "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs",
+            _PROFILE_THE_HANG,
         ),
         source=BARRIER_SOURCE,
     )  # fmt: skip

@@ -326,15 +326,16 @@ def _saved_by_another_release(call: str, name: str, failure: Failure) -> Lead | 
     cls = call.removesuffix(".__init__")
     if cls == call or "." in cls:
         return None
-    # the frame whose line calls Class.from_pretrained: the user's (a traceback cut there) or the last of any
-    calling = re.compile(rf"(?<![\w.]){re.escape(cls)}\.from_pretrained\(")
-    frame = next((f for f in reversed(failure.frames) if calling.search(f.code)), None)
-    if frame is None:
-        return None
-    named = re.search(
-        rf"(?<![\w.]){re.escape(cls)}\.from_pretrained\(\s*(?P<q>['\"])(?P<model>[\w./-]{{1,200}})(?P=q)", frame.code
+    # the frame whose line calls Class.from_pretrained: the user's (a traceback cut there) or the last of any; the
+    # model's name when the call gives it as a literal
+    calling = re.compile(
+        rf"(?<![\w.]){re.escape(cls)}\.from_pretrained\((?:\s*(?P<q>['\"])(?P<model>[\w./-]{{1,200}})(?P=q))?"
     )
-    model = f" {named.group('model')}" if named else ""
+    called = next(((f, m) for f in reversed(failure.frames) if (m := calling.search(f.code))), None)
+    if called is None:
+        return None
+    frame, named = called
+    model = f" {named.group('model')}" if named.group("model") else ""
     return Lead(
         f"{cls}.from_pretrained() built {cls} from the files saved with the model{model} (its config.json, "
         f"processor_config.json or tokenizer_config.json), and {cls}() does not take {name}=, a key of those files: "
@@ -913,7 +914,7 @@ def extension_built_for_other_torch(found: re.Match[str], failure: Failure) -> L
     confidence=0.9,
 )
 def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
-    if quant := found.groupdict().get("quant"):  # transformers_model_type_unknown passes its own match
+    if quant := found.group("quant"):
         return Lead(
             f"The checkpoint is quantized with {quant}, a method the installed transformers does not know: its "
             "quantization_config was written by a newer release. Upgrade transformers to the release that added "
@@ -921,10 +922,15 @@ def transformers_too_old(found: re.Match[str], failure: Failure) -> Lead:
             {"package": "transformers", "quantization": quant},
             install(("transformers", ""), upgrade=True),
         )
+    return _model_type_unknown(found.group("model") or "")
+
+
+def _model_type_unknown(model: str) -> Lead:
+    """A checkpoint's model_type the installed transformers does not have, in either release's words."""
     return Lead(
-        f"The checkpoint's model type{' (' + found.group('model') + ')' if found.group('model') else ''} is newer than "
-        "the installed transformers knows: upgrade transformers to the release that added it.",
-        {"package": "transformers", "model": found.group("model") or ""},
+        f"The checkpoint's model type{' (' + model + ')' if model else ''} is newer than the installed transformers "
+        "knows: upgrade transformers to the release that added it.",
+        {"package": "transformers", "model": model},
         install(("transformers", ""), upgrade=True),  # installed already: only an upgrade moves it
     )
 
@@ -970,7 +976,7 @@ def transformers_model_type_unknown(found: re.Match[str], failure: Failure) -> L
     )
     if not in_auto_config:
         return None  # a KeyError of anything else: not a model type
-    return transformers_too_old(found, failure)
+    return _model_type_unknown(found.group("model"))
 
 
 @rule(
