@@ -356,3 +356,13 @@ def test_a_torch_xla_recompile_names_the_batch_shape_that_changed_at_the_loop(re
     assert recompiled["steps"] == [5] and recompiled["location"]["line"] == 13  # `for features, target in loader:`
     assert "from [16, 32], [16, 1] to [6, 32], [6, 1]" in recompiled["title"]
     assert recompiled["evidence"]["compile_s"] > 0 and "spent compiling them" in recompiled["title"]
+
+
+def test_a_cuda_graph_skip_decided_when_the_compiled_code_runs_is_found(real_env, tmp_path: Path) -> None:
+    """torch 2.11 on an H100 skipped CUDA graphs at run time with no trace in the compile's metrics (gpu_profile.sh);
+    the program makes inductor's own call through the name cudagraph_trees.py imported (this machine has no GPU)."""
+    ran, document = _profile(real_env("torch213-xla29"), "cudagraph_skip_at_run_time.py", tmp_path)
+    assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
+    [skip] = _by_id(document)["compile-cudagraph-skipped"]
+    assert skip["title"] == "CUDA graphs were skipped for train_step(): mutated inputs (1 instances)"
+    assert skip["count"] == 3 and skip["location"]["line"] == 13

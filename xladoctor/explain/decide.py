@@ -33,6 +33,9 @@ from xladoctor.remedy.render import render_fix
 if TYPE_CHECKING:
     from xladoctor.explain.engine import Explained
 
+# A catalogue signature's rule name. Not "signature:": output redaction reads `signature:VALUE` as a credential
+# (Azure's SAS `sig`/`signature`), and the name would print as "signature:<redacted>".
+SIGNATURE_RULE = "catalogue:"
 SPECIFIC_SIGNATURE = 0.93  # a signature written for one known failure: more exact than any family rule
 GENERIC_SIGNATURE = 0.55
 
@@ -61,7 +64,7 @@ def _from_signature(match: Explained) -> Candidate | None:
     verdict = families().get(family, {}).get("verdict", "unknown")
     return Candidate(
         family, verdict, match.cause, GENERIC_SIGNATURE if generic else SPECIFIC_SIGNATURE, failure,
-        f"signature:{match.id}", {}, None, (), match.source, match.note, match.remediation,
+        f"{SIGNATURE_RULE}{match.id}", {}, None, (), match.source, match.note, match.remediation,
     )  # fmt: skip
 
 
@@ -72,9 +75,9 @@ def _merged(chosen: Candidate, found: Sequence[Candidate]) -> Candidate:
     if not same:
         return chosen
     other = same[0]
-    if chosen.rule.startswith("signature:"):
+    if chosen.rule.startswith(SIGNATURE_RULE):
         return replace(chosen, params={**other.params, **chosen.params}, next=chosen.next or other.next)
-    if other.rule.startswith("signature:") and other.confidence >= chosen.confidence:
+    if other.rule.startswith(SIGNATURE_RULE) and other.confidence >= chosen.confidence:
         return replace(other, params={**chosen.params, **other.params}, next=other.next or chosen.next)
     return chosen
 

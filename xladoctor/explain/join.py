@@ -16,6 +16,7 @@ from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
 from xladoctor.facts.builds import torch_cuda
 from xladoctor.facts.model import Distribution
+from xladoctor.facts.system import Gpu
 from xladoctor.fix import Fix, install
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import library_named
@@ -59,6 +60,42 @@ def _arch_listing(facts: Facts, torch: Distribution | None) -> str:
         if str(row["torch"]) == release and (cuda is None or str(row["cuda"]) == ".".join(cuda.split(".")[:2])):
             return ", ".join(f"sm_{a.replace('.', '').replace('+PTX', '')}" for a in str(row["arch_list"]).split(";"))
     return "an architecture list the matrix does not know"
+
+
+def _arch_verdict(capability: str | None, listing: str) -> str:
+    """Which half of 'torch or an extension' the facts rule out: torch's own list either holds this GPU's code or
+    not (a listing the facts do not give decides nothing)."""
+    if not capability or not listing.startswith("sm_"):
+        return ""
+    arch = "sm_" + capability.replace(".", "")
+    if arch in listing.split(", "):
+        return (
+            f" torch has code for {arch}: the kernel with none is another library's or an extension's (the one that "
+            f"launched it), built for other GPUs. Rebuild it with TORCH_CUDA_ARCH_LIST={capability}, or install a "
+            "build of it made for this GPU."
+        )
+    return f" torch has no code for {arch}: install a torch build whose list holds it."
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_AMOUNT = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?:(?P<unit>[KMGT])i?B|bytes|B)?$")
+
+
+def _larger_than_the_gpu(allocation: str, gpu: Gpu) -> list[str]:
+    """One allocation larger than the whole GPU: no allocator setting makes it fit (torch and XLA print binary
+    units: GiB, and XLA's "400.00GiB")."""
+    amount = _AMOUNT.match(allocation.strip())
+    if amount is None or not gpu.memory_mib:
+        return []
+    asked = float(amount.group("n")) * _UNITS[amount.group("unit") or ""]
+    total = gpu.memory_mib * (1 << 20)
+    if asked <= total:
+        return []
+    return [
+        f"This machine's GPU ({gpu.name}) holds {total / (1 << 30):.1f} GiB in all: the one allocation of "
+        f"{allocation} is larger than the whole GPU, so no allocator setting or other process explains it. A tensor "
+        "far larger than meant (a shape or dtype mistake), or a model to split over several GPUs."
+    ]
 
 
 def _python_of_log(records: Sequence[Failure]) -> str | None:
@@ -174,7 +211,10 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         said.append(
             f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability}); the installed torch "
             f"{torch.version if torch else '?'} carries code for {listing}."
+            + _arch_verdict(gpu.compute_capability, listing)
         )
+    elif family == "out-of-memory" and params.get("allocation") and facts.system is not None and facts.system.gpus:
+        said.extend(_larger_than_the_gpu(str(params["allocation"]), facts.system.gpus[0]))
     elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
         nvidia = facts.system.nvidia
         driver = nvidia.driver_version if nvidia is not None else None

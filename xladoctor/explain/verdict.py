@@ -48,7 +48,7 @@ class Candidate:
     cause: str
     confidence: float
     failure: Failure
-    rule: str  # "rules.loader:shared_object_missing" or "signature:torch-xla-undefined-symbol"
+    rule: str  # "missing-library:shared_object_missing" or "catalogue:torch-xla-undefined-symbol"
     params: Mapping[str, Any] = field(default_factory=dict)
     fix: Fix | None = None
     next: tuple[str, ...] = ()

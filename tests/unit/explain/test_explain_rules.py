@@ -264,7 +264,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "unsupported-op:backend_cannot": (tb("RuntimeError: Windows not yet supported for torch.compile", "torch"), "unsupported-op", "framework-bug", "torch.compile"),
     "unsupported-op:not_supported": (tb("RuntimeError: this combination of options is not supported yet", "somelib"), "unsupported-op", "framework-bug", ""),
     "framework-internal-error:torch_internal_assert": (tb('RuntimeError: false INTERNAL ASSERT FAILED at "../torch/csrc/jit/ir.cpp":1234, please report a bug to PyTorch.'), "framework-internal-error", "framework-bug", "pytorch/issues"),
-    "framework-internal-error:triton_shared_memory": (tb("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 163842, Hardware limitation: 101376. Reducing block sizes or `num_stages` may help.", "triton"), "framework-internal-error", "framework-bug", "num_stages"),
+    "framework-internal-error:triton_shared_memory": (tb("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 163842, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.", "vllm/attention") .replace("    main()\n", "    main()\n" + LIB.format(pkg="triton/runtime")), "framework-internal-error", "framework-bug", "num_stages"),
     "framework-internal-error:native_abort": ("F0101 00:00:00.000000 123 pjrt_client.cc:45] Check failed: buffer != nullptr\n", "framework-internal-error", "framework-bug", "buffer != nullptr"),
     "framework-internal-error:segfault": ("Fatal Python error: Segmentation fault\n\nThread 0x00007f (most recent call first):\n", "framework-internal-error", "unknown", "faulthandler"),
     "framework-internal-error:cudnn_refused": (tb("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input."), "framework-internal-error", "framework-bug", "cuDNN"),
@@ -1767,7 +1767,10 @@ def test_a_path_from_the_log_never_reaches_a_command_to_paste_unless_it_is_a_pla
 
 
 def test_a_model_name_from_the_log_reaches_the_download_command_only_when_it_is_a_plain_repository_id() -> None:
-    log = tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like x;$(rm${IFS}-rf${IFS}~) is not the path to a directory containing a file named config.json.", "transformers/utils")
+    log = tb(
+        "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like x;$(rm${IFS}-rf${IFS}~) is not the path to a directory containing a file named config.json.",
+        "transformers/utils",
+    )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:hub_unreachable"
     assert "hf download OWNER/MODEL" in diagnosis.next[0]
@@ -1778,13 +1781,23 @@ def test_a_model_name_from_the_log_reaches_the_download_command_only_when_it_is_
 
 
 def test_the_hub_s_newer_words_and_its_retries() -> None:
-    newer = _diagnose(tb("OSError: We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them in the cached files.\nCheck your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"))
+    newer = _diagnose(
+        tb(
+            "OSError: We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them in the cached files.\nCheck your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.",
+            "transformers/utils",
+        )
+    )
     assert newer is not None and newer.decided_by == "bad-configuration:hub_unreachable"
     assert "hf download OWNER/MODEL" in newer.next[0]
     retried = "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by 'SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))': /simple/torch/\nSuccessfully installed torch-2.5.1\n"
     healthy = _diagnose(retried)
     assert healthy is None or healthy.family != "bad-configuration"
-    importing = _diagnose(tb("ImportError: cannot import name 'GatedRepoError' from 'huggingface_hub.utils' (/env/lib/python3.10/site-packages/huggingface_hub/utils/__init__.py)", "transformers"))
+    importing = _diagnose(
+        tb(
+            "ImportError: cannot import name 'GatedRepoError' from 'huggingface_hub.utils' (/env/lib/python3.10/site-packages/huggingface_hub/utils/__init__.py)",
+            "transformers",
+        )
+    )
     assert importing is not None and importing.family == "api-version-skew"
 
 
@@ -2134,7 +2147,7 @@ def test_a_backtrace_that_stops_in_a_wait_is_a_hang_not_a_crash() -> None:
 
 def test_a_cpu_only_torch_asked_for_cuda_off_a_mac_is_still_the_install() -> None:
     log = tb("AssertionError: Torch not compiled with CUDA enabled", "torch/cuda")
-    assert _diagnose(log).decided_by == "signature:torch-cpu-build-cuda-requested"
+    assert _diagnose(log).decided_by == "catalogue:torch-cpu-build-cuda-requested"
 
 
 def test_no_nvidia_driver_on_a_mac_is_the_device_too() -> None:
@@ -2326,6 +2339,30 @@ def test_a_rank_that_sent_no_parameter_count_is_a_straggler_not_another_model() 
     diagnosis = _diagnose(log)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("hang-timeout", "unknown")
     assert diagnosis.params["rank"] == "0" and "straggling" in diagnosis.cause
+
+
+def test_a_triton_kernel_too_big_for_shared_memory_is_blamed_on_whoever_chose_its_blocks() -> None:
+    said = "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: {need}, Hardware limit: 101376. Reducing block sizes or `num_stages` may help."
+    through_a_library = TB + LIB.format(pkg="vllm/attention") + LIB.format(pkg="triton/runtime")
+    tuned_bigger = _diagnose(through_a_library + said.format(need=163842) + "\n")
+    assert (tuned_bigger.family, tuned_bigger.verdict) == ("framework-internal-error", "framework-bug")
+    no_gpu_fits = _diagnose(through_a_library + said.format(need=1048576) + "\n")
+    assert no_gpu_fits.verdict == "framework-bug" and "no GPU runs it" in no_gpu_fits.cause, no_gpu_fits.cause
+    # the user's own line launched the kernel (`kernel[grid](...)` right above Triton's frames): their block sizes
+    launched = TB.replace("    main()", "    matmul_kernel[grid](a, b, c, BLOCK=256)") + LIB.format(
+        pkg="triton/runtime"
+    )
+    yours = _diagnose(launched + said.format(need=163842) + "\n")
+    assert (yours.family, yours.verdict) == ("user-code-error", "not-environment"), yours.cause
+    assert "/home/me/train.py:10" in yours.cause
+    # a frame outside site-packages that only calls a function (a library run from its checkout) launched nothing
+    called = _diagnose(TB + LIB.format(pkg="triton/runtime") + said.format(need=163842) + "\n")
+    assert called.verdict == "framework-bug", called.cause
+    newer = _diagnose(
+        through_a_library
+        + "triton.runtime.errors.OutOfResources: shared memory, Required: 98304, Hardware limit: 65536\n"
+    )
+    assert newer.family == "framework-internal-error" and "98304" in newer.cause, newer.cause
 
 
 @pytest.mark.parametrize(

@@ -223,6 +223,39 @@ def test_cudagraph_skips_and_cuda_syncs_name_their_reason_and_line() -> None:
     assert sync.steps == (1,)
 
 
+def test_a_cuda_graph_skip_at_run_time_is_named_once_with_the_function_running() -> None:
+    # the event the hook writes when inductor skips at run time (cudagraph_trees.py, after the compile's metrics)
+    running = {"file": "/w/train.py", "line": 12, "function": "step", "code": "return model(x)"}
+    reason = "skipping cudagraphs due to mutated inputs (1 instances)"
+    events: list[Mapping[str, Any]] = [
+        {"kind": "steps_begin", "t": 0.0, "step": 1},
+        {"kind": "cudagraph_skip", "reason": reason, "called_from": running, "step": 1},
+        {"kind": "cudagraph_skip", "reason": reason, "called_from": running, "step": 2},
+        {"kind": "cudagraph_skip", "reason": "skipping cudagraphs due to cpu device (x)", "step": 2,
+         "called_from": {"file": "/w/train.py", "line": 40, "function": "<module>"}},
+    ]  # fmt: skip
+    found = _by_id(_report("gpu", [_gpu_record(events)]))
+    mutated, cpu = found["compile-cudagraph-skipped"]
+    assert mutated.finding.title == "CUDA graphs were skipped for step(): mutated inputs (1 instances)"
+    assert _short(mutated) == "/w/train.py:12" and mutated.steps == (1, 2)
+    assert cpu.finding.title == "CUDA graphs were skipped for a compiled function: cpu device (x)"
+    # the same skip in a compile's metrics too (torch 2.13 sets both when the compile decides it): reported once
+    compiled = {"kind": "dynamo_compile", "frame_id": 0, "frame_compile_id": 0, "step": 1, "cudagraph_skip": reason,
+                "function": {"file": "/w/train.py", "line": 10, "function": "step"}}  # fmt: skip
+    [once] = _by_id(_report("gpu", [_gpu_record([*events[:2], compiled])]))["compile-cudagraph-skipped"]
+    assert _short(once) == "/w/train.py:10"
+
+
+def test_a_real_h100_run_names_its_host_sync_at_its_line() -> None:
+    """The record `scripts/gpu_profile.sh` kept on an H100 (torch 2.11.0+cu130, 2026-12-05): .item() in every step.
+    That run's CUDA-graph skip came at run time, before the hook read it (the test above and
+    test_profile_real.py's run-time skip cover that now); its record holds no event of it."""
+    [record] = read_records(RECORDS / "gpu-cuda-pitfalls-torch-2.11-h100")
+    [sync] = _by_id(_report("gpu", [record]))["cuda-host-sync"]
+    assert _short(sync).endswith("gpu_cuda_pitfalls.py:25") and sync.steps == (2, 3, 4, 5, 6, 7)
+    assert sync.finding.title == "`total += loss.item()` makes the CPU wait for the GPU inside the step"
+
+
 def test_a_healthy_record_gives_no_warning() -> None:
     """The compile record minus everything that went wrong is a healthy run: nothing is reported from nothing."""
     [record] = read_records(RECORDS / "compile-pitfalls-torch-2.13")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
+from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, Frame, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
 
@@ -27,21 +27,72 @@ def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# The most shared memory one thread block may have on any NVIDIA GPU: 227 KiB, on compute capability 9.0 and 10.x
+# (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"). Triton printed this very limit on an
+# H100 (scripts/gpu_failure_logs.sh).
+MOST_SHARED_PER_BLOCK = 232448
+
+
 @rule(
     "framework-internal-error",
-    r"out of resource: shared memory(?:, Required: (?P<need>\d+), Hardware limitation: (?P<have>\d+))?",
+    # runtime/errors.py's OutOfResources.__str__: "out of resource: shared memory, Required: N, Hardware limit: M"
+    # (Triton 3.6 on an H100, scripts/gpu_failure_logs.sh); pastes also carry it as "OutOfResources: shared memory"
+    r"(?:out of resource|OutOfResources): shared memory(?:, Required: (?P<need>\d+), Hardware limit(?:ation)?: "
+    r"(?P<have>\d+))?",
     source="https://github.com/triton-lang/triton/blob/main/python/triton/runtime/errors.py (OutOfResources)",
     confidence=0.85,
 )
 def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
-    need, have = found.group("need") or "more", found.group("have") or "less"
+    need, have = found.group("need"), found.group("have")
+    amounts = (
+        f"{need} bytes of shared memory per block and this GPU gives {have}"
+        if need and have
+        else ("more shared memory per block than this GPU gives")
+    )
+    params = {"need": need or "", "have": have or "", "option": "num_stages"}
+    launch = _launching_frame(failure, "triton")
+    if launch is not None and launch.user and _TRITON_LAUNCH.search(launch.code):
+        # the user's own line launched the kernel (`kernel[grid](...)`, the one syntax of a Triton launch; a call of a
+        # library's function is none): its block sizes are the user's to choose
+        return Lead(
+            f"Your Triton kernel launch at {launch.short()} asks for {amounts}: the tiles it loads at once (the "
+            "BLOCK sizes of its tl.load/tl.dot) times num_stages are too large. Use smaller block sizes or fewer "
+            "stages (num_stages=2), or let triton.autotune choose among configurations that fit. Not an environment "
+            "problem.",
+            {**params, "where": launch.short()},
+            verdict="not-environment",
+            family="user-code-error",
+            confidence=0.95,
+        )
+    if need and int(need) > MOST_SHARED_PER_BLOCK:
+        return Lead(
+            f"A Triton kernel's configuration asks for {amounts}; no GPU gives one block more than "
+            f"{MOST_SHARED_PER_BLOCK} bytes (227 KiB, Hopper and Blackwell), so no GPU runs it: a bug of the code "
+            "that chose the block sizes (a library's kernel or torch.compile's autotuning), not a GPU too small. "
+            "Report it to that library with the kernel's shapes.",
+            params,
+            verdict="framework-bug",
+            confidence=0.95,
+        )
     return Lead(
-        f"A Triton kernel's configuration needs {need} bytes of shared memory and this GPU has "
-        f"{have}: the kernel (a library's or torch.compile's autotuning) was tuned for a larger GPU. "
-        "Smaller block sizes or num_stages fit; report it to the library that ships the kernel.",
-        {"need": need, "have": have, "option": "num_stages", "library": "shared memory"},
+        f"A Triton kernel's configuration asks for {amounts}: the kernel (a library's or torch.compile's "
+        "autotuning) was tuned for a larger GPU. Smaller block sizes or num_stages fit; report it to the library "
+        "that ships the kernel.",
+        params,
         verdict="framework-bug",
     )
+
+
+_TRITON_LAUNCH = re.compile(r"\w\[[^\]\n]{1,200}\]\(")
+
+
+def _launching_frame(failure: Failure, owner: str) -> Frame | None:
+    """The frame that called into `owner`'s code: the one just outside its innermost run of frames."""
+    frames = failure.frames
+    inside = next((i for i in range(len(frames) - 1, -1, -1) if frames[i].owner != owner), None)
+    if inside is None or inside == len(frames) - 1:
+        return None  # owner's code never ran last, or nothing called it
+    return frames[inside]
 
 
 @rule(

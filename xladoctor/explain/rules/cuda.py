@@ -28,6 +28,12 @@ CAPTURE_ERRORS = frozenset(
      "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "CUDA_ERROR_CAPTURED_EVENT",
      "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"}
 )  # fmt: skip
+KERNEL_FAULTS = frozenset(
+    {"cudaErrorHardwareStackError", "cudaErrorIllegalInstruction", "cudaErrorMisalignedAddress",
+     "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+     "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+     "CUDA_ERROR_INVALID_PC"}
+)  # fmt: skip
 FAMILY_OF = {
     "cudaErrorNoKernelImageForDevice": "gpu-arch-unsupported",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "gpu-arch-unsupported",
@@ -56,10 +62,11 @@ FAMILY_OF = {
     "CUDA_ERROR_OUT_OF_MEMORY": "out-of-memory",
     "cudaErrorIllegalAddress": "cuda-illegal-access",
     "CUDA_ERROR_ILLEGAL_ADDRESS": "cuda-illegal-access",
-    "cudaErrorMisalignedAddress": "cuda-illegal-access",
     "cudaErrorLaunchFailure": "cuda-illegal-access",
     "CUDA_ERROR_LAUNCH_FAILED": "cuda-illegal-access",
-    "cudaErrorIllegalInstruction": "cuda-illegal-access",
+    # the other faults of a running kernel (codes 714-718): its bug, like an illegal address. An unmasked Triton
+    # store far past its buffer raised cudaErrorInvalidAddressSpace on an H100 (scripts/gpu_failure_logs.sh)
+    **dict.fromkeys(KERNEL_FAULTS, "cuda-illegal-access"),
     "cudaErrorAssert": "user-code-error",
     "CUDA_ERROR_ASSERT": "user-code-error",
     "cudaErrorLaunchOutOfResources": "cuda-illegal-access",
@@ -138,8 +145,14 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         )
     if family == "cuda-illegal-access":
         return Lead(
-            f"CUDA: {said} ({code.name}): a kernel accessed memory it must not. A kernel's bug (yours, a "
-            "library's, or the framework's): not the environment's, unless a library was built for another GPU.",
+            f"CUDA: {said} ({code.name}): a kernel "
+            + (
+                "faulted while it ran"
+                if code.name in KERNEL_FAULTS and "ADDRESS" not in code.name.upper()
+                else "accessed memory it must not"
+            )
+            + ". A kernel's bug (yours, a library's, or the framework's): not the environment's, unless a library "
+            "was built for another GPU.",
             params,
             verdict="unknown",
             confidence=0.7,

@@ -28,6 +28,7 @@ _TORCH_NUMBERS = re.compile(
     rf"(?P<total>{_SIZE}) "
     rf"of which (?P<free>{_SIZE}) is free)?"
 )
+_XLA_ASKED = re.compile(rf"trying to allocate (?P<size>\d+ bytes|{_SIZE}|\d+(?=[ .\n]|$))")
 _RESERVED = re.compile(rf"(?P<unused>{_SIZE}) is reserved by PyTorch but unallocated")
 _OTHERS = re.compile(rf"Process (?P<pid>\d+) has (?P<used>{_SIZE}) memory in use")
 
@@ -111,11 +112,16 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
             {"memory": "TPU HBM"},
             verdict="not-environment",
         )
+    # XLA's allocator names the request in bytes or with a unit ("400.00GiB", seen on an H100 with JAX 0.11)
+    asked = _XLA_ASKED.search(failure.haystack)
+    allocation = asked.group("size") if asked else ""
     return Lead(
-        "XLA ran out of device memory. JAX preallocates 75% of the GPU: another process on the GPU (or a second "
+        "XLA ran out of device memory"
+        + (f" (it asked for {allocation})" if allocation else "")
+        + ". JAX preallocates 75% of the GPU: another process on the GPU (or a second "
         "framework in the same process) leaves it too little. Set XLA_PYTHON_CLIENT_PREALLOCATE=false, or "
         "XLA_PYTHON_CLIENT_MEM_FRACTION lower for several processes; else lower the batch size.",
-        {"variable": "XLA_PYTHON_CLIENT_PREALLOCATE", "memory": "GPU"},
+        {"variable": "XLA_PYTHON_CLIENT_PREALLOCATE", "memory": "GPU", "allocation": allocation},
         export("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
         verdict="not-environment",
     )

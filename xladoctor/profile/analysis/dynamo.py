@@ -500,17 +500,26 @@ def cudagraph_skips(record: ProcessRecord) -> list[Observation]:
         reason = event.get("cudagraph_skip")
         if isinstance(reason, str) and reason:
             skipped.setdefault(reason, []).append(event)
+    # the skips inductor decides when the compiled code first runs (no compile's metrics carry them); a skip seen
+    # both ways keeps its compile's event, which names the function
+    at_compile = set(skipped)
+    for event in record.of_kind("cudagraph_skip"):
+        reason = event.get("reason")
+        if isinstance(reason, str) and reason and reason not in at_compile:
+            skipped.setdefault(reason, []).append(event)
     found = []
     for reason, events in skipped.items():
-        function = events[0].get("function")
+        # a compile's event names the function; a skip at run time has the user's frame running it
+        function = events[0].get("function") or events[0].get("called_from")
         text = reason.removeprefix("skipping cudagraphs due to ").strip()
         owner = function if isinstance(function, Mapping) else None
+        named = _function_name(owner) if owner and owner.get("function") not in (None, "", "<module>") else None
         found.append(
             Observation(
                 "compile-cudagraph-skipped",
                 AREA,
                 Status.WARN,
-                clip(f"CUDA graphs were skipped for {_function_name(owner)}: {text}", 300),
+                clip(f"CUDA graphs were skipped for {named or 'a compiled function'}: {text}", 300),
                 detail='mode="reduce-overhead" records the compiled graph as a CUDA graph to cut launch overhead; '
                 "inductor skipped it, so this function runs without one. Typical causes: an input mutated in "
                 "place, a CPU tensor or op in the graph, dynamic shapes, or an op that cannot be captured.",

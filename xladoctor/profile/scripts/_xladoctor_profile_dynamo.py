@@ -265,10 +265,46 @@ def _wrap_trace_structured(ours):
     package.trace_structured = trace_structured
 
 
+# --- CUDA graphs skipped when the compiled code first runs ---------------------------------------------------
+# Inductor decides some skips only when the compiled function first runs (cudagraph_trees.py: an input mutated in
+# place), after its compilation_metrics were logged; torch 2.11 on an H100 printed "skipping cudagraphs due to
+# mutated inputs (1 instances)" with cudagraph_skip_reason null in the metrics (scripts/gpu_profile.sh). Every skip,
+# at compile or run time, goes through cudagraph_utils.log_cudagraph_skip_and_bump_counter (torch 2.4+), which
+# output_code.py and cudagraph_trees.py import by name: the module's attribute is wrapped as soon as it has run, so
+# both bind the wrapper, and any module that bound the original already is pointed at it too.
+CUDAGRAPH_UTILS = "torch._inductor.cudagraph_utils"
+_SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"
+
+
+def _record_cudagraph_skip(message):
+    reason = _first_line(message)
+    core.emit_counted("cudagraph_skip", reason, reason=reason, called_from=_with_code(core.user_frame()))
+
+
+def _wrap_cudagraph_skips(module):
+    original = getattr(module, _SKIP_FUNCTION, None)
+    if original is None or getattr(original, "_xladoctor", False):
+        return
+
+    def log_cudagraph_skip_and_bump_counter(msg, *args, **kwargs):
+        core.guarded("CUDA graph skips")(_record_cudagraph_skip)(msg)
+        return original(msg, *args, **kwargs)
+
+    log_cudagraph_skip_and_bump_counter._xladoctor = True
+    log_cudagraph_skip_and_bump_counter.__wrapped__ = original
+    for held in list(sys.modules.values()):
+        if held is not None and getattr(held, "__dict__", {}).get(_SKIP_FUNCTION) is original:
+            try:
+                setattr(held, _SKIP_FUNCTION, log_cudagraph_skip_and_bump_counter)
+            except Exception:
+                pass
+
+
 def _after_import(torch):
     recorder = _TraceRecorder()
     logging.getLogger(TRACE_LOGGER).addHandler(recorder)
     core.guarded("torch.compile trace filter")(_wrap_trace_structured)(recorder)
+    core.when_imported(CUDAGRAPH_UTILS, _wrap_cudagraph_skips)
     _wrap_showwarning()
     core.on_step(_maybe_watch_syncs)
 
