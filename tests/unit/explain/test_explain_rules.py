@@ -26,6 +26,12 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "version-mismatch:newer_python_type_syntax": ("Traceback (most recent call last):\n  File \"/home/me/run.py\", line 1, in <module>\n    import vllm\n  File \"/usr/lib/python3.8/site-packages/vllm/config.py\", line 52, in ModelConfig\n    tokenizer_mode: list[str] = None\nTypeError: 'type' object is not subscriptable\n", "version-mismatch", "environment", "Python 3.9 or newer"),
+    "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
+    "bad-configuration:hub_refused_the_request": (tb("huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-65)\n\nRepository Not Found for url: https://huggingface.co/meta-llama/Llama-2-7b/resolve/main/config.json.\nPlease make sure you specified the correct `repo_id` and `repo_type`.", "huggingface_hub/utils/_http"), "bad-configuration", "environment", "private or gated"),
+    "bad-configuration:not_a_model_identifier": (tb("OSError: bert-base-uncasedd is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'\nIf this is a private repository, make sure to pass a token having permission to this repo", "transformers/utils/hub"), "bad-configuration", "environment", "'bert-base-uncasedd'"),
+    "api-version-skew:datasets_patterns_for_another_fsspec": (tb("ValueError: Invalid pattern: '**' can only be an entire path component", "datasets/data_files"), "api-version-skew", "environment", "fsspec==2023.9.2"),
+    "unsupported-op:no_kernel_for_the_node": (tb("onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'conv'", "onnxruntime/capi"), "unsupported-op", "framework-bug", "ConvInteger (opset 10)"),
     "api-version-skew:pydantic_1_code_under_pydantic_2": (tb("pydantic.errors.PydanticUserError: If you use `@root_validator` with pre=False (the default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be replaced with `@model_validator`.", "deepspeed/runtime"), "api-version-skew", "environment", "deepspeed"),
     "missing-library:ffmpeg_program_missing": (tb("FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'", "whisper"), "missing-library", "environment", "ffmpeg -version"),
     "gpu-arch-unsupported:tensorrt_engine_for_another_gpu": ("[TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting compute 8.6 got compute 8.9, please rebuild.\n", "gpu-arch-unsupported", "environment", "sm_89"),
@@ -2363,6 +2369,74 @@ def test_a_triton_kernel_too_big_for_shared_memory_is_blamed_on_whoever_chose_it
         + "triton.runtime.errors.OutOfResources: shared memory, Required: 98304, Hardware limit: 65536\n"
     )
     assert newer.family == "framework-internal-error" and "98304" in newer.cause, newer.cause
+
+
+def test_a_package_written_for_another_python_is_read_only_where_the_syntax_or_the_path_says_so() -> None:
+    py2 = 'Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import oldlib\n  File "/opt/venv/lib/python3.11/site-packages/oldlib/__init__.py", line 3\n    print "hello"\n    ^^^^^^^^^^^^^\nSyntaxError: Missing parentheses in call to \'print\'. Did you mean print(...)?\n'
+    written = _diagnose(py2)
+    assert written.decided_by == "version-mismatch:package_for_another_python" and "Python 2" in written.cause
+    # a SyntaxError in the user's own file, or in code a library compiles (no import above it): not a Python version
+    mine = 'Traceback (most recent call last):\n  File "/home/me/run.py", line 3\n    match kind:\n          ^\nSyntaxError: invalid syntax\n'
+    assert _diagnose(mine) is None or _diagnose(mine).decided_by != "version-mismatch:package_for_another_python"
+    compiled = (
+        TB
+        + LIB.format(pkg="torch/jit")
+        + '  File "/opt/venv/lib/python3.11/site-packages/mylib/core.py", line 9\n    x = = 1\n        ^\nSyntaxError: invalid syntax\n'
+    )
+    assert _diagnose(compiled).decided_by != "version-mismatch:package_for_another_python"
+    # the syntax of a newer Python on a Python that has it is no version problem; nor is `x[0]` on a class
+    new_enough = (
+        TB
+        + '  File "/opt/venv/lib/python3.11/site-packages/lib/a.py", line 5, in f\n    def f(x: int | None = None):\n'
+        + "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\n"
+    )
+    assert _diagnose(new_enough).decided_by != "version-mismatch:newer_python_type_syntax"
+    indexing = TB + LIB.format(pkg="lib/a") + "TypeError: 'type' object is not subscriptable\n"
+    assert _diagnose(indexing).decided_by != "version-mismatch:newer_python_type_syntax"
+    union = (
+        TB
+        + '  File "/usr/lib/python3.9/site-packages/lib/a.py", line 5, in <module>\n    def f(x: int | None = None):\n'
+        + "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\n"
+    )
+    assert "Python 3.10 or newer" in _diagnose(union).cause
+    # Python's own operand error is no op a backend lacks
+    operand = _diagnose(
+        TB
+        + LIB.format(pkg="transformers/trainer")
+        + "TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'\n"
+    )
+    assert operand.family != "unsupported-op", operand.decided_by
+
+
+def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_found() -> None:
+    token = _diagnose(
+        tb(
+            "huggingface_hub.errors.HfHubHTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/api/whoami-v2 (Request ID: Root=1-6)",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert token.family == "bad-configuration" and "rejected the token" in token.cause
+    limit = _diagnose(
+        tb(
+            "huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/a/b",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert "too many requests" in limit.cause
+    odd = _diagnose(
+        tb(
+            "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nRepository Not Found for url: https://huggingface.co/--force/x/resolve/main/a.json.",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert "hf download OWNER/MODEL" in " ".join(odd.next)  # an id that could be an option never reaches a command
+    tf = _diagnose(
+        tb(
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation Adam: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
+            "tensorflow/python/eager",
+        )
+    )
+    assert tf.decided_by == "unsupported-op:no_kernel_for_the_node" and "soft_device_placement" in tf.cause
 
 
 @pytest.mark.parametrize(

@@ -135,6 +135,40 @@ _WITHOUT_XLA = (
 )
 
 
+# onnxruntime's kernel lookup when no execution provider it has registered implements the node: the op, its opset
+# and its input types together (onnxruntime/core/framework/kernel_registry.cc; status code 9 is NOT_IMPLEMENTED,
+# include/onnxruntime/core/common/status.h); TensorFlow's placer says the same of a GPU without the op's kernel
+@rule(
+    "unsupported-op",
+    r"NOT_IMPLEMENTED : Could not find an implementation for (?P<op>\w{1,80})\((?P<opset>\d{1,3})\) node"
+    r"|no supported kernel for (?P<device>GPU|XLA_GPU|TPU|XLA_CPU) devices is available",
+    source="https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/core/framework/kernel_registry.cc; "
+    "https://onnxruntime.ai/docs/operators/ (the kernels of each execution provider); https://github.com/tensorflow/"
+    "tensorflow/blob/master/tensorflow/core/common_runtime/placer.cc",
+    confidence=0.8,
+)
+def no_kernel_for_the_node(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("device"):
+        device = found.group("device")
+        return Lead(
+            f"TensorFlow has no {device} kernel for an op this graph pins to the {device} (the op, or the op with "
+            "these dtypes): let TensorFlow place it on the CPU (tf.config.set_soft_device_placement(True)), or change "
+            "the op or dtype. A gap of the framework, not of the install.",
+            {"device": device},
+            verdict="framework-bug",
+        )
+    op, opset = found.group("op"), found.group("opset")
+    return Lead(
+        f"onnxruntime has no kernel for {op} (opset {opset}) with these input types in the execution providers this "
+        "session uses: the model needs an op, opset or dtype that build does not implement (an int8 or float16 op on "
+        "the CPU provider, say). Export with another opset or dtype (quantize to QDQ form, keep float32), or use a "
+        "provider that has the kernel (onnxruntime's operator tables list each).",
+        {"op": op, "opset": opset},
+        verdict="framework-bug",
+        next=('python -c "import onnxruntime as o; print(o.__version__, o.get_available_providers())"',),
+    )
+
+
 @rule(
     "unsupported-op",
     r"MPS[^\n]{0,160}? natively starting from macOS (?P<version>\d{2}(?:\.\d{1,2})?)",

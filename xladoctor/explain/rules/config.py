@@ -4,6 +4,7 @@ left on, a back-end asked for where it is not, a path the program cannot write."
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
@@ -496,4 +497,81 @@ def localhost_through_proxy(found: re.Match[str], failure: Failure) -> Lead:
             'export NO_PROXY="localhost,127.0.0.1,::1${NO_PROXY:+,$NO_PROXY}" '
             'no_proxy="localhost,127.0.0.1,::1${no_proxy:+,$no_proxy}"  # bash or zsh; keeps the hosts listed'
         ),
+    )
+
+
+# huggingface_hub's hf_raise_for_status (src/huggingface_hub/utils/_http.py): a 401 on a repository's URL that is not
+# a rejected token is RepositoryNotFoundError ("Repository Not Found for url ... make sure you are authenticated"),
+# since the Hub answers 401 alike for a private repository without a token, a gated one and one that does not exist;
+# "Invalid credentials in Authorization header" is the Hub refusing the token sent
+_HUB_PAGES = ("api/", "docs/", "settings/", "models/", "datasets/", "spaces/")  # the Hub's own pages, no repository
+_HUB_REPO_URL = re.compile(r"huggingface\.co/(?:api/(?:models|datasets|spaces)/)?(?P<repo>[\w.-]{1,96}/[\w.-]{1,96})")
+
+
+@rule(
+    "bad-configuration",
+    # the type alone when the explanation after its blank line is cut off; a 401 that is not RepositoryNotFoundError
+    # is the token refused
+    r"RepositoryNotFoundError: |Repository Not Found for url: |(?P<token>Invalid credentials in Authorization header"
+    r"|Invalid user token|HfHubHTTPError: 401 Client Error)"
+    r"|(?P<limit>429 Client Error: Too Many Requests for url: https?://(?:huggingface\.co|hf\.co))",
+    source="https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/utils/_http.py "
+    "(hf_raise_for_status: RepositoryNotFoundError, 401 and 429); https://huggingface.co/docs/huggingface_hub/"
+    "quick-start#authentication",
+    confidence=0.8,
+    on="exception",
+)
+def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
+    named = next(
+        (m for m in _HUB_REPO_URL.finditer(failure.haystack) if not m.group("repo").startswith(_HUB_PAGES)), None
+    )
+    repo = named.group("repo").removesuffix(".git") if named else ""
+    plain = repo if repo and _REPO_ID.fullmatch(repo) else "OWNER/MODEL"
+    whoami = "hf auth whoami  # the account this machine's token belongs to (huggingface-cli whoami before 0.34)"
+    if found.group("limit"):
+        return Lead(
+            "The Hugging Face Hub refused this process for sending too many requests (429): anonymous requests "
+            "are limited by address, which a shared NAT or a CI fleet exhausts. Log in (a token raises the limit), "
+            "download once into a shared cache (HF_HOME) and run the jobs with HF_HUB_OFFLINE=1, or wait.",
+            {"variable": "HF_TOKEN"},
+            next=(whoami,),
+        )
+    if found.group("token"):
+        return Lead(
+            "The Hugging Face Hub rejected the token this process sent (401, invalid credentials): an expired, "
+            "revoked or mistyped HF_TOKEN (or the token saved by `hf auth login`, which HF_TOKEN overrides). Create a "
+            "new token at https://huggingface.co/settings/tokens and log in again, or unset HF_TOKEN to send none "
+            "for public repositories.",
+            {"variable": "HF_TOKEN"},
+            next=(whoami, "env | grep -c '^HF_TOKEN='  # 1: HF_TOKEN is set in this shell"),
+        )
+    return Lead(
+        f"The Hugging Face Hub answered that {repo or 'the repository'} is not found for this request: a mistyped "
+        "repository id (or repo_type: a dataset is not a model), or a private or gated repository this process sent "
+        "no token for, or a token of an account without access (the Hub answers all of these alike). Check the id "
+        "on huggingface.co, accept the model's terms if it is gated, and log in on this machine (hf auth login, or "
+        "HF_TOKEN in the process's environment).",
+        {"repo": repo, "variable": "HF_TOKEN"},
+        next=(whoami, _HF_DOWNLOAD.format(repo=plain).split("  #")[0] + "  # the same request, with your token"),
+    )
+
+
+# transformers' cached_files (src/transformers/utils/hub.py) on the Hub's RepositoryNotFoundError: the name given to
+# from_pretrained is no local folder and no repository this process may read
+@rule(
+    "bad-configuration",
+    r"(?P<name>[^\s'\"]{1,200}) is not a local folder and is not a valid model identifier listed on "
+    r"'https://huggingface\.co/models'",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files)",
+    confidence=0.8,
+)
+def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("name")
+    return Lead(
+        f"from_pretrained was given '{name}', which is neither a folder that exists from where the program runs "
+        "nor a repository this process may read on the Hugging Face Hub: a mistyped id or path, a relative path "
+        "run from another working directory, or a private or gated repository with no token sent (log in with "
+        "hf auth login, or set HF_TOKEN).",
+        {"repo": name, "variable": "HF_TOKEN"},
+        next=(f"ls -d -- {shlex.quote(name)}  # a folder of that name here?",) if name else (),
     )

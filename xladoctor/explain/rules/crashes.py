@@ -432,6 +432,24 @@ def cudnn_refused(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.5,
 )
 def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
+    launch = _launching_frame(failure, "triton")
+    if (
+        "CompilationError" in found.group(0)
+        and launch is not None
+        and launch.user
+        and _TRITON_LAUNCH.search(launch.code)
+    ):
+        # Triton's front end refused a kernel the user's own line launched: the kernel's code (the line it quotes)
+        return Lead(
+            f"Triton could not compile your kernel, launched at {launch.short()}: the error points at the kernel's "
+            "line it quotes (a shape, dtype or constexpr mismatch, or a construct Triton's language lacks). Not an "
+            "environment problem; if the same kernel compiles with another Triton release, it is that release's "
+            "change.",
+            {"where": launch.short()},
+            verdict="not-environment",
+            family="user-code-error",
+            confidence=0.8,
+        )
     return Lead(
         "torch.compile's compiler (Dynamo, Inductor or Triton) failed on this code: a gap or bug of the compiler for "
         "it. Run without torch.compile (or mark the function torch.compiler.disable) to confirm, and report it with "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import MOVING_APIS, Failure
+from xladoctor.explain.records import MOVING_APIS, Failure, Frame
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
@@ -1692,4 +1692,119 @@ def pydantic_1_code_under_pydantic_2(found: re.Match[str], failure: Failure) -> 
         f"upgrade {library or 'that library'} to a release written for pydantic 2, or pin pydantic<2 for it.",
         {"package": "pydantic", "library": library},
         next=("python -m pip list 2>/dev/null | grep -i -E '^pydantic '",),
+    )
+
+
+# ---- an installed package written for another Python -----------------------------------------------------------
+# The interpreter's own words when a module uses a newer Python's syntax for types: builtin generics (`list[str]`,
+# PEP 585, Python 3.9: "'type' object is not subscriptable", Objects/abstract.c) and unions written with `|` (PEP 604,
+# Python 3.10: "unsupported operand type(s) for |: 'type' and 'NoneType'", Objects/abstract.c binop_type_error).
+PEP_585 = "https://peps.python.org/pep-0585/"
+PEP_604 = "https://peps.python.org/pep-0604/"
+_PYTHON_OF_PATH = re.compile(r"[/\\](?:python|Python)(?P<version>3\.?\d{1,2})[/\\]|[/\\]Python3(?P<win>\d{1,2})[/\\]")
+_BUILTIN_GENERIC = re.compile(r"\b(?:list|dict|tuple|set|frozenset|type)\[")
+_UNION = re.compile(r"\w\s*\|\s*None\b|\bNone\s*\|\s*\w|\b(?:int|str|float|bool|bytes|list|dict|tuple)\s*\|\s*\w")
+_TYPE_NAMES = r"(?:type|NoneType|types\.(?:GenericAlias|UnionType)|typing\.\w{1,40}|_GenericAlias)"
+
+
+def _python_of(frame: Frame) -> tuple[int, int] | None:
+    """The Python a frame's file was installed for, when its path says (…/python3.8/site-packages/…)."""
+    found = _PYTHON_OF_PATH.search(frame.file)
+    if found is None:
+        return None
+    digits = (found.group("version") or "").replace(".", "") or "3" + found.group("win")
+    return 3, int(digits[1:])
+
+
+@rule(
+    "version-mismatch",
+    rf"'type' object is not subscriptable|unsupported operand type\(s\) for \|: '{_TYPE_NAMES}' and '{_TYPE_NAMES}'",
+    source=f"{PEP_585} (builtin generics, Python 3.9); {PEP_604} (X | Y unions, Python 3.10)",
+    confidence=0.85,
+    on="exception",
+)
+def newer_python_type_syntax(found: re.Match[str], failure: Failure) -> Lead | None:
+    frame = failure.last_frame
+    if frame is None:
+        return None
+    subscript = "subscriptable" in found.group(0)
+    needs = (3, 9) if subscript else (3, 10)
+    python = _python_of(frame)
+    shows = (_BUILTIN_GENERIC if subscript else _UNION).search(frame.code) is not None
+    # the line must show the syntax, or the path an older Python: `x[0]` on a class is a bug, not a Python version
+    if (python is not None and python >= needs) or not (shows or python is not None):
+        return None
+    whose = "your code" if frame.user else (frame.owner or "a module")
+    syntax = "builtin generics such as list[str]" if subscript else "unions written X | None"
+    running = f"Python {python[0]}.{python[1]}" if python else "an older Python"
+    return Lead(
+        f"{whose} ({frame.short()}) uses {syntax}, which need Python {needs[0]}.{needs[1]} or newer, and this is "
+        f"{running}. Use a newer Python (a new venv or conda env), or a release of "
+        f"{'the package' if frame.user else frame.owner} that still supports this one.",
+        {"package": frame.owner or "", "python": running, "needs": f"{needs[0]}.{needs[1]}"},
+        next=("python --version",),
+    )
+
+
+# A SyntaxError raised while importing an installed module: that module is written for another Python, a newer one
+# (match, PEP 634: 3.10; `except*`, PEP 654: 3.11; `type X = ...`, PEP 695: 3.12) or Python 2 ("Missing parentheses in
+# call to 'print'"). The file's own line and the import above it are in the traceback (Python's traceback.py prints
+# a SyntaxError's file and line as its last frame).
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s")
+_PYTHON_2 = re.compile(r"^\s*print\s+[\"'\w]|^\s*exec\s+[\"']|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|\bur[\"']|\b0[0-7]+\b")
+
+
+@rule(
+    "version-mismatch",
+    r"(?P<said>invalid syntax|Missing parentheses in call to '(?:print|exec)'|[^\n]{0,120}? is only supported in "
+    r"Python 3\.\d+ and greater|[^\n]{0,120}? requires Python 3\.\d+ or newer|f-string[^\n]{0,120})",
+    source="https://docs.python.org/3/library/exceptions.html#SyntaxError; https://peps.python.org/pep-0634/ (match, "
+    "3.10); https://peps.python.org/pep-0654/ (except*, 3.11); https://peps.python.org/pep-0695/ (3.12)",
+    confidence=0.8,
+    on="exception",
+)
+def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead | None:
+    frames = failure.frames
+    if not failure.type.endswith("SyntaxError") or len(frames) < 2:
+        return None
+    where, importer = frames[-1], frames[-2]
+    if where.user or where.owner in (None, "python") or not _IMPORT_LINE.match(importer.code):
+        return None  # a file of the user's, or code a library compiles: not an installed module's own syntax
+    python = _python_of(where)
+    running = f"Python {python[0]}.{python[1]}" if python else "this Python"
+    if "Missing parentheses" in found.group("said") or _PYTHON_2.search(where.code):
+        return Lead(
+            f"{where.owner} ({where.short()}) is written for Python 2 and cannot be imported by {running}: install "
+            f"a release of {where.owner} made for Python 3, or its maintained successor.",
+            {"package": where.owner, "python": running},
+            next=(f"python -m pip index versions {where.owner}  # its releases",),
+        )
+    return Lead(
+        f"{where.owner} ({where.short()}) uses syntax of a newer Python than {running} (`{where.code.strip()[:60]}`): "
+        f"use the Python its release requires (its Requires-Python), or a release of {where.owner} that supports "
+        f"{running}.",
+        {"package": where.owner, "python": running},
+        next=("python --version", f"python -m pip show {where.owner}  # its version; PyPI lists its Requires-Python"),
+    )
+
+
+# fsspec 2023.9.0 reads "**" only as a whole path component (fsspec/utils.py glob_translate); datasets wrote its
+# data-file patterns for the older reading until its pull request 6244 ("Add support for fsspec>=2023.9.0"), and
+# on Windows still later (datasets#6737: the maintainer's answer was fsspec==2023.9.2)
+@rule(
+    "api-version-skew",
+    r"Invalid pattern: '\*\*' can only be an entire path component",
+    source="https://github.com/fsspec/filesystem_spec/blob/master/fsspec/utils.py (glob_translate); "
+    "https://github.com/huggingface/datasets/pull/6244; https://github.com/huggingface/datasets/issues/6737",
+    confidence=0.85,
+)
+def datasets_patterns_for_another_fsspec(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "datasets built its file patterns for an fsspec older than the one installed: since fsspec 2023.9.0 '**' is "
+        "read only as a whole path component, which older datasets releases do not write. Upgrade datasets (its "
+        "releases pin the fsspec they were made for); where this datasets must stay, install the fsspec of its time "
+        "(fsspec==2023.9.2, the datasets maintainers' answer).",
+        {"package": "datasets", "caller": "datasets", "owner": "fsspec"},
+        install(("datasets", ""), upgrade=True),
+        next=("python -m pip show datasets fsspec  # the two versions",),
     )

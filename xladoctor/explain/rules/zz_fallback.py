@@ -54,7 +54,10 @@ def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "unsupported-op",
-    r"(?i)\b(?:not (?:yet )?supported|not implemented|unsupported|not handled)\b|than (?:is |are )?currently supported"
+    # not Python's own "unsupported operand type(s) for +" (Objects/abstract.c): a value of the wrong type, no op
+    # that a backend lacks
+    r"(?i)\b(?:not (?:yet )?supported|not implemented|unsupported(?! operand type)|not handled)\b"
+    r"|than (?:is |are )?currently supported"
     r"|\b(?:does|do)(?: not|n't) (?:yet |currently )?support\b"
     r"|File a feature request",
     source=SOURCE,
