@@ -2439,9 +2439,16 @@ def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_
     assert tf.decided_by == "unsupported-op:no_kernel_for_the_node" and "soft_device_placement" in tf.cause
 
 
+def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
+    # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
+    log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"
+    assert _diagnose(log).family == "nccl-shm"
+
+
 @pytest.mark.parametrize(
     ("log", "rule_id", "word"),
     [
+        ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
         # gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first
         ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n", "nccl-network:gloo_peer_gone", "died first"),
         (tb("RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss returned by training_step. If this is intentional, you must enable the detection of unused parameters in DDP", "lightning/pytorch/strategies"), "user-code-error:ddp_unused_parameters", "ddp_find_unused_parameters_true"),

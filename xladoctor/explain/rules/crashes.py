@@ -206,6 +206,8 @@ _CRASH_WORDS = {
 @rule(
     "framework-internal-error",
     r"(?:zsh|sh): (?:[\w ,']{0,40})?(?P<shell>segmentation fault|floating point exception)"
+    # zsh's report of a job it ran in the background: "[1]  + 12345 segmentation fault  python run.py"
+    r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,8}\s{1,4}(?P<job>segmentation fault|floating point exception)\s"
     r"|(?P<bash>Floating point exception)"
     r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
     r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"

@@ -31,7 +31,10 @@ def _shm(detail: str) -> Lead:
 def _from_last_error(detail: str) -> tuple[str, Lead] | None:
     """NCCL's "Last error:" line (or a WARN line) read for its family."""
     lowered = detail.lower()
-    if "/dev/shm" in detail or "shared memory" in lowered:
+    # NCCL's shm segments are files in /dev/shm, grown with posix_fallocate: its SYSCHECK says "Call to posix_fallocate
+    # failed : No space left on device" without the path (include/shm.h:28 of NCCL 2.9; NVIDIA/nccl#290 and #525,
+    # the maintainer: /dev/shm is full)
+    if "/dev/shm" in detail or "shared memory" in lowered or "posix_fallocate" in lowered:
         return "nccl-shm", _shm(detail)
     if "duplicate gpu detected" in lowered or "multiple ranks are using the same gpu" in lowered:
         return "nccl-duplicate-gpu", Lead(
