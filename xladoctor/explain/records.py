@@ -448,7 +448,13 @@ def is_warning(line: str) -> bool:
         or line.rstrip().endswith(("(ignoring processor)", "(ignoring feature)"))
         or is_metric(line)
         or _COLLECTIVE_TEST_LINE.match(line.strip()) is not None
+        # NCCL_DEBUG=INFO's own lines are context ("NET/IB : No device found." on every machine without
+        # InfiniBand): a WARN line or an exception of the same log is the failure
+        or _NCCL_INFO.search(line) is not None
     )
+
+
+_NCCL_INFO = re.compile(r"\bNCCL INFO\b")
 
 
 _SOURCE_LINE = re.compile(r"^(?:raise |assert |except |def |class |if |elif |return |print\()")

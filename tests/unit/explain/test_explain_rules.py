@@ -2439,6 +2439,13 @@ def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_
     assert tf.decided_by == "unsupported-op:no_kernel_for_the_node" and "soft_device_placement" in tf.cause
 
 
+def test_an_nccl_info_line_is_context_not_the_failure_of_its_log() -> None:
+    info = "node1:1234:1300 [0] NCCL INFO NET/IB : No device found.\nnode1:1234:1300 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+    assert _diagnose(info).family == "nccl-infiniband"  # alone, the missing HCA is all the log says
+    timeout = "[E ProcessGroupNCCL.cpp:475] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800343 milliseconds before timing out.\n"
+    assert _diagnose(info + timeout).family == "hang-timeout"  # every machine without InfiniBand prints that line
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"
