@@ -2456,6 +2456,7 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     ("log", "rule_id", "word"),
     [
         ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
+        ("node1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'\n .. node1 pid 1234: Test failure common.cu:842\n", "cuda-error:cuda_error_string", "cudaErrorIllegalAddress"),
         # gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first
         ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n", "nccl-network:gloo_peer_gone", "died first"),
         (tb("RuntimeError: It looks like your LightningModule has parameters that were not used in producing the loss returned by training_step. If this is intentional, you must enable the detection of unused parameters in DDP", "lightning/pytorch/strategies"), "user-code-error:ddp_unused_parameters", "ddp_find_unused_parameters_true"),

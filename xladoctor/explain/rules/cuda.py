@@ -201,8 +201,9 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 
 @rule(
     "cuda-error",
-    r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Cuda failure|CUDA driver error|CUDA runtime "
-    r"error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?"
+    # nccl-tests' CUDACHECK (src/common.h): "HOST: Test CUDA failure FILE:LINE 'cudaGetErrorString'"
+    r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Test CUDA failure [^\s:']{1,200}:\d+|Cuda failure"
+    r"|CUDA driver error|CUDA runtime error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?"
     # HIP's own wording of the same strings (hipGetErrorString), and composable_kernel's HIP_CHECK_ERROR
     r"|HIP error|hipError\w*|HIP Function Failed \([^)\n]{0,300}\))\s?(?:\(\d+\))?\s?[:']?\s?'?"
     r"(?P<said>[^\n']{3,200})",
