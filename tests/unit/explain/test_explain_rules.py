@@ -2446,6 +2446,20 @@ def test_an_nccl_info_line_is_context_not_the_failure_of_its_log() -> None:
     assert _diagnose(info + timeout).family == "hang-timeout"  # every machine without InfiniBand prints that line
 
 
+def test_an_attribute_a_release_removed_names_that_release_and_the_codes_spelling() -> None:
+    # TensorFlow 2.16.1's release notes: "The tf.estimator API is removed"
+    removed = _diagnose(
+        TB.replace("    main()", "    model = tf.estimator.DNNClassifier(hidden_units=[64])")
+        + "AttributeError: module 'tensorflow' has no attribute 'estimator'\n"
+    )
+    assert (
+        removed.family == "api-version-skew" and "removed in 2.16" in removed.cause and "tf.estimator" in removed.cause
+    )
+    assert removed.remediation == ("python -m pip install 'tensorflow<2.16'",)
+    other = _diagnose(TB + "AttributeError: module 'tensorflow' has no attribute 'placeholder'\n")
+    assert other.family == "api-version-skew" and "removed in" not in other.cause
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"

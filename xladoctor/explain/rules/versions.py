@@ -163,10 +163,52 @@ def _where(failure: Failure) -> str:
     return f" ({frame.owner or frame.short()})" if frame is not None else ""
 
 
+# Module attributes a release removed, with the release notes that say so: named to say which release to use
+_REMOVED_ATTRIBUTES = {
+    # TensorFlow 2.16.1's release notes: "The tf.estimator API is removed. To continue using tf.estimator, you will
+    # need to use TF 2.15 or an earlier version."
+    ("tensorflow", "estimator"): ("2.16", "tensorflow<2.16"),
+    # TensorFlow 2.0's: tf.contrib deprecated, its parts migrated to core or to addons/io, or removed entirely
+    ("tensorflow", "contrib"): ("2.0", "tensorflow<2"),
+}
+
+
+_USUAL_ALIAS = {"tensorflow": "tf", "numpy": "np"}  # `import tensorflow as tf`: the spelling most code uses
+
+
+def _as_written(module: str, name: str, failure: Failure) -> str:
+    """How the code spells module.name when it uses an import alias (tf.estimator, np.float): the words a reader
+    searches their code for."""
+    if not name:
+        return ""
+    aliases = [alias for alias, target in _IMPORT_ALIASES.items() if target == module]
+    for alias in aliases:
+        if re.search(rf"(?<![\w.]){re.escape(alias)}\.{re.escape(name)}\b", failure.haystack):
+            return f"{alias}.{name}"
+    return ""
+
+
 def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
     caller = failure.library
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
     what = f"{module}.{name}" if name else module
+    written = _as_written(module, name, failure)
+    what += f" ({written} in the code)" if written else ""
+    removed = _REMOVED_ATTRIBUTES.get((module, name))
+    if removed is not None:
+        release, pin = removed
+        usual = _USUAL_ALIAS.get(module, "")
+        if usual and not written:  # the spelling the code most likely uses (import tensorflow as tf)
+            what += f" ({usual}.{name})"
+        return Lead(
+            f"{who}uses {what}, which {top} removed in {release}: the code was written for an older {top}. Install "
+            f"{pin} for it, or port the code to the API that replaced it.",
+            {"module": module, "name": name, "package": top, "removed": release, "written": written},
+            install((top, pin[len(top) :])),
+            verdict="environment",
+            confidence=0.9,
+            next=(f"python -m pip show {top}",),
+        )
     distribution = DISTRIBUTION_OF.get(top)
     installed = f"{top} (of {distribution})" if distribution and distribution != top else top
     return Lead(
