@@ -218,13 +218,15 @@ RICH_TOP, RICH_SIDE, RICH_BOTTOM = "╭", "│", "╰"
 _HEADLESS = re.compile(
     r'^\s*File "[^"]+", line \d+|^\s*\S*[/\\]\S*\.py", line \d+'  # the second: a frame line cut before its path's end
     r"|^\s*\[?(?:<ipython-input-[\w-]+>|(?:[A-Za-z]:\\|/|~)[^\n\]]{0,300}?\.py)(?:\]\([^)\s]{0,300}\))? in [\w<>]+\("
+    # IPython 8's (Jupyter, Colab, Kaggle): "Cell In[15], line 2" and "File /x/y.py:12, in f(a)"
+    r"|^\s*Cell In ?\[\d*\], line \d+|^\s*File (?:[A-Za-z]:\\|/|~)[^\n]{0,300}?\.py:\d+, in [\w<>]+\("
 )
 FRAME_TRIGGERS = (
     'File "',
     '.py", line ',
 )  # explain/engine.py adds these to the triggers: a headless traceback is still one
 # IPython 7's frame of a library ("/x/y.py in f(a)") starts a traceback cut above it, as Python's "File" line does
-IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ", ".py in ")
+IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ", ".py in ", "Cell In[", "Cell In [")
 
 
 def _continues(line: str) -> bool:

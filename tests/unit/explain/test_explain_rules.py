@@ -2460,6 +2460,12 @@ def test_an_attribute_a_release_removed_names_that_release_and_the_codes_spellin
     assert other.family == "api-version-skew" and "removed in" not in other.cause
 
 
+def test_an_ipython_8_traceback_pasted_without_its_header_still_has_its_frames() -> None:
+    # Jupyter, Colab and Kaggle print "Cell In[N], line M" and "File PATH:LINE, in f(...)"; a paste often starts there
+    cell = "Cell In[15], line 2\n      1 # Build the model\n----> 2 model = tf.estimator.DNNClassifier(\n      3     hidden_units=[64, 32])\n\nAttributeError: module 'tensorflow' has no attribute 'estimator'\n"
+    assert "tf.estimator in the code" in _diagnose(cell).cause
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"

@@ -182,8 +182,9 @@ def _as_written(module: str, name: str, failure: Failure) -> str:
     if not name:
         return ""
     aliases = [alias for alias, target in _IMPORT_ALIASES.items() if target == module]
+    text = "\n".join([failure.haystack, *(frame.code for frame in failure.frames)])
     for alias in aliases:
-        if re.search(rf"(?<![\w.]){re.escape(alias)}\.{re.escape(name)}\b", failure.haystack):
+        if re.search(rf"(?<![\w.]){re.escape(alias)}\.{re.escape(name)}\b", text):
             return f"{alias}.{name}"
     return ""
 
