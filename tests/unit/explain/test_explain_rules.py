@@ -2476,6 +2476,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     ("log", "rule_id", "word"),
     [
         ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
+        (tb("ValueError: The layer sequential has never been called and thus has no defined input.", "keras/src/ops/operation"), "api-version-skew:keras_3", "keras.Input"),
+        (tb("ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension for the native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export a SavedModel for use with TFLite/TFServing/etc. Received: filepath=saved_model.", "keras/src/saving/saving_api"), "api-version-skew:keras_3", "model.export(path)"),
         ("node1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'\n .. node1 pid 1234: Test failure common.cu:842\n", "cuda-error:cuda_error_string", "cudaErrorIllegalAddress"),
         # gloo's pair.cc reads no bytes when the other rank closed its socket: that rank most often died first
         ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:23456\n", "nccl-network:gloo_peer_gone", "died first"),

@@ -822,11 +822,37 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     r"File format not supported: filepath=|Keras 3 only supports V3 `?\.keras`? files|keras\.src\.legacy|Unrecognized "
     r"keyword arguments passed to \w+: \{'(?P<kw>\w+)'"
     # Keras 3's refusals of what Keras 2 took ("The `save_format` argument is deprecated in Keras 3")
-    r"|\b(?:deprecated|not supported|no longer supported|removed) in Keras 3\b",
-    source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2)",
+    r"|\b(?:deprecated|not supported|no longer supported|removed) in Keras 3\b"
+    # Keras 3's save_model (keras/src/saving/saving_api.py): model.save(path) with no extension, which Keras 2
+    # wrote as a SavedModel folder
+    r"|(?P<save>Invalid filepath extension for saving\. Please add either a `\.keras` extension)"
+    # Keras 3's Operation (keras/src/ops/operation.py): a model is built when first called, so .input/.output of a
+    # Sequential made without keras.Input, which Keras 2 built on creation, do not exist yet
+    r"|(?P<unbuilt>The layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))",
+    source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2); "
+    "https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py; "
+    "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py",
     confidence=0.8,
 )
 def keras_3(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("save"):
+        return Lead(
+            "The code saves a model the Keras 2 way, model.save(path) with no extension (a SavedModel folder), and "
+            "runs under Keras 3 (TensorFlow 2.16+), which writes only .keras or .h5 files: save to a path ending in "
+            ".keras, use model.export(path) for a SavedModel (TF Serving, TFLite), or run the code on Keras 2 "
+            "(install tf-keras and set TF_USE_LEGACY_KERAS=1).",
+            {"package": "keras", "framework": "tensorflow", "call": "model.save"},
+            verdict="environment",
+        )
+    if found.group("unbuilt"):
+        return Lead(
+            "Keras 3 builds a model when it is first called: a Sequential made without keras.Input has no input or "
+            "output until then, where Keras 2 (tf.keras before TensorFlow 2.16) had them at once. The code was written "
+            "for Keras 2: give the model keras.Input(shape=...) as its first layer, or call it once on a batch before "
+            "reading .input/.output; or run it on Keras 2 (tf-keras with TF_USE_LEGACY_KERAS=1).",
+            {"package": "keras", "framework": "tensorflow", "call": "keras.Input"},
+            verdict="environment",
+        )
     return Lead(
         "The code was written for Keras 2 (tf.keras before TensorFlow 2.16) and runs under Keras 3: saved models in "
         "the SavedModel format load through keras.layers.TFSMLayer, and some arguments are gone. Install tf-keras and "
