@@ -2466,6 +2466,19 @@ def test_an_ipython_8_traceback_pasted_without_its_header_still_has_its_frames()
     assert "tf.estimator in the code" in _diagnose(cell).cause
 
 
+def test_the_standard_library_is_never_pip_installed() -> None:
+    # What's New in Python 3.12: imp removed; PEP 632: distutils removed (setuptools ships one)
+    imp = _diagnose(TB + LIB.format(pkg="oldlib/loader") + "ModuleNotFoundError: No module named 'imp'\n")
+    assert imp.family == "version-mismatch" and "Python 3.12" in imp.cause and not imp.remediation
+    distutils = _diagnose(TB + LIB.format(pkg="oldlib/setup") + "ModuleNotFoundError: No module named 'distutils'\n")
+    assert distutils.remediation == ("python -m pip install setuptools",)
+    gone = _diagnose(
+        TB + LIB.format(pkg="oldlib/util") + "AttributeError: module 'collections' has no attribute 'Iterable'\n"
+    )
+    assert gone.family == "api-version-skew" and "standard library" in gone.cause
+    assert not any("pip" in step for step in (*gone.remediation, *gone.next)), gone.next
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"

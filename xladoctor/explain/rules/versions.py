@@ -4,6 +4,7 @@ version of another no longer (or not yet) has, and the checks frameworks make of
 from __future__ import annotations
 
 import re
+import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure, Frame
@@ -119,6 +120,9 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "package": top},
             install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
         )
+    removed = _REMOVED_STDLIB.get(top)
+    if removed is not None and "." not in module:
+        return _removed_from_python(module, removed, failure)
     typo = _misspelt(top)
     if typo is not None:
         return Lead(
@@ -158,6 +162,44 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
+# Standard-library modules a Python release removed (What's New in Python 3.10, 3.12 and 3.13; PEP 594, PEP 632):
+# code that imports one was written for an older Python. Never a pip install of the name: no such project is the
+# module (a name on PyPI may be anyone's), except setuptools, which ships a distutils of its own.
+_REMOVED_STDLIB = {
+    **dict.fromkeys(("parser", "symbol", "formatter"), "3.10"),
+    **dict.fromkeys(("distutils", "imp", "asynchat", "asyncore", "smtpd"), "3.12"),
+    **dict.fromkeys(
+        ("aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "mailcap", "msilib", "nis", "nntplib",
+         "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib", "lib2to3"),
+        "3.13",
+    ),
+}  # fmt: skip
+WHATS_NEW = "https://docs.python.org/3/whatsnew/"
+
+
+def _removed_from_python(module: str, release: str, failure: Failure) -> Lead:
+    frame = failure.last_frame
+    whose = frame.owner if frame is not None and frame.owner not in (None, "python") else "the code"
+    if module == "distutils":
+        return Lead(
+            f"distutils left the standard library in Python 3.12 (PEP 632), and {whose} still imports it: setuptools "
+            "provides a distutils of its own, so installing setuptools in this interpreter (new venvs of 3.12 have "
+            f"none) fixes most such imports; else use Python 3.11 or a release of {whose} that no longer needs it.",
+            {"module": module, "package": "setuptools", "python": release},
+            install(("setuptools", "")),
+            next=("python --version",),
+        )
+    return Lead(
+        f"{module} was removed from Python's standard library in Python {release}, and {whose} still imports it: "
+        f"it was written for an older Python. Use a Python older than {release} for it (a new venv or conda env), or "
+        f"a release of {whose} that no longer imports {module}. Do not pip install '{module}': no project of that "
+        "name is the module.",
+        {"module": module, "python": release, "package": whose if whose != "the code" else ""},
+        family="version-mismatch",
+        next=("python --version",),
+    )
+
+
 def _where(failure: Failure) -> str:
     frame = failure.last_frame
     return f" ({frame.owner or frame.short()})" if frame is not None else ""
@@ -193,6 +235,19 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
     caller = failure.library
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
     what = f"{module}.{name}" if name else module
+    if top in sys.stdlib_module_names:
+        # the standard library changes with Python itself: there is no release of it to install
+        library = caller if caller not in (None, "python", top) else ""
+        return Lead(
+            f"{who}uses {what}, which this Python's standard library does not have: it was written for another "
+            "Python (one that still had it, or one that added it); use the Python version it was written for (a new "
+            f"venv or conda env), or a release of {library or 'the code'} made for this Python. If the name is an old "
+            f"and common one, look for a file of yours named {top}.py next to the script: it hides the standard one.",
+            {"module": module, "name": name, "package": library, "caller": caller or ""},
+            verdict="environment",
+            confidence=0.85,
+            next=("python --version", f"python -c 'import {top}; print({top}.__file__)'  # the module Python found"),
+        )
     written = _as_written(module, name, failure)
     what += f" ({written} in the code)" if written else ""
     removed = _REMOVED_ATTRIBUTES.get((module, name))
