@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
+from dataclasses import replace
 
 from packaging.utils import canonicalize_name
 
@@ -154,8 +155,27 @@ def render_step(step: Step, target: Target) -> str:
     return step.text
 
 
+# A project name as PEP 508 spells it, with its extras: what may reach `pip install`. A name read from a log that is
+# none ("-lzma" from `_lzma`, a path) would be an option or a file to pip: such a package is left out of the command.
+_PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?")
+
+
+def _only_project_names(steps: Iterable[Step]) -> list[Step]:
+    kept: list[Step] = []
+    for step in steps:
+        if isinstance(step, Install):
+            packages = tuple((n, s) for n, s in step.packages if _PROJECT_NAME.fullmatch(n))
+            kept.extend([replace(step, packages=packages)] if packages else [])
+        elif isinstance(step, Uninstall):
+            names = tuple(n for n in step.packages if _PROJECT_NAME.fullmatch(n))
+            kept.extend([replace(step, packages=names)] if names else [])
+        else:
+            kept.append(step)
+    return kept
+
+
 def render_fix(fix: Fix, facts: Facts | None) -> tuple[str, ...]:
     """Shell commands for one fix, in order, for the installer `facts` shows (pip with `python` without facts)."""
     target = Target(facts)
-    steps = flavoured_steps(fix.steps, facts, load_matrix())
+    steps = flavoured_steps(_only_project_names(fix.steps), facts, load_matrix())
     return tuple(render_step(step, target) for step in for_target(steps, target))

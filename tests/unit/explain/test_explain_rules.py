@@ -2479,6 +2479,14 @@ def test_the_standard_library_is_never_pip_installed() -> None:
     assert not any("pip" in step for step in (*gone.remediation, *gone.next)), gone.next
 
 
+def test_a_name_that_is_no_project_never_reaches_pip() -> None:
+    # `_lzma` once became `pip install -lzma`, an option to pip; it is a Python built without liblzma
+    lzma = _diagnose(TB + "ModuleNotFoundError: No module named '_lzma'\n")
+    assert lzma.family == "missing-library" and "liblzma-dev" in lzma.cause and not lzma.remediation
+    odd = _diagnose(TB + "ModuleNotFoundError: No module named '_private_thing'\n")
+    assert not any(" -" in step.split("install", 1)[-1][:3] for step in odd.remediation), odd.remediation
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"

@@ -123,6 +123,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     removed = _REMOVED_STDLIB.get(top)
     if removed is not None and "." not in module:
         return _removed_from_python(module, removed, failure)
+    if top in _BUILT_WITH:
+        return _python_built_without(top)
     typo = _misspelt(top)
     if typo is not None:
         return Lead(
@@ -153,6 +155,15 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "package": "torch"},
             next=("pip install --no-build-isolation PACKAGE",),
         )
+    if top.startswith("_"):
+        # a private module: the compiled part of a package or of Python itself, never a project of its own on PyPI
+        return Lead(
+            f"No module named {module!r}: a private module (its leading underscore), the compiled part of a package "
+            "or of Python itself, is missing: the package that owns it is broken, half-installed or built for "
+            "another Python. The frame above the import names that package; reinstall it.",
+            {"module": module},
+            next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
+        )
     return Lead(
         f"No module named {module!r}: {package} is not installed in the interpreter that ran this, or it was "
         "installed into another one (another venv, conda env, or the system Python).",
@@ -175,6 +186,39 @@ _REMOVED_STDLIB = {
     ),
 }  # fmt: skip
 WHATS_NEW = "https://docs.python.org/3/whatsnew/"
+
+
+# The standard library's C modules a Python builds only when the system library is there at its build (CPython's
+# devguide, "Install dependencies": the Debian/Ubuntu packages a source build needs); pyenv and other source builds
+# without them make a Python that lacks the module. tkinter is also packaged apart by Linux distributions.
+_BUILT_WITH = {
+    "_lzma": "liblzma-dev", "lzma": "liblzma-dev", "_bz2": "libbz2-dev", "bz2": "libbz2-dev",
+    "_sqlite3": "libsqlite3-dev", "sqlite3": "libsqlite3-dev", "_ctypes": "libffi-dev", "ctypes": "libffi-dev",
+    "_ssl": "libssl-dev", "ssl": "libssl-dev", "_hashlib": "libssl-dev", "readline": "libreadline-dev",
+    "_curses": "libncurses-dev", "curses": "libncurses-dev", "zlib": "zlib1g-dev", "_uuid": "uuid-dev",
+    "_dbm": "libgdbm-compat-dev", "_gdbm": "libgdbm-dev", "_tkinter": "tk-dev", "tkinter": "tk-dev",
+}  # fmt: skip
+DEVGUIDE_DEPENDENCIES = "https://devguide.python.org/getting-started/setup-building/#install-dependencies"
+
+
+def _python_built_without(module: str) -> Lead:
+    package = _BUILT_WITH[module]
+    tk = package == "tk-dev"
+    return Lead(
+        f"{module} is part of Python's standard library, but this Python was built without it: its build did not "
+        f"find the system library it needs ({package} on Debian and Ubuntu), as pyenv and other source builds do when "
+        "it is missing. Install that package (the list: " + DEVGUIDE_DEPENDENCIES + ") and build this Python again "
+        "(pyenv install --force VERSION), or use a "
+        "Python that has it (the system's, conda's, python.org's)."
+        + (" A distribution's own Python gets tkinter from its python3-tk package." if tk else "")
+        + " Not something pip can install.",
+        {"module": module, "package": package},
+        family="missing-library",
+        next=(
+            f"python -c 'import {module}'  # fails in this interpreter",
+            "python -c 'import sys; print(sys.executable)'  # which Python it is (pyenv's live under ~/.pyenv)",
+        ),
+    )
 
 
 def _removed_from_python(module: str, release: str, failure: Failure) -> Lead:
