@@ -364,5 +364,8 @@ def test_a_cuda_graph_skip_decided_when_the_compiled_code_runs_is_found(real_env
     ran, document = _profile(real_env("torch213-xla29"), "cudagraph_skip_at_run_time.py", tmp_path)
     assert ran.returncode == 0 and "done" in ran.stdout, ran.stderr
     [skip] = _by_id(document)["compile-cudagraph-skipped"]
-    assert skip["title"] == "CUDA graphs were skipped for train_step(): mutated inputs (1 instances)"
+    assert (
+        skip["title"]
+        == "CUDA graphs were skipped for a compiled function called from train_step(): mutated inputs (1 instances)"
+    )
     assert skip["count"] == 3 and skip["location"]["line"] == 13

@@ -125,7 +125,10 @@ def diagnose(
             )  # fmt: skip
     chosen = _merged(chosen, found)
     joined = join(chosen, records, facts)
-    if chosen.remediation and joined.fix is None:
+    remediation: tuple[str, ...]
+    if joined.drop_fix:
+        remediation = ()
+    elif chosen.remediation and joined.fix is None:
         remediation = chosen.remediation
     else:
         fix = joined.fix or chosen.fix

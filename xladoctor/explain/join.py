@@ -30,6 +30,7 @@ class Joined:
     said: tuple[str, ...]
     contradicted: bool
     fix: Fix | None  # a fix made exact by the facts (a pin), when there is one
+    drop_fix: bool = False  # the facts show the rule's fix cannot help (an allocation larger than the whole GPU)
 
 
 def _pin_required(facts: Facts, package: str) -> str:
@@ -46,55 +47,78 @@ def _pin_required(facts: Facts, package: str) -> str:
     return ""
 
 
-def _arch_listing(facts: Facts, torch: Distribution | None) -> str:
-    """The architectures the installed torch carries: read from its own fatbins when probed, else the matrix's row
-    for its series and CUDA (compat_matrix/torch-cuda_arch.json, with its source)."""
+def _torch_archs(facts: Facts, torch: Distribution | None) -> tuple[str, set[int], set[int]]:
+    """The architectures the installed torch carries, as a listing and as the numbers of its machine code (cubin) and
+    of its PTX: read from its own fatbins when probed, else the matrix's row for its series and CUDA
+    (compat_matrix/torch-cuda_arch.json, with its source)."""
     if torch is None:
-        return "no torch"
-    archs = (torch.cuda_archs or {}).get("cubin") if torch.cuda_archs else None
-    if archs:
-        return ", ".join(f"sm_{a}" for a in sorted(archs, key=int))
+        return "no torch", set(), set()
+    archs = torch.cuda_archs or {}
+    if archs.get("cubin"):
+        cubins = {int(a) for a in archs["cubin"]}
+        ptx = {int(a) for a in archs.get("ptx") or {}}
+        return ", ".join(f"sm_{a}" for a in sorted(cubins)), cubins, ptx
     cuda = torch_cuda(facts)
     release = ".".join(torch.version.split("+")[0].split(".")[:2])
     for row in load_matrix().get("torch-cuda_arch").rows:
         if str(row["torch"]) == release and (cuda is None or str(row["cuda"]) == ".".join(cuda.split(".")[:2])):
-            return ", ".join(f"sm_{a.replace('.', '').replace('+PTX', '')}" for a in str(row["arch_list"]).split(";"))
-    return "an architecture list the matrix does not know"
+            entries = str(row["arch_list"]).split(";")
+            cubins = {int(a.replace(".", "").replace("+PTX", "")) for a in entries}
+            ptx = {int(a.replace(".", "").replace("+PTX", "")) for a in entries if a.endswith("+PTX")}
+            return ", ".join(f"sm_{a}" for a in sorted(cubins)), cubins, ptx
+    return "an architecture list the matrix does not know", set(), set()
 
 
-def _arch_verdict(capability: str | None, listing: str) -> str:
-    """Which half of 'torch or an extension' the facts rule out: torch's own list either holds this GPU's code or
-    not (a listing the facts do not give decides nothing)."""
-    if not capability or not listing.startswith("sm_"):
+def _arch_verdict(capability: str | None, cubins: set[int], ptx: set[int]) -> str:
+    """Which half of 'torch or an extension' the facts rule out: torch either has code this GPU runs or not (no
+    list from the facts decides nothing). Machine code for sm_XY runs on GPUs of the same major version and a minor
+    at or above Y (sm_86 on an sm_89 GPU); PTX for any lower architecture is compiled for the GPU when loaded (the
+    CUDA C++ Programming Guide, "Binary Compatibility" and "PTX Compatibility")."""
+    if not capability or not cubins or not re.fullmatch(r"\d{1,2}\.\d", capability):
         return ""
-    arch = "sm_" + capability.replace(".", "")
-    if arch in listing.split(", "):
+    major, minor = (int(p) for p in capability.split("."))
+    gpu = major * 10 + minor
+    arch = f"sm_{gpu}"
+    runs = [c for c in cubins if c // 10 == major and c <= gpu] + [p for p in ptx if p <= gpu]
+    if runs:
+        via = f"sm_{max(runs)}'s" if max(runs) != gpu else "its own"
         return (
-            f" torch has code for {arch}: the kernel with none is another library's or an extension's (the one that "
-            f"launched it), built for other GPUs. Rebuild it with TORCH_CUDA_ARCH_LIST={capability}, or install a "
-            "build of it made for this GPU."
+            f" torch has code this {arch} GPU runs ({via}): the kernel with none is another library's or an "
+            f"extension's (the one that launched it), built for other GPUs. Rebuild it with "
+            f"TORCH_CUDA_ARCH_LIST={capability}, or install a build of it made for this GPU."
         )
-    return f" torch has no code for {arch}: install a torch build whose list holds it."
+    return f" torch has no code this {arch} GPU runs: install a torch build whose list holds it."
 
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _AMOUNT = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?:(?P<unit>[KMGT])i?B|bytes|B)?$")
 
 
-def _larger_than_the_gpu(allocation: str, gpu: Gpu) -> list[str]:
+def _amount(text: str) -> float | None:
+    found = _AMOUNT.match(text.strip())
+    return float(found.group("n")) * _UNITS[found.group("unit") or ""] if found else None
+
+
+def _larger_than_the_gpu(allocation: str, capacity: str, gpus: Sequence[Gpu]) -> list[str]:
     """One allocation larger than the whole GPU: no allocator setting makes it fit (torch and XLA print binary
-    units: GiB, and XLA's "400.00GiB")."""
-    amount = _AMOUNT.match(allocation.strip())
-    if amount is None or not gpu.memory_mib:
+    units: GiB, and XLA's "400.00GiB"). The GPU is the log's own when it says its capacity (torch names the GPU it
+    ran on); else the largest here, so that a smaller one of several never makes the claim."""
+    asked = _amount(allocation)
+    said_total = _amount(capacity) if capacity else None
+    sized = [g for g in gpus if g.memory_mib]
+    if asked is None or (said_total is None and not sized):
         return []
-    asked = float(amount.group("n")) * _UNITS[amount.group("unit") or ""]
-    total = gpu.memory_mib * (1 << 20)
+    if said_total is not None:
+        total, which = said_total, "The GPU the log names"
+    else:
+        gpu = max(sized, key=lambda g: g.memory_mib or 0)
+        total, which = (gpu.memory_mib or 0) * (1 << 20), f"This machine's largest GPU ({gpu.name})"
     if asked <= total:
         return []
     return [
-        f"This machine's GPU ({gpu.name}) holds {total / (1 << 30):.1f} GiB in all: the one allocation of "
-        f"{allocation} is larger than the whole GPU, so no allocator setting or other process explains it. A tensor "
-        "far larger than meant (a shape or dtype mistake), or a model to split over several GPUs."
+        f"{which} holds {total / (1 << 30):.1f} GiB in all: the one allocation of {allocation} is larger than the "
+        "whole GPU, so no allocator setting or other process explains it. A tensor far larger than meant (a shape "
+        "or dtype mistake), or a model to split over several GPUs."
     ]
 
 
@@ -207,14 +231,17 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
     elif family == "gpu-arch-unsupported" and facts.system is not None and facts.system.gpus:
         gpu = facts.system.gpus[0]
         torch = facts.installed("torch")
-        listing = _arch_listing(facts, torch)
+        listing, cubins, ptx = _torch_archs(facts, torch)
         said.append(
             f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability}); the installed torch "
             f"{torch.version if torch else '?'} carries code for {listing}."
-            + _arch_verdict(gpu.compute_capability, listing)
+            + _arch_verdict(gpu.compute_capability, cubins, ptx)
         )
     elif family == "out-of-memory" and params.get("allocation") and facts.system is not None and facts.system.gpus:
-        said.extend(_larger_than_the_gpu(str(params["allocation"]), facts.system.gpus[0]))
+        larger = _larger_than_the_gpu(str(params["allocation"]), str(params.get("total") or ""), facts.system.gpus)
+        said.extend(larger)
+        if larger:  # the allocator's settings cannot make it fit: their fix would only mislead
+            return Joined(tuple(said), contradicted, None, drop_fix=True)
     elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
         nvidia = facts.system.nvidia
         driver = nvidia.driver_version if nvidia is not None else None

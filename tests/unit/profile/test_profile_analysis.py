@@ -226,23 +226,27 @@ def test_cudagraph_skips_and_cuda_syncs_name_their_reason_and_line() -> None:
 def test_a_cuda_graph_skip_at_run_time_is_named_once_with_the_function_running() -> None:
     # the event the hook writes when inductor skips at run time (cudagraph_trees.py, after the compile's metrics)
     running = {"file": "/w/train.py", "line": 12, "function": "step", "code": "return model(x)"}
-    reason = "skipping cudagraphs due to mutated inputs (1 instances)"
+    # torch 2.13's words end ". Found from :" with the stack on the next lines (the hook keeps the first line)
+    reason = "skipping cudagraphs due to mutated inputs (1 instances). Found from :"
+    compiled = {"kind": "dynamo_compile", "frame_id": 0, "frame_compile_id": 0, "step": 1,
+                "function": {"file": "/w/train.py", "line": 10, "function": "step"}}  # fmt: skip
     events: list[Mapping[str, Any]] = [
         {"kind": "steps_begin", "t": 0.0, "step": 1},
         {"kind": "cudagraph_skip", "reason": reason, "called_from": running, "step": 1},
         {"kind": "cudagraph_skip", "reason": reason, "called_from": running, "step": 2},
+        {"kind": "count", "of": "cudagraph_skip", "key": reason, "count": 500, "steps": [3, 4], "t": 9.0},
         {"kind": "cudagraph_skip", "reason": "skipping cudagraphs due to cpu device (x)", "step": 2,
-         "called_from": {"file": "/w/train.py", "line": 40, "function": "<module>"}},
+         "called_from": {"file": "/w/train.py", "line": 40, "function": "train"}},
     ]  # fmt: skip
-    found = _by_id(_report("gpu", [_gpu_record(events)]))
+    found = _by_id(_report("gpu", [_gpu_record([compiled, *events])]))
     mutated, cpu = found["compile-cudagraph-skipped"]
     assert mutated.finding.title == "CUDA graphs were skipped for step(): mutated inputs (1 instances)"
-    assert _short(mutated) == "/w/train.py:12" and mutated.steps == (1, 2)
-    assert cpu.finding.title == "CUDA graphs were skipped for a compiled function: cpu device (x)"
+    assert _short(mutated) == "/w/train.py:12" and mutated.count == 500  # the hook's count past the recorded 64
+    # the innermost user frame at run time is the caller when it is no compiled function of the record
+    assert cpu.finding.title == "CUDA graphs were skipped for a compiled function called from train(): cpu device (x)"
     # the same skip in a compile's metrics too (torch 2.13 sets both when the compile decides it): reported once
-    compiled = {"kind": "dynamo_compile", "frame_id": 0, "frame_compile_id": 0, "step": 1, "cudagraph_skip": reason,
-                "function": {"file": "/w/train.py", "line": 10, "function": "step"}}  # fmt: skip
-    [once] = _by_id(_report("gpu", [_gpu_record([*events[:2], compiled])]))["compile-cudagraph-skipped"]
+    again = {**compiled, "cudagraph_skip": reason}
+    [once] = _by_id(_report("gpu", [_gpu_record([*events[:2], again])]))["compile-cudagraph-skipped"]
     assert _short(once) == "/w/train.py:10"
 
 

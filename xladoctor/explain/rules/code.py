@@ -854,9 +854,9 @@ def command_line_refused(found: re.Match[str], failure: Failure) -> Lead | None:
 def tokenizer_without_pad_token(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         "The tokenizer was asked to pad a batch and has no padding token (GPT-2, GPT-NeoX and Llama tokenizers ship "
-        "none): set one before tokenizing, tokenizer.pad_token = tokenizer.eos_token (the attention mask hides it), "
-        "or add one with tokenizer.add_special_tokens({'pad_token': '[PAD]'}) and resize the model's embeddings. Not "
-        "an environment problem.",
+        "none): set one before tokenizing, assigning tokenizer.eos_token to tokenizer.pad_token (the attention mask "
+        "hides it), or add a new one ([PAD]) with tokenizer.add_special_tokens and resize the model's embeddings. "
+        "Not an environment problem.",
         {"option": "pad_token", "value": "tokenizer.eos_token"},
         verdict="not-environment",
     )

@@ -504,8 +504,13 @@ def localhost_through_proxy(found: re.Match[str], failure: Failure) -> Lead:
 # a rejected token is RepositoryNotFoundError ("Repository Not Found for url ... make sure you are authenticated"),
 # since the Hub answers 401 alike for a private repository without a token, a gated one and one that does not exist;
 # "Invalid credentials in Authorization header" is the Hub refusing the token sent
-_HUB_PAGES = ("api/", "docs/", "settings/", "models/", "datasets/", "spaces/")  # the Hub's own pages, no repository
-_HUB_REPO_URL = re.compile(r"huggingface\.co/(?:api/(?:models|datasets|spaces)/)?(?P<repo>[\w.-]{1,96}/[\w.-]{1,96})")
+# A repository's URL on the Hub: api/ and a kind before it (models/, datasets/, spaces/), a file's /resolve/ or a
+# /tree/ after it; an id with no owner (bert-base-uncased) is one part. The Hub's own pages name no repository.
+_HUB_REPO_URL = re.compile(
+    r"huggingface\.co/(?:api/)?(?:(?P<kind>models|datasets|spaces)/)?(?P<repo>[\w.-]{1,96}(?:/[\w.-]{1,96})?)"
+    r"(?=/(?:resolve|revision|tree|blob|raw)/|[\s'\")]|\.?$)"
+)
+_HUB_PAGES = ("api", "docs", "settings", "login", "join", "whoami-v2", "models", "datasets", "spaces")
 
 
 @rule(
@@ -514,7 +519,7 @@ _HUB_REPO_URL = re.compile(r"huggingface\.co/(?:api/(?:models|datasets|spaces)/)
     # is the token refused
     r"RepositoryNotFoundError: |Repository Not Found for url: |(?P<token>Invalid credentials in Authorization header"
     r"|Invalid user token|HfHubHTTPError: 401 Client Error)"
-    r"|(?P<limit>429 Client Error: Too Many Requests for url: https?://(?:huggingface\.co|hf\.co))",
+    r"|(?P<limit>429 Client Error: Too Many Requests for url: https?://(?:[\w-]{1,60}\.){0,4}(?:huggingface\.co|hf\.co)\b)",
     source="https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/utils/_http.py "
     "(hf_raise_for_status: RepositoryNotFoundError, 401 and 429); https://huggingface.co/docs/huggingface_hub/"
     "quick-start#authentication",
@@ -523,9 +528,14 @@ _HUB_REPO_URL = re.compile(r"huggingface\.co/(?:api/(?:models|datasets|spaces)/)
 )
 def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
     named = next(
-        (m for m in _HUB_REPO_URL.finditer(failure.haystack) if not m.group("repo").startswith(_HUB_PAGES)), None
+        (m for m in _HUB_REPO_URL.finditer(failure.haystack) if m.group("repo").split("/")[0] not in _HUB_PAGES), None
     )
-    repo = named.group("repo").removesuffix(".git") if named else ""
+    repo = named.group("repo").removesuffix(".git").rstrip(".") if named else ""
+    kind = (
+        {"datasets": " --repo-type dataset", "spaces": " --repo-type space"}.get(named.group("kind") or "", "")
+        if (named)
+        else ""
+    )
     plain = repo if repo and _REPO_ID.fullmatch(repo) else "OWNER/MODEL"
     whoami = "hf auth whoami  # the account this machine's token belongs to (huggingface-cli whoami before 0.34)"
     if found.group("limit"):
@@ -538,21 +548,22 @@ def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
         )
     if found.group("token"):
         return Lead(
-            "The Hugging Face Hub rejected the token this process sent (401, invalid credentials): an expired, "
-            "revoked or mistyped HF_TOKEN (or the token saved by `hf auth login`, which HF_TOKEN overrides). Create a "
-            "new token at https://huggingface.co/settings/tokens and log in again, or unset HF_TOKEN to send none "
-            "for public repositories.",
+            "The Hugging Face Hub refused this process's credentials (401): an expired, revoked or mistyped token, "
+            "from the HF_TOKEN variable or else the one `hf auth login` saved, or none sent where the endpoint needs "
+            "one (the Inference API, a private repository). Create a new token at "
+            "https://huggingface.co/settings/tokens and log in again, or unset HF_TOKEN to send none for public "
+            "repositories.",
             {"variable": "HF_TOKEN"},
-            next=(whoami, "env | grep -c '^HF_TOKEN='  # 1: HF_TOKEN is set in this shell"),
+            next=(whoami, "python -c \"import os; print('HF_TOKEN' in os.environ)\"  # True: the variable is set here"),
         )
     return Lead(
         f"The Hugging Face Hub answered that {repo or 'the repository'} is not found for this request: a mistyped "
         "repository id (or repo_type: a dataset is not a model), or a private or gated repository this process sent "
-        "no token for, or a token of an account without access (the Hub answers all of these alike). Check the id "
+        "no token for, or a token without access to it (the Hub answers all of these alike). Check the id "
         "on huggingface.co, accept the model's terms if it is gated, and log in on this machine (hf auth login, or "
         "HF_TOKEN in the process's environment).",
         {"repo": repo, "variable": "HF_TOKEN"},
-        next=(whoami, _HF_DOWNLOAD.format(repo=plain).split("  #")[0] + "  # the same request, with your token"),
+        next=(whoami, f"hf download {plain}{kind}  # the same request, with your token (huggingface-cli before 0.34)"),
     )
 
 
@@ -560,18 +571,22 @@ def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
 # from_pretrained is no local folder and no repository this process may read
 @rule(
     "bad-configuration",
-    r"(?P<name>[^\s'\"]{1,200}) is not a local folder and is not a valid model identifier listed on "
-    r"'https://huggingface\.co/models'",
+    # the name runs from the exception's type when it is there: a Windows folder may hold spaces (C:\My Models\x)
+    r"(?:\w{0,40}Error: (?P<spaced>[^\n'\"]{1,200}?)|(?P<name>[^\s'\"]{1,200})) is not a local folder and is not a "
+    r"valid model identifier listed on 'https://huggingface\.co/models'",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files)",
     confidence=0.8,
 )
 def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
-    name = found.group("name")
+    name = found.group("spaced") or found.group("name")
     return Lead(
         f"from_pretrained was given '{name}', which is neither a folder that exists from where the program runs "
         "nor a repository this process may read on the Hugging Face Hub: a mistyped id or path, a relative path "
         "run from another working directory, or a private or gated repository with no token sent (log in with "
         "hf auth login, or set HF_TOKEN).",
         {"repo": name, "variable": "HF_TOKEN"},
-        next=(f"ls -d -- {shlex.quote(name)}  # a folder of that name here?",) if name else (),
+        # a POSIX shell's check; on Windows (a drive letter, WinError) none is given rather than one that misquotes
+        next=(f"ls -d -- {shlex.quote(name)}  # a folder of that name here?",)
+        if name and platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", name)
+        else (),
     )

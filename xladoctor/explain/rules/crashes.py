@@ -83,7 +83,9 @@ def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_TRITON_LAUNCH = re.compile(r"\w\[[^\]\n]{1,200}\]\(")
+# `kernel[grid](...)`; the grid may be a lambda that indexes its meta-parameters (`[lambda META: (cdiv(n,
+# META['BLOCK']),)]`): one level of brackets inside
+_TRITON_LAUNCH = re.compile(r"\w\[(?:[^\[\]\n]|\[[^\[\]\n]{0,100}\]){1,200}\]\(")
 
 
 def _launching_frame(failure: Failure, owner: str) -> Frame | None:

@@ -252,10 +252,11 @@ def _where(failure: Failure) -> str:
 # Module attributes a release removed, with the release notes that say so: named to say which release to use
 _REMOVED_ATTRIBUTES = {
     # TensorFlow 2.16.1's release notes: "The tf.estimator API is removed. To continue using tf.estimator, you will
-    # need to use TF 2.15 or an earlier version."
-    ("tensorflow", "estimator"): ("2.16", "tensorflow<2.16"),
-    # TensorFlow 2.0's: tf.contrib deprecated, its parts migrated to core or to addons/io, or removed entirely
-    ("tensorflow", "contrib"): ("2.0", "tensorflow<2"),
+    # need to use TF 2.15 or an earlier version." TF 2.15's wheels are for Python 3.9 to 3.11 (PyPI).
+    ("tensorflow", "estimator"): ("2.16", "tensorflow<2.16", "TensorFlow 2.15 has wheels for Python 3.9 to 3.11 only"),
+    # TensorFlow 2.0's: tf.contrib deprecated, its parts migrated to core or to addons/io, or removed entirely; no
+    # TensorFlow 1 wheel installs on a Python of today, so no pin is given
+    ("tensorflow", "contrib"): ("2.0", "", "TensorFlow 1.x has no wheels for Python 3.8 or newer"),
 }
 
 
@@ -296,15 +297,16 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
     what += f" ({written} in the code)" if written else ""
     removed = _REMOVED_ATTRIBUTES.get((module, name))
     if removed is not None:
-        release, pin = removed
+        release, pin, limit = removed
         usual = _USUAL_ALIAS.get(module, "")
         if usual and not written:  # the spelling the code most likely uses (import tensorflow as tf)
             what += f" ({usual}.{name})"
         return Lead(
-            f"{who}uses {what}, which {top} removed in {release}: the code was written for an older {top}. Install "
-            f"{pin} for it, or port the code to the API that replaced it.",
+            f"{who}uses {what}, which {top} removed in {release}: the code was written for an older {top}. "
+            + (f"Install {pin} for it ({limit}), or port the code" if pin else f"Port the code ({limit})")
+            + " to the API that replaced it.",
             {"module": module, "name": name, "package": top, "removed": release, "written": written},
-            install((top, pin[len(top) :])),
+            install((top, pin[len(top) :])) if pin else None,
             verdict="environment",
             confidence=0.9,
             next=(f"python -m pip show {top}",),
@@ -1872,7 +1874,10 @@ PEP_604 = "https://peps.python.org/pep-0604/"
 _PYTHON_OF_PATH = re.compile(r"[/\\](?:python|Python)(?P<version>3\.?\d{1,2})[/\\]|[/\\]Python3(?P<win>\d{1,2})[/\\]")
 _BUILTIN_GENERIC = re.compile(r"\b(?:list|dict|tuple|set|frozenset|type)\[")
 _UNION = re.compile(r"\w\s*\|\s*None\b|\bNone\s*\|\s*\w|\b(?:int|str|float|bool|bytes|list|dict|tuple)\s*\|\s*\w")
-_TYPE_NAMES = r"(?:type|NoneType|types\.(?:GenericAlias|UnionType)|typing\.\w{1,40}|_GenericAlias)"
+_TYPE_NAMES = (
+    r"(?:type|NoneType|types\.(?:GenericAlias|UnionType)|typing\.\w{1,40}|_(?:Special|Union|Callable)?GenericAlias"
+    r"|_SpecialForm)"
+)
 
 
 def _python_of(frame: Frame) -> tuple[int, int] | None:
@@ -1899,8 +1904,9 @@ def newer_python_type_syntax(found: re.Match[str], failure: Failure) -> Lead | N
     needs = (3, 9) if subscript else (3, 10)
     python = _python_of(frame)
     shows = (_BUILTIN_GENERIC if subscript else _UNION).search(frame.code) is not None
-    # the line must show the syntax, or the path an older Python: `x[0]` on a class is a bug, not a Python version
-    if (python is not None and python >= needs) or not (shows or python is not None):
+    # the line must show the syntax (the path's older Python decides only where no line was printed): `x[0]` on a
+    # class is a bug, not a Python version
+    if (python is not None and python >= needs) or not (shows or (python is not None and not frame.code)):
         return None
     whose = "your code" if frame.user else (frame.owner or "a module")
     syntax = "builtin generics such as list[str]" if subscript else "unions written X | None"
@@ -1919,7 +1925,14 @@ def newer_python_type_syntax(found: re.Match[str], failure: Failure) -> Lead | N
 # call to 'print'"). The file's own line and the import above it are in the traceback (Python's traceback.py prints
 # a SyntaxError's file and line as its last frame).
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+[\w.]+\s+)?import\s")
-_PYTHON_2 = re.compile(r"^\s*print\s+[\"'\w]|^\s*exec\s+[\"']|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|\bur[\"']|\b0[0-7]+\b")
+# Python 2's own syntax: a print or exec statement, `except E, e:`, ur'' strings, 0777 octals (not the 01 of 0.01 or
+# of a date: no digit, dot or dash around it)
+_PYTHON_2 = re.compile(
+    r"^\s*print\s+[\"'\w]|^\s*exec\s+[\"']|\bexcept\s+[\w.]+\s*,\s*\w+\s*:|\bur[\"']|(?<![\w.-])0[0-7]+(?![\w.eE-])"
+)
+# async and await became keywords in Python 3.7: a package that names a parameter or variable so predates it
+_ASYNC_AS_NAME = re.compile(r"\b(?:async|await)\s*(?:=|,|\))")
+_PACKAGE_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,99}", re.ASCII)  # what may reach a command as a package's name
 
 
 @rule(
@@ -1940,25 +1953,38 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
         return None  # a file of the user's, or code a library compiles: not an installed module's own syntax
     python = _python_of(where)
     running = f"Python {python[0]}.{python[1]}" if python else "this Python"
+    owner = str(where.owner)
+    named = owner if _PACKAGE_NAME.fullmatch(owner) else "PACKAGE"  # a path's part reaches a command only as a name
     if "Missing parentheses" in found.group("said") or _PYTHON_2.search(where.code):
         return Lead(
-            f"{where.owner} ({where.short()}) is written for Python 2 and cannot be imported by {running}: install "
-            f"a release of {where.owner} made for Python 3, or its maintained successor.",
-            {"package": where.owner, "python": running},
-            next=(f"python -m pip index versions {where.owner}  # its releases",),
+            f"{owner} ({where.short()}) is written for Python 2 and cannot be imported by {running}: install "
+            f"a release of {owner} made for Python 3, or its maintained successor.",
+            {"package": owner, "python": running},
+            next=(f"python -m pip index versions {named}  # its releases",),
+        )
+    if _ASYNC_AS_NAME.search(where.code):
+        return Lead(
+            f"{owner} ({where.short()}) uses async or await as a name, which Python 3.7 made keywords: it was written "
+            f"for Python 3.6 or older. Install a release of {owner} made for {running}, or its maintained successor.",
+            {"package": owner, "python": running},
+            next=(f"python -m pip index versions {named}  # its releases",),
         )
     return Lead(
-        f"{where.owner} ({where.short()}) uses syntax of a newer Python than {running} (`{where.code.strip()[:60]}`): "
-        f"use the Python its release requires (its Requires-Python), or a release of {where.owner} that supports "
+        f"{owner} ({where.short()}) uses syntax of a newer Python than {running} (`{where.code.strip()[:60]}`): "
+        f"use the Python its release requires (its Requires-Python), or a release of {owner} that supports "
         f"{running}.",
-        {"package": where.owner, "python": running},
-        next=("python --version", f"python -m pip show {where.owner}  # its version; PyPI lists its Requires-Python"),
+        {"package": owner, "python": running},
+        next=("python --version", f"python -m pip show {named}  # its version; PyPI lists its Requires-Python"),
     )
 
 
 # fsspec 2023.9.0 reads "**" only as a whole path component (fsspec/utils.py glob_translate); datasets wrote its
 # data-file patterns for the older reading until its pull request 6244 ("Add support for fsspec>=2023.9.0"), and
 # on Windows still later (datasets#6737: the maintainer's answer was fsspec==2023.9.2)
+# "**" inside a quoted path component ("data/**.parquet"), not a whole one ("data/**/*.parquet") nor **kwargs
+_PARTIAL_STARSTAR = re.compile(r"[\"'][^\"'\n]{0,200}?(?:[^/\\\"'\n]\*\*|\*\*[^/\\\"'\n])[^\"'\n]{0,200}[\"']")
+
+
 @rule(
     "api-version-skew",
     r"Invalid pattern: '\*\*' can only be an entire path component",
@@ -1967,6 +1993,17 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
     confidence=0.85,
 )
 def datasets_patterns_for_another_fsspec(found: re.Match[str], failure: Failure) -> Lead:
+    mine = next((f for f in failure.frames if f.user and _PARTIAL_STARSTAR.search(f.code)), None)
+    if mine is not None:
+        # the pattern with "**" inside a name is the user's own (data_files="data/**.parquet"): no release reads it
+        return Lead(
+            f"The file pattern at {mine.short()} puts '**' inside a path component (`{mine.code.strip()[:80]}`): "
+            "since fsspec 2023.9.0 '**' must be a whole component, so write 'data/**/*.parquet' rather than "
+            "'data/**.parquet'. Not an environment problem.",
+            {"where": mine.short()},
+            verdict="not-environment",
+            family="user-code-error",
+        )
     return Lead(
         "datasets built its file patterns for an fsspec older than the one installed: since fsspec 2023.9.0 '**' is "
         "read only as a whole path component, which older datasets releases do not write. Upgrade datasets (its "

@@ -493,6 +493,9 @@ def recompilation(record: ProcessRecord) -> list[Observation]:
     return found
 
 
+_FOUND_FROM = re.compile(r"\.?\s*Found from\s*:?\s*$")
+
+
 def cudagraph_skips(record: ProcessRecord) -> list[Observation]:
     """mode="reduce-overhead" asked for CUDA graphs, and inductor skipped them (cudagraph_utils.py reasons)."""
     skipped: dict[str, list[Mapping[str, Any]]] = {}
@@ -503,28 +506,42 @@ def cudagraph_skips(record: ProcessRecord) -> list[Observation]:
     # the skips inductor decides when the compiled code first runs (no compile's metrics carry them); a skip seen
     # both ways keeps its compile's event, which names the function
     at_compile = set(skipped)
+    at_run = set()
     for event in record.of_kind("cudagraph_skip"):
         reason = event.get("reason")
         if isinstance(reason, str) and reason and reason not in at_compile:
             skipped.setdefault(reason, []).append(event)
+            at_run.add(reason)
+    compiled = {
+        str(f.get("function")) for e in record.of_kind("dynamo_compile") if isinstance(f := e.get("function"), Mapping)
+    }
     found = []
     for reason, events in skipped.items():
-        # a compile's event names the function; a skip at run time has the user's frame running it
+        # a compile's event names the function; a skip at run time has the innermost frame of the user's code, which
+        # is the compiled function when it is one of the record's compiled functions, else the code that called it
         function = events[0].get("function") or events[0].get("called_from")
-        text = reason.removeprefix("skipping cudagraphs due to ").strip()
+        # torch 2.13 ends the mutation reason with ". Found from :" and the stack on the next lines
+        text = _FOUND_FROM.sub("", reason.removeprefix("skipping cudagraphs due to ").strip())
         owner = function if isinstance(function, Mapping) else None
-        named = _function_name(owner) if owner and owner.get("function") not in (None, "", "<module>") else None
+        name = str(owner.get("function") or "") if owner else ""
+        if not name or name == "<module>":
+            named = "a compiled function"
+        elif reason in at_run and name not in compiled:
+            named = f"a compiled function called from {_function_name(owner)}"
+        else:
+            named = _function_name(owner)
+        count = ev.occurrences(record, "cudagraph_skip", reason, len(events)) if reason in at_run else len(events)
         found.append(
             Observation(
                 "compile-cudagraph-skipped",
                 AREA,
                 Status.WARN,
-                clip(f"CUDA graphs were skipped for {named or 'a compiled function'}: {text}", 300),
+                clip(f"CUDA graphs were skipped for {named}: {text}", 300),
                 detail='mode="reduce-overhead" records the compiled graph as a CUDA graph to cut launch overhead; '
                 "inductor skipped it, so this function runs without one. Typical causes: an input mutated in "
                 "place, a CPU tensor or op in the graph, dynamic shapes, or an op that cannot be captured.",
                 location=_location(events[0].get("called_from")) or _location(function),
-                count=len(events),
+                count=count,
                 steps=ev.steps(events),
                 code_fix=(
                     "remove the cause inductor names (keep every tensor of the graph on the GPU, avoid in-place "

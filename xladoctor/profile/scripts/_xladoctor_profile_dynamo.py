@@ -276,6 +276,7 @@ CUDAGRAPH_UTILS = "torch._inductor.cudagraph_utils"
 _SKIP_FUNCTION = "log_cudagraph_skip_and_bump_counter"
 
 
+@core.guarded("CUDA graph skips")  # once, here: its "report a hook's failure once" holds across calls
 def _record_cudagraph_skip(message):
     reason = _first_line(message)
     core.emit_counted("cudagraph_skip", reason, reason=reason, called_from=_with_code(core.user_frame()))
@@ -287,17 +288,18 @@ def _wrap_cudagraph_skips(module):
         return
 
     def log_cudagraph_skip_and_bump_counter(msg, *args, **kwargs):
-        core.guarded("CUDA graph skips")(_record_cudagraph_skip)(msg)
+        _record_cudagraph_skip(msg)
         return original(msg, *args, **kwargs)
 
     log_cudagraph_skip_and_bump_counter._xladoctor = True
     log_cudagraph_skip_and_bump_counter.__wrapped__ = original
+    setattr(module, _SKIP_FUNCTION, log_cudagraph_skip_and_bump_counter)  # first: later importers bind it
     for held in list(sys.modules.values()):
-        if held is not None and getattr(held, "__dict__", {}).get(_SKIP_FUNCTION) is original:
-            try:
+        try:  # a module's odd __dict__ must not stop the others from being pointed at the wrapper
+            if held is not None and getattr(held, "__dict__", {}).get(_SKIP_FUNCTION) is original:
                 setattr(held, _SKIP_FUNCTION, log_cudagraph_skip_and_bump_counter)
-            except Exception:
-                pass
+        except Exception:
+            pass
 
 
 def _after_import(torch):
