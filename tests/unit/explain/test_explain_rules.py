@@ -27,6 +27,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:tensor_left_on_the_cpu": (tb("RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n*** Begin stack trace ***\nInput tensor is not an XLA tensor: torch.FloatTensor", "torch_xla/core"), "user-code-error", "not-environment", "model.to(xm.xla_device())"),
     "version-mismatch:newer_python_type_syntax": ("Traceback (most recent call last):\n  File \"/home/me/run.py\", line 1, in <module>\n    import vllm\n  File \"/usr/lib/python3.8/site-packages/vllm/config.py\", line 52, in ModelConfig\n    tokenizer_mode: list[str] = None\nTypeError: 'type' object is not subscriptable\n", "version-mismatch", "environment", "Python 3.9 or newer"),
     "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
     "bad-configuration:hub_refused_the_request": (tb("huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-65)\n\nRepository Not Found for url: https://huggingface.co/meta-llama/Llama-2-7b/resolve/main/config.json.\nPlease make sure you specified the correct `repo_id` and `repo_type`.", "huggingface_hub/utils/_http"), "bad-configuration", "environment", "private or gated"),
@@ -2561,6 +2562,7 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     ("log", "rule_id", "word"),
     [
         ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
+        (tb("jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on traced array with shape float64[]", "jax/_src/core"), "user-code-error:shapes_and_devices", "use jax.numpy"),
         (tb("ValueError: The layer sequential has never been called and thus has no defined input.", "keras/src/ops/operation"), "api-version-skew:keras_3", "keras.Input"),
         (tb("ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension for the native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export a SavedModel for use with TFLite/TFServing/etc. Received: filepath=saved_model.", "keras/src/saving/saving_api"), "api-version-skew:keras_3", "model.export(path)"),
         ("node1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'\n .. node1 pid 1234: Test failure common.cu:842\n", "cuda-error:cuda_error_string", "cudaErrorIllegalAddress"),

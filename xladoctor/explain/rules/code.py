@@ -80,6 +80,10 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         else "a tensor autograd needs was changed in place: find it with torch.autograd.set_detect_anomaly(True) and "
         "use the out-of-place op."
         if inplace
+        else "NumPy was handed a traced value inside jit, grad or vmap (np.array, np.stack, np.asarray on it: "
+        "jax.errors' TracerArrayConversionError): use jax.numpy (jnp) there, or move the NumPy call out of the traced "
+        "function."
+        if "TracerArrayConversionError" in said
         else "a Python branch or conversion on a traced value inside jit: mark the argument static "
         "(static_argnums), or use jnp.where / lax.cond."
         if tracing
@@ -1255,5 +1259,24 @@ def spawn_without_main_guard(found: re.Match[str], failure: Failure) -> Lead:
             "import. Put the script's entry point under `if __name__ == '__main__':` (or use num_workers=0).",
         ),
         {"option": "if __name__ == '__main__'"},
+        verdict="not-environment",
+    )
+
+
+# torch_xla's bridge from ATen to its own tensors (torch_xla/csrc/aten_xla_bridge.cpp: "Input tensor is not an XLA
+# tensor: " with the tensor's type): an op on the XLA device got a tensor that is still on the CPU, most often a
+# module's weights never moved to the device, since "input" means any tensor the op takes
+@rule(
+    "user-code-error",
+    r"Input tensor is not an XLA tensor: (?P<type>[\w.]{1,60})",
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/csrc/aten_xla_bridge.cpp",
+    confidence=0.85,
+)
+def tensor_left_on_the_cpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        yours(failure, f"an operation on the XLA device was given a {found.group('type')} that is still on the CPU")
+        + ": every tensor it takes counts, a module's weights included. Move the model as well as the data to the "
+        "device (model.to(xm.xla_device()), or torch_xla.device() in torch_xla 2.5+). Not an environment problem.",
+        {"type": found.group("type"), "call": "xla_device"},
         verdict="not-environment",
     )
