@@ -219,14 +219,19 @@ _HEADLESS = re.compile(
     r'^\s*File "[^"]+", line \d+|^\s*\S*[/\\]\S*\.py", line \d+'  # the second: a frame line cut before its path's end
     r"|^\s*\[?(?:<ipython-input-[\w-]+>|(?:[A-Za-z]:\\|/|~)[^\n\]]{0,300}?\.py)(?:\]\([^)\s]{0,300}\))? in [\w<>]+\("
     # IPython 8's (Jupyter, Colab, Kaggle): "Cell In[15], line 2" and "File /x/y.py:12, in f(a)"
-    r"|^\s*Cell In ?\[\d*\], line \d+|^\s*File (?:[A-Za-z]:\\|/|~)[^\n]{0,300}?\.py:\d+, in [\w<>]+\("
+    r"|^\s*Cell In ?\[\d*\], line \d+|^\s*File (?:[A-Za-z]:\\|/|~)[^\n]{0,300}?\.py:\d+, in [\w<>.]+\("
 )
 FRAME_TRIGGERS = (
     'File "',
     '.py", line ',
 )  # explain/engine.py adds these to the triggers: a headless traceback is still one
 # IPython 7's frame of a library ("/x/y.py in f(a)") starts a traceback cut above it, as Python's "File" line does
-IPYTHON_TRIGGERS = ("<ipython-input-", "](https://localhost:8080/#) in ", ".py in ", "Cell In[", "Cell In [")
+# IPython 8's library frame ("File ~/x/y.py:114, in forward(self, x)") starts with "File " and a path where Python's
+# quotes it ('File "'), so these literals find it without the ".py:" of every warning line
+IPYTHON_TRIGGERS = (
+    "<ipython-input-", "](https://localhost:8080/#) in ", ".py in ", "Cell In[", "Cell In [", "File /", "File ~",
+    "File C:\\", "File D:\\",
+)  # fmt: skip
 
 
 def _continues(line: str) -> bool:

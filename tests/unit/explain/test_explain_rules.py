@@ -2521,6 +2521,9 @@ def test_an_ipython_8_traceback_pasted_without_its_header_still_has_its_frames()
     # Jupyter, Colab and Kaggle print "Cell In[N], line M" and "File PATH:LINE, in f(...)"; a paste often starts there
     cell = "Cell In[15], line 2\n      1 # Build the model\n----> 2 model = tf.estimator.DNNClassifier(\n      3     hidden_units=[64, 32])\n\nAttributeError: module 'tensorflow' has no attribute 'estimator'\n"
     assert "tf.estimator in the code" in _diagnose(cell).cause
+    # a paste that starts at a library's frame ("File ~/x.py:116, in Linear.forward(...)"), methods named with class
+    library = "File ~/venv/lib/python3.10/site-packages/torch/nn/modules/linear.py:116, in Linear.forward(self, input)\n    115 def forward(self, input: Tensor) -> Tensor:\n--> 116     return F.linear(input, self.weight, self.bias)\n\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)\n"
+    assert _diagnose(library).params.get("stack") == "torch"
 
 
 def test_the_standard_library_is_never_pip_installed() -> None:
