@@ -2419,6 +2419,10 @@ def test_a_package_written_for_another_python_is_read_only_where_the_syntax_or_t
     )
     assert "Python 3.10 or newer" in _diagnose(union).cause
 
+    # loaded lazily (transformers' _LazyModule: importlib.import_module), past importlib's own frames
+    lazy = 'Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n    from transformers import NewModel\n  File "/usr/lib/python3.8/site-packages/transformers/utils/import_utils.py", line 1500, in _get_module\n    return importlib.import_module("." + module_name, self.__name__)\n  File "/usr/lib/python3.8/importlib/__init__.py", line 127, in import_module\n    return _bootstrap._gcd_import(name[level:], package, level)\n  File "/usr/lib/python3.8/site-packages/transformers/models/new/modeling_new.py", line 40\n    match kind:\n          ^\nSyntaxError: invalid syntax\n'
+    assert _diagnose(lazy).decided_by == "version-mismatch:package_for_another_python"
+
     # a decimal or a date is no Python 2 octal; async as a name is a package older than Python 3.7
     def syntax(code: str, folder: str = "mylib") -> str:
         return f'Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.9/site-packages/{folder}/core.py", line 12\n    {code}\n    ^\nSyntaxError: invalid syntax\n'
@@ -2565,6 +2569,7 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     ("log", "rule_id", "word"),
     [
         ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
+        (tb("ValueError: Pointer argument (at 0) doesn't reference XPU device memory (cpu tensor?)", "triton/backends/intel/driver"), "user-code-error:triton_pointer", ".to('xpu')"),
         (tb("jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on traced array with shape float64[]", "jax/_src/core"), "user-code-error:shapes_and_devices", "use jax.numpy"),
         (tb("ValueError: The layer sequential has never been called and thus has no defined input.", "keras/src/ops/operation"), "api-version-skew:keras_3", "keras.Input"),
         (tb("ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension for the native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export a SavedModel for use with TFLite/TFServing/etc. Received: filepath=saved_model.", "keras/src/saving/saving_api"), "api-version-skew:keras_3", "model.export(path)"),

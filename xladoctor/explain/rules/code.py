@@ -324,12 +324,22 @@ def keras_tensor_into_tf(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "user-code-error",
-    r"Pointer argument \(at (?P<index>\d{1,3})\) cannot be accessed from Triton \(cpu tensor\?\)",
-    # triton/backends/nvidia/driver.py's launcher: the pointer is not device memory the current device can reach
-    source="https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/driver.py (getPointer)",
+    r"Pointer argument \(at (?P<index>\d{1,3})\) (?:cannot be accessed from Triton|doesn't reference "
+    r"(?P<xpu>XPU) device memory) \(cpu tensor\?\)",
+    # triton/backends/nvidia/driver.py's launcher (and AMD's): the pointer is not device memory the current device
+    # can reach; Intel's XPU backend says "doesn't reference XPU device memory"
+    source="https://github.com/triton-lang/triton/blob/main/third_party/nvidia/backend/driver.py (getPointer); "
+    "https://github.com/intel/intel-xpu-backend-for-triton (third_party/intel/backend/driver.py)",
     confidence=0.85,
 )
 def triton_pointer(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("xpu"):
+        return Lead(
+            f"Argument {found.group('index')} of the Triton kernel is not memory of the Intel GPU (XPU) it launches "
+            "on: a CPU tensor, most often. Move the tensors to the device (.to('xpu')). Not an environment problem.",
+            {"argument": found.group("index"), "device": "xpu"},
+            verdict="not-environment",
+        )
     return Lead(
         f"Argument {found.group('index')} of the Triton kernel is memory the launching GPU cannot reach: a CPU "
         "tensor, or a tensor on another GPU than the current one (Triton launches on torch.cuda.current_device()). "

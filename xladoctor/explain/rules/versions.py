@@ -1948,8 +1948,13 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
     frames = failure.frames
     if not failure.type.endswith("SyntaxError") or len(frames) < 2:
         return None
-    where, importer = frames[-1], frames[-2]
-    if where.user or where.owner in (None, "python") or not _IMPORT_LINE.match(importer.code):
+    where = frames[-1]
+    # the import that loaded it: the frame above, past importlib's own (a lazy module's importlib.import_module)
+    importer = next((f for f in reversed(frames[:-1]) if f.owner != "python"), None)
+    imports = importer is not None and (
+        _IMPORT_LINE.match(importer.code) is not None or "import_module(" in importer.code
+    )
+    if where.user or where.owner in (None, "python") or not imports:
         return None  # a file of the user's, or code a library compiles: not an installed module's own syntax
     python = _python_of(where)
     running = f"Python {python[0]}.{python[1]}" if python else "this Python"
