@@ -8,6 +8,7 @@ writes notebook cells, and remedy/plan.py merges the fixes of every finding firs
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
@@ -140,6 +141,11 @@ def _map_step(step: Step, change: Callable[[str], str]) -> Step:
 
 def _note(note: str | None, change: Callable[[str], str]) -> str | None:
     return change(note) if note else None
+
+
+# A project name as PEP 508 spells it, with its extras: the only package name that may reach pip or a command. A name
+# read from a log that is none ("-lzma" from `_lzma`, a path's part) would be an option, a file or shell syntax.
+PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?")
 
 
 # --- constructors, so that a check says what it means in one call ------------------------------------------------

@@ -125,13 +125,10 @@ def diagnose(
             )  # fmt: skip
     chosen = _merged(chosen, found)
     joined = join(chosen, records, facts)
-    remediation: tuple[str, ...]
-    if joined.drop_fix:
-        remediation = ()
-    elif chosen.remediation and joined.fix is None:
+    if chosen.remediation and joined.fix is None:
         remediation = chosen.remediation
     else:
-        fix = joined.fix or chosen.fix
+        fix = joined.fix if joined.fix is not None else chosen.fix
         remediation = render_fix(fix, facts) if fix is not None else ()
     others = tuple(dict.fromkeys(c.family for c in found if c.family != chosen.family and not c.failure.warning))
     confidence = chosen.confidence * (0.85 if others and chosen.confidence < 0.9 else 1.0)

@@ -12,6 +12,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import size_in_bytes
 from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
 from xladoctor.facts.builds import torch_cuda
@@ -29,8 +30,9 @@ _PYTHON_IN_PATH = re.compile(r"[/\\]python(?P<version>3\.\d{1,2})[/\\](?:site|di
 class Joined:
     said: tuple[str, ...]
     contradicted: bool
-    fix: Fix | None  # a fix made exact by the facts (a pin), when there is one
-    drop_fix: bool = False  # the facts show the rule's fix cannot help (an allocation larger than the whole GPU)
+    # the fix the facts make instead of the rule's: a pin made exact, or an empty one when the facts show the rule's
+    # cannot help (an allocation larger than the whole GPU); None keeps the rule's
+    fix: Fix | None
 
 
 def _pin_required(facts: Facts, package: str) -> str:
@@ -90,21 +92,12 @@ def _arch_verdict(capability: str | None, cubins: set[int], ptx: set[int]) -> st
     return f" torch has no code this {arch} GPU runs: install a torch build whose list holds it."
 
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_AMOUNT = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?:(?P<unit>[KMGT])i?B|bytes|B)?$")
-
-
-def _amount(text: str) -> float | None:
-    found = _AMOUNT.match(text.strip())
-    return float(found.group("n")) * _UNITS[found.group("unit") or ""] if found else None
-
-
 def _larger_than_the_gpu(allocation: str, capacity: str, gpus: Sequence[Gpu]) -> list[str]:
     """One allocation larger than the whole GPU: no allocator setting makes it fit (torch and XLA print binary
     units: GiB, and XLA's "400.00GiB"). The GPU is the log's own when it says its capacity (torch names the GPU it
     ran on); else the largest here, so that a smaller one of several never makes the claim."""
-    asked = _amount(allocation)
-    said_total = _amount(capacity) if capacity else None
+    asked = size_in_bytes(allocation)
+    said_total = size_in_bytes(capacity) if capacity else None
     sized = [g for g in gpus if g.memory_mib]
     if asked is None or (said_total is None and not sized):
         return []
@@ -241,7 +234,7 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         larger = _larger_than_the_gpu(str(params["allocation"]), str(params.get("total") or ""), facts.system.gpus)
         said.extend(larger)
         if larger:  # the allocator's settings cannot make it fit: their fix would only mislead
-            return Joined(tuple(said), contradicted, None, drop_fix=True)
+            return Joined(tuple(said), contradicted, Fix())
     elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
         nvidia = facts.system.nvidia
         driver = nvidia.driver_version if nvidia is not None else None

@@ -15,6 +15,7 @@ from packaging.utils import canonicalize_name
 from xladoctor.facts.installer import Installer, detect_installer
 from xladoctor.facts.model import Facts
 from xladoctor.fix import (
+    PROJECT_NAME,
     Fix,
     Install,
     PrependPath,
@@ -155,19 +156,15 @@ def render_step(step: Step, target: Target) -> str:
     return step.text
 
 
-# A project name as PEP 508 spells it, with its extras: what may reach `pip install`. A name read from a log that is
-# none ("-lzma" from `_lzma`, a path) would be an option or a file to pip: such a package is left out of the command.
-_PROJECT_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._,-]+\])?")
-
-
 def _only_project_names(steps: Iterable[Step]) -> list[Step]:
+    """The steps with every package that is no project name (fix.PROJECT_NAME) left out of pip's command line."""
     kept: list[Step] = []
     for step in steps:
         if isinstance(step, Install):
-            packages = tuple((n, s) for n, s in step.packages if _PROJECT_NAME.fullmatch(n))
+            packages = tuple((n, s) for n, s in step.packages if PROJECT_NAME.fullmatch(n))
             kept.extend([replace(step, packages=packages)] if packages else [])
         elif isinstance(step, Uninstall):
-            names = tuple(n for n in step.packages if _PROJECT_NAME.fullmatch(n))
+            names = tuple(n for n in step.packages if PROJECT_NAME.fullmatch(n))
             kept.extend([replace(step, packages=names)] if names else [])
         else:
             kept.append(step)

@@ -106,6 +106,17 @@ TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
 JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 
 
+# Sizes as the frameworks print them: binary units (torch's "39.59 GiB", XLA's "400.00GiB"), or bytes
+_SIZE_TEXT = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?:(?P<unit>[KMGT])i?B?|bytes|B)?")
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def size_in_bytes(text: str | None) -> float | None:
+    """A printed size in bytes: "39.59 GiB", "400.00GiB", "17179869184 bytes"; None for anything else."""
+    found = _SIZE_TEXT.match((text or "").strip())
+    return float(found.group("n")) * _UNITS[found.group("unit") or ""] if found else None
+
+
 def yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
     if frame is None:

@@ -6,17 +6,11 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, rule, size_in_bytes
 from xladoctor.fix import Fix, export
 
 ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp"
 _SIZE = r"[\d.]+ ?[KMGT]i?B"
-_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def _bytes(text: str | None) -> float | None:
-    found = re.match(r"([\d.]+) ?([KMGT])", text or "")
-    return float(found.group(1)) * _UNITS[found.group(2)] if found else None
 
 
 def _group(found: re.Match[str] | None, name: str) -> str | None:
@@ -47,7 +41,7 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
     others = [m for m in _OTHERS.finditer(text)]
     alloc, total, free = _group(numbers, "alloc"), _group(numbers, "total"), _group(numbers, "free")
     unused = reserved.group("unused") if reserved else None
-    unused_b, alloc_b, total_b = _bytes(unused), _bytes(alloc), _bytes(total)
+    unused_b, alloc_b, total_b = size_in_bytes(unused), size_in_bytes(alloc), size_in_bytes(total)
     fragmented = (
         unused_b is not None and alloc_b is not None and (unused_b >= alloc_b or (total_b and unused_b > 0.1 * total_b))
     )

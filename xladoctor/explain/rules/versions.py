@@ -9,7 +9,7 @@ import sys
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure, Frame
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.fix import Fix, export, install
+from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
@@ -1932,7 +1932,6 @@ _PYTHON_2 = re.compile(
 )
 # async and await became keywords in Python 3.7: a package that names a parameter or variable so predates it
 _ASYNC_AS_NAME = re.compile(r"\b(?:async|await)\s*(?:=|,|\))")
-_PACKAGE_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,99}", re.ASCII)  # what may reach a command as a package's name
 
 
 @rule(
@@ -1959,7 +1958,7 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
     python = _python_of(where)
     running = f"Python {python[0]}.{python[1]}" if python else "this Python"
     owner = str(where.owner)
-    named = owner if _PACKAGE_NAME.fullmatch(owner) else "PACKAGE"  # a path's part reaches a command only as a name
+    named = owner if PROJECT_NAME.fullmatch(owner) else "PACKAGE"  # a path's part reaches a command only as a name
     if "Missing parentheses" in found.group("said") or _PYTHON_2.search(where.code):
         return Lead(
             f"{owner} ({where.short()}) is written for Python 2 and cannot be imported by {running}: install "
