@@ -2612,6 +2612,10 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         (tb("safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooSmall", "safetensors"), "user-code-error:broken_weights_file", "HeaderTooSmall"),
         # TensorFlow's convolution kernels' words for cuDNN not starting
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
+        # load_state_dict's size mismatch: the checkpoint's shape against the built model's, by parameter
+        (tb("RuntimeError: Error(s) in loading state_dict for ResNet:\n\tsize mismatch for fc.weight: copying a param with shape torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([1000, 512]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "fc.weight has shape torch.Size([10, 512]) in the checkpoint and torch.Size([1000, 512]) in the model"),
+        # pip's check after an install, one line for each requirement it broke: all of them named
+        ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nimageio 2.34.0 requires pillow<10.1.0,>=8.3.2, but you have pillow 10.2.0 which is incompatible.\ntorchvision 0.17.1 requires torch==2.2.1, but you have torch 2.1.0 which is incompatible.\n", "resolver-conflict:conflicting_requirements", "torchvision requires torch==2.2.1 (installed: torch 2.1.0)"),
     ],
 )  # fmt: skip
 def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_id: str, word: str) -> None:

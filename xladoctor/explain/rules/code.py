@@ -50,6 +50,14 @@ _SHAPES = re.compile(
 )
 
 
+# torch/nn/modules/module.py (load_state_dict): "size mismatch for fc.weight: copying a param with shape
+# torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([1000, 512])."
+_CHECKPOINT_SIZE = re.compile(
+    r"size mismatch for (?P<name>[\w.]{1,200}): copying a param with shape (?P<saved>(?:torch\.Size)?\([^)\n]{0,80}\)) "
+    r"from checkpoint, the shape in current model is (?P<built>(?:torch\.Size)?\([^)\n]{0,80}\))"
+)
+
+
 # keras/src/layers/input_spec.py: the layer's declared input against what reached it
 _KERAS_LAYER_INPUT = re.compile(
     r"Input \d+ of layer \"?(?P<layer>[\w.]{1,80})\"? is incompatible with the layer: "
@@ -111,6 +119,17 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
             "run them under no_grad instead, which enable_grad can lift."
         )
         params["option"] = "Trainer(inference_mode=False)"
+    checkpoint = _CHECKPOINT_SIZE.search(failure.haystack) if "size mismatch" in said else None
+    if checkpoint is not None:
+        name, saved, built = checkpoint.group("name"), checkpoint.group("saved"), checkpoint.group("built")
+        hint = (
+            f"the checkpoint's weights do not fit the model the code built: {name} has shape {saved} in the "
+            f"checkpoint and {built} in the model. The checkpoint was saved from another model or configuration "
+            "(another variant, size, number of classes or encoder): load the checkpoint made for this model and "
+            "config, or build the model with the config the checkpoint was saved with. load_state_dict(..., "
+            "strict=False) skips missing and unexpected keys, never a size mismatch."
+        )
+        params.update({"parameter": name, "checkpoint": saved, "model": built, "option": "config"})
     if tracing:
         for part in _TRACING.finditer(failure.haystack):
             named = {k.rstrip("2"): v.rstrip(".") for k, v in part.groupdict().items() if v}

@@ -108,10 +108,17 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
 def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
     if found.group("pkg"):
         pkg, req, have = found.group("pkg"), found.group("req"), found.group("have")
+        # pip prints one such line for each requirement the install broke: every one is a pin to settle
+        others = [
+            f"{more.group('pkg')} requires {more.group('req')} (installed: {more.group('have')})"
+            for more in _BROKEN_REQUIREMENT.finditer(failure.haystack)
+            if more.group("pkg") != pkg or more.group("req") != req
+        ]
+        also = f" The install broke these too: {'; '.join(dict.fromkeys(others[:5]))}." if others else ""
         return Lead(
             f"{pkg} requires {req}, but {have} is installed: the environment holds versions that do not fit together "
             f"(pip installed one package without moving the other). Install versions that agree: the {pkg} release "
-            f"made for {have}, or {req}.",
+            f"made for {have}, or {req}.{also}",
             {"package": pkg, "requirement": req, "installed": have},
         )
     if found.group("spec"):
@@ -152,6 +159,14 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
         "package and this Python, or an index without a matching wheel) pin incompatible versions of something." + said,
         {"what": found.group("what") or "", "requirement": because.group("requirement") if because else ""},
     )
+
+
+# pip's resolver, after an install: "torchvision 0.16.0 requires torch==2.1.0, but you have torch 2.2.1 which is
+# incompatible." (pip/_internal/commands/install.py, _warn_about_conflicts), one line for each broken requirement
+_BROKEN_REQUIREMENT = re.compile(
+    r"(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n]{1,120}?), but you(?: have|'ll have| will have) "
+    r"(?P<have>[^\n]{1,120}?) which is incompatible"
+)
 
 
 # conda's PackagesNotFoundError lists what it did not find, one "  - name=version" line each
