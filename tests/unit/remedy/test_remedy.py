@@ -128,3 +128,17 @@ def test_shell_quoting_survives_spaces_and_dollars() -> None:
     assert render_fix(install(("numpy", "<2")), facts) == (
         "'/home/me/my envs/$HOME/bin/python' -m pip install 'numpy<2'",
     )
+
+
+def test_a_pin_of_tensorflow_names_the_tensorflow_build_installed() -> None:
+    # `pip install 'tensorflow<2.16'` beside tensorflow-cpu installs a second copy of the `tensorflow` package
+    cpu_only = _facts("real-tensorflow-cpu-vlog")
+    assert cpu_only.installed("tensorflow") is None and cpu_only.installed("tensorflow-cpu") is not None
+    assert render_fix(install(("tensorflow", "<2.16")), cpu_only)[-1].endswith("install 'tensorflow-cpu<2.16'")
+    # the GPU build asked for by its extra, a fix that removes the CPU build, both installed, no facts: as written
+    assert render_fix(install(("tensorflow[and-cuda]", "<2.16")), cpu_only)[-1].endswith("'tensorflow[and-cuda]<2.16'")
+    swap = render_fix(uninstall("tensorflow-cpu") + install(("tensorflow", "==2.18.0")), cpu_only)
+    assert swap[-1].endswith("install tensorflow==2.18.0")
+    both = _facts("kaggle-tensorflow-and-tensorflow-cpu")
+    assert render_fix(install(("tensorflow", "<2.16")), both)[-1].endswith("install 'tensorflow<2.16'")
+    assert render_fix(install(("tensorflow", "<2.16")), None) == ("python -m pip install 'tensorflow<2.16'",)
