@@ -73,7 +73,7 @@ TARGETS = (
     ),  # fmt: skip
     Target("pytorch-lightning", "1.6", (r"pytorch_lightning/trainer/trainer\.py",), r"Trainer"),
     Target("lightning", "1.8", (r"lightning/pytorch/trainer/trainer\.py",), r"Trainer"),
-    Target("accelerate", "0.20", (r"accelerate/accelerator\.py",), r"Accelerator"),
+    Target("accelerate", "0.12", (r"accelerate/accelerator\.py",), r"Accelerator"),
     Target(
         "peft",
         "0.3",

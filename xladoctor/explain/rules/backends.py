@@ -663,7 +663,13 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
     r"(?P<need>\d{1,2}\.\d)"
     # vLLM's check of a quantization method against the GPU (vllm/config/vllm.py; the model loader before)
     r"|(?:quantization method|quantization) (?P<method>[\w-]{2,40}) is not supported for the current GPU\. Minimum "
-    r"capability: (?P<min>\d{2,3})\. Current capability: (?P<cur>\d{2,3})",
+    r"capability: (?P<min>\d{2,3})\. Current capability: (?P<cur>\d{2,3})"
+    # a library's own words for its floor: Transformer Engine's "Device compute capability 8.9 or higher required
+    # for FP8 execution", transformers' "FP8 quantized models is only supported on GPUs with compute capability >=
+    # 9.0 (e.g H100)"
+    r"|compute capability (?P<floor>\d{1,2}\.\d) or (?:higher|newer|above|greater)"
+    r"|(?:supported|supports?|requires?|needs?|runs?)[^\n]{0,40}? (?:with |of )?(?:a )?compute capability "
+    r"(?:>= ?|≥ ?|of at least |at least )(?P<least>\d{1,2}\.\d)",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
     "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "
     "(FlashAttention-2 needs Ampere or newer); https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py "
@@ -682,6 +688,21 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
             "Use a checkpoint of the model quantized with a method whose minimum this GPU meets (vLLM's list of "
             "quantization methods gives each one's), an unquantized one if it fits, or a GPU it supports.",
             {"method": method, "needs": f"sm_{least}", "arch": f"sm_{current}"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        )
+    if floor := found.group("floor") or found.group("least"):
+        fp8 = "fp8" in failure.haystack.lower()
+        return Lead(
+            f"This needs a GPU of compute capability {floor} or newer (sm_{floor.replace('.', '')}) and this GPU is "
+            "older: "
+            + (
+                "FP8 arithmetic exists only on Ada (8.9) and Hopper (9.0) or newer GPUs. Run in bf16 or fp16, or load "
+                "a checkpoint quantized another way (int8, int4, AWQ/GPTQ), or use a GPU that has FP8."
+                if fp8
+                else "no install changes the hardware. Turn off the option that asks for it, or run on a GPU of that "
+                "generation or newer."
+            ),
+            {"needs": f"sm_{floor.replace('.', '')}", "capability": floor, "feature": "FP8" if fp8 else ""},
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
     if found.group("op"):

@@ -18,6 +18,22 @@ from xladoctor.fix import install
     confidence=0.85,
 )
 def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
+    frame = failure.last_frame
+    if "InternalTorchDynamoError" in found.group(0) and frame is not None and frame.owner not in (None, "torch", "python"):
+        # Dynamo wraps whatever raised while it ran: here another package's code inside torch.compile (a patch of
+        # torch's internals, a backend, a hook), written against the torch internals of another release
+        code = f" `{frame.code.strip()[:120]}`" if frame.code.strip() else ""
+        return Lead(
+            f"{frame.owner}'s code failed inside torch.compile ({frame.short()}{code}): {frame.owner} reaches into "
+            f"torch's internals, and the installed {frame.owner} was written for another torch release than the "
+            f"installed one. Install the {frame.owner} release made for this torch (often the newest, for a new "
+            f"torch), or run without {frame.owner}.",
+            {"package": frame.owner, "where": frame.short(), "function": frame.function},
+            family="api-version-skew",
+            verdict="environment",
+            confidence=0.7,
+            next=(f"python -m pip show torch {frame.owner}",),
+        )
     where = f" ({found.group('file')}:{found.group('line')})" if found.group("file") else ""
     return Lead(
         f"An internal check of PyTorch failed{where}: a bug of PyTorch, not of your install. Search or report it at "
@@ -600,9 +616,15 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
     message = found.group("message") or found.group("faked") or ""
     if found.group("type") == "AssertionError" and failure.carried_by.endswith(COMPILE_WRAPPERS):
         # torch.compile's wrapper carried an assertion of the compiler itself (Inductor's "increase
-        # TRITON_MAX_BLOCK['X'] to 4096"): its own invariant, with or without the frames pasted
+        # TRITON_MAX_BLOCK['X'] to 4096"): its own invariant, with or without the frames pasted; with them, the
+        # pass or lowering whose assertion it is
+        at = ""
+        if frame is not None and frame.owner == "torch":
+            code = f": `{frame.code.strip()[:120]}`" if frame.code.strip() else ""
+            at = f" in {frame.function} ({frame.short()}{code})"
         return Lead(
-            f"An assertion inside torch.compile's compiler failed: {message[:200] or 'AssertionError'}. A limit or "
+            f"An assertion inside torch.compile's compiler failed{at}: "
+            f"{message[:200] or 'AssertionError'}. A limit or "
             "bug of the compiler for this graph, not of your code or install: run that function without "
             "torch.compile (or torch.compiler.disable it), try the nightly, and report it with the assertion "
             f"({TORCH_ISSUES}).",
