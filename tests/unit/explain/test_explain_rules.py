@@ -2615,6 +2615,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # load_state_dict's size mismatch: the checkpoint's shape against the built model's, by parameter
         (tb("RuntimeError: Error(s) in loading state_dict for ResNet:\n\tsize mismatch for fc.weight: copying a param with shape torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([1000, 512]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "fc.weight has shape torch.Size([10, 512]) in the checkpoint and torch.Size([1000, 512]) in the model"),
         # pip's check after an install, one line for each requirement it broke: all of them named
+        # Keras 3's unbuilt model, retold in a sentence of the reporter's
+        ("When training with tensorflow 2.16 an error occurred: the layer MLP has never been called and thus has no defined output.\n", "api-version-skew:keras_3", "keras.Input"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)

@@ -929,7 +929,7 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     r"|(?P<save>Invalid filepath extension for saving\. Please add either a `\.keras` extension)"
     # Keras 3's Operation (keras/src/ops/operation.py): a model is built when first called, so .input/.output of a
     # Sequential made without keras.Input, which Keras 2 built on creation, do not exist yet
-    r"|(?P<unbuilt>The layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))",
+    r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2); "
     "https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py",
