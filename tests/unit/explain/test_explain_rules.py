@@ -27,6 +27,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
+    "accelerator-unavailable:hip_could_not_count_gpus": ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 100: hipErrorNoDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable", "environment", "/dev/kfd"),
     "user-code-error:tensor_left_on_the_cpu": (tb("RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n*** Begin stack trace ***\nInput tensor is not an XLA tensor: torch.FloatTensor", "torch_xla/core"), "user-code-error", "not-environment", "model.to(xm.xla_device())"),
     "version-mismatch:newer_python_type_syntax": ("Traceback (most recent call last):\n  File \"/home/me/run.py\", line 1, in <module>\n    import vllm\n  File \"/usr/lib/python3.8/site-packages/vllm/config.py\", line 52, in ModelConfig\n    tokenizer_mode: list[str] = None\nTypeError: 'type' object is not subscriptable\n", "version-mismatch", "environment", "Python 3.9 or newer"),
     "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
@@ -2617,6 +2619,12 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # pip's check after an install, one line for each requirement it broke: all of them named
         # Keras 3's unbuilt model, retold in a sentence of the reporter's
         ("When training with tensorflow 2.16 an error occurred: the layer MLP has never been called and thus has no defined output.\n", "api-version-skew:keras_3", "keras.Input"),
+        # TensorFlow's cuBLAS handle that found no memory: TensorFlow's memory growth, not PyTorch's allocator
+        ("2018-12-13 21:57:02.545734: E tensorflow/stream_executor/cuda/cuda_blas.cc:464] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED\n2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory:library_alloc_failed", "set_memory_growth"),
+        # Metal's assertion on a bfloat16 input to an MPS graph: the backend's dtype gap
+        ("/AppleInternal/Library/BuildRoots/a1/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphExecutable.mm:2565: failed assertion `Incompatible element type for parameter at index 1, mlir module expected element type f32 but received bf16'\n", "framework-internal-error:metal_assertion", "bfloat16 only from macOS 14"),
+        # the same warning when ROCm finds the GPU but does not support it
+        ("/env/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 101: hipErrorInvalidDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable:hip_could_not_count_gpus", "HSA_OVERRIDE_GFX_VERSION"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)

@@ -313,6 +313,17 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
             verdict="framework-bug",
             family="unsupported-op",
         )
+    if re.search(r"\bbf16\b|bfloat16", what):
+        # MPS graphs take bfloat16 only from macOS 14 on, and not in every op: a bf16 tensor (autocast's dtype, a
+        # checkpoint's) reached one that expects another type
+        return Lead(
+            f"An MPS graph was handed bfloat16 where it takes another type ({what[:160]}): Apple's Metal backend has "
+            "bfloat16 only from macOS 14 (Sonoma) on and not in every operation. Run that step in float16 or "
+            "float32 (torch.autocast(..., dtype=torch.float16), or the model's torch_dtype), or on the CPU.",
+            {"backend": "MPS", "dtype": "bfloat16", "op": what[:160]},
+            verdict="framework-bug",
+            family="unsupported-op",
+        )
     return Lead(
         f"An assertion of Apple's Metal Performance Shaders failed ({what[:160]}): the framework's Metal backend "
         "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "

@@ -369,6 +369,50 @@ def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "accelerator-unavailable",
+    r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)[^\n]{0,300}? Error (?P<code>\d{1,3}): "
+    r"(?P<name>hip\w{3,60})",
+    # torch's ROCm build counting the GPUs (c10/hip, hipified from c10/cuda/CUDAFunctions.cpp's warning) and the
+    # HIP runtime's answer, by its hipError_t name (hip/hip_runtime_api.h)
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp (device_count_impl's warning, "
+    "HIP's in ROCm builds); https://github.com/ROCm/HIP/blob/develop/include/hip/hip_runtime_api.h (hipError_t: "
+    "hipErrorInsufficientDriver 35, hipErrorNoDevice 100, hipErrorInvalidDevice 101)",
+    confidence=0.8,
+)
+def hip_could_not_count_gpus(found: re.Match[str], failure: Failure) -> Lead:
+    code, name = found.group("code"), found.group("name")
+    said = {"code": code, "error": name, "component": "ROCm"}
+    if name == "hipErrorInvalidDevice":
+        return Lead(
+            f"The ROCm runtime found the GPU but cannot use it ({name}, error {code}, when torch counted the GPUs): "
+            "this ROCm release does not support the GPU's architecture (a new RDNA GPU on an older ROCm, a "
+            "consumer GPU ROCm does not list). Install a newer ROCm and a torch built for it, or, for a consumer GPU "
+            "close to a supported one, set HSA_OVERRIDE_GFX_VERSION to that one (e.g. 10.3.0 for RDNA2, 11.0.0 for "
+            "RDNA3): unsupported, at your own risk.",
+            {**said, "variable": "HSA_OVERRIDE_GFX_VERSION"},
+            family="gpu-arch-unsupported",
+            next=("rocminfo | grep -m1 gfx", "python -c 'import torch; print(torch.version.hip)'"),
+        )
+    if name == "hipErrorInsufficientDriver":
+        return Lead(
+            f"The amdgpu kernel driver is older than the ROCm runtime torch brought ({name}, error {code}): update "
+            "the driver (amdgpu-dkms of a ROCm release at least torch's), or install a torch built for an older "
+            "ROCm.",
+            said,
+            family="cuda-driver-too-old",
+            next=("python -c 'import torch; print(torch.version.hip)'", "dmesg | grep -i amdgpu | tail"),
+        )
+    return Lead(
+        f"The ROCm runtime sees no usable GPU ({name}, error {code}, when torch counted the GPUs): this user cannot "
+        "open /dev/kfd and /dev/dri (add it to the render and video groups), a container was started without "
+        "--device=/dev/kfd --device=/dev/dri, HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES hide the GPUs, or the "
+        "amdgpu driver is not loaded.",
+        said,
+        next=("ls -l /dev/kfd /dev/dri", "groups", "rocminfo | head -40"),
+    )
+
+
+@rule(
     "gpu-arch-unsupported",
     r"(?:ptxas|nvcc)[^\n]{0,40}(?:Value 'sm_(?P<arch>\d+a?)' is not defined for option 'gpu-name'|Unsupported gpu "
     r"architecture 'compute_(?P<arch2>\d+a?)')"
@@ -693,10 +737,23 @@ def cudnn_status_version(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.8,
 )
 def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
+    library = found.group(0).split("_")[0]
+    if re.search(r"tensorflow|stream_executor", failure.haystack):
+        # TensorFlow's stream executor creates the handle: TensorFlow's own allocator took the memory at start-up
+        return Lead(
+            f"{library} could not allocate its handle or workspace: the GPU's memory is full. TensorFlow maps nearly "
+            "all of it at start-up, and another process on the GPU may hold the rest: turn on memory growth "
+            "(tf.config.experimental.set_memory_growth(gpu, True), or TF_FORCE_GPU_ALLOW_GROWTH=true) and stop "
+            "what else holds the GPU (nvidia-smi lists it).",
+            {"library": library, "api": "set_memory_growth"},
+            export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
+            verdict="not-environment",
+            next=("nvidia-smi  # the processes that hold GPU memory",),
+        )
     return Lead(
         "A CUDA library could not allocate its workspace: the GPU's memory is full (of this process's tensors, or "
         "another process's).",
-        {"library": found.group(0).split("_")[0]},
+        {"library": library},
         export("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),
     )
 

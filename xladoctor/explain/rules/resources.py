@@ -146,6 +146,31 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
+    r"[Aa]ttempting to perform BLAS operation using StreamExecutor without BLAS support",
+    # stream_executor's BLAS call when cuBLAS never started: cublasCreate fails when the GPU has no memory left for
+    # its handle and workspace (TensorFlow took it all at start-up, or another process holds it)
+    source="https://github.com/tensorflow/tensorflow/blob/v2.10.0/tensorflow/stream_executor/stream.cc (a BLAS call on "
+    "a stream whose executor has no BLAS); https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth; "
+    "https://docs.nvidia.com/cuda/cublas/ (cublasCreate: CUBLAS_STATUS_ALLOC_FAILED)",
+    confidence=0.9,  # over the CUDA-library workspace rule: the TensorFlow line says whose memory advice applies
+)
+def cublas_never_started(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "cuBLAS could not start, so TensorFlow has no BLAS on the GPU: creating its handle needs GPU memory, and "
+        "none was left (TensorFlow maps nearly all of it at start-up, and another process on the GPU, a second "
+        "notebook or a PyTorch job, holds the rest). Turn on memory growth before anything runs on the GPU "
+        "(tf.config.experimental.set_memory_growth(gpu, True), or TF_FORCE_GPU_ALLOW_GROWTH=true), and stop what "
+        "else holds the GPU (nvidia-smi lists it). If the GPU is free and it still fails, the CUDA libraries do not "
+        "match the TensorFlow build.",
+        {"api": "set_memory_growth", "library": "cuBLAS"},
+        export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
+        verdict="not-environment",
+        next=("nvidia-smi  # the processes that hold GPU memory",),
+    )
+
+
+@rule(
+    "out-of-memory",
     r"MPS backend out of memory(?: \(MPS allocated: (?P<alloc>[^,]{1,30}), other allocations: [^,]{1,30}, max allowed: "
     r"(?P<max>[^)]{1,30})\))?"
     # one buffer over what Metal allows a single allocation (the device's maxBufferLength)
