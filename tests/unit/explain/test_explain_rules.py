@@ -2625,6 +2625,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("/AppleInternal/Library/BuildRoots/a1/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphExecutable.mm:2565: failed assertion `Incompatible element type for parameter at index 1, mlir module expected element type f32 but received bf16'\n", "framework-internal-error:metal_assertion", "bfloat16 only from macOS 14"),
         # the same warning when ROCm finds the GPU but does not support it
         ("/env/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 101: hipErrorInvalidDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable:hip_could_not_count_gpus", "HSA_OVERRIDE_GFX_VERSION"),
+        # a keyword refused by a library function the user's line calls under an alias of its import
+        ('Traceback (most recent call last):\n  File "/home/me/blocks.py", line 131, in forward\n    x = attn(q, k, v, scale = self.scale).transpose(1, 2)\nTypeError: scaled_dot_product_attention() got an unexpected keyword argument \'scale\'\n', "api-version-skew:unexpected_keyword", "under the name attn"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)
@@ -2641,3 +2643,10 @@ def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_i
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == rule_id, diagnosis
     assert word in diagnosis.cause, diagnosis.cause
+
+
+def test_a_keyword_refused_by_a_function_called_by_its_own_name_is_not_read_as_an_aliased_library() -> None:
+    # the user's own function, called by the name Python's message gives: their typo or their signature
+    log = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    y = blend(a, b, scale=2)\nTypeError: blend() got an unexpected keyword argument \'scale\'\n'
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or "under the name" not in diagnosis.cause, diagnosis

@@ -494,6 +494,27 @@ def _saved_by_another_release(call: str, name: str, failure: Failure) -> Lead | 
     )
 
 
+def _aliased_callee(call: str, callee: str, name: str, frame: Frame) -> Lead | None:
+    """The user's line passes name= to a function it calls by another name than the one Python's message gives
+    (`attn(q, k, v, scale=s)` refused as scaled_dot_product_attention()): a function imported under an alias
+    (`from torch.nn.functional import scaled_dot_product_attention as attn`), a library's, not one the line defines;
+    its own function or a library's reached through an object is judged as user code."""
+    called = [c for c in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*\(", frame.code) if c not in _NOT_MODULES]
+    if not re.search(rf"\b{re.escape(name)}\s*=", frame.code) or len(called) != 1 or called[0] == callee:
+        return None
+    alias = called[0]
+    return Lead(
+        f"Your code at {frame.short()} calls {callee}() under the name {alias} (an import with `as`) with {name}=, "
+        f"which the installed release of the library that defines {callee} does not take: the code was written for "
+        f"another release of it (a parameter added or removed since). Install the release the code was written for "
+        f"(its requirements file says which), or drop {name}= if it is a typo.",
+        {"call": call, "name": name, "alias": alias, "where": frame.short()},
+        verdict="environment",
+        confidence=0.6,
+        next=("python -m pip list 2>/dev/null",),
+    )
+
+
 def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> Lead | None:
     """A keyword refused where no library's frame made the call: at the user's own line, read as another package's
     release when that line calls the callee through a module path (`faster_whisper.transcribe.TranscriptionOptions(`);
@@ -508,7 +529,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         module = rf"(?P<module>(?:[a-z_]\w*|{_UPPER_ALIASES})(?:\.[a-z_]\w*)*)"
         found = re.search(rf"(?<![\w.]){module}\.{re.escape(callee)}\s*\(", frame.code)
         if found is None:
-            return None  # the user's own function, or a library's reached through an object: judged as user code
+            return _aliased_callee(call, callee, name, frame)
         top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
         distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
         if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in _KNOWN_IMPORTS):
