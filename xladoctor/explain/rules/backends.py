@@ -727,6 +727,29 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "gpu-arch-unsupported",
+    r"Ignoring (?:visible )?gpu device \((?P<device>[^)\n]{0,240})\) with Cuda compute capability (?P<has>\d{1,2}\.\d)\. "
+    r"The minimum required Cuda capability is (?P<needs>\d{1,2}\.\d)",
+    source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_device.cc "
+    "(a visible GPU below the build's minimum compute capability is ignored); "
+    "https://www.tensorflow.org/install/pip#hardware_requirements",
+    confidence=0.85,
+)
+def tensorflow_gpu_below_minimum(found: re.Match[str], failure: Failure) -> Lead:
+    named = re.search(r"name: (?P<name>[^,\n]{1,80})", found.group("device"))
+    gpu = named.group("name").strip() if named else "the GPU"
+    has, needs = found.group("has"), found.group("needs")
+    return Lead(
+        f"TensorFlow ignores {gpu}: its compute capability is {has} and this TensorFlow build needs {needs} or newer, "
+        "so everything runs on the CPU. No setting changes it: use a GPU of that generation or newer, an older "
+        f"TensorFlow release whose minimum is at most {has} (the release notes give each one's), or a build from "
+        "source for this compute capability.",
+        {"gpu": gpu, "capability": has, "needs": needs, "package": "tensorflow"},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+@rule(
+    "gpu-arch-unsupported",
     r"Required aspect (?P<aspect>\w{2,30}) is not supported on the device",
     source="https://github.com/intel/llvm/blob/sycl/sycl/doc/extensions (SYCL device aspects: a kernel that needs "
     "fp64 on an Intel GPU without it); https://pytorch.org/blog/pytorch2-5/ (XPU builds support Intel client GPUs, "

@@ -34,7 +34,10 @@ _SHAPES = re.compile(
     r"|Incompatible shapes|Dimensions must be equal|expected input with shape|is incompatible with the layer"
     r"|ConcretizationTypeError|TracerBoolConversionError|TracerArrayConversionError|TracerIntegerConversionError"
     r"|UnexpectedTracerError|NonConcreteBooleanIndexError|Incompatible shapes for broadcasting"
-    r"|got incompatible shapes for broadcasting|mat1 and mat2 must have the same dtype|view size is not compatible"
+    r"|got incompatible shapes for broadcasting|view size is not compatible"
+    # aten/src/ATen/native/cuda/Blas.cpp and LinearAlgebra.cpp: a matmul's operands of two dtypes (a bf16 model fed
+    # fp16 or fp32, autocast on one side only)
+    r"|(?:expected )?(?:mat1|self) and mat2 (?:must|to) have the same dtype"
     r"|Cannot reshape (?:a )?tensor|cannot reshape array|invalid for input of size|Expected \d+D(?: \(unbatched\))? "
     r"or \d+D \(batched\) input|doesn't match the broadcast shape|Shapes must be 1D sequences of concrete values"
     r"|Placeholder storage has not been allocated on MPS device"
@@ -80,8 +83,15 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     inference = "inference tensor" in said
     tracing = "Tracer" in said or "Concretization" in said or "concrete values" in said
     devices = "same device" in said or "MPS device" in said
+    after = found.string[found.end() : found.end() + 120]
+    dtypes = re.match(r", but got:? (?P<a>[\w:]{1,40})(?: != | and )(?P<b>[\w:]{1,40})", after)
+    pair = f" ({dtypes.group('a')} and {dtypes.group('b')})" if dtypes else ""
     hint = (
-        "a tensor made under torch.inference_mode() was changed in place outside it (or given to autograd): "
+        f"a matrix multiply got operands of two dtypes{pair}: a model's weights in one (bf16, fp16) and its input or "
+        "an added layer in another. Cast one to the other (x.to(model.dtype), or the layer's .to(dtype)), or run the "
+        "step under torch.autocast."
+        if "same dtype" in said
+        else "a tensor made under torch.inference_mode() was changed in place outside it (or given to autograd): "
         "inference tensors are read-only there. Make it outside inference_mode, .clone() it first, or use "
         "torch.no_grad() where the result is used later."
         if inference
