@@ -30,6 +30,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
     "accelerator-unavailable:hip_could_not_count_gpus": ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 100: hipErrorNoDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable", "environment", "/dev/kfd"),
     "gpu-arch-unsupported:tensorflow_gpu_below_minimum": ("2024-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1946] Ignoring visible gpu device (device: 0, name: Tesla K80, pci bus id: 0000:00:04.0, compute capability: 3.7) with Cuda compute capability 3.7. The minimum required Cuda capability is 5.0.\n", "gpu-arch-unsupported", "environment", "Tesla K80"),
+    "module-not-found:optional_speedup_missing": ("/usr/bin/python3 /home/dp/Depth-Anything-V2/test.py\nxFormers not available\nxFormers not available\n", "module-not-found", "environment", "A notice, not an error"),
     "user-code-error:tensor_left_on_the_cpu": (tb("RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n*** Begin stack trace ***\nInput tensor is not an XLA tensor: torch.FloatTensor", "torch_xla/core"), "user-code-error", "not-environment", "model.to(xm.xla_device())"),
     "version-mismatch:newer_python_type_syntax": ("Traceback (most recent call last):\n  File \"/home/me/run.py\", line 1, in <module>\n    import vllm\n  File \"/usr/lib/python3.8/site-packages/vllm/config.py\", line 52, in ModelConfig\n    tokenizer_mode: list[str] = None\nTypeError: 'type' object is not subscriptable\n", "version-mismatch", "environment", "Python 3.9 or newer"),
     "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
@@ -2631,6 +2632,12 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # a matmul's two operands in two dtypes, in torch's two wordings
         (tb("RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::BFloat16 != c10::Half"), "user-code-error:shapes_and_devices", "operands of two dtypes"),
         (tb("RuntimeError: self and mat2 must have the same dtype, but got Half and Char"), "user-code-error:shapes_and_devices", "operands of two dtypes"),
+        # a project's notice that its compiled kernel is missing and it falls back
+        ("Warning, cannot find cuda-compiled version of RoPE2D, using a slow pytorch version instead.\n", "module-not-found:optional_speedup_missing", "RoPE2D"),
+        # a library's quoted name of an optional dependency it needs here
+        (tb("ImportError: 'onnxruntime' must be installed to use 'hbredin/wespeaker-voxceleb-resnet34-LM' embeddings.", "pyannote/audio"), "module-not-found:requires_package", "onnxruntime is not installed"),
+        # the refused keyword quoted without its exception type or a traceback
+        ("load() got an unexpected keyword argument 'backend'\n", "api-version-skew:unexpected_keyword", "another release"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)

@@ -726,6 +726,31 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "module-not-found",
+    # each notice whole, so that only its own words make a line worth reading
+    r"(?P<optional>xFormers not available|xformers not available|xFormers is not available|xformers is not available"
+    r"|flash_attn is not installed|flash-attn is not installed)\b(?![^\n]{0,40}\b(?:error|failed)\b)"
+    r"|annot find cuda-compiled version of (?P<kernel>[\w.-]{2,60}), using a slow",
+    # research code's own notice that an optional accelerated path is missing (DINOv2's "xFormers not available",
+    # CroCo's "cannot find cuda-compiled version of RoPE2D, using a slow pytorch version instead"): it runs on
+    source="https://github.com/facebookresearch/dinov2/blob/main/dinov2/layers/attention.py (XFORMERS_AVAILABLE); "
+    "https://github.com/naver/croco/blob/master/models/pos_embed.py (the RoPE2D fallback)",
+    confidence=0.55,
+)
+def optional_speedup_missing(found: re.Match[str], failure: Failure) -> Lead:
+    what = found.group("optional").split(" ")[0] if found.group("optional") else found.group("kernel")
+    kind = "compiled CUDA kernel" if found.group("kernel") else "optional package"
+    return Lead(
+        f"A notice, not an error: the {kind} {what} is not there, so the program takes its slower fallback and runs "
+        f"on. To have the fast path, install {what} (of the release made for the installed torch and CUDA), or build "
+        "the project's CUDA kernels as its README says; otherwise nothing needs fixing here: look for the real error "
+        "elsewhere in the log.",
+        {"package": what},
+        next=(f"python -m pip show {what}",) if found.group("optional") else (),
+    )
+
+
+@rule(
     "gpu-arch-unsupported",
     r"Ignoring (?:visible )?gpu device \((?P<device>[^)\n]{0,240})\) with Cuda compute capability (?P<has>\d{1,2}\.\d)\. "
     r"The minimum required Cuda capability is (?P<needs>\d{1,2}\.\d)",

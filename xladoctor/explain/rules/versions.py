@@ -400,7 +400,8 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
     r"(?P<call>[\w.]{1,200})\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
     source="https://github.com/python/cpython/blob/main/Python/ceval.c (unexpected keyword argument)",
     confidence=0.6,
-    on="exception",
+    # a line too: the message quoted without its exception type ("load() got an unexpected keyword argument
+    # 'backend'"), which the development part's threads settle as a release question every time
 )
 def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     call, name = found.group("call"), found.group("name")
@@ -992,13 +993,26 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     r"find a working triton installation"
     r"|requires the following packages that were not found in your environment: (?P<pkgs>[\w.-]{2,60})"
     # tokenization_utils_fast.py: a fast tokenizer converted from a slow one, whose converter needs sentencepiece
-    r"|If it's based on (?P<slow>sentencepiece), make sure you have sentencepiece installed",
+    r"|If it's based on (?P<slow>sentencepiece), make sure you have sentencepiece installed"
+    # a library's own words for an optional dependency it needs for this use ("'onnxruntime' must be installed to
+    # use 'hbredin/wespeaker...' embeddings"): the name, quoted, of what to install
+    r"|'(?P<must>[A-Za-z][\w.-]{1,60})' must be installed (?:to|for|in order)",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
     "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code); "
     "src/transformers/tokenization_utils_fast.py ('Cannot instantiate this tokenizer from a slow version')",
     confidence=0.85,
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
+    if must := found.group("must"):
+        # a name a library quoted, which may be a module rather than its distribution's name: said, and checked
+        # with pip rather than installed blindly
+        return Lead(
+            f"A library needs {must} for what it was asked to do, and {must} is not installed in this interpreter "
+            "(an optional dependency its install does not pull in). Install it (of a version the library supports; "
+            f"the library's documentation names the package if {must} is only its module's name).",
+            {"package": must},
+            next=(f"python -m pip show {must}",),
+        )
     package = (
         found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or found.group("slow")
         or "triton"
