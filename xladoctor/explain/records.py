@@ -94,6 +94,9 @@ _APP = re.compile(
     r"|[/\\]stable-diffusion-webui[\w-]{0,40}[/\\]extensions(?:-builtin)?[/\\](?P<extension>[^/\\\n]{1,100})[/\\]"
     r"|[/\\](?P<webui>stable-diffusion-webui[\w-]{0,40})[/\\](?:modules|repositories)[/\\]"
     r"|[/\\](?P<app>ComfyUI)[/\\](?:comfy(?:_extras|_execution|_api)?[/\\]|app[/\\]|(?:execution|nodes|main|server)\.py$)"
+    # a model's own code that transformers downloaded with trust_remote_code=True and imports from its modules cache
+    # (HF_MODULES_CACHE, ~/.cache/huggingface/modules/transformers_modules/<org>/<model>/): the model's authors'
+    r"|[/\\](?P<remote>transformers_modules)[/\\]"
 )
 # Packages whose APIs move between releases: `No module named 'jax.experimental.maps'` is an API that went, and
 # `jax.core.pp_eqn_rules[...]` in another package's module is a use of one that may have.
@@ -205,7 +208,9 @@ def owner_of(path: str) -> str | None:
     if checkout:
         return checkout.group("top")
     app = _APP.search(path)
-    return (app.group("plugin") or app.group("extension") or app.group("webui") or app.group("app")) if app else None
+    if app is None:
+        return None
+    return app.group("plugin") or app.group("extension") or app.group("webui") or app.group("app") or app.group("remote")
 
 
 def _frame(shown: re.Match[str]) -> Frame:

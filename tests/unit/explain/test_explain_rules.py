@@ -2638,6 +2638,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         (tb("ImportError: 'onnxruntime' must be installed to use 'hbredin/wespeaker-voxceleb-resnet34-LM' embeddings.", "pyannote/audio"), "module-not-found:requires_package", "onnxruntime is not installed"),
         # the refused keyword quoted without its exception type or a traceback
         ("load() got an unexpected keyword argument 'backend'\n", "api-version-skew:unexpected_keyword", "another release"),
+        # a model's remote code (trust_remote_code=True) calling an API the installed transformers no longer has
+        ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    out = model.generate(**inputs)\n  File "/root/.cache/huggingface/modules/transformers_modules/microsoft/Phi-3-mini-4k-instruct/modeling_phi3.py", line 1291, in prepare_inputs_for_generation\n    max_cache_length = past_key_values.get_max_length()\nAttributeError: \'DynamicCache\' object has no attribute \'get_max_length\'\n', "api-version-skew:object_has_no_attribute", "without trust_remote_code"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)

@@ -1044,3 +1044,11 @@ def test_a_one_file_module_is_named_as_it_is_imported() -> None:
     diagnosis = _explain(log).diagnosis
     assert diagnosis is not None and diagnosis.params["package"] == "six"
     assert 'python -c "import six"' in diagnosis.cause
+
+
+def test_a_models_remote_code_is_the_models_authors_not_the_users() -> None:
+    # transformers imports trust_remote_code's modules from its modules cache as the package transformers_modules
+    remote = "/root/.cache/huggingface/modules/transformers_modules/microsoft/Phi-3-mini/modeling_phi3.py"
+    assert owner_of(remote) == "transformers_modules"
+    assert owner_of("C:\\Users\\me\\.cache\\huggingface\\modules\\transformers_modules\\x\\y\\m.py") == "transformers_modules"
+    assert owner_of("/home/me/project/modeling_phi3.py") is None

@@ -276,6 +276,21 @@ def _as_written(module: str, name: str, failure: Failure) -> str:
     return ""
 
 
+# transformers imports a model's own code (trust_remote_code=True) as the package transformers_modules
+# (records._APP): its authors wrote it against the transformers of its day
+REMOTE_CODE = "transformers_modules"
+
+
+def _remote_code_note(caller: str | None) -> str:
+    if caller != REMOTE_CODE:
+        return ""
+    return (
+        " That code is the model's own, downloaded with trust_remote_code=True (transformers_modules): install the "
+        "transformers release its model card names, or load the model without trust_remote_code, with transformers' "
+        "own implementation of it where the installed transformers has one."
+    )
+
+
 def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
     caller = failure.library
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
@@ -317,7 +332,7 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         f"{who}uses {what}, which the installed {installed} does not have: it was written for another release of {top} "
         f"(an API that was removed, renamed or not yet added). Install the {top} release it was written for, or a "
         f"{'release of ' + caller if caller and caller not in ('python', top) else 'version of the code'} made for "
-        f"the installed {top}.",
+        f"the installed {top}." + _remote_code_note(caller),
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
@@ -917,7 +932,8 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
         return None  # a value that is None (a file that did not load, a call that returned nothing): no version
     return Lead(
         f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
-        f"makes {found.group('object')} objects does not have: {caller} was written for another release of it.",
+        f"makes {found.group('object')} objects does not have: {caller} was written for another release of it."
+        + _remote_code_note(caller),
         {"object": found.group("object"), "name": found.group("name"), "caller": caller, "package": caller},
         verdict="environment",
     )
