@@ -210,7 +210,7 @@ def owner_of(path: str) -> str | None:
     app = _APP.search(path)
     if app is None:
         return None
-    return app.group("plugin") or app.group("extension") or app.group("webui") or app.group("app") or app.group("remote")
+    return next(app.group(name) for name in ("plugin", "extension", "webui", "app", "remote") if app.group(name))
 
 
 def _frame(shown: re.Match[str]) -> Frame:

@@ -90,11 +90,10 @@ def keep_flavour(pins: Pins, facts: Facts, matrix: Matrix) -> list[str]:
     return notes
 
 
-# TensorFlow's builds published under names of their own (PyPI): one of them installed without `tensorflow` is the
-# build to pin, since `pip install tensorflow<2.16` beside tensorflow-cpu installs a second copy of the same `tensorflow`
-# package over the first (TensorFlow's install guide: "tensorflow-cpu ... the CPU-only package"). tf-nightly's
-# versions are dev builds a release pin does not name, and tensorflow-gpu is an empty shell since 2.12: neither is
-# a name to pin.
+# TensorFlow's builds published under names of their own on PyPI: one of them installed without `tensorflow` is the
+# build to pin, since `pip install 'tensorflow<2.16'` beside tensorflow-cpu installs a second copy of the same
+# `tensorflow` package (both wheels ship it) over the first. tf-nightly's versions are dev builds a release pin does
+# not name, and tensorflow-gpu was withdrawn (its 2.12 release only fails to install): neither is a name to pin.
 TENSORFLOW_BUILDS = ("tensorflow-cpu", "tensorflow-macos", "tensorflow-intel", "tensorflow-cpu-aws")
 
 

@@ -2660,6 +2660,6 @@ def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_i
 
 def test_a_keyword_refused_by_a_function_called_by_its_own_name_is_not_read_as_an_aliased_library() -> None:
     # the user's own function, called by the name Python's message gives: their typo or their signature
-    log = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    y = blend(a, b, scale=2)\nTypeError: blend() got an unexpected keyword argument \'scale\'\n'
+    log = "Traceback (most recent call last):\n  File \"/home/me/train.py\", line 9, in <module>\n    y = blend(a, b, scale=2)\nTypeError: blend() got an unexpected keyword argument 'scale'\n"
     diagnosis = _diagnose(log)
     assert diagnosis is None or "under the name" not in diagnosis.cause, diagnosis

@@ -1050,5 +1050,6 @@ def test_a_models_remote_code_is_the_models_authors_not_the_users() -> None:
     # transformers imports trust_remote_code's modules from its modules cache as the package transformers_modules
     remote = "/root/.cache/huggingface/modules/transformers_modules/microsoft/Phi-3-mini/modeling_phi3.py"
     assert owner_of(remote) == "transformers_modules"
-    assert owner_of("C:\\Users\\me\\.cache\\huggingface\\modules\\transformers_modules\\x\\y\\m.py") == "transformers_modules"
+    windows = "C:\\Users\\me\\.cache\\huggingface\\modules\\transformers_modules\\x\\y\\m.py"
+    assert owner_of(windows) == "transformers_modules"
     assert owner_of("/home/me/project/modeling_phi3.py") is None

@@ -752,8 +752,8 @@ def optional_speedup_missing(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "gpu-arch-unsupported",
-    r"Ignoring (?:visible )?gpu device \((?P<device>[^)\n]{0,240})\) with Cuda compute capability (?P<has>\d{1,2}\.\d)\. "
-    r"The minimum required Cuda capability is (?P<needs>\d{1,2}\.\d)",
+    r"Ignoring (?:visible )?gpu device \((?P<device>[^)\n]{0,240})\) with Cuda compute capability "
+    r"(?P<has>\d{1,2}\.\d)\. The minimum required Cuda capability is (?P<needs>\d{1,2}\.\d)",
     source="https://github.com/tensorflow/tensorflow/blob/master/tensorflow/core/common_runtime/gpu/gpu_device.cc "
     "(a visible GPU below the build's minimum compute capability is ignored); "
     "https://www.tensorflow.org/install/pip#hardware_requirements",
