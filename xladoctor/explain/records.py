@@ -127,6 +127,12 @@ class Frame:
     def user(self) -> bool:
         return self.owner is None
 
+    @property
+    def installed(self) -> bool:
+        """Its owner is a distribution pip knows (its file under site-packages, or a framework's source checkout):
+        not an application's plug-in folder or a model's remote code, whose names no fix may hand to pip."""
+        return is_distribution_file(self.file)
+
     def short(self) -> str:
         return f"{self.file}:{self.line}"
 
@@ -232,6 +238,12 @@ def frame_at(text: str) -> Frame | None:
 def is_exception_line(text: str) -> bool:
     """`text` is an exception's own line (`ImportError: ...`), named like an error as Python prints it."""
     return _exception_line(clean(text).strip(), False) is not None
+
+
+def is_distribution_file(path: str) -> bool:
+    """The file belongs to a distribution pip installs (site-packages, or a framework's source checkout), so its
+    owner's name may be handed to pip; an application's plug-in or a model's remote code may not."""
+    return installed_package(path) is not None or _CHECKOUT.search(path) is not None
 
 
 def installed_package(path: str) -> str | None:

@@ -667,8 +667,9 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
     # a library's own words for its floor: Transformer Engine's "Device compute capability 8.9 or higher required
     # for FP8 execution", transformers' "FP8 quantized models is only supported on GPUs with compute capability >=
     # 9.0 (e.g H100)"
-    r"|compute capability (?P<floor>\d{1,2}\.\d) or (?:higher|newer|above|greater)"
-    r"|(?:supported|supports?|requires?|needs?|runs?)[^\n]{0,40}? (?:with |of )?(?:a )?compute capability "
+    # (a refusal's words only: "Detected ... compute capability 8.0 or higher; enabling TF32" is no failure)
+    r"|compute capability (?P<floor>\d{1,2}\.\d) or (?:higher|newer|above|greater)(?: is)? required"
+    r"|(?:only supported|only runs|requires|required|needs)[^\n;]{0,40}? (?:with |of )?(?:a )?compute capability "
     r"(?:>= ?|≥ ?|of at least |at least )(?P<least>\d{1,2}\.\d)",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
     "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "

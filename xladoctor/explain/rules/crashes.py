@@ -9,6 +9,10 @@ from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES,
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
 
+# torch's own dependencies (its wheel's Requires-Dist): their frames inside Dynamo are torch's use of them
+_TORCH_DEPENDENCIES = ("sympy", "mpmath", "numpy", "networkx", "triton", "filelock", "jinja2", "fsspec",
+                       "typing_extensions", "setuptools")  # fmt: skip
+
 
 @rule(
     "framework-internal-error",
@@ -19,8 +23,8 @@ from xladoctor.fix import install
 )
 def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
     frame = failure.last_frame
-    elsewhere = frame is not None and frame.owner not in (None, "torch", "python")
-    if "InternalTorchDynamoError" in found.group(0) and frame is not None and elsewhere:
+    elsewhere = frame is not None and frame.owner not in (None, "torch", "python", *_TORCH_DEPENDENCIES)
+    if "InternalTorchDynamoError" in found.group(0) and frame is not None and elsewhere and frame.installed:
         # Dynamo wraps whatever raised while it ran: here another package's code inside torch.compile (a patch of
         # torch's internals, a backend, a hook), written against the torch internals of another release
         code = f" `{frame.code.strip()[:120]}`" if frame.code.strip() else ""

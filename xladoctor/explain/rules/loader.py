@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure, owner_of
+from xladoctor.explain.records import Failure, is_distribution_file, owner_of
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
@@ -435,7 +435,7 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
             "owner": owner or "",
         },
         install((package, ""), reinstall=True, no_deps=True)
-        if package and package not in ("python", "torch")
+        if package and package not in ("python", "torch") and library and is_distribution_file(library)
         else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
     )
@@ -726,13 +726,15 @@ def ctypes_could_not_load(found: re.Match[str], failure: Failure) -> Lead | None
         return None
     package = next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python", "torch")), None)
     package = package or next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python")), None)
+    installable = bool(package) and package not in ("python", "torch")
+    installable = installable and any(f.owner == package and f.installed for f in failure.frames)
     who = package or "A package"
     return Lead(
         f"{who} could not load its compiled library through ctypes ({(found.group('message') or '').strip()[:120]}): "
         "the file, or a library it depends on, is missing, or it was built for another version of the library it "
         f"links (torch). Reinstall {package or 'the package'} from the same index and for the same release as torch.",
         {"package": package or "", "loader": "ctypes.CDLL"},
-        install((package, ""), reinstall=True) if package and package not in ("python", "torch") else None,
+        install((package or "", ""), reinstall=True) if installable else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|audio|vision'",),
     )
 

@@ -291,6 +291,12 @@ def _remote_code_note(caller: str | None) -> str:
     )
 
 
+def _installed_caller(failure: Failure) -> bool:
+    """The raising frame's owner is a distribution pip knows, so `pip show` may name it."""
+    frame = failure.last_frame
+    return frame is not None and frame.owner not in (None, "python") and frame.installed
+
+
 def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
     caller = failure.library
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
@@ -336,7 +342,7 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
-        next=(f"python -m pip show {top} {caller or ''}".strip(),),
+        next=(f"python -m pip show {top} {caller if _installed_caller(failure) else ''}".strip(),),
     )
 
 
@@ -510,11 +516,19 @@ def _saved_by_another_release(call: str, name: str, failure: Failure) -> Lead | 
     )
 
 
+# A function's own name as Python's message gives it (lower case, not a dunder), and the callables a user's classes
+# define themselves (an nn.Module's forward, a Keras layer's call): refused keywords there are the user's own.
+_PLAIN_FUNCTION = re.compile(r"[a-z][a-z0-9_]*")
+_OWN_CALLABLES = frozenset({"forward", "call", "step", "training_step", "validation_step", "predict", "run", "main"})
+
+
 def _aliased_callee(call: str, callee: str, name: str, frame: Frame) -> Lead | None:
     """The user's line passes name= to a function it calls by another name than the one Python's message gives
     (`attn(q, k, v, scale=s)` refused as scaled_dot_product_attention()): a function imported under an alias
     (`from torch.nn.functional import scaled_dot_product_attention as attn`), a library's, not one the line defines;
     its own function or a library's reached through an object is judged as user code."""
+    if "." in call or not _PLAIN_FUNCTION.fullmatch(callee) or callee in _OWN_CALLABLES:
+        return None  # a class's constructor, a method, a module's forward(): what the user's own classes define
     called = [c for c in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\s*\(", frame.code) if c not in _NOT_MODULES]
     if not re.search(rf"\b{re.escape(name)}\s*=", frame.code) or len(called) != 1 or called[0] == callee:
         return None
@@ -561,6 +575,8 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         )
     if failure.frames:
         return None
+    if failure.kind == "line" and (call.rsplit(".", 1)[-1] in _OWN_CALLABLES or call.endswith("__")):
+        return None  # quoted without a traceback, forward() or __init__() is as likely the user's own class
     package = _callee_package(call)
     whose = package or f"the library that defines {call}"
     return Lead(
@@ -904,7 +920,8 @@ def api_removed(found: re.Match[str], failure: Failure) -> Lead:
 def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
     """A library saying in its own words that an API left in a given release: the code calling it is older."""
     what, version = found.group("what"), found.group("version")
-    library = failure.library if failure.library not in (None, "python") else None
+    frame = failure.last_frame
+    library = failure.library if failure.library not in (None, "python") and frame and frame.installed else None
     whose = library or "the library that says so"
     return Lead(
         f"{whose} says {what} was removed in its release {version}: the code that uses it was written for an older "
@@ -1704,6 +1721,8 @@ def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead |
     if frame is None or frame.owner in (None, "python") or not _NATIVE_CALL.search(frame.code):
         return None  # an unpacking of the user's own, or of a value that no compiled module returned
     package = frame.owner
+    if not frame.installed:
+        return None  # an application's or a model's own folder: not a distribution to reinstall
     got = f", got {found.group('got')}" if found.group("got") else ""
     return Lead(
         f"{package}'s Python code unpacks {found.group('expected')} values from its compiled module "
