@@ -28,9 +28,9 @@ def tb(line: str, pkg: str | None = None) -> str:
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
     "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
-    "accelerator-unavailable:hip_could_not_count_gpus": ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 100: hipErrorNoDevice (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable", "environment", "/dev/kfd"),
+    "accelerator-unavailable:hip_could_not_count_gpus": ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 3: hipErrorNotInitialized (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable", "environment", "/dev/kfd"),
     "gpu-arch-unsupported:tensorflow_gpu_below_minimum": ("2024-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1946] Ignoring visible gpu device (device: 0, name: Tesla K80, pci bus id: 0000:00:04.0, compute capability: 3.7) with Cuda compute capability 3.7. The minimum required Cuda capability is 5.0.\n", "gpu-arch-unsupported", "environment", "Tesla K80"),
-    "module-not-found:optional_speedup_missing": ("/usr/bin/python3 /home/dp/Depth-Anything-V2/test.py\nxFormers not available\nxFormers not available\n", "module-not-found", "environment", "A notice, not an error"),
+    "module-not-found:optional_speedup_missing": ("/usr/bin/python3 /home/dp/Depth-Anything-V2/test.py\nxFormers not available\nxFormers not available\n", "module-not-found", "unknown", "A notice, not an error"),
     "user-code-error:tensor_left_on_the_cpu": (tb("RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n*** Begin stack trace ***\nInput tensor is not an XLA tensor: torch.FloatTensor", "torch_xla/core"), "user-code-error", "not-environment", "model.to(xm.xla_device())"),
     "version-mismatch:newer_python_type_syntax": ("Traceback (most recent call last):\n  File \"/home/me/run.py\", line 1, in <module>\n    import vllm\n  File \"/usr/lib/python3.8/site-packages/vllm/config.py\", line 52, in ModelConfig\n    tokenizer_mode: list[str] = None\nTypeError: 'type' object is not subscriptable\n", "version-mismatch", "environment", "Python 3.9 or newer"),
     "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
@@ -2618,7 +2618,6 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         (tb("tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above. [Op:Conv2D]", "tensorflow/python/eager"), "cuda-library-mismatch:cudnn_did_not_start", "TF_FORCE_GPU_ALLOW_GROWTH"),
         # load_state_dict's size mismatch: the checkpoint's shape against the built model's, by parameter
         (tb("RuntimeError: Error(s) in loading state_dict for ResNet:\n\tsize mismatch for fc.weight: copying a param with shape torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([1000, 512]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "fc.weight has shape torch.Size([10, 512]) in the checkpoint and torch.Size([1000, 512]) in the model"),
-        # pip's check after an install, one line for each requirement it broke: all of them named
         # Keras 3's unbuilt model, retold in a sentence of the reporter's
         ("When training with tensorflow 2.16 an error occurred: the layer MLP has never been called and thus has no defined output.\n", "api-version-skew:keras_3", "keras.Input"),
         # TensorFlow's cuBLAS handle that found no memory: TensorFlow's memory growth, not PyTorch's allocator
@@ -2640,6 +2639,21 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("load() got an unexpected keyword argument 'backend'\n", "api-version-skew:unexpected_keyword", "another release"),
         # a model's remote code (trust_remote_code=True) calling an API the installed transformers no longer has
         ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    out = model.generate(**inputs)\n  File "/root/.cache/huggingface/modules/transformers_modules/microsoft/Phi-3-mini-4k-instruct/modeling_phi3.py", line 1291, in prepare_inputs_for_generation\n    max_cache_length = past_key_values.get_max_length()\nAttributeError: \'DynamicCache\' object has no attribute \'get_max_length\'\n', "api-version-skew:object_has_no_attribute", "without trust_remote_code"),
+        # HIP's runtime older than its kernel driver wants, when torch counts the GPUs
+        ("/env/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 35: hipErrorInsufficientDriver (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable:hip_could_not_count_gpus", "amdgpu kernel driver is older"),
+        # the same, no ROCm device usable at all: permissions, a container's devices
+        ("/env/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 3: hipErrorNotInitialized (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable:hip_could_not_count_gpus", "/dev/kfd"),
+        # cuBLAS without memory under JAX: JAX's preallocation, not TensorFlow's memory growth
+        ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory:cublas_never_started", "XLA_PYTHON_CLIENT_PREALLOCATE"),
+        ("2024-01-01 10:00:00.000 E external/xla/xla/stream_executor/cuda/cuda_blas.cc:190] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to initialize BLAS support\n", "out-of-memory:library_alloc_failed", "XLA_PYTHON_CLIENT_PREALLOCATE"),
+        # a quoted name that is a program, not a package; a module's name that is not its distribution's
+        (tb("ImportError: 'ffmpeg' must be installed to decode mp3", "audiolib"), "module-not-found:requires_package", "system program, not a Python package"),
+        (tb("ImportError: 'cv2' must be installed to read video", "imglib"), "module-not-found:requires_package", "Install opencv-python"),
+        # many parameters of another size, a classifier's among them: the count, and transformers' way for a new head
+        (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).\n\tsize mismatch for classifier.bias: copying a param with shape torch.Size([10]) from checkpoint, the shape in current model is torch.Size([2]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "(and 1 more parameter)"),
+        (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "ignore_mismatched_sizes=True"),
+        # a library's "X is not installed. Please pip install Y": Y is what to install
+        (tb("ImportError: flash_attn is not installed. Please pip install flash-attn", "transformers/utils"), "module-not-found:requires_package", "flash-attn"),
         # accelerate's Accelerator as read from its wheels back to 0.12: logging_dir= went in 0.20 (project_dir=)
         (tb("TypeError: Accelerator.__init__() got an unexpected keyword argument 'logging_dir'"), "api-version-skew:constructor_parameter_history", "accelerate<0.20"),
         # a library's own words for a compute-capability floor (Transformer Engine, transformers' FP8 loader)
@@ -2649,6 +2663,7 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ('Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    model(x)\n  File "/env/lib/python3.10/site-packages/torch/_dynamo/output_graph.py", line 1071, in compile_and_call_fx_graph\n    graph_code_log.debug("%s", lazy_format_graph_code(name, gm))\n  File "/env/lib/python3.10/site-packages/depyf/explain/patched_lazy_format_graph_code.py", line 34, in patched_lazy_format_graph_code\n    fn.__code__ = scope[fn.__name__].__code__\ntorch._dynamo.exc.InternalTorchDynamoError: _lazy_forward\n', "framework-internal-error:torch_internal_assert", "the installed depyf was written for another torch release"),
         # Inductor's own assertion, carried by BackendCompilerFailed, named by the pass that holds it
         ('Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    f(x)\n  File "/env/lib/python3.11/site-packages/torch/_inductor/fx_passes/post_grad.py", line 653, in reinplace_scatters\n    assert node.args[0].op == "placeholder"\ntorch._dynamo.exc.BackendCompilerFailed: backend=\'inductor\' raised:\nAssertionError:\n', "framework-internal-error:broken_internal_invariant", "failed in reinplace_scatters (/env/lib/python3.11/site-packages/torch/_inductor/fx_passes/post_grad.py:653"),
+        # pip's check after an install, one line for each requirement it broke: all of them named
         ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nimageio 2.34.0 requires pillow<10.1.0,>=8.3.2, but you have pillow 10.2.0 which is incompatible.\ntorchvision 0.17.1 requires torch==2.2.1, but you have torch 2.1.0 which is incompatible.\n", "resolver-conflict:conflicting_requirements", "torchvision requires torch==2.2.1 (installed: torch 2.1.0)"),
     ],
 )  # fmt: skip
@@ -2663,3 +2678,61 @@ def test_a_keyword_refused_by_a_function_called_by_its_own_name_is_not_read_as_a
     log = "Traceback (most recent call last):\n  File \"/home/me/train.py\", line 9, in <module>\n    y = blend(a, b, scale=2)\nTypeError: blend() got an unexpected keyword argument 'scale'\n"
     diagnosis = _diagnose(log)
     assert diagnosis is None or "under the name" not in diagnosis.cause, diagnosis
+
+
+_USERS_OWN_KEYWORD_LOGS = [
+    # a class of the user's, refused in its constructor (Python 3.9's words, and 3.10's with the class named)
+    'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    ds = MyDataset(root, augment=True)\nTypeError: __init__() got an unexpected keyword argument \'augment\'\n',
+    'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    ds = SegDataset(root, augment=True)\nTypeError: BaseDataset.__init__() got an unexpected keyword argument \'augment\'\n',
+    # a module of the user's, called through __call__ into forward()
+    'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    out = net(x, labels=y)\nTypeError: forward() got an unexpected keyword argument \'labels\'\n',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("log", _USERS_OWN_KEYWORD_LOGS, ids=["constructor", "base-constructor", "forward"])
+def test_a_keyword_refused_by_the_users_own_class_is_not_an_aliased_library(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.verdict != "environment", diagnosis
+
+
+def test_a_compute_capability_said_without_a_refusal_is_no_gpu_verdict() -> None:
+    log = "Detected GPU NVIDIA A100 with compute capability 8.0 or higher; enabling TF32\n" + tb(
+        "IndexError: list index out of range"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family != "gpu-arch-unsupported", diagnosis
+
+
+def test_a_models_remote_code_is_never_handed_to_pip() -> None:
+    # transformers_modules is no distribution: a fix naming it would install whatever squats the name on PyPI
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 4, in <module>\n    main()\n'
+        '  File "/root/.cache/huggingface/modules/transformers_modules/x/y/modeling.py", line 10, in f\n'
+        "    raise ValueError(msg)\nValueError: `use_old_cache` has been removed in v2.0.0\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None
+    assert not any("transformers_modules" in command for command in (*diagnosis.remediation, *diagnosis.next))
+
+
+def test_dynamo_running_torchs_own_dependency_is_still_torchs_error() -> None:
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    out = f(x)\n'
+        '  File "/env/lib/python3.11/site-packages/torch/_dynamo/output_graph.py", line 1071, in c\n    s = simplify(e)\n'
+        '  File "/env/lib/python3.11/site-packages/sympy/simplify/simplify.py", line 600, in simplify\n'
+        "    expr = sympify(expr)\ntorch._dynamo.exc.InternalTorchDynamoError: RecursionError\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "framework-internal-error", diagnosis
+
+
+def test_metal_expecting_bfloat16_and_given_float32_is_not_the_bfloat16_gap() -> None:
+    log = "MPSGraphExecutable.mm:2565: failed assertion `Incompatible element type for parameter at index 1, mlir module expected element type bf16 but received f32'\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "bfloat16 only from macOS 14" not in diagnosis.cause, diagnosis
+
+
+def test_the_notice_of_a_missing_optional_package_is_not_read_in_an_exception() -> None:
+    log = tb("RuntimeError: xFormers is not available, but memory_efficient_attention was requested")
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "module-not-found:optional_speedup_missing", diagnosis

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.records import Failure
-from xladoctor.fix import Fix
+from xladoctor.fix import Fix, export
 
 VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
 # What decides a GPU-generation question (bf16 needs 8.0, fp8e4nv 8.9): the GPU's compute capability, as torch reads it.
@@ -104,6 +104,24 @@ ATEN = "https://github.com/pytorch/pytorch/tree/main/aten/src/ATen (the checks t
 JAX_ERRORS = "https://docs.jax.dev/en/latest/errors.html"
 TORCH_ISSUES = "https://github.com/pytorch/pytorch/issues"
 JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
+
+
+# XLA's stream executor is JAX's as much as TensorFlow's: these say the log is JAX's
+JAX_WORDS = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|JaxRuntimeError")
+
+
+def jax_library_memory(library: str) -> Lead:
+    """A CUDA library that found no GPU memory for its handle under JAX, which preallocates most of the GPU."""
+    return Lead(
+        f"{library} could not allocate its handle or workspace: the GPU's memory is taken. JAX preallocates 75% of it "
+        "at start-up, and another process on the GPU may hold the rest: set XLA_PYTHON_CLIENT_PREALLOCATE=false (or "
+        "a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) before JAX starts, and stop what else holds the GPU (nvidia-smi "
+        "lists it).",
+        {"library": library, "variable": "XLA_PYTHON_CLIENT_PREALLOCATE"},
+        export("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
+        verdict="not-environment",
+        next=("nvidia-smi  # the processes that hold GPU memory",),
+    )
 
 
 # Sizes as the frameworks print them: binary units (torch's "39.59 GiB", XLA's "400.00GiB"), or bytes

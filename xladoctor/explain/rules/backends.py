@@ -730,24 +730,38 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
     "module-not-found",
     # each notice whole, so that only its own words make a line worth reading
     r"(?P<optional>xFormers not available|xformers not available|xFormers is not available|xformers is not available"
-    r"|flash_attn is not installed|flash-attn is not installed)\b(?![^\n]{0,40}\b(?:error|failed)\b)"
+    r"|flash_attn is not installed|flash-attn is not installed)"
+    r"\b(?![^\n]{0,80}\b(?i:error|failed|requested|required)\b)"
     r"|annot find cuda-compiled version of (?P<kernel>[\w.-]{2,60}), using a slow",
     # research code's own notice that an optional accelerated path is missing (DINOv2's "xFormers not available",
     # CroCo's "cannot find cuda-compiled version of RoPE2D, using a slow pytorch version instead"): it runs on
     source="https://github.com/facebookresearch/dinov2/blob/main/dinov2/layers/attention.py (XFORMERS_AVAILABLE); "
     "https://github.com/naver/croco/blob/master/models/pos_embed.py (the RoPE2D fallback)",
     confidence=0.55,
+    on="line",  # raised as an exception ("ImportError: flash_attn is not installed"), it is the failure itself
 )
 def optional_speedup_missing(found: re.Match[str], failure: Failure) -> Lead:
-    what = found.group("optional").split(" ")[0] if found.group("optional") else found.group("kernel")
-    kind = "compiled CUDA kernel" if found.group("kernel") else "optional package"
+    if found.group("kernel"):
+        kernel = found.group("kernel")
+        how = (
+            f"the compiled CUDA kernel for {kernel} was not built, so the program takes its slower fallback and runs "
+            "on. To have the fast path, build the project's CUDA extension as its README says"
+        )
+        said: dict[str, str] = {"kernel": kernel}
+        check: tuple[str, ...] = ()
+    else:
+        package = found.group("optional").split(" ")[0]
+        how = (
+            f"the optional package {package} is not installed, so the program takes its slower fallback and runs on. "
+            f"To have the fast path, install {package} of the release made for the installed torch and CUDA"
+        )
+        said, check = {"package": package}, (f"python -m pip show {package}",)
     return Lead(
-        f"A notice, not an error: the {kind} {what} is not there, so the program takes its slower fallback and runs "
-        f"on. To have the fast path, install {what} (of the release made for the installed torch and CUDA), or build "
-        "the project's CUDA kernels as its README says; otherwise nothing needs fixing here: look for the real error "
-        "elsewhere in the log.",
-        {"package": what},
-        next=(f"python -m pip show {what}",) if found.group("optional") else (),
+        f"A notice, not an error: {how}; otherwise nothing needs fixing here: look for the real error elsewhere in "
+        "the log.",
+        said,
+        verdict="unknown",
+        next=check,
     )
 
 

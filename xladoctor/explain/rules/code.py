@@ -132,12 +132,21 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     checkpoint = _CHECKPOINT_SIZE.search(failure.haystack) if "size mismatch" in said else None
     if checkpoint is not None:
         name, saved, built = checkpoint.group("name"), checkpoint.group("saved"), checkpoint.group("built")
+        more = len(_CHECKPOINT_SIZE.findall(failure.haystack)) - 1
+        others = f" (and {more} more parameter{'s' if more > 1 else ''})" if more > 0 else ""
+        # transformers' from_pretrained takes ignore_mismatched_sizes=True (a new head over a pretrained body)
+        head = (
+            " When only the head differs on purpose (another number of labels), from_pretrained(..., "
+            "ignore_mismatched_sizes=True) loads the rest and initialises it anew."
+            if "ignore_mismatched_sizes" in failure.haystack or re.search(r"classifier|\bhead\b|\bfc\.", name)
+            else ""
+        )
         hint = (
             f"the checkpoint's weights do not fit the model the code built: {name} has shape {saved} in the "
-            f"checkpoint and {built} in the model. The checkpoint was saved from another model or configuration "
-            "(another variant, size, number of classes or encoder): load the checkpoint made for this model and "
-            "config, or build the model with the config the checkpoint was saved with. load_state_dict(..., "
-            "strict=False) skips missing and unexpected keys, never a size mismatch."
+            f"checkpoint and {built} in the model{others}. The checkpoint was saved from another model or "
+            "configuration (another variant, size, number of classes or encoder): load the checkpoint made for this "
+            "model and config, or build the model with the config the checkpoint was saved with. "
+            f"load_state_dict(..., strict=False) skips missing and unexpected keys, never a size mismatch.{head}"
         )
         params.update({"parameter": name, "checkpoint": saved, "model": built, "option": "config"})
     if tracing:

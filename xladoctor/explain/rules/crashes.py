@@ -318,7 +318,9 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
             verdict="framework-bug",
             family="unsupported-op",
         )
-    if re.search(r"\bbf16\b|bfloat16", what):
+    received = re.search(r"received (?:element type )?(?:bf16|bfloat16)\b", what)
+    expects = re.search(r"expected (?:element type )?(?:bf16|bfloat16)\b", what)
+    if received or (re.search(r"\bbf16\b|bfloat16", what) and not expects):
         # MPS graphs take bfloat16 only from macOS 14 on, and not in every op: a bf16 tensor (autocast's dtype, a
         # checkpoint's) reached one that expects another type
         return Lead(

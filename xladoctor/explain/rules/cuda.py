@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, JAX_WORDS, Lead, jax_library_memory, rule
 from xladoctor.fix import export, install, shell, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
 
@@ -738,7 +738,9 @@ def cudnn_status_version(found: re.Match[str], failure: Failure) -> Lead:
 )
 def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group(0).split("_")[0]
-    if re.search(r"tensorflow|stream_executor", failure.haystack):
+    if JAX_WORDS.search(failure.haystack):
+        return jax_library_memory(library)
+    if "tensorflow" in failure.haystack:
         # TensorFlow's stream executor creates the handle: TensorFlow's own allocator took the memory at start-up
         return Lead(
             f"{library} could not allocate its handle or workspace: the GPU's memory is full. TensorFlow maps nearly "

@@ -114,7 +114,7 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
             for more in _BROKEN_REQUIREMENT.finditer(failure.haystack)
             if more.group("pkg") != pkg or more.group("req") != req
         ]
-        also = f" The install broke these too: {'; '.join(dict.fromkeys(others[:5]))}." if others else ""
+        also = f" pip also reports: {'; '.join(dict.fromkeys(others[:5]))}." if others else ""
         return Lead(
             f"{pkg} requires {req}, but {have} is installed: the environment holds versions that do not fit together "
             f"(pip installed one package without moving the other). Install versions that agree: the {pkg} release "

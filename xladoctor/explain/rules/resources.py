@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule, size_in_bytes
+from xladoctor.explain.rules import JAX_WORDS, Lead, jax_library_memory, rule, size_in_bytes
 from xladoctor.fix import Fix, export
 
 ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp"
@@ -155,6 +155,8 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.9,  # over the CUDA-library workspace rule: the TensorFlow line says whose memory advice applies
 )
 def cublas_never_started(found: re.Match[str], failure: Failure) -> Lead:
+    if JAX_WORDS.search(failure.haystack):
+        return jax_library_memory("cuBLAS")
     return Lead(
         "cuBLAS could not start, so TensorFlow has no BLAS on the GPU: creating its handle needs GPU memory, and "
         "none was left (TensorFlow maps nearly all of it at start-up, and another process on the GPU, a second "

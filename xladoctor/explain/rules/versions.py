@@ -281,13 +281,15 @@ def _as_written(module: str, name: str, failure: Failure) -> str:
 REMOTE_CODE = "transformers_modules"
 
 
-def _remote_code_note(caller: str | None) -> str:
+def _remote_code_note(caller: str | None, package: str = "") -> str:
+    """What to do when the code that uses a missing API is a model's own (`package`: whose API it is, when known)."""
     if caller != REMOTE_CODE:
         return ""
+    whose = package or "the library it calls"
     return (
-        " That code is the model's own, downloaded with trust_remote_code=True (transformers_modules): install the "
-        "transformers release its model card names, or load the model without trust_remote_code, with transformers' "
-        "own implementation of it where the installed transformers has one."
+        " That code is the model's own, downloaded with trust_remote_code=True (transformers_modules), not a package "
+        f"to install: install the {whose} release its model card names, or load the model without "
+        "trust_remote_code, with transformers' own implementation of it where the installed transformers has one."
     )
 
 
@@ -338,7 +340,7 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         f"{who}uses {what}, which the installed {installed} does not have: it was written for another release of {top} "
         f"(an API that was removed, renamed or not yet added). Install the {top} release it was written for, or a "
         f"{'release of ' + caller if caller and caller not in ('python', top) else 'version of the code'} made for "
-        f"the installed {top}." + _remote_code_note(caller),
+        f"the installed {top}." + _remote_code_note(caller, top),
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
@@ -1018,6 +1020,13 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# Programs a library runs as a subprocess, installed by the system's package manager, not by pip
+_SYSTEM_PROGRAMS = frozenset({
+    "ffmpeg", "ffprobe", "sox", "git", "git-lfs", "java", "nvcc", "espeak", "espeak-ng", "tesseract", "graphviz", "dot",
+    "gcc", "g++", "make", "node", "npm", "rustc", "cargo",
+})  # fmt: skip
+
+
 @rule(
     "module-not-found",
     r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
@@ -1029,7 +1038,9 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
     r"|If it's based on (?P<slow>sentencepiece), make sure you have sentencepiece installed"
     # a library's own words for an optional dependency it needs for this use ("'onnxruntime' must be installed to
     # use 'hbredin/wespeaker...' embeddings"): the name, quoted, of what to install
-    r"|'(?P<must>[A-Za-z][\w.-]{1,60})' must be installed (?:to|for|in order)",
+    r"|'(?P<must>[A-Za-z][\w.-]{1,60})' must be installed (?:to|for|in order)"
+    # "flash_attn is not installed. Please pip install flash-attn": the library's own words, with the package to get
+    r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
     "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code); "
     "src/transformers/tokenization_utils_fast.py ('Cannot instantiate this tokenizer from a slow version')",
@@ -1037,18 +1048,30 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
 )
 def requires_package(found: re.Match[str], failure: Failure) -> Lead:
     if must := found.group("must"):
-        # a name a library quoted, which may be a module rather than its distribution's name: said, and checked
-        # with pip rather than installed blindly
+        if must.lower() in _SYSTEM_PROGRAMS:
+            return Lead(
+                f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
+                f"not a Python package (the pip package of that name is not it). Install it with the system's "
+                f"package manager (apt, dnf, brew) or conda (conda install -c conda-forge {must.lower()}).",
+                {"program": must},
+                verdict="environment",
+                confidence=0.7,
+                next=(f"which {must.lower()}",),
+            )
+        # a name a library quoted may be its module's rather than its distribution's (cv2 is opencv-python): said,
+        # and checked with pip rather than installed blindly
+        distribution = DISTRIBUTION_OF.get(must, must)
         return Lead(
             f"A library needs {must} for what it was asked to do, and {must} is not installed in this interpreter "
-            "(an optional dependency its install does not pull in). Install it (of a version the library supports; "
-            f"the library's documentation names the package if {must} is only its module's name).",
-            {"package": must},
-            next=(f"python -m pip show {must}",),
+            f"(an optional dependency its install does not pull in). Install {distribution} (of a version the "
+            "library supports; its documentation names the package if this is only a module's name).",
+            {"package": distribution},
+            confidence=0.7,
+            next=(f"python -m pip show {distribution}",),
         )
     package = (
-        found.group("pip") or found.group("pkg") or found.group("pkg2") or found.group("pkgs") or found.group("slow")
-        or "triton"
+        found.group("pip") or found.group("asked") or found.group("pkg") or found.group("pkg2") or found.group("pkgs")
+        or found.group("slow") or "triton"
     )  # fmt: skip
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
     if spec is not None or found.group("upgrade") or "latest version" in found.group(0):
