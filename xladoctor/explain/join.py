@@ -92,6 +92,14 @@ def _arch_verdict(capability: str | None, cubins: set[int], ptx: set[int]) -> st
     return f" torch has no code this {arch} GPU runs: install a torch build whose list holds it."
 
 
+def _against_the_floor(floor: str, gpu: Gpu) -> str:
+    """This machine's GPU against the compute capability an error says it needs."""
+    here = f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability})"
+    if gpu.compute_capability is None or _series(str(gpu.compute_capability)) < _series(floor):
+        return f"{here}, below the {floor} the error asks for: the error fits this machine."
+    return f"{here}, which meets the {floor} the error asks for: the log came from another machine."
+
+
 def _larger_than_the_gpu(allocation: str, capacity: str, gpus: Sequence[Gpu]) -> list[str]:
     """One allocation larger than the whole GPU: no allocator setting makes it fit (torch and XLA print binary
     units: GiB, and XLA's "400.00GiB"). The GPU is the log's own when it says its capacity (torch names the GPU it
@@ -221,6 +229,10 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
                 "interpreter (another venv or conda env), or a file of yours shadows the module."
             )
             contradicted = True
+    elif family == "gpu-arch-unsupported" and params.get("floor") and facts.system is not None and facts.system.gpus:
+        # a floor of compute capability the error names (a library's, TensorFlow's build's): this GPU against it
+        said.append(_against_the_floor(str(params["floor"]), facts.system.gpus[0]))
+        contradicted = said[-1].endswith("another machine.")
     elif family == "gpu-arch-unsupported" and facts.system is not None and facts.system.gpus:
         gpu = facts.system.gpus[0]
         torch = facts.installed("torch")
@@ -235,7 +247,13 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         said.extend(larger)
         if larger:  # the allocator's settings cannot make it fit: their fix would only mislead
             return Joined(tuple(said), contradicted, Fix())
-    elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
+    elif (
+        family in ("cuda-driver-too-old", "accelerator-unavailable")
+        and facts.system is not None
+        and (
+            params.get("component") != "ROCm"  # an AMD GPU's runtime: the NVIDIA summary says nothing of it
+        )
+    ):
         nvidia = facts.system.nvidia
         driver = nvidia.driver_version if nvidia is not None else None
         cuda = torch_cuda(facts)

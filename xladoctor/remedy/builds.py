@@ -19,7 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from xladoctor.facts.model import Facts
-from xladoctor.fix import Install, Step, Uninstall
+from xladoctor.fix import Install, Step
 from xladoctor.matrix import Matrix
 from xladoctor.remedy.pins import Pins
 
@@ -90,34 +90,12 @@ def keep_flavour(pins: Pins, facts: Facts, matrix: Matrix) -> list[str]:
     return notes
 
 
-# TensorFlow's builds published under names of their own on PyPI: one of them installed without `tensorflow` is the
-# build to pin, since `pip install 'tensorflow<2.16'` beside tensorflow-cpu installs a second copy of the same
-# `tensorflow` package (both wheels ship it) over the first. tf-nightly's versions are dev builds a release pin does
-# not name, and tensorflow-gpu was withdrawn (its 2.12 release only fails to install): neither is a name to pin.
-TENSORFLOW_BUILDS = ("tensorflow-cpu", "tensorflow-macos", "tensorflow-intel", "tensorflow-cpu-aws")
-
-
-def _build_name(name: str, facts: Facts | None) -> str:
-    """The name of the TensorFlow build installed when a step names `tensorflow` and that build is another."""
-    if facts is None or name.lower() != "tensorflow" or facts.installed("tensorflow") is not None:
-        return name  # tensorflow[and-cuda] asks for the GPU build: never a CPU build's name
-    others = [build for build in TENSORFLOW_BUILDS if facts.installed(build) is not None]
-    return others[0] if len(others) == 1 else name
-
-
 def flavoured_steps(steps: Iterable[Step], facts: Facts | None, matrix: Matrix) -> list[Step]:
-    """A finding's own steps with the same labels its plan gets, so its commands and the plan agree; an install of
-    `tensorflow` names the TensorFlow build installed (tensorflow-cpu), unless the fix itself removes that build."""
-    steps = list(steps)
-    removed = {_key(n) for step in steps if isinstance(step, Uninstall) for n in step.packages}
+    """A finding's own steps with the same labels its plan gets, so its commands and the plan agree."""
     out: list[Step] = []
     for step in steps:
         if isinstance(step, Install) and not step.index_url:
-            keep_names = bool(removed & set(TENSORFLOW_BUILDS))
-            packages = tuple(
-                (n if keep_names else _build_name(n, facts), flavoured(_key(n), s, facts, matrix)[0])
-                for n, s in step.packages
-            )
+            packages = tuple((n, flavoured(_key(n), s, facts, matrix)[0]) for n, s in step.packages)
             step = replace(step, packages=packages)
         out.append(step)
     return out

@@ -81,6 +81,7 @@ class Target:
         self.python = facts.interpreter if facts is not None else "python"
         self.prefix = facts.python.prefix if facts is not None and facts.python is not None else ""
         self.managed = self.installer.externally_managed
+        self.tensorflow = _tensorflow_build(facts) if self.installer.kind != "conda" else None
 
     def pip(self) -> str:
         """How this interpreter's pip is started: `PY -m pip`; for a system-managed Python, the new venv's."""
@@ -89,10 +90,37 @@ class Target:
         return f"{shlex.quote(self.python)} -m pip"
 
 
+# tensorflow-cpu, TensorFlow's CPU-only build on PyPI, ships the same `tensorflow` package as `tensorflow`: where it is
+# installed and `tensorflow` is not, a pin of `tensorflow` would put a second copy over the first, so the pin names
+# tensorflow-cpu (released beside each tensorflow). Other builds (tensorflow-macos, tf-nightly) stopped or number
+# their releases otherwise, and conda packages TensorFlow its own way: their pins are left as written.
+_TENSORFLOW_CPU = "tensorflow-cpu"
+
+
+def _tensorflow_build(facts: Facts | None) -> str | None:
+    if facts is None or facts.installed("tensorflow") is not None or facts.installed(_TENSORFLOW_CPU) is None:
+        return None
+    return _TENSORFLOW_CPU
+
+
+def _named_for_the_build(steps: list[Step], build: str | None) -> list[Step]:
+    """`tensorflow` pins renamed to the installed build's name, unless the fix itself removes that build; a pin
+    with extras (tensorflow[and-cuda]) asks for the GPU build and keeps its name."""
+    if build is None or any(isinstance(s, Uninstall) and build in map(package_key, s.packages) for s in steps):
+        return steps
+    return [
+        replace(s, packages=tuple((build if n.lower() == "tensorflow" else n, v) for n, v in s.packages))
+        if isinstance(s, Install)
+        else s
+        for s in steps
+    ]
+
+
 def for_target(steps: Iterable[Step], target: Target) -> list[Step]:
     """The steps as they apply to this interpreter: on a system-managed Python (PEP 668) pip installs go into a new
-    venv, created first, and nothing is uninstalled from the system's Python (the venv starts empty)."""
-    steps = list(steps)
+    venv, created first, and nothing is uninstalled from the system's Python (the venv starts empty); a pin of
+    tensorflow names the TensorFlow build installed (_named_for_the_build)."""
+    steps = _named_for_the_build(list(steps), target.tensorflow)
     if not target.managed or not any(isinstance(s, (Install, Uninstall)) for s in steps):
         return steps
     venv = Shell(

@@ -1053,3 +1053,29 @@ def test_a_models_remote_code_is_the_models_authors_not_the_users() -> None:
     windows = "C:\\Users\\me\\.cache\\huggingface\\modules\\transformers_modules\\x\\y\\m.py"
     assert owner_of(windows) == "transformers_modules"
     assert owner_of("/home/me/project/modeling_phi3.py") is None
+
+
+def test_a_compute_capability_floor_is_checked_against_this_machines_gpu() -> None:
+    log = "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.\n"
+    fits = _explain(log, "colab-t4").diagnosis
+    assert not fits.contradicted and "below the 8.9 the error asks for" in fits.joined[0], fits.joined
+    other = _explain(log, "gpu-h100-healthy").diagnosis
+    assert other.contradicted and "meets the 8.9" in other.joined[0], other.joined
+    # TensorFlow's own minimum, read the same way, and never joined with torch's architectures
+    ignored = (
+        "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1946] Ignoring visible gpu device (device: 0, name: Tesla "
+        "T4, pci bus id: 0000:00:04.0, compute capability: 7.5) with Cuda compute capability 7.5. The minimum "
+        "required Cuda capability is 8.0.\n"
+    )
+    tf = _explain(ignored, "colab-t4").diagnosis
+    assert tf.family == "gpu-arch-unsupported" and not any("torch" in said for said in tf.joined), tf.joined
+
+
+def test_an_amd_runtime_is_not_joined_with_the_nvidia_summary() -> None:
+    log = (
+        "/env/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount()."
+        " Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error "
+        "35: hipErrorInsufficientDriver (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n"
+    )
+    diagnosis = _explain(log, "colab-t4").diagnosis
+    assert diagnosis.family == "cuda-driver-too-old" and not any("NVIDIA" in said for said in diagnosis.joined)

@@ -703,7 +703,7 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
                 else "no install changes the hardware. Turn off the option that asks for it, or run on a GPU of that "
                 "generation or newer."
             ),
-            {"needs": f"sm_{floor.replace('.', '')}", "capability": floor, "feature": "FP8" if fp8 else ""},
+            {"needs": f"sm_{floor.replace('.', '')}", "floor": floor, "feature": "FP8" if fp8 else ""},
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
     if found.group("op"):
@@ -783,7 +783,7 @@ def tensorflow_gpu_below_minimum(found: re.Match[str], failure: Failure) -> Lead
         "so everything runs on the CPU. No setting changes it: use a GPU of that generation or newer, an older "
         f"TensorFlow release whose minimum is at most {has} (the release notes give each one's), or a build from "
         "source for this compute capability.",
-        {"gpu": gpu, "capability": has, "needs": needs, "package": "tensorflow"},
+        {"gpu": gpu, "capability": has, "floor": needs, "package": "tensorflow"},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
 
