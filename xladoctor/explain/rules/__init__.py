@@ -110,15 +110,35 @@ JAX_ISSUES = "https://github.com/jax-ml/jax/issues"
 JAX_WORDS = re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError|JaxRuntimeError")
 
 
-def jax_library_memory(library: str) -> Lead:
-    """A CUDA library that found no GPU memory for its handle under JAX, which preallocates most of the GPU."""
+def memory_framework(haystack: str) -> str | None:
+    """Whose allocator took the GPU's memory, by the log's words: 'jax', 'tensorflow', or None for another."""
+    return "jax" if JAX_WORDS.search(haystack) else "tensorflow" if "tensorflow" in haystack else None
+
+
+def library_memory_taken(library: str, framework: str) -> Lead:
+    """A CUDA library (cuBLAS, cuDNN) that found no GPU memory for its handle, under the framework whose allocator
+    took it at start-up (`framework`: memory_framework's 'jax' or 'tensorflow')."""
+    if framework == "jax":
+        how = (
+            "JAX preallocates 75% of it at start-up, and another process on the GPU may hold the rest: set "
+            "XLA_PYTHON_CLIENT_PREALLOCATE=false (or a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) before JAX starts"
+        )
+        said = {"library": library, "variable": "XLA_PYTHON_CLIENT_PREALLOCATE"}
+        fix = export("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    else:
+        how = (
+            "TensorFlow maps nearly all of it at start-up, and another process on the GPU (a second notebook, a "
+            "PyTorch job) may hold the rest: turn on memory growth before anything runs on the GPU "
+            "(tf.config.experimental.set_memory_growth(gpu, True), or TF_FORCE_GPU_ALLOW_GROWTH=true)"
+        )
+        said = {"library": library, "api": "set_memory_growth"}
+        fix = export("TF_FORCE_GPU_ALLOW_GROWTH", "true")
     return Lead(
-        f"{library} could not allocate its handle or workspace: the GPU's memory is taken. JAX preallocates 75% of it "
-        "at start-up, and another process on the GPU may hold the rest: set XLA_PYTHON_CLIENT_PREALLOCATE=false (or "
-        "a smaller XLA_PYTHON_CLIENT_MEM_FRACTION) before JAX starts, and stop what else holds the GPU (nvidia-smi "
-        "lists it).",
-        {"library": library, "variable": "XLA_PYTHON_CLIENT_PREALLOCATE"},
-        export("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
+        f"{library} could not allocate its handle or workspace: the GPU's memory is taken. {how}, and stop what else "
+        "holds the GPU (nvidia-smi lists it). If the GPU is free and it still fails, the CUDA libraries do not match "
+        "the framework's build.",
+        said,
+        fix,
         verdict="not-environment",
         next=("nvidia-smi  # the processes that hold GPU memory",),
     )

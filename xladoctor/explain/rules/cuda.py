@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, JAX_WORDS, Lead, jax_library_memory, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, library_memory_taken, memory_framework, rule
 from xladoctor.fix import export, install, shell, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
 
@@ -738,20 +738,8 @@ def cudnn_status_version(found: re.Match[str], failure: Failure) -> Lead:
 )
 def library_alloc_failed(found: re.Match[str], failure: Failure) -> Lead:
     library = found.group(0).split("_")[0]
-    if JAX_WORDS.search(failure.haystack):
-        return jax_library_memory(library)
-    if "tensorflow" in failure.haystack:
-        # TensorFlow's stream executor creates the handle: TensorFlow's own allocator took the memory at start-up
-        return Lead(
-            f"{library} could not allocate its handle or workspace: the GPU's memory is full. TensorFlow maps nearly "
-            "all of it at start-up, and another process on the GPU may hold the rest: turn on memory growth "
-            "(tf.config.experimental.set_memory_growth(gpu, True), or TF_FORCE_GPU_ALLOW_GROWTH=true) and stop "
-            "what else holds the GPU (nvidia-smi lists it).",
-            {"library": library, "api": "set_memory_growth"},
-            export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
-            verdict="not-environment",
-            next=("nvidia-smi  # the processes that hold GPU memory",),
-        )
+    if framework := memory_framework(failure.haystack):
+        return library_memory_taken(library, framework)
     return Lead(
         "A CUDA library could not allocate its workspace: the GPU's memory is full (of this process's tensors, or "
         "another process's).",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import JAX_WORDS, Lead, jax_library_memory, rule, size_in_bytes
+from xladoctor.explain.rules import Lead, library_memory_taken, memory_framework, rule, size_in_bytes
 from xladoctor.fix import Fix, export
 
 ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAllocator.cpp"
@@ -155,20 +155,8 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.9,  # over the CUDA-library workspace rule: the TensorFlow line says whose memory advice applies
 )
 def cublas_never_started(found: re.Match[str], failure: Failure) -> Lead:
-    if JAX_WORDS.search(failure.haystack):
-        return jax_library_memory("cuBLAS")
-    return Lead(
-        "cuBLAS could not start, so TensorFlow has no BLAS on the GPU: creating its handle needs GPU memory, and "
-        "none was left (TensorFlow maps nearly all of it at start-up, and another process on the GPU, a second "
-        "notebook or a PyTorch job, holds the rest). Turn on memory growth before anything runs on the GPU "
-        "(tf.config.experimental.set_memory_growth(gpu, True), or TF_FORCE_GPU_ALLOW_GROWTH=true), and stop what "
-        "else holds the GPU (nvidia-smi lists it). If the GPU is free and it still fails, the CUDA libraries do not "
-        "match the TensorFlow build.",
-        {"api": "set_memory_growth", "library": "cuBLAS"},
-        export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
-        verdict="not-environment",
-        next=("nvidia-smi  # the processes that hold GPU memory",),
-    )
+    # stream_executor is XLA's: a line without the framework's name reads as TensorFlow's, where the words began
+    return library_memory_taken("cuBLAS", memory_framework(failure.haystack) or "tensorflow")
 
 
 @rule(
