@@ -92,10 +92,15 @@ def _arch_verdict(capability: str | None, cubins: set[int], ptx: set[int]) -> st
     return f" torch has no code this {arch} GPU runs: install a torch build whose list holds it."
 
 
+def _meets(floor: str, gpu: Gpu) -> bool:
+    """The GPU has at least the compute capability an error says it needs."""
+    return gpu.compute_capability is not None and _series(str(gpu.compute_capability)) >= _series(floor)
+
+
 def _against_the_floor(floor: str, gpu: Gpu) -> str:
     """This machine's GPU against the compute capability an error says it needs."""
     here = f"This machine's GPU is {gpu.name} (compute capability {gpu.compute_capability})"
-    if gpu.compute_capability is None or _series(str(gpu.compute_capability)) < _series(floor):
+    if not _meets(floor, gpu):
         return f"{here}, below the {floor} the error asks for: the error fits this machine."
     return f"{here}, which meets the {floor} the error asks for: the log came from another machine."
 
@@ -231,8 +236,9 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
             contradicted = True
     elif family == "gpu-arch-unsupported" and params.get("floor") and facts.system is not None and facts.system.gpus:
         # a floor of compute capability the error names (a library's, TensorFlow's build's): this GPU against it
-        said.append(_against_the_floor(str(params["floor"]), facts.system.gpus[0]))
-        contradicted = said[-1].endswith("another machine.")
+        floor, gpu = str(params["floor"]), facts.system.gpus[0]
+        said.append(_against_the_floor(floor, gpu))
+        contradicted = _meets(floor, gpu)
     elif family == "gpu-arch-unsupported" and facts.system is not None and facts.system.gpus:
         gpu = facts.system.gpus[0]
         torch = facts.installed("torch")
@@ -247,13 +253,9 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         said.extend(larger)
         if larger:  # the allocator's settings cannot make it fit: their fix would only mislead
             return Joined(tuple(said), contradicted, Fix())
-    elif (
-        family in ("cuda-driver-too-old", "accelerator-unavailable")
-        and facts.system is not None
-        and (
-            params.get("component") != "ROCm"  # an AMD GPU's runtime: the NVIDIA summary says nothing of it
-        )
-    ):
+    elif family in ("cuda-driver-too-old", "accelerator-unavailable") and facts.system is not None:
+        if params.get("component") == "ROCm":  # an AMD GPU's runtime: the NVIDIA summary says nothing of it
+            return Joined(tuple(said), contradicted, fix)
         nvidia = facts.system.nvidia
         driver = nvidia.driver_version if nvidia is not None else None
         cuda = torch_cuda(facts)

@@ -175,6 +175,12 @@ class Failure:
         return frame.owner if frame is not None else None
 
     @property
+    def installed_library(self) -> str | None:
+        """`library`, when pip knows it (Frame.installed): the only owner a fix or a `pip show` may name."""
+        frame = self.last_frame
+        return frame.owner if frame is not None and frame.owner not in (None, "python") and frame.installed else None
+
+    @property
     def packages(self) -> tuple[str, ...]:
         """The packages its frames pass through, outermost first, each once; "your code" for the user's frames and
         none for the standard library's: whose code called whose down to the raise (the candidates for what to

@@ -129,10 +129,10 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
             "run them under no_grad instead, which enable_grad can lift."
         )
         params["option"] = "Trainer(inference_mode=False)"
-    checkpoint = _CHECKPOINT_SIZE.search(failure.haystack) if "size mismatch" in said else None
-    if checkpoint is not None:
-        name, saved, built = checkpoint.group("name"), checkpoint.group("saved"), checkpoint.group("built")
-        more = len(_CHECKPOINT_SIZE.findall(failure.haystack)) - 1
+    sizes = list(_CHECKPOINT_SIZE.finditer(failure.haystack)) if "size mismatch" in said else []
+    if sizes:
+        name, saved, built = sizes[0].group("name"), sizes[0].group("saved"), sizes[0].group("built")
+        more = len(sizes) - 1
         others = f" (and {more} more parameter{'s' if more > 1 else ''})" if more > 0 else ""
         # transformers' from_pretrained takes ignore_mismatched_sizes=True (a new head over a pretrained body)
         head = (

@@ -531,11 +531,8 @@ def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
         (m for m in _HUB_REPO_URL.finditer(failure.haystack) if m.group("repo").split("/")[0] not in _HUB_PAGES), None
     )
     repo = named.group("repo").removesuffix(".git").rstrip(".") if named else ""
-    kind = (
-        {"datasets": " --repo-type dataset", "spaces": " --repo-type space"}.get(named.group("kind") or "", "")
-        if (named)
-        else ""
-    )
+    repo_types = {"datasets": " --repo-type dataset", "spaces": " --repo-type space"}
+    kind = repo_types.get(named.group("kind") or "", "") if named else ""
     plain = repo if repo and _REPO_ID.fullmatch(repo) else "OWNER/MODEL"
     whoami = "hf auth whoami  # the account this machine's token belongs to (huggingface-cli whoami before 0.34)"
     if found.group("limit"):

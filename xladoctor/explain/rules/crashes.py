@@ -23,8 +23,8 @@ _TORCH_DEPENDENCIES = ("sympy", "mpmath", "numpy", "networkx", "triton", "filelo
 )
 def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
     frame = failure.last_frame
-    elsewhere = frame is not None and frame.owner not in (None, "torch", "python", *_TORCH_DEPENDENCIES)
-    if "InternalTorchDynamoError" in found.group(0) and frame is not None and elsewhere and frame.installed:
+    elsewhere = failure.installed_library not in (None, "torch", *_TORCH_DEPENDENCIES)
+    if "InternalTorchDynamoError" in found.group(0) and frame is not None and elsewhere:
         # Dynamo wraps whatever raised while it ran: here another package's code inside torch.compile (a patch of
         # torch's internals, a backend, a hook), written against the torch internals of another release
         code = f" `{frame.code.strip()[:120]}`" if frame.code.strip() else ""

@@ -92,16 +92,23 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# pip's resolver, after an install: "torchvision 0.16.0 requires torch==2.1.0, but you have torch 2.2.1 which is
+# incompatible." (pip/_internal/commands/install.py, _warn_about_conflicts), one line for each broken requirement
+_BROKEN_REQUIREMENT = re.compile(
+    r"(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n]{1,120}?), but you(?: have|'ll have| will have) "
+    r"(?P<have>[^\n]{1,120}?) which is incompatible"
+)
+
+
 @rule(
     "resolver-conflict",
     r"ResolutionImpossible|Cannot install (?P<what>[^`]{1,800}?) because these package versions have conflicting"
     r"|No solution found when resolving dependencies|UnsatisfiableError|PackagesNotFoundError"
     r"|Could not solve for environment specs|SolverProblemError|version solving failed"
-    r"|(?:your|the) (?:project's )?requirements are unsatisfiable"
-    r"|(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n]{1,120}?), but you(?: have|'ll have| will have) "
-    r"(?P<have>[^\n]{1,120}?) which is incompatible"
+    r"|(?:your|the) (?:project's )?requirements are unsatisfiable|"
+    + _BROKEN_REQUIREMENT.pattern
     # conda: a package the channel has, but not built for this platform (a CUDA sub-package of another release)
-    r"|InvalidSpec: The package \"(?P<spec>[^\"\n]{1,160})\" is not available for the specified platform",
+    + r"|InvalidSpec: The package \"(?P<spec>[^\"\n]{1,160})\" is not available for the specified platform",
     source=PIP_RESOLVER,
     confidence=0.85,
 )
@@ -159,14 +166,6 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
         "package and this Python, or an index without a matching wheel) pin incompatible versions of something." + said,
         {"what": found.group("what") or "", "requirement": because.group("requirement") if because else ""},
     )
-
-
-# pip's resolver, after an install: "torchvision 0.16.0 requires torch==2.1.0, but you have torch 2.2.1 which is
-# incompatible." (pip/_internal/commands/install.py, _warn_about_conflicts), one line for each broken requirement
-_BROKEN_REQUIREMENT = re.compile(
-    r"(?P<pkg>[\w.-]{1,80}) [\w.+!-]{1,40} requires (?P<req>[^\n]{1,120}?), but you(?: have|'ll have| will have) "
-    r"(?P<have>[^\n]{1,120}?) which is incompatible"
-)
 
 
 # conda's PackagesNotFoundError lists what it did not find, one "  - name=version" line each

@@ -726,8 +726,7 @@ def ctypes_could_not_load(found: re.Match[str], failure: Failure) -> Lead | None
         return None
     package = next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python", "torch")), None)
     package = package or next((f.owner for f in reversed(failure.frames) if f.owner not in (None, "python")), None)
-    installable = bool(package) and package not in ("python", "torch")
-    installable = installable and any(f.owner == package and f.installed for f in failure.frames)
+    installable = package != "torch" and any(f.owner == package and f.installed for f in failure.frames)
     who = package or "A package"
     return Lead(
         f"{who} could not load its compiled library through ctypes ({(found.group('message') or '').strip()[:120]}): "

@@ -293,12 +293,6 @@ def _remote_code_note(caller: str | None, package: str = "") -> str:
     )
 
 
-def _installed_caller(failure: Failure) -> bool:
-    """The raising frame's owner is a distribution pip knows, so `pip show` may name it."""
-    frame = failure.last_frame
-    return frame is not None and frame.owner not in (None, "python") and frame.installed
-
-
 def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
     caller = failure.library
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
@@ -344,7 +338,7 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
-        next=(f"python -m pip show {top} {caller if _installed_caller(failure) else ''}".strip(),),
+        next=(f"python -m pip show {top} {failure.installed_library or ''}".strip(),),
     )
 
 
@@ -922,8 +916,7 @@ def api_removed(found: re.Match[str], failure: Failure) -> Lead:
 def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
     """A library saying in its own words that an API left in a given release: the code calling it is older."""
     what, version = found.group("what"), found.group("version")
-    frame = failure.last_frame
-    library = failure.library if failure.library not in (None, "python") and frame and frame.installed else None
+    library = failure.installed_library
     whose = library or "the library that says so"
     return Lead(
         f"{whose} says {what} was removed in its release {version}: the code that uses it was written for an older "
