@@ -851,6 +851,22 @@ def test_a_jax_tracer_error_names_the_call_and_parameter_the_value_reached() -> 
     assert "call jnp.linspace, parameter num" in diagnosis.cause
 
 
+def test_a_jax_branch_on_a_traced_value_names_the_statement_and_a_function_cut_after_at() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 12, in <module>\n'
+        "    step(x, 3)\n"
+        '  File "/home/me/train.py", line 7, in step\n'
+        "    if max_steps == 1:\n"
+        "jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[].\n"
+        "The error occurred while tracing the function step at \n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.verdict == "not-environment"
+    assert "function step" in diagnosis.cause
+    assert "`if max_steps == 1:` (/home/me/train.py:7)" in diagnosis.cause
+
+
 def test_a_broken_compiler_invariant_quotes_the_assertion_that_failed() -> None:
     log = (
         TB

@@ -11,12 +11,15 @@ from xladoctor.fix import export
 
 # JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
 _TRACING = re.compile(
-    r"while tracing the function (?P<function>[\w.<>]{1,120}) at (?P<where>\S{1,300})"
+    # a pasted log often stops after "at": the function's name is still worth saying
+    r"while tracing the function (?P<function>[\w.<>]{1,120})(?: at (?P<where>\S{1,300}))?"
     r"|depends on the value of the argument (?P<argument>[\w.\[\]'\"]{1,120})"
     r"|It arose in the (?P<call>[\w.]{1,120}) argument '(?P<parameter>\w{1,60})'"
     r"|'(?P<parameter2>\w{1,60})' argument of (?P<call2>jnp\.\w{1,60})"
     r"|The problem arose with the `(?P<conversion>\w{1,60})` function"
 )
+
+_BRANCH = re.compile(r"\s*(?:if|elif|while|assert)\b")
 
 
 _SHAPES = re.compile(
@@ -158,6 +161,11 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         ]
         if traced:
             hint += f" The traced value: {', '.join(traced)}."
+        # the statement that asked for a concrete value, when the traceback printed it (`if max_steps == 1:`)
+        branch = next((f for f in reversed(failure.frames) if _BRANCH.match(f.code)), None)
+        if branch is not None and "TracerArrayConversionError" not in said:
+            hint += f" The branch: `{branch.code.strip()}` ({branch.short()})."
+            params["branch"] = branch.code.strip()
     return Lead(yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
 
 
