@@ -27,6 +27,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "gpu-arch-unsupported:tensorrt_unknown_sm": ("[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)\n", "gpu-arch-unsupported", "environment", "compute capability 8.9"),
+    "bad-configuration:engine_built_for_another_world_size": ("AssertionError: Engine world size (2) != Runtime world size (1)\n", "bad-configuration", "environment", "mpirun -n 2"),
     "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
     "accelerator-unavailable:hip_could_not_count_gpus": ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling NumHipDevices() that might have already set an error? Error 3: hipErrorNotInitialized (Triggered internally at ../c10/hip/HIPFunctions.cpp:110.)\n", "accelerator-unavailable", "environment", "/dev/kfd"),
     "gpu-arch-unsupported:tensorflow_gpu_below_minimum": ("2024-01-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1946] Ignoring visible gpu device (device: 0, name: Tesla K80, pci bus id: 0000:00:04.0, compute capability: 3.7) with Cuda compute capability 3.7. The minimum required Cuda capability is 5.0.\n", "gpu-arch-unsupported", "environment", "Tesla K80"),
@@ -865,6 +867,40 @@ def test_a_jax_branch_on_a_traced_value_names_the_statement_and_a_function_cut_a
     assert diagnosis is not None and diagnosis.verdict == "not-environment"
     assert "function step" in diagnosis.cause
     assert "`if max_steps == 1:` (/home/me/train.py:7)" in diagnosis.cause
+
+
+def test_a_cpu_only_xformers_is_its_build_not_the_gpu_s_age() -> None:
+    # every kernel of an xformers built without CUDA is refused, the capability among the reasons: the build decides
+    log = (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+        "     query       : shape=(1, 2, 1, 40) (torch.float32)\n"
+        "`flshattF@0.0.0` is not supported because:\n"
+        "    xFormers wasn't build with CUDA support\n"
+        "    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "version-mismatch:xformers_for_another_torch", diagnosis
+
+
+def test_pytorch_s_own_test_suite_needs_expecttest_installed() -> None:
+    # run from PyTorch's test folder, expecttest is a requirement of the run: install it, no regression of torch
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/src/pytorch/test/test_nn.py", line 12, in <module>\n'
+        "    from torch.testing._internal.common_utils import run_tests\n"
+        '  File "/src/pytorch/torch/testing/_internal/common_utils.py", line 60, in <module>\n'
+        "    import expecttest\n"
+        "ModuleNotFoundError: No module named 'expecttest'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "module-not-found", diagnosis
+    assert diagnosis.verdict == "environment" and "regression" not in diagnosis.cause
+
+
+def test_a_dotted_name_of_the_user_s_project_is_not_read_as_a_compiled_library() -> None:
+    log = "'models.yolo.Model' object has no attribute 'fuse_layers'\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:object_has_no_attribute", diagnosis
 
 
 def test_a_broken_compiler_invariant_quotes_the_assertion_that_failed() -> None:
@@ -2681,6 +2717,22 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ('Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    f(x)\n  File "/env/lib/python3.11/site-packages/torch/_inductor/fx_passes/post_grad.py", line 653, in reinplace_scatters\n    assert node.args[0].op == "placeholder"\ntorch._dynamo.exc.BackendCompilerFailed: backend=\'inductor\' raised:\nAssertionError:\n', "framework-internal-error:broken_internal_invariant", "failed in reinplace_scatters (/env/lib/python3.11/site-packages/torch/_inductor/fx_passes/post_grad.py:653"),
         # pip's check after an install, one line for each requirement it broke: all of them named
         ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nimageio 2.34.0 requires pillow<10.1.0,>=8.3.2, but you have pillow 10.2.0 which is incompatible.\ntorchvision 0.17.1 requires torch==2.2.1, but you have torch 2.1.0 which is incompatible.\n", "resolver-conflict:conflicting_requirements", "torchvision requires torch==2.2.1 (installed: torch 2.1.0)"),
+        # xformers' dispatcher: a kernel that stops at an older architecture than the GPU's (too new), named
+        ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n     query       : shape=(2, 4096, 8, 40) (torch.float16)\n     p           : 0.0\n`fa3F@0.0.0` is not supported because:\n    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)\n`cutlassF-pt` is not supported because:\n    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)\n", "gpu-arch-unsupported:gpu_too_old", "xformers' attention kernels (fa3F, cutlassF-pt) were built for (up to 9.0)"),
+        # its older wording, a strict bound: above 7.5, not 7.5 itself, with the kernel named
+        ("ValueError: Operator `memory_efficient_attention` does not support inputs:\n     query       : shape=(1, 4101, 32, 128) (torch.float16)\n     p           : 0.0\n`flshattF` is not supported because:\n    requires a GPU with compute capability > 7.5\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability above 7.5 for its kernel flshattF"),
+        # a refusal listing the generations it runs on: the first is the floor
+        ("terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n  what():  [TensorRT-LLM][ERROR] Assertion failed: FP8 FMHA cannot be enabled except on Ada or Hopper or Blackwell Arch. (/code/tensorrt_llm/cpp/tensorrt_llm/common/attentionOp.cpp:2357)\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 8.9 or newer"),
+        # TensorRT on a GPU older than its release supports (TensorRT 10 on Pascal)
+        ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 1: Internal Error (Unsupported SM: 0x601)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "older than this TensorRT release still supports"),
+        # TensorRT-LLM's C++ runtime's words for the same count
+        ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/agent/workspace/LLM/release-0.8/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:90)\n", "bad-configuration:engine_built_for_another_world_size", "mpirun -n"),
+        # cuda-python's `cuda` is a namespace by design: an API it moved, not a build that failed; pip knows cuda-python
+        ('Traceback (most recent call last):\n  File "/apps/app/platform_info.py", line 21, in <module>\n    from cuda import cudart\nImportError: cannot import name \'cudart\' from \'cuda\' (unknown location)\n', "api-version-skew:cannot_import_name", "Install the cuda-python release it was written for"),
+        # a compiled extension's type, named with its module, quoted without a traceback
+        ("'tensorrt.tensorrt.Builder' object has no attribute 'build_cuda_engine'\n", "api-version-skew:object_has_no_attribute", "installed tensorrt does not have"),
+        # PyTorch's test-only dependency imported outside a test run: torch's regression
+        ("ModuleNotFoundError: No module named 'expecttest'\n", "module-not-found:no_module_named", "test-only dependency of PyTorch"),
     ],
 )  # fmt: skip
 def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_id: str, word: str) -> None:

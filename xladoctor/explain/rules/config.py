@@ -587,3 +587,30 @@ def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
         if name and platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", name)
         else (),
     )
+
+
+@rule(
+    "bad-configuration",
+    # TensorRT-LLM's examples (run.py, summarize.py): "Engine world size (2) != Runtime world size (1)"; its C++
+    # runtime (cpp/tensorrt_llm/runtime/worldConfig.cpp): "Assertion failed: mpiSize == tp * pp"
+    r"Engine world size \((?P<engine>\d{1,5})\) != Runtime world size \((?P<runtime>\d{1,5})\)"
+    r"|Assertion failed: mpiSize == tp \* pp",
+    source="https://github.com/NVIDIA/TensorRT-LLM/blob/main/cpp/tensorrt_llm/runtime/worldConfig.cpp "
+    "(WorldConfig::mpi); examples/run.py (the engine's tensor_parallel x pipeline_parallel against "
+    "tensorrt_llm.mpi_world_size())",
+    confidence=0.85,
+)
+def engine_built_for_another_world_size(found: re.Match[str], failure: Failure) -> Lead:
+    """A TensorRT-LLM engine is built for a number of ranks (tensor x pipeline parallelism): the run must start that
+    many MPI processes, one a GPU."""
+    engine, runtime = found.group("engine"), found.group("runtime")
+    counts = f" (the engine: {engine}, this run: {runtime})" if engine else ""
+    ranks = engine or "N"
+    return Lead(
+        f"The engine was built for another number of ranks than the processes this run started{counts}: an engine "
+        "built with tensor or pipeline parallelism (tp_size x pp_size) runs as that many MPI processes, one a GPU. "
+        f"Launch it with mpirun -n {ranks} (or build the engine with the tp_size and pp_size of the GPUs you run "
+        "on).",
+        {"option": "mpirun -n", "world_size": engine or "", "runtime": runtime or "", "setting": "tp_size"},
+        next=(f"mpirun -n {ranks} python run.py ...  # one process for each rank of the engine",),
+    )

@@ -256,7 +256,8 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     "gpu-arch-unsupported",
     r"(?i)\b(?:unsupported|not supported|not available)\b[^\n]{0,20}? (?:on|for|by) (?:this|your|the current) "
     r"(?:GPU|device)(?: (?P<what>generation|architecture|arch|model))?\b"
-    r"|\brequires? (?:a |an )?(?:NVIDIA )?GPU (?:with |of )?(?:a )?compute capability (?:of )?(?:>= ?)?"
+    r"|\brequires? (?:a |an )?(?:NVIDIA )?GPU (?:with |of )?(?:a )?compute capability (?:of )?"
+    r"(?:(?P<above>>)(?!=) ?|>= ?)?"
     r"(?P<need>\d{1,2}\.\d)"
     # accelerate: "bf16 mixed precision requires ... a supported device (CUDA >= 11.0 and compute capability >= 8.0)";
     # "your GPU does not support it" (bf16, fp8)
@@ -267,6 +268,10 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     # by the generation's name: transformers' "--tf32 requires Ampere or a newer GPU arch"
     r"|\brequires? (?:an? )?(?:NVIDIA )?(?P<generation>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
     r"(?: GPUs?)? or (?:a )?(?:newer|later|above)"
+    # a list of the generations it runs on: TensorRT-LLM's "FP8 FMHA cannot be enabled except on Ada or Hopper or
+    # Blackwell Arch" (cpp/tensorrt_llm/common/attentionOp.cpp): the first named is the floor
+    r"|\b(?:except|only) on (?:an? )?(?P<only>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
+    r"(?:,? (?:or|and) (?:Volta|Turing|Ampere|Ada|Hopper|Blackwell)\b){0,4} (?:GPUs?|[Aa]rch(?:itecture)?s?)\b"
     # by the architecture it stops below: Triton's "fp8e4nv data type is not supported on CUDA arch < 89"
     r"|\bnot supported on (?:CUDA |GPU )?arch(?:itecture)?s? ?< ?(?P<below>\d{2,3})\b",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
@@ -277,10 +282,11 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
 )
 def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     below = found.group("below")
+    generation = found.group("generation") or found.group("only")
     need = (
         found.group("need")
         or found.group("need2")
-        or (first_capability(generation) if (generation := found.group("generation")) else None)
+        or (first_capability(generation) if generation else None)
         or (f"{below[:-1]}.{below[-1]}" if below else None)
     )
     if (
@@ -294,16 +300,60 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
         )
     ):
         return None  # "not supported on this device" alone: an op or a dtype of a backend, the unsupported-op reading
+    # the refusal's own line: a dispatcher's message lists its inputs above it (xformers' "does not support inputs:")
+    start = found.string.rfind("\n", 0, found.start()) + 1
+    end = found.string.find("\n", found.end())
+    said = found.string[start : end if end != -1 else None].strip()
+    floor = f"above {need}" if found.group("above") else f"{need} or newer"
+    kernels = refused_kernels(failure.haystack)
     return Lead(
-        f"A library refused this GPU model ({failure.message.strip()[:160]})"
-        + (f": it needs compute capability {need} or newer" if need else "")
+        f"A library refused this GPU model ({said[:160]})"
+        + (f": it needs compute capability {floor}" if need else "")
+        + (f" for its kernel{'s' if len(kernels) > 1 else ''} {', '.join(kernels)}" if kernels else "")
         + ". The kernel, dtype or feature it was asked for needs a newer GPU architecture than this one has; no "
         "install fixes it. Choose the library's fallback for older GPUs (another attention implementation, fp16 "
         "instead of bf16/fp8), or run on a newer GPU.",
-        {"arch": found.group("arch") or (f"compute capability {need}" if need else "compute capability")},
+        {
+            "arch": found.group("arch") or (f"compute capability {need}" if need else "compute capability"),
+            **({"kernel": ", ".join(kernels)} if kernels else {}),
+        },
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         # named by its generation or the architecture it stops below: the GPU is the whole of the reading
-        confidence=0.85 if found.group("generation") or below else None,
+        confidence=0.85 if generation or below else None,
+    )
+
+
+# TensorRT's builder names the GPU's architecture as the SM it could not map to its kernels, in hex with the major
+# in the high byte ("Unsupported SM: 0x809" is 8.9, "0xc00" 12.0): each TensorRT release knows the GPUs of its
+# support matrix, from an oldest (TensorRT 10 dropped Pascal's 6.x and Volta's 7.0) to the newest it came after.
+@rule(
+    "gpu-arch-unsupported",
+    r"Unsupported SM:? ?0x(?P<sm>[0-9a-fA-F]{3,4})\b",
+    source="https://docs.nvidia.com/deeplearning/tensorrt/latest/getting-started/support-matrix.html (the compute "
+    "capabilities each TensorRT release supports)",
+    confidence=0.85,
+)
+def tensorrt_unknown_sm(found: re.Match[str], failure: Failure) -> Lead:
+    value = int(found.group("sm"), 16)
+    capability = f"{value >> 8}.{value & 0xFF}"
+    newer = value >> 8 >= 8  # a GPU from Ampere on: the release is older than it; before Turing: newer than it
+    return Lead(
+        f"The installed TensorRT has no kernels for this GPU's architecture (compute capability {capability}, "
+        f"sm_{value >> 8}{value & 0xFF}): "
+        + (
+            "the GPU is newer than that TensorRT release (a 4090's 8.9 on TensorRT 8.2, Blackwell's 12.0 on 10.3). "
+            "Install a TensorRT release whose support matrix lists it (with the CUDA it is built for), or a container "
+            "image that carries one."
+            if newer
+            else "the GPU is older than this TensorRT release still supports (TensorRT 10 left Pascal and Volta "
+            "out). Install the last TensorRT release that supports it (8.6 for Pascal and Volta), or use a newer GPU."
+        )
+        + " Engines are built for one architecture too: build the engine on the GPU that runs it.",
+        {"package": "TensorRT", "capability": capability, "arch": f"sm_{value >> 8}{value & 0xFF}"},
+        next=(
+            "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+            "python -c 'import tensorrt; print(tensorrt.__version__)'",
+        ),
     )
 
 
@@ -1159,6 +1209,19 @@ _ORT_PACKAGES = {
 }
 
 
+# xformers' dispatcher lists each kernel it could not use and why ("`fa2B@2.5.7-pt` is not supported because:" and
+# the reasons indented below it; xformers/ops/fmha/dispatch.py); a log line's opening backtick is taken off
+_XFORMERS_KERNEL = re.compile(
+    r"(?m)(?:^|`)(?P<kernel>\w[\w-]{1,40})(?:@[\w.+-]{1,40})?` is not supported because:"
+    r"(?P<reasons>(?:\n[ \t]+[^\n]{1,300}){1,12})"
+)
+
+
+def refused_kernels(text: str) -> list[str]:
+    """The xformers kernels the log says were refused for the GPU's compute capability."""
+    return [k.group("kernel") for k in _XFORMERS_KERNEL.finditer(text) if "capability" in k.group("reasons")]
+
+
 _BF16_INPUTS = re.compile(r"torch\.bfloat16|\bbf16 is only supported")
 
 
@@ -1173,7 +1236,7 @@ def _dotted(capability: str | None) -> str:
     # because it is too old." (each line can start its own record: either is read, the reader checks the other)
     r"Found GPU\s?(?P<index>\d+) (?P<gpu>[^\n]{1,80}?) which is of cuda capability (?P<have>\d+\.\d+)"
     r"|PyTorch no longer supports this GPU because it is too old"
-    r"|requires device with capability\s?[>=]{1,2}\s?\((?P<need2>\d+, ?\d+)\) but your GPU has capability "
+    r"|requires device with capability\s?(?P<bound>[<>=]{1,2})\s?\((?P<need2>\d+, ?\d+)\) but your GPU has capability "
     r"\((?P<have2>\d+, ?\d+)\)",
     source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_check_capability); "
     "https://github.com/facebookresearch/xformers/blob/main/xformers/ops/fmha/common.py (a kernel's minimum "
@@ -1185,6 +1248,13 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
     an older release of the framework, or another kernel, will."""
     if found.group("have") and "too old" not in failure.haystack:
         return None  # a GPU named with its capability, and nothing refused
+    if "wasn't build with CUDA support" in failure.haystack:
+        return (
+            None  # every kernel of a CPU-only xformers is refused; the build is the cause (xformers_for_another_torch)
+        )
+    kernels = refused_kernels(failure.haystack)
+    if found.group("bound") == "<=":
+        return _newer_than_the_kernels(_dotted(found.group("have2")), _dotted(found.group("need2")), kernels)
     minimum = re.search(r"minimum cuda capability supported by this library is (?P<need>\d+\.\d+)", failure.haystack)
     have = found.group("have") or _dotted(found.group("have2"))
     need = (minimum.group("need") if minimum else "") or _dotted(found.group("need2"))
@@ -1199,13 +1269,29 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
             "kernel requires for bfloat16 inputs (bf16 needs 8.0, Ampere): cast the model or the inputs to "
             "torch.float16 on this GPU (the dtype the code or the node chose), or use a newer GPU."
             if bf16
-            else f"kernel requires ({need}): use another attention/kernel backend on this GPU, or a newer GPU."
+            else f"kernel{' ' + ', '.join(kernels) if kernels else ''} requires ({need}): use another "
+            "attention/kernel backend on this GPU, or a newer GPU."
             if kernel
             else f"oldest the installed torch supports{' (' + need + ')' if need else ''}: install an older torch "
             "release whose CUDA build still includes this architecture, or use a newer GPU."
         ),
         {"gpu": gpu, "capability": have, "minimum": need, **({"dtype": "bfloat16"} if bf16 else {})},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+def _newer_than_the_kernels(have: str, newest: str, kernels: list[str]) -> Lead:
+    """xformers' kernels stop at an architecture ("requires device with capability <= (9, 0) ... (too new)"): the
+    installed build predates this GPU, so a newer build, or torch's own attention, runs on it."""
+    named = f" ({', '.join(kernels)})" if kernels else ""
+    return Lead(
+        f"This GPU has compute capability {have}, newer than any the installed xformers' attention kernels{named} were "
+        f"built for (up to {newest}): the xformers build predates this GPU (Blackwell's 12.0 on a build that stops at "
+        "Hopper's 9.0). Install an xformers release built for it (the wheel made for the installed torch and its "
+        "CUDA, from download.pytorch.org/whl/cuXYZ), or uninstall xformers (ComfyUI: --disable-xformers) so torch's "
+        "own scaled_dot_product_attention runs instead.",
+        {"capability": have, "newest": newest, "package": "xformers"},
+        next=("python -m xformers.info", "nvidia-smi --query-gpu=name,compute_cap --format=csv"),
     )
 
 

@@ -22,7 +22,7 @@ DISTRIBUTION_OF = {
     "google.protobuf": "protobuf", "torch_xla": "torch_xla", "tensorflow_io": "tensorflow-io", "attr": "attrs",
     "dateutil": "python-dateutil", "dotenv": "python-dotenv", "bs4": "beautifulsoup4", "Crypto": "pycryptodome",
     "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
-    "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools",
+    "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools", "cuda": "cuda-python",
 }  # fmt: skip
 
 
@@ -33,7 +33,10 @@ def _top(module: str) -> str:
 # "No module named 'a.b'": Python names the first part it could not import, so `a` was imported and lacks `b` (a
 # release without that submodule), except where `a` is a namespace several distributions share (google.protobuf is
 # missing protobuf) or a folder of the user's project run from another working directory (models.common).
-_NAMESPACE_TOPS = frozenset({"google", "nvidia", "mpl_toolkits", "azure", "backports", "zope", "ruamel", "jaraco"})
+# (cuda: cuda-python's cuda.bindings and cuda.core are one namespace, https://nvidia.github.io/cuda-python/)
+_NAMESPACE_TOPS = frozenset(
+    {"google", "nvidia", "cuda", "mpl_toolkits", "azure", "backports", "zope", "ruamel", "jaraco"}
+)
 _LOCAL_TOPS = frozenset({
     "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
     "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
@@ -120,6 +123,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "package": top},
             install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
         )
+    if top == "expecttest" and not _asked_for_test_helpers(failure):
+        return _test_helper_at_run_time(module)
     removed = _REMOVED_STDLIB.get(top)
     if removed is not None and "." not in module:
         return _removed_from_python(module, removed, failure)
@@ -170,6 +175,34 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
         {"module": module, "package": package},
         install((package, "")),
         next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
+    )
+
+
+def _asked_for_test_helpers(failure: Failure) -> bool:
+    """The code that ran asked for PyTorch's test helpers itself: a frame of PyTorch's own test suite (test/test_*.py)
+    or a line of the user's that imports them."""
+    return any(
+        re.search(r"(?:^|/)test/test_\w+\.py$", f.file)
+        or (f.user and re.search(r"expecttest|testing\._internal", f.code))
+        for f in failure.frames
+    )
+
+
+def _test_helper_at_run_time(module: str) -> Lead:
+    """expecttest is PyTorch's test-only dependency (its requirements.txt, not the wheel's Requires-Dist): imported
+    outside a test run, torch's own code reached torch.testing._internal, a regression of that build."""
+    return Lead(
+        f"No module named {module!r}: expecttest is a test-only dependency of PyTorch (torch/testing/_internal "
+        "imports it; torch's wheel does not require it), so outside a test suite torch's own code should never import "
+        "it. A torch build that does (a nightly's torch.compile reaching torch.testing._internal: pytorch#100002) "
+        "has a regression: pip install expecttest works around it, and a newer build fixes it. If your code imports "
+        "torch.testing._internal itself, install expecttest for it.",
+        {"module": module, "package": "torch"},
+        install(("expecttest", "")),
+        family="framework-internal-error",
+        verdict="framework-bug",
+        confidence=0.6,
+        next=("python -c 'import torch; print(torch.__version__)'",),
     )
 
 
@@ -330,15 +363,17 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         )
     distribution = DISTRIBUTION_OF.get(top)
     installed = f"{top} (of {distribution})" if distribution and distribution != top else top
+    # pip knows the distribution, not the import name (pip show cv2 finds nothing); its extras are no name to show
+    shown = re.sub(r"\[[^\]]*\]", "", distribution or top)
     return Lead(
         f"{who}uses {what}, which the installed {installed} does not have: it was written for another release of {top} "
-        f"(an API that was removed, renamed or not yet added). Install the {top} release it was written for, or a "
+        f"(an API that was removed, renamed or not yet added). Install the {shown} release it was written for, or a "
         f"{'release of ' + caller if caller and caller not in ('python', top) else 'version of the code'} made for "
         f"the installed {top}." + _remote_code_note(caller, top),
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
-        next=(f"python -m pip show {top} {failure.installed_library or ''}".strip(),),
+        next=(f"python -m pip show {shown} {failure.installed_library or ''}".strip(),),
     )
 
 
@@ -398,7 +433,8 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             verdict="not-environment",
             confidence=0.6,
         )
-    if "." not in module and f"from '{module}' (unknown location)" in failure.haystack:
+    namespace = module in _NAMESPACE_TOPS  # a folder without __init__.py by design: no failed build to read into it
+    if "." not in module and not namespace and f"from '{module}' (unknown location)" in failure.haystack:
         # importlib says "unknown location" for a namespace package: a folder of that name with no __init__.py
         return Lead(
             f"{module} is found only as a folder with no __init__.py (Python says '(unknown location)'): the package "
@@ -929,15 +965,37 @@ def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+def _compiled_class_owner(name: str) -> str:
+    """The package of a type Python names with its module ('tensorrt.tensorrt.Builder': tensorrt), as compiled
+    extensions' types are; '' for a bare class name or one of the user's project folders."""
+    top = _top(name)
+    if "." not in name or top in _LOCAL_TOPS or top in sys.stdlib_module_names or not top.islower():
+        return ""
+    return top
+
+
 @rule(
     "api-version-skew",
     r"'(?P<object>[\w.]{1,120})' object has no attribute '(?P<name>\w{1,120})'",
     source=MODULEOBJECT,
     confidence=0.6,
-    on="exception",
 )
 def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
     caller = failure.library
+    owner = _compiled_class_owner(found.group("object"))
+    if owner and failure.kind == "line" or (owner and caller is None and failure.type.endswith("AttributeError")):
+        # a type named with its module is a compiled extension's (pybind11's 'tensorrt.tensorrt.Builder'): the code
+        # calling it, the user's included, was written for another release of that package
+        return Lead(
+            f"The code uses {found.group('object')}.{found.group('name')}, which the installed {owner} does not have: "
+            f"it was written for another release of {owner} (an API that was removed, renamed or moved). Install the "
+            f"{owner} release it was written for, or port the code to the installed one's API.",
+            {"object": found.group("object"), "name": found.group("name"), "package": owner},
+            verdict="environment",
+            next=(f"python -m pip show {owner}",),
+        )
+    if failure.kind != "exception":
+        return None
     if caller is None or caller == "python" or failure.type.rsplit(".", 1)[-1] != "AttributeError":
         return None  # the user's own objects: judged as the user's code
     if found.group("object") == "NoneType":
