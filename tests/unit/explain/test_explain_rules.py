@@ -27,6 +27,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "gpu-arch-unsupported:datacenter_gpu_required": (tb("RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800", "flash_attn"), "gpu-arch-unsupported", "environment", "A100/A800 or H100/H800"),
     "gpu-arch-unsupported:tensorrt_unknown_sm": ("[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)\n", "gpu-arch-unsupported", "environment", "compute capability 8.9"),
     "bad-configuration:engine_built_for_another_world_size": ("AssertionError: Engine world size (2) != Runtime world size (1)\n", "bad-configuration", "environment", "mpirun -n 2"),
     "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
@@ -901,6 +902,13 @@ def test_a_dotted_name_of_the_user_s_project_is_not_read_as_a_compiled_library()
     log = "'models.yolo.Model' object has no attribute 'fuse_layers'\n"
     diagnosis = _diagnose(log)
     assert diagnosis is None or diagnosis.decided_by != "api-version-skew:object_has_no_attribute", diagnosis
+
+
+def test_a_kernel_for_one_generation_alone_is_not_said_to_need_a_newer_gpu() -> None:
+    log = "RuntimeError: FP8 block scaling grouped GEMM is only supported on Hopper (SM90), but device compute capability is 12.0\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported", diagnosis
+    assert "Hopper GPUs only" in diagnosis.cause and "needs a newer GPU" not in diagnosis.cause
 
 
 def test_a_broken_compiler_invariant_quotes_the_assertion_that_failed() -> None:
@@ -2723,6 +2731,11 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("ValueError: Operator `memory_efficient_attention` does not support inputs:\n     query       : shape=(1, 4101, 32, 128) (torch.float16)\n     p           : 0.0\n`flshattF` is not supported because:\n    requires a GPU with compute capability > 7.5\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability above 7.5 for its kernel flshattF"),
         # a refusal listing the generations it runs on: the first is the floor
         ("terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n  what():  [TensorRT-LLM][ERROR] Assertion failed: FP8 FMHA cannot be enabled except on Ada or Hopper or Blackwell Arch. (/code/tensorrt_llm/cpp/tensorrt_llm/common/attentionOp.cpp:2357)\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 8.9 or newer"),
+        # cuDNN frontend's and vLLM's words for a kernel of one generation: Hopper and newer, or Hopper alone
+        ("RuntimeError: sdpa fp8 forward operation is only supported on Hopper architecture and newer. Please consider using a newer architecture.\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 9.0 or newer"),
+        ("ValueError: No valid attention backend found for cuda. Reasons: FlashMLA Dense is only supported on Hopper devices.\n", "gpu-arch-unsupported:library_refuses_gpu", "9.0, Hopper GPUs only"),
+        # flash-attn's backward of wide heads: the data-centre GPUs only, with the release that widened it
+        ("RuntimeError: FlashAttention backward for head dim > 192 requires A100/A800 or H100/H800\n", "gpu-arch-unsupported:datacenter_gpu_required", "flash-attn 2.5.5"),
         # TensorRT on a GPU older than its release supports (TensorRT 10 on Pascal)
         ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 1: Internal Error (Unsupported SM: 0x601)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "older than this TensorRT release still supports"),
         # TensorRT-LLM's C++ runtime's words for the same count

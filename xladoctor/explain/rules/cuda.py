@@ -270,8 +270,11 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     r"(?: GPUs?)? or (?:a )?(?:newer|later|above)"
     # a list of the generations it runs on: TensorRT-LLM's "FP8 FMHA cannot be enabled except on Ada or Hopper or
     # Blackwell Arch" (cpp/tensorrt_llm/common/attentionOp.cpp): the first named is the floor
-    r"|\b(?:except|only) on (?:an? )?(?P<only>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
-    r"(?:,? (?:or|and) (?:Volta|Turing|Ampere|Ada|Hopper|Blackwell)\b){0,4} (?:GPUs?|[Aa]rch(?:itecture)?s?)\b"
+    # ... and cuDNN's "sdpa fp8 forward operation is only supported on Hopper architecture and newer", vLLM's "FlashMLA
+    # Dense is only supported on Hopper devices", Transformer Engine's "only supported on Hopper (SM90)"
+    r"|\b(?:except|only(?: supported| available)?) on (?:an? )?(?P<only>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper"
+    r"|Blackwell)(?:,? (?:or|and) (?:Volta|Turing|Ampere|Ada|Hopper|Blackwell)\b){0,4}"
+    r"(?= (?:GPUs?|[Aa]rch(?:itecture)?s?|devices?|\(SM)|,? (?:and|or) (?:newer|later|above))"
     # by the architecture it stops below: Triton's "fp8e4nv data type is not supported on CUDA arch < 89"
     r"|\bnot supported on (?:CUDA |GPU )?arch(?:itecture)?s? ?< ?(?P<below>\d{2,3})\b",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
@@ -305,14 +308,32 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     end = found.string.find("\n", found.end())
     said = found.string[start : end if end != -1 else None].strip()
     floor = f"above {need}" if found.group("above") else f"{need} or newer"
+    after = found.string[found.end() : found.end() + 40]
+    alone = (  # one generation named, and no "and newer": that one alone (vLLM's FlashMLA: Hopper, not Blackwell)
+        found.group("only") is not None
+        and not re.match(
+            r"(?: (?:GPUs?|[Aa]rch(?:itecture)?s?|devices?|\(SM_?\d{2,3}\w?\)))?,? (?:and|or) (?:newer|later|above)",
+            after,
+        )
+        and not re.search(r" (?:or|and) ", found.group(0))
+    )
+    if alone:
+        floor = f"{need}, {generation} GPUs only"
+    why = (
+        "The kernel or feature it was asked for exists for that architecture alone, and this GPU is of another (older "
+        "or newer); no install fixes it. Choose the library's path for other GPUs (another kernel, backend or "
+        "recipe), or run on a GPU of that generation."
+        if alone
+        else "The kernel, dtype or feature it was asked for needs a newer GPU architecture than this one has; no "
+        "install fixes it. Choose the library's fallback for older GPUs (another attention implementation, fp16 "
+        "instead of bf16/fp8), or run on a newer GPU."
+    )
     kernels = refused_kernels(failure.haystack)
     return Lead(
         f"A library refused this GPU model ({said[:160]})"
         + (f": it needs compute capability {floor}" if need else "")
         + (f" for its kernel{'s' if len(kernels) > 1 else ''} {', '.join(kernels)}" if kernels else "")
-        + ". The kernel, dtype or feature it was asked for needs a newer GPU architecture than this one has; no "
-        "install fixes it. Choose the library's fallback for older GPUs (another attention implementation, fp16 "
-        "instead of bf16/fp8), or run on a newer GPU.",
+        + f". {why}",
         {
             "arch": found.group("arch") or (f"compute capability {need}" if need else "compute capability"),
             **({"kernel": ", ".join(kernels)} if kernels else {}),
@@ -320,6 +341,36 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         # named by its generation or the architecture it stops below: the GPU is the whole of the reading
         confidence=0.85 if generation or below else None,
+    )
+
+
+# A kernel that names the data-centre GPUs it runs on: flash-attn's backward for wide heads "requires A100/A800 or
+# H100/H800" (TORCH_CHECK(is_sm80 || is_sm90): the consumer GPUs of the same generations, sm_86 and sm_89, lack the
+# shared memory it needs). Its README: head dim 256 backward runs on consumer GPUs without dropout from flash-attn
+# 2.5.5.
+@rule(
+    "gpu-arch-unsupported",
+    r"\brequires? (?P<models>[AHB][18]00(?:/[AHB][18]00){0,3}(?: or [AHB][18]00(?:/[AHB][18]00){0,3}){0,3})\b",
+    source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (is_sm80 || is_sm90); "
+    "https://github.com/Dao-AILab/flash-attention/blob/main/README.md ('Head dim 256 backward now works on consumer "
+    "GPUs (if there's no dropout) as of flash-attn 2.5.5')",
+    confidence=0.8,
+)
+def datacenter_gpu_required(found: re.Match[str], failure: Failure) -> Lead:
+    models = found.group("models")
+    flash = "FlashAttention backward" in failure.haystack
+    return Lead(
+        f"The kernel runs only on {models} (sm_80 and sm_90, the data-centre GPUs), not on this one: the consumer GPUs "
+        "of the same generations (sm_86, sm_89) have less shared memory than it needs. "
+        + (
+            "FlashAttention's backward of heads wider than 192 is the case: flash-attn 2.5.5 and newer run head dim "
+            "256 backward on consumer GPUs when there is no dropout; else train with heads of at most 192, without "
+            "attention dropout, or with another attention implementation (attn_implementation='sdpa')."
+            if flash
+            else "Use the library's path for other GPUs (another kernel or implementation), or one of those GPUs."
+        ),
+        {"gpus": models, "package": "flash-attn" if flash else "", "arch": "sm_80 or sm_90"},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
 
 
