@@ -27,6 +27,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "version-mismatch:torch_load_needs_newer_torch": (tb("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require users to upgrade torch to at least v2.6 in order to use the function. This version restriction does not apply when loading files with safetensors.\nSee the vulnerability report here https://nvd.nist.gov/vuln/detail/CVE-2025-32434", "transformers/modeling_utils"), "version-mismatch", "environment", "transformers<4.52"),
+    "missing-library:torchaudio_extension_unavailable": (tb("RuntimeError: list_read_formats requires sox extension which is not available. Please refer to the stacktrace above for how to resolve this.", "torchaudio/_extension"), "missing-library", "environment", "libsox-dev"),
     "gpu-arch-unsupported:datacenter_gpu_required": (tb("RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800", "flash_attn"), "gpu-arch-unsupported", "environment", "A100/A800 or H100/H800"),
     "gpu-arch-unsupported:tensorrt_unknown_sm": ("[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)\n", "gpu-arch-unsupported", "environment", "compute capability 8.9"),
     "bad-configuration:engine_built_for_another_world_size": ("AssertionError: Engine world size (2) != Runtime world size (1)\n", "bad-configuration", "environment", "mpirun -n 2"),
@@ -2736,6 +2738,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("ValueError: No valid attention backend found for cuda. Reasons: FlashMLA Dense is only supported on Hopper devices.\n", "gpu-arch-unsupported:library_refuses_gpu", "9.0, Hopper GPUs only"),
         # flash-attn's backward of wide heads: the data-centre GPUs only, with the release that widened it
         ("RuntimeError: FlashAttention backward for head dim > 192 requires A100/A800 or H100/H800\n", "gpu-arch-unsupported:datacenter_gpu_required", "flash-attn 2.5.5"),
+        # torchaudio's FFmpeg extension: FFmpeg's own libraries, not libsox
+        ("RuntimeError: load_audio requires ffmpeg extension which is not available. Please refer to the stacktrace above for how to resolve this.\n", "missing-library:torchaudio_extension_unavailable", "FFmpeg's shared libraries"),
         # TensorRT on a GPU older than its release supports (TensorRT 10 on Pascal)
         ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 1: Internal Error (Unsupported SM: 0x601)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "older than this TensorRT release still supports"),
         # TensorRT-LLM's C++ runtime's words for the same count

@@ -853,3 +853,35 @@ def ffmpeg_program_missing(found: re.Match[str], failure: Failure) -> Lead:
         {"program": program, "library": "FFmpeg"},
         next=(f"{program} -version", f"command -v {program}"),
     )
+
+
+# torchaudio 2.1 stopped bundling libsox and links the system's at run time, as it does FFmpeg's libraries
+# (torchaudio/_extension/utils.py: _fail_since_no_sox, _fail_since_no_ffmpeg)
+@rule(
+    "missing-library",
+    r"(?P<function>\w{1,80}) requires (?P<extension>sox|ffmpeg) extension which is not available",
+    source="https://github.com/pytorch/audio/blob/main/src/torchaudio/_extension/utils.py; "
+    "https://pytorch.org/audio/2.1/installation.html (optional dependencies: libsox, FFmpeg)",
+    confidence=0.85,
+)
+def torchaudio_extension_unavailable(found: re.Match[str], failure: Failure) -> Lead:
+    function, extension = found.group("function"), found.group("extension")
+    if extension == "sox":
+        return Lead(
+            f"torchaudio's {function} needs its sox extension, which loads the system's libsox at run time: torchaudio "
+            "2.1 and newer no longer bundle it, and this machine has none (or not under the name libsox.so). Install "
+            "it (Debian/Ubuntu: sox and libsox-dev; macOS: brew install sox; conda: conda install -c conda-forge "
+            "sox), or load audio through another backend (soundfile, FFmpeg). Windows has no sox backend.",
+            {"library": "libsox", "package": "libsox-dev", "function": function},
+            system_install("apt", "sox", "libsox-dev"),
+            next=("ldconfig -p | grep -F libsox",),
+        )
+    return Lead(
+        f"torchaudio's {function} needs its FFmpeg extension, which loads FFmpeg's shared libraries (libavutil, "
+        "libavcodec, ...) at run time: none of a major release this torchaudio supports was found. Install FFmpeg's "
+        "libraries (Debian/Ubuntu: ffmpeg; conda: conda install -c conda-forge ffmpeg), of a release torchaudio's "
+        "installation page lists.",
+        {"library": "FFmpeg", "package": "ffmpeg", "function": function},
+        system_install("apt", "ffmpeg"),
+        next=("ldconfig -p | grep -F libavutil",),
+    )

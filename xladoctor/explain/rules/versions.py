@@ -1009,6 +1009,28 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
     )
 
 
+# transformers 4.52's check_torch_load_is_safe (utils/import_utils.py; absent from 4.51.3's wheel): torch.load of a
+# .bin/.pt checkpoint only on torch 2.6 or newer, for CVE-2025-32434
+@rule(
+    "version-mismatch",
+    r"we now require users to upgrade torch to at least v(?P<need>\d+\.\d+) in order to use the function",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
+    "(check_torch_load_is_safe, from the 4.52.1 wheel on); https://nvd.nist.gov/vuln/detail/CVE-2025-32434",
+    confidence=0.9,
+)
+def torch_load_needs_newer_torch(found: re.Match[str], failure: Failure) -> Lead:
+    need = found.group("need")
+    return Lead(
+        f"The installed transformers (4.52 or newer) loads .bin/.pt checkpoints with torch.load only on torch {need} "
+        f"or newer (CVE-2025-32434), and the installed torch is older: the two releases do not fit. Install "
+        f"transformers<4.52, or upgrade torch to {need}+ with the torchvision and torchaudio made for it; loading the "
+        "model's safetensors weights, where it has them, avoids torch.load altogether.",
+        {"package": "transformers", "torch": f">={need}"},
+        install(("transformers", "<4.52")),
+        next=('python -c "import torch, transformers; print(torch.__version__, transformers.__version__)"',),
+    )
+
+
 @rule(
     "api-version-skew",
     r"Weights only load failed|weights_only=True|WeightsUnpickler error",
