@@ -44,3 +44,16 @@ def test_a_real_tensorflow_abort_names_the_flag(real_env, tmp_path: Path) -> Non
     assert result.returncode == 1
     assert "tf-xla-flags-unknown-flag" in result.stdout
     assert "unset TF_XLA_FLAGS  # or remove --tf_xla_bogus_flag from it" in result.stdout
+
+
+def test_a_name_a_real_release_lacks_is_looked_up_in_its_installed_source(real_env, tmp_path: Path) -> None:
+    # jax removed tree_multimap (tree_util.tree_map replaced it): the installed jax's own files confirm it
+    python = python_of(real_env("jax-cpu"))
+    gone = _log_of(python, "import jax; jax.tree_multimap", tmp_path)
+    result = run_cli("explain", str(gone), "--python", str(python), "--json")
+    diagnosis = json.loads(result.stdout)["diagnosis"]
+    assert diagnosis["family"] == "api-version-skew", diagnosis
+    [said] = [line for line in diagnosis["joined"] if "tree_multimap" in line]
+    assert said.startswith("jax ") and "none of its" in said and "This release does not have it" in said
+    blind = json.loads(run_cli("explain", str(gone), "--no-facts", "--json").stdout)["diagnosis"]
+    assert not any("source files" in line for line in blind["joined"])  # no facts, no probe

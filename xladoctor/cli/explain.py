@@ -81,6 +81,11 @@ def explain(
             explanation = explain_stream("<stdin>" if log == "-" else log, stream, facts)
         except OSError as exc:
             raise UsageError(f"cannot read {log}: {exc.strerror or exc}") from None
+        if facts is not None and facts_file is None:  # the live interpreter's source, never a snapshot's machine
+            from xladoctor.explain.installed_names import confirm_name
+            from xladoctor.probes.names import NAME_PROBE_TIMEOUT_S
+
+            explanation = confirm_name(explanation, min(timeout, NAME_PROBE_TIMEOUT_S))
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -10,7 +10,7 @@ import shutil
 import stat
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -134,7 +134,11 @@ class PendingProbe:
 
 
 def start_probe(
-    python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+    python: str,
+    name: str,
+    timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    cancel: threading.Event | None = None,
+    args: Sequence[str] = (),
 ) -> PendingProbe:
     """Start probe NAME in the target interpreter and return at once: the caller does its own work while the
     probe runs (the static diagnosis imports its checks meanwhile), then asks for the result. `cancel` stops it."""
@@ -149,7 +153,7 @@ def start_probe(
         with open(script, "w", encoding="utf-8") as handle:
             handle.write(probe_source(name))
         bootstrap = _BOOTSTRAP.replace("HEAP_BYTES", str(PROBE_HEAP_BYTES))
-        argv = [python, "-c", bootstrap, marker, script]
+        argv = [python, "-c", bootstrap, marker, script, *args]
         running = start_command(
             argv, timeout_s, env=env, cwd=empty, cancel=cancel, label=f"the {name} probe of {python}"
         )
@@ -167,10 +171,14 @@ def start_packages_probe(
 
 
 def run_probe(
-    python: str, name: str, timeout_s: float = DEFAULT_PROBE_TIMEOUT_S, cancel: threading.Event | None = None
+    python: str,
+    name: str,
+    timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+    cancel: threading.Event | None = None,
+    args: Sequence[str] = (),
 ) -> ProbeOutput:
-    """Execute probe NAME with the target interpreter; never raises. `cancel` stops it early."""
-    return start_probe(python, name, timeout_s, cancel).result()
+    """Execute probe NAME with the target interpreter (`args` after its marker); never raises. `cancel` stops it."""
+    return start_probe(python, name, timeout_s, cancel, args).result()
 
 
 def _read_output(result: CommandResult, marker: str) -> ProbeOutput:

@@ -29,7 +29,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 CASES: dict[str, tuple[str, str, str, str]] = {
     "version-mismatch:torch_load_needs_newer_torch": (tb("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require users to upgrade torch to at least v2.6 in order to use the function. This version restriction does not apply when loading files with safetensors.\nSee the vulnerability report here https://nvd.nist.gov/vuln/detail/CVE-2025-32434", "transformers/modeling_utils"), "version-mismatch", "environment", "transformers<4.52"),
     "missing-library:torchaudio_extension_unavailable": (tb("RuntimeError: list_read_formats requires sox extension which is not available. Please refer to the stacktrace above for how to resolve this.", "torchaudio/_extension"), "missing-library", "environment", "libsox-dev"),
-    "gpu-arch-unsupported:datacenter_gpu_required": (tb("RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800", "flash_attn"), "gpu-arch-unsupported", "environment", "A100/A800 or H100/H800"),
+    "gpu-arch-unsupported:gpu_models_required": (tb("RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800", "flash_attn"), "gpu-arch-unsupported", "environment", "A100/A800 or H100/H800"),
     "gpu-arch-unsupported:tensorrt_unknown_sm": ("[12/12/2024-10:15:17] [E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)\n", "gpu-arch-unsupported", "environment", "compute capability 8.9"),
     "bad-configuration:engine_built_for_another_world_size": ("AssertionError: Engine world size (2) != Runtime world size (1)\n", "bad-configuration", "environment", "mpirun -n 2"),
     "out-of-memory:cublas_never_started": ("2018-12-13 21:57:02.575651: W tensorflow/stream_executor/stream.cc:2127] attempting to perform BLAS operation using StreamExecutor without BLAS support\n", "out-of-memory", "not-environment", "set_memory_growth"),
@@ -885,6 +885,23 @@ def test_a_cpu_only_xformers_is_its_build_not_the_gpu_s_age() -> None:
     assert diagnosis is not None and diagnosis.decided_by == "version-mismatch:xformers_for_another_torch", diagnosis
 
 
+_EXPECTTEST_WANTED_BY_TESTS = [
+    # another library's test helpers reaching torch.testing._internal, under the user's test suite
+    'Traceback (most recent call last):\n  File "/home/me/proj/tests/test_quant.py", line 3, in <module>\n    from torchao.testing.utils import skip_if_no_cuda\n  File "/env/lib/python3.11/site-packages/torchao/testing/utils.py", line 8, in <module>\n    from torch.testing._internal import common_utils\n  File "/env/lib/python3.11/site-packages/torch/testing/_internal/common_utils.py", line 60, in <module>\n    import expecttest\nModuleNotFoundError: No module named \'expecttest\'\n',
+    # pytest's own words for a test module it could not import
+    "ImportError while importing test module '/home/me/proj/tests/test_ops.py'.\nHint: make sure your test modules/packages have valid Python names.\nTraceback:\ntests/test_ops.py:2: in <module>\n    from torch.testing._internal.common_utils import TestCase\nE   ModuleNotFoundError: No module named 'expecttest'\n",
+    # a bare line: nothing says the compiler imported it
+    "ModuleNotFoundError: No module named 'expecttest'\n",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("log", _EXPECTTEST_WANTED_BY_TESTS, ids=["library-helpers", "pytest", "bare"])
+def test_expecttest_outside_the_compiler_is_to_install_not_torch_s_regression(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "module-not-found", diagnosis
+    assert diagnosis.verdict == "environment" and "regression" not in diagnosis.cause
+
+
 def test_pytorch_s_own_test_suite_needs_expecttest_installed() -> None:
     # run from PyTorch's test folder, expecttest is a requirement of the run: install it, no regression of torch
     log = (
@@ -900,10 +917,48 @@ def test_pytorch_s_own_test_suite_needs_expecttest_installed() -> None:
     assert diagnosis.verdict == "environment" and "regression" not in diagnosis.cause
 
 
-def test_a_dotted_name_of_the_user_s_project_is_not_read_as_a_compiled_library() -> None:
-    log = "'models.yolo.Model' object has no attribute 'fuse_layers'\n"
+@pytest.mark.parametrize(
+    "log",
+    [
+        'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n    y = x.cpu()\nAttributeError: \'numpy.ndarray\' object has no attribute \'cpu\'\n',
+        "'models.yolo.Model' object has no attribute 'fuse_layers'\n",
+    ],
+    ids=["numpy-array-in-user-code", "project-class-line"],
+)  # fmt: skip
+def test_a_type_named_with_its_module_is_no_release_question_by_itself(log: str) -> None:
+    # C types always print with their module ('numpy.ndarray'): the dot says nothing of a release
     diagnosis = _diagnose(log)
-    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:object_has_no_attribute", diagnosis
+    assert diagnosis is None or diagnosis.family != "api-version-skew", diagnosis
+
+
+def test_a_warning_that_went_on_without_the_gpu_feature_is_not_the_failure() -> None:
+    log = (
+        "[rank0]: WARNING: fp8 kv cache is only supported on Hopper GPUs and newer; using bf16\n"
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+        "of 23.65 GiB of which 1.06 GiB is free.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+def test_a_removed_submodule_of_cuda_python_is_its_release_not_a_missing_package() -> None:
+    log = "Traceback (most recent call last):\n  File \"/app/run.py\", line 1, in <module>\n    import cuda.cudart\nModuleNotFoundError: No module named 'cuda.cudart'\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew", diagnosis
+
+
+def test_a_tracer_error_from_a_conversion_names_no_branch() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 7, in step\n'
+        "    if use_cache(x):\n"
+        '  File "/home/me/train.py", line 3, in use_cache\n'
+        "    return jnp.zeros(int(x))\n"
+        "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: "
+        "traced array with shape int32[]\nThe problem arose with the `int` function.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "The branch" not in diagnosis.cause, diagnosis
 
 
 def test_a_kernel_for_one_generation_alone_is_not_said_to_need_a_newer_gpu() -> None:
@@ -2729,27 +2784,32 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed. This behaviour is the source of the following dependency conflicts.\nimageio 2.34.0 requires pillow<10.1.0,>=8.3.2, but you have pillow 10.2.0 which is incompatible.\ntorchvision 0.17.1 requires torch==2.2.1, but you have torch 2.1.0 which is incompatible.\n", "resolver-conflict:conflicting_requirements", "torchvision requires torch==2.2.1 (installed: torch 2.1.0)"),
         # xformers' dispatcher: a kernel that stops at an older architecture than the GPU's (too new), named
         ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n     query       : shape=(2, 4096, 8, 40) (torch.float16)\n     p           : 0.0\n`fa3F@0.0.0` is not supported because:\n    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)\n`cutlassF-pt` is not supported because:\n    requires device with capability <= (9, 0) but your GPU has capability (12, 0) (too new)\n", "gpu-arch-unsupported:gpu_too_old", "xformers' attention kernels (fa3F, cutlassF-pt) were built for (up to 9.0)"),
-        # its older wording, a strict bound: above 7.5, not 7.5 itself, with the kernel named
-        ("ValueError: Operator `memory_efficient_attention` does not support inputs:\n     query       : shape=(1, 4101, 32, 128) (torch.float16)\n     p           : 0.0\n`flshattF` is not supported because:\n    requires a GPU with compute capability > 7.5\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability above 7.5 for its kernel flshattF"),
+        # its older wording, whose "> 7.5" checks `capability < (7, 5)` (flash.py): 7.5 itself qualifies; the kernel named
+        ("ValueError: Operator `memory_efficient_attention` does not support inputs:\n     query       : shape=(1, 4101, 32, 128) (torch.float16)\n     p           : 0.0\n`flshattF` is not supported because:\n    requires a GPU with compute capability > 7.5\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 7.5 or newer for its kernel flshattF"),
         # a refusal listing the generations it runs on: the first is the floor
         ("terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n  what():  [TensorRT-LLM][ERROR] Assertion failed: FP8 FMHA cannot be enabled except on Ada or Hopper or Blackwell Arch. (/code/tensorrt_llm/cpp/tensorrt_llm/common/attentionOp.cpp:2357)\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 8.9 or newer"),
         # cuDNN frontend's and vLLM's words for a kernel of one generation: Hopper and newer, or Hopper alone
         ("RuntimeError: sdpa fp8 forward operation is only supported on Hopper architecture and newer. Please consider using a newer architecture.\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 9.0 or newer"),
         ("ValueError: No valid attention backend found for cuda. Reasons: FlashMLA Dense is only supported on Hopper devices.\n", "gpu-arch-unsupported:library_refuses_gpu", "9.0, Hopper GPUs only"),
         # flash-attn's backward of wide heads: the data-centre GPUs only, with the release that widened it
-        ("RuntimeError: FlashAttention backward for head dim > 192 requires A100/A800 or H100/H800\n", "gpu-arch-unsupported:datacenter_gpu_required", "flash-attn 2.5.5"),
+        ("RuntimeError: FlashAttention backward for head dim > 192 requires A100/A800 or H100/H800\n", "gpu-arch-unsupported:gpu_models_required", "2.5.5 and newer run head dim 256 backward"),
         # torchaudio's FFmpeg extension: FFmpeg's own libraries, not libsox
         ("RuntimeError: load_audio requires ffmpeg extension which is not available. Please refer to the stacktrace above for how to resolve this.\n", "missing-library:torchaudio_extension_unavailable", "FFmpeg's shared libraries"),
         # TensorRT on a GPU older than its release supports (TensorRT 10 on Pascal)
-        ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 1: Internal Error (Unsupported SM: 0x601)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "older than this TensorRT release still supports"),
+        ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 1: Internal Error (Unsupported SM: 0x601)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "older than the ones this TensorRT release still supports"),
         # TensorRT-LLM's C++ runtime's words for the same count
         ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/agent/workspace/LLM/release-0.8/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:90)\n", "bad-configuration:engine_built_for_another_world_size", "mpirun -n"),
         # cuda-python's `cuda` is a namespace by design: an API it moved, not a build that failed; pip knows cuda-python
         ('Traceback (most recent call last):\n  File "/apps/app/platform_info.py", line 21, in <module>\n    from cuda import cudart\nImportError: cannot import name \'cudart\' from \'cuda\' (unknown location)\n', "api-version-skew:cannot_import_name", "Install the cuda-python release it was written for"),
-        # a compiled extension's type, named with its module, quoted without a traceback
-        ("'tensorrt.tensorrt.Builder' object has no attribute 'build_cuda_engine'\n", "api-version-skew:object_has_no_attribute", "installed tensorrt does not have"),
-        # PyTorch's test-only dependency imported outside a test run: torch's regression
-        ("ModuleNotFoundError: No module named 'expecttest'\n", "module-not-found:no_module_named", "test-only dependency of PyTorch"),
+        # PyTorch's test-only dependency imported by torch.compile: torch's regression
+        ("torch._dynamo.exc.BackendCompilerFailed: backend='debug_wrapper' raised:\nModuleNotFoundError: No module named 'expecttest'\n", "module-not-found:no_module_named", "test-only dependency of PyTorch"),
+        # a refusal listing generations: the oldest is the floor; "(sm80+)" is "and newer"
+        ("RuntimeError: this kernel is only supported on Hopper or Ada GPUs\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 8.9 or newer"),
+        ("RuntimeError: Marlin FP8 is only supported on Ampere GPUs (sm80+)\n", "gpu-arch-unsupported:library_refuses_gpu", "compute capability 8.0 or newer"),
+        # a model named alone: its architecture, and no word of shared memory (that is flash-attn's own reason)
+        ("RuntimeError: FP8 GEMM requires H100\n", "gpu-arch-unsupported:gpu_models_required", "only on H100 (sm_90), and this GPU is none of them. Use"),
+        # TensorRT 10 supports Turing: 0x705 is a GPU newer than an older release, not one too old for this one
+        ("[TRT] [E] 1: Internal Error (Unsupported SM: 0x705)\n", "gpu-arch-unsupported:tensorrt_unknown_sm", "newer than that TensorRT release"),
     ],
 )  # fmt: skip
 def test_another_wording_of_a_known_failure_is_read_by_its_rule(log: str, rule_id: str, word: str) -> None:

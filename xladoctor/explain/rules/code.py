@@ -161,9 +161,11 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         ]
         if traced:
             hint += f" The traced value: {', '.join(traced)}."
-        # the statement that asked for a concrete value, when the traceback printed it (`if max_steps == 1:`)
-        branch = next((f for f in reversed(failure.frames) if _BRANCH.match(f.code)), None)
-        if branch is not None and "TracerArrayConversionError" not in said:
+        # a Python branch on a traced boolean: the statement, when it is the innermost frame of the user's code the
+        # traceback printed (`if max_steps == 1:`); the other tracer errors come from a conversion (int(), np.array)
+        innermost = next((f for f in reversed(failure.frames) if f.user), None)
+        branch = innermost if innermost is not None and _BRANCH.match(innermost.code) else None
+        if branch is not None and "TracerBoolConversionError" in said:
             hint += f" The branch: `{branch.code.strip()}` ({branch.short()})."
             params["branch"] = branch.code.strip()
     return Lead(yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")

@@ -249,6 +249,18 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+_GENERATION = r"(?:Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
+
+
+def _capability_key(capability: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in capability.split("."))
+
+
+# a line that goes on to say what the program does instead ("...; using bf16", "falling back to", "disabling it"):
+# a warning it went on from (a logger's "WARNING:" header is taken off the line), not the failure
+_WENT_ON = re.compile(r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b")
+
+
 # A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU
 # generation", "FP8 is not supported on this GPU", "requires a GPU with compute capability 8.0"): a kernel or a dtype
 # that needs a newer architecture. The GPU, not the install, decides: a fallback path of the library, or another GPU.
@@ -257,7 +269,8 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     r"(?i)\b(?:unsupported|not supported|not available)\b[^\n]{0,20}? (?:on|for|by) (?:this|your|the current) "
     r"(?:GPU|device)(?: (?P<what>generation|architecture|arch|model))?\b"
     r"|\brequires? (?:a |an )?(?:NVIDIA )?GPU (?:with |of )?(?:a )?compute capability (?:of )?"
-    r"(?:(?P<above>>)(?!=) ?|>= ?)?"
+    # xformers' "compute capability > 7.5" checks `device_capability < (7, 5)`: 7.5 itself qualifies
+    r"(?:>=? ?)?"
     r"(?P<need>\d{1,2}\.\d)"
     # accelerate: "bf16 mixed precision requires ... a supported device (CUDA >= 11.0 and compute capability >= 8.0)";
     # "your GPU does not support it" (bf16, fp8)
@@ -272,9 +285,12 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     # Blackwell Arch" (cpp/tensorrt_llm/common/attentionOp.cpp): the first named is the floor
     # ... and cuDNN's "sdpa fp8 forward operation is only supported on Hopper architecture and newer", vLLM's "FlashMLA
     # Dense is only supported on Hopper devices", Transformer Engine's "only supported on Hopper (SM90)"
-    r"|\b(?:except|only(?: supported| available)?) on (?:an? )?(?P<only>Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper"
-    r"|Blackwell)(?:,? (?:or|and) (?:Volta|Turing|Ampere|Ada|Hopper|Blackwell)\b){0,4}"
-    r"(?= (?:GPUs?|[Aa]rch(?:itecture)?s?|devices?|\(SM)|,? (?:and|or) (?:newer|later|above))"
+    r"|\b(?:except|only(?: supported| available)?) on (?:an? )?(?P<only>"
+    + _GENERATION
+    + r"(?:,? (?:or|and) "
+    + _GENERATION
+    + r"\b){0,4})(?P<tail>(?: (?:GPUs?|[Aa]rch(?:itecture)?s?|devices?))?(?: \([Ss][Mm]_?\d{2,3}\w?\+?\))?"
+    r"(?:,? (?:and|or) (?:newer|later|above))?)"
     # by the architecture it stops below: Triton's "fp8e4nv data type is not supported on CUDA arch < 89"
     r"|\bnot supported on (?:CUDA |GPU )?arch(?:itecture)?s? ?< ?(?P<below>\d{2,3})\b",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (features by compute "
@@ -284,12 +300,24 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.6,
 )
 def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
-    below = found.group("below")
-    generation = found.group("generation") or found.group("only")
+    below, listed, tail = found.group("below"), found.group("only"), found.group("tail") or ""
+    if listed is not None and not tail:
+        return None  # "only on Ampere" and nothing after it: no GPU named as such
+    # the generations it runs on: the oldest is the floor ("Ada or Hopper" from 8.9)
+    named = (
+        [g.title() for g in re.findall(_GENERATION, listed, re.IGNORECASE)]
+        if listed
+        else [found.group("generation").title()]
+        if found.group("generation")
+        else []
+    )
+    floors = [(capability, g) for g in named if (capability := first_capability(g)) is not None]
+    oldest = min(floors, key=lambda pair: _capability_key(pair[0])) if floors else None
+    generation = oldest[1] if oldest else None
     need = (
         found.group("need")
         or found.group("need2")
-        or (first_capability(generation) if generation else None)
+        or (oldest[0] if oldest else None)
         or (f"{below[:-1]}.{below[-1]}" if below else None)
     )
     if (
@@ -307,18 +335,11 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     start = found.string.rfind("\n", 0, found.start()) + 1
     end = found.string.find("\n", found.end())
     said = found.string[start : end if end != -1 else None].strip()
-    floor = f"above {need}" if found.group("above") else f"{need} or newer"
-    after = found.string[found.end() : found.end() + 40]
-    alone = (  # one generation named, and no "and newer": that one alone (vLLM's FlashMLA: Hopper, not Blackwell)
-        found.group("only") is not None
-        and not re.match(
-            r"(?: (?:GPUs?|[Aa]rch(?:itecture)?s?|devices?|\(SM_?\d{2,3}\w?\)))?,? (?:and|or) (?:newer|later|above)",
-            after,
-        )
-        and not re.search(r" (?:or|and) ", found.group(0))
-    )
-    if alone:
-        floor = f"{need}, {generation} GPUs only"
+    if _WENT_ON.search(found.string, found.end(), end if end != -1 else len(found.string)):
+        return None  # "WARNING: fp8 kv cache is only supported on Hopper GPUs and newer; using bf16": it went on
+    # one generation named, and no "and newer" or "sm80+": that one alone (vLLM's FlashMLA: Hopper, not Blackwell)
+    alone = listed is not None and len(named) == 1 and not re.search(r"\+\)|(?:and|or) (?:newer|later|above)", tail)
+    floor = f"{need}, {generation} GPUs only" if alone else f"{need} or newer"
     why = (
         "The kernel or feature it was asked for exists for that architecture alone, and this GPU is of another (older "
         "or newer); no install fixes it. Choose the library's path for other GPUs (another kernel, backend or "
@@ -344,32 +365,45 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-# A kernel that names the data-centre GPUs it runs on: flash-attn's backward for wide heads "requires A100/A800 or
-# H100/H800" (TORCH_CHECK(is_sm80 || is_sm90): the consumer GPUs of the same generations, sm_86 and sm_89, lack the
-# shared memory it needs). Its README: head dim 256 backward runs on consumer GPUs without dropout from flash-attn
-# 2.5.5.
+# A kernel that names the GPU models it runs on: flash-attn's backward for wide heads "requires A100/A800 or
+# H100/H800" (csrc/flash_attn/flash_api.cpp: TORCH_CHECK(is_sm80 || is_sm90); sm_86 and sm_89 have less shared
+# memory per block than that kernel needs). Its README: head dim 256 backward runs on the other GPUs without dropout
+# from flash-attn 2.5.5, which words the check "head dim 256 with dropout, or head dim 224 with/without dropout".
+_ARCH_OF_MODEL = {"A100": "sm_80", "A800": "sm_80", "H100": "sm_90", "H800": "sm_90", "H200": "sm_90", "B200": "sm_100"}
+
+
 @rule(
     "gpu-arch-unsupported",
-    r"\brequires? (?P<models>[AHB][18]00(?:/[AHB][18]00){0,3}(?: or [AHB][18]00(?:/[AHB][18]00){0,3}){0,3})\b",
+    r"\brequires? (?P<models>(?:A100|A800|H100|H800|H200|B200)(?:/(?:A100|A800|H100|H800|H200|B200)){0,3}"
+    r"(?: or (?:A100|A800|H100|H800|H200|B200)(?:/(?:A100|A800|H100|H800|H200|B200)){0,3}){0,3})\b",
     source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (is_sm80 || is_sm90); "
     "https://github.com/Dao-AILab/flash-attention/blob/main/README.md ('Head dim 256 backward now works on consumer "
     "GPUs (if there's no dropout) as of flash-attn 2.5.5')",
     confidence=0.8,
 )
-def datacenter_gpu_required(found: re.Match[str], failure: Failure) -> Lead:
+def gpu_models_required(found: re.Match[str], failure: Failure) -> Lead:
     models = found.group("models")
+    archs = sorted(set(re.findall(r"[AHB]\d00", models)), key=list(_ARCH_OF_MODEL).index)
+    arch = " or ".join(dict.fromkeys(_ARCH_OF_MODEL[m] for m in archs))
     flash = "FlashAttention backward" in failure.haystack
+    if flash:
+        older = "head dim > 192" in failure.haystack  # flash-attn's wording before 2.5.5 widened the check
+        how = (
+            "upgrade flash-attn (2.5.5 and newer run head dim 256 backward on these GPUs without dropout), or train "
+            "with heads of at most 192"
+            if older
+            else "train with heads of at most 192 (256 without attention dropout)"
+        )
+        advice = (
+            "The other GPUs of the same generations (sm_86, sm_89: RTX cards, A10, L40) have less shared memory per "
+            f"block than FlashAttention's backward of wide heads needs: {how}, or with another attention "
+            "implementation (attn_implementation='sdpa')."
+        )
+    else:
+        advice = "Use the library's path for other GPUs (another kernel or implementation), or one of those GPUs."
     return Lead(
-        f"The kernel runs only on {models} (sm_80 and sm_90, the data-centre GPUs), not on this one: the consumer GPUs "
-        "of the same generations (sm_86, sm_89) have less shared memory than it needs. "
-        + (
-            "FlashAttention's backward of heads wider than 192 is the case: flash-attn 2.5.5 and newer run head dim "
-            "256 backward on consumer GPUs when there is no dropout; else train with heads of at most 192, without "
-            "attention dropout, or with another attention implementation (attn_implementation='sdpa')."
-            if flash
-            else "Use the library's path for other GPUs (another kernel or implementation), or one of those GPUs."
-        ),
-        {"gpus": models, "package": "flash-attn" if flash else "", "arch": "sm_80 or sm_90"},
+        f"The kernel runs only on {models} ({arch}), and this GPU is none of them. {advice}",
+        {"gpus": models, "package": "flash-attn" if flash else "", "arch": arch},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
 
@@ -384,23 +418,28 @@ def datacenter_gpu_required(found: re.Match[str], failure: Failure) -> Lead:
     "capabilities each TensorRT release supports)",
     confidence=0.85,
 )
-def tensorrt_unknown_sm(found: re.Match[str], failure: Failure) -> Lead:
+def tensorrt_unknown_sm(found: re.Match[str], failure: Failure) -> Lead | None:
     value = int(found.group("sm"), 16)
-    capability = f"{value >> 8}.{value & 0xFF}"
-    newer = value >> 8 >= 8  # a GPU from Ampere on: the release is older than it; before Turing: newer than it
+    major, minor = value >> 8, value & 0xFF
+    if not (3 <= major <= 15 and minor <= 9):
+        return None  # no compute capability a GPU has: not the SM's encoding, nothing to decode
+    capability, arch = f"{major}.{minor}", f"sm_{major}{minor}"
+    # TensorRT 10 supports Turing (7.5) and newer; a GPU below that is older than the release, one above newer
+    older = (major, minor) < (7, 5)
     return Lead(
         f"The installed TensorRT has no kernels for this GPU's architecture (compute capability {capability}, "
-        f"sm_{value >> 8}{value & 0xFF}): "
+        f"{arch}): "
         + (
-            "the GPU is newer than that TensorRT release (a 4090's 8.9 on TensorRT 8.2, Blackwell's 12.0 on 10.3). "
-            "Install a TensorRT release whose support matrix lists it (with the CUDA it is built for), or a container "
-            "image that carries one."
-            if newer
-            else "the GPU is older than this TensorRT release still supports (TensorRT 10 left Pascal and Volta "
-            "out). Install the last TensorRT release that supports it (8.6 for Pascal and Volta), or use a newer GPU."
+            "the GPU is older than the ones this TensorRT release still supports (TensorRT 10 dropped the oldest "
+            "architectures). Install an older TensorRT release whose support matrix lists this GPU, or use a newer "
+            "GPU."
+            if older
+            else "the GPU is newer than that TensorRT release (a 4090's 8.9 on TensorRT 8.2, Blackwell's 12.0 on "
+            "10.3). Install a TensorRT release whose support matrix lists it (with the CUDA it is built for), or a "
+            "container image that carries one."
         )
         + " Engines are built for one architecture too: build the engine on the GPU that runs it.",
-        {"package": "TensorRT", "capability": capability, "arch": f"sm_{value >> 8}{value & 0xFF}"},
+        {"package": "TensorRT", "capability": capability, "arch": arch},
         next=(
             "nvidia-smi --query-gpu=name,compute_cap --format=csv",
             "python -c 'import tensorrt; print(tensorrt.__version__)'",

@@ -33,10 +33,11 @@ def _top(module: str) -> str:
 # "No module named 'a.b'": Python names the first part it could not import, so `a` was imported and lacks `b` (a
 # release without that submodule), except where `a` is a namespace several distributions share (google.protobuf is
 # missing protobuf) or a folder of the user's project run from another working directory (models.common).
-# (cuda: cuda-python's cuda.bindings and cuda.core are one namespace, https://nvidia.github.io/cuda-python/)
-_NAMESPACE_TOPS = frozenset(
-    {"google", "nvidia", "cuda", "mpl_toolkits", "azure", "backports", "zope", "ruamel", "jaraco"}
-)
+_NAMESPACE_TOPS = frozenset({"google", "nvidia", "mpl_toolkits", "azure", "backports", "zope", "ruamel", "jaraco"})
+# A top-level package that is a namespace by design and one distribution's: "cannot import name 'X' from 'cuda'
+# (unknown location)" is an API of that distribution, not a build that failed (cuda-python's cuda.bindings and
+# cuda.core share the `cuda` namespace, https://nvidia.github.io/cuda-python/)
+_OWN_NAMESPACES = frozenset({"cuda"})
 _LOCAL_TOPS = frozenset({
     "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
     "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
@@ -123,7 +124,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "package": top},
             install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
         )
-    if top == "expecttest" and not _asked_for_test_helpers(failure):
+    if top == "expecttest" and _under_the_compiler(failure):
         return _test_helper_at_run_time(module)
     removed = _REMOVED_STDLIB.get(top)
     if removed is not None and "." not in module:
@@ -178,25 +179,22 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-def _asked_for_test_helpers(failure: Failure) -> bool:
-    """The code that ran asked for PyTorch's test helpers itself: a frame of PyTorch's own test suite (test/test_*.py)
-    or a line of the user's that imports them."""
-    return any(
-        re.search(r"(?:^|/)test/test_\w+\.py$", f.file)
-        or (f.user and re.search(r"expecttest|testing\._internal", f.code))
-        for f in failure.frames
+def _under_the_compiler(failure: Failure) -> bool:
+    """torch.compile's own code imported it: its frames, or the wrapper that carried the error. A test suite, the
+    user's code or another library importing torch.testing._internal needs expecttest installed instead."""
+    return any(re.search(r"torch[/\\]_(?:dynamo|inductor)[/\\]", f.file) for f in failure.frames) or bool(
+        re.search(r"BackendCompilerFailed|torch\._dynamo\.exc\.|InductorError", failure.carried_by + failure.haystack)
     )
 
 
 def _test_helper_at_run_time(module: str) -> Lead:
     """expecttest is PyTorch's test-only dependency (its requirements.txt, not the wheel's Requires-Dist): imported
-    outside a test run, torch's own code reached torch.testing._internal, a regression of that build."""
+    by torch.compile's own code, torch's compiler reached torch.testing._internal, a regression of that build."""
     return Lead(
-        f"No module named {module!r}: expecttest is a test-only dependency of PyTorch (torch/testing/_internal "
-        "imports it; torch's wheel does not require it), so outside a test suite torch's own code should never import "
-        "it. A torch build that does (a nightly's torch.compile reaching torch.testing._internal: pytorch#100002) "
-        "has a regression: pip install expecttest works around it, and a newer build fixes it. If your code imports "
-        "torch.testing._internal itself, install expecttest for it.",
+        f"No module named {module!r}, imported under torch.compile: expecttest is a test-only dependency of PyTorch "
+        "(torch/testing/_internal imports it; torch's wheel does not require it), so the compiler should never import "
+        "it. A torch build whose compiler does (a nightly's, pytorch#100002) has a regression: pip install "
+        "expecttest works around it, and a newer build fixes it.",
         {"module": module, "package": "torch"},
         install(("expecttest", "")),
         family="framework-internal-error",
@@ -433,7 +431,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             verdict="not-environment",
             confidence=0.6,
         )
-    namespace = module in _NAMESPACE_TOPS  # a folder without __init__.py by design: no failed build to read into it
+    namespace = module in _OWN_NAMESPACES  # a folder without __init__.py by design: no failed build to read into it
     if "." not in module and not namespace and f"from '{module}' (unknown location)" in failure.haystack:
         # importlib says "unknown location" for a namespace package: a folder of that name with no __init__.py
         return Lead(
@@ -965,37 +963,15 @@ def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-def _compiled_class_owner(name: str) -> str:
-    """The package of a type Python names with its module ('tensorrt.tensorrt.Builder': tensorrt), as compiled
-    extensions' types are; '' for a bare class name or one of the user's project folders."""
-    top = _top(name)
-    if "." not in name or top in _LOCAL_TOPS or top in sys.stdlib_module_names or not top.islower():
-        return ""
-    return top
-
-
 @rule(
     "api-version-skew",
     r"'(?P<object>[\w.]{1,120})' object has no attribute '(?P<name>\w{1,120})'",
     source=MODULEOBJECT,
     confidence=0.6,
+    on="exception",
 )
 def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
     caller = failure.library
-    owner = _compiled_class_owner(found.group("object"))
-    if owner and failure.kind == "line" or (owner and caller is None and failure.type.endswith("AttributeError")):
-        # a type named with its module is a compiled extension's (pybind11's 'tensorrt.tensorrt.Builder'): the code
-        # calling it, the user's included, was written for another release of that package
-        return Lead(
-            f"The code uses {found.group('object')}.{found.group('name')}, which the installed {owner} does not have: "
-            f"it was written for another release of {owner} (an API that was removed, renamed or moved). Install the "
-            f"{owner} release it was written for, or port the code to the installed one's API.",
-            {"object": found.group("object"), "name": found.group("name"), "package": owner},
-            verdict="environment",
-            next=(f"python -m pip show {owner}",),
-        )
-    if failure.kind != "exception":
-        return None
     if caller is None or caller == "python" or failure.type.rsplit(".", 1)[-1] != "AttributeError":
         return None  # the user's own objects: judged as the user's code
     if found.group("object") == "NoneType":
@@ -1020,14 +996,20 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
 )
 def torch_load_needs_newer_torch(found: re.Match[str], failure: Failure) -> Lead:
     need = found.group("need")
+    # no command is pasted: torch's upgrade must bring the torchvision and torchaudio of its release and the same
+    # CUDA build, and the other way out (an older transformers) gives up a guard against remote code execution
     return Lead(
         f"The installed transformers (4.52 or newer) loads .bin/.pt checkpoints with torch.load only on torch {need} "
-        f"or newer (CVE-2025-32434), and the installed torch is older: the two releases do not fit. Install "
-        f"transformers<4.52, or upgrade torch to {need}+ with the torchvision and torchaudio made for it; loading the "
-        "model's safetensors weights, where it has them, avoids torch.load altogether.",
+        f"or newer (CVE-2025-32434: torch.load could run code from a crafted file even with weights_only=True), and "
+        f"the installed torch is older: the two releases do not fit. Upgrade torch to {need} or newer, with the "
+        "torchvision and torchaudio of its release and the same CUDA build (pytorch.org's selector gives the "
+        "command); or load the model's safetensors weights, where it has them, which need no torch.load. Pinning "
+        "transformers<4.52 also runs, without that guard: only for checkpoints you trust.",
         {"package": "transformers", "torch": f">={need}"},
-        install(("transformers", "<4.52")),
-        next=('python -c "import torch, transformers; print(torch.__version__, transformers.__version__)"',),
+        next=(
+            'python -c "import torch, transformers; print(torch.__version__, torch.version.cuda, '
+            'transformers.__version__)"',
+        ),
     )
 
 
