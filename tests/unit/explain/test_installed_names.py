@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -63,6 +64,12 @@ def test_a_module_that_hands_on_names_it_does_not_spell_is_never_said_to_have_mo
     facts = probe_name(sys.executable, "lazyshop", "Hidden")
     assert facts is not None and facts.dynamic_exports and facts.defined_in == ("lazyshop/inner.py",)
     assert said(facts) == ""  # mentioned, not decided: its __getattr__ may hand it on
+
+
+def test_a_fifo_named_like_a_module_is_not_read(site: Path) -> None:
+    os.mkfifo(site / "shop" / "stuck.py")  # opening it to read would wait for a writer forever
+    facts = probe_name(sys.executable, "shop", "checkout", timeout_s=20)
+    assert facts is not None and facts.complete and facts.mentioned_count == 0
 
 
 def test_a_package_the_target_lacks_says_so(site: Path) -> None:

@@ -11,6 +11,7 @@ MARKER-END, so that whatever a sitecustomize or a .pth file prints is ignored.
 import json
 import os
 import re
+import stat
 import sys
 from importlib import machinery
 
@@ -57,7 +58,10 @@ def kind_of(spec):
 
 
 def read(path, limit=MAX_FILE_BYTES):
+    """A regular file's first bytes as text; None for anything else (a FIFO named like a module would block)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as handle:
             return handle.read(limit).decode("utf-8", "replace")
     except OSError:
