@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import ATEN, JAX_ERRORS, Lead, rule, yours
-from xladoctor.fix import export
+from xladoctor.fix import export, install
 
 # JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
 _TRACING = re.compile(
@@ -1008,6 +1008,137 @@ def zero_offload_with_own_optimizer(found: re.Match[str], failure: Failure) -> L
         'deepspeed.ops.adam.DeepSpeedCPUAdam), or set "zero_force_ds_cpu_optimizer": false in the ds-config to keep '
         "yours (slower). Not an environment problem.",
         {"config": "ds-config", "option": "zero_force_ds_cpu_optimizer", "optimizer": "DeepSpeedCPUAdam"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"The model did not return a loss from the inputs, only the following keys: (?P<keys>[^\n.]{0,200})"
+    r"(?:\. For reference, the inputs it received are (?P<inputs>[^\n.]{0,300}))?",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/trainer.py (Trainer.compute_loss)",
+    confidence=0.85,
+)
+def trainer_batch_without_labels(found: re.Match[str], failure: Failure) -> Lead:
+    """The Trainer takes the loss from the model's output, which a model computes only when the batch carries its
+    labels: a batch without them (a collator that does not make them, columns the Trainer dropped) or a model class
+    without a head that computes a loss."""
+    inputs = (found.group("inputs") or "").strip()
+    no_labels = bool(inputs) and not re.search(r"(?:^|,)\s*\w*labels?\b", inputs)
+    seen = f" The batch held {inputs}: no labels." if no_labels else ""
+    return Lead(
+        "The Trainer found no loss in the model's output (it returned only "
+        f"{(found.group('keys') or '').strip() or 'other keys'}).{seen} A model returns a loss only when the batch "
+        "carries its labels and the class has a head that computes one: make the data collator add labels (for a "
+        "causal LM, DataCollatorForLanguageModeling(tokenizer, mlm=False)), keep the labels column "
+        "(TrainingArguments(remove_unused_columns=False) when the model's forward does not name it, or "
+        "label_names=[...]), and load the task's class (AutoModelForCausalLM, not AutoModel). Not an environment "
+        "problem.",
+        {"inputs": inputs, "setting": "remove_unused_columns", "collator": "DataCollatorForLanguageModeling",
+         "option": "labels"},
+        verdict="not-environment",
+    )  # fmt: skip
+
+
+# transformers' PreTrainedModel.cuda/.to/.half/.float of a quantized model (modeling_utils.py): the words of the
+# releases before and after 4-bit models could move (bitsandbytes 0.43.2)
+_QUANTIZED_REFUSAL = (
+    r"Calling `(?:cuda|to)\(\)` is not supported for `(?P<bits>4-bit|8-bit|4-bit` or `8-bit)` quantized models"
+    r"(?P<old_bnb> with the installed version of bitsandbytes)?"
+    r"|`\.(?:to|cuda)` is not supported for (?:`(?:4-bit` or `8-bit|8-bit)` bitsandbytes|HQQ-quantized) models"
+    r"|`\.(?:half|float)\(\)` is not supported for quantized model"
+    r"|You cannot cast a (?:bitsandbytes|GPTQ) model in a new `dtype`"
+)
+
+
+@rule(
+    "user-code-error",
+    _QUANTIZED_REFUSAL,
+    source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/modeling_utils.py "
+    "(PreTrainedModel.cuda, .to, .half, .float of a quantized model; 4-bit models move with bitsandbytes >= 0.43.2)",
+    confidence=0.85,
+)
+def quantized_model_moved_or_cast(found: re.Match[str], failure: Failure) -> Lead:
+    """A model loaded quantized was placed and cast by from_pretrained: moving or casting it again is refused. The
+    one exception is a 4-bit model under a bitsandbytes older than 0.43.2, which transformers refuses to move for
+    the installed release's sake."""
+    if found.group("old_bnb") and found.group("bits") == "4-bit":
+        return Lead(
+            "transformers refuses to move a 4-bit model with the installed bitsandbytes: moving 4-bit weights needs "
+            "bitsandbytes 0.43.2 or newer (the message says so). Upgrade it, or leave the model where from_pretrained "
+            "put it (its device_map).",
+            {"package": "bitsandbytes", "version": "0.43.2"},
+            install(("bitsandbytes", ">=0.43.2")),
+            verdict="environment",
+            family="version-mismatch",
+            next=("python -m pip show bitsandbytes transformers",),
+        )
+    return Lead(
+        "The model was loaded quantized (bitsandbytes, GPTQ or HQQ), so from_pretrained already placed it on its "
+        "devices and gave it its dtype; a later .to(), .cuda(), .half() or .float() of it is refused. Remove that "
+        "call (or the device=/dtype argument that makes a pipeline or a training library call it), and choose the "
+        "placement and dtype when loading: from_pretrained(..., device_map=..., torch_dtype=...). Not an "
+        "environment problem.",
+        {"setting": "device_map", "option": "torch_dtype"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Unable to create tensor, you should probably activate truncation and/or padding",
+    source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/tokenization_utils_base.py "
+    "(BatchEncoding.convert_to_tensors)",
+    confidence=0.85,
+)
+def tokenized_batch_of_unequal_lengths(found: re.Match[str], failure: Failure) -> Lead:
+    """A batch becomes a tensor only when its rows have one length: a tokenizer call or a collator that neither pads
+    nor truncates, or labels built without padding."""
+    return Lead(
+        "The rows of a tokenized batch have different lengths, so they cannot become one tensor: call the tokenizer "
+        'with padding=True (or padding="max_length") and truncation=True, or give the Trainer a collator that pads '
+        "(DataCollatorWithPadding, DataCollatorForSeq2Seq for labels); a feature nested one level too deep (a list of "
+        "lists where ints are expected) gives the same error. Not an environment problem.",
+        {"option": "padding=True", "setting": "truncation=True", "collator": "DataCollatorWithPadding"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"num_samples should be a positive integer value, but got num_samples=0\b",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/data/sampler.py (RandomSampler)",
+    confidence=0.8,
+)
+def sampler_given_an_empty_dataset(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The DataLoader's sampler was given a dataset of no samples (shuffle=True on an empty dataset): the data "
+        "path matched no files, a filter removed every sample, or the split is empty. Check that the dataset's "
+        "length is above zero before training. Not an environment problem.",
+        {"option": "shuffle", "where": "len(dataset)"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Trying to set a tensor of shape (?P<given>torch\.Size\(\[[\d, ]{0,60}\]\)) in \"(?P<name>\w{1,80})\" \(which has "
+    r"shape (?P<expected>torch\.Size\(\[[\d, ]{0,60}\]\))\), this looks incorrect",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/utils/modeling.py "
+    "(set_module_tensor_to_device: a checkpoint's tensor whose shape is not the model's)",
+    confidence=0.7,
+)
+def checkpoint_shape_not_the_models(found: re.Match[str], failure: Failure) -> Lead:
+    """A checkpoint's weight is loaded into a model built from a configuration of another shape: the checkpoint and
+    the configuration (or the class) are of different models, or a vocabulary resized on one side only."""
+    return Lead(
+        f"A weight of the checkpoint does not have the model's shape: {found.group('given')} into "
+        f'"{found.group("name")}" of {found.group("expected")}. The model was built from a configuration (or a '
+        "class) of another size than the checkpoint: a config.json of another model or variant, a vocabulary "
+        "resized on one side only (after adding tokens, call resize_token_embeddings before loading the fine-tuned "
+        "weights), or a LoRA/adapter merged into another base. Load the checkpoint with its own config.json; if "
+        "both are right, compare the transformers release that saved it with the installed one.",
+        {"given": found.group("given"), "expected": found.group("expected"), "option": "resize_token_embeddings"},
         verdict="not-environment",
     )
 

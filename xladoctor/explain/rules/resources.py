@@ -445,3 +445,45 @@ def vllm_gpu_memory_taken(found: re.Match[str], failure: Failure) -> Lead:
         verdict="not-environment",
         next=("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
     )
+
+
+@rule(
+    "out-of-memory",
+    r"The current `device_map` had weights offloaded to the disk\. Please provide an `offload_folder`",
+    source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/modeling_utils.py "
+    '(from_pretrained: a device_map with "disk" entries and no offload_folder)',
+    confidence=0.85,
+)
+def weights_spill_to_disk(found: re.Match[str], failure: Failure) -> Lead:
+    """device_map="auto" places what the GPUs and the CPU memory cannot hold on the disk: the model is larger than
+    the memory this process may use."""
+    return Lead(
+        "The model does not fit in the GPU and CPU memory this process may use, so device_map placed part of it on "
+        'the disk, and from_pretrained needs a folder for those weights: pass offload_folder="offload" (slow), or '
+        "make it fit: load it quantized (BitsAndBytesConfig(load_in_4bit=True)), in torch_dtype=torch.bfloat16 or "
+        "float16, raise max_memory, or use a GPU with more memory. Not an environment problem.",
+        {"option": "offload_folder", "setting": "device_map", "quantize": "load_in_4bit"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "out-of-memory",
+    r"No executable batch size found, reached zero",
+    source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/utils/memory.py "
+    "(find_executable_batch_size: lower the batch size after each out-of-memory error, should_reduce_batch_size)",
+    confidence=0.8,
+)
+def no_batch_size_fits(found: re.Match[str], failure: Failure) -> Lead:
+    """accelerate's find_executable_batch_size (Trainer's auto_find_batch_size) lowers the batch size after each
+    out-of-memory error (or cuDNN's NOT_SUPPORTED) and gives up at zero: even one sample did not fit."""
+    return Lead(
+        "Even a batch of one ran out of memory: find_executable_batch_size (the Trainer's auto_find_batch_size) "
+        "lowered the batch size after each out-of-memory error down to zero. What does not fit is the model's own "
+        "weights, gradients and optimizer state, not the batch: train in bf16 or fp16, with LoRA or a quantized base "
+        "model, gradient checkpointing, a smaller max sequence length, or DeepSpeed ZeRO / FSDP offload; or a GPU "
+        "with more memory. (When the errors before it are cuDNN's CUDNN_STATUS_NOT_SUPPORTED, read those instead.) "
+        "Not an environment problem.",
+        {"option": "auto_find_batch_size", "setting": "gradient_checkpointing"},
+        verdict="not-environment",
+    )
