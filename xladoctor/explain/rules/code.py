@@ -280,6 +280,61 @@ _MORE_SHAPES = (
 )
 
 
+# the words of a diffusion stack around a convolution: its VAE, its latents, the applications that run them
+_DIFFUSION = re.compile(r"(?i)\bvae|latent|comfy|diffusers|\bunet|sampler|ksampler|stable.?diffusion|\bflux\b|sdxl")
+
+
+@rule(
+    "user-code-error",
+    r"expected input\[[\d, ]{1,40}\] to have (?P<want>4|16) channels, but got (?P<got>4|16) channels",
+    source="https://github.com/comfyanonymous/ComfyUI/blob/master/comfy/latent_formats.py (latent_channels: 4 for "
+    "SD 1.x and SDXL, 16 for SD3 and FLUX)",
+    confidence=0.85,  # over more_shapes: it names the part to change
+)
+def latents_of_another_model_family(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A diffusion model's latents have 4 channels (SD 1.x, SDXL) or 16 (SD3, FLUX): a convolution that expects one
+    and gets the other is a VAE, a model or a latent of the other family in the same pipeline."""
+    want, got = found.group("want"), found.group("got")
+    context = " ".join([failure.message, *(f"{f.file} {f.function}" for f in failure.frames)])
+    if want == got or not _DIFFUSION.search(context):
+        return None
+    family = {"4": "SD 1.x / SDXL", "16": "SD3 / FLUX"}
+    return Lead(
+        f"A latent of {got} channels ({family[got]}) reached a convolution made for {want} ({family[want]}): the VAE, "
+        "the diffusion model and the latent in one workflow are of different model families. Use the VAE made for "
+        "the model (the checkpoint's own VAE; FLUX's ae.safetensors for FLUX), and an empty latent of that model's "
+        "kind. Not an environment problem.",
+        {"what": "VAE", "want": want, "got": got},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"Cannot interpret value of type (?P<type><class '[\w.]{1,120}'>) as an abstract array"
+    r"|Error interpreting argument to (?P<fun>[^\n]{1,120}?) as an abstract array\. The problematic value is of type "
+    r"(?P<type2><class '[\w.]{1,120}'>)(?: and was passed to the function at path (?P<path>[^\n]{1,120}?)\.?$)?",
+    source="https://github.com/jax-ml/jax/blob/main/jax/_src/core.py (shaped_abstractify: a value with no dtype); "
+    "jax/_src/pjit.py (a jitted function's argument); https://docs.kidger.site/equinox/all-of-equinox/ (filtering)",
+    confidence=0.8,
+)
+def not_an_array_given_to_jax(found: re.Match[str], failure: Failure) -> Lead:
+    """JAX's transformations and optax take pytrees of arrays: a function, a module or a string among the leaves
+    has no dtype to trace."""
+    kind = found.group("type") or found.group("type2")
+    path = (found.group("path") or "").strip()
+    at = f" (at {path})" if path else ""
+    return Lead(
+        f"A value that is not an array, of {kind}{at}, was given to JAX where arrays are expected: an argument of a "
+        "jitted, grad or vmap function, or a leaf of a pytree given to an optimizer (a function, a layer, a string). "
+        "Mark a non-array argument static (static_argnums / static_argnames), or pass only the arrays: with Equinox, "
+        "eqx.filter(model, eqx.is_array) to optax's init and update, and eqx.filter_jit / eqx.filter_grad for the "
+        "transformations. Not an environment problem.",
+        {"type": kind or "", "path": path, "option": "static_argnames", "filter": "eqx.filter(model, eqx.is_array)"},
+        verdict="not-environment",
+    )
+
+
 @rule("user-code-error", _MORE_SHAPES, source=ATEN, confidence=0.8)
 def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
     said = found.group(0)
@@ -1016,35 +1071,41 @@ def zero_offload_with_own_optimizer(found: re.Match[str], failure: Failure) -> L
     "user-code-error",
     r"The model did not return a loss from the inputs, only the following keys: (?P<keys>[^\n.]{0,200})"
     r"(?:\. For reference, the inputs it received are (?P<inputs>[^\n.]{0,300}))?",
-    source="https://github.com/huggingface/transformers/blob/main/src/transformers/trainer.py (Trainer.compute_loss)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/trainer.py (Trainer.compute_loss); "
+    "utils/generic.py (find_labels: a model's label arguments are those of its forward named like 'label', and "
+    "start_positions/end_positions for question answering)",
     confidence=0.85,
 )
 def trainer_batch_without_labels(found: re.Match[str], failure: Failure) -> Lead:
     """The Trainer takes the loss from the model's output, which a model computes only when the batch carries its
-    labels: a batch without them (a collator that does not make them, columns the Trainer dropped) or a model class
-    without a head that computes a loss."""
+    labels: a batch without them (a collator that does not make them) or a model class without a head that computes a
+    loss."""
     inputs = (found.group("inputs") or "").strip()
-    no_labels = bool(inputs) and not re.search(r"(?:^|,)\s*\w*labels?\b", inputs)
-    seen = f" The batch held {inputs}: no labels." if no_labels else ""
+    names = [n.strip() for n in inputs.split(",") if n.strip()]
+    # the label arguments find_labels knows: any name with "label" in it, and question answering's two positions
+    labelled = any("label" in n or n in ("start_positions", "end_positions") for n in names)
+    seen = f" The batch held {inputs}: no labels among them." if names and not labelled else ""
     return Lead(
         "The Trainer found no loss in the model's output (it returned only "
         f"{(found.group('keys') or '').strip() or 'other keys'}).{seen} A model returns a loss only when the batch "
-        "carries its labels and the class has a head that computes one: make the data collator add labels (for a "
-        "causal LM, DataCollatorForLanguageModeling(tokenizer, mlm=False)), keep the labels column "
-        "(TrainingArguments(remove_unused_columns=False) when the model's forward does not name it, or "
-        "label_names=[...]), and load the task's class (AutoModelForCausalLM, not AutoModel). Not an environment "
-        "problem.",
-        {"inputs": inputs, "setting": "remove_unused_columns", "collator": "DataCollatorForLanguageModeling",
-         "option": "labels"},
+        "carries its labels and the class has a head that computes one: make the data collator add the labels (for "
+        "a causal LM, DataCollatorForLanguageModeling(tokenizer, mlm=False)) or the dataset carry a labels column, "
+        "and load the task's class (AutoModelForCausalLM, AutoModelForSequenceClassification, not AutoModel). When "
+        "a collator of your own builds the labels from raw columns, keep those columns with "
+        "TrainingArguments(remove_unused_columns=False). Not an environment problem.",
+        {"inputs": inputs, "collator": "DataCollatorForLanguageModeling", "option": "labels"},
         verdict="not-environment",
-    )  # fmt: skip
+    )
 
 
-# transformers' PreTrainedModel.cuda/.to/.half/.float of a quantized model (modeling_utils.py): the words of the
-# releases before and after 4-bit models could move (bitsandbytes 0.43.2)
+# transformers' PreTrainedModel.cuda/.to/.half/.float of a quantized model (modeling_utils.py), in the words of its
+# releases: 4.3x refuses every move; 4.4x refuses 8-bit moves and 4-bit ones under bitsandbytes < 0.43.2; 5.x asks
+# for bitsandbytes >= 0.48.0 to move an 8-bit model with to()
 _QUANTIZED_REFUSAL = (
-    r"Calling `(?:cuda|to)\(\)` is not supported for `(?P<bits>4-bit|8-bit|4-bit` or `8-bit)` quantized models"
+    r"Calling `(?P<call>cuda|to)\(\)` is not supported for `(?P<bits>4-bit|8-bit|4-bit` or `8-bit)` quantized models"
     r"(?P<old_bnb> with the installed version of bitsandbytes)?"
+    r"|You need to install `pip install bitsandbytes>=(?P<bnb_floor>0\.\d{1,3}\.\d{1,3})` if you want to move a 8-bit "
+    r"model across devices"
     r"|`\.(?:to|cuda)` is not supported for (?:`(?:4-bit` or `8-bit|8-bit)` bitsandbytes|HQQ-quantized) models"
     r"|`\.(?:half|float)\(\)` is not supported for quantized model"
     r"|You cannot cast a (?:bitsandbytes|GPTQ) model in a new `dtype`"
@@ -1055,20 +1116,23 @@ _QUANTIZED_REFUSAL = (
     "user-code-error",
     _QUANTIZED_REFUSAL,
     source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/modeling_utils.py "
-    "(PreTrainedModel.cuda, .to, .half, .float of a quantized model; 4-bit models move with bitsandbytes >= 0.43.2)",
+    "(PreTrainedModel.cuda, .to, .half, .float of a quantized model: 4-bit models move with bitsandbytes >= 0.43.2; "
+    "in v5, 8-bit models move with to() under bitsandbytes >= 0.48.0)",
     confidence=0.85,
 )
 def quantized_model_moved_or_cast(found: re.Match[str], failure: Failure) -> Lead:
-    """A model loaded quantized was placed and cast by from_pretrained: moving or casting it again is refused. The
-    one exception is a 4-bit model under a bitsandbytes older than 0.43.2, which transformers refuses to move for
-    the installed release's sake."""
-    if found.group("old_bnb") and found.group("bits") == "4-bit":
+    """A model loaded quantized was placed and cast by from_pretrained: moving or casting it again is refused, except
+    where the installed bitsandbytes is the only obstacle (the message names the release that moves it)."""
+    floor = found.group("bnb_floor") or ("0.43.2" if found.group("old_bnb") and found.group("bits") == "4-bit" else "")
+    if floor:
+        # transformers 4.4x's cuda() of a 4-bit model returns nothing once the move is allowed: to() returns the model
+        call = " and move it with model = model.to('cuda') (cuda() of a 4-bit model returns None in transformers 4.4x)"
         return Lead(
-            "transformers refuses to move a 4-bit model with the installed bitsandbytes: moving 4-bit weights needs "
-            "bitsandbytes 0.43.2 or newer (the message says so). Upgrade it, or leave the model where from_pretrained "
-            "put it (its device_map).",
-            {"package": "bitsandbytes", "version": "0.43.2"},
-            install(("bitsandbytes", ">=0.43.2")),
+            f"transformers moves this quantized model only with bitsandbytes {floor} or newer (the message says so). "
+            f"Upgrade bitsandbytes{call if found.group('call') == 'cuda' else ''}, or leave the model where "
+            "from_pretrained put it (its device_map).",
+            {"package": "bitsandbytes", "version": floor},
+            install(("bitsandbytes", f">={floor}")),
             verdict="environment",
             family="version-mismatch",
             next=("python -m pip show bitsandbytes transformers",),
@@ -1077,29 +1141,60 @@ def quantized_model_moved_or_cast(found: re.Match[str], failure: Failure) -> Lea
         "The model was loaded quantized (bitsandbytes, GPTQ or HQQ), so from_pretrained already placed it on its "
         "devices and gave it its dtype; a later .to(), .cuda(), .half() or .float() of it is refused. Remove that "
         "call (or the device=/dtype argument that makes a pipeline or a training library call it), and choose the "
-        "placement and dtype when loading: from_pretrained(..., device_map=..., torch_dtype=...). Not an "
-        "environment problem.",
+        "placement and dtype when loading: from_pretrained(..., device_map=..., torch_dtype=...). When the call is "
+        "a library's own (accelerate, a pipeline, a trainer), not yours, that library's release may not be the one "
+        "made for the installed transformers: compare their versions. Not an environment problem otherwise.",
         {"setting": "device_map", "option": "torch_dtype"},
         verdict="not-environment",
+        next=("python -m pip show transformers accelerate bitsandbytes",),
     )
+
+
+# the features a model takes as inputs or labels: a feature named otherwise is a raw column of the dataset
+_MODEL_FEATURES = re.compile(r"input_ids|attention_mask|token_type_ids|labels?|label_ids|pixel_values|\w*_positions")
 
 
 @rule(
     "user-code-error",
-    r"Unable to create tensor, you should probably activate truncation and/or padding",
+    r"Unable to create tensor, you should probably activate truncation and/or padding(?:[^\n]{0,200}?features "
+    r"\(`(?P<feature>\w{1,80})` in this case\))?",
     source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/tokenization_utils_base.py "
-    "(BatchEncoding.convert_to_tensors)",
+    "(BatchEncoding.convert_to_tensors: any failure to make a tensor of a feature, with its name)",
     confidence=0.85,
 )
 def tokenized_batch_of_unequal_lengths(found: re.Match[str], failure: Failure) -> Lead:
-    """A batch becomes a tensor only when its rows have one length: a tokenizer call or a collator that neither pads
-    nor truncates, or labels built without padding."""
+    """A batch becomes a tensor only when each feature's rows have one length and hold numbers: a tokenizer call or a
+    collator that neither pads nor truncates, labels left unpadded, or a raw column of text that reached the
+    collator."""
+    feature = found.group("feature") or ""
+    if feature and not _MODEL_FEATURES.fullmatch(feature):
+        cause = (
+            f"The batch carries `{feature}`, which is no model input: a raw column of the dataset (text) reached the "
+            "collator, and text cannot become a tensor. Drop it after tokenizing (dataset.map(..., "
+            f"remove_columns=[...]) or dataset.remove_columns(['{feature}'])), or leave the Trainer's "
+            "remove_unused_columns at True."
+        )
+    elif feature in ("labels", "label", "label_ids"):
+        cause = (
+            f"The rows of `{feature}` have different lengths: labels are not padded by the tokenizer's padding. Use a "
+            "collator that pads them too (DataCollatorForSeq2Seq, which pads labels with -100), or pad and truncate "
+            "them to one length when you build them."
+        )
+    else:
+        cause = (
+            "The rows of a tokenized batch have different lengths, so they cannot become one tensor: call the "
+            'tokenizer with padding=True (or padding="max_length") and truncation=True, or give the Trainer a '
+            "collator that pads (DataCollatorWithPadding; DataCollatorForSeq2Seq for labels); a feature nested one "
+            "level too deep (a list of lists where ints are expected) gives the same error."
+        )
     return Lead(
-        "The rows of a tokenized batch have different lengths, so they cannot become one tensor: call the tokenizer "
-        'with padding=True (or padding="max_length") and truncation=True, or give the Trainer a collator that pads '
-        "(DataCollatorWithPadding, DataCollatorForSeq2Seq for labels); a feature nested one level too deep (a list of "
-        "lists where ints are expected) gives the same error. Not an environment problem.",
-        {"option": "padding=True", "setting": "truncation=True", "collator": "DataCollatorWithPadding"},
+        f"{cause} Not an environment problem.",
+        {
+            "feature": feature,
+            "option": "padding=True",
+            "setting": "truncation=True",
+            "collator": "DataCollatorWithPadding",
+        },
         verdict="not-environment",
     )
 
@@ -1107,14 +1202,16 @@ def tokenized_batch_of_unequal_lengths(found: re.Match[str], failure: Failure) -
 @rule(
     "user-code-error",
     r"num_samples should be a positive integer value, but got num_samples=0\b",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/data/sampler.py (RandomSampler)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/utils/data/sampler.py (RandomSampler, "
+    "WeightedRandomSampler)",
     confidence=0.8,
 )
 def sampler_given_an_empty_dataset(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        "The DataLoader's sampler was given a dataset of no samples (shuffle=True on an empty dataset): the data "
-        "path matched no files, a filter removed every sample, or the split is empty. Check that the dataset's "
-        "length is above zero before training. Not an environment problem.",
+        "A sampler was asked for no samples: most often a shuffling DataLoader (or the Trainer's own RandomSampler) "
+        "given a dataset of length zero, because the data path matched no files, a filter removed every sample, or "
+        "the split is empty; or a WeightedRandomSampler given num_samples=0. Check that the dataset's length is "
+        "above zero before training. Not an environment problem.",
         {"option": "shuffle", "where": "len(dataset)"},
         verdict="not-environment",
     )
@@ -1122,23 +1219,51 @@ def sampler_given_an_empty_dataset(found: re.Match[str], failure: Failure) -> Le
 
 @rule(
     "user-code-error",
+    # accelerate's set_module_tensor_to_device; its older releases say "this look incorrect"
     r"Trying to set a tensor of shape (?P<given>torch\.Size\(\[[\d, ]{0,60}\]\)) in \"(?P<name>\w{1,80})\" \(which has "
-    r"shape (?P<expected>torch\.Size\(\[[\d, ]{0,60}\]\))\), this looks incorrect",
+    r"shape (?P<expected>torch\.Size\(\[[\d, ]{0,60}\]\))\), this looks? incorrect",
     source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/utils/modeling.py "
-    "(set_module_tensor_to_device: a checkpoint's tensor whose shape is not the model's)",
+    "(set_module_tensor_to_device: a checkpoint's tensor whose shape is not the model's); DeepSpeed's ZeRO-3 "
+    "checkpoints keep empty placeholders unless stage3_gather_16bit_weights_on_model_save "
+    "(https://www.deepspeed.ai/docs/config-json/); bitsandbytes packs 4-bit weights into [N, 1] tensors "
+    "(Params4bit), which transformers saves with bitsandbytes >= 0.41.3 (quantizers/quantizer_bnb_4bit.py)",
     confidence=0.7,
 )
 def checkpoint_shape_not_the_models(found: re.Match[str], failure: Failure) -> Lead:
     """A checkpoint's weight is loaded into a model built from a configuration of another shape: the checkpoint and
-    the configuration (or the class) are of different models, or a vocabulary resized on one side only."""
+    the configuration (or the class) are of different models, or a vocabulary resized on one side only. Two shapes
+    say more: an empty tensor is a sharded save that was never gathered; [N, 1] is a packed 4-bit weight."""
+    given, expected, name = found.group("given"), found.group("expected"), found.group("name")
+    where = f'{given} into "{name}" of {expected}'
+    params = {"given": given, "expected": expected}
+    if given == "torch.Size([0])":
+        return Lead(
+            f"A weight of the checkpoint is empty ({where}): it was saved from a sharded run (DeepSpeed ZeRO-3 or "
+            "FSDP) without gathering the weights, so each tensor is a placeholder. Save again with "
+            "stage3_gather_16bit_weights_on_model_save: true in the ds-config (or FSDP's full state dict), or "
+            "rebuild whole weights from the ZeRO checkpoint with its zero_to_fp32.py. Not an environment problem.",
+            {**params, "setting": "stage3_gather_16bit_weights_on_model_save", "tool": "zero_to_fp32.py"},
+            verdict="not-environment",
+        )
+    if given.endswith(", 1])") and expected.count(",") == 1:
+        return Lead(
+            f"A weight of the checkpoint is packed 4-bit ({where}): the checkpoint was saved quantized with "
+            "bitsandbytes, and this model was built unquantized. Load it with a transformers and bitsandbytes that "
+            "read saved 4-bit checkpoints (4-bit serialization needs bitsandbytes 0.41.3 or newer) and with its "
+            "quantization_config (the one in its config.json), or load the unquantized original.",
+            {**params, "package": "bitsandbytes", "option": "quantization_config"},
+            verdict="environment",
+            family="version-mismatch",
+            confidence=0.6,
+            next=("python -m pip show transformers bitsandbytes accelerate",),
+        )
     return Lead(
-        f"A weight of the checkpoint does not have the model's shape: {found.group('given')} into "
-        f'"{found.group("name")}" of {found.group("expected")}. The model was built from a configuration (or a '
-        "class) of another size than the checkpoint: a config.json of another model or variant, a vocabulary "
-        "resized on one side only (after adding tokens, call resize_token_embeddings before loading the fine-tuned "
-        "weights), or a LoRA/adapter merged into another base. Load the checkpoint with its own config.json; if "
-        "both are right, compare the transformers release that saved it with the installed one.",
-        {"given": found.group("given"), "expected": found.group("expected"), "option": "resize_token_embeddings"},
+        f"A weight of the checkpoint does not have the model's shape: {where}. The model was built from a "
+        "configuration (or a class) of another size than the checkpoint: a config.json of another model or variant, "
+        "a vocabulary resized on one side only (after adding tokens, call resize_token_embeddings before loading the "
+        "fine-tuned weights), or a LoRA/adapter merged into another base. Load the checkpoint with its own "
+        "config.json; if both are right, compare the transformers release that saved it with the installed one.",
+        {**params, "option": "resize_token_embeddings"},
         verdict="not-environment",
     )
 

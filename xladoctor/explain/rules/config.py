@@ -616,6 +616,9 @@ def engine_built_for_another_world_size(found: re.Match[str], failure: Failure) 
     )
 
 
+_GPUS_AND_PROCESSES = 'nvidia-smi -L; echo "WORLD_SIZE=${WORLD_SIZE:-unset}"  # the GPUs here, the launcher\'s count'
+
+
 @rule(
     "bad-configuration",
     # deepspeed/runtime/config.py (_batch_assertion): the f-string has no space before the numbers in older releases
@@ -629,29 +632,28 @@ def engine_built_for_another_world_size(found: re.Match[str], failure: Failure) 
 def deepspeed_batch_sizes_do_not_multiply(found: re.Match[str], failure: Failure) -> Lead:
     """DeepSpeed checks train_batch_size == micro_batch_per_gpu x gradient_accumulation_steps x world_size. When the
     train size is that product for another number of processes, the configuration was written for that many and the
-    run started another; a run that sees world_size 1 where the configuration expects more is one process alone
-    (started without its launcher, or a launcher whose release does not fit DeepSpeed's)."""
+    job runs another (a machine with fewer GPUs, or a program started without its launcher): a setting wrong for this
+    machine. A train size no process count explains is the configuration's own arithmetic."""
     train, micro, acc, world = (int(found.group(g)) for g in ("train", "micro", "acc", "world"))
     product = micro * acc * world
     per_world = micro * acc
     written_for = train // per_world if per_world and train % per_world == 0 and train // per_world != world else 0
-    if written_for and world == 1:
+    if written_for:
+        alone = " (one GPU here, or started with python instead of deepspeed, torchrun or accelerate launch)"
         why = (
-            f" It is the product for {written_for} processes, and this run has one: the program ran alone (started "
-            "with python, not with deepspeed, torchrun or accelerate launch), or the launcher did not hand DeepSpeed "
-            "its world size (a release of accelerate or transformers not made for the installed DeepSpeed)."
+            f" It is the product for {written_for} processes, and this job has {world}"
+            f"{alone if world == 1 else ''}: the configuration was written for another machine or launch."
         )
-    elif written_for:
-        why = f" It is the product for {written_for} processes, and this run has {world}."
     else:
         why = ""
     return Lead(
         f"DeepSpeed's batch settings do not multiply: train_batch_size {train} is not micro_batch_per_gpu {micro} x "
-        f"gradient_accumulation_steps {acc} x world_size {world} (= {product}).{why} Give DeepSpeed two of the three "
-        'and let it derive the third, or set "train_batch_size" and "gradient_accumulation_steps" to "auto" in the '
-        "ds-config when the Hugging Face Trainer or accelerate launches it, so they are filled from its arguments.",
+        f"gradient_accumulation_steps {acc} x world_size {world} (= {product}).{why} Set train_batch_size to their "
+        "product, or leave train_batch_size out and DeepSpeed computes it from the other two and the number of "
+        'processes; when the Hugging Face Trainer or accelerate launches it, set all three to "auto" in the '
+        "ds-config so they are filled from its arguments.",
         {"train_batch_size": str(train), "product": str(product), "world_size": str(world),
          "written_for": str(written_for or ""), "config": "ds-config", "setting": "train_batch_size"},
-        next=("python -m pip list 2>/dev/null | grep -i -E '^(deepspeed|accelerate|transformers) '",)
-        if written_for and world == 1 else (),
+        verdict="environment" if written_for else "not-environment",
+        next=(_GPUS_AND_PROCESSES,) if written_for else (),
     )  # fmt: skip

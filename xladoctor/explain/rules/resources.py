@@ -449,21 +449,31 @@ def vllm_gpu_memory_taken(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
-    r"The current `device_map` had weights offloaded to the disk\. Please provide an `offload_folder`",
+    # v4: "... offloaded to the disk. Please provide an `offload_folder` for them."; v5: "... offloaded to the disk,
+    # which needed to be re-saved. ..."
+    r"The current `device_map` had weights offloaded to the disk",
     source="https://github.com/huggingface/transformers/blob/v4.46.3/src/transformers/modeling_utils.py "
-    '(from_pretrained: a device_map with "disk" entries and no offload_folder)',
+    "(from_pretrained: weights of a non-safetensors checkpoint that device_map put on the disk, with no "
+    "offload_folder); v5: integrations/accelerate.py (offload_weight); accelerate sizes the GPUs by their free memory "
+    "(utils/modeling.py get_max_memory)",
     confidence=0.85,
 )
 def weights_spill_to_disk(found: re.Match[str], failure: Failure) -> Lead:
     """device_map="auto" places what the GPUs and the CPU memory cannot hold on the disk: the model is larger than
-    the memory this process may use."""
+    the memory this process may use, or the GPUs are not there (a CPU build, no visible GPU) or already full."""
     return Lead(
-        "The model does not fit in the GPU and CPU memory this process may use, so device_map placed part of it on "
-        'the disk, and from_pretrained needs a folder for those weights: pass offload_folder="offload" (slow), or '
-        "make it fit: load it quantized (BitsAndBytesConfig(load_in_4bit=True)), in torch_dtype=torch.bfloat16 or "
-        "float16, raise max_memory, or use a GPU with more memory. Not an environment problem.",
+        "device_map placed part of the model on the disk, and from_pretrained needs a folder to write those weights "
+        "to: the model does not fit in the GPU and CPU memory this process may use. First check that the GPUs are "
+        "seen and free (a CPU-only torch, a hidden GPU or memory held by other processes sends everything to the CPU "
+        "and the disk). Then make it fit: load it quantized (BitsAndBytesConfig(load_in_4bit=True)), in "
+        "torch_dtype=torch.bfloat16 or float16, raise max_memory, or use a GPU with more memory; or pass "
+        'offload_folder="offload" (slow; with safetensors weights, older releases need no folder).',
         {"option": "offload_folder", "setting": "device_map", "quantize": "load_in_4bit"},
         verdict="not-environment",
+        next=(
+            'python -c "import torch; print(torch.__version__, torch.cuda.is_available(), torch.cuda.device_count())"',
+            "nvidia-smi --query-gpu=index,memory.used,memory.total --format=csv",
+        ),
     )
 
 
@@ -471,19 +481,22 @@ def weights_spill_to_disk(found: re.Match[str], failure: Failure) -> Lead:
     "out-of-memory",
     r"No executable batch size found, reached zero",
     source="https://github.com/huggingface/accelerate/blob/main/src/accelerate/utils/memory.py "
-    "(find_executable_batch_size: lower the batch size after each out-of-memory error, should_reduce_batch_size)",
+    "(find_executable_batch_size: lower the batch size after each out-of-memory error, should_reduce_batch_size; the "
+    "errors it retries are not shown)",
     confidence=0.8,
 )
 def no_batch_size_fits(found: re.Match[str], failure: Failure) -> Lead:
-    """accelerate's find_executable_batch_size (Trainer's auto_find_batch_size) lowers the batch size after each
-    out-of-memory error (or cuDNN's NOT_SUPPORTED) and gives up at zero: even one sample did not fit."""
+    """accelerate's find_executable_batch_size (the Trainer's auto_find_batch_size) lowers the batch size after each
+    out-of-memory error (or cuDNN's NOT_SUPPORTED) and gives up at zero, without showing the errors it caught."""
     return Lead(
-        "Even a batch of one ran out of memory: find_executable_batch_size (the Trainer's auto_find_batch_size) "
-        "lowered the batch size after each out-of-memory error down to zero. What does not fit is the model's own "
-        "weights, gradients and optimizer state, not the batch: train in bf16 or fp16, with LoRA or a quantized base "
-        "model, gradient checkpointing, a smaller max sequence length, or DeepSpeed ZeRO / FSDP offload; or a GPU "
-        "with more memory. (When the errors before it are cuDNN's CUDNN_STATUS_NOT_SUPPORTED, read those instead.) "
-        "Not an environment problem.",
-        {"option": "auto_find_batch_size", "setting": "gradient_checkpointing"},
+        "Memory ran out at every batch size down to one: find_executable_batch_size (the Trainer's "
+        "auto_find_batch_size) lowered the batch size after each out-of-memory error and gave up at zero, and it "
+        "does not show the errors it caught. Run once with auto_find_batch_size off and "
+        "per_device_train_batch_size=1 to see the real error and where it happens (an evaluation step, whose batch "
+        "it does not lower, or a step hours in, also end this way). If even that runs out: train in bf16 or fp16, "
+        "with LoRA or a quantized base model, gradient checkpointing, a shorter max sequence length, or DeepSpeed "
+        "ZeRO / FSDP offload; and check that no other process holds the GPU's memory. Not an environment problem.",
+        {"option": "auto_find_batch_size", "setting": "per_device_train_batch_size"},
         verdict="not-environment",
+        next=("nvidia-smi --query-compute-apps=pid,used_memory --format=csv",),
     )

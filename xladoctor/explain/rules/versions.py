@@ -1015,7 +1015,7 @@ def torch_load_needs_newer_torch(found: re.Match[str], failure: Failure) -> Lead
 
 @rule(
     "api-version-skew",
-    r"Weights only load failed|weights_only=True|WeightsUnpickler error",
+    r"Weights only load failed|(?<!\w)weights_only=True|WeightsUnpickler error",  # not Keras' save_weights_only
     source="https://github.com/pytorch/pytorch/blob/main/torch/serialization.py (torch 2.6: torch.load defaults to "
     "weights_only=True)",
     confidence=0.85,
@@ -1411,21 +1411,60 @@ def triton_global_not_constexpr(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    r"The filepath provided must end in `(?P<ext>\.keras|\.weights\.h5)`[^\n]{0,80}Received: "
-    r"filepath=(?P<path>\S{1,300})",
+    r"[Tt]he filepath provided must end in `(?P<ext>\.keras|\.weights\.h5)`[^\n]{0,80}Received: "
+    r"filepath=(?P<path>\S{1,300})"
+    r"|The filename must end in `(?P<ext2>\.weights\.h5)`\. Received: filepath=(?P<path2>\S{1,300})",
     # keras/src/saving/saving_api.py and callbacks/model_checkpoint.py (Keras 3): the .h5/.hdf5 files and SavedModel
-    # folders Keras 2 wrote are no longer what model.save() and ModelCheckpoint take
-    source="https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py (save_model); "
+    # folders Keras 2 wrote are no longer what model.save(), save_weights() and ModelCheckpoint take
+    source="https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py (save_model, "
+    "save_weights); keras/src/callbacks/model_checkpoint.py; "
     "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility (TF_USE_LEGACY_KERAS)",
     confidence=0.85,
 )
 def keras3_file_format(found: re.Match[str], failure: Failure) -> Lead:
+    """Keras 3 chooses the format by the file's name and refuses the names Keras 2 wrote. Whose call it was decides
+    the reading: a library's is a library written for Keras 2; the user's own is a name to change; with no frames,
+    code written for Keras 2 is the usual origin (TensorFlow 2.16 brought Keras 3 to it)."""
+    path = (found.group("path") or found.group("path2") or "").rstrip(".")
+    ext = found.group("ext") or found.group("ext2")
+    names = (
+        "Keras 3 saves by the file's name: weights only (save_weights, ModelCheckpoint(save_weights_only=True)) to "
+        "a name ending in .weights.h5, a whole model (model.save, ModelCheckpoint) to one ending in .keras, and a "
+        "TensorFlow SavedModel folder with model.export(path)"
+    )
+    keras2 = "install tf-keras and set TF_USE_LEGACY_KERAS=1, or use TensorFlow < 2.16"
+    params = {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "path": path, "option": ext}
+    callers = [f for f in failure.frames if f.owner not in ("keras", "tensorflow", "tf_keras", "python")]
+    if callers and callers[-1].owner is None:
+        frame = callers[-1]
+        return Lead(
+            f"{names}: your code at {frame.short()} saves to {path or 'a name'} of no format Keras 3 writes. Rename "
+            f"it (to a name ending in {ext}). Code written for Keras 2 that must stay as it is: {keras2}. Not an "
+            "environment problem.",
+            params,
+            verdict="not-environment",
+            family="user-code-error",
+        )
+    owner = callers[-1].owner if callers else None
+    if not callers:
+        # no frames of whose call it was: code written for Keras 2 (a library's, or the user's own)
+        return Lead(
+            f"Keras 3 refuses {path or 'the file name'}: it saves only to {ext} files here. {names}. The code that "
+            "made the call was written for Keras 2 (.h5/.hdf5 files, SavedModel folders; TensorFlow 2.16 and later "
+            f"install Keras 3 as `keras`): when it is yours, rename the path (to a name ending in {ext}); when it is "
+            f"a library's, use a release of it written for Keras 3, or keep Keras 2: {keras2}. The traceback's last "
+            "frame outside keras says whose it is.",
+            params,
+            verdict="unknown",
+            next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
+        )
     return Lead(
-        f"Keras 3 refuses {found.group('path')}: it saves only to {found.group('ext')} files, and the code was written "
-        "for Keras 2 (.h5/.hdf5 files, SavedModel folders). TensorFlow 2.16 and later install Keras 3 as `keras`. "
-        "Change the file name (and the code around it) for Keras 3, or keep Keras 2: install tf-keras and set "
-        "TF_USE_LEGACY_KERAS=1, or use TensorFlow < 2.16.",
-        {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "path": found.group("path")},
+        f"Keras 3 refuses {path or 'the file name'}: it saves only to {ext} files here, and "
+        f"{owner} (which made the call) was written for Keras 2 (.h5/.hdf5 files, "
+        f"SavedModel folders). {names}. TensorFlow 2.16 and later install Keras 3 as `keras`. Change the file name "
+        f"(and the code around it) for Keras 3, or keep Keras 2: {keras2}.",
+        {**params, "library": owner or ""},
+        verdict="environment",
         next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
     )
 
