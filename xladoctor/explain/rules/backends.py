@@ -894,3 +894,75 @@ def opencv_without_gui(found: re.Match[str], failure: Failure) -> Lead:
         verdict="environment",
         next=("python -m pip list 2>/dev/null | grep -i opencv",),
     )
+
+
+@rule(
+    "unsupported-op",
+    r"UnsupportedOperatorException: (?P<op>(?P<ns>\w{1,60})\.\w{1,120}(?:\.\w{1,60})?)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_subclasses/fake_tensor.py "
+    "(UnsupportedOperatorException: an operator without a fake or meta implementation); "
+    "https://pytorch.org/docs/stable/library.html "
+    "(torch.library.register_fake)",
+    confidence=0.8,
+)
+def no_fake_kernel(found: re.Match[str], failure: Failure) -> Lead:
+    """torch.compile, export and compiled autograd trace with fake tensors: an operator needs a fake (meta)
+    implementation to be traced. aten's missing one is a gap of torch; a custom op's is its author's to register."""
+    op, namespace = found.group("op"), found.group("ns")
+    if namespace == "aten":
+        return Lead(
+            f"torch's tracing (torch.compile, export, compiled autograd) met {op}, which has no fake (meta) "
+            "implementation in this torch: a gap of the framework, not of your install. A newer torch may have it; "
+            "meanwhile keep that op out of the compiled region (torch.compiler.disable on the function that calls "
+            "it) and report it to PyTorch.",
+            {"op": op, "owner": "PyTorch"},
+            verdict="framework-bug",
+        )
+    return Lead(
+        f"torch's tracing met the custom operator {op}, which has no fake implementation: register one for it "
+        f'(@torch.library.register_fake("{op.rsplit(".", 1)[0] if op.count(".") > 1 else op}")), or keep it out of '
+        "the compiled region. When the op is a library's, that library's release was not written for tracing "
+        "under this torch.",
+        {"op": op, "call": "torch.library.register_fake"},
+        verdict="not-environment",
+        family="user-code-error",
+    )
+
+
+# the words of torch.compile's stack in a log: the record's own prefix or a frame of it
+_COMPILED = re.compile(
+    r"\[Inductor\]|torch\._dynamo|torch\._inductor|aot_autograd|BackendCompilerFailed|torch\.compile"
+)
+
+
+@rule(
+    "unsupported-op",
+    r"(?:the )?derivative for '?(?P<op>[\w:.]{1,120})'? is not implemented",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/FunctionsManual.cpp (not_implemented: an "
+    "op of derivatives.yaml without a formula); torch/_functorch/aot_autograd.py (needs_autograd: a backward is traced "
+    "when an input requires grad)",
+    confidence=0.75,
+)
+def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
+    """An op without a derivative formula fails as soon as autograd must record it: an input that requires grad.
+    torch.compile records it at compile time whenever an input requires grad, even for inference that never calls
+    backward: there it is the call that must change."""
+    op = found.group("op")
+    context = " ".join([failure.text, failure.message, *(f.file for f in failure.frames)])
+    if _COMPILED.search(context):
+        return Lead(
+            f"torch.compile traced a backward graph because an input requires grad, and {op} has no derivative "
+            "formula in torch. For inference, call the compiled model under torch.no_grad() (or "
+            "torch.inference_mode()), or detach its inputs; to train through it, use a differentiable equivalent of "
+            f"{op}. Not an environment problem.",
+            {"op": op, "call": "torch.no_grad()"},
+            verdict="not-environment",
+            family="user-code-error",
+        )
+    return Lead(
+        f"{op} has no derivative formula in torch, and autograd had to record it (an input requires grad): a gap of "
+        "the framework, not of your install. If no gradient is needed through it, run it under torch.no_grad() or "
+        "detach its input; otherwise use a differentiable equivalent.",
+        {"op": op, "call": "torch.no_grad()"},
+        verdict="framework-bug",
+    )

@@ -1246,3 +1246,70 @@ def communicator_aborted(found: re.Match[str], failure: Failure) -> Lead:
             "dmesg -T | grep -i -E 'killed process|out of memory'  # a rank the kernel's OOM killer stopped",
         ),
     )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Unable to proceed, no GPU resources available",
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/launcher/runner.py (main: no hostfile, and "
+    "get_accelerator().device_count() is 0); accelerator/real_accelerator.py (DS_ACCELERATOR)",
+    confidence=0.85,
+)
+def deepspeed_launcher_found_no_device(found: re.Match[str], failure: Failure) -> Lead:
+    """The deepspeed launcher, with no hostfile, starts one process a device of the accelerator DeepSpeed detected,
+    and found none."""
+    return Lead(
+        "The deepspeed launcher found no device to start a process on: with no hostfile it counts the devices of "
+        "the accelerator DeepSpeed detected, and there were none. No GPU is visible to this process (an empty "
+        "CUDA_VISIBLE_DEVICES, a container started without --gpus, a CPU-only torch), or the machine has no GPU "
+        "DeepSpeed's launcher drives (an Apple Silicon Mac). Check what torch and DeepSpeed see; on a machine "
+        "without such a GPU, run the script with python instead of the launcher, or choose DeepSpeed's CPU "
+        "accelerator (DS_ACCELERATOR=cpu).",
+        {"variable": "DS_ACCELERATOR", "launcher": "deepspeed"},
+        next=(
+            'python -c "import torch; print(torch.__version__, torch.cuda.is_available(), torch.cuda.device_count())"',
+            "ds_report",
+        ),
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"Unsloth currently does not (?:work on|support) multi GPU setups",
+    source="https://github.com/unslothai/unsloth/blob/main/unsloth/models/llama.py (the Trainer's training loop "
+    "refused when more than one GPU is visible); unsloth/tokenizer_utils.py",
+    confidence=0.85,
+)
+def unsloth_single_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "This Unsloth release trains on one GPU only and refuses when it sees more than one: expose a single GPU to "
+        "the process before Unsloth is imported (CUDA_VISIBLE_DEVICES=0 python train.py, or os.environ[...] at the "
+        "top of a notebook before any import). A gap of that Unsloth release, not of your install.",
+        {"package": "unsloth", "variable": "CUDA_VISIBLE_DEVICES"},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "user-code-error",
+    r"(?P<task>/job:[\w-]{1,80}/replica:\d{1,6}/task:\d{1,6}|\b\d{1,6}) unexpectedly tried to connect with a different "
+    r"incarnation",
+    source="https://github.com/openxla/xla/blob/main/xla/tsl/distributed_runtime/coordination/coordination_service.cc "
+    "(a task that registers again with a new incarnation id: the process of that task started anew)",
+    confidence=0.6,
+)
+def jax_task_connected_twice(found: re.Match[str], failure: Failure) -> Lead:
+    """JAX's coordination service knows each task by an incarnation id drawn when its process starts: the same task
+    connecting with another one is a second process of that task, or the task's process started again."""
+    return Lead(
+        f"Task {found.group('task')} connected to JAX's coordination service a second time as a new process: "
+        "jax.distributed.initialize() ran again for a task that was already connected. Most often it runs at "
+        "import time and a worker subprocess (a data loader's workers, multiprocessing with spawn, which re-imports "
+        "the main module) runs it again: call it once, under if __name__ == '__main__' (or only where "
+        "multiprocessing.parent_process() is None). Otherwise the task's process was restarted (preempted or "
+        "evicted: look for SIGTERM or preemption_notifier in its log) or two jobs share one coordinator address and "
+        "port (give each its own).",
+        {"call": "jax.distributed.initialize", "task": found.group("task")},
+        verdict="unknown",
+        next=("grep -n -e preemption_notifier -e SIGTERM LOG  # a restarted task",),
+    )

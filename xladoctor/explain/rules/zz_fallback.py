@@ -38,8 +38,8 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
 @rule(
     "version-mismatch",
     r"(?i)(?:incompatible|not compatible|mismatch|built (?:for|with|against)|compiled (?:for|with|against)"
-    r"|requires?)[^\n]{0,80}?\bversions?\b|\bversions?\b[^\n]{0,80}?(?:incompatible|not compatible|mismatch|not "
-    r"supported|too old|too new)",
+    r"|requires?|outdated|out of date)[^\n]{0,80}?\bversions?\b|\bversions?\b[^\n]{0,80}?(?:incompatible|not "
+    r"compatible|mismatch|not supported|too old|too new|outdated|out of date)",
     source=SOURCE,
     confidence=0.5,
     on="fallback",
