@@ -375,7 +375,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "module-not-found:extension_never_imported": (tb("NameError: name 'selective_scan_cuda_core' is not defined", "mymodel"), "module-not-found", "environment", "import selective_scan_cuda_core"),
     "module-not-found:torchaudio_no_backend": (tb("RuntimeError: Couldn't find appropriate backend to handle uri sample.wav and format None.", "torchaudio/_backend"), "module-not-found", "environment", "soundfile"),
     "user-code-error:unpicklable_for_workers": (tb("AttributeError: Can't pickle local object 'build_dataset.<locals>.<lambda>'"), "user-code-error", "not-environment", "module level"),
-    "api-version-skew:keras3_file_format": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    model.fit(data)\n  File "/usr/lib/python3.11/site-packages/pysster/Model.py", line 120, in train\n    mcp = ModelCheckpoint(path, save_best_only=True)\n  File "/usr/lib/python3.11/site-packages/keras/src/callbacks/model_checkpoint.py", line 191, in __init__\n    raise ValueError(\nValueError: The filepath provided must end in `.keras` (Keras model format). Received: filepath=/tmp/model.hdf5\n', "api-version-skew", "environment", "pysster (which made the call)"),
+    "api-version-skew:keras3_file_format": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 9, in <module>\n    model.fit(data)\n  File "/usr/lib/python3.11/site-packages/pysster/Model.py", line 120, in train\n    mcp = ModelCheckpoint(path, save_best_only=True)\n  File "/usr/lib/python3.11/site-packages/keras/src/callbacks/model_checkpoint.py", line 191, in __init__\n    raise ValueError(\nValueError: The filepath provided must end in `.keras` (Keras model format). Received: filepath=/tmp/model.hdf5\n', "api-version-skew", "unknown", "The call came through pysster"),
     "missing-library:cudnn_dll_not_located": ("Could not locate cudnn_cnn_infer64_8.dll. Please make sure it is in your library path!\n", "missing-library", "environment", "cuDNN 8"),
     "api-version-skew:call_signature_changed": (tb("TypeError: Trainer.get_batch_samples() takes 3 positional arguments but 4 were given", "peft"), "api-version-skew", "environment", "peft"),
     "version-mismatch:two_openmp_runtimes": ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program.\n", "version-mismatch", "environment", "KMP_DUPLICATE_LIB_OK"),
@@ -2837,15 +2837,25 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("TypeError: Error interpreting argument to <function step at 0x7f0> as an abstract array. The problematic value is of type <class 'str'> and was passed to the function at path mode.\n", "user-code-error:not_an_array_given_to_jax", "of <class 'str'> (at mode)"),
         # Keras 3's ModelCheckpoint, save_weights and model.save wordings; a call of the user's own is a name to change
         ("ValueError: When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must end in `.weights.h5` (Keras weights format). Received: filepath=ckpt.h5\n", "api-version-skew:keras3_file_format", "TF_USE_LEGACY_KERAS=1"),
-        ('Traceback (most recent call last):\n  File "/home/me/train.py", line 40, in <module>\n    model.save_weights("/tmp/model.keras")\n  File "/usr/lib/python3.11/site-packages/keras/src/utils/traceback_utils.py", line 122, in error_handler\n    raise e.with_traceback(filtered_tb) from None\n  File "/usr/lib/python3.11/site-packages/keras/src/saving/saving_api.py", line 245, in save_weights\n    raise ValueError(\nValueError: The filename must end in `.weights.h5`. Received: filepath=/tmp/model.keras\n', "api-version-skew:keras3_file_format", "your code at /home/me/train.py:40 saves to /tmp/model.keras"),
+        ('Traceback (most recent call last):\n  File "/home/me/train.py", line 40, in <module>\n    model.save_weights("/tmp/model.keras")\n  File "/usr/lib/python3.11/site-packages/keras/src/utils/traceback_utils.py", line 122, in error_handler\n    raise e.with_traceback(filtered_tb) from None\n  File "/usr/lib/python3.11/site-packages/keras/src/saving/saving_api.py", line 245, in save_weights\n    raise ValueError(\nValueError: The filename must end in `.weights.h5`. Received: filepath=/tmp/model.keras\n', "api-version-skew:keras3_file_format", "Your code at /home/me/train.py:40 gives /tmp/model.keras, which that call does not take"),
         # a plugin's warning that what it runs in is an outdated version: versions that do not fit, in its words
         ("[WARN] ComfyUI-Impact-Pack: `ComfyUI` or `ComfyUI-Manager` is an outdated version.\n", "version-mismatch:versions_do_not_fit", "Versions that do not fit together"),
         # a custom operator without a fake kernel: its author's to register, not torch's gap
-        ("torch._subclasses.fake_tensor.UnsupportedOperatorException: mylib.fused_rope.default\n", "unsupported-op:no_fake_kernel", '@torch.library.register_fake("mylib.fused_rope")'),
+        ("torch._subclasses.fake_tensor.UnsupportedOperatorException: mylib.fused_rope.default\n", "unsupported-op:no_fake_kernel", '@torch.library.register_fake("mylib::fused_rope")'),
         # under torch.compile, a backward traced for inference: the call changes, under torch.no_grad()
         ("[Inductor] RuntimeError: derivative for aten::heaviside is not implemented\n", "unsupported-op:no_derivative_formula", "call the compiled model under torch.no_grad()"),
         # JAX's coordination service names the task by its number alone in some releases
         ("ABORTED: 5 unexpectedly tried to connect with a different incarnation\n", "user-code-error:jax_task_connected_twice", "Task 5 connected"),
+        # review: Keras 3's refusal with no frames says whose call decides; a speech model's input_values are an input
+        ("ValueError: The filepath provided must end in `.keras` (Keras model format). Received: filepath=/tmp/NKB.hdf5\n", "api-version-skew:keras3_file_format", "The traceback's last frame outside keras says whose it is"),
+        ("ValueError: Unable to create tensor, you should probably activate truncation and/or padding with 'padding=True' 'truncation=True' to have batched tensors with the same length. Perhaps your features (`input_values` in this case) have excessive nesting (inputs type `list` where type `int` is expected).\n", "user-code-error:tokenized_batch_of_unequal_lengths", "The rows of a tokenized batch have different lengths"),
+        # JAX's message goes on after the path: the path is still read
+        ("TypeError: Error interpreting argument to <function step at 0x7f0> as an abstract array. The problematic value is of type <class 'str'> and was passed to the function at path mode.\nThis typically means that a jit-wrapped function was called with a non-array argument, and this argument was not marked as static using the static_argnums or static_argnames parameters of jax.jit.\n", "user-code-error:not_an_array_given_to_jax", "(at mode)"),
+        # torch.compile's wrapper carries the error: the compiled reading; an op named *_backward: a double backward
+        ("torch._dynamo.exc.BackendCompilerFailed: backend='aot_eager' raised:\nRuntimeError: derivative for aten::heaviside is not implemented\n", "unsupported-op:no_derivative_formula", "torch.compile traced a backward graph"),
+        ("RuntimeError: derivative for aten::_scaled_dot_product_efficient_attention_backward is not implemented\n", "unsupported-op:no_derivative_formula", "A second-order gradient"),
+        # micro x acc of 1 divides every size: no process count is read from it
+        ("AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step * world_size 32 != 1 * 1 * 2\n", "bad-configuration:deepspeed_batch_sizes_do_not_multiply", "world_size 2 (= 2). Set train_batch_size"),
         # transformers 4.3x's words, and a cast of a GPTQ model
         ("ValueError: Calling `cuda()` is not supported for `4-bit` or `8-bit` quantized models. Please use the model as it is\n", "user-code-error:quantized_model_moved_or_cast", "from_pretrained(..., device_map=..."),
         ("ValueError: You cannot cast a GPTQ model in a new `dtype`. Make sure to load the model using `from_pretrained` using the desired `dtype` by passing the correct `torch_dtype` argument.\n", "user-code-error:quantized_model_moved_or_cast", "torch_dtype=..."),
@@ -2938,3 +2948,25 @@ def test_the_notice_of_a_missing_optional_package_is_not_read_in_an_exception() 
     log = tb("RuntimeError: xFormers is not available, but memory_efficient_attention was requested")
     diagnosis = _diagnose(log)
     assert diagnosis is None or diagnosis.decided_by != "module-not-found:optional_speedup_missing", diagnosis
+
+
+def test_four_and_sixteen_channels_outside_a_diffusion_stack_name_no_vae() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/seg/train.py", line 50, in <module>\n'
+        "    out = model(x)\n"
+        '  File "/usr/lib/python3.11/site-packages/segmentation_models_pytorch/decoders/unet/model.py", line 70, in forward\n'
+        "    return self.decoder(*features)\n"
+        "RuntimeError: Given groups=1, weight of size [64, 16, 3, 3], expected input[8, 4, 32, 32] to have 16 channels, but got 4 channels instead\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "user-code-error:latents_of_another_model_family", (
+        diagnosis
+    )
+    assert "VAE" not in diagnosis.cause
+
+
+def test_a_command_line_tools_nag_about_its_own_api_version_is_no_version_mismatch() -> None:
+    log = "Warning: Looks like you're using an outdated API Version, please consider updating (server 1.6.12 / client 1.5.16)\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "version-mismatch", diagnosis

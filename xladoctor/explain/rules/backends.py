@@ -896,42 +896,48 @@ def opencv_without_gui(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# the operator namespaces that are torch's own (fake_tensor.py lets these fall back to running the real kernel)
+_TORCH_NAMESPACES = frozenset({"aten", "prims", "debugprims", "quantized", "_quantized", "quantized_decomposed",
+                               "mkldnn", "_c10d_functional", "c10d_functional", "_dtensor"})  # fmt: skip
+
+
 @rule(
     "unsupported-op",
-    r"UnsupportedOperatorException: (?P<op>(?P<ns>\w{1,60})\.\w{1,120}(?:\.\w{1,60})?)",
+    r"UnsupportedOperatorException: (?P<op>(?P<ns>\w{1,60})\.(?P<name>\w{1,120})(?:\.\w{1,60})?)",
     source="https://github.com/pytorch/pytorch/blob/main/torch/_subclasses/fake_tensor.py "
-    "(UnsupportedOperatorException: an operator without a fake or meta implementation); "
-    "https://pytorch.org/docs/stable/library.html "
-    "(torch.library.register_fake)",
+    "(UnsupportedOperatorException: an operator without a fake implementation, where the real kernel may not stand in: "
+    "symbolic sizes, or an operator outside torch's namespaces); https://pytorch.org/docs/stable/library.html "
+    "(torch.library.register_fake takes 'namespace::name')",
     confidence=0.8,
 )
 def no_fake_kernel(found: re.Match[str], failure: Failure) -> Lead:
     """torch.compile, export and compiled autograd trace with fake tensors: an operator needs a fake (meta)
-    implementation to be traced. aten's missing one is a gap of torch; a custom op's is its author's to register."""
-    op, namespace = found.group("op"), found.group("ns")
-    if namespace == "aten":
+    implementation to be traced. torch's own may fall back to its real kernel except with symbolic (dynamic) sizes;
+    another namespace's operator (a library's or the user's) needs its author to register one."""
+    op, namespace, name = found.group("op"), found.group("ns"), found.group("name")
+    if namespace in _TORCH_NAMESPACES:
         return Lead(
             f"torch's tracing (torch.compile, export, compiled autograd) met {op}, which has no fake (meta) "
-            "implementation in this torch: a gap of the framework, not of your install. A newer torch may have it; "
-            "meanwhile keep that op out of the compiled region (torch.compiler.disable on the function that calls "
-            "it) and report it to PyTorch.",
-            {"op": op, "owner": "PyTorch"},
+            "implementation in this torch, and with dynamic (symbolic) sizes, or under export, it cannot fall back "
+            "to the real kernel: a gap of the framework, not of your install. Compile with dynamic=False, keep that "
+            "op out of the compiled region (torch.compiler.disable on the function that calls it), or try a newer "
+            "torch; report it to PyTorch.",
+            {"op": op, "owner": "PyTorch", "option": "dynamic=False"},
             verdict="framework-bug",
         )
     return Lead(
-        f"torch's tracing met the custom operator {op}, which has no fake implementation: register one for it "
-        f'(@torch.library.register_fake("{op.rsplit(".", 1)[0] if op.count(".") > 1 else op}")), or keep it out of '
-        "the compiled region. When the op is a library's, that library's release was not written for tracing "
-        "under this torch.",
-        {"op": op, "call": "torch.library.register_fake"},
-        verdict="not-environment",
-        family="user-code-error",
+        f"torch's tracing met {op}, an operator of the namespace {namespace} (a library's custom op, or your own) "
+        "that has no fake implementation. When it is a library's (flash_attn, vllm, xformers, ...), that release was "
+        "not written for tracing under this torch: try the library's newer release, or keep the call out of the "
+        f'compiled region; when it is yours, register one: @torch.library.register_fake("{namespace}::{name}").',
+        {"op": op, "call": "torch.library.register_fake", "namespace": namespace},
+        verdict="unknown",
     )
 
 
-# the words of torch.compile's stack in a log: the record's own prefix or a frame of it
+# the words of torch.compile's stack in a log: the record's own prefix, its wrapper, or a frame of it
 _COMPILED = re.compile(
-    r"\[Inductor\]|torch\._dynamo|torch\._inductor|aot_autograd|BackendCompilerFailed|torch\.compile"
+    r"\[Inductor\]|torch[./\\]_(?:dynamo|inductor|functorch)|aot_autograd|BackendCompilerFailed|torch\.compile"
 )
 
 
@@ -939,16 +945,25 @@ _COMPILED = re.compile(
     "unsupported-op",
     r"(?:the )?derivative for '?(?P<op>[\w:.]{1,120})'? is not implemented",
     source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/FunctionsManual.cpp (not_implemented: an "
-    "op of derivatives.yaml without a formula); torch/_functorch/aot_autograd.py (needs_autograd: a backward is traced "
-    "when an input requires grad)",
+    "op of derivatives.yaml without a formula: the forward records it, backward() fails); "
+    "torch/_functorch/aot_autograd.py (needs_autograd: a backward is traced when an input requires grad)",
     confidence=0.75,
 )
 def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
-    """An op without a derivative formula fails as soon as autograd must record it: an input that requires grad.
-    torch.compile records it at compile time whenever an input requires grad, even for inference that never calls
-    backward: there it is the call that must change."""
+    """An op without a derivative formula fails when a gradient must flow through it: at backward() in eager mode,
+    and at compile time under torch.compile whenever an input requires grad, even for inference that never calls
+    backward (there it is the call that must change). An op named *_backward is a second-order gradient."""
     op = found.group("op")
-    context = " ".join([failure.text, failure.message, *(f.file for f in failure.frames)])
+    if op.endswith("_backward") or op.rsplit("::", 1)[-1].endswith("_backward"):
+        return Lead(
+            f"A second-order gradient (a double backward) through {op} is not implemented in torch: a gradient of a "
+            "gradient was asked for (create_graph=True, a gradient penalty, higher-order autograd). Avoid it through "
+            "this op (another attention or kernel implementation, the math backend), or compute that term another "
+            "way. A gap of the framework, not of your install.",
+            {"op": op, "option": "create_graph"},
+            verdict="framework-bug",
+        )
+    context = " ".join([failure.text, failure.message, failure.carried_by, *(f.file for f in failure.frames)])
     if _COMPILED.search(context):
         return Lead(
             f"torch.compile traced a backward graph because an input requires grad, and {op} has no derivative "
@@ -960,9 +975,9 @@ def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
             family="user-code-error",
         )
     return Lead(
-        f"{op} has no derivative formula in torch, and autograd had to record it (an input requires grad): a gap of "
-        "the framework, not of your install. If no gradient is needed through it, run it under torch.no_grad() or "
-        "detach its input; otherwise use a differentiable equivalent.",
+        f"{op} has no derivative formula in torch: the forward recorded it, and backward() could not go through it "
+        "(a gap of the framework, not of your install). If no gradient is needed through it, compute it under "
+        "torch.no_grad() or detach its input; otherwise use a differentiable equivalent.",
         {"op": op, "call": "torch.no_grad()"},
         verdict="framework-bug",
     )

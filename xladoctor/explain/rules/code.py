@@ -281,14 +281,18 @@ _MORE_SHAPES = (
 
 
 # the words of a diffusion stack around a convolution: its VAE, its latents, the applications that run them
-_DIFFUSION = re.compile(r"(?i)\bvae|latent|comfy|diffusers|\bunet|sampler|ksampler|stable.?diffusion|\bflux\b|sdxl")
+# (not "unet", "vae" or "latent" alone: segmentation networks and VAEs of every kind have them too)
+_DIFFUSION = re.compile(
+    r"(?i)comfy|diffusers|VAEDecode|VAEEncode|AutoencoderKL|first_stage_model|\bldm[/.\\]|stable.?diffusion|sdxl"
+    r"|\bflux\b|ksampler|\bsd3\b|\bwan\b|hunyuan"
+)
 
 
 @rule(
     "user-code-error",
     r"expected input\[[\d, ]{1,40}\] to have (?P<want>4|16) channels, but got (?P<got>4|16) channels",
     source="https://github.com/comfyanonymous/ComfyUI/blob/master/comfy/latent_formats.py (latent_channels: 4 for "
-    "SD 1.x and SDXL, 16 for SD3 and FLUX)",
+    "SD 1.x and SDXL; 16 for SD3, FLUX, Wan 2.1 and HunyuanVideo)",
     confidence=0.85,  # over more_shapes: it names the part to change
 )
 def latents_of_another_model_family(found: re.Match[str], failure: Failure) -> Lead | None:
@@ -298,7 +302,7 @@ def latents_of_another_model_family(found: re.Match[str], failure: Failure) -> L
     context = " ".join([failure.message, *(f"{f.file} {f.function}" for f in failure.frames)])
     if want == got or not _DIFFUSION.search(context):
         return None
-    family = {"4": "SD 1.x / SDXL", "16": "SD3 / FLUX"}
+    family = {"4": "SD 1.x / SDXL", "16": "SD3 / FLUX, or a video model such as Wan 2.1 or HunyuanVideo"}
     return Lead(
         f"A latent of {got} channels ({family[got]}) reached a convolution made for {want} ({family[want]}): the VAE, "
         "the diffusion model and the latent in one workflow are of different model families. Use the VAE made for "
@@ -313,7 +317,7 @@ def latents_of_another_model_family(found: re.Match[str], failure: Failure) -> L
     "user-code-error",
     r"Cannot interpret value of type (?P<type><class '[\w.]{1,120}'>) as an abstract array"
     r"|Error interpreting argument to (?P<fun>[^\n]{1,120}?) as an abstract array\. The problematic value is of type "
-    r"(?P<type2><class '[\w.]{1,120}'>)(?: and was passed to the function at path (?P<path>[^\n]{1,120}?)\.?$)?",
+    r"(?P<type2><class '[\w.]{1,120}'>)(?: and was passed to the function at path (?P<path>[^\n]{1,120}?)\.?(?=\n|$))?",
     source="https://github.com/jax-ml/jax/blob/main/jax/_src/core.py (shaped_abstractify: a value with no dtype); "
     "jax/_src/pjit.py (a jitted function's argument); https://docs.kidger.site/equinox/all-of-equinox/ (filtering)",
     confidence=0.8,
@@ -1141,9 +1145,11 @@ def quantized_model_moved_or_cast(found: re.Match[str], failure: Failure) -> Lea
         "The model was loaded quantized (bitsandbytes, GPTQ or HQQ), so from_pretrained already placed it on its "
         "devices and gave it its dtype; a later .to(), .cuda(), .half() or .float() of it is refused. Remove that "
         "call (or the device=/dtype argument that makes a pipeline or a training library call it), and choose the "
-        "placement and dtype when loading: from_pretrained(..., device_map=..., torch_dtype=...). When the call is "
-        "a library's own (accelerate, a pipeline, a trainer), not yours, that library's release may not be the one "
-        "made for the installed transformers: compare their versions. Not an environment problem otherwise.",
+        "placement and dtype when loading: from_pretrained(..., device_map=..., torch_dtype=...; dtype= in "
+        "transformers 5, where an 8-bit model also moves with .to('cuda') under bitsandbytes 0.48 or newer). When "
+        "the call is a library's own (accelerate, a pipeline, a trainer), not yours, that library's release may not "
+        "be the one made for the installed transformers: compare their versions. Not an environment problem "
+        "otherwise.",
         {"setting": "device_map", "option": "torch_dtype"},
         verdict="not-environment",
         next=("python -m pip show transformers accelerate bitsandbytes",),
@@ -1151,7 +1157,9 @@ def quantized_model_moved_or_cast(found: re.Match[str], failure: Failure) -> Lea
 
 
 # the features a model takes as inputs or labels: a feature named otherwise is a raw column of the dataset
-_MODEL_FEATURES = re.compile(r"input_ids|attention_mask|token_type_ids|labels?|label_ids|pixel_values|\w*_positions")
+_MODEL_FEATURES = re.compile(
+    r"\w*_ids|\w*_mask|input_features|input_values|\w*_values|\w*_embeds|labels?|\w*_positions|\w*_features"
+)
 
 
 @rule(

@@ -616,7 +616,7 @@ def engine_built_for_another_world_size(found: re.Match[str], failure: Failure) 
     )
 
 
-_GPUS_AND_PROCESSES = 'nvidia-smi -L; echo "WORLD_SIZE=${WORLD_SIZE:-unset}"  # the GPUs here, the launcher\'s count'
+_GPUS_AND_PROCESSES = "nvidia-smi -L  # the GPUs here, against the process count the ds-config was written for"
 
 
 @rule(
@@ -637,7 +637,10 @@ def deepspeed_batch_sizes_do_not_multiply(found: re.Match[str], failure: Failure
     train, micro, acc, world = (int(found.group(g)) for g in ("train", "micro", "acc", "world"))
     product = micro * acc * world
     per_world = micro * acc
-    written_for = train // per_world if per_world and train % per_world == 0 and train // per_world != world else 0
+    # a process count the train size was written for: only when micro x acc says something (not 1, which divides
+    # every size) and the count is one a machine or a job has (a power of two up to 1024, or world 1 against more)
+    count = train // per_world if per_world > 1 and train % per_world == 0 else 0
+    written_for = count if count != world and 1 < count <= 1024 and (count & (count - 1) == 0 or world == 1) else 0
     if written_for:
         alone = " (one GPU here, or started with python instead of deepspeed, torchrun or accelerate launch)"
         why = (

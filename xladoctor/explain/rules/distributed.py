@@ -1252,7 +1252,8 @@ def communicator_aborted(found: re.Match[str], failure: Failure) -> Lead:
     "accelerator-unavailable",
     r"Unable to proceed, no GPU resources available",
     source="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/launcher/runner.py (main: no hostfile, and "
-    "get_accelerator().device_count() is 0); accelerator/real_accelerator.py (DS_ACCELERATOR)",
+    "get_accelerator().device_count() is 0); accelerator/real_accelerator.py (DS_ACCELERATOR; the CPU accelerator as "
+    "the catch-all), mps_accelerator.py (device_count 1)",
     confidence=0.85,
 )
 def deepspeed_launcher_found_no_device(found: re.Match[str], failure: Failure) -> Lead:
@@ -1260,15 +1261,16 @@ def deepspeed_launcher_found_no_device(found: re.Match[str], failure: Failure) -
     and found none."""
     return Lead(
         "The deepspeed launcher found no device to start a process on: with no hostfile it counts the devices of "
-        "the accelerator DeepSpeed detected, and there were none. No GPU is visible to this process (an empty "
-        "CUDA_VISIBLE_DEVICES, a container started without --gpus, a CPU-only torch), or the machine has no GPU "
-        "DeepSpeed's launcher drives (an Apple Silicon Mac). Check what torch and DeepSpeed see; on a machine "
-        "without such a GPU, run the script with python instead of the launcher, or choose DeepSpeed's CPU "
-        "accelerator (DS_ACCELERATOR=cpu).",
+        "the accelerator DeepSpeed chose, and there were none. Recent DeepSpeed falls back to its CPU accelerator "
+        "(and counts an Apple GPU as one), so the usual causes are an accelerator forced with DS_ACCELERATOR (cuda) "
+        "on a machine where it sees no device (an empty CUDA_VISIBLE_DEVICES, a container started without --gpus, "
+        "a CPU-only torch), or an older DeepSpeed that knew only CUDA (an Apple Silicon Mac). Check what torch and "
+        "DeepSpeed see and what DS_ACCELERATOR says; without such a GPU, run the script with python instead of the "
+        "launcher, or DS_ACCELERATOR=cpu.",
         {"variable": "DS_ACCELERATOR", "launcher": "deepspeed"},
         next=(
             'python -c "import torch; print(torch.__version__, torch.cuda.is_available(), torch.cuda.device_count())"',
-            "ds_report",
+            'echo "DS_ACCELERATOR=${DS_ACCELERATOR:-unset}"; ds_report',
         ),
     )
 
@@ -1303,12 +1305,13 @@ def jax_task_connected_twice(found: re.Match[str], failure: Failure) -> Lead:
     connecting with another one is a second process of that task, or the task's process started again."""
     return Lead(
         f"Task {found.group('task')} connected to JAX's coordination service a second time as a new process: "
-        "jax.distributed.initialize() ran again for a task that was already connected. Most often it runs at "
-        "import time and a worker subprocess (a data loader's workers, multiprocessing with spawn, which re-imports "
-        "the main module) runs it again: call it once, under if __name__ == '__main__' (or only where "
-        "multiprocessing.parent_process() is None). Otherwise the task's process was restarted (preempted or "
-        "evicted: look for SIGTERM or preemption_notifier in its log) or two jobs share one coordinator address and "
-        "port (give each its own).",
+        "jax.distributed.initialize() ran again for a task that was already connected, in another process or a "
+        "restarted one. Most often it runs at import time and a worker subprocess (a data loader's workers, "
+        "multiprocessing with spawn, which re-imports the main module) runs it again: call it once, under "
+        "if __name__ == '__main__' (or only where multiprocessing.parent_process() is None). Otherwise two "
+        "processes were given the same process_id (a launcher or Slurm step that does not number them as JAX "
+        "expects), the task's process was restarted (preempted or evicted: look for SIGTERM or preemption_notifier "
+        "in its log), or two jobs share one coordinator address and port (give each its own).",
         {"call": "jax.distributed.initialize", "task": found.group("task")},
         verdict="unknown",
         next=("grep -n -e preemption_notifier -e SIGTERM LOG  # a restarted task",),

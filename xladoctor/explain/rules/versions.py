@@ -1423,49 +1423,48 @@ def triton_global_not_constexpr(found: re.Match[str], failure: Failure) -> Lead:
 )
 def keras3_file_format(found: re.Match[str], failure: Failure) -> Lead:
     """Keras 3 chooses the format by the file's name and refuses the names Keras 2 wrote. Whose call it was decides
-    the reading: a library's is a library written for Keras 2; the user's own is a name to change; with no frames,
-    code written for Keras 2 is the usual origin (TensorFlow 2.16 brought Keras 3 to it)."""
+    the reading: the user's own is a name to change; a library's is a library written for Keras 2, or one that
+    passed the user's path along; with no frames, either."""
     path = (found.group("path") or found.group("path2") or "").rstrip(".")
     ext = found.group("ext") or found.group("ext2")
     names = (
-        "Keras 3 saves by the file's name: weights only (save_weights, ModelCheckpoint(save_weights_only=True)) to "
-        "a name ending in .weights.h5, a whole model (model.save, ModelCheckpoint) to one ending in .keras, and a "
-        "TensorFlow SavedModel folder with model.export(path)"
+        "Keras 3 chooses the format by the file's name: weights only (save_weights, "
+        "ModelCheckpoint(save_weights_only=True)) take a name ending in .weights.h5; a whole model (model.save, "
+        "ModelCheckpoint) one ending in .keras (or .h5 for the legacy format); a TensorFlow SavedModel folder is "
+        "written with model.export(path)"
     )
-    keras2 = "install tf-keras and set TF_USE_LEGACY_KERAS=1, or use TensorFlow < 2.16"
+    keras2 = (
+        "install tf-keras and set TF_USE_LEGACY_KERAS=1 (this reroutes tf.keras; code that imports keras itself "
+        "needs import tf_keras as keras), or use TensorFlow < 2.16"
+    )
     params = {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "path": path, "option": ext}
-    callers = [f for f in failure.frames if f.owner not in ("keras", "tensorflow", "tf_keras", "python")]
+    versions = ('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',)
+    callers = [f for f in failure.frames if f.owner not in ("keras", "tensorflow", "tf_keras", "tf-keras", "python")]
     if callers and callers[-1].owner is None:
         frame = callers[-1]
         return Lead(
-            f"{names}: your code at {frame.short()} saves to {path or 'a name'} of no format Keras 3 writes. Rename "
-            f"it (to a name ending in {ext}). Code written for Keras 2 that must stay as it is: {keras2}. Not an "
+            f"{names}. Your code at {frame.short()} gives {path or 'a name'}, which that call does not take: rename it "
+            f"(to a name ending in {ext}). Code written for Keras 2 that must stay as it is: {keras2}. Not an "
             "environment problem.",
             params,
             verdict="not-environment",
             family="user-code-error",
         )
     owner = callers[-1].owner if callers else None
-    if not callers:
-        # no frames of whose call it was: code written for Keras 2 (a library's, or the user's own)
-        return Lead(
-            f"Keras 3 refuses {path or 'the file name'}: it saves only to {ext} files here. {names}. The code that "
-            "made the call was written for Keras 2 (.h5/.hdf5 files, SavedModel folders; TensorFlow 2.16 and later "
-            f"install Keras 3 as `keras`): when it is yours, rename the path (to a name ending in {ext}); when it is "
-            f"a library's, use a release of it written for Keras 3, or keep Keras 2: {keras2}. The traceback's last "
-            "frame outside keras says whose it is.",
-            params,
-            verdict="unknown",
-            next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
-        )
+    whose = (
+        f"The call came through {owner}: either {owner} was written for Keras 2 (use its release written for Keras "
+        f"3), or it passed along a path you gave it (rename that to end in {ext})"
+        if owner
+        else "The code that made the call was written for Keras 2 (.h5/.hdf5 files, SavedModel folders): when it is "
+        f"yours, rename the path (to a name ending in {ext}); when it is a library's, use its release written for "
+        "Keras 3. The traceback's last frame outside keras says whose it is"
+    )
     return Lead(
-        f"Keras 3 refuses {path or 'the file name'}: it saves only to {ext} files here, and "
-        f"{owner} (which made the call) was written for Keras 2 (.h5/.hdf5 files, "
-        f"SavedModel folders). {names}. TensorFlow 2.16 and later install Keras 3 as `keras`. Change the file name "
-        f"(and the code around it) for Keras 3, or keep Keras 2: {keras2}.",
+        f"Keras 3 refuses {path or 'the file name'} here: this call takes a name ending in {ext}. {names}. {whose}. "
+        f"TensorFlow 2.16 and later install Keras 3 as `keras`; to keep Keras 2: {keras2}.",
         {**params, "library": owner or ""},
-        verdict="environment",
-        next=('python -c "import keras, tensorflow; print(keras.__version__, tensorflow.__version__)"',),
+        verdict="unknown",
+        next=versions,
     )
 
 

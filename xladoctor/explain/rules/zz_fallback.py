@@ -38,8 +38,11 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
 @rule(
     "version-mismatch",
     r"(?i)(?:incompatible|not compatible|mismatch|built (?:for|with|against)|compiled (?:for|with|against)"
-    r"|requires?|outdated|out of date)[^\n]{0,80}?\bversions?\b|\bversions?\b[^\n]{0,80}?(?:incompatible|not "
-    r"compatible|mismatch|not supported|too old|too new|outdated|out of date)",
+    r"|requires?)[^\n]{0,80}?\bversions?\b|\bversions?\b[^\n]{0,80}?(?:incompatible|not compatible|mismatch|not "
+    r"supported|too old|too new)"
+    # a named thing that "is an outdated version" (a plugin's check of what it runs in); not a CLI's nag about its
+    # own "outdated API Version"
+    r"|\bis an? (?:outdated|out-of-date) version\b",
     source=SOURCE,
     confidence=0.5,
     on="fallback",
