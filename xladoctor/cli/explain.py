@@ -85,7 +85,7 @@ def explain(
             from xladoctor.explain.installed_names import confirm_name
             from xladoctor.probes.names import NAME_PROBE_TIMEOUT_S
 
-            explanation = confirm_name(explanation, min(timeout, NAME_PROBE_TIMEOUT_S))
+            explanation = confirm_name(explanation, facts, min(timeout, NAME_PROBE_TIMEOUT_S))
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from xladoctor.explain.engine import Explanation
+from xladoctor.facts import Facts
 from xladoctor.probes.names import NameFacts, probe_name
 
 # the families whose verdict rests on what the installed release has (verdict.py's names)
@@ -77,12 +78,16 @@ def said(facts: NameFacts) -> str:
     return ""
 
 
-def confirm_name(explanation: Explanation, timeout_s: float) -> Explanation:
-    """The explanation with what the target's installed source says of the name its diagnosis turns on."""
+def confirm_name(explanation: Explanation, environment: Facts, timeout_s: float) -> Explanation:
+    """The explanation with what the target's installed source says of the name its diagnosis turns on; the release
+    that ships the module is the target's facts' (the packages probe already read every distribution's files)."""
     asked = question(explanation)
     if asked is None or explanation.facts_target is None or explanation.diagnosis is None:
         return explanation
     facts = probe_name(explanation.facts_target, *asked, timeout_s=timeout_s)
+    shipped = environment.providing(facts.found.split(".")[0]) if facts is not None and facts.found else None
+    if facts is not None and shipped is not None:
+        facts = dataclasses.replace(facts, distribution=shipped.name, version=shipped.version)
     sentence = said(facts) if facts is not None else ""
     if not sentence:
         return explanation

@@ -191,6 +191,13 @@ class Facts:
         """Every copy of a distribution, the one that wins imports first."""
         return copies_of(self.distributions, name)
 
+    def providing(self, module: str) -> Distribution | None:
+        """The distribution whose files hold the top-level module `module` (its RECORD's top levels), the copy that
+        wins imports first; None when no distribution lists it."""
+        found = [d for d in self.distributions if module in d.top_level]
+        found.sort(key=lambda d: d.path_index if d.path_index >= 0 else 10**6)
+        return found[0] if found else None
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = thaw(self)
         return data

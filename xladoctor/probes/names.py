@@ -25,7 +25,7 @@ class NameFacts:
     found: str  # the longest leading part of the module the target has ("" when not even its top level)
     kind: str | None = None  # package | module | compiled | namespace
     origin: str | None = None
-    distribution: str | None = None
+    distribution: str | None = None  # the release that ships it, from the target's facts (not the probe)
     version: str | None = None
     in_module: bool | None = None  # the module's own file defines, imports or lists the name
     dynamic_exports: bool = False  # the module's file hands on names it does not spell (import *, __getattr__)
@@ -56,8 +56,6 @@ def name_facts(data: dict[str, Any], module: str, name: str) -> NameFacts | None
         found=data["found"],
         kind=_text(data, "kind"),
         origin=_text(data, "origin"),
-        distribution=_text(data, "distribution"),
-        version=_text(data, "version"),
         in_module=in_module if isinstance(in_module, bool) else None,
         dynamic_exports=data.get("dynamic_exports") is True,
         defined_in=tuple(d for d in defined if isinstance(d, str)) if isinstance(defined, list) else (),

@@ -106,7 +106,7 @@ def test_explain_joins_what_the_installed_source_says(site: Path, facts_of_this_
     )
     explanation = explain_stream("run.log", io.BytesIO(log.encode()), facts_of_this_python)
     assert question(explanation) == ("shop", "checkout")
-    joined = confirm_name(explanation, timeout_s=20)
+    joined = confirm_name(explanation, facts_of_this_python, timeout_s=20)
     assert joined.diagnosis is not None
     assert any("has no checkout: none of its" in line for line in joined.diagnosis.joined), joined.diagnosis.joined
 
@@ -114,7 +114,9 @@ def test_explain_joins_what_the_installed_source_says(site: Path, facts_of_this_
 def test_a_diagnosis_of_another_family_asks_nothing(facts_of_this_python: Facts) -> None:
     log = "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     explanation = explain_stream("run.log", io.BytesIO(log.encode()), facts_of_this_python)
-    assert question(explanation) is None and confirm_name(explanation, timeout_s=20) is explanation
+    assert (
+        question(explanation) is None and confirm_name(explanation, facts_of_this_python, timeout_s=20) is explanation
+    )
 
 
 def test_a_compiled_module_s_names_are_not_guessed() -> None:

@@ -85,18 +85,25 @@ def mention_pattern(name):
 
 
 def package_root(spec, found):
-    """The folder of the top-level package (the whole package is searched, not only the module); None for a
-    top-level module that is one file (its folder is site-packages)."""
+    """The folder of the top-level package (the whole package is searched, not only the module), or the file of a
+    top-level module that is one file (its folder is site-packages, not its package)."""
     locations = spec.submodule_search_locations
     if locations:
         folder, levels = list(locations)[0], len(found) - 1
     elif len(found) > 1:
         folder, levels = os.path.dirname(spec.origin or ""), len(found) - 2
     else:
-        return None
+        return spec.origin
     for _ in range(levels):
         folder = os.path.dirname(folder)
     return folder
+
+
+def walk(root):
+    """os.walk of a package's folder, or of the one file of a single-file module."""
+    if os.path.isfile(root):
+        return [(os.path.dirname(root), [], [os.path.basename(root)])]
+    return os.walk(root)
 
 
 def search_package(root, name):
@@ -105,7 +112,7 @@ def search_package(root, name):
     pattern, word = definition_pattern(name), re.compile(r"\b" + re.escape(name) + r"\b")
     found = {"defined": [], "mentioned": 0, "compiled": 0, "files": 0, "complete": True}
     total = 0
-    for folder, subfolders, names in os.walk(root):
+    for folder, subfolders, names in walk(root):
         subfolders[:] = sorted(d for d in subfolders if d not in ("__pycache__", "tests", "test"))
         for file_name in sorted(names):
             if file_name.endswith(tuple(machinery.EXTENSION_SUFFIXES)):
@@ -128,25 +135,6 @@ def search_package(root, name):
     return found
 
 
-def distribution_of(top):
-    """The installed distribution whose files include the top-level package, and its version."""
-    try:
-        from importlib import metadata
-    except ImportError:
-        return None, None
-    try:
-        names = getattr(metadata, "packages_distributions", lambda: {})().get(top) or []
-        if names:
-            return names[0], metadata.version(names[0])
-        for dist in metadata.distributions():
-            top_level = dist.read_text("top_level.txt") or ""
-            if top in top_level.split():
-                return dist.metadata["Name"], dist.version
-    except Exception:  # a broken dist-info must not hide the answer about the module
-        return None, None
-    return None, None
-
-
 def main():
     marker, module, name = sys.argv[1], sys.argv[2], sys.argv[3]
     here = os.getcwd()
@@ -156,7 +144,6 @@ def main():
     if spec is not None:
         kind = kind_of(spec)
         result.update({"kind": kind, "origin": spec.origin if kind != "namespace" else None})
-        result["distribution"], result["version"] = distribution_of(found[0])
         if len(found) == len(module.split(".")) and kind in ("package", "module"):
             own = read(spec.origin) or ""
             result["in_module"] = bool(
@@ -165,14 +152,7 @@ def main():
             # names a module hands on without naming them: a star import, a module __getattr__, a lazy module's
             # table built from its files (transformers' define_import_structure): its file cannot say what it lacks
             result["dynamic_exports"] = bool(DYNAMIC_EXPORTS.search(own))
-            root = package_root(spec, found)
-            if root is None:
-                mine = bool(definition_pattern(name).search(own))
-                mentioned = bool(re.search(r"\b" + re.escape(name) + r"\b", own))
-                searched = {"defined": [os.path.basename(spec.origin)] if mine else [], "mentioned": int(mentioned),
-                            "compiled": 0, "files": 1, "complete": True}  # fmt: skip
-            else:
-                searched = search_package(root, name)
+            searched = search_package(package_root(spec, found), name)
             result.update(
                 {"defined_in": searched["defined"][:SHOWN_FILES], "defined_count": len(searched["defined"]),
                  "mentioned_count": searched["mentioned"], "compiled_count": searched["compiled"],
