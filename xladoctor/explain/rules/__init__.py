@@ -155,6 +155,20 @@ def size_in_bytes(text: str | None) -> float | None:
     return float(found.group("n")) * _UNITS[found.group("unit") or ""] if found else None
 
 
+# torch.compile's stack in a record: a frame of Dynamo, Inductor or AOTAutograd, the wrapper that carried the error,
+# or the words torch.compile's logs print ("[Inductor] RuntimeError: ...")
+_TORCH_COMPILE = re.compile(
+    r"torch[./\\]_(?:dynamo|inductor|functorch)[./\\]|BackendCompilerFailed|InductorError|\[Inductor\]|aot_autograd"
+    r"|torch\.compile"
+)
+
+
+def under_torch_compile(failure: Failure) -> bool:
+    """The failure happened while torch.compile traced or compiled: its frames, its wrapper or its words say so."""
+    seen = " ".join([failure.text, failure.haystack, failure.carried_by, *(f.file for f in failure.frames)])
+    return bool(_TORCH_COMPILE.search(seen))
+
+
 def yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
     if frame is None:

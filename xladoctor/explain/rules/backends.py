@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, yours
+from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
 from xladoctor.fix import install
 
 
@@ -935,12 +935,6 @@ def no_fake_kernel(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# the words of torch.compile's stack in a log: the record's own prefix, its wrapper, or a frame of it
-_COMPILED = re.compile(
-    r"\[Inductor\]|torch[./\\]_(?:dynamo|inductor|functorch)|aot_autograd|BackendCompilerFailed|torch\.compile"
-)
-
-
 @rule(
     "unsupported-op",
     r"(?:the )?derivative for '?(?P<op>[\w:.]{1,120})'? is not implemented",
@@ -954,7 +948,7 @@ def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
     and at compile time under torch.compile whenever an input requires grad, even for inference that never calls
     backward (there it is the call that must change). An op named *_backward is a second-order gradient."""
     op = found.group("op")
-    if op.endswith("_backward") or op.rsplit("::", 1)[-1].endswith("_backward"):
+    if op.endswith("_backward"):
         return Lead(
             f"A second-order gradient (a double backward) through {op} is not implemented in torch: a gradient of a "
             "gradient was asked for (create_graph=True, a gradient penalty, higher-order autograd). Avoid it through "
@@ -963,8 +957,7 @@ def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
             {"op": op, "option": "create_graph"},
             verdict="framework-bug",
         )
-    context = " ".join([failure.text, failure.message, failure.carried_by, *(f.file for f in failure.frames)])
-    if _COMPILED.search(context):
+    if under_torch_compile(failure):
         return Lead(
             f"torch.compile traced a backward graph because an input requires grad, and {op} has no derivative "
             "formula in torch. For inference, call the compiled model under torch.no_grad() (or "

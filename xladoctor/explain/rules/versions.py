@@ -8,7 +8,7 @@ import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure, Frame
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
 
@@ -124,7 +124,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module, "package": top},
             install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
         )
-    if top == "expecttest" and _under_the_compiler(failure):
+    if top == "expecttest" and under_torch_compile(failure):
         return _test_helper_at_run_time(module)
     removed = _REMOVED_STDLIB.get(top)
     if removed is not None and "." not in module:
@@ -176,14 +176,6 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
         {"module": module, "package": package},
         install((package, "")),
         next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
-    )
-
-
-def _under_the_compiler(failure: Failure) -> bool:
-    """torch.compile's own code imported it: its frames, or the wrapper that carried the error. A test suite, the
-    user's code or another library importing torch.testing._internal needs expecttest installed instead."""
-    return any(re.search(r"torch[/\\]_(?:dynamo|inductor)[/\\]", f.file) for f in failure.frames) or bool(
-        re.search(r"BackendCompilerFailed|torch\._dynamo\.exc\.|InductorError", failure.carried_by + failure.haystack)
     )
 
 
