@@ -98,7 +98,7 @@ def diagnose(
     compares with the settled reports it knows."""
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
-    chosen = root(found)
+    chosen = root(found, records)
     checked: Checked | None = None  # the environment's own checks: run only when no family decided
     if chosen is None:
         lead = lead_record(_not_benign(records, matches))

@@ -203,7 +203,7 @@ class ChunkReader:
 
     def tail(self) -> str:
         """The last lines of what was read (up to TAIL_BYTES)."""
-        return self._tail.decode("utf-8", "replace")
+        return as_pasted(self._tail.decode("utf-8", "replace"))
 
     def _read(self) -> bytes:
         block = self._stream.read(CHUNK_BYTES)
@@ -222,7 +222,39 @@ class ChunkReader:
             yield block
 
 
+# What a paste from a web page or a rich-text editor puts in a log's text: spaces that are no ASCII space (a forum's
+# or a notebook's no-break space between words, a thin one before a unit), invisible marks, and the five entities
+# HTML escapes ("&quot;", "&gt;") when a page's text is copied from its source. Read as the characters they stand
+# for, so that an error pasted from a forum reads as the same error printed in a terminal; each is replaced by one
+# character or by none, never by a newline, so line numbers stay the file's.
+_PASTED_SPACES = re.compile("[\u00a0\u2002-\u200a\u202f\u205f]")
+_INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
+_ENTITY = re.compile(r"&(?:quot|#0*34|apos|#0*39|#x0*27|lt|#0*60|gt|#0*62|amp|#0*38);", re.IGNORECASE)
+_ENTITIES = {"quot": '"', "34": '"', "apos": "'", "39": "'", "x27": "'", "lt": "<", "60": "<", "gt": ">",
+             "62": ">", "amp": "&", "38": "&"}  # fmt: skip
+
+
+def _entity(found: re.Match[str]) -> str:
+    name = found.group(0)[1:-1].lower().lstrip("#")
+    return _ENTITIES[name.lstrip("0") if name[0].isdigit() else name.replace("x0", "x")]
+
+
+def as_pasted(text: str) -> str:
+    """`text` with a web page's spaces, invisible marks and HTML entities read as what they stand for (each behind a
+    test that is cheap on the text that has none, the most: str.isascii is constant time in CPython)."""
+    if not text.isascii():
+        text = _INVISIBLE.sub("", _PASTED_SPACES.sub(" ", text))
+    if "&" in text and ";" in text:
+        text = _ENTITY.sub(_entity, text)
+    return text
+
+
 def _chunks(blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int]) -> Iterator[str]:
+    for chunk in _decoded(blocks, cut, skipped):
+        yield as_pasted(chunk)
+
+
+def _decoded(blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int]) -> Iterator[str]:
     pending = b""
     handed = 0  # bytes of the current unfinished line handed on in pieces so far
     for block in blocks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +22,7 @@ from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
+from xladoctor.explain.rules.builds import BUILD_ISOLATION, isolated_build_lacks
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 
@@ -261,8 +263,9 @@ def _best_per_family(read: list[Candidate]) -> list[Candidate]:
     return list(best.values())
 
 
-def root(found: Sequence[Candidate]) -> Candidate | None:
-    """The root cause among the candidates (see the module's docstring)."""
+def root(found: Sequence[Candidate], records: Sequence[Failure] = ()) -> Candidate | None:
+    """The root cause among the candidates (see the module's docstring); `records`, all the log's, for what a
+    candidate's surroundings say of it."""
     if not found:
         return None
     by_chain: dict[int, list[Candidate]] = {}
@@ -271,18 +274,50 @@ def root(found: Sequence[Candidate]) -> Candidate | None:
     # within a chain, the first exception's candidates come first, unless only later ones name a cause
     ordered = sorted(found, key=lambda c: c.rank)
     chosen = _with_frames(ordered[0], ordered)
-    return _explained_by_warning(chosen, ordered) or _explained_by_build(chosen, ordered) or chosen
+    return _explained_by_warning(chosen, ordered) or _explained_by_build(chosen, ordered, records) or chosen
 
 
 _BUILD_HINT_LINES = 20  # how far after the error uv's hint comes (the build's stderr, a blank line, the hint)
+# What pip and uv print around the output of a package's build, which they show boxed inside: an error this near
+# was printed by the build, not by the user's program (pip/_internal/exceptions.py: "× Getting requirements to build
+# wheel did not run successfully", "[end of output]", "note: This error originates from a subprocess"; uv's
+# crates/uv-build-frontend/src/error.rs: "Failed to build `pkg`", "The build backend returned an error", "Call to
+# `setuptools.build_meta.build_wheel` failed", "hint: This usually indicates a problem with the package or the
+# build environment").
+_BUILD_BOX = re.compile(
+    r"\bFailed to build\b|Failed building wheel|did not run successfully|Getting requirements to build"
+    r"|The build backend returned an error|Call to `[\w.:]{1,100}` failed|subprocess-exited-with-error"
+    r"|originates from a subprocess|a problem with the package or the build environment|\[end of output\]"
+)
+_BUILD_BOX_BEFORE = 40  # lines from the box's first line (the installer's) to an error of the build's output
+_BUILD_BOX_AFTER = 12  # lines from that error to the box's last line (pip's "[end of output]", uv's hint)
 
 
-def _explained_by_build(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate | None:
+def _inside_a_build(failure: Failure, records: Sequence[Failure]) -> bool:
+    """The record lies inside the boxed output of a package's build, as pip and uv print it."""
+    return any(
+        -_BUILD_BOX_BEFORE <= other.line - failure.line <= _BUILD_BOX_AFTER
+        and other.line != failure.line
+        and _BUILD_BOX.search(other.message) is not None
+        for other in records
+    )
+
+
+def _explained_by_build(
+    chosen: Candidate, ordered: Sequence[Candidate], records: Sequence[Failure] = ()
+) -> Candidate | None:
     """A missing module that the installer's next lines say a package's build imported without declaring it (uv's
-    hint after the build's stderr): the build's isolation, not the interpreter, lacks it."""
+    hint after the build's stderr), or that a package's build printed inside the installer's box around its output:
+    the build's isolation, not the interpreter, lacks it."""
     if chosen.family != "module-not-found":
         return None
     module = str(chosen.params.get("module", "")).split(".", 1)[0]
+    if module and _inside_a_build(chosen.failure, records):
+        lead = isolated_build_lacks(module)
+        return Candidate(
+            "build-failure", "environment", lead.cause, chosen.confidence, chosen.failure,
+            "build-failure:build_needs_module", dict(lead.params), None, lead.next, BUILD_ISOLATION,
+        )  # fmt: skip
     return next(
         (
             c

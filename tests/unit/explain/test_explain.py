@@ -64,6 +64,24 @@ def test_colour_codes_of_ipython_tracebacks_are_ignored() -> None:
     )
 
 
+def test_a_log_copied_from_a_web_page_reads_as_the_log_itself() -> None:
+    # a forum's no-break spaces, a zero-width mark, and HTML's entities from a page's source: the same failure
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 9, in <module>\n'
+        "    loss = model(x)\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        '23.64 GiB of which 1.02 GiB is free. Of the allocated memory 20.1 GiB is allocated by PyTorch, and "x" '
+        "<= 1 GiB is reserved by PyTorch but unallocated.\n"
+    )
+    pasted = traceback.replace(" ", "\u00a0").replace('"', "&quot;").replace("<", "&lt;").replace("(", "\u200b(")
+    plain, copied = _explain(traceback).diagnosis, _explain(pasted).diagnosis
+    assert plain is not None and copied is not None
+    assert (copied.family, copied.decided_by, copied.line) == (plain.family, plain.decided_by, plain.line)
+    assert plain.family == "out-of-memory"
+    assert copied.record == plain.record
+
+
 def test_a_notebook_is_read_from_its_json_lines(tmp_path: Path) -> None:
     # what Jupyter writes (nbformat 4, indent 1): each output line is one JSON string, colours escaped
     notebook = {

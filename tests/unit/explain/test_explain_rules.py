@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -345,6 +347,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:nvcc_too_old": ("      RuntimeError: Mamba is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a supported version by running nvcc -V.\n      error: subprocess-exited-with-error\n", "build-failure", "environment", "CUDA_HOME"),
     "nccl-network:host_name_not_resolved": ("[W socket.cpp:697] [c10d] The IPv6 network addresses of (node-7, 29500) cannot be retrieved (gai error: -2 - Name or service not known).\n", "nccl-network", "environment", "/etc/hosts"),
     "cuda-library-mismatch:jaxlib_gpu_call_failed": (TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lax/linalg.py", line 900, in eigh\n    return eigh_p.bind(x)\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: jaxlib/gpu/solver_kernels.cc:52: operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n', "cuda-library-mismatch", "environment", "nvidia-cusolver-cu12"),
+    "gpu-arch-unsupported:architecture_refused": (tb("torch._inductor.exc.InductorError: RuntimeError: Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1", "torch"), "gpu-arch-unsupported", "environment", "CUDA Capability"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -2970,3 +2973,62 @@ def test_a_command_line_tools_nag_about_its_own_api_version_is_no_version_mismat
     log = "Warning: Looks like you're using an outdated API Version, please consider updating (server 1.6.12 / client 1.5.16)\n"
     diagnosis = _diagnose(log)
     assert diagnosis is None or diagnosis.family != "version-mismatch", diagnosis
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AssertionError: SM89 or newer is required for FP8",
+        "RuntimeError: SageAttention only supports sm80, sm86, sm89, sm90, sm120 GPUs",
+        "ValueError: this kernel needs compute capability 9.0, found 8.6",
+        "RuntimeError: gfx1103 is not supported by this build of the kernels",
+    ],
+)
+def test_an_architecture_in_the_words_of_a_refusal_is_the_gpu_not_fitting(line: str) -> None:
+    diagnosis = _diagnose(tb(line, "somekernels"))
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported", diagnosis
+    assert diagnosis.decided and diagnosis.verdict == "environment"  # a rule's reading, not a likeness guess
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: device sm_86 (NVIDIA A10G) ran out of registers in kernel foo",  # named, nothing refused
+        "RuntimeError: Flash attention requires sm_80; falling back to the math kernel",  # it went on
+    ],
+)
+def test_an_architecture_named_without_a_refusal_is_not_read_as_one(line: str) -> None:
+    diagnosis = _diagnose(tb(line, "somekernels"))
+    assert diagnosis is None or diagnosis.decided_by != "gpu-arch-unsupported:architecture_refused", diagnosis
+
+
+UV_BUILD = (
+    "  × Failed to build `flash-attn==2.8.3`\n"
+    "  ├─▶ The build backend returned an error\n"
+    "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n"
+    "\n"
+    "      [stderr]\n"
+    "      Traceback (most recent call last):\n"
+    '        File "<string>", line 14, in <module>\n'
+    "      ModuleNotFoundError: No module named 'torch'\n"
+    "\n"
+    "      hint: This usually indicates a problem with the package or the build environment.\n"
+)
+
+
+def test_a_module_missing_inside_the_installers_box_around_a_build_is_the_builds_isolation() -> None:
+    # uv's box (crates/uv-build-frontend/src/error.rs) around a build whose frames are only "<string>"
+    diagnosis = _diagnose(UV_BUILD)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert "--no-build-isolation" in diagnosis.cause and diagnosis.params["module"] == "torch"
+    # the same error printed by the user's program, no installer around it: the interpreter lacks the module
+    alone = _diagnose("\n".join(UV_BUILD.splitlines()[5:8]) + "\n")
+    assert alone is not None and alone.family == "module-not-found", alone
+
+
+def test_the_rules_load_whole_whichever_rule_module_was_imported_first() -> None:
+    count = "from xladoctor.explain.rules import load_rules; print([r.id for r in load_rules()])"
+    plain = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, check=True).stdout
+    first = "import xladoctor.explain.rules.builds, xladoctor.explain.rules.zz_fallback; " + count
+    early = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True, check=True).stdout
+    assert early == plain and len(plain) > 1000

@@ -947,8 +947,11 @@ def test_a_module_a_build_imported_is_the_build_s_isolation_when_the_installer_s
     pip = "      ModuleNotFoundError: No module named 'packaging'\n      [end of output]\n\n"
     pip += "error: metadata-generation-failed\n"
     assert _explain(pip).diagnosis.family == "build-failure"
+    # uv's box alone ("Failed to build", "The build backend returned an error") says whose output it is
+    assert _explain(_UV_BUILD.split("      hint")[0]).diagnosis.family == "build-failure"
     # the same error with nothing of a build around it is the interpreter's
-    assert _explain(_UV_BUILD.split("      hint")[0]).diagnosis.family == "module-not-found"
+    traceback = _UV_BUILD.split("      [stderr]\n")[1].split("\n\n")[0] + "\n"
+    assert _explain(traceback).diagnosis.family == "module-not-found"
 
 
 _NCCL_TEST_HEADER = (

@@ -81,11 +81,19 @@ def rule(
     return register
 
 
+_LOADED: list[bool] = []
+
+
 def load_rules() -> list[Rule]:
-    """Every rule of every module of this package, in module order."""
-    if not RULES:
-        for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    """Every rule of every module of this package, in module order (whichever module was imported first: a module
+    that uses another's helper imports it before this runs)."""
+    if not _LOADED:
+        modules = sorted(m.name for m in pkgutil.iter_modules(__path__))
+        for module in modules:
             importlib.import_module(f"{__name__}.{module}")
+        order = {f"{__name__}.{module}": at for at, module in enumerate(modules)}
+        RULES.sort(key=lambda item: order.get(item.read.__module__, len(order)))  # stable: each module's own order
+        _LOADED.append(True)
     return RULES
 
 

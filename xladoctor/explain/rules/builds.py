@@ -72,6 +72,8 @@ def header_refuses_compiler(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+BUILD_ISOLATION = "https://pip.pypa.io/en/stable/reference/build-system/pyproject-toml/#build-isolation"
+
 # A build's frames: pip's (its setuptools caller, its temporary folders), uv's build environments, setuptools' PEP 517
 # backend, the package's setup.py
 _BUILD_FRAME = re.compile(
@@ -83,7 +85,7 @@ _BUILD_FRAME = re.compile(
 @rule(
     "build-failure",
     r"No module named '(?P<module>[\w.]{1,200})'",
-    source="https://pip.pypa.io/en/stable/reference/build-system/pyproject-toml/#build-isolation",
+    source=BUILD_ISOLATION,
     confidence=0.95,
     on="exception",
 )
@@ -94,7 +96,7 @@ def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
         failure.message
     ):
         return None
-    return _isolated_build_lacks(found.group("module").split(".", 1)[0])
+    return isolated_build_lacks(found.group("module").split(".", 1)[0])
 
 
 # What pip and uv print around a build's own output, when the frames do not show (pasted without them, or only
@@ -106,7 +108,7 @@ _BUILD_OUTPUT = re.compile(
 )
 
 
-def _isolated_build_lacks(module: str) -> Lead:
+def isolated_build_lacks(module: str) -> Lead:
     return Lead(
         f"The package's build script imports {module}, which the isolated build environment the installer made for "
         f"it does not have (pip and uv build in a fresh environment, without the installed {module}). Install "
@@ -126,7 +128,7 @@ def _isolated_build_lacks(module: str) -> Lead:
     confidence=0.95,
 )
 def build_dependency_undeclared(found: re.Match[str], failure: Failure) -> Lead:
-    return _isolated_build_lacks(found.group("module"))
+    return isolated_build_lacks(found.group("module"))
 
 
 @rule(

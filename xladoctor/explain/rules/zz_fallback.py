@@ -265,3 +265,47 @@ def config_variable_refused(found: re.Match[str], failure: Failure) -> Lead | No
         verdict="environment",
         next=(f"env | grep {variable}",),
     )
+
+
+# A GPU's architecture named in the words of a refusal: "only supports devices of CUDA Capability >= 7.0, but your
+# device is of CUDA capability 6.1", "SM89 or newer is required for FP8", "sm_120 is not supported", "not built with
+# CUDA kernel binaries compatible with compute capability 12.0". Whatever library wrote it, an architecture and a
+# requirement side by side say the GPU and the build (or the kernel) do not fit; the specific rules (cuda.py) read the
+# wordings they know, this reads the others.
+_ARCHITECTURE = (
+    r"\b(?:sm_?\d{2,3}[a-z]?|SM ?\d{2,3}[a-z]?|compute_\d{2,3}[a-z]?|gfx\d{3,4}[a-z]?)\b"
+    r"|\b(?:cuda |compute |gpu |device )capability\b|\bcapability \(?\d{1,2}(?:\.|, ?)\d\)?"
+    r"|\b(?:Volta|Turing|Ampere|Hopper|Blackwell|Ada Lovelace)(?: (?:GPUs?|architecture|arch))?\b"
+)
+_REQUIREMENT = re.compile(
+    r"(?i)\bonly (?:supports?|supported|available|runs?|works?)\b|\brequire[sd]?\b|\bneeds?\b|\bor (?:newer|higher"
+    r"|later|above|greater)\b|>=|\bat least\b|\btoo old\b|\bnot supported\b|\bunsupported\b|\bnot compatible\b"
+    r"|\bincompatible\b|\bno kernel\b|\bnot built (?:with|for)\b|\bwas compiled for\b|\bnot (?:yet )?support\b"
+)
+
+
+@rule(
+    "gpu-arch-unsupported",
+    rf"(?i){_ARCHITECTURE}",
+    source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/#compute-capabilities (what each GPU "
+    "architecture can run); https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html (AMD's gfx targets)",
+    confidence=0.55,  # over the words of a gap ("not supported", 0.45) and of versions (0.5): it names the GPU's
+    on="fallback",
+)
+def architecture_refused(found: re.Match[str], failure: Failure) -> Lead | None:
+    requirement = _REQUIREMENT.search(failure.haystack)
+    if requirement is None or _WENT_ON.search(failure.haystack):
+        return None  # an architecture named with nothing refused (a device listing), or a warning it went on from
+    return Lead(
+        f"The GPU's architecture and what this code needs do not fit ({failure.text.strip()[:200]}): the build or "
+        "the kernel was made for other GPU architectures, or needs a newer GPU than this one. Use a build that "
+        "includes this GPU's architecture (its compute capability), or the option or kernel the library offers for "
+        "older GPUs.",
+        {"architecture": found.group(0)},
+        verdict="environment",
+        next=('python -c "import torch; print(torch.cuda.get_device_capability(), torch.cuda.get_arch_list())"',),
+    )
+
+
+# a line that goes on to say what the program does instead: a warning it went on from, not the failure (cuda.py's)
+_WENT_ON = re.compile(r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b")
