@@ -91,8 +91,9 @@ _CHECKOUT = re.compile(
 # (and its forks, stable-diffusion-webui-forge, ...). A frame there is a library's, not the user's code.
 _APP = re.compile(
     r"[/\\]custom_nodes[/\\](?P<plugin>[^/\\\n]{1,100})[/\\]"
-    r"|[/\\]stable-diffusion-webui[\w-]{0,40}[/\\]extensions(?:-builtin)?[/\\](?P<extension>[^/\\\n]{1,100})[/\\]"
-    r"|[/\\](?P<webui>stable-diffusion-webui[\w-]{0,40})[/\\](?:modules|repositories)[/\\]"
+    # (a path the traceback shows relative to the folder it ran from starts with the webui's own folder)
+    r"|(?:^|[/\\])stable-diffusion-webui[\w-]{0,40}[/\\]extensions(?:-builtin)?[/\\](?P<extension>[^/\\\n]{1,100})[/\\]"
+    r"|(?:^|[/\\])(?P<webui>stable-diffusion-webui[\w-]{0,40})[/\\](?:modules|repositories)[/\\]"
     r"|[/\\](?P<app>ComfyUI)[/\\](?:comfy(?:_extras|_execution|_api)?[/\\]|app[/\\]|(?:execution|nodes|main|server)\.py$)"
     # a model's own code that transformers downloaded with trust_remote_code=True and imports from its modules cache
     # (HF_MODULES_CACHE, ~/.cache/huggingface/modules/transformers_modules/<org>/<model>/): the model's authors'
@@ -223,6 +224,25 @@ def owner_of(path: str) -> str | None:
     if app is None:
         return None
     return next(app.group(name) for name in ("plugin", "extension", "webui", "app", "remote") if app.group(name))
+
+
+# The applications whose plug-ins live in their own folder tree: a plug-in is written against its host's release.
+_HOSTS = {"plugin": "ComfyUI", "extension": "stable-diffusion-webui"}
+
+
+def host_of(path: str) -> str | None:
+    """The application a plug-in's file belongs to (ComfyUI for custom_nodes/X, the webui for extensions/X), as the
+    path names it where it does ("stable-diffusion-webui-forge"); None for any other file."""
+    app = _APP.search(path)
+    if app is None:
+        return None
+    group = next((name for name in _HOSTS if app.group(name)), None)
+    if group is None:
+        return None
+    named = re.search(
+        r"(?:^|[/\\])(stable-diffusion-webui[\w-]{0,40}|ComfyUI[\w-]{0,40})[/\\]", path[: app.start() + 1]
+    )
+    return named.group(1) if named else _HOSTS[group]
 
 
 def _frame(shown: re.Match[str]) -> Frame:

@@ -114,6 +114,8 @@ def _structural(failure: Failure) -> Candidate | None:
         return None
     short = failure.type.rsplit(".", 1)[-1]
     frame = failure.user_frame
+    if short == "NotImplementedError" and frame is not None and native_call(frame.code):
+        return None  # raised inside what the user's line called (a native op): a library's gap (zz_fallback.py)
     if failure.raised_in_user_code and short in _USER_TYPES and frame is not None:
         return Candidate(
             "user-code-error", "not-environment",
@@ -123,6 +125,24 @@ def _structural(failure: Failure) -> Candidate | None:
             0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},
         )  # fmt: skip
     return None
+
+
+# the short names code gives the frameworks it calls ("np.", "F."), and the frameworks whose ops are native code
+_ALIASES = {"np": "numpy", "tf": "tensorflow", "jnp": "jax", "lax": "jax", "F": "torch", "nn": "torch", "cp": "cupy"}
+_NATIVE_OPS = frozenset({"torch", "numpy", "tensorflow", "jax", "jaxlib", "cupy", "cv2", "scipy", "torchvision"})
+
+
+def native_call(code: str) -> str | None:
+    """The framework whose op the user's line calls (`torch.sparse_csr_tensor(...)` -> torch), when the line, as
+    the traceback shows it, raises nothing itself: an exception whose innermost frame is that line came from inside
+    the op, native code with no Python frames. None for a raise, an assert, or a call of anything else (a function
+    of the user's would have shown its own frame; a traceback cut short shows no more)."""
+    code = code.strip()
+    if not code or code.startswith(("raise", "assert")):
+        return None
+    call = re.search(r"\b([A-Za-z_]\w*)(?:\.\w+)+\s*\(", code)
+    package = _ALIASES.get(call.group(1), call.group(1)) if call else None
+    return package if package in _NATIVE_OPS else None
 
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided

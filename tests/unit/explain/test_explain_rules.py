@@ -348,6 +348,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "nccl-network:host_name_not_resolved": ("[W socket.cpp:697] [c10d] The IPv6 network addresses of (node-7, 29500) cannot be retrieved (gai error: -2 - Name or service not known).\n", "nccl-network", "environment", "/etc/hosts"),
     "cuda-library-mismatch:jaxlib_gpu_call_failed": (TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lax/linalg.py", line 900, in eigh\n    return eigh_p.bind(x)\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: jaxlib/gpu/solver_kernels.cc:52: operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n', "cuda-library-mismatch", "environment", "nvidia-cusolver-cu12"),
     "gpu-arch-unsupported:architecture_refused": (tb("torch._inductor.exc.InductorError: RuntimeError: Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1", "torch"), "gpu-arch-unsupported", "environment", "CUDA Capability"),
+    "version-mismatch:releases_disagree": (tb("RuntimeError: vLLM 0.8.5 was built against torch 2.6.0 but torch 2.7.0 is installed.", "somelib"), "version-mismatch", "environment", "vLLM and torch"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3032,3 +3033,104 @@ def test_the_rules_load_whole_whichever_rule_module_was_imported_first() -> None
     first = "import xladoctor.explain.rules.builds, xladoctor.explain.rules.zz_fallback; " + count
     early = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True, check=True).stdout
     assert early == plain and len(plain) > 1000
+
+
+@pytest.mark.parametrize(
+    ("line", "family", "named"),
+    [
+        (
+            "ImportError: This model requires transformers>=4.45.0, but the installed version is 4.40.2.",
+            "version-mismatch",
+            "transformers",
+        ),
+        (
+            "ValueError: Unsupported JAX version 0.4.13; jaxlib 0.4.30 requires jax>=0.4.30",
+            "version-mismatch",
+            "jaxlib",
+        ),
+        (
+            "RuntimeError: Triton 3.0.0 is not compatible with torch 2.6.0; expected triton 3.2.0",
+            "version-mismatch",
+            "Triton",
+        ),
+        ("ImportError: peft>=0.14 needed, you have 0.10.0", "version-mismatch", "peft"),
+        ("RuntimeError: Expected cuDNN version 8.9.2 but found 9.1.0 at runtime", "cuda-library-mismatch", "cuDNN"),
+    ],
+)
+def test_two_releases_a_check_says_disagree_are_a_mismatch_whoever_wrote_the_check(
+    line: str, family: str, named: str
+) -> None:
+    diagnosis = _diagnose(tb(line, "somelib"))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (family, "environment"), diagnosis
+    assert diagnosis.decided and named in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: model load failed on torch 2.5.1 with CUDA 12.4 (see above)",  # a banner: nothing disagrees
+        "UserWarning: Installed CUDA version 11.2 does not match the version torch was compiled with 11.7 but since "
+        "the APIs are compatible, accepting this combination",  # a check that went on
+    ],
+)
+def test_releases_named_without_a_disagreement_that_stopped_it_are_not_a_mismatch(line: str) -> None:
+    diagnosis = _diagnose(tb(line, "somelib"))
+    assert diagnosis is None or diagnosis.decided_by != "version-mismatch:releases_disagree", diagnosis
+
+
+def test_a_not_implemented_error_from_inside_the_users_call_is_the_called_librarys_gap() -> None:
+    native = (
+        'Traceback (most recent call last):\n  File "file.py", line 9, in <module>\n'
+        "    csr = torch.sparse_csr_tensor(crow, col, values, dtype=torch.float32)\n"
+        "NotImplementedError: Could not run 'new_compressed_tensor' from the 'mps:0' device.)\n"
+    )
+    diagnosis = _diagnose(native)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
+    assert diagnosis.params["package"] == "torch"
+    # the user's own `raise NotImplementedError`: a method of theirs left unwritten
+    own = native.replace(
+        "    csr = torch.sparse_csr_tensor(crow, col, values, dtype=torch.float32)\n",
+        "    raise NotImplementedError('todo')\n",
+    )
+    mine = _diagnose(own)
+    assert mine is not None and mine.family == "user-code-error", mine
+
+
+WEBUI = "stable-diffusion-webui"
+
+
+def test_an_attribute_looked_up_through_getattr_is_the_callers_and_a_plugin_names_its_host() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        f'  File "{WEBUI}\\modules\\scripts.py", line 386, in process\n    script.process(p, *script_args)\n'
+        f'  File "{WEBUI}\\extensions\\sd-webui-controlnet\\scripts\\controlnet.py", line 508, in process\n'
+        "    model_net.reset()\n"
+        f'  File "{WEBUI}\\venv\\lib\\site-packages\\torch\\nn\\modules\\module.py", line 1269, in __getattr__\n'
+        "    raise AttributeError(\n"
+        "AttributeError: 'PlugableControlModel' object has no attribute 'reset'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew", diagnosis
+    assert diagnosis.params["caller"] == "sd-webui-controlnet" and diagnosis.params["host"] == WEBUI
+    assert f"update {WEBUI} and sd-webui-controlnet together" in diagnosis.cause
+
+
+def test_a_module_of_the_host_application_a_plugin_imports_is_the_hosts_release() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        f'  File "E:\\ai\\{WEBUI}\\modules\\scripts.py", line 195, in load_scripts\n'
+        "    module = script_loading.load_module(scriptfile.path)\n"
+        f'  File "E:\\ai\\{WEBUI}\\extensions\\haku-img\\scripts\\main.py", line 7, in <module>\n'
+        "    from modules.ui_components import FormRow\n"
+        "ModuleNotFoundError: No module named 'modules.ui_components'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew", diagnosis
+    assert (diagnosis.params["host"], diagnosis.params["caller"]) == (WEBUI, "haku-img")
+    assert "pip install" not in " ".join(diagnosis.remediation)
+    # a folder of the user's own project named the same: nothing says which release, no host named
+    own = log.replace(f"E:\\ai\\{WEBUI}\\modules", "E:\\me\\proj\\modules").replace(
+        f"E:\\ai\\{WEBUI}\\extensions\\haku-img", "E:\\me\\proj"
+    )
+    mine = _diagnose(own)
+    assert mine is None or "host" not in mine.params, mine

@@ -7,7 +7,7 @@ import re
 import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import MOVING_APIS, Failure, Frame
+from xladoctor.explain.records import MOVING_APIS, Failure, Frame, host_of
 from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
@@ -117,6 +117,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     compiled = module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C")
     if _is_submodule_of_installed(module) and not compiled:
         return None  # a submodule an installed package lacks: api-version-skew (submodule_gone) reads it
+    if top in _LOCAL_TOPS and "." in module and _host_with_folder(failure, top) is not None:
+        return None  # a module of the application the traceback runs in (submodule_gone reads it)
     if module in ("torch._C", "torch_xla._XLAC") or module.endswith("._C"):
         return Lead(
             f"{module} is the compiled part of {top}: it is missing from this install (a broken or interrupted "
@@ -376,11 +378,37 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
 def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     top = found.group("top")
     module = found.group("module").replace(" ", "")
+    host = _host_with_folder(failure, top) if top in _LOCAL_TOPS else None
+    if host is not None:
+        return _host_lacks(module, host, failure)
     if not _is_submodule_of_installed(module) or module.startswith(("torch._C", "torch_xla._XLAC")):
         return None
     if module.endswith(("._C", "._ext")):
         return None  # a package's compiled extension (detectron2._C, mmcv._ext): a build without it, read elsewhere
     return _api_skew_lead(module, top, failure)
+
+
+def _host_with_folder(failure: Failure, top: str) -> str | None:
+    """The application (the webui, ComfyUI) whose own folder `top` the traceback's frames show ("modules" of
+    stable-diffusion-webui/modules/scripts.py): a module of it, not a folder of the user's."""
+    folder = re.compile(rf"(?:^|[/\\])(stable-diffusion-webui[\w-]{{0,40}}|ComfyUI)[/\\]{re.escape(top)}[/\\]")
+    return next((found.group(1) for frame in failure.frames if (found := folder.search(frame.file))), None)
+
+
+def _host_lacks(module: str, host: str, failure: Failure) -> Lead:
+    """A plug-in imports a module of its host application that the installed release of the host does not have."""
+    plugin = next((f.owner for f in reversed(failure.frames) if f.owner and host_of(f.file)), None)
+    who = f"{plugin} (a plug-in of {host})" if plugin else f"Code that runs in {host}"
+    return Lead(
+        f"{who} imports {module}, a module of {host} itself that the installed {host} does not have: it was written "
+        f"for another release of {host} (most often a newer one). Update {host}"
+        + (f", or install the {plugin} release made for this {host}." if plugin else ".")
+        + f" A {host} checkout that does not update (local changes, a detached branch) stays old: check its release.",
+        {"module": module, "host": host, "package": host} | ({"caller": plugin} if plugin else {}),
+        verdict="environment",
+        confidence=0.85,
+        next=(f"git log -1 --format='%h %cd'  # in the folder of {host}: the release it runs",),
+    )
 
 
 @rule(
@@ -963,18 +991,40 @@ def removed_in_release(found: re.Match[str], failure: Failure) -> Lead:
     on="exception",
 )
 def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
-    caller = failure.library
+    accessor = _accessor(failure)
+    caller = accessor.owner if accessor is not None else None
     if caller is None or caller == "python" or failure.type.rsplit(".", 1)[-1] != "AttributeError":
         return None  # the user's own objects: judged as the user's code
     if found.group("object") == "NoneType":
         return None  # a value that is None (a file that did not load, a call that returned nothing): no version
+    host = host_of(accessor.file) if accessor is not None else None
     return Lead(
         f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
         f"makes {found.group('object')} objects does not have: {caller} was written for another release of it."
+        + (
+            f" {caller} is a plug-in of {host}, written against {host}'s release and the libraries that release "
+            f"brings: update {host} and {caller} together (or install the {caller} release made for this {host})."
+            if host
+            else ""
+        )
         + _remote_code_note(caller),
-        {"object": found.group("object"), "name": found.group("name"), "caller": caller, "package": caller},
+        {"object": found.group("object"), "name": found.group("name"), "caller": caller, "package": caller}
+        | ({"host": host} if host else {}),
         verdict="environment",
     )
+
+
+# the methods through which an attribute is looked up on another object's behalf (torch's Module.__getattr__,
+# a module's lazy __getattr__): the frame that asked for the attribute is the one before them
+_LOOKUPS = frozenset({"__getattr__", "__getattribute__", "_getattr", "getattr"})
+
+
+def _accessor(failure: Failure) -> Frame | None:
+    """The frame whose code asked for the attribute: the innermost one that is not a lookup method."""
+    frames = list(failure.frames)
+    while len(frames) > 1 and frames[-1].function in _LOOKUPS:
+        frames.pop()
+    return frames[-1] if frames else None
 
 
 # transformers 4.52's check_torch_load_is_safe (utils/import_utils.py; absent from 4.51.3's wheel): torch.load of a

@@ -9,6 +9,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.verdict import native_call
 
 SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
 
@@ -192,14 +193,17 @@ def mlir_pass_failed(found: re.Match[str], failure: Failure) -> Lead:
 def not_implemented_in_library(found: re.Match[str], failure: Failure) -> Lead | None:
     """A library's NotImplementedError is a case it has not written: a gap of it, whatever its words (a
     converter's "scale parameter is not handled"). The user's own is their abstract method left unwritten."""
-    if failure.raised_in_user_code:
-        return None
+    frame = failure.user_frame
+    native = native_call(frame.code) if failure.raised_in_user_code and frame is not None else None
+    if failure.raised_in_user_code and not native:
+        return None  # the user's own `raise NotImplementedError`: a method of theirs left unwritten
+    library = native or failure.library
     message = (found.group("message") or "").strip()
     return Lead(
-        f"{failure.library or 'A library'} has not implemented this case"
+        f"{library or 'A library'} has not implemented this case"
         + (f": {message[:200]}" if message else "")
         + ". A gap of the library, not of your install: avoid that argument or op, or use a release that adds it.",
-        {"package": failure.library or ""},
+        {"package": library or ""},
         verdict="framework-bug",
     )
 
@@ -308,4 +312,75 @@ def architecture_refused(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 # a line that goes on to say what the program does instead: a warning it went on from, not the failure (cuda.py's)
-_WENT_ON = re.compile(r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b")
+_WENT_ON = re.compile(
+    r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping|accepting|continuing|proceeding)\b"
+)
+
+
+# Two versions that a check says disagree, whatever library wrote the check: a requirement with its specifier
+# ("requires transformers>=4.45.0, but the installed version is 4.40.2", "peft>=0.14 needed, you have 0.10.0"), or
+# two named releases and the words of a refusal between them ("vLLM 0.8.5 was built against torch 2.6.0 but torch
+# 2.7.0 is installed", "Triton 3.0.0 is not compatible with torch 2.6.0"). The specific rules (versions.py) read the
+# checks they know by name; this reads a check by its shape. The names are what a fix changes.
+_RELEASE = r"\d+(?:\.\d+){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d+)?(?:\+[\w.]+)?"
+_NAME = r"[A-Za-z][\w-]{0,40}(?:\.[A-Za-z][\w-]{0,20})?"
+_SPECIFIED = re.compile(rf"(?P<name>{_NAME}) ?(?P<op>>=|<=|==|~=|!=|>|<) ?v?(?P<release>{_RELEASE})\b")
+_NAMED_RELEASE = re.compile(rf"\b(?P<name>{_NAME})(?: \(?v(?:ersion)?\)?)?,? \(?v?(?P<release>{_RELEASE})\)?")
+_INSTALLED = re.compile(
+    r"(?i)\b(?:installed|you have|found|detected|current(?:ly)?|loaded|got|running|is)\b[^\n]{0,40}?\d+\.\d+"
+)
+_DISAGREE = re.compile(
+    r"(?i)\b(?:not compatible|incompatible|mismatch(?:es|ed)?|does(?: not|n't) match|built (?:for|against|with)"
+    r"|compiled (?:for|against|with)|expected|requires?|required|needs?|needed|newer than|older than)\b"
+)
+# the CUDA libraries a framework links (cuda.py's family for them): their release disagreeing is that family's
+_CUDA_LIBRARY = re.compile(r"(?i)^(?:cudnn|cublas(?:lt)?|cufft|cusparse|cusolver|curand|nccl|nvjitlink|cupti)$")
+
+
+# words that stand before a release without naming a package ("compiled with 11.7", "found 9.1.0", "version 2.1")
+_NOT_A_NAME = frozenset(
+    "with than is was are be version versions v found got have has and or but to of for from as at by on in expected "
+    "require requires required need needs needed installed detected current currently running loaded using use "
+    "against the this that your you release releases".split()
+)
+
+
+def _releases(text: str) -> list[tuple[str, str]]:
+    found = ((m.group("name"), m.group("release")) for m in _NAMED_RELEASE.finditer(text))
+    return [(name, release) for name, release in found if name.lower() not in _NOT_A_NAME]
+
+
+@rule(
+    "version-mismatch",
+    r"\d+\.\d+[^\n]{0,200}?\d+\.\d+",  # two versions on the line: the checks' shape starts there
+    source="https://packaging.python.org/en/latest/specifications/version-specifiers/ (a requirement's "
+    "specifier); the version checks libraries run at import (transformers' utils/versions.py require_version, "
+    "jax's version check, vLLM's and xformers' build checks)",
+    confidence=0.6,  # over the words of an ImportError (0.5) and of a gap (0.45): two releases are named
+    on="fallback",
+)
+def releases_disagree(found: re.Match[str], failure: Failure) -> Lead | None:
+    text = failure.haystack
+    if _WENT_ON.search(text):
+        return None  # a check that said it went on ("accepting this combination"): not what stopped the program
+    if re.search(_ARCHITECTURE, text, re.IGNORECASE) and _REQUIREMENT.search(text):
+        return None  # compute capabilities, not releases: the GPU's architecture (architecture_refused reads it)
+    specified = _SPECIFIED.search(text)
+    if specified is not None and specified.group("name").lower() in ("python", "py"):
+        return None  # a Python requirement is the resolver's (requires-python), read by install.py
+    if specified is not None and _INSTALLED.search(text[specified.end() :] + " " + text[: specified.start()]):
+        names = [specified.group("name")]
+    else:
+        names = list(dict.fromkeys(name for name, _ in _releases(text)))
+        releases = set(re.findall(rf"(?<![\w.]){_RELEASE}", text))
+        if not names or len(releases) < 2 or _DISAGREE.search(text) is None:
+            return None  # no package named, one release, or two with nothing said to disagree (a banner, a listing)
+    library = next((n for n in names if _CUDA_LIBRARY.match(n)), None)
+    return Lead(
+        f"Two releases that do not fit together ({failure.text.strip()[:200]}): install the release of "
+        f"{' and '.join(names[:2])} that the check asks for, the one each was made for.",
+        {"packages": ", ".join(names[:3])},
+        verdict="environment",
+        family="cuda-library-mismatch" if library else None,
+        next=(f"python -m pip list 2>/dev/null | grep -i -E '{'|'.join(re.escape(n) for n in names[:3])}'",),
+    )
