@@ -3134,3 +3134,30 @@ def test_a_module_of_the_host_application_a_plugin_imports_is_the_hosts_release(
     )
     mine = _diagnose(own)
     assert mine is None or "host" not in mine.params, mine
+
+
+def test_a_packages_own_module_missing_a_name_its_own_code_uses_is_a_defect_of_that_release() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        f'  File "F:\\WBC\\{WEBUI}\\modules\\call_queue.py", line 56, in f\n    res = list(func(*args, **kwargs))\n'
+        f'  File "F:\\WBC\\{WEBUI}\\modules\\ui_extensions.py", line 133, in install_extension_from_url\n'
+        "    target_dir = os.path.join(extensions.extensions_dir, dirname)\n"
+        "AttributeError: module 'modules.extensions' has no attribute 'extensions_dir'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+    assert diagnosis.params["package"] == WEBUI
+    # the same name asked for by another package's code: that package was written for another release
+    across = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/python3.11/site-packages/gymnasium/wrappers/jax.py", line 20, in <module>\n'
+        "    x = jnp.DeviceArray\n"
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/deprecations.py", line 53, in getattr\n'
+        "    raise AttributeError(f'module {module!r} has no attribute {name!r}')\n"
+        "AttributeError: module 'jax.numpy' has no attribute 'DeviceArray'\n"
+    )
+    skew = _diagnose(across)
+    assert skew is not None and skew.family == "api-version-skew", skew

@@ -432,7 +432,40 @@ def module_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
             family="build-failure",
             next=("which nvcc && nvcc --version; echo $CUDA_HOME",),
         )
+    own = _own_module(failure, module)
+    if own is not None:
+        return _inconsistent_release(own, module, name)
     return _api_skew_lead(module, _top(module), failure, name)
+
+
+def _own_module(failure: Failure, module: str) -> str | None:
+    """The package (or application) whose own code asked one of its own modules for a name: the frame that looked
+    it up (past __getattr__) is of the distribution that `module` is a part of, or of the application whose folder
+    holds it. None for a use across packages."""
+    accessor = _accessor(failure)
+    if accessor is None or accessor.owner in (None, "python"):
+        return None
+    top = _top(module)
+    if accessor.owner.replace("-", "_").lower() == top.lower():
+        return accessor.owner
+    return accessor.owner if top in _LOCAL_TOPS and _host_with_folder(failure, top) == accessor.owner else None
+
+
+def _inconsistent_release(owner: str, module: str, name: str) -> Lead:
+    """One release's modules disagree with each other: they ship together, so no install of another package makes
+    them fit; the release itself is defective (or a checkout was updated in part)."""
+    return Lead(
+        f"{owner}'s own code uses {module}.{name}, and {owner}'s own {module} does not have it: two parts of one "
+        f"release that do not agree, a defect of that {owner} release (a name moved or removed in one file and still "
+        f"used in another), not of the packages around it. Update {owner} to the release that fixes it (or go back "
+        "to the previous one); a checkout updated in part (local changes that stopped a pull) does the same: "
+        "update it whole.",
+        {"module": module, "name": name, "package": owner},
+        verdict="framework-bug",
+        family="framework-internal-error",
+        confidence=0.75,
+        next=(f"python -m pip show {owner}  # or, for a checkout: git status; git log -1",),
+    )
 
 
 @rule(
@@ -1022,9 +1055,9 @@ _LOOKUPS = frozenset({"__getattr__", "__getattribute__", "_getattr", "getattr"})
 def _accessor(failure: Failure) -> Frame | None:
     """The frame whose code asked for the attribute: the innermost one that is not a lookup method."""
     frames = list(failure.frames)
-    while len(frames) > 1 and frames[-1].function in _LOOKUPS:
+    while frames and frames[-1].function in _LOOKUPS:
         frames.pop()
-    return frames[-1] if frames else None
+    return frames[-1] if frames else None  # None: the log shows only the lookup, not who asked
 
 
 # transformers 4.52's check_torch_load_is_safe (utils/import_utils.py; absent from 4.51.3's wheel): torch.load of a
