@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
-from xladoctor.explain.logfacts import read_log_facts, triton_below_its_floor, uses_log_facts, with_log_facts
+from xladoctor.explain.logfacts import (
+    build_without_the_gpu,
+    read_log_facts,
+    triton_below_its_floor,
+    uses_log_facts,
+    with_log_facts,
+)
 from xladoctor.explain.records import Failure, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
@@ -196,6 +202,10 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
         # the GPU and torch build a pasted issue names: read only for the verdicts that need them
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
         diagnosis = with_log_facts(triton_below_its_floor(diagnosis, told), told)
+    elif diagnosis is None or not diagnosis.decided:
+        # nothing decided: a GPU and a torch build the log names that cannot run together still do
+        told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
+        diagnosis = build_without_the_gpu(diagnosis, told, reader.tail())
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

@@ -22,10 +22,11 @@ from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import GpuModel, gpu_named
 from xladoctor.matrix.gpu import runs_on, tegra_capabilities
 
-# torch's version with its local CUDA tag, as pip (torch==, a wheel's file name torch-), collect_env and
-# torch.__version__ print it
+# torch's version with its local CUDA tag, as pip (torch==, a wheel's file name torch-, pip list's padded columns),
+# collect_env and torch.__version__ print it
 _TORCH_BUILD = re.compile(
-    r"(?i)(?:\btorch\b|PyTorch version:)[ =:-]{0,3}(?P<version>\d+\.\d+(?:\.\d+)?)\+cu(?P<cuda>\d{2,3})\b"
+    r"(?i)(?:\btorch\b(?:\.__version__)?|PyTorch version:)[ \t=:'\"-]{0,40}"
+    r"(?P<version>\d+\.\d+(?:\.\d+)?)\+cu(?P<cuda>\d{2,3})\b"
 )
 
 
@@ -172,3 +173,35 @@ def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diag
         remediation=(),
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
     )
+
+
+LOG_FACTS_RULE = "gpu-arch-unsupported:log_names_a_build_without_its_gpu"
+
+
+def build_without_the_gpu(diagnosis: Diagnosis | None, facts: LogFacts, tail: str) -> Diagnosis | None:
+    """When nothing in the log decided a cause (no failure, or only a guess), the log's own facts can: a GPU it names
+    and a torch build it names whose architecture list (the matrix's, read from the wheels) does not run on that GPU.
+    That build cannot run a kernel there, whatever the log goes on to say; any other case gives the verdict back."""
+    if diagnosis is not None and diagnosis.decided:
+        return diagnosis
+    if facts.gpu is None or facts.torch is None:
+        return diagnosis
+    version, cuda = facts.torch
+    arch_list = _arch_list_of(version, cuda)
+    if arch_list is None or _runs(arch_list, facts.gpu.capability):
+        return diagnosis
+    gpu = facts.gpu
+    lines = tail.splitlines()
+    record = next((line for line in reversed(lines) if gpu.name.split()[-1] in line), lines[-1] if lines else "")
+    return Diagnosis(
+        "environment", "gpu-arch-unsupported",
+        f"The log names the GPU, {gpu.name} (compute capability {gpu.capability}, {gpu.architecture}), and the torch "
+        f"build, {version}+{_cu(cuda)}, whose CUDA code is compiled for {arch_list.replace(';', ', ')} only: that "
+        f"build runs no kernel on this GPU (a failure to launch one, or a silent fall-back, is what follows). "
+        f"Install a torch build that carries it: {_builds_for(gpu.capability)}.",
+        0.6, None, record.strip()[:500], LOG_FACTS_RULE,
+        {"gpu": gpu.name, "capability": gpu.capability, "torch": f"{version}+{_cu(cuda)}", "package": "torch"},
+        next=('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"',),
+        source="compat_matrix/torch-cuda_arch.json (each torch build's TORCH_CUDA_ARCH_LIST, read from its wheels); "
+        "compat_matrix/failures/gpu-models.json",
+    )  # fmt: skip

@@ -72,6 +72,8 @@ def test_an_error_that_names_its_architecture_is_not_overridden_by_a_name_in_the
         "Downloading torch-2.2.0+cu118-cp310-cp310-linux_x86_64.whl (811.7 MB)",
         "PyTorch version: 2.2.0+cu118",
         "torch 2.2.0+cu118",
+        "torch                    2.2.0+cu118",  # pip list's padded columns
+        "torch.__version__ = '2.2.0+cu118'",
     ],
 )
 def test_the_torch_build_is_read_in_each_way_logs_print_it(line: str) -> None:
@@ -96,3 +98,21 @@ def test_triton_s_compiler_failing_on_a_gpu_below_its_supported_capability_is_th
 def test_triton_s_compiler_failing_on_a_supported_gpu_stays_its_defect() -> None:
     diagnosis = _diagnose("GPU 0: NVIDIA A100-SXM4-80GB\n" + _TRITON_CRASH)
     assert diagnosis.family == "framework-internal-error"
+
+
+def test_a_log_with_no_failure_that_names_a_gpu_and_a_build_without_it_is_that_mismatch() -> None:
+    told = "torch.__version__ = 2.1.0+cu121\ntorch.cuda.get_device_name(0) = NVIDIA GeForce RTX 5090\n"
+    diagnosis = _diagnose(told + "the output image is completely black\n")
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("gpu-arch-unsupported", "environment")
+    assert diagnosis.decided_by == "gpu-arch-unsupported:log_names_a_build_without_its_gpu"
+    assert diagnosis.params["capability"] == "12.0" and "2.1.0+cu121" in diagnosis.cause
+
+
+def test_a_gpu_and_a_build_that_carries_it_decide_nothing_and_a_decided_failure_keeps_its_verdict() -> None:
+    fits = "torch 2.8.0+cu128\nNVIDIA GeForce RTX 5090\nthe output image is completely black\n"
+    diagnosis = _diagnose(fits)
+    assert diagnosis is None or diagnosis.family != "gpu-arch-unsupported", diagnosis
+    oom = "torch 2.1.0+cu121\nNVIDIA GeForce RTX 5090\n"
+    oom += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    decided = _diagnose(oom)
+    assert decided is not None and decided.family == "out-of-memory", decided

@@ -349,6 +349,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-library-mismatch:jaxlib_gpu_call_failed": (TB + '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/lax/linalg.py", line 900, in eigh\n    return eigh_p.bind(x)\njaxlib.xla_extension.XlaRuntimeError: INTERNAL: jaxlib/gpu/solver_kernels.cc:52: operation gpusolverDnCreate(&handle) failed: cuSolver internal error\n', "cuda-library-mismatch", "environment", "nvidia-cusolver-cu12"),
     "gpu-arch-unsupported:architecture_refused": (tb("torch._inductor.exc.InductorError: RuntimeError: Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.1", "torch"), "gpu-arch-unsupported", "environment", "CUDA Capability"),
     "version-mismatch:releases_disagree": (tb("RuntimeError: vLLM 0.8.5 was built against torch 2.6.0 but torch 2.7.0 is installed.", "somelib"), "version-mismatch", "environment", "vLLM and torch"),
+    "framework-internal-error:notebook_kernel_died": ("The kernel appears to have died. It will restart automatically.\n", "framework-internal-error", "unknown", "as a script"),
+    "out-of-memory:notebook_ram_exhausted": ("Your session crashed after using all available RAM. If you are interested in access to high-RAM runtimes, you may want to check out Colab Pro.\n", "out-of-memory", "not-environment", "RAM"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3161,3 +3163,18 @@ def test_a_packages_own_module_missing_a_name_its_own_code_uses_is_a_defect_of_t
     )
     skew = _diagnose(across)
     assert skew is not None and skew.family == "api-version-skew", skew
+
+
+@pytest.mark.parametrize(
+    ("log", "rule_id"),
+    [
+        ("$ python train.py\nzsh: killed     python train.py\n", "out-of-memory:killed_by_kernel"),
+        ("/bin/bash: line 1: 12345 Killed                  python train.py\n", "out-of-memory:killed_by_kernel"),
+        ("Bus error (core dumped)\n", "nccl-shm:bus_error_in_nccl"),
+        ("Trace/breakpoint trap (core dumped)\n", "framework-internal-error:native_crash_words"),
+        ("The specified module could not be found.\n", "missing-library:dll_load_failed"),
+    ],
+)
+def test_a_shells_or_a_systems_own_words_for_a_crash_or_a_kill_are_read(log: str, rule_id: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == rule_id, diagnosis

@@ -223,6 +223,7 @@ _CRASH_WORDS = {
     "-1073740791": "STATUS_STACK_BUFFER_OVERRUN",
     "3221226505": "STATUS_STACK_BUFFER_OVERRUN",
     "floating point exception": "SIGFPE",
+    "trace/breakpoint trap": "SIGTRAP",
 }
 
 
@@ -231,7 +232,7 @@ _CRASH_WORDS = {
     r"(?:zsh|sh): (?:[\w ,']{0,40})?(?P<shell>segmentation fault|floating point exception)"
     # zsh's report of a job it ran in the background: "[1]  + 12345 segmentation fault  python run.py"
     r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,8}\s{1,4}(?P<job>segmentation fault|floating point exception)\s"
-    r"|(?P<bash>Floating point exception)"
+    r"|(?P<bash>Floating point exception|Trace/breakpoint trap)"
     r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
     r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"
     r"|(?P<hex>0xC0000005|0xC0000409)\b",
@@ -825,4 +826,29 @@ def unsloth_compiler_failed(found: re.Match[str], failure: Failure) -> Lead:
         {"package": "unsloth_zoo", "report": "https://github.com/unslothai/unsloth/issues"},
         install(("unsloth", ""), ("unsloth_zoo", "")),
         verdict="framework-bug",
+    )
+
+
+# A notebook's front end saying its kernel process died (Jupyter's "The kernel appears to have died", VS Code's "The
+# Kernel crashed while executing code"): the process is gone without a Python error, so the crash or the kill that
+# ended it is in no output the notebook shows.
+@rule(
+    "framework-internal-error",
+    r"The kernel appears to have died|The Kernel crashed while executing code|Kernel Restarting\b[^\n]{0,80}died",
+    source="https://github.com/jupyterlab/jupyterlab/blob/main/packages/services/src/kernel/default.ts (the dead "
+    'kernel\'s message); https://github.com/microsoft/vscode-jupyter ("The Kernel crashed while executing code")',
+    confidence=0.45,
+)
+def notebook_kernel_died(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The notebook's kernel process died with no Python error: a native crash (a segmentation fault in an "
+        "extension or the framework, two builds of one library loaded together) or the kernel's memory running "
+        "out (the OOM killer). Run the same code as a script in a terminal: the crash's own line, or Killed, is "
+        "printed there.",
+        {"signal": "a native crash or SIGKILL"},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler your_script.py  # the same cells as a script: the stack at the crash",
+            "dmesg -T | grep -i -E 'killed process|out of memory' | tail  # the OOM killer's own line",
+        ),
     )

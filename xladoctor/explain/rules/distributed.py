@@ -456,9 +456,17 @@ def shared_memory(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.75,
 )
 def bus_error_in_nccl(found: re.Match[str], failure: Failure) -> Lead | None:
-    if not re.search(r"nccl", failure.haystack, re.IGNORECASE):
-        return None
-    return _shm(found.group(0) + " in NCCL's frames")
+    if re.search(r"nccl", failure.haystack, re.IGNORECASE):
+        return _shm(found.group(0) + " in NCCL's frames")
+    # a bus error with nothing of NCCL around it: the same page that could not be backed, most often /dev/shm's
+    # (DataLoader workers pass their batches through it), less often a memory-mapped file cut short under the reader
+    lead = _shm(found.group(0) + ": a page of shared memory or of a memory-mapped file could not be backed")
+    return replace(
+        lead,
+        cause=lead.cause + " If /dev/shm has room, a memory-mapped file (a dataset, a checkpoint) truncated or "
+        "rewritten while it was read gives the same signal.",
+        confidence=0.5,
+    )
 
 
 @rule(
@@ -555,6 +563,9 @@ def store_barrier_timeout(found: re.Match[str], failure: Failure) -> Lead:
     r"|`killed`|`Killed`|\"killed\"|\"Killed\""
     # zsh's report of a job a signal killed: "[1]    14875 killed     python main.py" (after a progress bar's \r)
     r"|\[\d{1,4}\]\s{1,8}\d{1,9} killed\s{1,8}\S"
+    # the shell's own line for its foreground job: zsh's "zsh: killed     python train.py", bash's "bash: line 1:
+    # 12345 Killed                  python train.py"
+    r"|\b(?:zsh|bash|sh): (?:line \d{1,6}: {1,4})?(?:\d{1,9} {1,4})?[Kk]illed {1,40}\S"
     r"|DataLoader worker \(pid\(?s?\)? [\d, ]{1,200}\) is killed by signal: Killed"
     # torch/multiprocessing/spawn.py (ProcessContext.join) for a process of mp.spawn the kernel killed
     r"|process \d+ terminated with signal SIGKILL",

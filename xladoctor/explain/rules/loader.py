@@ -317,7 +317,9 @@ def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
     r"could not be found|[^\n]{0,200})"
     # torch's own words when a DLL of its lib/ folder fails to load (torch/__init__.py, _load_dll_libraries)
-    r"|loading [\"“'][^\"“”'\n]{1,260}\.dll[\"”'] or one of its dependencies",
+    r"|loading [\"“'][^\"“”'\n]{1,260}\.dll[\"”'] or one of its dependencies"
+    # Windows' own text for error 126 (ERROR_MOD_NOT_FOUND), pasted without the line that named it
+    r"|\bThe specified module could not be found",
     source=WINDOWS,
     confidence=0.85,
 )

@@ -500,3 +500,25 @@ def no_batch_size_fits(found: re.Match[str], failure: Failure) -> Lead:
         verdict="not-environment",
         next=("nvidia-smi --query-compute-apps=pid,used_memory --format=csv",),
     )
+
+
+# Colab's and Kaggle's own notice that the runtime's RAM ran out (their front end's words; the process was killed
+# with no Python error)
+@rule(
+    "out-of-memory",
+    r"Your session crashed after using all available RAM|session crashed for an unknown reason|"
+    r"Your notebook tried to allocate more memory than is available",
+    source="https://research.google.com/colaboratory/faq.html (resource limits of Colab runtimes); "
+    "https://www.kaggle.com/docs/notebooks (the notebook's memory limit)",
+    confidence=0.8,
+)
+def notebook_ram_exhausted(found: re.Match[str], failure: Failure) -> Lead:
+    unknown = "unknown reason" in found.group(0)
+    return Lead(
+        "The notebook's runtime ran out of host memory (RAM, not GPU memory) and was restarted"
+        + (" (Colab says it crashed for an unknown reason: most often this, else a native crash)" if unknown else "")
+        + ": load less at once (a smaller batch, fewer DataLoader workers, a model loaded in half precision or with "
+        "low_cpu_mem_usage, data streamed or memory-mapped), or use a runtime with more RAM.",
+        {"memory": "host"},
+        verdict="not-environment",
+    )
