@@ -351,6 +351,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "version-mismatch:releases_disagree": (tb("RuntimeError: vLLM 0.8.5 was built against torch 2.6.0 but torch 2.7.0 is installed.", "somelib"), "version-mismatch", "environment", "vLLM and torch"),
     "framework-internal-error:notebook_kernel_died": ("The kernel appears to have died. It will restart automatically.\n", "framework-internal-error", "unknown", "as a script"),
     "out-of-memory:notebook_ram_exhausted": ("Your session crashed after using all available RAM. If you are interested in access to high-RAM runtimes, you may want to check out Colab Pro.\n", "out-of-memory", "not-environment", "RAM"),
+    "nccl-network:xla_nccl_status": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclGroupEnd() failed: remote process exited or there was a network error. Last NCCL warning(error) log entry (may be unrelated) ''.\n", "nccl-network", "environment", "ncclRemoteError"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3178,3 +3179,47 @@ def test_a_packages_own_module_missing_a_name_its_own_code_uses_is_a_defect_of_t
 def test_a_shells_or_a_systems_own_words_for_a_crash_or_a_kill_are_read(log: str, rule_id: str) -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == rule_id, diagnosis
+
+
+def test_a_librarys_own_del_of_an_attribute_it_never_set_is_its_defect() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/root/train.py", line 192, in <module>\n    model.for_training()\n'
+        '  File "/venv/lib/python3.10/site-packages/unsloth/models/llama.py", line 2737, in for_training\n'
+        "    del model._unwrapped_old_generate\n"
+        '  File "/venv/lib/python3.10/site-packages/torch/nn/modules/module.py", line 2040, in __delattr__\n'
+        "    super().__delattr__(name)\n"
+        "AttributeError: _unwrapped_old_generate\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (
+        "framework-internal-error",
+        "framework-bug",
+    )
+    assert diagnosis.params["package"] == "unsloth"
+    # the same lookup, not a del: a name of another release, as before
+    looked_up = log.replace("    del model._unwrapped_old_generate\n", "    g = model._unwrapped_old_generate\n")
+    looked_up = looked_up.replace(
+        "__delattr__\n    super().__delattr__(name)", "__getattr__\n    raise AttributeError(name)"
+    )
+    other = _diagnose(looked_up)
+    assert other is not None and other.family != "framework-internal-error", other
+
+
+def test_a_retyped_title_of_pips_message_is_pips_message() -> None:
+    log = (
+        'Installation Bug: No Matching distribution found for jaxlib==0.4.12+cuda12.cudnn88; extra == "cuda12_local"\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict", diagnosis
+    assert "jaxlib==0.4.12+cuda12.cudnn88" in diagnosis.cause
+
+
+def test_xlas_nccl_status_is_read_by_ncclss_last_error_not_as_xlas_defect() -> None:
+    log = (
+        "XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error. Last NCCL warning(error) log entry "
+        "(may be unrelated) 'Error while creating shared memory segment /dev/shm/nccl-ABC (size 9637888)'.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("nccl-shm", "environment"), diagnosis

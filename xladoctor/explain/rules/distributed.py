@@ -657,6 +657,22 @@ def nccl_test_failure(found: re.Match[str], failure: Failure) -> Lead | None:
     return (_last_error_lead(last) if len(last) >= 3 else None) or _result_read(found.group("said"))
 
 
+# XLA's NCCL status (xla/service/gpu/nccl_utils.cc, ToStatus; later xla/backends/gpu/collectives): "FILE:LINE: NCCL
+# operation ncclCommInitRank(...) failed: unhandled system error. Last NCCL warning(error) log entry (may be
+# unrelated) '...'", returned as INTERNAL by JAX and TensorFlow: NCCL's result and last error, not XLA's defect
+@rule(
+    "nccl-network",
+    r"NCCL operation (?P<op>\w{1,60})\([^\n]{0,200}?\) failed: (?P<said>[^.\n]{3,200})\.?"
+    r"(?: Last NCCL warning\(error\) log entry \(may be unrelated\) '(?P<last>[^'\n]{0,400})')?",
+    source="https://github.com/openxla/xla/blob/main/xla/service/gpu/nccl_utils.cc (ToStatus: 'NCCL operation %s "
+    "failed: %s. Last NCCL warning(error) log entry (may be unrelated) ...')",
+    confidence=0.7,
+)
+def xla_nccl_status(found: re.Match[str], failure: Failure) -> Lead | None:
+    last = (found.group("last") or "").strip()
+    return (_last_error_lead(last) if len(last) >= 3 else None) or _result_read(found.group("said"))
+
+
 def _result_read(said: str) -> Lead | None:
     """NCCL's result string (ncclGetErrorString) read for the family it most often means."""
     code = code_saying(said)

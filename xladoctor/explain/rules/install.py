@@ -39,8 +39,9 @@ CPP_EXTENSION = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_ex
 
 # pip's words for a requirement it found nothing to install for
 _NOTHING_FOR = (
-    r"(?:No matching distribution found for|Could not find a version that satisfies the requirement) "
-    r"(?P<requirement>[^\s(]{1,200})"
+    # a title retyped from the message ("No Matching distribution found for ...") says the same
+    r"(?:No (?i:matching) distribution found for|Could not find a version that satisfies the requirement) "
+    r"(?P<requirement>[^\s(;]{1,200})"
 )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.verdict import native_call
 
@@ -26,6 +26,18 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
         return None  # the user's own objects
     if found.group("message").startswith("'NoneType' object"):
         return None  # a value that is None (a file that did not load, a call that returned nothing): not a version
+    deleter = _deleting_frame(failure)
+    if deleter is not None:
+        return Lead(
+            f"{deleter.owner}'s own code deletes an attribute the object does not have ({deleter.code.strip()[:120]} "
+            f"at {deleter.short()}): a `del` that assumes a state its own earlier code did not set, a defect of "
+            f"{deleter.owner} (no other package's release changes what {deleter.owner} set itself). Update "
+            f"{deleter.owner} to a release that fixes it, or report it there with these lines.",
+            {"package": deleter.owner or ""},
+            verdict="framework-bug",
+            family="framework-internal-error",
+            next=(f"python -m pip show {deleter.owner}",),
+        )
     return Lead(
         f"{failure.type} inside {failure.library or 'a library'}: {found.group('message')[:160]}. Code written for "
         "another release of a package it uses (an API that moved) is the usual cause: compare the versions it was "
@@ -34,6 +46,18 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
         verdict="environment",
         next=("python -m pip list 2>/dev/null | head -100",),
     )
+
+
+def _deleting_frame(failure: Failure) -> Frame | None:
+    """The library frame whose `del obj.name` raised the AttributeError (past the object's __delattr__), when the
+    traceback shows one: the attribute it deletes is one its own code was to have set."""
+    frames = [f for f in failure.frames if f.function != "__delattr__"]
+    if not frames or not failure.type.endswith("AttributeError"):
+        return None
+    last = frames[-1]
+    if last.user or last.owner in (None, "python") or not re.match(r"\s*del\s+[\w.\[\]'\"]+\s*$", last.code):
+        return None
+    return last
 
 
 @rule(
