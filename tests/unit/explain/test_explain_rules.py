@@ -352,6 +352,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "framework-internal-error:notebook_kernel_died": ("The kernel appears to have died. It will restart automatically.\n", "framework-internal-error", "unknown", "as a script"),
     "out-of-memory:notebook_ram_exhausted": ("Your session crashed after using all available RAM. If you are interested in access to high-RAM runtimes, you may want to check out Colab Pro.\n", "out-of-memory", "not-environment", "RAM"),
     "nccl-network:xla_nccl_status": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclGroupEnd() failed: remote process exited or there was a network error. Last NCCL warning(error) log entry (may be unrelated) ''.\n", "nccl-network", "environment", "ncclRemoteError"),
+    "api-version-skew:keras_class_not_located": (tb("TypeError: Could not locate class 'Functional'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.src.models.functional', 'class_name': 'Functional'}", "keras/src/saving"), "api-version-skew", "environment", "tf_keras"),
+    "user-code-error:not_an_xla_tensor": (tb("RuntimeError: Expected XLA tensor. Got: CPUBFloat16Type", "torch_xla"), "user-code-error", "not-environment", "torch_xla.device()"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3223,3 +3225,28 @@ def test_xlas_nccl_status_is_read_by_ncclss_last_error_not_as_xlas_defect() -> N
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("nccl-shm", "environment"), diagnosis
+
+
+def test_a_custom_class_keras_cannot_locate_is_the_users_registration_and_an_xla_typed_one_a_gap() -> None:
+    custom = _diagnose(
+        tb(
+            "TypeError: Could not locate class 'TokenAndPositionEmbedding'. Make sure custom classes are decorated "
+            "with `@keras.saving.register_keras_serializable()`. Full object config: {'module': None}",
+            "keras/src/saving",
+        )
+    )
+    assert custom is not None and (custom.family, custom.verdict) == ("user-code-error", "not-environment"), custom
+    assert "custom_objects" in custom.cause
+    lowering = _diagnose(tb("RuntimeError: Expected XLA tensor. Got: XLAIntType", "torch_xla"))
+    assert lowering is not None and (lowering.family, lowering.verdict) == ("unsupported-op", "framework-bug")
+
+
+def test_xlas_older_wording_of_a_driver_older_than_its_ptxas_is_read() -> None:
+    line = (
+        "2024-05-28 04:48:02.870689: W external/xla/xla/service/gpu/nvptx_compiler.cc:760] The NVIDIA driver's CUDA "
+        "version is 12.4 which is older than the ptxas CUDA version (12.5.40). Because the driver is older than the "
+        "ptxas version, XLA is disabling parallel compilation, which may slow down compilation.\n"
+    )
+    diagnosis = _diagnose(line)
+    assert diagnosis is not None and diagnosis.family == "cuda-driver-too-old", diagnosis
+    assert diagnosis.params["ptxas"] == "12.5"

@@ -974,3 +974,35 @@ def no_derivative_formula(found: re.Match[str], failure: Failure) -> Lead:
         {"op": op, "call": "torch.no_grad()"},
         verdict="framework-bug",
     )
+
+
+# torch_xla's bridge (torch_xla/csrc/aten_xla_bridge.cpp, GetXlaTensor): an op on XLA tensors was given one that is
+# not: a CPU tensor the code did not move ("Got: CPUBFloat16Type", "torch.FloatTensor"), or, named as an XLA type
+# ("Got: XLAIntType"), an op torch_xla has no lowering for that fell back and came back the wrong kind
+@rule(
+    "user-code-error",
+    r"Expected XLA tensor\. Got: (?P<got>[\w.]{1,80})",
+    source="https://github.com/pytorch/xla/blob/master/torch_xla/csrc/aten_xla_bridge.cpp (GetXlaTensor)",
+    confidence=0.8,
+)
+def not_an_xla_tensor(found: re.Match[str], failure: Failure) -> Lead:
+    got = found.group("got")
+    if got.startswith("XLA"):
+        return Lead(
+            f"An op on XLA tensors was handed a tensor torch_xla could not take as one ({got}): an operation with no "
+            "XLA lowering for these dtypes fell back and its result is not an XLA tensor. A gap of torch_xla: "
+            "rewrite that step with ops it lowers (a cast before it), or report it with the op's name.",
+            {"got": got, "package": "torch_xla"},
+            verdict="framework-bug",
+            family="unsupported-op",
+            confidence=0.7,
+            next=("PT_XLA_DEBUG_LEVEL=2 python ...  # the ops that fell back to the CPU",),
+        )
+    return Lead(
+        f"An op on XLA tensors was given a tensor that is still on the CPU ({got}): an input, a weight or a buffer "
+        "the code did not move (a tensor kept as a plain attribute, which model.to(device) does not move, or a "
+        "batch left on the host). Move it to the XLA device (tensor.to(torch_xla.device()), or register it as a "
+        "buffer). Not an environment problem.",
+        {"got": got, "device": "xla"},
+        verdict="not-environment",
+    )

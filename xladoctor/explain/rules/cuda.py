@@ -623,10 +623,12 @@ def ptx_toolchain(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "cuda-driver-too-old",
-    r"The NVIDIA driver's CUDA version is (?P<driver>\d+\.\d+) which is older than the PTX compiler version "
-    r"(?P<ptxas>\d+\.\d+)",
+    # XLA's two wordings: "the PTX compiler version 12.8", and before it "the ptxas CUDA version (12.3.107)"
+    r"The NVIDIA driver's CUDA version is (?P<driver>\d+\.\d+) which is older than the "
+    r"(?:PTX compiler|ptxas CUDA) version \(?(?P<ptxas>\d+\.\d+)",
     source="https://github.com/openxla/xla/blob/main/xla/service/gpu/nvptx_compiler.cc (ChooseLinkingMethod: "
-    "ptxas newer than the driver's CUDA turns parallel compilation off)",
+    "ptxas newer than the driver's CUDA turns parallel compilation off; 'ptxas CUDA version (...)' in the "
+    "releases of 2024)",
     confidence=0.8,
 )
 def driver_older_than_ptxas(found: re.Match[str], failure: Failure) -> Lead:

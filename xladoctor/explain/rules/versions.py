@@ -2278,3 +2278,48 @@ def datasets_patterns_for_another_fsspec(found: re.Match[str], failure: Failure)
         install(("datasets", ""), upgrade=True),
         next=("python -m pip show datasets fsspec  # the two versions",),
     )
+
+
+# Keras 3's loader (keras/src/saving/serialization_lib.py, _retrieve_class_or_fn): a class of the saved model it
+# cannot find. One of Keras' own ("Functional", "Sequential") is a file another Keras wrote (tf.keras 2 and Keras 3
+# name and nest them differently); any other is the model's own class, which must be registered and imported first.
+_KERAS_OWN_CLASSES = frozenset(
+    "Functional Sequential Model InputLayer Dense Conv1D Conv2D Conv3D Embedding LSTM GRU Dropout BatchNormalization "
+    "LayerNormalization Flatten Reshape Activation MultiHeadAttention Adam AdamW SGD RMSprop DTypePolicy Policy "
+    "TFOpLambda SlicingOpLambda KerasLayer".split()
+)
+
+
+@rule(
+    "api-version-skew",
+    r"Could not locate (?P<kind>class|function) '(?P<name>[\w.]{1,200})'\. Make sure custom classes",
+    source="https://github.com/keras-team/keras/blob/master/keras/src/saving/serialization_lib.py "
+    "(_retrieve_class_or_fn)",
+    confidence=0.8,
+)
+def keras_class_not_located(found: re.Match[str], failure: Failure) -> Lead:
+    name = found.group("name")
+    module = re.search(r"'module': '(?P<module>[\w.]{1,200})'", failure.haystack)
+    keras_own = name.rsplit(".", 1)[-1] in _KERAS_OWN_CLASSES or name.startswith(("keras.", "tf.keras."))
+    if keras_own or (module is not None and module.group("module").split(".")[0] in ("keras", "tf_keras")):
+        return Lead(
+            f"The saved model names Keras' own {name}, which this Keras does not know by that name: the file was "
+            "written by another Keras (tf.keras of Keras 2 and Keras 3 save their models differently). Load it with "
+            "the Keras that saved it (Keras 2 files: pip install tf_keras and TF_USE_LEGACY_KERAS=1, or the "
+            "tensorflow release it was saved with), or re-save it from there in the format this Keras reads.",
+            {"class": name, "package": "keras"},
+            verdict="environment",
+            next=('python -c "import keras, tensorflow as tf; print(keras.__version__, tf.__version__)"',),
+        )
+    owner = module.group("module") if module is not None else ""
+    return Lead(
+        f"The saved model uses the class {name}{' of ' + owner if owner else ''}, and Keras found no class of that "
+        "name registered when it loaded the file: the code that defines it was not imported before load_model, or "
+        "the class is not decorated with @keras.saving.register_keras_serializable(). Import it first (or pass "
+        f"custom_objects={{'{name}': {name}}} to load_model). Not an environment problem"
+        + (f", unless {owner.split('.')[0]} is a package whose release renamed it." if owner else "."),
+        {"class": name, "option": "custom_objects"},
+        verdict="not-environment",
+        family="user-code-error",
+        confidence=0.75,
+    )
