@@ -367,6 +367,9 @@ def _with_frames(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate:
 _SYMPTOM_OF = {
     "gpu-arch-unsupported": frozenset({"cuda-library-mismatch", "cuda-driver-too-old"}),
     "accelerator-unavailable": frozenset({"missing-library", "cuda-driver-too-old", "cuda-library-mismatch"}),
+    # pip's "No matching distribution" after its "Could not fetch URL ... CERTIFICATE_VERIFY_FAILED": nothing was
+    # fetched to choose from
+    "resolver-conflict": frozenset({"bad-configuration"}),
 }
 _EXPLAINING = 0.7  # a warning's confidence (after its discount) at least this: a specific rule, not a fall-back
 

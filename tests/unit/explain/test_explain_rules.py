@@ -354,6 +354,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "nccl-network:xla_nccl_status": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclGroupEnd() failed: remote process exited or there was a network error. Last NCCL warning(error) log entry (may be unrelated) ''.\n", "nccl-network", "environment", "ncclRemoteError"),
     "api-version-skew:keras_class_not_located": (tb("TypeError: Could not locate class 'Functional'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.src.models.functional', 'class_name': 'Functional'}", "keras/src/saving"), "api-version-skew", "environment", "tf_keras"),
     "user-code-error:not_an_xla_tensor": (tb("RuntimeError: Expected XLA tensor. Got: CPUBFloat16Type", "torch_xla"), "user-code-error", "not-environment", "torch_xla.device()"),
+    "bad-configuration:conda_not_initialised": ("CondaError: Run 'conda init' before 'conda activate'\n", "bad-configuration", "environment", "conda init"),
+    "bad-configuration:externally_managed": ("error: externally-managed-environment\n\n× This environment is externally managed\n", "bad-configuration", "environment", "venv"),
+    "bad-configuration:certificate_not_trusted": ("WARNING: Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))) - skipping\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\nERROR: No matching distribution found for torch\n", "bad-configuration", "environment", "PIP_CERT"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3250,3 +3253,24 @@ def test_xlas_older_wording_of_a_driver_older_than_its_ptxas_is_read() -> None:
     diagnosis = _diagnose(line)
     assert diagnosis is not None and diagnosis.family == "cuda-driver-too-old", diagnosis
     assert diagnosis.params["ptxas"] == "12.5"
+
+
+@pytest.mark.parametrize(
+    ("log", "family"),
+    [
+        (
+            "rocBLAS warning: No paths matched /opt/rocm/lib/rocblas/library/*gfx1100*co. Make sure that "
+            "ROCBLAS_TENSILE_LIBPATH is set correctly.\n",
+            "gpu-arch-unsupported",
+        ),
+        (
+            "torch._dynamo.exc.TorchRuntimeError: Failed running call_function <built-in function linear>(*(FakeTensor("
+            "..., size=(2, 16)), Parameter(FakeTensor(..., size=(8, 32), requires_grad=True))), **{}):\n"
+            "a and b must have same reduction dim, but got [2, 16] X [32, 8].\n",
+            "user-code-error",
+        ),
+    ],
+)
+def test_rocblas_finding_no_kernels_and_a_matmul_checked_on_fake_tensors_are_read(log: str, family: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family and diagnosis.decided, diagnosis

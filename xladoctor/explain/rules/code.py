@@ -25,6 +25,8 @@ _BRANCH = re.compile(r"\s*(?:if|elif|while|assert)\b")
 _SHAPES = re.compile(
     r"size mismatch|shapes cannot be multiplied|must match the size of tensor|Expected all tensors to be on the same "
     r"device|expected scalar type \w+ but found \w+"
+    # the same matmul under torch.compile, checked on fake tensors (torch/_meta_registrations.py, meta_mm)
+    r"|a and b must have same reduction dim, but got \[[\w, ]{1,60}\] X \[[\w, ]{1,60}\]"
     # aten/src/ATen/native/Convolution.cpp: the input's dtype (or device) against the weight's, and against the bias'
     r"|Input type \([^)]{1,80}\) and (?:weight|bias) type \([^)]{1,80}\) should be the same"
     # a tensor's index ("index out of range in self": an embedding's ids past its rows), not CPython's own words for

@@ -488,16 +488,24 @@ def no_kernel_image(found: re.Match[str], failure: Failure) -> Lead | None:
     # rocBLAS loads its GEMM kernels from Tensile library files made per GPU architecture; none for this one
     # (the file alone decides: a quoted log may cut "rocBLAS error: " to "ocBLAS error: " or drop it)
     r"|(?:(?P<rocblas>r?ocBLAS) error: )?Cannot read [^\n]{0,300}?TensileLibrary[\w.-]{0,40}\.(?:dat|yaml)"
-    r"(?:[^\n]{0,200}?for GPU arch ?: ?(?P<gfx3>gfx\w{3,6}))?",
+    r"(?:[^\n]{0,200}?for GPU arch ?: ?(?P<gfx3>gfx\w{3,6}))?"
+    # ...or finds none for it: "rocBLAS warning: No paths matched /opt/rocm/lib/rocblas/library/*gfx1100*co" (and
+    # hipBLASLt's the same, with HIPBLASLT_TENSILE_LIBPATH)
+    r"|(?P<rocblas2>(?i:rocblas|rocblaslt|hipblaslt)) warning: No paths matched [^\n]{0,300}?\*(?P<gfx4>gfx\w{3,6})\*",
     source="https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html; "
-    "https://github.com/ROCm/rocBLAS/blob/develop/library/src/tensile_host.cpp (the Tensile library it cannot read)",
+    "https://github.com/ROCm/rocBLAS/blob/develop/library/src/tensile_host.cpp (the Tensile library it cannot read, "
+    "or finds none of for the GPU's architecture: 'No paths matched')",
     confidence=0.85,
 )
 def rocm_arch(found: re.Match[str], failure: Failure) -> Lead:
     # the HIP runtime's log names the GPU's ISA on the lines around ("... for ISA: amdgcn-amd-amdhsa--gfx1101")
     around = re.search(r"ISA: ?amdgcn-amd-amdhsa--(?P<gfx>gfx\w{3,6})", failure.haystack)
-    gfx = found.group("gfx") or found.group("gfx2") or found.group("gfx3") or (around.group("gfx") if around else "")
-    library = "rocBLAS (its Tensile kernels) in " if found.group("rocblas") or "Tensile" in found.group(0) else ""
+    gfx = (
+        found.group("gfx") or found.group("gfx2") or found.group("gfx3") or found.group("gfx4")
+        or (around.group("gfx") if around else "")
+    )  # fmt: skip
+    tensile = found.group("rocblas") or found.group("rocblas2") or "Tensile" in found.group(0)
+    library = "rocBLAS (its Tensile kernels) in " if tensile else ""
     return Lead(
         f"{library or 'The '}{'the ' if library else ''}ROCm build has no code for this AMD GPU"
         f"{' (' + gfx + ')' if gfx else ''}: install a ROCm build that "

@@ -957,3 +957,62 @@ def framework_swapped_by_install(found: re.Match[str], failure: Failure) -> Lead
         {"package": framework, "version": old},
         next=(f"python -m pip show {framework} | head -3", "python -m pip check"),
     )
+
+
+# The installer and the shell around it refusing before anything of the stack ran: what to change is the set-up.
+@rule(
+    "bad-configuration",
+    r"Run 'conda init' before 'conda activate'",
+    source="https://docs.conda.io/projects/conda/en/latest/commands/init.html (conda activate needs the shell "
+    "function conda init installs)",
+    confidence=0.9,
+)
+def conda_not_initialised(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "This shell has not loaded conda's shell function, so `conda activate` cannot change the environment (and "
+        "what runs next runs in whichever Python is first on PATH). Run `conda init` for this shell once and open a "
+        'new one; in a script or a container, load it first: source "$(conda info --base)/etc/profile.d/conda.sh".',
+        {"tool": "conda", "command": "conda init"},
+        next=('source "$(conda info --base)/etc/profile.d/conda.sh" && conda activate ENV_NAME',),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"error: externally-managed-environment",
+    source="https://peps.python.org/pep-0668/ (a distribution's Python marked EXTERNALLY-MANAGED); "
+    "https://github.com/pypa/pip/blob/main/src/pip/_internal/exceptions.py (ExternallyManagedEnvironment)",
+    confidence=0.9,
+)
+def externally_managed(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "pip refused to install into the operating system's Python (PEP 668: the distribution manages its "
+        "packages, and pip would break them). Install into a virtual environment of your own instead (python3 -m "
+        "venv .venv, then .venv/bin/python -m pip install ...), or with pipx for a command-line tool. Not with "
+        "--break-system-packages: that is what the refusal protects against.",
+        {"tool": "pip", "option": "venv"},
+        next=("python3 -m venv .venv && .venv/bin/python -m pip install --upgrade pip",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"CERTIFICATE_VERIFY_FAILED|SSLCertVerificationError",
+    source="https://pip.pypa.io/en/stable/topics/https-certificates/ (pip's certificate bundle and --cert)",
+    confidence=0.9,  # a warning's (pip's "Could not fetch URL") still explains the resolver's failure after it
+)
+def certificate_not_trusted(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "Retrying (Retry(" in failure.text and "CERTIFICATE_VERIFY_FAILED" not in failure.message.split("\n", 1)[-1]:
+        return None  # pip trying again, which may well succeed: its last word on the URL says whether it did
+    return Lead(
+        "The HTTPS connection was refused because the server's certificate does not chain to a certificate "
+        "authority this Python trusts: most often a network that inspects TLS (a corporate proxy) whose own CA is "
+        "not in the bundle pip and Python use; on macOS, a python.org install whose 'Install Certificates' step was "
+        "not run. Point pip at the network's CA (pip config set global.cert /path/to/ca.pem, or PIP_CERT; "
+        "REQUESTS_CA_BUNDLE or SSL_CERT_FILE for Python code) rather than turning verification off.",
+        {"option": "global.cert", "variable": "PIP_CERT"},
+        next=(
+            "python -m pip config list  # a cert, index or proxy already set",
+            'python -c "import ssl; print(ssl.get_default_verify_paths())"  # the bundle Python trusts',
+        ),
+    )
