@@ -30,22 +30,36 @@ _TORCH_BUILD = re.compile(
 )
 
 
+# the NVIDIA driver's version, as nvidia-smi's table ("Driver Version: 470.82.01") and torch's collect_env ("Nvidia
+# driver version: 470.82.01") print it; and the CUDA a torch build was made with, as collect_env prints it
+_DRIVER = re.compile(r"(?i)\b(?:Nvidia )?driver version\s*:\s*(?P<driver>\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_BUILT_CUDA = re.compile(r"CUDA used to build PyTorch: (?P<cuda>\d{2}\.\d)\b")
+
+
 @dataclasses.dataclass(frozen=True)
 class LogFacts:
     gpu: GpuModel | None
     torch: tuple[str, str] | None  # ("2.2.0", "11.8")
+    driver: str | None = None  # "470.82.01"
+    cuda: str | None = None  # the CUDA the torch build was made with: its +cuXY tag, or collect_env's line
 
 
 def read_log_facts(texts: Iterable[str]) -> LogFacts:
-    """The GPU and the torch build the texts name (the first of each)."""
+    """The GPU, the torch build, the driver and torch's CUDA the texts name (the first of each)."""
     gpu: GpuModel | None = None
     torch: tuple[str, str] | None = None
+    driver: str | None = None
+    cuda: str | None = None
     for text in texts:
         gpu = gpu or gpu_named(text)
         if torch is None and (found := _TORCH_BUILD.search(text)):
             tag = found.group("cuda")
             torch = (found.group("version"), f"{tag[:-1]}.{tag[-1]}")
-    return LogFacts(gpu, torch)
+        if driver is None and (said := _DRIVER.search(text)):
+            driver = said.group("driver")
+        if cuda is None and (built := _BUILT_CUDA.search(text)):
+            cuda = built.group("cuda")
+    return LogFacts(gpu, torch, driver, cuda or (torch[1] if torch else None))
 
 
 @lru_cache(maxsize=1)
@@ -178,12 +192,46 @@ def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diag
 LOG_FACTS_RULE = "gpu-arch-unsupported:log_names_a_build_without_its_gpu"
 
 
+DRIVER_RULE = "cuda-driver-too-old:log_names_a_driver_older_than_the_build"
+
+
+def _older_driver(facts: LogFacts) -> tuple[str, str] | None:
+    """(the CUDA of the log's torch build, the oldest driver that runs its major) when the driver the log names is
+    older: the minor-version-compatibility floor of compat_matrix/cuda-minor_compat.json (NVIDIA's)."""
+    if facts.driver is None or facts.cuda is None:
+        return None
+    floors = {str(r["cuda_major"]): str(r["min_driver"]) for r in load_matrix().get("cuda-minor_compat").rows}
+    floor = floors.get(facts.cuda.split(".")[0])
+    try:
+        older = floor is not None and Version(facts.driver) < Version(floor)
+    except InvalidVersion:
+        return None
+    return (facts.cuda, floor) if older and floor is not None else None
+
+
 def build_without_the_gpu(diagnosis: Diagnosis | None, facts: LogFacts, tail: str) -> Diagnosis | None:
     """When nothing in the log decided a cause (no failure, or only a guess), the log's own facts can: a GPU it names
-    and a torch build it names whose architecture list (the matrix's, read from the wheels) does not run on that GPU.
-    That build cannot run a kernel there, whatever the log goes on to say; any other case gives the verdict back."""
+    and a torch build it names whose architecture list (the matrix's, read from the wheels) does not run on that GPU,
+    or a driver it names older than the oldest that runs the CUDA the build was made with. That build cannot run a
+    kernel there, whatever the log goes on to say; any other case gives the verdict back."""
     if diagnosis is not None and diagnosis.decided:
         return diagnosis
+    older = _older_driver(facts)
+    if older is not None:
+        cuda, floor = older
+        lines = tail.splitlines()
+        record = next((line for line in reversed(lines) if facts.driver and facts.driver in line), "")
+        return Diagnosis(
+            "environment", "cuda-driver-too-old",
+            f"The log names the NVIDIA driver, {facts.driver}, and a torch build made with CUDA {cuda}: a CUDA "
+            f"{cuda.split('.')[0]}.x runtime needs a driver of {floor} or newer (NVIDIA's minor-version "
+            "compatibility floor), so this driver runs none of the build's kernels (torch.cuda.is_available() is "
+            f"False, or the first kernel fails). Update the driver, or install a torch build for an older CUDA.",
+            0.6, None, record.strip()[:500], DRIVER_RULE,
+            {"driver": facts.driver, "cuda": cuda, "min_driver": floor, "component": "NVIDIA driver"},
+            next=("nvidia-smi  # the driver, and the newest CUDA it runs",),
+            source="compat_matrix/cuda-minor_compat.json (NVIDIA's CUDA minor-version compatibility)",
+        )  # fmt: skip
     if facts.gpu is None or facts.torch is None:
         return diagnosis
     version, cuda = facts.torch

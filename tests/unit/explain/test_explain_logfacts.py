@@ -116,3 +116,21 @@ def test_a_gpu_and_a_build_that_carries_it_decide_nothing_and_a_decided_failure_
     oom += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
     decided = _diagnose(oom)
     assert decided is not None and decided.family == "out-of-memory", decided
+
+
+COLLECT_ENV = (
+    "PyTorch version: 2.1.0+cu121\nIs CUDA available: False\nCUDA used to build PyTorch: 12.1\n"
+    "GPU models and configuration: GPU 0: Tesla T4\nNvidia driver version: {driver}\ncuDNN version: Could not collect\n"
+)
+
+
+def test_collect_env_naming_a_driver_older_than_its_builds_cuda_is_that_driver() -> None:
+    diagnosis = _diagnose(COLLECT_ENV.format(driver="470.82.01"))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("cuda-driver-too-old", "environment")
+    assert (diagnosis.params["driver"], diagnosis.params["min_driver"]) == ("470.82.01", "525.60.13")
+    # a driver new enough for CUDA 12.x, and nvidia-smi's table's own words: nothing to say
+    fits = _diagnose(COLLECT_ENV.format(driver="535.104.05"))
+    assert fits is None or fits.family != "cuda-driver-too-old", fits
+    smi = "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\ntorch 2.1.0+cu121\n"
+    read = _diagnose(smi)
+    assert read is not None and read.family == "cuda-driver-too-old" and read.params["cuda"] == "12.1", read
