@@ -357,6 +357,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:conda_not_initialised": ("CondaError: Run 'conda init' before 'conda activate'\n", "bad-configuration", "environment", "conda init"),
     "bad-configuration:externally_managed": ("error: externally-managed-environment\n\n× This environment is externally managed\n", "bad-configuration", "environment", "venv"),
     "bad-configuration:certificate_not_trusted": ("WARNING: Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))) - skipping\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\nERROR: No matching distribution found for torch\n", "bad-configuration", "environment", "PIP_CERT"),
+    "user-code-error:module_shadowed_by_a_file": (tb("ModuleNotFoundError: No module named 'jax.experimental'; 'jax' is not a package"), "user-code-error", "not-environment", "jax.py"),
+    "user-code-error:circular_import": (tb("AttributeError: partially initialized module 'ai_edge_torch' has no attribute 'convert' (most likely due to a circular import)"), "user-code-error", "not-environment", "ai_edge_torch.py"),
+    "user-code-error:checkpoint_wraps_its_weights": (tb('RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "conv1.weight", "conv1.bias".\n\tUnexpected key(s) in state_dict: "state_dict", "epoch", "optimizer".', "torch/nn/modules"), "user-code-error", "not-environment", "checkpoint['state_dict']"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3274,3 +3277,23 @@ def test_xlas_older_wording_of_a_driver_older_than_its_ptxas_is_read() -> None:
 def test_rocblas_finding_no_kernels_and_a_matmul_checked_on_fake_tensors_are_read(log: str, family: str) -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == family and diagnosis.decided, diagnosis
+
+
+def test_the_allocators_words_for_a_process_memory_limit_are_out_of_memory() -> None:
+    for log in (
+        "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+        "Currently allocated     : 22.43 GiB\nRequested               : 4.07 GiB\n",
+        "CogVideoTextEncode\nAllocation on device \n",  # ComfyUI's dialog: the node, then the message's start
+    ):
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+def test_unexpected_keys_that_are_another_models_weights_are_no_wrapped_checkpoint() -> None:
+    log = tb(
+        'RuntimeError: Error(s) in loading state_dict for Net:\n\tUnexpected key(s) in state_dict: "head.weight", '
+        '"head.bias", "epoch".',
+        "torch/nn/modules",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "user-code-error:checkpoint_wraps_its_weights"

@@ -358,6 +358,38 @@ def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(yours(failure, hint[0].upper() + hint[1:] + "."), {"what": said}, verdict="not-environment")
 
 
+# A training checkpoint saved as a dict around the weights ({"state_dict": ..., "epoch": ..., "optimizer": ...}) and
+# given whole to load_state_dict: its bookkeeping keys are the "unexpected" ones (torch/nn/modules/module.py,
+# load_state_dict's error), and one of them holds the weights.
+_WRAPPING_KEYS = ("state_dict", "model_state_dict", "model", "module", "weight", "weights", "params", "net",
+                  "network", "model_ema", "ema", "generator", "params_ema")  # fmt: skip
+_BOOKKEEPING = frozenset(
+    "epoch epochs iteration iterations iter step global_step optimizer optimizer_state_dict opt opt_g opt_d scheduler "
+    "lr_scheduler best_acc best_loss loss args config hyper_parameters pytorch-lightning_version".split()
+)
+
+
+@rule(
+    "user-code-error",
+    r"Unexpected key\(s\) in state_dict: (?P<keys>\"[^\n]{1,600})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/nn/modules/module.py (load_state_dict's missing and "
+    "unexpected keys)",
+    confidence=0.85,  # over more_shapes: it names the key to load
+)
+def checkpoint_wraps_its_weights(found: re.Match[str], failure: Failure) -> Lead | None:
+    keys = re.findall(r'"([^"\n]{1,120})"', found.group("keys"))
+    wrapper = next((k for k in _WRAPPING_KEYS if k in keys), None)
+    if wrapper is None or not any(k in _BOOKKEEPING for k in keys) or any("." in k for k in keys):
+        return None  # the weights' own names (layer.weight): a checkpoint of another model, not a wrapped one
+    return Lead(
+        f"The checkpoint is a training checkpoint, a dict around the weights (its keys {', '.join(keys[:6])}), and "
+        f"it was given whole to load_state_dict: load the weights it holds, model.load_state_dict(checkpoint"
+        f"[{wrapper!r}]). Not an environment problem.",
+        {"key": wrapper, "keys": ", ".join(keys[:8])},
+        verdict="not-environment",
+    )
+
+
 @rule(
     "user-code-error",
     r"Attempting to unscale FP16 gradients",

@@ -30,8 +30,11 @@ _OTHERS = re.compile(rf"Process (?P<pid>\d+) has (?P<used>{_SIZE}) memory in use
 
 @rule(
     "out-of-memory",
-    r"(?:CUDA|HIP|XPU) out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: CUDA",
-    source=ALLOCATOR,
+    r"(?:CUDA|HIP|XPU) out of memory|torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError: CUDA"
+    # the allocator's words when a memory limit of the process is reached (set_per_process_memory_fraction, which
+    # ComfyUI and others set), which ComfyUI's error dialog shows after the node's name: "Allocation on device"
+    r"|\bAllocation on device\b(?: \d{1,2} would exceed allowed memory)?",
+    source=ALLOCATOR + " (CUDACachingAllocator: 'Allocation on device N would exceed allowed memory')",
     confidence=0.95,
 )
 def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:

@@ -110,9 +110,35 @@ def _misspelt(top: str) -> str | None:
 _END_QUOTE = r"(?:'|(?=[`\s]|$))"
 
 
+# importlib's words when the first part of a dotted name was found as a plain module, not a package
+# (importlib/_bootstrap.py, _find_and_load_unlocked: "No module named 'jax.experimental'; 'jax' is not a package"):
+# a file of that name (jax.py, often the script itself) is imported instead of the installed package
+@rule(
+    "user-code-error",
+    r"No module named '(?P<module>[\w.]{1,200})'; '(?P<top>[\w.]{1,100})' is not a package",
+    source=IMPORTLIB + " (importlib/_bootstrap.py, _find_and_load_unlocked)",
+    confidence=0.92,
+)
+def module_shadowed_by_a_file(found: re.Match[str], failure: Failure) -> Lead:
+    return _shadowed(found.group("top"))
+
+
+def _shadowed(top: str) -> Lead:
+    return Lead(
+        f"Python imported a file of yours named {top}.py (or a folder {top} without the package's modules: the "
+        f"script itself, when it is named {top}.py, or a file next to it or in the working directory) instead of "
+        f"the installed {top} package. Rename that file (and delete its __pycache__). Not an environment problem.",
+        {"module": top, "file": f"{top}.py"},
+        verdict="not-environment",
+        next=(f'python -c "import {top}; print({top}.__file__)"  # the file Python takes for {top}',),
+    )
+
+
 @rule("module-not-found", r"No module named '(?P<module>[\w.]{1,200})" + _END_QUOTE, source=IMPORTLIB, confidence=0.9)
 def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module")
+    if re.search(r"'; '[\w.]{1,100}' is not a package", failure.haystack):
+        return None  # a file named like the package (module_shadowed_by_a_file)
     top = _top(module)
     compiled = module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C")
     if _is_submodule_of_installed(module) and not compiled:
@@ -378,6 +404,8 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
 def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     top = found.group("top")
     module = found.group("module").replace(" ", "")
+    if f"'; '{top}' is not a package" in failure.haystack:
+        return None  # a file named like the package (module_shadowed_by_a_file)
     host = _host_with_folder(failure, top) if top in _LOCAL_TOPS else None
     if host is not None:
         return _host_lacks(module, host, failure)
@@ -408,6 +436,28 @@ def _host_lacks(module: str, host: str, failure: Failure) -> Lead:
         verdict="environment",
         confidence=0.85,
         next=(f"git log -1 --format='%h %cd'  # in the folder of {host}: the release it runs",),
+    )
+
+
+# CPython's words for an attribute asked of a module still running its own import (Objects/moduleobject.c,
+# module_getattro: "partially initialized module 'X' has no attribute 'Y' (most likely due to a circular import)"):
+# a package imported under its own name from inside itself, most often a script or file named like the package
+@rule(
+    "user-code-error",
+    r"partially initialized module '(?P<module>[\w.]{1,200})' (?:has no attribute '(?P<name>\w{1,200})'|from '[^'\n]"
+    r"{1,300}' has no attribute)",
+    source=MODULEOBJECT + " (module_getattro: 'most likely due to a circular import')",
+    confidence=0.85,
+)
+def circular_import(found: re.Match[str], failure: Failure) -> Lead:
+    top = _top(found.group("module"))
+    lead = _shadowed(top)
+    return Lead(
+        f"The module {found.group('module')} was asked for a name while it was still being imported (a circular "
+        f"import). When {top} is an installed package, the usual cause is " + lead.cause[0].lower() + lead.cause[1:],
+        lead.params,
+        verdict="not-environment",
+        next=lead.next,
     )
 
 

@@ -26,6 +26,8 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
         return None  # the user's own objects
     if found.group("message").startswith("'NoneType' object"):
         return None  # a value that is None (a file that did not load, a call that returned nothing): not a version
+    if "circular import" in found.group("message"):
+        return None  # a module imported from inside itself: its own rule (versions.py, circular_import)
     deleter = _deleting_frame(failure)
     if deleter is not None:
         return Lead(
