@@ -6,6 +6,7 @@ falls below its floors (no wrong blame of the environment on the evaluation part
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,17 @@ def test_the_scoreboard_in_docs_is_current_and_the_floors_hold() -> None:
 def test_no_report_is_in_the_corpus_twice() -> None:
     sources = [report.source.rstrip("/").lower() for report in corpus.load()]
     assert len(sources) == len(set(sources)), sorted({s for s in sources if sources.count(s) > 1})
+
+
+def _thread(source: str) -> tuple[str, str] | None:
+    """A GitHub thread by its repository's name (its owner left out, punctuation too) and its number: a repository
+    moved to another owner or renamed keeps its issues' numbers, and GitHub redirects the old links."""
+    found = re.search(r"github\.com/[^/]+/([^/]+)/(?:issues|pull|discussions)/(\d+)", source)
+    return (re.sub(r"[^a-z0-9]", "", found.group(1).lower()), found.group(2)) if found else None
+
+
+def test_no_thread_is_in_the_corpus_twice_under_a_repository_that_moved() -> None:
+    # deepmind/optax moved to google-deepmind/optax, woct0rdho/triton-windows to triton-lang: the same thread under
+    # both names had one copy in each part (the twenty-seventh round took the evaluation copies out)
+    threads = [t for t in (_thread(report.source) for report in corpus.load()) if t is not None]
+    assert len(threads) == len(set(threads)), sorted({t for t in threads if threads.count(t) > 1})
