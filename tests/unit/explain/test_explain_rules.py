@@ -360,6 +360,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:module_shadowed_by_a_file": (tb("ModuleNotFoundError: No module named 'jax.experimental'; 'jax' is not a package"), "user-code-error", "not-environment", "jax.py"),
     "user-code-error:circular_import": (tb("AttributeError: partially initialized module 'ai_edge_torch' has no attribute 'convert' (most likely due to a circular import)"), "user-code-error", "not-environment", "ai_edge_torch.py"),
     "user-code-error:checkpoint_wraps_its_weights": (tb('RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "conv1.weight", "conv1.bias".\n\tUnexpected key(s) in state_dict: "state_dict", "epoch", "optimizer".', "torch/nn/modules"), "user-code-error", "not-environment", "checkpoint['state_dict']"),
+    "user-code-error:config_file_does_not_parse": (tb('yaml.scanner.ScannerError: mapping values are not allowed here\n  in "config.yaml", line 12, column 17', "yaml"), "user-code-error", "not-environment", "config.yaml at line 12"),
     "framework-internal-error:status_code": (tb("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: during context [pre-optimization]: Seen floating point types of different precisions in %add.3", "jax"), "framework-internal-error", "framework-bug", "INTERNAL"),
     "framework-internal-error:mlir_pass_failed": ("loc(\"/tmp/kernel.py\":12:4): error: failed to legalize unresolved materialization\n" + tb("RuntimeError: PassManager::run failed", "triton"), "framework-internal-error", "framework-bug", "Triton"),
     "nccl-network:unique_id_not_received": ("RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n", "nccl-network", "environment", "MASTER_ADDR"),
@@ -3297,3 +3298,9 @@ def test_unexpected_keys_that_are_another_models_weights_are_no_wrapped_checkpoi
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by != "user-code-error:checkpoint_wraps_its_weights"
+
+
+def test_a_toml_file_that_does_not_parse_is_its_text_not_the_parser() -> None:
+    diagnosis = _diagnose(tb("tomllib.TOMLDecodeError: Invalid value (at line 3, column 7)", "tomllib"))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert "at line 3, column 7" in diagnosis.cause and diagnosis.params["format"] == "TOML"

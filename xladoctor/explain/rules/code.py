@@ -358,6 +358,39 @@ def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(yours(failure, hint[0].upper() + hint[1:] + "."), {"what": said}, verdict="not-environment")
 
 
+# A configuration file that does not parse: PyYAML's scanner and parser errors (yaml/scanner.py, yaml/parser.py,
+# yaml/constructor.py: the message, then `in "<file>", line N, column M`) and tomllib's (Lib/tomllib/_parser.py:
+# "... (at line N, column M)"). The file's text is wrong where it says, not the parser: never the library's defect.
+@rule(
+    "user-code-error",
+    r"yaml\.(?:scanner\.Scanner|parser\.Parser|constructor\.Constructor|composer\.Composer)Error: "
+    r"(?P<said>[^\n]{1,200})"
+    r"|(?:tomllib|tomli)\.TOMLDecodeError: (?P<toml>[^\n]{1,200})",
+    source="https://github.com/yaml/pyyaml/blob/main/lib/yaml/scanner.py (ScannerError and its mark: in FILE, line, "
+    "column); https://github.com/python/cpython/blob/main/Lib/tomllib/_parser.py (TOMLDecodeError)",
+    confidence=0.85,
+)
+def config_file_does_not_parse(found: re.Match[str], failure: Failure) -> Lead:
+    said = found.group("said") or found.group("toml") or ""
+    where = re.search(r'in "(?P<file>[^"\n]{1,300})", line (?P<line>\d+), column (?P<column>\d+)', failure.haystack)
+    toml_at = re.search(r"\(at line (?P<line>\d+), column (?P<column>\d+)\)", said)
+    at = (
+        f" in {where.group('file')} at line {where.group('line')}, column {where.group('column')}"
+        if where
+        else f" at line {toml_at.group('line')}, column {toml_at.group('column')}"
+        if toml_at
+        else ""
+    )
+    kind = "TOML" if found.group("toml") else "YAML"
+    return Lead(
+        f"A {kind} file does not parse{at} ({said.strip()}): its text is wrong there (a colon in an unquoted value, "
+        "a tab or a misaligned indent, an unclosed quote or bracket), not the parser. Fix that line (quote the "
+        "value, align the indent with spaces). Not an environment problem.",
+        {"file": where.group("file") if where else "", "line": where.group("line") if where else "", "format": kind},
+        verdict="not-environment",
+    )
+
+
 # A training checkpoint saved as a dict around the weights ({"state_dict": ..., "epoch": ..., "optimizer": ...}) and
 # given whole to load_state_dict: its bookkeeping keys are the "unexpected" ones (torch/nn/modules/module.py,
 # load_state_dict's error), and one of them holds the weights.
