@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
 from xladoctor.explain.logfacts import (
-    build_without_the_gpu,
+    decided_by_log_facts,
     read_log_facts,
     triton_below_its_floor,
     uses_log_facts,
@@ -198,14 +198,16 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             or stalled_at_first_barrier(reader.tail(), explained.lines)
             or diagnosis
         )
-    if diagnosis is not None and uses_log_facts(diagnosis):
-        # the GPU and torch build a pasted issue names: read only for the verdicts that need them
+    exact = diagnosis is not None and uses_log_facts(diagnosis)
+    if exact or diagnosis is None or not diagnosis.decided:
+        # the GPU, torch build and driver a pasted issue names: read only for the verdicts they make exact, and for
+        # a log in which nothing decided (a GPU and a build that cannot run together still do)
         told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
-        diagnosis = with_log_facts(triton_below_its_floor(diagnosis, told), told)
-    elif diagnosis is None or not diagnosis.decided:
-        # nothing decided: a GPU and a torch build the log names that cannot run together still do
-        told = read_log_facts([*(r.message for r in records), reader.head(), reader.tail()])
-        diagnosis = build_without_the_gpu(diagnosis, told, reader.tail())
+        diagnosis = (
+            with_log_facts(triton_below_its_floor(diagnosis, told), told)
+            if exact
+            else decided_by_log_facts(diagnosis, told, reader.tail())
+        )
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

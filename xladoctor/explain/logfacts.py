@@ -190,9 +190,25 @@ def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diag
 
 
 LOG_FACTS_RULE = "gpu-arch-unsupported:log_names_a_build_without_its_gpu"
-
-
 DRIVER_RULE = "cuda-driver-too-old:log_names_a_driver_older_than_the_build"
+
+
+def decided_by_log_facts(diagnosis: Diagnosis | None, facts: LogFacts, tail: str) -> Diagnosis | None:
+    """When nothing in the log decided a cause (no failure, or only a guess), the log's own facts can: a driver it
+    names older than the oldest that runs the CUDA its torch build was made with, or a GPU it names that the build's
+    architecture list (the matrix's, read from the wheels) does not run on. That build cannot run a kernel there,
+    whatever the log goes on to say; any other case gives the verdict back."""
+    if diagnosis is not None and diagnosis.decided:
+        return diagnosis
+    return _driver_too_old(facts, tail) or _gpu_not_in_build(facts, tail) or diagnosis
+
+
+def _line_naming(tail: str, name: str, otherwise_the_last: bool = True) -> str:
+    """The last line of the log's end that names `name` (the record shown with the verdict); else its last line, or
+    none."""
+    lines = tail.splitlines()
+    default = lines[-1] if lines and otherwise_the_last else ""
+    return next((line for line in reversed(lines) if name in line), default).strip()[:500]
 
 
 def _older_driver(facts: LogFacts) -> tuple[str, str] | None:
@@ -209,45 +225,39 @@ def _older_driver(facts: LogFacts) -> tuple[str, str] | None:
     return (facts.cuda, floor) if older and floor is not None else None
 
 
-def build_without_the_gpu(diagnosis: Diagnosis | None, facts: LogFacts, tail: str) -> Diagnosis | None:
-    """When nothing in the log decided a cause (no failure, or only a guess), the log's own facts can: a GPU it names
-    and a torch build it names whose architecture list (the matrix's, read from the wheels) does not run on that GPU,
-    or a driver it names older than the oldest that runs the CUDA the build was made with. That build cannot run a
-    kernel there, whatever the log goes on to say; any other case gives the verdict back."""
-    if diagnosis is not None and diagnosis.decided:
-        return diagnosis
+def _driver_too_old(facts: LogFacts, tail: str) -> Diagnosis | None:
     older = _older_driver(facts)
-    if older is not None:
-        cuda, floor = older
-        lines = tail.splitlines()
-        record = next((line for line in reversed(lines) if facts.driver and facts.driver in line), "")
-        return Diagnosis(
-            "environment", "cuda-driver-too-old",
-            f"The log names the NVIDIA driver, {facts.driver}, and a torch build made with CUDA {cuda}: a CUDA "
-            f"{cuda.split('.')[0]}.x runtime needs a driver of {floor} or newer (NVIDIA's minor-version "
-            "compatibility floor), so this driver runs none of the build's kernels (torch.cuda.is_available() is "
-            f"False, or the first kernel fails). Update the driver, or install a torch build for an older CUDA.",
-            0.6, None, record.strip()[:500], DRIVER_RULE,
-            {"driver": facts.driver, "cuda": cuda, "min_driver": floor, "component": "NVIDIA driver"},
-            next=("nvidia-smi  # the driver, and the newest CUDA it runs",),
-            source="compat_matrix/cuda-minor_compat.json (NVIDIA's CUDA minor-version compatibility)",
-        )  # fmt: skip
+    if older is None or facts.driver is None:
+        return None
+    cuda, floor = older
+    return Diagnosis(
+        "environment", "cuda-driver-too-old",
+        f"The log names the NVIDIA driver, {facts.driver}, and a torch build made with CUDA {cuda}: a CUDA "
+        f"{cuda.split('.')[0]}.x runtime needs a driver of {floor} or newer (NVIDIA's minor-version "
+        "compatibility floor), so this driver runs none of the build's kernels (torch.cuda.is_available() is "
+        f"False, or the first kernel fails). Update the driver, or install a torch build for an older CUDA.",
+        0.6, None, _line_naming(tail, facts.driver, otherwise_the_last=False), DRIVER_RULE,
+        {"driver": facts.driver, "cuda": cuda, "min_driver": floor, "component": "NVIDIA driver"},
+        next=("nvidia-smi  # the driver, and the newest CUDA it runs",),
+        source="compat_matrix/cuda-minor_compat.json (NVIDIA's CUDA minor-version compatibility)",
+    )  # fmt: skip
+
+
+def _gpu_not_in_build(facts: LogFacts, tail: str) -> Diagnosis | None:
     if facts.gpu is None or facts.torch is None:
-        return diagnosis
+        return None
     version, cuda = facts.torch
     arch_list = _arch_list_of(version, cuda)
     if arch_list is None or _runs(arch_list, facts.gpu.capability):
-        return diagnosis
+        return None
     gpu = facts.gpu
-    lines = tail.splitlines()
-    record = next((line for line in reversed(lines) if gpu.name.split()[-1] in line), lines[-1] if lines else "")
     return Diagnosis(
         "environment", "gpu-arch-unsupported",
         f"The log names the GPU, {gpu.name} (compute capability {gpu.capability}, {gpu.architecture}), and the torch "
         f"build, {version}+{_cu(cuda)}, whose CUDA code is compiled for {arch_list.replace(';', ', ')} only: that "
         f"build runs no kernel on this GPU (a failure to launch one, or a silent fall-back, is what follows). "
         f"Install a torch build that carries it: {_builds_for(gpu.capability)}.",
-        0.6, None, record.strip()[:500], LOG_FACTS_RULE,
+        0.6, None, _line_naming(tail, gpu.name.split()[-1]), LOG_FACTS_RULE,
         {"gpu": gpu.name, "capability": gpu.capability, "torch": f"{version}+{_cu(cuda)}", "package": "torch"},
         next=('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list())"',),
         source="compat_matrix/torch-cuda_arch.json (each torch build's TORCH_CUDA_ARCH_LIST, read from its wheels); "

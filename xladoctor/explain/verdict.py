@@ -20,9 +20,9 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import Failure, at_match
+from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
-from xladoctor.explain.rules.builds import BUILD_ISOLATION, isolated_build_lacks
+from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 
@@ -128,7 +128,7 @@ def _structural(failure: Failure) -> Candidate | None:
 
 
 # the short names code gives the frameworks it calls ("np.", "F."), and the frameworks whose ops are native code
-_ALIASES = {"np": "numpy", "tf": "tensorflow", "jnp": "jax", "lax": "jax", "F": "torch", "nn": "torch", "cp": "cupy"}
+_ALIASES = {**IMPORT_ALIASES, "lax": "jax", "cp": "cupy"}
 _NATIVE_OPS = frozenset({"torch", "numpy", "tensorflow", "jax", "jaxlib", "cupy", "cv2", "scipy", "torchvision"})
 
 
@@ -298,27 +298,16 @@ def root(found: Sequence[Candidate], records: Sequence[Failure] = ()) -> Candida
 
 
 _BUILD_HINT_LINES = 20  # how far after the error uv's hint comes (the build's stderr, a blank line, the hint)
-# What pip and uv print around the output of a package's build, which they show boxed inside: an error this near
-# was printed by the build, not by the user's program (pip/_internal/exceptions.py: "× Getting requirements to build
-# wheel did not run successfully", "[end of output]", "note: This error originates from a subprocess"; uv's
-# crates/uv-build-frontend/src/error.rs: "Failed to build `pkg`", "The build backend returned an error", "Call to
-# `setuptools.build_meta.build_wheel` failed", "hint: This usually indicates a problem with the package or the
-# build environment").
-_BUILD_BOX = re.compile(
-    r"\bFailed to build\b|Failed building wheel|did not run successfully|Getting requirements to build"
-    r"|The build backend returned an error|Call to `[\w.:]{1,100}` failed|subprocess-exited-with-error"
-    r"|originates from a subprocess|a problem with the package or the build environment|\[end of output\]"
-)
 _BUILD_BOX_BEFORE = 40  # lines from the box's first line (the installer's) to an error of the build's output
 _BUILD_BOX_AFTER = 12  # lines from that error to the box's last line (pip's "[end of output]", uv's hint)
 
 
 def _inside_a_build(failure: Failure, records: Sequence[Failure]) -> bool:
-    """The record lies inside the boxed output of a package's build, as pip and uv print it."""
+    """The record lies inside the boxed output of a package's build, as pip and uv print it (builds.BUILD_BOX)."""
     return any(
         -_BUILD_BOX_BEFORE <= other.line - failure.line <= _BUILD_BOX_AFTER
         and other.line != failure.line
-        and _BUILD_BOX.search(other.message) is not None
+        and BUILD_BOX.search(other.message) is not None
         for other in records
     )
 

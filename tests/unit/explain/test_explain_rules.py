@@ -3094,7 +3094,7 @@ def test_a_not_implemented_error_from_inside_the_users_call_is_the_called_librar
     native = (
         'Traceback (most recent call last):\n  File "file.py", line 9, in <module>\n'
         "    csr = torch.sparse_csr_tensor(crow, col, values, dtype=torch.float32)\n"
-        "NotImplementedError: Could not run 'new_compressed_tensor' from the 'mps:0' device.)\n"
+        "NotImplementedError: Could not run 'new_compressed_tensor' from the 'mps:0' device.\n"
     )
     diagnosis = _diagnose(native)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("unsupported-op", "framework-bug")
@@ -3102,7 +3102,7 @@ def test_a_not_implemented_error_from_inside_the_users_call_is_the_called_librar
     # the user's own `raise NotImplementedError`: a method of theirs left unwritten
     own = native.replace(
         "    csr = torch.sparse_csr_tensor(crow, col, values, dtype=torch.float32)\n",
-        "    raise NotImplementedError('todo')\n",
+        "    raise NotImplementedError('subclasses define forward')\n",
     )
     mine = _diagnose(own)
     assert mine is not None and mine.family == "user-code-error", mine

@@ -92,19 +92,23 @@ _BUILD_FRAME = re.compile(
 def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
     """A package's build script imports a module (torch, most often) that pip's isolated build environment does not
     have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
-    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames) and not _BUILD_OUTPUT.search(
-        failure.message
-    ):
+    if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames) and not BUILD_BOX.search(failure.message):
         return None
     return isolated_build_lacks(found.group("module").split(".", 1)[0])
 
 
-# What pip and uv print around a build's own output, when the frames do not show (pasted without them, or only
-# "<string>" frames): pip's subprocess block (pip/_internal/exceptions.py: "[end of output]", "This error originates
-# from a subprocess"), uv's build errors (crates/uv-build-frontend/src/error.rs)
-_BUILD_OUTPUT = re.compile(
+# What pip and uv print around a build's own output, in the box they draw around it: an error inside it, or one whose
+# frames do not show (pasted without them, or only "<string>" frames), is the build's. pip's subprocess block
+# (pip/_internal/exceptions.py: "× Getting requirements to build wheel did not run successfully", "[end of output]",
+# "note: This error originates from a subprocess"), uv's build errors (crates/uv-build-frontend/src/error.rs: "Failed
+# to build `pkg`", "The build backend returned an error", "Call to `setuptools.build_meta.build_wheel` failed", "hint:
+# This usually indicates a problem with the package or the build environment"). verdict.py reads the lines around a
+# record with it too.
+BUILD_BOX = re.compile(
     r"\[end of output\]|originates from a subprocess|metadata-generation-failed|did not run successfully"
     r"|doesn't declare it as a build dependency|The build backend returned an error"
+    r"|\bFailed to build\b|Failed building wheel|Getting requirements to build|Call to `[\w.:]{1,100}` failed"
+    r"|subprocess-exited-with-error|a problem with the package or the build environment"
 )
 
 

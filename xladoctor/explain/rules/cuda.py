@@ -258,7 +258,8 @@ def _capability_key(capability: str) -> tuple[int, ...]:
 
 # a line that goes on to say what the program does instead ("...; using bf16", "falling back to", "disabling it"):
 # a warning it went on from (a logger's "WARNING:" header is taken off the line), not the failure
-_WENT_ON = re.compile(r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b")
+WENT_ON_WORDS = r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b"
+_WENT_ON = re.compile(WENT_ON_WORDS)
 
 
 # A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU

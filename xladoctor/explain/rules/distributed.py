@@ -653,8 +653,7 @@ def nccl_result(found: re.Match[str], failure: Failure) -> Lead | None:
     confidence=0.7,
 )
 def nccl_test_failure(found: re.Match[str], failure: Failure) -> Lead | None:
-    last = (found.group("last") or "").strip()
-    return (_last_error_lead(last) if len(last) >= 3 else None) or _result_read(found.group("said"))
+    return _last_error_or_result(found.group("last"), found.group("said"))
 
 
 # XLA's NCCL status (xla/service/gpu/nccl_utils.cc, ToStatus; later xla/backends/gpu/collectives): "FILE:LINE: NCCL
@@ -669,8 +668,13 @@ def nccl_test_failure(found: re.Match[str], failure: Failure) -> Lead | None:
     confidence=0.7,
 )
 def xla_nccl_status(found: re.Match[str], failure: Failure) -> Lead | None:
-    last = (found.group("last") or "").strip()
-    return (_last_error_lead(last) if len(last) >= 3 else None) or _result_read(found.group("said"))
+    return _last_error_or_result(found.group("last"), found.group("said"))
+
+
+def _last_error_or_result(last: str | None, said: str) -> Lead | None:
+    """NCCL's last error when the message kept one (an empty one says nothing), else its result string."""
+    kept = (last or "").strip()
+    return (_last_error_lead(kept) if len(kept) >= 3 else None) or _result_read(said)
 
 
 def _result_read(said: str) -> Lead | None:

@@ -7,7 +7,7 @@ import re
 import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import MOVING_APIS, Failure, Frame, host_of
+from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of
 from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
@@ -607,10 +607,9 @@ def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
-# a call into that package, although the alias is no module name. (Lightning's pl and L, read for api-history.json's
-# classes, are _ALIASES below.)
-_IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
+# records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for
+# api-history.json's classes, are _ALIASES below.)
+_IMPORT_ALIASES = IMPORT_ALIASES
 _UPPER_ALIASES = "|".join(alias for alias in _IMPORT_ALIASES if alias[:1].isupper())  # a module path starts lower
 
 # Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).

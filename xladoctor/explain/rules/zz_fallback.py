@@ -9,6 +9,7 @@ import re
 
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules.cuda import WENT_ON_WORDS
 from xladoctor.explain.verdict import native_call
 
 SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
@@ -337,10 +338,9 @@ def architecture_refused(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-# a line that goes on to say what the program does instead: a warning it went on from, not the failure (cuda.py's)
-_WENT_ON = re.compile(
-    r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping|accepting|continuing|proceeding)\b"
-)
+# a line that goes on to say what the program does instead: a warning it went on from, not the failure (cuda.py's
+# words, and a version check's "accepting this combination")
+_WENT_ON = re.compile(WENT_ON_WORDS + r"|\b(?:accepting|continuing|proceeding)\b")
 
 
 # Two versions that a check says disagree, whatever library wrote the check: a requirement with its specifier
