@@ -219,6 +219,88 @@ def history_classes() -> frozenset[str]:
 
 
 @dataclass(frozen=True)
+class AttributeHistory:
+    """One attribute of one library class that some releases had and others lacked (attribute-history.json)."""
+
+    package: str  # the distribution (transformers, keras, protobuf)
+    cls: str  # DynamicCache
+    attribute: str  # get_max_length
+    had: tuple[tuple[str, str], ...]  # the runs of minor series that had it: (first, last)
+    series: tuple[str, ...]  # every series read in which the class exists, oldest first
+
+    @property
+    def first(self) -> str:
+        return self.had[0][0]
+
+    @property
+    def last(self) -> str:
+        return self.had[-1][1]
+
+    @property
+    def added(self) -> bool:
+        """Older releases of the class lacked it."""
+        return self.first != self.series[0]
+
+    @property
+    def removed(self) -> bool:
+        """Newer releases of the class lack it."""
+        return self.last != self.series[-1]
+
+    @property
+    def after(self) -> str:
+        """The first series after the last one that had it ("" when the newest has it)."""
+        later = self.series[self.series.index(self.last) + 1 :] if self.last in self.series else ()
+        return later[0] if later else ""
+
+
+def _series_of(runs: str, every: list[str]) -> tuple[str, ...]:
+    """The series named by runs of indexes into the package's list ("0-17,30-53")."""
+    inside: list[str] = []
+    for run in filter(None, runs.split(",")):
+        first, _, last = run.partition("-")
+        inside.extend(every[int(first) : int(last) + 1])
+    return tuple(inside)
+
+
+def _as_runs(series: tuple[str, ...], every: list[str]) -> tuple[tuple[str, str], ...]:
+    """Consecutive series of the package's list, as (first, last) pairs."""
+    runs: list[list[str]] = []
+    for name in series:
+        if runs and every.index(name) == every.index(runs[-1][1]) + 1:
+            runs[-1][1] = name
+        else:
+            runs.append([name, name])
+    return tuple((a, b) for a, b in runs)
+
+
+@lru_cache(maxsize=1)
+def _attribute_history() -> dict[str, tuple[dict[str, int], dict[str, Any]]]:
+    """package -> (class name -> its index in the package's list, the package's table)."""
+    return {
+        package: ({name: index for index, (name, _) in enumerate(read["classes"])}, read)
+        for package, read in _doc("attribute-history")["packages"].items()
+    }
+
+
+def attribute_history(cls: str, attribute: str) -> list[AttributeHistory]:
+    """What each library's class named `cls` did with `attribute`, one entry per package whose class had it in some
+    releases and lacked it in others (none: every release had it, or none did, or no table knows the class)."""
+    found: list[AttributeHistory] = []
+    for package, (index_of, read) in _attribute_history().items():
+        index = index_of.get(cls)
+        if index is None:
+            continue
+        every = read["series"]
+        for runs, indexes in read["changed"].get(attribute, {}).items():
+            if str(index) in indexes.split(","):
+                had = _as_runs(_series_of(runs, every), every)
+                found.append(
+                    AttributeHistory(package, cls, attribute, had, _series_of(read["classes"][index][1], every))
+                )
+    return found
+
+
+@dataclass(frozen=True)
 class GpuModel:
     """An NVIDIA GPU model as a log names it (gpu-models.json), with its compute capability."""
 

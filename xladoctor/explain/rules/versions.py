@@ -10,7 +10,13 @@ from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of
 from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
-from xladoctor.matrix.failures import ParameterHistory, history_classes, parameter_history
+from xladoctor.matrix.failures import (
+    AttributeHistory,
+    ParameterHistory,
+    attribute_history,
+    history_classes,
+    parameter_history,
+)
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
@@ -1094,6 +1100,91 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
         | ({"host": host} if host else {}),
         verdict="environment",
     )
+
+
+@rule(
+    "api-version-skew",
+    r"(?:'(?P<object>\w{1,120})' object|type object '(?P<type>\w{1,120})') has no attribute '(?P<name>\w{1,120})'",
+    source="compat_matrix/failures/attribute-history.json (the first release of each minor series: the attributes "
+    "of every class, read from the wheels' source by scripts/attribute_history.py)",
+    confidence=0.85,
+)
+def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead | None:
+    """An attribute that some releases of a library's class had and the installed one lacks
+    (`'DynamicCache' object has no attribute 'get_max_length'`): code written for another release of that library,
+    whoever's frame asked for it. Read from the class's release history, not from the frames, so a user's own line
+    asking for it is read the same way (there, frames alone would say a typo)."""
+    cls, name = found.group("object") or found.group("type"), found.group("name")
+    histories = attribute_history(cls, name)
+    named = [h for h in histories if _log_names(h.package, failure)]
+    if len(named) > 1 or (not named and len(histories) != 1):
+        return None  # classes of that name in two packages the log does not tell apart
+    picked = named[0] if named else histories[0]
+    accessor = _accessor(failure)
+    imports = _IMPORTS_OF.get(picked.package, picked.package.replace("-", "_"))
+    owner = (accessor.owner or "").split(" ", 1)[0].replace("-", "_") if accessor is not None else ""
+    if owner in (imports, picked.package.replace("-", "_")):
+        return None  # the library's own code lacks its own attribute: a release at odds with itself, read elsewhere
+    return _attribute_lead(picked, bool(named), accessor, failure)
+
+
+# import names of attribute-history.json's distributions where they differ from the distribution's name
+_IMPORTS_OF = {"protobuf": "google", "huggingface-hub": "huggingface_hub", "pytorch-lightning": "pytorch_lightning"}
+
+
+def _spans_said(picked: AttributeHistory) -> str:
+    return ", ".join(first if first == last else f"{first} to {last}" for first, last in picked.had)
+
+
+def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | None, failure: Failure) -> Lead:
+    package, cls, name = picked.package, picked.cls, picked.attribute
+    whose = f"{package}'" if package.endswith("s") else f"{package}'s"
+    if accessor is None:
+        caller = "the calling code"
+    elif accessor.user or accessor.owner in (None, "python"):
+        caller = f"your code at {accessor.short()}"
+    elif accessor.owner == REMOTE_CODE:
+        caller = f"the model's own code at {accessor.short()}"
+    else:
+        caller = f"{accessor.owner}'s code at {accessor.short()}"
+    had = _spans_said(picked)
+    params = {"package": package, "class": cls, "name": name, "first": picked.first, "last": picked.last}
+    fix: Fix | None
+    if len(picked.had) > 1:
+        # it went and came back: which side the installed release is on, the log does not say
+        told = (
+            f"{whose} {cls} has {name} in {package} {had}, and not in the releases between: {caller} was written "
+            f"for one of those releases, and the one installed is another. Install a release that has it (`pip show "
+            f"{package}` tells which one is installed)."
+        )
+        fix = None
+    elif picked.removed and not picked.added:
+        told = (
+            f"{whose} {cls} has {name} up to {package} {picked.last} and not from {picked.after} on: {caller} was "
+            f"written for an older {package} than the one installed. Install the release it was written for "
+            f"({package}<{picked.after}), or move the code to what the installed {package} offers instead (its "
+            "release notes say)."
+        )
+        fix = install((package, f"<{picked.after}"), note="or update the code that uses it, as above")
+    elif picked.added and not picked.removed:
+        told = (
+            f"{whose} {cls} has {name} from {package} {picked.first} on: {caller} was written for a newer {package} "
+            f"than the one installed. Upgrade it ({package}>={picked.first})."
+        )
+        fix = install((package, f">={picked.first}"))
+    else:
+        told = (
+            f"{whose} {cls} has {name} only in {package} {had}: {caller} was written for those releases, and the "
+            f"one installed is older or newer. Install one of them ({package}>={picked.first},<{picked.after})."
+        )
+        fix = install((package, f">={picked.first},<{picked.after}"))
+    told += _remote_code_note(accessor.owner if accessor is not None else None, package)
+    if not shown:
+        told += f" If {cls} is a class of your own, not {package}'s, this does not apply."
+    return Lead(
+        told, params, fix=fix, verdict="environment", confidence=None if shown else 0.7,
+        next=(f"python -m pip show {package}",),
+    )  # fmt: skip
 
 
 # the methods through which an attribute is looked up on another object's behalf (torch's Module.__getattr__,
