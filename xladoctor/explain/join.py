@@ -162,6 +162,24 @@ def _release_takes(facts: Facts, params: Mapping[str, object]) -> tuple[list[str
     return [f"{package} {installed.version} is installed here: its {cls} refuses {name}=, as the log says."], False
 
 
+def _release_has(facts: Facts, params: Mapping[str, object]) -> tuple[list[str], bool]:
+    """An attribute's history (attribute-history.json: the runs of series that had it, "4.36..4.48, 5.13..5.25")
+    against the installed release: confirmed when that release lacks it, contradicted when it has it."""
+    package, name, cls = str(params["package"]), str(params["name"]), str(params["class"])
+    installed = facts.installed(package)
+    if installed is None:
+        return [f"{package} is not installed here: is this the environment that wrote the log? (--python PATH)"], True
+    runs = [run.split("..") for run in str(params["had"]).split(", ")]
+    width = len(re.findall(r"\d+", runs[0][0])) or 2
+    here = _series(installed.version, width)
+    if any(_series(first, width) <= here <= _series(last, width) for first, last in runs):
+        return [
+            f"{package} {installed.version} is installed here, and its {cls} has {name}: the log came from another "
+            "environment (or the object is another class of that name)."
+        ], True
+    return [f"{package} {installed.version} is installed here: its {cls} lacks {name}, as the log says."], False
+
+
 def _elsewhere(records: Sequence[Failure], facts: Facts) -> tuple[list[str], bool]:
     """What in the facts says the log came from another environment (another Python, its frameworks not installed
     here), and whether it is so far off that nothing more can be joined (its frameworks are not installed here)."""
@@ -264,6 +282,10 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
             f"Here: {gpus} NVIDIA GPU{'s' if gpus != 1 else ''}, driver {driver or 'none'}, torch built for CUDA "
             f"{cuda or 'none (a CPU build)'}."
         )
+    elif family == "api-version-skew" and params.get("had") and params.get("class"):
+        said_here, has = _release_has(facts, params)
+        said.extend(said_here)
+        contradicted = contradicted or has
     elif family == "api-version-skew" and params.get("first") and params.get("class"):
         said_here, takes = _release_takes(facts, params)
         said.extend(said_here)

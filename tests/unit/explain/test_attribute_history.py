@@ -8,6 +8,9 @@ import io
 import json
 from importlib import resources
 
+import pytest
+from test_explain_structure import _with_trl  # real facts with one distribution set to a version
+
 from xladoctor.explain.engine import explain_stream
 from xladoctor.matrix.failures import attribute_history
 
@@ -113,3 +116,20 @@ def test_a_class_two_libraries_have_is_read_only_when_the_log_says_whose() -> No
     assert named.decided_by != RULE  # torch's own code: not another release
     from_user = _explain(_traceback("p.desired_input_layouts  # torch.distributed.tensor.parallel", message))
     assert from_user.decided_by == RULE and "torch" in from_user.cause
+
+
+@pytest.mark.parametrize(
+    ("installed", "contradicted", "said"),
+    [
+        ("4.57.1", False, "lacks num_heads, as the log says"),
+        ("4.46.3", True, "has num_heads: the log came from another environment"),
+        (None, True, "not installed"),
+    ],
+)
+def test_the_installed_release_confirms_or_contradicts_the_attribute_history(
+    installed: str | None, contradicted: bool, said: str
+) -> None:
+    log = _traceback("n = attn.num_heads  # transformers", "'LlamaAttention' object has no attribute 'num_heads'")
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed, "transformers")).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == RULE
+    assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined

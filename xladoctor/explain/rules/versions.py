@@ -1148,7 +1148,8 @@ def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | Non
     else:
         caller = f"{accessor.owner}'s code at {accessor.short()}"
     had = _spans_said(picked)
-    params = {"package": package, "class": cls, "name": name, "first": picked.first, "last": picked.last}
+    runs = ", ".join(f"{first}..{last}" for first, last in picked.had)
+    params = {"package": package, "class": cls, "name": name, "had": runs, "first": picked.first, "last": picked.last}
     fix: Fix | None
     if len(picked.had) > 1:
         # it went and came back: which side the installed release is on, the log does not say
