@@ -925,7 +925,7 @@ def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failur
     generic = not shown and (cls in _GENERIC_CLASS_NAMES or bool(also))
     if generic:
         kind = "function" if "." in cls or cls[:1].islower() else "class"
-        told += f" If {cls} is a {kind} of your own, not {package}'s, this does not apply."
+        told += f" If {cls} is a {kind} of your own, not {whose}, this does not apply."
     return Lead(
         told, params, fix=fix, verdict="environment", confidence=0.7 if generic else None,
         next=(f"python -m pip show {package}",),
@@ -1181,7 +1181,7 @@ def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | Non
         fix = install((package, f">={picked.first},<{picked.after}"))
     told += _remote_code_note(accessor.owner if accessor is not None else None, package)
     if not shown:
-        told += f" If {cls} is a class of your own, not {package}'s, this does not apply."
+        told += f" If {cls} is a class of your own, not {whose}, this does not apply."
     return Lead(
         told, params, fix=fix, verdict="environment", confidence=None if shown else 0.7,
         next=(f"python -m pip show {package}",),
