@@ -169,6 +169,44 @@ def classes(path: Path, target: Target) -> dict[str, ClassRead]:
     return flat
 
 
+# `__path__.append(os.path.join(os.path.dirname(__file__), "api"))` in a package's __init__.py (Keras 3.3 on): the
+# modules of that folder import under the package's own name too (keras.backend is keras/api/backend)
+_PATH_ADDED = re.compile(r"__path__\.(?:append|insert)\([^\n]*?[\"'](\w+)[\"']\s*\)")
+
+
+def modules(path: Path, target: Target) -> set[str]:
+    """The importable module paths of the wheel's packages: its .py files and compiled extensions, and the folders
+    that hold them ("torch._C" from torch/_C.cpython-311-darwin.so, "transformers.models.gemma" from its folder), and
+    the same under a package's name where its __init__.py adds a folder of it to its __path__."""
+    found: set[str] = set()
+    added: dict[str, str] = {}  # "keras/api/" -> "keras/"
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        for member in names:
+            if member.endswith("/__init__.py") and member.split("/", 1)[0] in target.packages:
+                for folder in _PATH_ADDED.findall(archive.read(member).decode("utf-8", "replace")):
+                    package = member.removesuffix("__init__.py")
+                    added[f"{package}{folder}/"] = package
+    aliases = [
+        package + member.removeprefix(prefix)
+        for member in names
+        for prefix, package in added.items()
+        if member.startswith(prefix)
+    ]
+    for member in [*names, *aliases]:
+        parts = member.split("/")
+        if parts[0] not in target.packages or ".dist-info" in member:
+            continue
+        name = parts[-1]
+        stem = name.split(".", 1)[0]
+        if not name.endswith((".py", ".so", ".pyd")) or not stem.isidentifier():
+            continue
+        path_parts = parts[:-1] if stem == "__init__" else [*parts[:-1], stem]
+        for depth in range(1, len(path_parts) + 1):  # a folder of modules is a module too (a namespace at least)
+            found.add(".".join(path_parts[:depth]))
+    return found
+
+
 def _runs(had: list[bool]) -> str:
     """The runs of series (by their index in the package's list) in which something was there: "0-17,30-53"."""
     runs: list[list[int]] = []
@@ -180,12 +218,14 @@ def _runs(had: list[bool]) -> str:
     return ",".join(f"{a}-{b}" for a, b in runs)
 
 
-def encode(series: list[str], read: list[dict[str, ClassRead]]) -> dict[str, object]:
+def encode(series: list[str], read: list[dict[str, ClassRead]], paths: list[set[str]]) -> dict[str, object]:
     """The table of one package, kept small enough for a repository (transformers alone has half a million
     attribute changes, most of them its models' own): public attributes only, and for each attribute and each run of
     series, the classes (by their index in the package's class list) whose releases had it just then.
 
-    classes: [[name, runs of series that have the class], ...]; changed: {attribute: {runs: "3,17,2001"}}."""
+    classes: [[name, runs of series that have the class], ...]; changed: {attribute: {runs: "3,17,2001"}};
+    modules: {module path: runs of series that have it}, every module of every series (what no release had is
+    then known too)."""
     names: list[str] = []
     runs_of_class: list[str] = []
     grouped: dict[str, dict[str, list[int]]] = {}
@@ -212,12 +252,14 @@ def encode(series: list[str], read: list[dict[str, ClassRead]]) -> dict[str, obj
         "read": f"{series[0]} .. {series[-1]}",
         "classes": [[n, r] for n, r in zip(names, runs_of_class, strict=True)],
         "changed": {a: {runs: ",".join(map(str, ix)) for runs, ix in by.items()} for a, by in sorted(grouped.items())},
+        "modules": {m: _runs([m in p for p in paths]) for m in sorted(set().union(*paths))},
     }
 
 
 def history(target: Target, cache: Path) -> dict[str, object] | None:
     series: list[str] = []
     read: list[dict[str, ClassRead]] = []
+    paths: list[set[str]] = []
     for minor, versions in releases(target.distribution, target.oldest, target.patches).items():
         for version in versions:  # the first of the series that downloads (the first may be yanked)
             try:
@@ -226,11 +268,12 @@ def history(target: Target, cache: Path) -> dict[str, object] | None:
                 continue
             series.append(minor)
             read.append(classes(path, target))
+            paths.append(modules(path, target))
             print(f"  {target.distribution} {version}: {len(read[-1])} classes", flush=True)
             break
     if not series:
         return None
-    return {**encode(series, read), "imports": list(target.packages)}
+    return {**encode(series, read, paths), "imports": list(target.packages)}
 
 
 def main(argv: list[str] | None = None) -> int:

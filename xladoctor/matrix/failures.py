@@ -301,6 +301,46 @@ def attribute_history(cls: str, attribute: str) -> list[AttributeHistory]:
 
 
 @dataclass(frozen=True)
+class ModuleHistory:
+    """One module path of a library across its releases (attribute-history.json's modules)."""
+
+    package: str  # the distribution (torch, transformers)
+    module: str  # torch._six
+    had: tuple[tuple[str, str], ...]  # the runs of series that had it; () when no release read had it
+    series: tuple[str, ...]  # every series read, oldest first
+
+    @property
+    def first(self) -> str:
+        return self.had[0][0] if self.had else ""
+
+    @property
+    def last(self) -> str:
+        return self.had[-1][1] if self.had else ""
+
+    @property
+    def always(self) -> bool:
+        return self.had == ((self.series[0], self.series[-1]),)
+
+    @property
+    def after(self) -> str:
+        later = self.series[self.series.index(self.last) + 1 :] if self.last in self.series else ()
+        return later[0] if later else ""
+
+
+def module_history(module: str) -> ModuleHistory | None:
+    """What the releases read of the library that owns `module`'s top-level package did with it; None when no table
+    knows that package (protobuf is known only under google.protobuf: google is a namespace many share)."""
+    top = module.split(".", 1)[0]
+    for package, (_, read) in _attribute_history().items():
+        if top not in read["imports"] or (top == "google" and not module.startswith("google.protobuf.")):
+            continue
+        every = read["series"]
+        runs = read["modules"].get(module, "")
+        return ModuleHistory(package, module, _as_runs(_series_of(runs, every), every), tuple(every))
+    return None
+
+
+@dataclass(frozen=True)
 class GpuModel:
     """An NVIDIA GPU model as a log names it (gpu-models.json), with its compute capability."""
 

@@ -133,3 +133,36 @@ def test_the_installed_release_confirms_or_contradicts_the_attribute_history(
     diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed, "transformers")).diagnosis
     assert diagnosis is not None and diagnosis.decided_by == RULE
     assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined
+
+
+def _no_module(module: str) -> str:
+    return (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n'
+        f"    import {module}\nModuleNotFoundError: No module named '{module}'\n"
+    )
+
+
+def test_a_module_path_is_read_with_the_releases_that_had_it() -> None:
+    gone = _explain(_no_module("pytorch_lightning.utilities.distributed"))
+    assert "up to 2.0 and not from 2.1 on" in gone.cause
+    assert any("'pytorch-lightning<2.1'" in c for c in gone.remediation), gone.remediation
+    older = _explain(_no_module("torch._six"))
+    assert "no release of torch read (2.0 .. " in older.cause and "older than 2.0" in older.cause
+    added = _explain(_no_module("transformers.models.gemma"))
+    assert "from 4.38 on" in added.cause and any("'transformers>=4.38'" in c for c in added.remediation)
+
+
+def test_a_framework_that_cannot_move_alone_gets_words_not_a_pin() -> None:
+    diagnosis = _explain(_no_module("torch._custom_ops"))
+    assert "from 2.1 on" in diagnosis.cause and "torchvision and torchaudio of its release" in diagnosis.cause
+    assert not any("install" in c and "torch" in c for c in diagnosis.remediation), diagnosis.remediation
+
+
+def test_a_name_that_is_no_module_is_not_said_to_be_missing_from_every_release() -> None:
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 3, in <module>\n'
+        "    from transformers import NoSuchModelClass\n"
+        "ImportError: cannot import name 'NoSuchModelClass' from 'transformers' (/env/transformers/__init__.py)\n"
+    )
+    diagnosis = _explain(log)
+    assert diagnosis.family == "api-version-skew" and "no release of transformers" not in diagnosis.cause

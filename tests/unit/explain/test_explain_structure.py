@@ -1082,3 +1082,21 @@ def test_an_amd_runtime_is_not_joined_with_the_nvidia_summary() -> None:
     )
     diagnosis = _explain(log, "colab-t4").diagnosis
     assert diagnosis.family == "cuda-driver-too-old" and not any("NVIDIA" in said for said in diagnosis.joined)
+
+
+def test_a_syntax_error_no_python_accepts_is_the_files_author_s_not_another_python() -> None:
+    """CPython's words for parameters and arguments written in an order no version accepts: the user's script is
+    the user's mistake; a generated file (a library's cache of code it writes) is that library's defect."""
+    own = (
+        '  File "/home/me/train.py", line 12\n    def f(a=1, b):\n               ^\n'
+        "SyntaxError: parameter without a default follows parameter with a default\n"
+    )
+    diagnosis = _explain(own).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    generated = (
+        "Standard import failed for UnslothGKDTrainer: non-default argument follows default argument "
+        "(UnslothGKDTrainer.py, line 632). Using tempfile instead!\n"
+    )
+    diagnosis = _explain(generated).diagnosis
+    assert (diagnosis.family, diagnosis.verdict) == ("framework-internal-error", "framework-bug")
+    assert "UnslothGKDTrainer.py" in diagnosis.cause and "generated" in diagnosis.cause

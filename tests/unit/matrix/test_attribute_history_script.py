@@ -88,7 +88,9 @@ def test_only_what_some_release_lacked_is_kept_and_private_names_are_not(tmp_pat
         script.classes(_wheel(tmp_path, "1.1", OLD), target),
         script.classes(_wheel(tmp_path, "1.2", NEW), target),
     ]
-    table = script.encode(series, read)
+    paths = [{"tiny", "tiny.cache_utils"}, {"tiny", "tiny.cache_utils"}, {"tiny"}]
+    table = script.encode(series, read, paths)
+    assert table["modules"] == {"tiny": "0-2", "tiny.cache_utils": "0-1"}
     names = [name for name, _ in table["classes"]]
     assert "Lazy" not in names  # answers unknown names itself: its history cannot tell
     index = str(names.index("DynamicCache"))
@@ -98,3 +100,18 @@ def test_only_what_some_release_lacked_is_kept_and_private_names_are_not(tmp_pat
     assert index in changed["layers"]["2-2"].split(",") and index in changed["key_cache"]["0-1"].split(",")
     assert "mode" not in changed and "count" not in changed  # every release had them
     assert "_private" not in changed
+
+
+def test_module_paths_come_from_files_extensions_folders_and_a_folder_added_to_path(tmp_path: Path) -> None:
+    script = _script()
+    wheel = tmp_path / "tiny-3.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        added = '__path__.append(os.path.join(os.path.dirname(__file__), "api"))\n'
+        archive.writestr("tiny/__init__.py", "import os\n" + added)
+        archive.writestr("tiny/api/backend/__init__.py", "")
+        archive.writestr("tiny/_C.cpython-311-darwin.so", b"")
+        archive.writestr("tiny/models/gemma/modeling_gemma.py", "")
+        archive.writestr("tiny-3.0.dist-info/RECORD", "")
+    found = script.modules(wheel, script.Target("tiny", "3.0", ("tiny",)))
+    assert {"tiny", "tiny._C", "tiny.models", "tiny.models.gemma", "tiny.models.gemma.modeling_gemma"} <= found
+    assert {"tiny.api.backend", "tiny.backend"} <= found  # imports under both names

@@ -7,7 +7,7 @@ import re
 import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of
+from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of, installed_package
 from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import (
@@ -15,6 +15,7 @@ from xladoctor.matrix.failures import (
     ParameterHistory,
     attribute_history,
     history_classes,
+    module_history,
     parameter_history,
 )
 
@@ -385,6 +386,11 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
             confidence=0.9,
             next=(f"python -m pip show {top}",),
         )
+    # a name after the module may be a function or a class: the table knows modules only, so it speaks of the name
+    # only where some release had a module of that path
+    gone = _module_history_lead(f"{module}.{name}" if name else module, who, what, caller, not name)
+    if gone is not None:
+        return gone
     distribution = DISTRIBUTION_OF.get(top)
     installed = f"{top} (of {distribution})" if distribution and distribution != top else top
     # pip knows the distribution, not the import name (pip show cv2 finds nothing); its extras are no name to show
@@ -398,6 +404,83 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         verdict="environment",
         confidence=0.85,
         next=(f"python -m pip show {shown} {failure.installed_library or ''}".strip(),),
+    )
+
+
+# Frameworks whose release cannot be changed alone: a pin of just that package breaks its companions (torchvision and
+# torchaudio of torch's release and CUDA build; jaxlib and jax's CUDA plugin of jax's release), so no command is given.
+_NOT_ALONE = {
+    "torch": "with the torchvision and torchaudio of its release and the same CUDA build (pytorch.org's selector "
+    "gives the command)",
+    "jax": "with the jaxlib and jax CUDA plugin of the same release (jax[cuda12]==X installs them together)",
+    "tensorflow": "with the Keras and CUDA libraries its release names (tensorflow[and-cuda]==X installs them)",
+}
+
+
+def _pin(package: str, spec: str, note: str | None = None) -> tuple[Fix | None, str]:
+    """The install step for `package` at `spec`, or the words that replace it for a framework that cannot move alone,
+    or where pinning cannot work (Keras 2 beside TensorFlow 2.16 or newer)."""
+    if package in _NOT_ALONE:
+        return None, f" Install that {package} {_NOT_ALONE[package]}."
+    below = re.search(r"<(\d[\w.]*)", spec)
+    instead = _instead_of_pinning(package, below.group(1), "it") if below else None
+    if instead is not None:  # its words, and its variable without the note about a keyword
+        return export("TF_USE_LEGACY_KERAS", "1", note="after installing that tf-keras"), instead[0]
+    return install((package, spec), note=note), ""
+
+
+def _module_history_lead(path: str, who: str, what: str, caller: str | None, a_module: bool) -> Lead | None:
+    """A module path the releases of its library had only for a while (attribute-history.json's modules, read from
+    the wheels): the releases that had it, and the pin. None where the table does not know the library, or every
+    release read has the module (then it is no release question: the install is broken or another thing shadows it),
+    or `path` is not said to be a module (`a_module`: "No module named") and no release had a module of that path."""
+    history = module_history(path)
+    if history is None or history.always or not (a_module or history.had):
+        return None
+    package, read = history.package, f"{history.series[0]} .. {history.series[-1]}"
+    fix: Fix | None = None
+    if not history.had:
+        told = (
+            f"{who}uses {what}, and no release of {package} read ({read}) has {path}: the code was written for a "
+            f"{package} older than {history.series[0]}, or for something else of that name. Port it to the API the "
+            f"installed {package} has (its release notes say what replaced {path})."
+        )
+    elif len(history.had) > 1:
+        runs = ", ".join(a if a == b else f"{a} to {b}" for a, b in history.had)
+        told = (
+            f"{who}uses {what}, which {package} has in {runs} and not in the releases between: the code was written "
+            f"for one of those releases. Install a release that has it (`pip show {package}` tells which one is "
+            "installed)."
+        )
+    elif history.after and history.first == history.series[0]:
+        told = (
+            f"{who}uses {what}, which {package} has up to {history.last} and not from {history.after} on: the code "
+            f"was written for an older {package}. Install {package}<{history.after} for it, or port the code to the "
+            "API that replaced it."
+        )
+        fix, words = _pin(package, f"<{history.after}", "or port the code, as above")
+        told += words
+    elif history.after:
+        told = (
+            f"{who}uses {what}, which {package} has only from {history.first} to {history.last}: the code was written "
+            f"for those releases. Install one of them ({package}>={history.first},<{history.after})."
+        )
+        fix, words = _pin(package, f">={history.first},<{history.after}")
+        told += words
+    else:
+        told = (
+            f"{who}uses {what}, which {package} has from {history.first} on: the code was written for a newer "
+            f"{package} than the one installed. Upgrade it ({package}>={history.first})."
+        )
+        fix, words = _pin(package, f">={history.first}")
+        told += words
+    return Lead(
+        told + _remote_code_note(caller, package),
+        {"module": path, "package": package, "caller": caller or "", "first": history.first, "last": history.last},
+        fix,
+        verdict="environment",
+        confidence=0.9,
+        next=(f"python -m pip show {package}",),
     )
 
 
@@ -1166,19 +1249,22 @@ def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | Non
             f"({package}<{picked.after}), or move the code to what the installed {package} offers instead (its "
             "release notes say)."
         )
-        fix = install((package, f"<{picked.after}"), note="or update the code that uses it, as above")
+        fix, words = _pin(package, f"<{picked.after}", "or update the code that uses it, as above")
+        told += words
     elif picked.added and not picked.removed:
         told = (
             f"{whose} {cls} has {name} from {package} {picked.first} on: {caller} was written for a newer {package} "
             f"than the one installed. Upgrade it ({package}>={picked.first})."
         )
-        fix = install((package, f">={picked.first}"))
+        fix, words = _pin(package, f">={picked.first}")
+        told += words
     else:
         told = (
             f"{whose} {cls} has {name} only in {package} {had}: {caller} was written for those releases, and the "
             f"one installed is older or newer. Install one of them ({package}>={picked.first},<{picked.after})."
         )
-        fix = install((package, f">={picked.first},<{picked.after}"))
+        fix, words = _pin(package, f">={picked.first},<{picked.after}")
+        told += words
     told += _remote_code_note(accessor.owner if accessor is not None else None, package)
     if not shown:
         told += f" If {cls} is a class of your own, not {whose}, this does not apply."
@@ -2381,6 +2467,55 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
         f"{running}.",
         {"package": owner, "python": running},
         next=("python --version", f"python -m pip show {named}  # its version; PyPI lists its Requires-Python"),
+    )
+
+
+# The syntax errors no version of Python 3 accepts (CPython's Grammar/python.gram, invalid_parameters and
+# invalid_arguments; Python/symtable.c for a repeated parameter): not a file for another Python, a file written wrong.
+# Whose defect it is follows from where the file is: the user's script, or a package's or a generator's file.
+_NO_PYTHON_ACCEPTS = (
+    r"non-default argument follows default argument|parameter without a default follows parameter with a default"
+    r"|positional argument follows keyword argument(?: unpacking)?|duplicate argument '\w{1,80}' in function "
+    r"definition|keyword argument repeated(?:: \w{1,80})?"
+)
+# where such a file's name is given in the message: "(UnslothGKDTrainer.py, line 632)", as SyntaxError's str() has it
+_FILE_AND_LINE = re.compile(r"\((?P<file>[^()\n]{1,300}?\.py), line (?P<line>\d{1,7})\)")
+
+
+@rule(
+    "framework-internal-error",
+    rf"(?P<said>{_NO_PYTHON_ACCEPTS})",
+    source="https://github.com/python/cpython/blob/main/Grammar/python.gram (invalid_parameters, invalid_arguments); "
+    "https://github.com/python/cpython/blob/main/Python/symtable.c (duplicate argument)",
+    confidence=0.7,
+)
+def syntax_no_python_accepts(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A syntax error of a kind no Python 3 accepts: the file was written wrong, by the user (their script is the
+    last frame) or by the package that ships or generates it (a file under site-packages, or one a library writes at
+    run time, such as unsloth's compiled cache)."""
+    said = found.group("said")
+    where = failure.frames[-1] if failure.frames else None
+    named = _FILE_AND_LINE.search(failure.haystack)
+    if where is not None and where.user and named is None:
+        return Lead(
+            f"Your file {where.short()} has a syntax error no Python accepts ({said}): fix that line. Not an "
+            "environment problem.",
+            {"where": where.short(), "said": said},
+            family="user-code-error",
+            verdict="not-environment",
+        )
+    file = named.group("file") if named else (where.file if where is not None else "")
+    if not file:
+        return None
+    owner = (where.owner if where is not None and not where.user else None) or installed_package(file)
+    whose = owner or "the package that wrote it (a generated file: a library's cache of code it writes at run time)"
+    return Lead(
+        f"{file} has a syntax error no Python accepts ({said}): {whose} shipped or generated it wrong, a defect of "
+        "that package, not of your install. Upgrade it to a release that fixes it (its issue tracker says which), "
+        "or clear its cache of generated files so that it writes them anew.",
+        {"file": file, "said": said, "package": owner or ""},
+        verdict="framework-bug",
+        next=("python -m pip list 2>/dev/null | head -100  # the releases of the packages that generate code",),
     )
 
 
