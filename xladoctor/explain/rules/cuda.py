@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, library_memory_taken, memory_framework, rule
 from xladoctor.fix import export, install, shell, uninstall
-from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
+from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, error_codes, first_capability
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
@@ -698,6 +698,87 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
             "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",
             "nvidia-smi",
         ),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Torch is not able to use GPU; add --skip-torch-cuda-test",
+    # stable-diffusion-webui's launch check, kept by its forks: `assert torch.cuda.is_available(), '...'`
+    source="https://github.com/AUTOMATIC1111/stable-diffusion-webui/blob/master/modules/launch_utils.py "
+    "(prepare_environment: the torch CUDA test)",
+    confidence=0.85,
+)
+def webui_torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The webui's start-up check found torch.cuda.is_available() False in its own venv: torch there is a CPU-only "
+        "build, or sees no NVIDIA GPU (no driver, a driver too old for that torch), or the GPU is not NVIDIA's (an AMD "
+        "or Intel GPU needs the way its fork documents: --use-directml or --use-zluda on Windows, a ROCm torch on "
+        "Linux). --skip-torch-cuda-test only makes it run on the CPU.",
+        {"component": "torch", "variable": "COMMANDLINE_ARGS"},
+        next=(
+            "venv/bin/python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'"
+            "  # venv\\Scripts\\python on Windows",
+            "nvidia-smi",
+        ),
+    )
+
+
+# An interactive session asking torch whether it has a device, and the answer False (`>>> torch.xpu.is_available()`
+# then `False`): the build or the machine lacks that device
+@rule(
+    "accelerator-unavailable",
+    r"(?m)^[ \t]*(?:>>>|In \[\d{1,4}\]:)?[ \t]*(?:print\()?torch\.(?P<device>cuda|xpu|mps|backends\.mps)"
+    r"\.is_available\(\)\)?[ \t]*\n"
+    r"(?:Out\[\d{1,4}\]:\s*)?False\b",
+    source="https://docs.pytorch.org/docs/stable/generated/torch.cuda.is_available.html (and torch.xpu's, "
+    "torch.backends.mps')",
+    confidence=0.7,
+)
+def device_not_available_in_a_session(found: re.Match[str], failure: Failure) -> Lead:
+    device = found.group("device").rsplit(".", 1)[-1]
+    builds = {
+        "cuda": "a CUDA build (download.pytorch.org/whl/cuXYZ on Windows; PyPI's Linux wheel)",
+        "xpu": "an XPU build (download.pytorch.org/whl/xpu), with Intel's GPU driver",
+        "mps": "macOS 12.3 or newer on Apple silicon, and an arm64 (not x86_64 under Rosetta) Python",
+    }
+    return Lead(
+        f"torch has no usable {device} device here: the installed torch is not built for it (a CPU-only wheel), or "
+        f"the machine's driver or device is missing. torch.__version__ and torch.{device}'s build flags tell which; "
+        f"{device} needs {builds[device]}.",
+        {"device": device, "package": "torch"},
+        next=(f"python -c 'import torch; print(torch.__version__, torch.{found.group('device')}.is_available())'",),
+    )
+
+
+@rule(
+    "accelerator-unavailable",
+    r"Unexpected error from cudaGetDeviceCount\(\)[^\n]{0,300}? Error (?P<code>\d{1,4}): (?P<text>[^\n(`]{3,120})",
+    # torch counting the GPUs (c10/cuda/CUDAFunctions.cpp, device_count_impl's warning and NumCudaDevices' error)
+    # and the CUDA runtime's answer, read by its code in the runtime's own table (compat_matrix/failures)
+    source="https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp (device_count_impl); "
+    "compat_matrix/failures/cuda-runtime-errors.json (cudaError_t, from CUDA's driver_types.h)",
+    confidence=0.75,
+)
+def cuda_could_not_count_gpus(found: re.Match[str], failure: Failure) -> Lead | None:
+    """CUDA failed when torch counted the GPUs, so torch sees none: what the code means, and where to look. Codes with
+    readings of their own (35: a driver older than the runtime; 802: the fabric manager; 804: forward compatibility;
+    999: the driver's state) are left to them."""
+    code = int(found.group("code"))
+    if code in (35, 802, 804, 999):
+        return None
+    known = next((e for e in error_codes() if e.api == "cuda-runtime" and e.code == code), None)
+    named = f"{known.name}, " if known is not None else ""
+    said = f"error {code}, {named}{found.group('text').strip()}"
+    params = {"code": str(code), "error": known.name if known is not None else "", "component": "NVIDIA driver"}
+    return Lead(
+        f"CUDA could not start when torch counted the GPUs ({said}), so torch sees no GPU. "
+        + (f"{known.meaning} " if known is not None else "")
+        + "The driver's side is the usual cause: a driver updated without a reboot, a Windows driver release whose "
+        "WSL2 or Docker Desktop support is broken (roll it back or update it), or a container started without the "
+        "GPU's device files.",
+        params,
+        next=("nvidia-smi", "python -c 'import torch; print(torch.cuda.is_available())'"),
     )
 
 

@@ -269,6 +269,30 @@ def no_space(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "disk-or-permission",
+    r"Could not install packages due to an OSError: \[WinError 5\][^\n]{0,200}?'(?P<path>[^'\n]{1,300})'"
+    r"|Consider using the `--user` option or check the permissions",
+    # pip's own words (pip/_internal/commands/install.py, create_os_error_message); WinError 5 is Windows'
+    # ERROR_ACCESS_DENIED, whatever language its text is in
+    source="https://github.com/pypa/pip/blob/main/src/pip/_internal/commands/install.py (create_os_error_message); "
+    "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_ACCESS_DENIED, 5)",
+    confidence=0.85,
+)
+def pip_could_not_write(found: re.Match[str], failure: Failure) -> Lead:
+    path = found.group("path") or ""
+    where = f" ({path})" if path else ""
+    return Lead(
+        f"pip was refused writing into the environment{where}: its folder belongs to another user or to the "
+        "administrators (a conda installed for all users under C:\\ProgramData, a system Python, a root-owned venv), "
+        "or on Windows a file there is held by a running program (the app or a Python still open: close it, then "
+        "install). Install into an environment you own (a venv of your own), or as the folder's owner; `--user` "
+        "installs outside the environment, which a venv or conda env does not see.",
+        {"path": path},
+        next=("python -c 'import sys; print(sys.prefix)'  # the folder pip writes into",),
+    )
+
+
+@rule(
+    "disk-or-permission",
     r"(?:\[Errno 13\] Permission denied|PermissionError|\[Errno 30\] Read-only file system|Read-only file "
     r"system)[:\s]{0,3}'?(?P<path>[^'\n]{0,300})",
     source="https://man7.org/linux/man-pages/man3/errno.3.html (EACCES, EROFS)",

@@ -1017,6 +1017,30 @@ def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failur
 
 @rule(
     "version-mismatch",
+    r"(?i:mmcv)==(?P<version>[\w.+]{1,40}) is used but incompatible",
+    # the check OpenMMLab's libraries run on import (mmdet/__init__.py, mmseg's, mmpose's...): an assert that mmcv
+    # lies in the range each release names ("Please install mmcv>=2.0.0rc4, <2.2.0.")
+    source="https://github.com/open-mmlab/mmdetection/blob/main/mmdet/__init__.py (mmcv_minimum_version, "
+    "mmcv_maximum_version)",
+    confidence=0.85,
+)
+def mmcv_outside_the_range(found: re.Match[str], failure: Failure) -> Lead:
+    version = found.group("version")
+    asked = re.search(r"Please install mmcv(?P<range>[^\n.]{0,60}(?:\.\d[\w.]*)*)", failure.haystack)
+    wanted = f" (it asks for mmcv{asked.group('range').strip()})" if asked else ""
+    return Lead(
+        f"mmcv {version} is installed, and the OpenMMLab library that imports it (mmdet, mmseg, mmpose...) accepts "
+        f"only a range of mmcv{wanted}: the two releases do not pair. Install the mmcv its release names, built for "
+        "the installed torch and CUDA (mmcv's wheels are made per torch and CUDA: its install page gives the index "
+        "URL), or a release of that library made for this mmcv; where no mmcv of its range is built for the "
+        "installed torch, an older torch is the way.",
+        {"package": "mmcv", "version": version},
+        next=("python -m pip show mmcv mmdet torch 2>/dev/null | grep -E '^(Name|Version)'",),
+    )
+
+
+@rule(
+    "version-mismatch",
     r"compiled using NumPy 1\.x cannot be run in\s+NumPy (?P<numpy>2[\d.]*)",
     source="https://github.com/numpy/numpy/blob/main/numpy/_core/_multiarray_umath.py",
     confidence=0.95,
