@@ -322,6 +322,16 @@ class ModuleHistory:
         return self.had == ((self.series[0], self.series[-1]),)
 
     @property
+    def added(self) -> bool:
+        """Older releases lacked it."""
+        return bool(self.had) and self.first != self.series[0]
+
+    @property
+    def removed(self) -> bool:
+        """Newer releases lack it."""
+        return bool(self.had) and self.last != self.series[-1]
+
+    @property
     def after(self) -> str:
         later = self.series[self.series.index(self.last) + 1 :] if self.last in self.series else ()
         return later[0] if later else ""

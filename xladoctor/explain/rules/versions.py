@@ -12,6 +12,7 @@ from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import (
     AttributeHistory,
+    ModuleHistory,
     ParameterHistory,
     attribute_history,
     history_classes,
@@ -429,6 +430,41 @@ def _pin(package: str, spec: str, note: str | None = None) -> tuple[Fix | None, 
     return install((package, spec), note=note), ""
 
 
+def _while_it_was_there(history: AttributeHistory | ModuleHistory, has: str, writer: str) -> tuple[str, Fix | None]:
+    """What an API some releases had means, and the install that brings one of them: `has` says what has it ("X's
+    Cache has get_max_length in transformers"), `writer` who was written for it ("your code at run.py:3")."""
+    package, first, last, after = history.package, history.first, history.last, history.after
+    if len(history.had) > 1:
+        # it went and came back: which side the installed release is on, the log does not say
+        runs = ", ".join(a if a == b else f"{a} to {b}" for a, b in history.had)
+        return (
+            f"{has} {runs}, and not in the others: {writer} was written for one of those releases, and the "
+            f"one installed is another. Install a release that has it (`pip show {package}` tells which one is "
+            "installed).",
+            None,
+        )
+    if history.removed and not history.added:
+        told = (
+            f"{has} up to {last} and not from {after} on: {writer} was written for an older {package} than the one "
+            f"installed. Install the release it was written for ({package}<{after}), or move the code to what the "
+            f"installed {package} offers instead (its release notes say)."
+        )
+        fix, words = _pin(package, f"<{after}", "or update the code that uses it, as above")
+    elif history.added and not history.removed:
+        told = (
+            f"{has} from {first} on: {writer} was written for a newer {package} than the one installed. Upgrade it "
+            f"({package}>={first})."
+        )
+        fix, words = _pin(package, f">={first}")
+    else:
+        told = (
+            f"{has} only from {first} to {last}: {writer} was written for those releases, and the one installed is "
+            f"older or newer. Install one of them ({package}>={first},<{after})."
+        )
+        fix, words = _pin(package, f">={first},<{after}")
+    return told + words, fix
+
+
 def _module_history_lead(path: str, who: str, what: str, caller: str | None, a_module: bool) -> Lead | None:
     """A module path the releases of its library had only for a while (attribute-history.json's modules, read from
     the wheels): the releases that had it, and the pin. None where the table does not know the library, or every
@@ -445,35 +481,8 @@ def _module_history_lead(path: str, who: str, what: str, caller: str | None, a_m
             f"{package} older than {history.series[0]}, or for something else of that name. Port it to the API the "
             f"installed {package} has (its release notes say what replaced {path})."
         )
-    elif len(history.had) > 1:
-        runs = ", ".join(a if a == b else f"{a} to {b}" for a, b in history.had)
-        told = (
-            f"{who}uses {what}, which {package} has in {runs} and not in the releases between: the code was written "
-            f"for one of those releases. Install a release that has it (`pip show {package}` tells which one is "
-            "installed)."
-        )
-    elif history.after and history.first == history.series[0]:
-        told = (
-            f"{who}uses {what}, which {package} has up to {history.last} and not from {history.after} on: the code "
-            f"was written for an older {package}. Install {package}<{history.after} for it, or port the code to the "
-            "API that replaced it."
-        )
-        fix, words = _pin(package, f"<{history.after}", "or port the code, as above")
-        told += words
-    elif history.after:
-        told = (
-            f"{who}uses {what}, which {package} has only from {history.first} to {history.last}: the code was written "
-            f"for those releases. Install one of them ({package}>={history.first},<{history.after})."
-        )
-        fix, words = _pin(package, f">={history.first},<{history.after}")
-        told += words
     else:
-        told = (
-            f"{who}uses {what}, which {package} has from {history.first} on: the code was written for a newer "
-            f"{package} than the one installed. Upgrade it ({package}>={history.first})."
-        )
-        fix, words = _pin(package, f">={history.first}")
-        told += words
+        told, fix = _while_it_was_there(history, f"{who}uses {what}, which is in {package}", "the code")
     return Lead(
         told + _remote_code_note(caller, package),
         {"module": path, "package": package, "caller": caller or "", "first": history.first, "last": history.last},
@@ -1239,10 +1248,6 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
 _IMPORTS_OF = {"protobuf": "google", "huggingface-hub": "huggingface_hub", "pytorch-lightning": "pytorch_lightning"}
 
 
-def _spans_said(picked: AttributeHistory) -> str:
-    return ", ".join(first if first == last else f"{first} to {last}" for first, last in picked.had)
-
-
 def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | None, failure: Failure) -> Lead:
     package, cls, name = picked.package, picked.cls, picked.attribute
     whose = f"{package}'" if package.endswith("s") else f"{package}'s"
@@ -1254,41 +1259,9 @@ def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | Non
         caller = f"the model's own code at {accessor.short()}"
     else:
         caller = f"{accessor.owner}'s code at {accessor.short()}"
-    had = _spans_said(picked)
     runs = ", ".join(f"{first}..{last}" for first, last in picked.had)
     params = {"package": package, "class": cls, "name": name, "had": runs, "first": picked.first, "last": picked.last}
-    fix: Fix | None
-    if len(picked.had) > 1:
-        # it went and came back: which side the installed release is on, the log does not say
-        told = (
-            f"{whose} {cls} has {name} in {package} {had}, and not in the releases between: {caller} was written "
-            f"for one of those releases, and the one installed is another. Install a release that has it (`pip show "
-            f"{package}` tells which one is installed)."
-        )
-        fix = None
-    elif picked.removed and not picked.added:
-        told = (
-            f"{whose} {cls} has {name} up to {package} {picked.last} and not from {picked.after} on: {caller} was "
-            f"written for an older {package} than the one installed. Install the release it was written for "
-            f"({package}<{picked.after}), or move the code to what the installed {package} offers instead (its "
-            "release notes say)."
-        )
-        fix, words = _pin(package, f"<{picked.after}", "or update the code that uses it, as above")
-        told += words
-    elif picked.added and not picked.removed:
-        told = (
-            f"{whose} {cls} has {name} from {package} {picked.first} on: {caller} was written for a newer {package} "
-            f"than the one installed. Upgrade it ({package}>={picked.first})."
-        )
-        fix, words = _pin(package, f">={picked.first}")
-        told += words
-    else:
-        told = (
-            f"{whose} {cls} has {name} only in {package} {had}: {caller} was written for those releases, and the "
-            f"one installed is older or newer. Install one of them ({package}>={picked.first},<{picked.after})."
-        )
-        fix, words = _pin(package, f">={picked.first},<{picked.after}")
-        told += words
+    told, fix = _while_it_was_there(picked, f"{whose} {cls} has {name} in {package}", caller)
     told += _remote_code_note(accessor.owner if accessor is not None else None, package)
     if not shown:
         told += f" If {cls} is a class of your own, not {whose}, this does not apply."
