@@ -2,16 +2,17 @@
 gained or lost, release by release, read from the released wheels' own source.
 
 What: for each distribution below, in one release of each minor series (each release for jax, which changed its API
-within 0.4.x), every class of its Python source (.py and .pyi files) with the attributes it has there: the functions,
-classes and names its body defines, the `self.X = ...` its methods set, and (within the same wheel) what its bases
-give it. An attribute that some release of a class has and another release of it lacks is written down with the
-series that had it; attributes every release had are left out (no error can be about them).
+within 0.4.x, and for optax and timm, whose releases within a series move their API), every class of its Python
+source (.py and .pyi files) with the public attributes it has there: the functions, classes and names its body
+defines, the `self.X = ...` its methods set, and (within the same wheel) what its bases give it; and every module path
+of the wheel. An attribute that some release of a class has and another release of it lacks is written down with
+the series that had it; attributes every release had are left out (no error can be about them).
 
-Why: `'DynamicCache' object has no attribute 'get_max_length'` reads, from the traceback alone, like a typo or a
-library's defect; it is code written for another release of transformers (4.48 dropped the method, 4.41 to 4.47 had
-it). explain's rule (explain/rules/versions.py: attribute_that_came_and_went) looks the class and the attribute up
-here and names the releases that had it. Nothing is typed by hand: the facts are the wheels' source, parsed with
-`ast`.
+Why: `'LlamaAttention' object has no attribute 'num_heads'` reads, from the traceback alone, like a typo or a
+library's defect; it is code written for another release of transformers (every release read from 4.30 to 4.47 has
+it, 4.48 dropped it). explain's rule (explain/rules/versions.py: attribute_that_came_and_went) looks the class and the
+attribute up here and names the releases that had it; a module path is looked up the same way (`No module named
+'torch._six'`). Nothing is typed by hand: the facts are the wheels' source, parsed with `ast`.
 
 Usage (needs PyPI; standard library and pip only; wheels are cached):
   python scripts/attribute_history.py [--cache ~/.cache/xladoctor/api-wheels] [--only transformers,peft]
@@ -58,11 +59,11 @@ TARGETS = (
     Target("keras", "2.12", ("keras",)),
     Target("jax", "0.4.10", ("jax",), patches=True),
     Target("flax", "0.6", ("flax",)),
-    Target("optax", "0.1.5", ("optax",)),
+    Target("optax", "0.1.5", ("optax",), patches=True),  # its API moves within a minor series
     Target("protobuf", "3.20", ("google",)),
     Target("pytorch-lightning", "1.6", ("pytorch_lightning",)),
     Target("lightning", "2.0", ("lightning",)),
-    Target("timm", "0.9", ("timm",)),
+    Target("timm", "0.9", ("timm",), patches=True),  # 1.0.x is one minor series of many releases
     Target("ultralytics", "8.0", ("ultralytics",)),
     Target("torch", "2.0", ("torch",), platforms=("macosx_11_0_arm64", "macosx_14_0_arm64")),
 )
@@ -297,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     doc = {
         "title": "Public attributes that some releases of a library's class had and others lacked, per minor series "
         "(the runs of series that had each one)",
-        "source": "the released wheels on PyPI (the first release of each minor series; each release for jax; "
+        "source": "the released wheels on PyPI (the first release of each minor series; each release for jax, optax "
+        "and timm; "
         "torch's macOS arm64 wheel, whose Python source is the Linux one's), their .py and .pyi source parsed with "
         "ast: methods, class-body names, self.X assignments, bases within the same wheel",
         "generated_by": GENERATED_BY,

@@ -166,3 +166,10 @@ def test_a_name_that_is_no_module_is_not_said_to_be_missing_from_every_release()
     )
     diagnosis = _explain(log)
     assert diagnosis.family == "api-version-skew" and "no release of transformers" not in diagnosis.cause
+
+
+def test_a_class_named_with_its_module_is_looked_up_by_its_own_name() -> None:
+    qualified = "transformers.models.llama.modeling_llama.LlamaAttention"
+    log = f"AttributeError: '{qualified}' object has no attribute 'num_heads'\n"
+    diagnosis = _explain(log)
+    assert diagnosis.decided_by == RULE and "LlamaAttention has num_heads" in diagnosis.cause

@@ -1220,7 +1220,8 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
 
 @rule(
     "api-version-skew",
-    r"(?:'(?P<object>\w{1,120})' object|type object '(?P<type>\w{1,120})') has no attribute '(?P<name>\w{1,120})'",
+    r"(?:'(?P<object>[\w.]{1,120})' object|type object '(?P<type>[\w.]{1,120})') has no attribute "
+    r"'(?P<name>\w{1,120})'",
     source="compat_matrix/failures/attribute-history.json (the first release of each minor series: the attributes "
     "of every class, read from the wheels' source by scripts/attribute_history.py)",
     confidence=0.85,
@@ -1230,7 +1231,8 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
     (`'DynamicCache' object has no attribute 'get_max_length'`): code written for another release of that library,
     whoever's frame asked for it. Read from the class's release history, not from the frames, so a user's own line
     asking for it is read the same way (there, frames alone would say a typo)."""
-    cls, name = found.group("object") or found.group("type"), found.group("name")
+    # a class Python names with its module ('tensorrt.tensorrt.Builder' object): the table knows its own name
+    cls, name = (found.group("object") or found.group("type")).rsplit(".", 1)[-1], found.group("name")
     histories = attribute_history(cls, name)
     named = [h for h in histories if _log_names(h.package, failure)]
     if len(named) > 1 or (not named and len(histories) != 1):
