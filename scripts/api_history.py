@@ -158,13 +158,16 @@ def releases(distribution: str, oldest: str, patches: bool = False) -> dict[str,
     return per_series
 
 
-def wheel(distribution: str, version: str, cache: Path) -> Path:
+def wheel(distribution: str, version: str, cache: Path, platforms: tuple[str, ...] = ()) -> Path:
+    """The cached wheel of that release, downloaded first if need be; `platforms`: pip's --platform tags, for a wheel
+    of another platform whose Python source is the same and whose size is not (torch's macOS wheels)."""
     name = re.sub(r"[-.]", "_", distribution)
     have = sorted(cache.glob(f"{name}-{version}-*.whl"))
     if not have:
+        platform = [f"--platform={p}" for p in platforms] + (["--python-version=3.11"] if platforms else [])
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(cache),
-             f"{distribution}=={version}"],
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", *platform,
+             "-d", str(cache), f"{distribution}=={version}"],
             check=True, capture_output=True,
         )  # fmt: skip
         have = sorted(cache.glob(f"{name}-{version}-*.whl"))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api_history import releases  # noqa: E402  (one reading of PyPI's release list for both tables)
+from api_history import releases, wheel  # noqa: E402  (one reading of PyPI and one wheel cache for both tables)
 
 OUT = Path(__file__).resolve().parent.parent / "compat_matrix" / "failures" / "attribute-history.json"
 GENERATED_BY = "scripts/attribute_history.py"
@@ -67,22 +67,6 @@ TARGETS = (
     Target("ultralytics", "8.0", ("ultralytics",)),
     Target("torch", "2.0", ("torch",), platforms=("macosx_11_0_arm64", "macosx_14_0_arm64")),
 )
-
-
-def wheel(target: Target, version: str, cache: Path) -> Path:
-    name = re.sub(r"[-.]", "_", target.distribution)
-    have = sorted(cache.glob(f"{name}-{version}-*.whl"))
-    if not have:
-        platform = [f"--platform={p}" for p in target.platforms] + (
-            ["--python-version=3.11"] if target.platforms else []
-        )
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", *platform,
-             "-d", str(cache), f"{target.distribution}=={version}"],
-            check=True, capture_output=True,
-        )  # fmt: skip
-        have = sorted(cache.glob(f"{name}-{version}-*.whl"))
-    return have[0]
 
 
 def _set_on_self(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -264,7 +248,7 @@ def history(target: Target, cache: Path) -> dict[str, object] | None:
     for minor, versions in releases(target.distribution, target.oldest, target.patches).items():
         for version in versions:  # the first of the series that downloads (the first may be yanked)
             try:
-                path = wheel(target, version, cache)
+                path = wheel(target.distribution, version, cache, target.platforms)
             except subprocess.CalledProcessError:
                 continue
             series.append(minor)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,6 +21,22 @@ sys.path.insert(0, str(TESTS / "faults"))  # tests/faults/fakes.py
 # A family rule that raises loses only its own reading in use (explain/verdict.py); under the tests it fails them, so
 # a rule's bug on any log the tests explain (each corpus report's included) is seen, not hidden by the next reading.
 os.environ.setdefault("XLADOCTOR_STRICT_RULES", "1")
+
+
+def load_script(name: str) -> ModuleType:
+    """A script of scripts/ (scripts/NAME.py) as a module, registered under its name (dataclasses look their module up
+    by it), with scripts/ on the path while it loads (a script imports its neighbours by name)."""
+    folder = str(TESTS.parent / "scripts")
+    spec = importlib.util.spec_from_file_location(name, f"{folder}/{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, folder)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(folder)
+    return module
 
 
 _NOT_CHECK = {

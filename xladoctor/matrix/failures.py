@@ -219,32 +219,32 @@ def history_classes() -> frozenset[str]:
 
 
 @dataclass(frozen=True)
-class AttributeHistory:
-    """One attribute of one library class that some releases had and others lacked (attribute-history.json)."""
+class ReleaseRuns:
+    """Something of a library that some of its releases had (attribute-history.json): the runs of series that had
+    it, among the series read."""
 
     package: str  # the distribution (transformers, keras, protobuf)
-    cls: str  # DynamicCache
-    attribute: str  # get_max_length
-    had: tuple[tuple[str, str], ...]  # the runs of minor series that had it: (first, last)
-    series: tuple[str, ...]  # every series read in which the class exists, oldest first
+    imports: tuple[str, ...]  # its top-level import names (google for protobuf)
+    had: tuple[tuple[str, str], ...]  # the runs of series that had it, (first, last); () when no release read had it
+    series: tuple[str, ...]  # the series read in which it could be (those of its class, for an attribute), oldest first
 
     @property
     def first(self) -> str:
-        return self.had[0][0]
+        return self.had[0][0] if self.had else ""
 
     @property
     def last(self) -> str:
-        return self.had[-1][1]
+        return self.had[-1][1] if self.had else ""
 
     @property
     def added(self) -> bool:
-        """Older releases of the class lacked it."""
-        return self.first != self.series[0]
+        """Older releases lacked it."""
+        return bool(self.had) and self.first != self.series[0]
 
     @property
     def removed(self) -> bool:
-        """Newer releases of the class lack it."""
-        return self.last != self.series[-1]
+        """Newer releases lack it."""
+        return bool(self.had) and self.last != self.series[-1]
 
     @property
     def after(self) -> str:
@@ -253,24 +253,34 @@ class AttributeHistory:
         return later[0] if later else ""
 
 
+@dataclass(frozen=True)
+class AttributeHistory(ReleaseRuns):
+    """One attribute of one library class that some releases had and others lacked."""
+
+    cls: str = ""  # DynamicCache
+    attribute: str = ""  # get_max_length
+
+
+@dataclass(frozen=True)
+class ModuleHistory(ReleaseRuns):
+    """One module path of a library across its releases."""
+
+    module: str = ""  # torch._six
+
+    @property
+    def always(self) -> bool:
+        return self.had == ((self.series[0], self.series[-1]),)
+
+
+def _runs_of(runs: str, every: list[str]) -> tuple[tuple[str, str], ...]:
+    """Runs of indexes into the package's list of series ("0-17,30-53"), as the (first, last) series they name."""
+    pairs = (run.partition("-") for run in filter(None, runs.split(",")))
+    return tuple((every[int(first)], every[int(last)]) for first, _, last in pairs)
+
+
 def _series_of(runs: str, every: list[str]) -> tuple[str, ...]:
-    """The series named by runs of indexes into the package's list ("0-17,30-53")."""
-    inside: list[str] = []
-    for run in filter(None, runs.split(",")):
-        first, _, last = run.partition("-")
-        inside.extend(every[int(first) : int(last) + 1])
-    return tuple(inside)
-
-
-def _as_runs(series: tuple[str, ...], every: list[str]) -> tuple[tuple[str, str], ...]:
-    """Consecutive series of the package's list, as (first, last) pairs."""
-    runs: list[list[str]] = []
-    for name in series:
-        if runs and every.index(name) == every.index(runs[-1][1]) + 1:
-            runs[-1][1] = name
-        else:
-            runs.append([name, name])
-    return tuple((a, b) for a, b in runs)
+    """The series named by runs of indexes into the package's list."""
+    return tuple(s for first, last in _runs_of(runs, every) for s in every[every.index(first) : every.index(last) + 1])
 
 
 @lru_cache(maxsize=1)
@@ -293,48 +303,13 @@ def attribute_history(cls: str, attribute: str) -> list[AttributeHistory]:
         every = read["series"]
         for runs, indexes in read["changed"].get(attribute, {}).items():
             if str(index) in indexes.split(","):
-                had = _as_runs(_series_of(runs, every), every)
                 found.append(
-                    AttributeHistory(package, cls, attribute, had, _series_of(read["classes"][index][1], every))
-                )
+                    AttributeHistory(
+                        package, tuple(read["imports"]), _runs_of(runs, every),
+                        _series_of(read["classes"][index][1], every), cls=cls, attribute=attribute,
+                    )
+                )  # fmt: skip
     return found
-
-
-@dataclass(frozen=True)
-class ModuleHistory:
-    """One module path of a library across its releases (attribute-history.json's modules)."""
-
-    package: str  # the distribution (torch, transformers)
-    module: str  # torch._six
-    had: tuple[tuple[str, str], ...]  # the runs of series that had it; () when no release read had it
-    series: tuple[str, ...]  # every series read, oldest first
-
-    @property
-    def first(self) -> str:
-        return self.had[0][0] if self.had else ""
-
-    @property
-    def last(self) -> str:
-        return self.had[-1][1] if self.had else ""
-
-    @property
-    def always(self) -> bool:
-        return self.had == ((self.series[0], self.series[-1]),)
-
-    @property
-    def added(self) -> bool:
-        """Older releases lacked it."""
-        return bool(self.had) and self.first != self.series[0]
-
-    @property
-    def removed(self) -> bool:
-        """Newer releases lack it."""
-        return bool(self.had) and self.last != self.series[-1]
-
-    @property
-    def after(self) -> str:
-        later = self.series[self.series.index(self.last) + 1 :] if self.last in self.series else ()
-        return later[0] if later else ""
 
 
 def module_history(module: str) -> ModuleHistory | None:
@@ -345,8 +320,8 @@ def module_history(module: str) -> ModuleHistory | None:
         if top not in read["imports"] or (top == "google" and not module.startswith("google.protobuf.")):
             continue
         every = read["series"]
-        runs = read["modules"].get(module, "")
-        return ModuleHistory(package, module, _as_runs(_series_of(runs, every), every), tuple(every))
+        had = _runs_of(read["modules"].get(module, ""), every)
+        return ModuleHistory(package, tuple(read["imports"]), had, tuple(every), module=module)
     return None
 
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
+
+from conftest import load_script
 
 from xladoctor.matrix.failures import parameter_history
 
@@ -17,12 +17,7 @@ TABLE = ROOT / "compat_matrix" / "failures" / "api-history.json"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("api_history", ROOT / "scripts" / "api_history.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["api_history"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_script("api_history")
 
 
 SOURCE = """

@@ -4,26 +4,15 @@ it keeps an attribute only where releases differ."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[3]
+from conftest import load_script
 
 
 def _script() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        spec = importlib.util.spec_from_file_location("attribute_history", ROOT / "scripts" / "attribute_history.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["attribute_history"] = module  # dataclasses look their module up by name
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+    return load_script("attribute_history")
 
 
 OLD = """

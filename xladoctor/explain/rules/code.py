@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, installed_package
 from xladoctor.explain.rules import ATEN, JAX_ERRORS, Lead, rule, yours
 from xladoctor.fix import export, install
 
@@ -356,6 +356,55 @@ def more_shapes(found: re.Match[str], failure: Failure) -> Lead:
         else f"{said}: the code and its data (or checkpoint) do not fit together"
     )
     return Lead(yours(failure, hint[0].upper() + hint[1:] + "."), {"what": said}, verdict="not-environment")
+
+
+# The syntax errors no version of Python 3 accepts (CPython's Grammar/python.gram, invalid_parameters and
+# invalid_arguments; Python/symtable.c for a repeated parameter): not a file for another Python, a file written wrong.
+# Whose defect it is follows from where the file is: the user's script, or a package's or a generator's file.
+_NO_PYTHON_ACCEPTS = (
+    r"non-default argument follows default argument|parameter without a default follows parameter with a default"
+    r"|positional argument follows keyword argument(?: unpacking)?|duplicate argument '\w{1,80}' in function "
+    r"definition|keyword argument repeated(?:: \w{1,80})?"
+)
+# where such a file's name is given in the message: "(UnslothGKDTrainer.py, line 632)", as SyntaxError's str() has it
+_FILE_AND_LINE = re.compile(r"\((?P<file>[^()\n]{1,300}?\.py), line (?P<line>\d{1,7})\)")
+
+
+@rule(
+    "framework-internal-error",
+    rf"(?P<said>{_NO_PYTHON_ACCEPTS})",
+    source="https://github.com/python/cpython/blob/main/Grammar/python.gram (invalid_parameters, invalid_arguments); "
+    "https://github.com/python/cpython/blob/main/Python/symtable.c (duplicate argument)",
+    confidence=0.7,
+)
+def syntax_no_python_accepts(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A syntax error of a kind no Python 3 accepts: the file was written wrong, by the user (their script is the
+    last frame) or by the package that ships or generates it (a file under site-packages, or one a library writes at
+    run time, such as unsloth's compiled cache)."""
+    said = found.group("said")
+    where = failure.frames[-1] if failure.frames else None
+    named = _FILE_AND_LINE.search(failure.haystack)
+    if where is not None and where.user and named is None:
+        return Lead(
+            f"Your file {where.short()} has a syntax error no Python accepts ({said}): fix that line. Not an "
+            "environment problem.",
+            {"where": where.short(), "said": said},
+            family="user-code-error",
+            verdict="not-environment",
+        )
+    file = named.group("file") if named else (where.file if where is not None else "")
+    if not file:
+        return None
+    owner = (where.owner if where is not None and not where.user else None) or installed_package(file)
+    whose = owner or "the package that wrote it (a generated file: a library's cache of code it writes at run time)"
+    return Lead(
+        f"{file} has a syntax error no Python accepts ({said}): {whose} shipped or generated it wrong, a defect of "
+        "that package, not of your install. Upgrade it to a release that fixes it (its issue tracker says which), "
+        "or clear its cache of generated files so that it writes them anew.",
+        {"file": file, "said": said, "package": owner or ""},
+        verdict="framework-bug",
+        next=("python -m pip list 2>/dev/null | head -100  # the releases of the packages that generate code",),
+    )
 
 
 # A configuration file that does not parse: PyYAML's scanner and parser errors (yaml/scanner.py, yaml/parser.py,

@@ -7,13 +7,13 @@ import re
 import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of, installed_package
+from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of
 from xladoctor.explain.rules import Lead, rule, under_torch_compile
 from xladoctor.fix import PROJECT_NAME, Fix, export, install
 from xladoctor.matrix.failures import (
     AttributeHistory,
-    ModuleHistory,
     ParameterHistory,
+    ReleaseRuns,
     attribute_history,
     history_classes,
     module_history,
@@ -424,13 +424,13 @@ def _pin(package: str, spec: str, note: str | None = None) -> tuple[Fix | None, 
     if package in _NOT_ALONE:
         return None, f" Install that {package} {_NOT_ALONE[package]}."
     below = re.search(r"<(\d[\w.]*)", spec)
-    instead = _instead_of_pinning(package, below.group(1), "it") if below else None
-    if instead is not None:  # its words, and its variable without the note about a keyword
-        return export("TF_USE_LEGACY_KERAS", "1", note="after installing that tf-keras"), instead[0]
+    instead = _instead_of_pinning(package, below.group(1)) if below else None
+    if instead is not None:
+        return instead[1], instead[0]
     return install((package, spec), note=note), ""
 
 
-def _while_it_was_there(history: AttributeHistory | ModuleHistory, has: str, writer: str) -> tuple[str, Fix | None]:
+def _while_it_was_there(history: ReleaseRuns, has: str, writer: str) -> tuple[str, Fix | None]:
     """What an API some releases had means, and the install that brings one of them: `has` says what has it ("X's
     Cache has get_max_length in transformers"), `writer` who was written for it ("your code at run.py:3")."""
     package, first, last, after = history.package, history.first, history.last, history.after
@@ -954,9 +954,10 @@ def callable_parameter_history(found: re.Match[str], failure: Failure) -> Lead |
 _COMMON_FUNCTION_NAME = re.compile(r"[a-z]+")
 
 
-def _instead_of_pinning(package: str, after: str, name: str) -> tuple[str, Fix] | None:
+def _instead_of_pinning(package: str, after: str, name: str = "") -> tuple[str, Fix] | None:
     """What to do where pinning the older release cannot work: TensorFlow 2.16 and newer require Keras 3, so keras<3
-    cannot be installed beside them; Keras 2 lives on as tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1."""
+    cannot be installed beside them; Keras 2 lives on as tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1.
+    `name`: the refused keyword, when dropping it is the other way out."""
     if package != "keras" or after.split(".")[0] != "3":
         return None
     return (
@@ -964,7 +965,11 @@ def _instead_of_pinning(package: str, after: str, name: str) -> tuple[str, Fix] 
         "tf-keras of the installed TensorFlow's release (tf-keras==2.16.* for TensorFlow 2.16: a newer one "
         "would pull a newer TensorFlow) and set TF_USE_LEGACY_KERAS=1 before TensorFlow is imported.",
         # no install step: which tf-keras depends on the TensorFlow installed, which the log does not say
-        export("TF_USE_LEGACY_KERAS", "1", note=f"after installing that tf-keras; or drop {name}= instead"),
+        export(
+            "TF_USE_LEGACY_KERAS",
+            "1",
+            note="after installing that tf-keras" + (f"; or drop {name}= instead" if name else ""),
+        ),
     )
 
 
@@ -1239,15 +1244,10 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
         return None  # classes of that name in two packages the log does not tell apart
     picked = named[0] if named else histories[0]
     accessor = _accessor(failure)
-    imports = _IMPORTS_OF.get(picked.package, picked.package.replace("-", "_"))
     owner = (accessor.owner or "").split(" ", 1)[0].replace("-", "_") if accessor is not None else ""
-    if owner in (imports, picked.package.replace("-", "_")):
+    if owner in (*picked.imports, picked.package.replace("-", "_")):
         return None  # the library's own code lacks its own attribute: a release at odds with itself, read elsewhere
     return _attribute_lead(picked, bool(named), accessor, failure)
-
-
-# import names of attribute-history.json's distributions where they differ from the distribution's name
-_IMPORTS_OF = {"protobuf": "google", "huggingface-hub": "huggingface_hub", "pytorch-lightning": "pytorch_lightning"}
 
 
 def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | None, failure: Failure) -> Lead:
@@ -2466,55 +2466,6 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
         f"{running}.",
         {"package": owner, "python": running},
         next=("python --version", f"python -m pip show {named}  # its version; PyPI lists its Requires-Python"),
-    )
-
-
-# The syntax errors no version of Python 3 accepts (CPython's Grammar/python.gram, invalid_parameters and
-# invalid_arguments; Python/symtable.c for a repeated parameter): not a file for another Python, a file written wrong.
-# Whose defect it is follows from where the file is: the user's script, or a package's or a generator's file.
-_NO_PYTHON_ACCEPTS = (
-    r"non-default argument follows default argument|parameter without a default follows parameter with a default"
-    r"|positional argument follows keyword argument(?: unpacking)?|duplicate argument '\w{1,80}' in function "
-    r"definition|keyword argument repeated(?:: \w{1,80})?"
-)
-# where such a file's name is given in the message: "(UnslothGKDTrainer.py, line 632)", as SyntaxError's str() has it
-_FILE_AND_LINE = re.compile(r"\((?P<file>[^()\n]{1,300}?\.py), line (?P<line>\d{1,7})\)")
-
-
-@rule(
-    "framework-internal-error",
-    rf"(?P<said>{_NO_PYTHON_ACCEPTS})",
-    source="https://github.com/python/cpython/blob/main/Grammar/python.gram (invalid_parameters, invalid_arguments); "
-    "https://github.com/python/cpython/blob/main/Python/symtable.c (duplicate argument)",
-    confidence=0.7,
-)
-def syntax_no_python_accepts(found: re.Match[str], failure: Failure) -> Lead | None:
-    """A syntax error of a kind no Python 3 accepts: the file was written wrong, by the user (their script is the
-    last frame) or by the package that ships or generates it (a file under site-packages, or one a library writes at
-    run time, such as unsloth's compiled cache)."""
-    said = found.group("said")
-    where = failure.frames[-1] if failure.frames else None
-    named = _FILE_AND_LINE.search(failure.haystack)
-    if where is not None and where.user and named is None:
-        return Lead(
-            f"Your file {where.short()} has a syntax error no Python accepts ({said}): fix that line. Not an "
-            "environment problem.",
-            {"where": where.short(), "said": said},
-            family="user-code-error",
-            verdict="not-environment",
-        )
-    file = named.group("file") if named else (where.file if where is not None else "")
-    if not file:
-        return None
-    owner = (where.owner if where is not None and not where.user else None) or installed_package(file)
-    whose = owner or "the package that wrote it (a generated file: a library's cache of code it writes at run time)"
-    return Lead(
-        f"{file} has a syntax error no Python accepts ({said}): {whose} shipped or generated it wrong, a defect of "
-        "that package, not of your install. Upgrade it to a release that fixes it (its issue tracker says which), "
-        "or clear its cache of generated files so that it writes them anew.",
-        {"file": file, "said": said, "package": owner or ""},
-        verdict="framework-bug",
-        next=("python -m pip list 2>/dev/null | head -100  # the releases of the packages that generate code",),
     )
 
 
