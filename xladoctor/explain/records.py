@@ -106,6 +106,14 @@ MOVING_APIS = frozenset({
     "torch_xla", "torchvision", "torchaudio", "accelerate", "peft", "flax", "optax", "huggingface_hub", "pydantic",
     "setuptools", "pkg_resources", "tf_keras", "langchain", "vllm", "deepspeed", "xformers", "bitsandbytes", "trl",
 })  # fmt: skip
+# A library's file shown from its own top folder: cut there by the reporter ("/keras/src/utils/traceback_utils.py",
+# ".......diffusers/models/...") or by the library's own traceback filter (JAX prints "jax/_src/numpy/util.py"). No
+# project of a user's is laid out in a folder named like one of these packages, so the frame is that package's.
+_TRIMMED = frozenset({
+    *MOVING_APIS, "unsloth", "sglang", "ultralytics", "timm", "lightning", "pytorch_lightning", "sentence_transformers",
+    "datasets", "equinox", "haiku", "transformer_engine", "flash_attn", "mmcv", "mmdet", "detectron2", "onnxruntime",
+})  # fmt: skip
+_TRIMMED_PATH = re.compile(r"^(?:\.{2,}|\u2026)?[/\\]?(?P<top>[A-Za-z_]\w*)[/\\][^\n]*\.py$")
 # Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
 # a call into that package, although the alias is no module name.
 IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
@@ -225,7 +233,12 @@ def owner_of(path: str) -> str | None:
         return checkout.group("top")
     app = _APP.search(path)
     if app is None:
-        return None
+        trimmed = _TRIMMED_PATH.match(path)
+        return (
+            _DISTRIBUTIONS.get(trimmed.group("top"), trimmed.group("top"))
+            if trimmed and trimmed.group("top") in _TRIMMED
+            else None
+        )
     return next(app.group(name) for name in ("plugin", "extension", "webui", "app", "remote") if app.group(name))
 
 

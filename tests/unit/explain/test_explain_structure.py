@@ -187,6 +187,18 @@ def test_prefixes_and_owners() -> None:
     assert owner_of("/home/me/train.py") is None
 
 
+def test_a_library_file_shown_from_its_own_folder_is_the_library_s() -> None:
+    # JAX's traceback filter prints its frames relative to site-packages; reporters cut paths to the package
+    assert owner_of("jax/_src/numpy/util.py") == "jax"
+    assert owner_of(".......diffusers/models/transformers/transformer_flux.py") == "diffusers"
+    assert owner_of("/keras/src/utils/traceback_utils.py") == "keras"
+    assert owner_of("flash_attn/flash_attn_interface.py") == "flash-attn"
+    # a project's own folders are the user's, whatever they are called
+    assert owner_of("models/unet.py") is None
+    assert owner_of("cosyvoice/bin/inference.py") is None
+    assert owner_of("train.py") is None
+
+
 def test_the_first_error_wins_over_the_later_timeouts_it_causes() -> None:
     log = (
         "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB. GPU 1 has a total capacity "
