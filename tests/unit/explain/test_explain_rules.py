@@ -227,6 +227,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "accelerator-unavailable:webui_torch_sees_no_gpu": (tb("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check", "modules"), "accelerator-unavailable", "environment", "--use-directml"),
     "accelerator-unavailable:device_not_available_in_a_session": (">>> import torch\n>>> torch.xpu.is_available()\nFalse\n", "accelerator-unavailable", "environment", "download.pytorch.org/whl/xpu"),
     "disk-or-permission:pip_could_not_write": ("ERROR: Could not install packages due to an OSError: [WinError 5] Access is denied: 'C:\\\\ProgramData\\\\anaconda3\\\\Lib\\\\site-packages\\\\numpy'\nConsider using the `--user` option or check the permissions.\n", "disk-or-permission", "environment", "ProgramData"),
+    "api-version-skew:multiple_values_for_argument": (tb("TypeError: init_process_group() got multiple values for argument 'backend'", "accelerate/state"), "api-version-skew", "environment", "accelerate calls init_process_group()"),
+    "api-version-skew:unpickled_class_not_there": (tb("AttributeError: Can't get attribute 'C3k2' on <module 'ultralytics.nn.modules.block' from '/usr/lib/python3.10/site-packages/ultralytics/nn/modules/block.py'>", "torch/serialization"), "api-version-skew", "environment", "upgrade ultralytics"),
+    "api-version-skew:lightning_before_torch_2_schedulers": (tb("pytorch_lightning.utilities.exceptions.MisconfigurationException: The provided lr scheduler `LambdaLR` doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom LR scheduler.", "pytorch_lightning/core/optimizer"), "api-version-skew", "environment", "pytorch-lightning>=1.8.4,<2"),
     "version-mismatch:mmcv_outside_the_range": (tb("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.", "mmdet"), "version-mismatch", "environment", "mmcv>=2.0.0rc4, <2.2.0"),
     "api-version-skew:object_has_no_attribute": (tb("AttributeError: 'Config' object has no attribute 'define_bool_state'", "flax"), "api-version-skew", "environment", "define_bool_state"),
     "api-version-skew:torch_load_weights_only": (tb("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options"), "api-version-skew", "environment", "weights_only"),
@@ -3317,3 +3320,51 @@ def test_a_toml_file_that_does_not_parse_is_its_text_not_the_parser() -> None:
     diagnosis = _diagnose(tb("tomllib.TOMLDecodeError: Invalid value (at line 3, column 7)", "tomllib"))
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
     assert "at line 3, column 7" in diagnosis.cause and diagnosis.params["format"] == "TOML"
+
+
+def test_a_parameter_given_twice_is_a_release_question_only_where_a_library_or_a_framework_made_the_call() -> None:
+    bare = _diagnose("TypeError: torch.distributed.distributed_c10d.init_process_group() got multiple values for "
+                     "keyword argument 'backend'\n")  # fmt: skip
+    assert bare is not None and bare.decided_by == "api-version-skew:multiple_values_for_argument", bare
+    assert bare.params["package"] == "torch" and bare.confidence < 0.6
+    # the user's own call of a function of their own: their argument order, no release to blame
+    own = (
+        'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n'
+        "    run(cfg, 3, mode='x')\nTypeError: run() got multiple values for argument 'mode'\n"
+    )
+    diagnosis = _diagnose(own)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:multiple_values_for_argument", diagnosis
+
+
+def test_a_pickle_of_the_saving_scripts_own_class_is_the_loading_scripts_to_define() -> None:
+    log = tb("AttributeError: Can't get attribute 'Net' on <module '__main__' from '/home/me/load.py'>", "torch")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    # a project's own module, not an installed package: the checkpoint and the code are of two versions of it
+    project = _diagnose(tb("AttributeError: Can't get attribute 'DetectionModel' on <module 'models.yolo' from "
+                           "'/home/me/yolov5/models/yolo.py'>", "torch"))  # fmt: skip
+    assert project is not None and project.family == "api-version-skew" and project.params["package"] == "models"
+    assert project.confidence < 0.75
+
+
+def test_lightning_refusing_a_scheduler_of_its_own_is_said_both_ways() -> None:
+    log = tb(
+        "lightning_fabric.utilities.exceptions.MisconfigurationException: The provided lr scheduler `WarmupLR` "
+        "doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook "
+        "with your own logic if you are using a custom LR scheduler.",
+        "pytorch_lightning/core/optimizer",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew" and diagnosis.confidence < 0.85
+    assert "lr_scheduler_step" in diagnosis.cause and not diagnosis.remediation
+
+
+def test_an_in_place_write_into_an_expanded_view_is_the_writers_not_an_unsupported_op() -> None:
+    log = tb(
+        "RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+        "torch/nn/functional",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert "expand()ed" in diagnosis.cause

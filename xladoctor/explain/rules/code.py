@@ -36,6 +36,9 @@ _SHAPES = re.compile(
     r"|Expected (?:input|target)[^\n]{0,80}(?:size|shape|batch_size)|element 0 of tensors does not require grad"
     r"|Trying to backward through the graph a second time|modified by an inplace operation"
     r"|is a view and is being modified inplace"
+    # aten/src/ATen/MemoryOverlap.cpp (assert_no_internal_overlap): an in-place op or out= writing into a tensor whose
+    # elements share memory, an expand()ed or broadcast view; the op is supported, the tensor it was given is not
+    r"|more than one element of the written-to tensor refers to a single memory location"
     r"|Incompatible shapes|Dimensions must be equal|expected input with shape|is incompatible with the layer"
     r"|ConcretizationTypeError|TracerBoolConversionError|TracerArrayConversionError|TracerIntegerConversionError"
     r"|UnexpectedTracerError|NonConcreteBooleanIndexError|Incompatible shapes for broadcasting"
@@ -85,6 +88,7 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     if "last reason:" in line or "guard failure" in line:
         return None  # Dynamo's reason to recompile (a guard on a shape failed), not an error: dynamo_recompile_limit
     inplace = "inplace" in said
+    overlap = "single memory location" in said
     inference = "inference tensor" in said
     tracing = "Tracer" in said or "Concretization" in said or "concrete values" in said
     devices = "same device" in said or "MPS device" in said
@@ -100,6 +104,9 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         "inference tensors are read-only there. Make it outside inference_mode, .clone() it first, or use "
         "torch.no_grad() where the result is used later."
         if inference
+        else "an in-place op (or an out= argument) wrote into a tensor whose elements share memory, an expand()ed "
+        "or broadcast view: .clone() (or .contiguous()) it before the in-place op, or use the out-of-place op."
+        if overlap
         else "a tensor autograd needs was changed in place: find it with torch.autograd.set_detect_anomaly(True) and "
         "use the out-of-place op."
         if inplace

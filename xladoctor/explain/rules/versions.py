@@ -683,6 +683,45 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "api-version-skew",
+    r"(?P<call>[\w.]{1,200})\(\) got multiple values for (?:keyword )?argument '(?P<name>\w{1,100})'",
+    source="https://github.com/python/cpython/blob/main/Python/ceval.c (multiple values for argument: a parameter "
+    "filled by position and named again)",
+    confidence=0.6,
+    on="exception",
+)
+def multiple_values_for_argument(found: re.Match[str], failure: Failure) -> Lead | None:
+    """A parameter given twice, by position and by keyword: the caller's positional arguments were laid out for a
+    signature with another order (a parameter inserted or removed before it). In a library's call, or a call of a
+    framework's function with no traceback to say whose, that is a release question; in the user's own call of
+    anything else it is most often the user's order."""
+    call, name = found.group("call"), found.group("name")
+    caller, package = _caller(failure), _callee_package(call)
+    twice = f"{call}() got {name} twice, by position and by keyword"
+    if failure.frames and caller not in (None, "python"):
+        return Lead(
+            f"{caller} calls {call}() with {name} twice, by position and by keyword: the positional parameters of the "
+            f"installed {package or 'callee'} are not in the order {caller} was written for (a parameter added or "
+            f"removed before {name}). {caller} and {package or 'the library it calls'} are of releases that do not "
+            "pair: install the releases they were written for together.",
+            {"call": call, "name": name, "caller": caller, "package": package},
+            verdict="environment",
+            next=tuple(f"python -m pip show {p}" for p in (caller, package) if p),
+        )
+    if failure.frames or not package or package in _NOT_MODULES:
+        return None  # the user's own call, or a call of a function Python's message does not place in a package
+    return Lead(
+        f"{twice}, and the log shows no traceback to say who called it: most often the caller was written for another "
+        f"release of {package}, whose positional parameters moved (a parameter added or removed before {name}); if "
+        "the call is your own, pass its arguments by keyword.",
+        {"call": call, "name": name, "package": package},
+        verdict="environment",
+        confidence=0.5,
+        next=(f"python -m pip show {package}",),
+    )
+
+
+@rule(
+    "api-version-skew",
     r"Argument\(s\) not recognized: \{'(?P<name>\w{1,60})'",
     source="https://github.com/keras-team/keras/blob/master/keras/src/optimizers/base_optimizer.py "
     "(BaseOptimizer.__init__ refuses what Keras 2 took: lr, and the rest of **kwargs)",
@@ -1311,6 +1350,100 @@ def torch_load_needs_newer_torch(found: re.Match[str], failure: Failure) -> Lead
             'python -c "import torch, transformers; print(torch.__version__, torch.version.cuda, '
             'transformers.__version__)"',
         ),
+    )
+
+
+# torch's own schedulers (torch/optim/lr_scheduler.py): each derives from LRScheduler, which torch 2.0 made the base
+_TORCH_SCHEDULERS = frozenset({
+    "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR", "ExponentialLR",
+    "SequentialLR", "PolynomialLR", "CosineAnnealingLR", "ChainedScheduler", "CyclicLR", "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+})  # fmt: skip
+
+
+@rule(
+    "api-version-skew",
+    r"The provided lr scheduler `(?P<name>\w{1,100})` doesn't follow PyTorch's LRScheduler API",
+    source="pytorch-lightning 1.8.3 and 1.8.4 wheels, pytorch_lightning/utilities/types.py (LRSchedulerTypeTuple: "
+    "torch.optim.lr_scheduler._LRScheduler up to 1.8.3; torch 2.0's LRScheduler base from 1.8.4); "
+    "https://github.com/pytorch/pytorch/blob/v2.0.0/torch/optim/lr_scheduler.py (_LRScheduler a subclass of "
+    "LRScheduler)",
+    confidence=0.85,
+)
+def lightning_before_torch_2_schedulers(found: re.Match[str], failure: Failure) -> Lead:
+    """Lightning checks a scheduler with isinstance against the tuple of the scheduler types it knows. Up to 1.8.3
+    that tuple held torch's _LRScheduler, which torch 2.0 turned into a subclass of its new LRScheduler base, so every
+    torch 2 scheduler fails the check; from 1.8.4 Lightning checks against LRScheduler when torch has it."""
+    name = found.group("name")
+    fix = install(("pytorch-lightning", ">=1.8.4,<2"), note="the 1.x line that knows torch 2's schedulers")
+    upgrade = (
+        "Install a Lightning that knows torch 2's schedulers (pytorch-lightning 1.8.4 or newer; staying on 1.x "
+        "keeps its API), or keep torch below 2.0 for this code."
+    )
+    if name in _TORCH_SCHEDULERS:
+        return Lead(
+            f"{name} is torch's own scheduler, and this Lightning refuses it: Lightning up to 1.8.3 checks schedulers "
+            "against torch's _LRScheduler, which torch 2.0 made a subclass of its new LRScheduler base, so no torch "
+            f"2 scheduler passes. The Lightning installed is older than the torch beside it. {upgrade}",
+            {"name": name, "package": "pytorch-lightning", "torch": ">=2.0"},
+            fix,
+            verdict="environment",
+            next=("python -m pip show pytorch-lightning lightning torch",),
+        )
+    return Lead(
+        f"Lightning refuses the scheduler {name}. If {name} derives from torch's LRScheduler, this is Lightning up to "
+        f"1.8.3 beside torch 2.0 or newer (it knows only torch's old _LRScheduler): {upgrade} If {name} is a "
+        "scheduler of your own that derives from neither, override LightningModule.lr_scheduler_step as the message "
+        "says.",
+        {"name": name, "package": "pytorch-lightning"},
+        verdict="environment",
+        confidence=0.6,
+        next=("python -m pip show pytorch-lightning lightning torch",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    r"Can't get attribute '(?P<name>[\w.]{1,200})' on <module '(?P<module>[\w.]{1,200})'",
+    source="https://github.com/python/cpython/blob/main/Lib/pickle.py (Unpickler.find_class: the module a pickle "
+    "names is imported and the class looked up in it by name)",
+    confidence=0.75,
+)
+def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
+    """A pickle (a checkpoint saved whole, a model or dataset object) names each object's class by module and name,
+    and loading looks the class up there: the module that lacks it is of another release than the one that wrote the
+    file, or, for the saving script's own class (`__main__`), a script that does not define it."""
+    name, module = found.group("name"), found.group("module")
+    if module in ("__main__", "__mp_main__"):
+        return Lead(
+            f"The file was pickled with {name}, a class of the script that saved it (__main__), and the script that "
+            f"loads it defines no {name}: define or import {name} in the loading script before loading (or save and "
+            "load a state_dict rather than the whole object). Not an environment problem.",
+            {"name": name, "module": module},
+            family="user-code-error",
+            verdict="not-environment",
+            confidence=0.7,
+        )
+    top = _top(module)
+    # pickle's message names the module's file: under site-packages, the module is an installed package's
+    if top in _KNOWN_IMPORTS or re.search(rf"site-packages[/\\]{re.escape(top)}[/\\]", failure.haystack):
+        package = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+        return Lead(
+            f"The pickled file (a checkpoint or object saved whole) was written with {module}.{name}, which the "
+            f"installed {package} does not have: the file was saved by another release of {package}, most often a "
+            f"newer one that added {name}. Install the release that wrote the file (for a newer checkpoint, upgrade "
+            f"{package}).",
+            {"name": name, "module": module, "package": package},
+            verdict="environment",
+            next=(f"python -m pip show {package}",),
+        )
+    return Lead(
+        f"The pickled file was written with {module}.{name}, which the code loading it does not have: the file and "
+        f"the code that defines {module} come from different versions of that project. Load it with the version that "
+        "saved it, or use a file saved by this one.",
+        {"name": name, "module": module, "package": top},
+        verdict="environment",
+        confidence=0.6,
     )
 
 
