@@ -346,8 +346,8 @@ _WENT_ON = re.compile(WENT_ON_WORDS + r"|\b(?:accepting|continuing|proceeding)\b
 # Two versions that a check says disagree, whatever library wrote the check: a requirement with its specifier
 # ("requires transformers>=4.45.0, but the installed version is 4.40.2", "peft>=0.14 needed, you have 0.10.0"), or
 # two named releases and the words of a refusal between them ("vLLM 0.8.5 was built against torch 2.6.0 but torch
-# 2.7.0 is installed", "Triton 3.0.0 is not compatible with torch 2.6.0"). The specific rules (versions.py) read the
-# checks they know by name; this reads a check by its shape. The names are what a fix changes.
+# 2.7.0 is installed", "Triton 3.0.0 is not compatible with torch 2.6.0"). The specific rules (versions_checks.py)
+# read the checks they know by name; this reads a check by its shape. The names are what a fix changes.
 _RELEASE = r"\d+(?:\.\d+){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d+)?(?:\+[\w.]+)?"
 _NAME = r"[A-Za-z][\w-]{0,40}(?:\.[A-Za-z][\w-]{0,20})?"
 _SPECIFIED = re.compile(rf"(?P<name>{_NAME}) ?(?P<op>>=|<=|==|~=|!=|>|<) ?v?(?P<release>{_RELEASE})\b")
