@@ -608,11 +608,33 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     parsed = _exception_line(text, False)
     if parsed is not None:
         kind, first_message = parsed
+        frames: tuple[Frame, ...] = ()
+        for at, line in enumerate(context):
+            # pytest's report: the exception's "E   " lines, then the raising frame's "path:line: Type". A path
+            # relative to the tested project is that project's source, a library's own checkout as often as the
+            # reader's code: only a package's frame says whose code raised
+            if (location := _pytest_location(line, kind)) is not None:
+                path = location.group("file")
+                owner = owner_of(path)
+                frames = (Frame(path, int(location.group("line")), "", owner),) if owner is not None else ()
+                context = context[:at]
+                break
         body = "\n".join([first_message, *context]).strip()
-        yield Failure("exception", kind, body, number, text, (), chain, 0, warning="Warning" in kind)
+        yield Failure("exception", kind, body, number, text, frames, chain, 0, warning="Warning" in kind)
         return
     numbers = tuple(n for n, _ in region.lines[1:])
     yield Failure("line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers)
+
+
+# pytest's long traceback ends each entry with its location, the last one with the exception's type:
+# "/usr/lib/python3.10/site-packages/jax_triton/triton_lib.py:215: TypeError" (_pytest/_code/code.py, ReprFileLocation)
+_PYTEST_LOCATION = re.compile(r"^(?P<file>[^\s:]{1,300}\.py):(?P<line>\d{1,7}): (?P<type>[A-Za-z_][\w.]{0,120})$")
+
+
+def _pytest_location(line: str, kind: str) -> re.Match[str] | None:
+    """The line as pytest's location of the frame that raised an exception of this type, or None."""
+    found = _PYTEST_LOCATION.match(line.strip())
+    return found if found is not None and found.group("type").rsplit(".", 1)[-1] == kind.rsplit(".", 1)[-1] else None
 
 
 def at_match(failure: Failure, start: int) -> Failure:

@@ -3368,3 +3368,32 @@ def test_an_in_place_write_into_an_expanded_view_is_the_writers_not_an_unsupport
     diagnosis = _diagnose(log)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
     assert "expand()ed" in diagnosis.cause
+
+
+def test_uv_finding_no_torch_wheel_for_an_intel_mac_says_where_torch_stops() -> None:
+    log = (
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because only torch<=2.7.1 is available and torch>=2.7.0 has no wheels with a matching platform tag "
+        "(e.g., `macosx_13_0_x86_64`), we can conclude that torch>=2.7.0 cannot be used.\n"
+        "      And because you require torch>=2.7.0, we can conclude that your requirements are unsatisfiable.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "resolver-conflict:no_wheel_for_this_platform"
+    assert diagnosis.params["requirement"] == "torch>=2.7.0" and diagnosis.params["tag"] == "macosx_13_0_x86_64"
+    assert "2.2.2" in diagnosis.cause and "Rosetta" in diagnosis.cause
+    # another package, another tag: the general reading, with the tag uv gave
+    other = _diagnose(log.replace("torch", "vllm").replace("macosx_13_0_x86_64", "win_amd64"))
+    assert other is not None and "win_amd64" in other.cause and "2.2.2" not in other.cause
+
+
+def test_a_cuda_calls_check_in_a_librarys_cpp_is_read_by_the_runtimes_string() -> None:
+    log = (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  /src/tiny-cuda-nn/include/tiny-cuda-nn/multi_stream.h:83 cudaEventRecord(m_event, m_stream) "
+        "failed with error an illegal memory access was encountered\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "cuda-illegal-access", diagnosis
+    # another library's "failed with error" and words of no CUDA error: not read as one
+    other = _diagnose("what():  cudaMemcpy(dst, src) failed with error the disk was full\n")
+    assert other is None or other.decided_by != "cuda-error:cuda_error_string"

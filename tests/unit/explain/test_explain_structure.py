@@ -1112,3 +1112,23 @@ def test_a_syntax_error_no_python_accepts_is_the_files_author_s_not_another_pyth
     diagnosis = _explain(generated).diagnosis
     assert (diagnosis.family, diagnosis.verdict) == ("framework-internal-error", "framework-bug")
     assert "UnslothGKDTrainer.py" in diagnosis.cause and "generated" in diagnosis.cause
+
+
+def test_pytests_report_gives_the_raising_frame_under_its_exception() -> None:
+    log = (
+        ">       module = code_gen.ast_to_ttir(\n"
+        "            fn, signature, specialization, constants, debug=dump, arch=arch\n"
+        "        )\n"
+        "E       TypeError: ast_to_ttir() got an unexpected keyword argument 'arch'\n"
+        "\n"
+        "/usr/local/lib/python3.10/dist-packages/jax_triton/triton_lib.py:215: TypeError\n"
+    )
+    record = next(r for r in _records(log) if r.type == "TypeError")
+    assert [(f.owner, f.line) for f in record.frames] == [("jax_triton", 215)]
+    assert record.message == "ast_to_ttir() got an unexpected keyword argument 'arch'"
+    # a location of another exception type is no frame of this one
+    other = next(r for r in _records(log.replace(": TypeError\n", ": ValueError\n")) if r.type == "TypeError")
+    assert other.frames == ()
+    # the tested project's own file, relative: whose it is, a library's checkout or the reader's code, is not said
+    project = log.replace("/usr/local/lib/python3.10/dist-packages/jax_triton/", "gymnasium/wrappers/")
+    assert next(r for r in _records(project) if r.type == "TypeError").frames == ()

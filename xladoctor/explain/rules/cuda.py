@@ -205,7 +205,11 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
     r"(?:CUDA error|cudaError\w*|CUDA failure \d+|Test CUDA failure [^\s:']{1,200}:\d+|Cuda failure"
     r"|CUDA driver error|CUDA runtime error|(?i:cuda error)|Triton Error \[(?:CUDA|HIP)\]:\s*(?:Code: \d+, Mess+age:)?"
     # HIP's own wording of the same strings (hipGetErrorString), and composable_kernel's HIP_CHECK_ERROR
-    r"|HIP error|hipError\w*|HIP Function Failed \([^)\n]{0,300}\))\s?(?:\(\d+\))?\s?[:']?\s?'?"
+    r"|HIP error|hipError\w*|HIP Function Failed \([^)\n]{0,300}\)"
+    # a CUDA call's check in a library's C++ (tiny-cuda-nn's CUDA_CHECK_THROW: "cudaEventRecord(m_event, m_stream)
+    # failed with error an illegal memory access was encountered"): the runtime's string follows; only a string of the
+    # CUDA table (code_saying) is read, so another library's "failed with error" reads nothing here
+    r"|\bcuda\w{2,60}\([^()\n]{0,200}\) failed with error)\s?(?:\(\d+\))?\s?[:']?\s?'?"
     r"(?P<said>[^\n']{3,200})",
     source=CUDA_TABLE,
     confidence=0.9,

@@ -237,23 +237,49 @@ def conflict_causes(text: str, most: int = 6) -> list[str]:
     "resolver-conflict",
     r"Distribution `(?P<dist>[^`\s]{1,200})[^`\n]{0,300}` can't be installed because it doesn't have a source "
     r"distribution or wheel for the current platform"
-    r"|(?P<pkg>[A-Za-z0-9][\w.-]{0,80})(?:==(?P<version>[\w.+!-]{1,40}))? has no (?:wheels with a matching "
-    r"(?P<tag>Python ABI|Python implementation|Python version|platform) tag"
+    r"|(?P<pkg>[A-Za-z][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40}(?:,[=<>!~]=?[\w.*+!-]{1,40})*)?) has no "
+    r"(?:wheels with a matching (?P<tag>Python ABI|Python implementation|Python version|platform) tag"
     r"|source distribution or wheel for the current platform)",
-    source="https://docs.astral.sh/uv/reference/resolver-internals/ (uv's resolver errors name the wheel tags)",
-    confidence=0.85,
+    source="https://docs.astral.sh/uv/reference/resolver-internals/ (uv's resolver errors name the wheel tags); "
+    "PyPI's torch files: 2.2.2 has macosx_10_9_x86_64 wheels, 2.3.0 and later none for Intel Macs",
+    # above conflicting_requirements' 0.85: the same uv report, read for which wheel is missing and where
+    confidence=0.9,
 )
 def no_wheel_for_this_platform(found: re.Match[str], failure: Failure) -> Lead:
     """uv says which distribution has no wheel for this interpreter or platform, in its own words (pip's are
-    no_distribution's and wrong_wheel's)."""
+    no_distribution's and wrong_wheel's), with an example of this machine's tag and the platforms that have one."""
     requirement = found.group("dist") or found.group("pkg") or ""
     name = re.split(r"[<>=!~\[;@ ]", requirement, maxsplit=1)[0]
     tag = found.group("tag") or "platform"
+    after = failure.haystack[found.end() : found.end() + 2000]
+    example = re.match(r"\s*\(e\.g\.,?\s*`(?P<tag>[\w.]{1,80})`\)", after)
+    here = example.group("tag") if example else ""
+    offered = re.search(
+        r"Wheels are available for `[\w.-]{1,80}` \((?P<version>v[\w.+!-]{1,40})\) on the following\s+platforms?:"
+        r"\s*(?P<platforms>(?:`[\w.]{1,80}`[,\s]*(?:and\s+)?){1,12})",
+        after,
+    )
+    elsewhere = ""
+    if offered:
+        platforms = ", ".join(re.findall(r"`([\w.]{1,80})`", offered.group("platforms")))
+        elsewhere = f" uv lists wheels of {name} {offered.group('version')} for {platforms} only."
+    params = {"package": name, "requirement": requirement, "tag": here or tag}
+    if name == "torch" and re.fullmatch(r"macosx_\d+_\d+_x86_64", here):
+        return Lead(
+            f"No wheel of {requirement} for this Mac's tag, {here}: PyTorch publishes no Intel-Mac (macOS x86_64) "
+            f"wheels after torch 2.2.2, so nothing newer installs on an x86_64 Python on macOS.{elsewhere} On an "
+            "Apple silicon Mac this Python is an x86_64 build running under Rosetta: install an arm64 Python and make "
+            "the environment again. On an Intel Mac, torch stops at 2.2.2 (or build it from source).",
+            params,
+            next=('python -c "import platform; print(platform.machine())"  # arm64 or x86_64: the Python\'s own',),
+        )
+    where = f" (this machine's tag: {here})" if here else ""
     return Lead(
-        f"uv found no wheel of {requirement} for this interpreter ({tag} tag) and no source to build: the release is "
-        "not built for this Python version, OS or CPU (or the index serves other builds). Pick a release (or Python) "
-        "that has a wheel here; `uv pip install --python-platform` and `--python-version` show what resolves.",
-        {"package": name, "requirement": requirement, "tag": tag},
+        f"uv found no wheel of {requirement} for this interpreter ({tag} tag){where} and no source to build: the "
+        f"release is not built for this Python version, OS or CPU (or the index serves other builds).{elsewhere} Pick "
+        "a release (or Python) that has a wheel here; `uv pip install --python-platform` and `--python-version` show "
+        "what resolves.",
+        params,
         next=(f"uv pip install --dry-run '{name}' -v",),
     )
 
