@@ -15,7 +15,7 @@ from xladoctor.explain.logfacts import (
     uses_log_facts,
     with_log_facts,
 )
-from xladoctor.explain.records import Failure, is_metric, parse
+from xladoctor.explain.records import Failure, clean, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
 from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import (
@@ -187,10 +187,15 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
     result = scan(reader.chunks(notebook), notebook=notebook, regions=collector)
     explained = _from_scan(name, "notebook" if notebook else "text", reader.bytes_read, result, facts)
     records = parse(collector.finish(), notebook)
+    ended = False  # the only record is the log's last line, which says nothing of failure
     if not records and not notebook:  # nothing anywhere: the log's end, read again for failure in plain words
-        records = plain_records(reader.tail(), collector.line - 1, cut=reader.bytes_read > TAIL_BYTES)
+        cut = reader.bytes_read > TAIL_BYTES
+        records = plain_records(reader.tail(), collector.line - 1, cut)
+        if not records:
+            records = last_line_record(reader.tail(), collector.line - 1, cut)
+            ended = bool(records)
     diagnosis = diagnose(records, explained.matches, facts, reader.tail())
-    if diagnosis is None or (not diagnosis.decided and not explained.failing()):
+    if diagnosis is None or ended or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = (
             stalled_at_startup(reader.tail(), explained.lines)
@@ -220,6 +225,19 @@ def plain_records(tail: str, last_line: int, cut: bool) -> list[Failure]:
     collector.line = max(1, last_line - text.count("\n"))
     collector.feed(text + "\n")
     return parse(collector.finish())
+
+
+def last_line_record(tail: str, last_line: int, cut: bool) -> list[Failure]:
+    """The log's last line that is not blank, as a record of its own, when nothing in the log reads as a failure: a
+    program stops where it failed, so a rule that reads its last words decides. Marked a warning: a last line with no
+    word of failure is no evidence of one, and a healthy log's end must not become its verdict."""
+    text = tail.split("\n", 1)[-1] if cut else tail
+    lines = text.removesuffix("\n").split("\n")
+    for back, line in enumerate(reversed(lines)):
+        shown = clean(line).strip()
+        if shown:
+            return [Failure("line", "", shown, max(1, last_line - back), shown, warning=True)]
+    return []
 
 
 def trigger_words() -> tuple[str, ...]:

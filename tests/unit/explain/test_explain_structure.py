@@ -1132,3 +1132,14 @@ def test_pytests_report_gives_the_raising_frame_under_its_exception() -> None:
     # the tested project's own file, relative: whose it is, a library's checkout or the reader's code, is not said
     project = log.replace("/usr/local/lib/python3.10/dist-packages/jax_triton/", "gymnasium/wrappers/")
     assert next(r for r in _records(project) if r.type == "TypeError").frames == ()
+
+
+def test_a_log_with_no_failure_words_is_read_from_its_last_line() -> None:
+    # a rule whose words the log's scan does not look for (written in any case) still reads the log's last line
+    explanation = _explain("step 1 loss 2.3\nstep 2 loss 2.1\n\nACCESS IS DENIED writing C:/cache/model.bin\n\n")
+    assert explanation.records == 1
+    diagnosis = explanation.diagnosis
+    assert diagnosis is not None and diagnosis.family == "disk-or-permission" and diagnosis.line == 4
+    # a last line that says nothing of failure is no verdict: a healthy log ends that way
+    quiet = _explain("step 1 loss 2.3\nsaving to /tmp/out\nthe run went no further\n")
+    assert quiet.records == 1 and quiet.diagnosis is None
