@@ -17,7 +17,7 @@ from xladoctor.explain.logfacts import (
 )
 from xladoctor.explain.records import Failure, clean, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
-from xladoctor.explain.rules import trigger_literals
+from xladoctor.explain.rules import load_rules, trigger_literals
 from xladoctor.explain.scan import (
     ERROR_WORDS,
     PLAIN_FAILURE_WORDS,
@@ -195,6 +195,10 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             records = last_line_record(reader.tail(), collector.line - 1, cut)
             ended = bool(records)
     diagnosis = diagnose(records, explained.matches, facts, reader.tail())
+    if ended and diagnosis is not None and diagnosis.decided_by in last_words():
+        # a last line that only a rule of last words reads ("timeout=1800s", "max_split_size_mb"): a word in a
+        # healthy log's end, no failure; only a rule of a failure's own shape decides on that line
+        diagnosis = None
     if diagnosis is None or ended or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = (
@@ -238,6 +242,11 @@ def last_line_record(tail: str, last_line: int, cut: bool) -> list[Failure]:
         if shown:
             return [Failure("line", "", shown, max(1, last_line - back), shown, warning=True)]
     return []
+
+
+def last_words() -> frozenset[str]:
+    """The ids of the rules of last words (rules/zz_fallback.py: read only where no other rule read a record)."""
+    return frozenset(r.id for r in load_rules() if r.on == "fallback")
 
 
 def trigger_words() -> tuple[str, ...]:

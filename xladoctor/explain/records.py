@@ -107,13 +107,15 @@ MOVING_APIS = frozenset({
     "setuptools", "pkg_resources", "tf_keras", "langchain", "vllm", "deepspeed", "xformers", "bitsandbytes", "trl",
 })  # fmt: skip
 # A library's file shown from its own top folder: cut there by the reporter ("/keras/src/utils/traceback_utils.py",
-# ".......diffusers/models/...") or by the library's own traceback filter (JAX prints "jax/_src/numpy/util.py"). No
-# project of a user's is laid out in a folder named like one of these packages, so the frame is that package's.
+# "...diffusers/models/...") or by the library's own traceback filter (JAX prints "jax/_src/numpy/util.py"). Only
+# names no project of a user's gives its own folders: not `datasets` (detection repositories keep theirs there),
+# `triton` (Triton Inference Server's model repositories), nor `lightning`, `timm` or `models`, copied into projects.
 _TRIMMED = frozenset({
-    *MOVING_APIS, "unsloth", "sglang", "ultralytics", "timm", "lightning", "pytorch_lightning", "sentence_transformers",
-    "datasets", "equinox", "haiku", "transformer_engine", "flash_attn", "mmcv", "mmdet", "detectron2", "onnxruntime",
+    *(MOVING_APIS - {"triton"}), "unsloth", "sglang", "ultralytics", "pytorch_lightning", "sentence_transformers",
+    "equinox", "transformer_engine", "flash_attn", "mmcv", "mmdet", "detectron2", "onnxruntime",
 })  # fmt: skip
-_TRIMMED_PATH = re.compile(r"^(?:\.{2,}|\u2026)?[/\\]?(?P<top>[A-Za-z_]\w*)[/\\][^\n]*\.py$")
+# an ellipsis where the reporter cut the path ("...", "…"), not a parent folder ("../"), then the package folder
+_TRIMMED_PATH = re.compile(r"^(?:\.{3,}|\u2026)?[/\\]?(?P<top>[A-Za-z_]\w*)[/\\][^\n]*\.py$")
 # Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
 # a call into that package, although the alias is no module name.
 IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
@@ -615,7 +617,7 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
             # reader's code: only a package's frame says whose code raised
             if (location := _pytest_location(line, kind)) is not None:
                 path = location.group("file")
-                owner = owner_of(path)
+                owner = owner_of(path) if is_distribution_file(path) else None
                 frames = (Frame(path, int(location.group("line")), "", owner),) if owner is not None else ()
                 context = context[:at]
                 break
@@ -628,7 +630,9 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
 
 # pytest's long traceback ends each entry with its location, the last one with the exception's type:
 # "/usr/lib/python3.10/site-packages/jax_triton/triton_lib.py:215: TypeError" (_pytest/_code/code.py, ReprFileLocation)
-_PYTEST_LOCATION = re.compile(r"^(?P<file>[^\s:]{1,300}\.py):(?P<line>\d{1,7}): (?P<type>[A-Za-z_][\w.]{0,120})$")
+_PYTEST_LOCATION = re.compile(
+    r"^(?P<file>(?:[A-Za-z]:)?[^\s:]{1,300}\.py):(?P<line>\d{1,7}): (?P<type>[A-Za-z_][\w.]{0,120})$"
+)
 
 
 def _pytest_location(line: str, kind: str) -> re.Match[str] | None:

@@ -227,9 +227,9 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "accelerator-unavailable:webui_torch_sees_no_gpu": (tb("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check", "modules"), "accelerator-unavailable", "environment", "--use-directml"),
     "accelerator-unavailable:device_not_available_in_a_session": (">>> import torch\n>>> torch.xpu.is_available()\nFalse\n", "accelerator-unavailable", "environment", "download.pytorch.org/whl/xpu"),
     "disk-or-permission:pip_could_not_write": ("ERROR: Could not install packages due to an OSError: [WinError 5] Access is denied: 'C:\\\\ProgramData\\\\anaconda3\\\\Lib\\\\site-packages\\\\numpy'\nConsider using the `--user` option or check the permissions.\n", "disk-or-permission", "environment", "ProgramData"),
-    "api-version-skew:multiple_values_for_argument": (tb("TypeError: init_process_group() got multiple values for argument 'backend'", "accelerate/state"), "api-version-skew", "environment", "accelerate calls init_process_group()"),
+    "api-version-skew:multiple_values_for_argument": (tb("TypeError: init_process_group() got multiple values for argument 'backend'", "accelerate/state"), "api-version-skew", "environment", "accelerate's call of init_process_group()"),
     "api-version-skew:unpickled_class_not_there": (tb("AttributeError: Can't get attribute 'C3k2' on <module 'ultralytics.nn.modules.block' from '/usr/lib/python3.10/site-packages/ultralytics/nn/modules/block.py'>", "torch/serialization"), "api-version-skew", "environment", "upgrade ultralytics"),
-    "api-version-skew:lightning_before_torch_2_schedulers": (tb("pytorch_lightning.utilities.exceptions.MisconfigurationException: The provided lr scheduler `LambdaLR` doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom LR scheduler.", "pytorch_lightning/core/optimizer"), "api-version-skew", "environment", "pytorch-lightning>=1.8.4,<2"),
+    "api-version-skew:lightning_before_torch_2_schedulers": (tb("pytorch_lightning.utilities.exceptions.MisconfigurationException: The provided lr scheduler `LambdaLR` doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom LR scheduler.", "pytorch_lightning/core/optimizer"), "api-version-skew", "environment", "pytorch-lightning>=1.8.4,<1.9"),
     "version-mismatch:mmcv_outside_the_range": (tb("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.", "mmdet"), "version-mismatch", "environment", "mmcv>=2.0.0rc4, <2.2.0"),
     "api-version-skew:object_has_no_attribute": (tb("AttributeError: 'Config' object has no attribute 'define_bool_state'", "flax"), "api-version-skew", "environment", "define_bool_state"),
     "api-version-skew:torch_load_weights_only": (tb("_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options"), "api-version-skew", "environment", "weights_only"),
@@ -3345,18 +3345,33 @@ def test_a_pickle_of_the_saving_scripts_own_class_is_the_loading_scripts_to_defi
                            "'/home/me/yolov5/models/yolo.py'>", "torch"))  # fmt: skip
     assert project is not None and project.family == "api-version-skew" and project.params["package"] == "models"
     assert project.confidence < 0.75
+    # a project's folder named like a package, as the message's own path shows: the project's, not the package's
+    named = _diagnose("AttributeError: Can't get attribute 'VOCDataset' on <module 'datasets.voc' from "
+                      "'/home/u/ssd/datasets/voc.py'>\n")  # fmt: skip
+    assert named is not None and named.confidence < 0.75 and "upgrade" not in named.cause
+    # a spawned worker (DataLoader num_workers > 0 on Windows and macOS) sent an object of the main script's class
+    worker = _diagnose("AttributeError: Can't get attribute 'MyDataset' on <module '__main__' (built-in)>\n")
+    assert worker is not None and worker.family == "user-code-error" and "num_workers=0" in worker.cause
 
 
 def test_lightning_refusing_a_scheduler_of_its_own_is_said_both_ways() -> None:
-    log = tb(
-        "lightning_fabric.utilities.exceptions.MisconfigurationException: The provided lr scheduler `WarmupLR` "
-        "doesn't follow PyTorch's LRScheduler API. You should override the `LightningModule.lr_scheduler_step` hook "
-        "with your own logic if you are using a custom LR scheduler.",
-        "pytorch_lightning/core/optimizer",
+    message = (
+        "MisconfigurationException: The provided lr scheduler `{}` doesn't follow PyTorch's LRScheduler API. You "
+        "should override the `LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom "
+        "LR scheduler."
     )
-    diagnosis = _diagnose(log)
-    assert diagnosis is not None and diagnosis.family == "api-version-skew" and diagnosis.confidence < 0.85
-    assert "lr_scheduler_step" in diagnosis.cause and not diagnosis.remediation
+    own = _diagnose(
+        tb("pytorch_lightning.utilities.exceptions." + message.format("WarmupLR"), "pytorch_lightning/core")
+    )
+    assert own is not None and own.family == "api-version-skew" and own.confidence < 0.85
+    assert "lr_scheduler_step" in own.cause and not own.remediation
+    # Fabric is Lightning 1.9 or newer, which knows torch 2's schedulers: only a scheduler of another kind fails there
+    fabric = _diagnose(tb("lightning_fabric.utilities.exceptions." + message.format("LambdaLR"), "lightning/pytorch"))
+    assert fabric is not None and (fabric.family, fabric.verdict) == ("user-code-error", "not-environment")
+    # the unified distribution's frames: its own name is the one to install
+    unified = _diagnose(tb("lightning_lite.utilities.exceptions." + message.format("StepLR"), "lightning/pytorch/core"))
+    assert unified is not None and any("lightning>=1.8.4,<1.9" in line for line in unified.remediation)
+    assert not any("pytorch-lightning" in line for line in unified.remediation)
 
 
 def test_an_in_place_write_into_an_expanded_view_is_the_writers_not_an_unsupported_op() -> None:
@@ -3394,6 +3409,29 @@ def test_a_cuda_calls_check_in_a_librarys_cpp_is_read_by_the_runtimes_string() -
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "cuda-illegal-access", diagnosis
+    nested = _diagnose(log.replace("cudaEventRecord(m_event, m_stream)", "cudaMemcpyAsync(d, s, n * sizeof(float), k)"))
+    assert nested is not None and nested.family == "cuda-illegal-access", nested
     # another library's "failed with error" and words of no CUDA error: not read as one
     other = _diagnose("what():  cudaMemcpy(dst, src) failed with error the disk was full\n")
     assert other is None or other.decided_by != "cuda-error:cuda_error_string"
+
+
+def test_uv_syncing_a_lock_file_on_an_intel_mac_is_read_by_the_tag_its_hint_gives() -> None:
+    log = (
+        "error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed because it doesn't "
+        "have a source distribution or wheel for the current platform\n\n"
+        "hint: You're on macOS (`macosx_14_0_x86_64`), but `torch` (v2.5.1) only has wheels for the following "
+        "platforms: `manylinux1_x86_64`, `macosx_11_0_arm64`, `win_amd64`\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params["tag"] == "macosx_14_0_x86_64" and "2.2.2" in diagnosis.cause
+    assert "macosx_11_0_arm64" in diagnosis.cause
+    # another package's hint, wrapped over two lines, is not said of this one
+    other = (
+        "  × No solution found when resolving dependencies:\n"
+        "  ╰─▶ Because mlx==0.4.30 has no wheels with a matching platform tag (e.g., `manylinux_2_35_x86_64`), we can "
+        "conclude that mlx==0.4.30 cannot be used.\n"
+        "      hint: Wheels are available for `jaxlib` (v0.4.30) on the\n      following platforms: `macosx_11_0_arm64`\n"
+    )
+    read = _diagnose(other)
+    assert read is not None and "manylinux_2_35_x86_64" in read.cause and "macosx_11_0_arm64" not in read.cause

@@ -195,6 +195,9 @@ def test_a_library_file_shown_from_its_own_folder_is_the_library_s() -> None:
     assert owner_of("flash_attn/flash_attn_interface.py") == "flash-attn"
     # a project's own folders are the user's, whatever they are called
     assert owner_of("models/unet.py") is None
+    assert owner_of("datasets/coco.py") is None  # DETR's, SSD's: a project's own folder of that name
+    assert owner_of("../datasets/coco.py") is None and owner_of("/datasets/coco.py") is None
+    assert owner_of("triton/model_repository/llm/1/model.py") is None  # Triton Inference Server's layout
     assert owner_of("cosyvoice/bin/inference.py") is None
     assert owner_of("train.py") is None
 
@@ -1132,14 +1135,23 @@ def test_pytests_report_gives_the_raising_frame_under_its_exception() -> None:
     # the tested project's own file, relative: whose it is, a library's checkout or the reader's code, is not said
     project = log.replace("/usr/local/lib/python3.10/dist-packages/jax_triton/", "gymnasium/wrappers/")
     assert next(r for r in _records(project) if r.type == "TypeError").frames == ()
+    named = log.replace("/usr/local/lib/python3.10/dist-packages/jax_triton/", "jax/_src/")  # even a package's name
+    assert next(r for r in _records(named) if r.type == "TypeError").frames == ()
+    windows = log.replace(
+        "/usr/local/lib/python3.10/dist-packages/jax_triton/", "C:\\py\\Lib\\site-packages\\jax_triton\\"
+    )
+    assert [f.owner for f in next(r for r in _records(windows) if r.type == "TypeError").frames] == ["jax_triton"]
 
 
 def test_a_log_with_no_failure_words_is_read_from_its_last_line() -> None:
     # a rule whose words the log's scan does not look for (written in any case) still reads the log's last line
-    explanation = _explain("step 1 loss 2.3\nstep 2 loss 2.1\n\nACCESS IS DENIED writing C:/cache/model.bin\n\n")
+    explanation = _explain("step 1 loss 2.3\nstep 2 loss 2.1\n\nFP8 IS NOT SUPPORTED ON THIS GPU\n\n")
     assert explanation.records == 1
     diagnosis = explanation.diagnosis
-    assert diagnosis is not None and diagnosis.family == "disk-or-permission" and diagnosis.line == 4
-    # a last line that says nothing of failure is no verdict: a healthy log ends that way
-    quiet = _explain("step 1 loss 2.3\nsaving to /tmp/out\nthe run went no further\n")
-    assert quiet.records == 1 and quiet.diagnosis is None
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported" and diagnosis.line == 4
+    # a last line that says nothing of failure is no verdict: a healthy log ends that way, and a rule of last words
+    # (a word such as timeout, OOM, "not implemented") reads nothing there either
+    for last in ("the run went no further", "Initializing process group with timeout=1800s",
+                 "Enabling OOM protection: max_split_size_mb=512", "not implemented ops fall back to CPU"):  # fmt: skip
+        quiet = _explain(f"step 1 loss 2.3\nsaving to /tmp/out\n{last}\n")
+        assert quiet.records == 1 and quiet.diagnosis is None, (last, quiet.diagnosis)

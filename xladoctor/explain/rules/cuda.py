@@ -209,7 +209,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
     # a CUDA call's check in a library's C++ (tiny-cuda-nn's CUDA_CHECK_THROW: "cudaEventRecord(m_event, m_stream)
     # failed with error an illegal memory access was encountered"): the runtime's string follows; only a string of the
     # CUDA table (code_saying) is read, so another library's "failed with error" reads nothing here
-    r"|\bcuda\w{2,60}\([^()\n]{0,200}\) failed with error)\s?(?:\(\d+\))?\s?[:']?\s?'?"
+    r"|\bcuda\w{2,60}\((?:[^()\n]|\([^()\n]{0,100}\)){0,200}\) failed with error)\s?(?:\(\d+\))?\s?[:']?\s?'?"
     r"(?P<said>[^\n']{3,200})",
     source=CUDA_TABLE,
     confidence=0.9,

@@ -247,31 +247,38 @@ def conflict_causes(text: str, most: int = 6) -> list[str]:
 )
 def no_wheel_for_this_platform(found: re.Match[str], failure: Failure) -> Lead:
     """uv says which distribution has no wheel for this interpreter or platform, in its own words (pip's are
-    no_distribution's and wrong_wheel's), with an example of this machine's tag and the platforms that have one."""
+    no_distribution's and wrong_wheel's), with this machine's tag (resolving: "(e.g., `macosx_13_0_x86_64`)"; from a
+    lock file: "hint: You're on macOS (`macosx_14_0_x86_64`)") and the platforms that have one."""
     requirement = found.group("dist") or found.group("pkg") or ""
     name = re.split(r"[<>=!~\[;@ ]", requirement, maxsplit=1)[0]
     tag = found.group("tag") or "platform"
     after = failure.haystack[found.end() : found.end() + 2000]
-    example = re.match(r"\s*\(e\.g\.,?\s*`(?P<tag>[\w.]{1,80})`\)", after)
+    example = re.match(r"\s*\(e\.g\.,?\s*`(?P<tag>[\w.]{1,80})`\)", after) or re.search(
+        r"You're on \w{1,20} \(`(?P<tag>[\w.]{1,80})`\)", after
+    )
     here = example.group("tag") if example else ""
+    # uv wraps its hints at any space: the words between are matched across line breaks
     offered = re.search(
-        r"Wheels are available for `[\w.-]{1,80}` \((?P<version>v[\w.+!-]{1,40})\) on the following\s+platforms?:"
-        r"\s*(?P<platforms>(?:`[\w.]{1,80}`[,\s]*(?:and\s+)?){1,12})",
+        r"Wheels\s+are\s+available\s+for\s+`(?P<package>[\w.-]{1,80})`\s+\((?P<version>v[\w.+!-]{1,40})\)\s+on\s+the"
+        r"\s+following\s+platforms?:\s*(?P<platforms>(?:`[\w.]{1,80}`[,\s]*(?:and\s+)?){1,12})"
+        r"|only\s+has\s+wheels\s+for\s+the\s+following\s+platforms?:\s*(?P<only>(?:`[\w.]{1,80}`[,\s]*(?:and\s+)?){1,12})",
         after,
     )
     elsewhere = ""
-    if offered:
-        platforms = ", ".join(re.findall(r"`([\w.]{1,80})`", offered.group("platforms")))
-        elsewhere = f" uv lists wheels of {name} {offered.group('version')} for {platforms} only."
+    if offered and (offered.group("only") or offered.group("package").lower() == name.lower()):
+        platforms = ", ".join(re.findall(r"`([\w.]{1,80})`", offered.group("platforms") or offered.group("only")))
+        version = f" {offered.group('version')}" if offered.group("version") else ""
+        elsewhere = f" uv lists wheels of {name}{version} for {platforms} only."
     params = {"package": name, "requirement": requirement, "tag": here or tag}
     if name == "torch" and re.fullmatch(r"macosx_\d+_\d+_x86_64", here):
         return Lead(
             f"No wheel of {requirement} for this Mac's tag, {here}: PyTorch publishes no Intel-Mac (macOS x86_64) "
             f"wheels after torch 2.2.2, so nothing newer installs on an x86_64 Python on macOS.{elsewhere} On an "
             "Apple silicon Mac this Python is an x86_64 build running under Rosetta: install an arm64 Python and make "
-            "the environment again. On an Intel Mac, torch stops at 2.2.2 (or build it from source).",
+            "the environment again. On an Intel Mac, torch stops at 2.2.2 (for Python 3.12 or older, with numpy<2), "
+            "or is built from source.",
             params,
-            next=('python -c "import platform; print(platform.machine())"  # arm64 or x86_64: the Python\'s own',),
+            next=("sysctl -in hw.optional.arm64  # 1: an Apple silicon Mac, even from an x86_64 (Rosetta) shell",),
         )
     where = f" (this machine's tag: {here})" if here else ""
     return Lead(

@@ -683,40 +683,54 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "api-version-skew",
-    r"(?P<call>[\w.]{1,200})\(\) got multiple values for (?:keyword )?argument '(?P<name>\w{1,100})'",
-    source="https://github.com/python/cpython/blob/main/Python/ceval.c (multiple values for argument: a parameter "
-    "filled by position and named again)",
+    r"(?P<call>[\w.]{1,200})\(\) got multiple values for (?P<keyword>keyword )?argument '(?P<name>\w{1,100})'",
+    source='https://github.com/python/cpython/blob/main/Python/ceval.c ("got multiple values for argument": a '
+    'parameter filled by position and named again; "for keyword argument": named and also in a **dict, the message '
+    "naming the function with its module)",
     confidence=0.6,
     on="exception",
 )
 def multiple_values_for_argument(found: re.Match[str], failure: Failure) -> Lead | None:
-    """A parameter given twice, by position and by keyword: the caller's positional arguments were laid out for a
-    signature with another order (a parameter inserted or removed before it). In a library's call, or a call of a
-    framework's function with no traceback to say whose, that is a release question; in the user's own call of
-    anything else it is most often the user's order."""
-    call, name = found.group("call"), found.group("name")
+    """A parameter given twice. By position and by name: the caller's positional arguments were laid out for a
+    signature of another order (a parameter inserted or removed before it). By name and inside a **dict: the caller
+    names it and also forwards options that hold it (options that gained it in another release, or the user's own
+    options repeating it). In a library's call, or a framework's function with no traceback to say whose call, a
+    release question; in the user's own call, the user's to change."""
+    call, name, keyword = found.group("call"), found.group("name"), bool(found.group("keyword"))
     caller, package = _caller(failure), _callee_package(call)
-    twice = f"{call}() got {name} twice, by position and by keyword"
+    installed = failure.installed_library  # a name pip knows: the only one `pip show` may be given
+    shown = tuple(f"python -m pip show {p}" for p in dict.fromkeys((installed, package)) if p)
+    how = (
+        f"named {name}= and also forwarded a **dict of options that holds {name}"
+        if keyword
+        else f"passed {name} by position and again by name"
+    )
+    moved = (
+        f"the options it forwards gained {name} in another release" if keyword else f"a parameter moved before {name}"
+    )
+    yours = (
+        f"if the **dict is yours (model_kwargs=, **config), drop {name} from it"
+        if keyword
+        else "if the call is your own, pass its arguments by keyword"
+    )
     if failure.frames and caller not in (None, "python"):
         return Lead(
-            f"{caller} calls {call}() with {name} twice, by position and by keyword: the positional parameters of the "
-            f"installed {package or 'callee'} are not in the order {caller} was written for (a parameter added or "
-            f"removed before {name}). {caller} and {package or 'the library it calls'} are of releases that do not "
-            "pair: install the releases they were written for together.",
+            f"{caller}'s call of {call}() {how}: {caller} and {package or 'the library it calls'} are of releases that "
+            f"do not pair ({moved}). Install the releases they were written for together; {yours}.",
             {"call": call, "name": name, "caller": caller, "package": package},
             verdict="environment",
-            next=tuple(f"python -m pip show {p}" for p in (caller, package) if p),
+            confidence=0.5 if keyword else 0.6,
+            next=shown,
         )
     if failure.frames or not package or package in _NOT_MODULES:
         return None  # the user's own call, or a call of a function Python's message does not place in a package
     return Lead(
-        f"{twice}, and the log shows no traceback to say who called it: most often the caller was written for another "
-        f"release of {package}, whose positional parameters moved (a parameter added or removed before {name}); if "
-        "the call is your own, pass its arguments by keyword.",
+        f"{call}() got {name} twice (its caller {how}), and the log shows no traceback to say who called it: most "
+        f"often code written for another release of {package} or of a library around it ({moved}); {yours}.",
         {"call": call, "name": name, "package": package},
         verdict="environment",
         confidence=0.5,
-        next=(f"python -m pip show {package}",),
+        next=shown,
     )
 
 
@@ -1373,47 +1387,80 @@ _TORCH_SCHEDULERS = frozenset({
 def lightning_before_torch_2_schedulers(found: re.Match[str], failure: Failure) -> Lead:
     """Lightning checks a scheduler with isinstance against the tuple of the scheduler types it knows. Up to 1.8.3
     that tuple held torch's _LRScheduler, which torch 2.0 turned into a subclass of its new LRScheduler base, so every
-    torch 2 scheduler fails the check; from 1.8.4 Lightning checks against LRScheduler when torch has it."""
+    torch 2 scheduler fails the check; from 1.8.4 Lightning checks against LRScheduler when torch has it. Fabric
+    (lightning_fabric, from 1.9) is of a Lightning that has the fix: there only a scheduler of another kind fails."""
     name = found.group("name")
-    fix = install(("pytorch-lightning", ">=1.8.4,<2"), note="the 1.x line that knows torch 2's schedulers")
+    where = " ".join([failure.type, *(f.file for f in failure.frames)])
+    if re.search(r"lightning[._/\\]fabric|lightning_fabric", where):
+        return Lead(
+            f"Lightning refuses the scheduler {name}: it derives from neither torch's LRScheduler nor "
+            "ReduceLROnPlateau, and this Lightning (1.9 or newer, its Fabric in the log) knows torch 2's schedulers. "
+            f"Make {name} derive from torch.optim.lr_scheduler.LRScheduler, or override "
+            "LightningModule.lr_scheduler_step as the message says. Not an environment problem.",
+            {"name": name},
+            family="user-code-error",
+            verdict="not-environment",
+            confidence=0.6,
+        )
+    # the unified `lightning` distribution (lightning.pytorch, 1.8 on) or the older `pytorch-lightning`
+    package = "lightning" if re.search(r"lightning[./\\]pytorch", where) else "pytorch-lightning"
+    fix = install((package, ">=1.8.4,<1.9"), note="the smallest step: 1.8.4 knows torch 2's schedulers")
     upgrade = (
-        "Install a Lightning that knows torch 2's schedulers (pytorch-lightning 1.8.4 or newer; staying on 1.x "
-        "keeps its API), or keep torch below 2.0 for this code."
+        f"Install {package} 1.8.4 or newer ({package}>=1.8.4,<1.9 is the smallest step, with 1.8's API), or keep "
+        "torch below 2.0 for this code."
     )
     if name in _TORCH_SCHEDULERS:
         return Lead(
             f"{name} is torch's own scheduler, and this Lightning refuses it: Lightning up to 1.8.3 checks schedulers "
             "against torch's _LRScheduler, which torch 2.0 made a subclass of its new LRScheduler base, so no torch "
             f"2 scheduler passes. The Lightning installed is older than the torch beside it. {upgrade}",
-            {"name": name, "package": "pytorch-lightning", "torch": ">=2.0"},
+            {"name": name, "package": package, "torch": ">=2.0"},
             fix,
             verdict="environment",
-            next=("python -m pip show pytorch-lightning lightning torch",),
+            next=(f"python -m pip show {package} torch",),
         )
     return Lead(
         f"Lightning refuses the scheduler {name}. If {name} derives from torch's LRScheduler, this is Lightning up to "
         f"1.8.3 beside torch 2.0 or newer (it knows only torch's old _LRScheduler): {upgrade} If {name} is a "
         "scheduler of your own that derives from neither, override LightningModule.lr_scheduler_step as the message "
         "says.",
-        {"name": name, "package": "pytorch-lightning"},
+        {"name": name, "package": package},
         verdict="environment",
         confidence=0.6,
-        next=("python -m pip show pytorch-lightning lightning torch",),
+        next=(f"python -m pip show {package} torch",),
     )
 
 
 @rule(
     "api-version-skew",
-    r"Can't get attribute '(?P<name>[\w.]{1,200})' on <module '(?P<module>[\w.]{1,200})'",
+    r"Can't get attribute '(?P<name>[\w.]{1,200})' on <module '(?P<module>[\w.]{1,200})'"
+    r"(?: from '(?P<path>[^'\n]{1,400})'| \((?P<builtin>built-in)\))?",
     source="https://github.com/python/cpython/blob/main/Lib/pickle.py (Unpickler.find_class: the module a pickle "
-    "names is imported and the class looked up in it by name)",
+    "names is imported and the class looked up in it by name); "
+    "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods",
     confidence=0.75,
 )
 def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
-    """A pickle (a checkpoint saved whole, a model or dataset object) names each object's class by module and name,
-    and loading looks the class up there: the module that lacks it is of another release than the one that wrote the
-    file, or, for the saving script's own class (`__main__`), a script that does not define it."""
-    name, module = found.group("name"), found.group("module")
+    """A pickle (a checkpoint saved whole, a model or dataset object, what a spawned worker is sent) names each
+    object's class by module and name, and loading looks the class up there: the module that lacks it is of another
+    release than the one that wrote the pickle, or, for the main script's own class, a process that does not run
+    that script."""
+    name, module, path = found.group("name"), found.group("module"), found.group("path") or ""
+    spawned = module == "__mp_main__" or any(
+        f.owner == "python" and "multiprocessing" in f.file for f in failure.frames
+    )
+    if module in ("__main__", "__mp_main__") and (spawned or found.group("builtin")):
+        return Lead(
+            f"A worker process could not find {name}: workers started by spawn (the default on Windows and macOS; a "
+            "DataLoader with num_workers > 0, multiprocessing) are sent objects by their class's module, and "
+            f"{name} is defined in the script run as __main__ (or in a notebook), which a worker does not run. Move "
+            f"{name} into a .py module the script imports, keep the script's entry under "
+            "`if __name__ == '__main__':`, or use num_workers=0. Not an environment problem.",
+            {"name": name, "module": module},
+            family="user-code-error",
+            verdict="not-environment",
+            confidence=0.7,
+        )
     if module in ("__main__", "__mp_main__"):
         return Lead(
             f"The file was pickled with {name}, a class of the script that saved it (__main__), and the script that "
@@ -1425,8 +1472,10 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
             confidence=0.7,
         )
     top = _top(module)
-    # pickle's message names the module's file: under site-packages, the module is an installed package's
-    if top in _KNOWN_IMPORTS or re.search(rf"site-packages[/\\]{re.escape(top)}[/\\]", failure.haystack):
+    # pickle's message names the module's file: under site-packages (dist-packages on Debian and Colab) the module
+    # is an installed package's; a file elsewhere is a project's own, whatever it is called
+    installed = bool(re.search(r"[/\\](?:site|dist)-packages[/\\]", path)) if path else top in _KNOWN_IMPORTS
+    if installed:
         package = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
         return Lead(
             f"The pickled file (a checkpoint or object saved whole) was written with {module}.{name}, which the "
@@ -1438,9 +1487,10 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
             next=(f"python -m pip show {package}",),
         )
     return Lead(
-        f"The pickled file was written with {module}.{name}, which the code loading it does not have: the file and "
-        f"the code that defines {module} come from different versions of that project. Load it with the version that "
-        "saved it, or use a file saved by this one.",
+        f"The pickled file was written with {module}.{name}, which the code loading it does not have"
+        + (f" ({path})" if path else "")
+        + f": the file and the code that defines {module} come from different versions of that project. Load it with "
+        "the version that saved it, or use a file saved by this one.",
         {"name": name, "module": module, "package": top},
         verdict="environment",
         confidence=0.6,
