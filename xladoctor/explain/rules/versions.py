@@ -1449,23 +1449,20 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
     spawned = module == "__mp_main__" or any(
         f.owner == "python" and "multiprocessing" in f.file for f in failure.frames
     )
-    if module in ("__main__", "__mp_main__") and (spawned or found.group("builtin")):
-        return Lead(
+    if module in ("__main__", "__mp_main__"):
+        said = (
             f"A worker process could not find {name}: workers started by spawn (the default on Windows and macOS; a "
             "DataLoader with num_workers > 0, multiprocessing) are sent objects by their class's module, and "
             f"{name} is defined in the script run as __main__ (or in a notebook), which a worker does not run. Move "
             f"{name} into a .py module the script imports, keep the script's entry under "
-            "`if __name__ == '__main__':`, or use num_workers=0. Not an environment problem.",
-            {"name": name, "module": module},
-            family="user-code-error",
-            verdict="not-environment",
-            confidence=0.7,
+            "`if __name__ == '__main__':`, or use num_workers=0."
+            if spawned or found.group("builtin")
+            else f"The file was pickled with {name}, a class of the script that saved it (__main__), and the script "
+            f"that loads it defines no {name}: define or import {name} in the loading script before loading (or save "
+            "and load a state_dict rather than the whole object)."
         )
-    if module in ("__main__", "__mp_main__"):
         return Lead(
-            f"The file was pickled with {name}, a class of the script that saved it (__main__), and the script that "
-            f"loads it defines no {name}: define or import {name} in the loading script before loading (or save and "
-            "load a state_dict rather than the whole object). Not an environment problem.",
+            f"{said} Not an environment problem.",
             {"name": name, "module": module},
             family="user-code-error",
             verdict="not-environment",
