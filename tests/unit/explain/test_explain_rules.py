@@ -3435,3 +3435,17 @@ def test_uv_syncing_a_lock_file_on_an_intel_mac_is_read_by_the_tag_its_hint_give
     )
     read = _diagnose(other)
     assert read is not None and "manylinux_2_35_x86_64" in read.cause and "macosx_11_0_arm64" not in read.cause
+
+
+def test_an_invalid_device_ordinal_is_the_codes_when_the_log_shows_the_code_that_names_the_gpu() -> None:
+    shown = (
+        'Traceback (most recent call last):\n  File "/home/me/train.py", line 9, in <module>\n'
+        '    x = x.to("cuda:1")\nRuntimeError: CUDA error: invalid device ordinal\n'
+    )
+    for log in (shown, "`torch.cuda.set_device(rank)` reports an error `cuda error: invalid device ordinal`\n"):
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+        assert "LOCAL_RANK" in diagnosis.cause
+    # no code shown: the launch (processes per node, CUDA_VISIBLE_DEVICES) is as likely, and said first
+    bare = _diagnose("RuntimeError: CUDA error: invalid device ordinal\n")
+    assert bare is not None and bare.family == "bad-configuration"

@@ -186,6 +186,20 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         )
     if code.name in CAPTURE_ERRORS:
         return Lead(f"CUDA: {said} ({code.name}): {_CAPTURE}", params, verdict="unknown", family=family, confidence=0.6)
+    if family == "bad-configuration" and (asked := _DEVICE_IN_CODE.search(_code_shown(failure))):
+        # the log shows the code that names the GPU: an index of the machine the code was written on, or the global
+        # rank where the GPUs are numbered per node
+        return Lead(
+            f"CUDA: {said} ({code.name}): the code asks for a GPU this machine lacks ({asked.group(0)}): a GPU index "
+            "written for another machine (a hard-coded 'cuda:1' on a one-GPU machine), or the global rank given to "
+            "torch.cuda.set_device on several nodes, where GPUs are numbered per node: use the local rank "
+            "(LOCAL_RANK, or rank % torch.cuda.device_count()), or a device the code is given. Not an environment "
+            "problem.",
+            {**params, "code": asked.group(0)},
+            verdict="not-environment",
+            family="user-code-error",
+            confidence=0.8,
+        )
     if family == "bad-configuration":
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
@@ -197,6 +211,18 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             family=family,
         )
     return Lead(f"CUDA: {said} ({code.name}): {meaning}.", params, verdict=_VERDICT.get(family), family=family)
+
+
+# Code that names a GPU by an index: a literal device past the first ("cuda:1"), or set_device given a rank
+_DEVICE_IN_CODE = re.compile(
+    r"""['"]cuda:[1-9]\d?['"]|set_device\(\s*(?:rank|args\.rank|global_rank|self\.rank|dist\.get_rank\(\))\s*\)"""
+)
+
+
+def _code_shown(failure: Failure) -> str:
+    """The code the log shows around a record: its frames' source lines, and the record's own text (a line quoted
+    in a report: "`torch.cuda.set_device(rank)` reports an error")."""
+    return "\n".join([failure.haystack, *(frame.code for frame in failure.frames)])
 
 
 @rule(
