@@ -23,7 +23,8 @@ CASES = {
     "torch_device_assert": ("user-code-error", "not-environment", "srcIndex < srcSelectDimSize"),
     "triton_illegal_address": ("cuda-illegal-access", "unknown", "cudaErrorInvalidAddressSpace"),
     "triton_shared_memory": ("user-code-error", "not-environment", "triton_shared_memory.py:21"),
-    "torch_invalid_ordinal": ("bad-configuration", "environment", "cuda:1"),
+    # the code names the GPU (device="cuda:1" on a one-GPU machine): the code's, as the corpus's threads settle it
+    "torch_invalid_ordinal": ("user-code-error", "not-environment", "cuda:1"),
     "torch_no_visible_gpu": ("bad-configuration", "environment", "CUDA_VISIBLE_DEVICES"),
     "jax_oom": ("out-of-memory", "not-environment", "400.00GiB"),
     "nccl_two_ranks_one_gpu": ("nccl-duplicate-gpu", "not-environment", "same GPU"),

@@ -194,7 +194,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             "written for another machine (a hard-coded 'cuda:1' on a one-GPU machine), or the global rank given to "
             "torch.cuda.set_device on several nodes, where GPUs are numbered per node: use the local rank "
             "(LOCAL_RANK, or rank % torch.cuda.device_count()), or a device the code is given. Not an environment "
-            "problem.",
+            "problem, unless the machine has that GPU and CUDA_VISIBLE_DEVICES hides it.",
             {**params, "code": asked.group(0)},
             verdict="not-environment",
             family="user-code-error",
