@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
@@ -223,20 +224,23 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
 def plain_records(tail: str, last_line: int, cut: bool) -> list[Failure]:
     """The failure records of the log's end read with PLAIN_FAILURE_WORDS as the triggers, numbered as in the log
     (`last_line`: the number of its last line; `cut`: the tail begins inside a line, which is left out)."""
-    text = tail.split("\n", 1)[-1] if cut else tail
-    text = text.removesuffix("\n")
+    text = _whole_lines(tail, cut)
     collector = RegionCollector(PLAIN_FAILURE_WORDS)
     collector.line = max(1, last_line - text.count("\n"))
     collector.feed(text + "\n")
     return parse(collector.finish())
 
 
+def _whole_lines(tail: str, cut: bool) -> str:
+    """The log's tail without a line it begins inside (`cut`) and without its last newline."""
+    return (tail.split("\n", 1)[-1] if cut else tail).removesuffix("\n")
+
+
 def last_line_record(tail: str, last_line: int, cut: bool) -> list[Failure]:
     """The log's last line that is not blank, as a record of its own, when nothing in the log reads as a failure: a
     program stops where it failed, so a rule that reads its last words decides. Marked a warning: a last line with no
     word of failure is no evidence of one, and a healthy log's end must not become its verdict."""
-    text = tail.split("\n", 1)[-1] if cut else tail
-    lines = text.removesuffix("\n").split("\n")
+    lines = _whole_lines(tail, cut).split("\n")
     for back, line in enumerate(reversed(lines)):
         shown = clean(line).strip()
         if shown:
@@ -244,6 +248,7 @@ def last_line_record(tail: str, last_line: int, cut: bool) -> list[Failure]:
     return []
 
 
+@lru_cache(maxsize=1)
 def last_words() -> frozenset[str]:
     """The ids of the rules of last words (rules/zz_fallback.py: read only where no other rule read a record)."""
     return frozenset(r.id for r in load_rules() if r.on == "fallback")

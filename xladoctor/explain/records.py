@@ -210,6 +210,11 @@ class Failure:
         """What rules read: the type and message of an exception, the line and its context otherwise."""
         return f"{self.type}: {self.message}" if self.type else self.message
 
+    @property
+    def code_shown(self) -> str:
+        """The haystack and the source lines its frames show: all the log says of the code around the failure."""
+        return "\n".join([self.haystack, *(frame.code for frame in self.frames)])
+
 
 def clean(line: str) -> str:
     """A log line without colour codes and the prefixes loggers and launchers put before it."""

@@ -186,7 +186,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         )
     if code.name in CAPTURE_ERRORS:
         return Lead(f"CUDA: {said} ({code.name}): {_CAPTURE}", params, verdict="unknown", family=family, confidence=0.6)
-    if family == "bad-configuration" and (asked := _DEVICE_IN_CODE.search(_code_shown(failure))):
+    if family == "bad-configuration" and (asked := _DEVICE_IN_CODE.search(failure.code_shown)):
         # the log shows the code that names the GPU: an index of the machine the code was written on, or the global
         # rank where the GPUs are numbered per node
         return Lead(
@@ -217,12 +217,6 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 _DEVICE_IN_CODE = re.compile(
     r"""['"]cuda:[1-9]\d?['"]|set_device\(\s*(?:rank|args\.rank|global_rank|self\.rank|dist\.get_rank\(\))\s*\)"""
 )
-
-
-def _code_shown(failure: Failure) -> str:
-    """The code the log shows around a record: its frames' source lines, and the record's own text (a line quoted
-    in a report: "`torch.cuda.set_device(rank)` reports an error")."""
-    return "\n".join([failure.haystack, *(frame.code for frame in failure.frames)])
 
 
 @rule(

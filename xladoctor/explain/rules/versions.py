@@ -328,9 +328,8 @@ def _as_written(module: str, name: str, failure: Failure) -> str:
     if not name:
         return ""
     aliases = [alias for alias, target in _IMPORT_ALIASES.items() if target == module]
-    text = "\n".join([failure.haystack, *(frame.code for frame in failure.frames)])
     for alias in aliases:
-        if re.search(rf"(?<![\w.]){re.escape(alias)}\.{re.escape(name)}\b", text):
+        if re.search(rf"(?<![\w.]){re.escape(alias)}\.{re.escape(name)}\b", failure.code_shown):
             return f"{alias}.{name}"
     return ""
 
@@ -700,18 +699,18 @@ def multiple_values_for_argument(found: re.Match[str], failure: Failure) -> Lead
     caller, package = _caller(failure), _callee_package(call)
     installed = failure.installed_library  # a name pip knows: the only one `pip show` may be given
     shown = tuple(f"python -m pip show {p}" for p in dict.fromkeys((installed, package)) if p)
-    how = (
-        f"named {name}= and also forwarded a **dict of options that holds {name}"
+    how, moved, yours = (
+        (
+            f"named {name}= and also forwarded a **dict of options that holds {name}",
+            f"the options it forwards gained {name} in another release",
+            f"if the **dict is yours (model_kwargs=, **config), drop {name} from it",
+        )
         if keyword
-        else f"passed {name} by position and again by name"
-    )
-    moved = (
-        f"the options it forwards gained {name} in another release" if keyword else f"a parameter moved before {name}"
-    )
-    yours = (
-        f"if the **dict is yours (model_kwargs=, **config), drop {name} from it"
-        if keyword
-        else "if the call is your own, pass its arguments by keyword"
+        else (
+            f"passed {name} by position and again by name",
+            f"a parameter moved before {name}",
+            "if the call is your own, pass its arguments by keyword",
+        )
     )
     if failure.frames and caller not in (None, "python"):
         return Lead(
