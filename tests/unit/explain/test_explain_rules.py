@@ -3449,3 +3449,41 @@ def test_an_invalid_device_ordinal_is_the_codes_when_the_log_shows_the_code_that
     # no code shown: the launch (processes per node, CUDA_VISIBLE_DEVICES) is as likely, and said first
     bare = _diagnose("RuntimeError: CUDA error: invalid device ordinal\n")
     assert bare is not None and bare.family == "bad-configuration"
+
+
+_OPTIONAL_IMPORT = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/me/train.py", line 3, in <module>\n'
+    "    import torch\n"
+    '  File "/home/me/.local/lib/python3.10/site-packages/torch/_guards.py", line 79, in ShapeGuard\n'
+    "    {code}\n"
+    "NameError: name '{name}' is not defined\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "family", "word"),
+    [
+        ("expr: sympy.Expr", "sympy", "module-not-found", "Install sympy"),  # an optional import that failed
+        ("x = np.asarray(y)", "np", "module-not-found", "numpy"),  # by the alias code gives it
+        ("logger.warning(msg)", "logger", "api-version-skew", "torch"),  # a name, not a module: another release's
+        ("return Unpack[T]", "Unpack", "api-version-skew", "torch"),
+    ],
+)
+def test_a_module_a_librarys_line_uses_but_never_defined_is_an_optional_import_that_failed(
+    code: str, name: str, family: str, word: str
+) -> None:
+    diagnosis = _diagnose(_OPTIONAL_IMPORT.format(code=code, name=name))
+    assert diagnosis is not None and diagnosis.family == family and word in diagnosis.cause, diagnosis
+
+
+def test_a_dll_path_wrapped_onto_the_next_line_is_named_with_the_package_that_ships_it() -> None:
+    log = (
+        "OSError: [WinError 126] The specified module cannot be found. Error loading\n"
+        '...stable\\automatic\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or\n'
+        "one of its dependencies.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "missing-library", diagnosis
+    assert "cudnn_cnn_infer64_8.dll is one of torch's own files" in diagnosis.cause
+    assert diagnosis.params["package"] == "torch"

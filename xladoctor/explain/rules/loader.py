@@ -325,9 +325,12 @@ def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
 )
 def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     module = found.group("module") or ""
-    dll = re.search(r'loading ["“](?P<dll>[^"“”]{1,260}\.dll)["”]', failure.haystack)
-    where = dll.group("dll").replace("\\\\", "\\") if dll else ""
+    # a console wraps the path anywhere (at "Error loading", or inside a folder's name) and a cut may take its
+    # opening quote: the line breaks are the console's, not the path's
+    dll = re.search(r'loading\s{0,3}["“]?(?P<dll>[^"“”]{1,260}?\.dll)["”]', failure.haystack)
+    where = dll.group("dll").replace("\n", "").replace("\\\\", "\\") if dll else ""
     what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
+    shipped = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<package>\w+)[/\\]", where)
     why = found.group("why") or ""
     # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted and as translated back to English
     if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", failure.haystack):
@@ -347,10 +350,19 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
             {"module": module, "dll": where, "library": "Visual C++ Redistributable"},
             shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
         )
+    package = shipped.group("package") if shipped else ""
     return Lead(
         f"Windows could not load {what}or a DLL it depends on (WinError 126): the Microsoft Visual C++ "
-        "Redistributable, a CUDA DLL, or the package's own DLLs are missing.",
-        {"module": module, "dll": where, "library": "Visual C++ Redistributable"},
+        "Redistributable, a CUDA DLL, or the package's own DLLs are missing."
+        + (
+            f" {what}is one of {package}'s own files (its install folder): when the Visual C++ runtime is there, "
+            f"{package}'s install is broken or incomplete; reinstall {package} (a new venv, from the same index "
+            "it came from, so a CUDA build stays one)."
+            if package
+            else ""
+        ),
+        {"module": module, "dll": where, "library": "Visual C++ Redistributable"}
+        | ({"package": package} if package else {}),
         shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
         next=("python -c \"import os; print(os.environ['PATH'])\"  # a second CUDA or MKL first on PATH?",),
     )

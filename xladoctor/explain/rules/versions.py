@@ -97,18 +97,18 @@ def _callee_package(call: str) -> str:
 # name one or two letters from one of them, and itself none of them, is a typo in the import, not a missing package
 # ("lightening" for lightning); the cut-off is difflib's ratio, high enough that torchaudio is not torchvision, and
 # only an edit inside the name counts.
-_KNOWN_IMPORTS = frozenset(
+KNOWN_IMPORTS = frozenset(
     {*MOVING_APIS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
      "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
 )  # fmt: skip
 
 
 def _misspelt(top: str) -> str | None:
-    if top in _KNOWN_IMPORTS or len(top) < 5:
+    if top in KNOWN_IMPORTS or len(top) < 5:
         return None
     import difflib  # only for a name that is not a known one
 
-    close = difflib.get_close_matches(top, _KNOWN_IMPORTS, n=1, cutoff=0.88)
+    close = difflib.get_close_matches(top, KNOWN_IMPORTS, n=1, cutoff=0.88)
     if not close or close[0].startswith(top) or top.startswith(close[0]):
         return None  # a name that extends a known one is often a package of its own (tensorboardX): not a typo
     return close[0]
@@ -844,7 +844,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
             return _aliased_callee(call, callee, name, frame)
         top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
         distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
-        if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in _KNOWN_IMPORTS):
+        if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in KNOWN_IMPORTS):
             return None
         return Lead(
             f"Your code at {frame.short()} calls {found.group('module')}.{callee}() with {name}=, which the installed "
@@ -1470,7 +1470,7 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
     top = _top(module)
     # pickle's message names the module's file: under site-packages (dist-packages on Debian and Colab) the module
     # is an installed package's; a file elsewhere is a project's own, whatever it is called
-    installed = bool(re.search(r"[/\\](?:site|dist)-packages[/\\]", path)) if path else top in _KNOWN_IMPORTS
+    installed = bool(re.search(r"[/\\](?:site|dist)-packages[/\\]", path)) if path else top in KNOWN_IMPORTS
     if installed:
         package = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
         return Lead(

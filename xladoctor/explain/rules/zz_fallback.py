@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure, Frame
+from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.cuda import WENT_ON_WORDS
+from xladoctor.explain.rules.versions import DISTRIBUTION_OF, KNOWN_IMPORTS
 from xladoctor.explain.verdict import native_call
+from xladoctor.fix import install
+
+# Import names that libraries import optionally (try: import X / except ImportError: pass) and use later: a name
+# of these left undefined in a library's frame is a package that is not installed
+_IMPORT_NAMES = frozenset({
+    *KNOWN_IMPORTS, "sympy", "pandas", "cv2", "PIL", "psutil", "yaml", "requests", "onnx", "librosa", "soundfile",
+    "kornia", "mmcv", "apex", "cupy", "numba", "pynvml", "nvtx", "scipy", "sklearn", "matplotlib",
+})  # fmt: skip
 
 SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
 
@@ -235,6 +244,15 @@ def not_implemented_in_library(found: re.Match[str], failure: Failure) -> Lead |
     )
 
 
+def _optional_module(name: str, frame: Frame) -> str | None:
+    """The module an undefined name stands for, when the frame's line uses it as one (`expr: sympy.Expr`) and it is
+    a package's import name or the alias code gives it (np, tf): a library's optional import that failed."""
+    module = IMPORT_ALIASES.get(name, name)
+    if module not in _IMPORT_NAMES or not re.search(rf"(?<![\w.]){re.escape(name)}\.\w", frame.code):
+        return None
+    return module
+
+
 @rule(
     "api-version-skew",
     r"^(?:[\w.]*\.)?NameError: name '(?P<name>\w{1,100})' is not defined",
@@ -250,6 +268,19 @@ def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | No
     if frame is None or frame.user or not frame.owner or frame.owner == "python":
         return None
     name = found.group("name")
+    module = _optional_module(name, frame)
+    if module is not None:
+        distribution = DISTRIBUTION_OF.get(module, module)
+        return Lead(
+            f"{frame.owner}'s code uses the module {name} ({frame.short()}), which it imports only when it is "
+            f"installed (an optional import, skipped when it fails): {module} is not installed in this environment. "
+            f"Install {distribution}.",
+            {"package": frame.owner, "name": name, "module": module},
+            install((distribution, "")),
+            verdict="environment",
+            family="module-not-found",
+            next=(f"python -c 'import {module}'  # the error that the library's optional import hid",),
+        )
     return Lead(
         f"{frame.owner}'s code uses {name}, which is not defined where it runs ({frame.short()}): a name it takes "
         f"from another package it was written against (transformers, typing, torch) and that the installed release "
