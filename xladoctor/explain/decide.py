@@ -17,6 +17,7 @@ from xladoctor.explain.records import Failure, is_warning
 from xladoctor.explain.verdict import (
     Candidate,
     Diagnosis,
+    attribute_guess,
     candidates,
     cut_import_guess,
     families,
@@ -108,6 +109,7 @@ def diagnose(
         chosen = (
             library_guess(lead) or cut_import_guess(lead, tail) or likeness_guess(lead, tail, likeliest())
             or frameless_guess(lead)
+            or attribute_guess(lead)
             or likeness_guess(lead, tail, likeliest(), faint=True)
         )  # fmt: skip
         # the environment's own checks, when its facts are at hand and the log is of that environment

@@ -23,6 +23,7 @@ from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match
 from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
+from xladoctor.explain.rules.versions import LOCAL_TOPS
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 
@@ -147,9 +148,10 @@ def native_call(code: str) -> str | None:
 
 GUESS = "structure:raised-in-library"  # the rule id of the last resort's guess (library_guess): no cause decided
 FRAMELESS = "structure:frameless-exception"  # the last resort's last guess (frameless_guess)
+BARE_ATTRIBUTE = "structure:bare-missing-attribute"  # a missing attribute pasted as a bare line (attribute_guess)
 CUT_AT_IMPORT = "structure:cut-at-import"  # a traceback cut after a package's import-time frame (cut_import_guess)
 # the last resort's guesses: a family offered, none decided
-GUESSES = frozenset({GUESS, similar.GUESS, similar.FAINT_GUESS, FRAMELESS, CUT_AT_IMPORT})
+GUESSES = frozenset({GUESS, similar.GUESS, similar.FAINT_GUESS, FRAMELESS, CUT_AT_IMPORT, BARE_ATTRIBUTE})
 # Exceptions whose kind itself says what failed around the program (a file, a library's loading, a connection, the
 # memory, the user's interrupt) or that a library raises on purpose for a gap (NotImplementedError): never guessed
 # to be a library's own defect.
@@ -254,6 +256,38 @@ def frameless_guess(failure: Failure) -> Candidate | None:
         "call last)\"), then search the issue tracker of the library whose code raised it for the message, and try "
         "that library's latest release.",
         0.2, failure, FRAMELESS, {"type": failure.type},
+    )  # fmt: skip
+
+
+# Python's words for an attribute an object lacks (Objects/object.c, PyObject_GenericGetAttr); a None is a value that
+# did not load, never a release
+_MISSING_ATTRIBUTE = re.compile(
+    r"'(?P<object>(?!NoneType')[\w.]{1,120})' object has no attribute '(?P<name>\w{1,120})'"
+)
+
+
+def attribute_guess(failure: Failure) -> Candidate | None:
+    """A missing attribute pasted as a bare line, with neither its exception's name nor the frames that would say
+    whose code asked for it (an application's pop-up, a node's error box: "'ControlNet' object has no attribute
+    'device'"). Where the exception's name is there, the rules read it (most often code written for another release
+    of the library that makes such objects: 14 of the 21 such lines of the development part of xladoctor's labelled
+    corpus when this was written; a library's own defect 5, the user's code 2); bare, the same base rate is a guess,
+    said as one, and its first step asks for the traceback that decides."""
+    if failure.kind == "exception" or failure.frames or failure.warning:
+        return None
+    found = _MISSING_ATTRIBUTE.search(failure.text)
+    if found is None or found.group("object").split(".", 1)[0] in LOCAL_TOPS:
+        return None  # a class of the project's own folders ('models.yolo.Model'): no library's release
+    what = f"{found.group('object')}.{found.group('name')}"
+    return Candidate(
+        "api-version-skew", "unknown",
+        f"Code asked a {found.group('object')} object for {found.group('name')}, which it does not have, and the log "
+        "shows neither the exception nor the frames of whose code asked. Lines of this shape were most often code "
+        f"written for another release of the library that makes {found.group('object')} objects (a plug-in or "
+        "script older or newer than the library it runs on); next, that library's own defect. The traceback "
+        "decides: run it again from a terminal (or open the application's console or log file), then compare the "
+        "release of the code that asks with the one of the library it asks.",
+        0.2, failure, BARE_ATTRIBUTE, {"object": found.group("object"), "name": found.group("name"), "asked": what},
     )  # fmt: skip
 
 

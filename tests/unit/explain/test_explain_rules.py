@@ -339,6 +339,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
     "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
     "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
+    "user-code-error:fsdp_unit_not_uniform": (tb("ValueError: `FlatParameter` requires uniform `requires_grad`", "torch/distributed/fsdp/_flat_param"), "user-code-error", "not-environment", "use_orig_params=True"),
     "api-version-skew:name_missing_in_library": (tb("NameError: name 'Unpack' is not defined", "speedylib"), "api-version-skew", "environment", "speedylib"),
     "api-version-skew:tensor_subclass_behind_torch": (tb("TypeError: Multiple dispatch failed for 'aten.clone.default'; all __torch_dispatch__ handlers returned NotImplemented:\n\n  - tensor subclass <class 'torchao.dtypes.affine_quantized_tensor.AffineQuantizedTensor'>\n\nFor more information, try re-running with TORCH_LOGS=not_implemented"), "api-version-skew", "environment", "torchao"),
     "hang-timeout:timeout_words": (tb("RuntimeError: the request timed out while waiting for the peer", "somelib"), "hang-timeout", "unknown", "--stall-after"),
@@ -3487,3 +3488,37 @@ def test_a_dll_path_wrapped_onto_the_next_line_is_named_with_the_package_that_sh
     assert diagnosis is not None and diagnosis.family == "missing-library", diagnosis
     assert "cudnn_cnn_infer64_8.dll is one of torch's own files" in diagnosis.cause
     assert diagnosis.params["package"] == "torch"
+
+
+@pytest.mark.parametrize(
+    ("log", "guessed"),
+    [
+        ("ControlNetLoaderAdvanced\n'ControlNet' object has no attribute 'device'\n", True),
+        ("'tensorrt.tensorrt.Builder' object has no attribute 'build_cuda_engine'\n", True),
+        ("'NoneType' object has no attribute 'tokenize'\n", False),  # a value that did not load: no release
+    ],
+)
+def test_a_missing_attribute_pasted_as_a_bare_line_is_a_guess_of_code_for_another_release(
+    log: str, guessed: bool
+) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None
+    if guessed:
+        assert diagnosis.decided_by == "structure:bare-missing-attribute" and not diagnosis.decided
+        assert diagnosis.family == "api-version-skew" and diagnosis.verdict == "unknown"  # a guess blames no one
+    else:
+        assert diagnosis.decided_by != "structure:bare-missing-attribute"
+
+
+def test_a_missing_attribute_with_its_exception_and_frames_is_left_to_the_rules() -> None:
+    log = tb("AttributeError: 'ControlNet' object has no attribute 'device'", "comfy/controlnet")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "structure:bare-missing-attribute"
+
+
+def test_an_fsdp_unit_of_two_dtypes_is_the_wrapping_not_the_install() -> None:
+    diagnosis = _diagnose(
+        tb("ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and torch.float32", "torch")
+    )
+    assert diagnosis is not None and diagnosis.family == "user-code-error" and diagnosis.verdict == "not-environment"
+    assert "mixed_precision" in diagnosis.cause

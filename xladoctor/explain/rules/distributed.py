@@ -621,6 +621,37 @@ def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
+    "user-code-error",
+    r"`FlatParameter` requires uniform (?P<what>`requires_grad`|dtype)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/fsdp/_flat_param.py (FlatParamHandle: "
+    "one flat parameter per FSDP unit); non-uniform requires_grad with use_orig_params=True: pytorch/pytorch#98221",
+    confidence=0.9,
+)
+def fsdp_unit_not_uniform(found: re.Match[str], failure: Failure) -> Lead:
+    """FSDP (use_orig_params=False) flattens each wrapped unit's parameters into one tensor, which has one dtype and
+    one requires_grad: a unit that mixes frozen and trained parameters (a LoRA/PEFT model, a frozen encoder), or two
+    dtypes, is refused. How the model was wrapped, not the install."""
+    if "dtype" in found.group("what"):
+        return Lead(
+            "FSDP was asked to flatten parameters of different dtypes into one unit (each wrapped unit becomes one "
+            "flat tensor of one dtype): cast the model to one dtype before wrapping it, and give FSDP "
+            "mixed_precision=MixedPrecision(...) for lower-precision compute, or wrap the odd-dtype layers as units "
+            "of their own.",
+            {"fix": "mixed_precision", "what": "dtype"},
+            verdict="not-environment",
+        )
+    return Lead(
+        "One FSDP unit holds both frozen (requires_grad=False) and trained parameters, which a flat parameter "
+        "cannot (use_orig_params=False makes each wrapped unit one tensor with one requires_grad): a LoRA/PEFT model "
+        "or a frozen part wrapped together with trained layers. Pass use_orig_params=True to FSDP (torch 2.1 and "
+        "later accept mixed requires_grad with it), or wrap so each unit is all frozen or all trained (an "
+        "auto-wrap policy that makes the frozen modules units of their own), or freeze after wrapping.",
+        {"fix": "use_orig_params=True", "what": "requires_grad"},
+        verdict="not-environment",
+    )
+
+
+@rule(
     "nccl-duplicate-gpu",
     r"Duplicate GPU detected\s?: rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<device>\w+)",
     source="https://github.com/NVIDIA/nccl/blob/master/src/init.cc (Duplicate GPU detected)",

@@ -46,7 +46,7 @@ _NAMESPACE_TOPS = frozenset({"google", "nvidia", "mpl_toolkits", "azure", "backp
 # (unknown location)" is an API of that distribution, not a build that failed (cuda-python's cuda.bindings and
 # cuda.core share the `cuda` namespace, https://nvidia.github.io/cuda-python/)
 _OWN_NAMESPACES = frozenset({"cuda"})
-_LOCAL_TOPS = frozenset({
+LOCAL_TOPS = frozenset({
     "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
     "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
 })  # fmt: skip
@@ -54,7 +54,7 @@ _LOCAL_TOPS = frozenset({
 
 def _is_submodule_of_installed(module: str) -> bool:
     top = _top(module)
-    return "." in module and top not in _NAMESPACE_TOPS and top not in _LOCAL_TOPS and module not in DISTRIBUTION_OF
+    return "." in module and top not in _NAMESPACE_TOPS and top not in LOCAL_TOPS and module not in DISTRIBUTION_OF
 
 
 # Frames that only pass a call on: torch.nn.Module.__call__'s dispatch. A call's arguments are wrong where they were
@@ -151,7 +151,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     compiled = module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C")
     if _is_submodule_of_installed(module) and not compiled:
         return None  # a submodule an installed package lacks: api-version-skew (submodule_gone) reads it
-    if top in _LOCAL_TOPS and "." in module and _host_with_folder(failure, top) is not None:
+    if top in LOCAL_TOPS and "." in module and _host_with_folder(failure, top) is not None:
         return None  # a module of the application the traceback runs in (submodule_gone reads it)
     if module in ("torch._C", "torch_xla._XLAC") or module.endswith("._C"):
         return Lead(
@@ -503,7 +503,7 @@ def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module").replace(" ", "")
     if f"'; '{top}' is not a package" in failure.haystack:
         return None  # a file named like the package (module_shadowed_by_a_file)
-    host = _host_with_folder(failure, top) if top in _LOCAL_TOPS else None
+    host = _host_with_folder(failure, top) if top in LOCAL_TOPS else None
     if host is not None:
         return _host_lacks(module, host, failure)
     if not _is_submodule_of_installed(module) or module.startswith(("torch._C", "torch_xla._XLAC")):
@@ -595,7 +595,7 @@ def _own_module(failure: Failure, module: str) -> str | None:
     top = _top(module)
     if accessor.owner.replace("-", "_").lower() == top.lower():
         return accessor.owner
-    return accessor.owner if top in _LOCAL_TOPS and _host_with_folder(failure, top) == accessor.owner else None
+    return accessor.owner if top in LOCAL_TOPS and _host_with_folder(failure, top) == accessor.owner else None
 
 
 def _inconsistent_release(owner: str, module: str, name: str) -> Lead:
@@ -844,7 +844,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
             return _aliased_callee(call, callee, name, frame)
         top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
         distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
-        if top in _NOT_MODULES or top in _LOCAL_TOPS or (not callee[:1].isupper() and top not in KNOWN_IMPORTS):
+        if top in _NOT_MODULES or top in LOCAL_TOPS or (not callee[:1].isupper() and top not in KNOWN_IMPORTS):
             return None
         return Lead(
             f"Your code at {frame.short()} calls {found.group('module')}.{callee}() with {name}=, which the installed "
