@@ -21,9 +21,8 @@ from typing import Any
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match
-from xladoctor.explain.rules import VERDICTS, Lead, Rule, load_rules
+from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.rules.versions import LOCAL_TOPS
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 

@@ -3522,3 +3522,14 @@ def test_an_fsdp_unit_of_two_dtypes_is_the_wrapping_not_the_install() -> None:
     )
     assert diagnosis is not None and diagnosis.family == "user-code-error" and diagnosis.verdict == "not-environment"
     assert "mixed_precision" in diagnosis.cause
+
+
+def test_torch_xlas_device_check_with_the_cpu_is_a_tensor_left_behind() -> None:
+    log = tb(
+        "RuntimeError: /pytorch/xla/torch_xla/csrc/aten_xla_bridge.cpp:276 : Check failed: device.type() == at::kXLA "
+        "(cpu vs. xla)",
+        "torch_xla/core",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "user-code-error:tensor_left_on_the_cpu", diagnosis
+    assert "tensor on the cpu device" in diagnosis.cause and diagnosis.verdict == "not-environment"

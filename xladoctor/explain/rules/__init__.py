@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from xladoctor.explain.literals import required_literals
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import MOVING_APIS, Failure
 from xladoctor.fix import Fix, export
 
 VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
@@ -59,6 +59,31 @@ class Rule:
 
 
 RULES: list[Rule] = []
+
+
+# Names of packages that several rule modules (and the last resort's guesses) read.
+# import name -> the distribution people install for it (PyPI names; the common mismatches only)
+DISTRIBUTION_OF = {
+    "cv2": "opencv-python", "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml", "skimage": "scikit-image",
+    "google.protobuf": "protobuf", "torch_xla": "torch_xla", "tensorflow_io": "tensorflow-io", "attr": "attrs",
+    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "bs4": "beautifulsoup4", "Crypto": "pycryptodome",
+    "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
+    "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools", "cuda": "cuda-python",
+}  # fmt: skip
+
+# A project's own folders, imported as top-level packages when a script runs from the project's root (models.yolo,
+# utils.general): no distribution's
+LOCAL_TOPS = frozenset({
+    "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
+    "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
+})  # fmt: skip
+
+# Import names a misspelling is measured against, and that a library's optional import may name: the frameworks and
+# the packages people install beside them
+KNOWN_IMPORTS = frozenset(
+    {*MOVING_APIS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
+     "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
+)  # fmt: skip
 
 
 Reader = TypeVar("Reader", bound=Callable[[re.Match[str], Failure], "Lead | None"])

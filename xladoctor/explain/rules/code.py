@@ -1713,15 +1713,18 @@ def spawn_without_main_guard(found: re.Match[str], failure: Failure) -> Lead:
 # module's weights never moved to the device, since "input" means any tensor the op takes
 @rule(
     "user-code-error",
-    r"Input tensor is not an XLA tensor: (?P<type>[\w.]{1,60})",
+    r"Input tensor is not an XLA tensor: (?P<type>[\w.]{1,60})"
+    # the same bridge's device check (XLA_CHECK_EQ(device.type(), at::kXLA)), printed with the device it got
+    r"|Check failed: device\.type\(\) == at::kXLA \((?P<device>\w{1,20}) vs\. xla\)",
     source="https://github.com/pytorch/xla/blob/master/torch_xla/csrc/aten_xla_bridge.cpp",
     confidence=0.85,
 )
 def tensor_left_on_the_cpu(found: re.Match[str], failure: Failure) -> Lead:
+    what = found.group("type") or f"tensor on the {found.group('device')} device"
     return Lead(
-        yours(failure, f"an operation on the XLA device was given a {found.group('type')} that is still on the CPU")
+        yours(failure, f"an operation on the XLA device was given a {what} that is still on the CPU")
         + ": every tensor it takes counts, a module's weights included. Move the model as well as the data to the "
         "device (model.to(xm.xla_device()), or torch_xla.device() in torch_xla 2.5+). Not an environment problem.",
-        {"type": found.group("type"), "call": "xla_device"},
+        {"type": found.group("type") or found.group("device"), "call": "xla_device"},
         verdict="not-environment",
     )

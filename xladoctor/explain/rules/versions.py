@@ -7,8 +7,8 @@ import re
 import sys
 
 from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
-from xladoctor.explain.records import IMPORT_ALIASES, MOVING_APIS, Failure, Frame, host_of
-from xladoctor.explain.rules import Lead, rule, under_torch_compile
+from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
+from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile
 from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import (
     AttributeHistory,
@@ -24,14 +24,6 @@ from xladoctor.matrix.failures import (
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
 # CPython Objects/moduleobject.c: "module '%U' has no attribute '%U'"
 MODULEOBJECT = "https://github.com/python/cpython/blob/main/Objects/moduleobject.c"
-# import name -> the distribution people install for it (PyPI names; the common mismatches only)
-DISTRIBUTION_OF = {
-    "cv2": "opencv-python", "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml", "skimage": "scikit-image",
-    "google.protobuf": "protobuf", "torch_xla": "torch_xla", "tensorflow_io": "tensorflow-io", "attr": "attrs",
-    "dateutil": "python-dateutil", "dotenv": "python-dotenv", "bs4": "beautifulsoup4", "Crypto": "pycryptodome",
-    "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
-    "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools", "cuda": "cuda-python",
-}  # fmt: skip
 
 
 def _top(module: str) -> str:
@@ -46,10 +38,6 @@ _NAMESPACE_TOPS = frozenset({"google", "nvidia", "mpl_toolkits", "azure", "backp
 # (unknown location)" is an API of that distribution, not a build that failed (cuda-python's cuda.bindings and
 # cuda.core share the `cuda` namespace, https://nvidia.github.io/cuda-python/)
 _OWN_NAMESPACES = frozenset({"cuda"})
-LOCAL_TOPS = frozenset({
-    "models", "model", "utils", "util", "src", "lib", "libs", "modules", "module", "common", "core", "tools", "scripts",
-    "configs", "config", "app", "networks", "nets", "layers", "ops", "helpers", "dataset", "data", "experiments",
-})  # fmt: skip
 
 
 def _is_submodule_of_installed(module: str) -> bool:
@@ -97,10 +85,6 @@ def _callee_package(call: str) -> str:
 # name one or two letters from one of them, and itself none of them, is a typo in the import, not a missing package
 # ("lightening" for lightning); the cut-off is difflib's ratio, high enough that torchaudio is not torchvision, and
 # only an edit inside the name counts.
-KNOWN_IMPORTS = frozenset(
-    {*MOVING_APIS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
-     "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
-)  # fmt: skip
 
 
 def _misspelt(top: str) -> str | None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import Lead, rule
-from xladoctor.explain.rules.versions import DISTRIBUTION_OF, _caller
+from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
+from xladoctor.explain.rules.versions import _caller
 from xladoctor.fix import PROJECT_NAME, install
 
 # Programs a library runs as a subprocess, installed by the system's package manager, not by pip

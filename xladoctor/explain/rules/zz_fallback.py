@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, Lead, rule
 from xladoctor.explain.rules.cuda import WENT_ON_WORDS
-from xladoctor.explain.rules.versions import DISTRIBUTION_OF, KNOWN_IMPORTS
 from xladoctor.explain.verdict import native_call
 from xladoctor.fix import install
 
