@@ -66,6 +66,8 @@ TARGETS = (
     Target("timm", "0.9", ("timm",), patches=True),  # 1.0.x is one minor series of many releases
     Target("ultralytics", "8.0", ("ultralytics",)),
     Target("torch", "2.0", ("torch",), platforms=("macosx_11_0_arm64", "macosx_14_0_arm64")),
+    Target("torchvision", "0.15", ("torchvision",)),  # the series that pair with torch 2.0 on
+    Target("bitsandbytes", "0.39", ("bitsandbytes",)),  # 4-bit (QLoRA) came in 0.39
 )
 
 

@@ -173,3 +173,12 @@ def test_a_class_named_with_its_module_is_looked_up_by_its_own_name() -> None:
     log = f"AttributeError: '{qualified}' object has no attribute 'num_heads'\n"
     diagnosis = _explain(log)
     assert diagnosis.decided_by == RULE and "LlamaAttention has num_heads" in diagnosis.cause
+
+
+def test_bitsandbytes_4bit_layers_name_the_release_that_gave_them_their_quantisation_state() -> None:
+    # bitsandbytes 0.43 gave Linear4bit its own quant_state (the wheels' source); code written for it, run on an
+    # older bitsandbytes, asks for an attribute the installed class lacks
+    (linear,) = attribute_history("Linear4bit", "quant_state")
+    assert linear.package == "bitsandbytes" and linear.had[0][0] == "0.43"
+    diagnosis = _explain(_traceback("s = layer.quant_state", "'Linear4bit' object has no attribute 'quant_state'"))
+    assert diagnosis.decided_by == RULE and "bitsandbytes>=0.43" in diagnosis.cause
