@@ -1,7 +1,8 @@
 """Versions that do not fit together, as the libraries' own checks say it: a package a library requires for this use,
 a release it requires, an extension built for another torch, a model or config newer than the library reading it,
 Keras 2 code under Keras 3 (and the reverse), Triton and CUDA releases, plugins of another framework release, and
-code for another Python. The general readings (a module, an attribute, a keyword a release lacks) are versions.py's."""
+code for another Python. The general readings (a module, an attribute a release lacks) are versions.py's; a keyword,
+versions_calls.py's."""
 
 from __future__ import annotations
 
