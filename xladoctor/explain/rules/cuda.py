@@ -394,6 +394,29 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
 # H100/H800" (csrc/flash_attn/flash_api.cpp: TORCH_CHECK(is_sm80 || is_sm90); sm_86 and sm_89 have less shared
 # memory per block than that kernel needs). Its README: head dim 256 backward runs on the other GPUs without dropout
 # from flash-attn 2.5.5, which words the check "head dim 256 with dropout, or head dim 224 with/without dropout".
+# bitsandbytes picks its build by the GPU: below compute capability 7.5 (no int8 tensor cores) it loads the build
+# without cuBLASLt (libbitsandbytes_cudaXXX_nocublaslt), whose int8 matmul stops with this banner (csrc/ops.cu, under
+# NO_CUBLASLT); its own start-up warning says "Compute capability < 7.5 detected! ... try 4-bit quantization"
+@rule(
+    "gpu-arch-unsupported",
+    r"Your GPU does not support Int8 Matmul",
+    source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.41.0/csrc/ops.cu (NO_CUBLASLT); "
+    "bitsandbytes/cuda_setup/main.py (is_cublasLt_compatible: compute capability 7.5)",
+    confidence=0.85,
+)
+def bitsandbytes_int8_below_turing(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "bitsandbytes' 8-bit matmul (LLM.int8: load_in_8bit=True, BitsAndBytesConfig(load_in_8bit=True)) needs int8 "
+        "tensor cores, from compute capability 7.5 (Turing: T4, RTX 20xx) on; on an older GPU (P100, V100, GTX 10xx) "
+        "bitsandbytes loads its build without them and stops here. Load the model in 4-bit instead "
+        "(BitsAndBytesConfig(load_in_4bit=True), bitsandbytes' own advice) or in 16-bit, or run on a GPU of compute "
+        "capability 7.5 or newer.",
+        {"library": "bitsandbytes", "need": "7.5", "option": "load_in_4bit"},
+        verdict="environment",
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv  # the GPU's compute capability",),
+    )
+
+
 _ARCH_OF_MODEL = {"A100": "sm_80", "A800": "sm_80", "H100": "sm_90", "H800": "sm_90", "H200": "sm_90", "B200": "sm_100"}
 
 
