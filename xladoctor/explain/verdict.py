@@ -265,6 +265,15 @@ _MISSING_ATTRIBUTE = re.compile(
 )
 
 
+# Python's own types: a value of the wrong kind ('list' object has no attribute 'shape'), no library's release
+_BUILTIN_TYPES = frozenset({
+    "list", "tuple", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex", "bool",
+    "NoneType", "function", "method", "builtin_function_or_method", "module", "type", "generator", "coroutine",
+    "property", "staticmethod", "classmethod", "range", "slice", "object", "cell", "code", "frame", "mappingproxy",
+    "dict_keys", "dict_values", "dict_items", "map", "filter", "zip", "enumerate", "memoryview", "ellipsis",
+})  # fmt: skip
+
+
 def attribute_guess(failure: Failure) -> Candidate | None:
     """A missing attribute pasted as a bare line, with neither its exception's name nor the frames that would say
     whose code asked for it (an application's pop-up, a node's error box: "'ControlNet' object has no attribute
@@ -275,8 +284,11 @@ def attribute_guess(failure: Failure) -> Candidate | None:
     if failure.kind == "exception" or failure.frames or failure.warning:
         return None
     found = _MISSING_ATTRIBUTE.search(failure.text)
-    if found is None or found.group("object").split(".", 1)[0] in LOCAL_TOPS:
-        return None  # a class of the project's own folders ('models.yolo.Model'): no library's release
+    if found is None or "Did you mean" in failure.text:
+        return None  # Python's own hint of a near name: a typo
+    top, cls = found.group("object").split(".", 1)[0], found.group("object").rsplit(".", 1)[-1]
+    if top in LOCAL_TOPS or top == "__main__" or cls in _BUILTIN_TYPES:
+        return None  # the project's own classes ('models.yolo.Model', the script's '__main__.Net'), Python's own types
     what = f"{found.group('object')}.{found.group('name')}"
     return Candidate(
         "api-version-skew", "unknown",

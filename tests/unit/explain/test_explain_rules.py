@@ -339,8 +339,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
     "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
     "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
-    "user-code-error:fsdp_unit_not_uniform": (tb("ValueError: `FlatParameter` requires uniform `requires_grad`", "torch/distributed/fsdp/_flat_param"), "user-code-error", "not-environment", "use_orig_params=True"),
-    "gpu-arch-unsupported:bitsandbytes_int8_below_turing": ("=============================================\nERROR: Your GPU does not support Int8 Matmul!\n=============================================\n\npython: /mmfs1/gscratch/zlab/timdettmers/git/bitsandbytes/csrc/ops.cu:375: int igemmlt(cublasLtHandle_t, int, int, int, const int8_t*, const int8_t*, void*, float*, int, int, int) [with int FORMATB = 3; int DTYPE_OUT = 32; int SCALE_ROWS = 0]: Assertion `false' failed.\n", "gpu-arch-unsupported", "environment", "load_in_4bit"),
+    "user-code-error:fsdp_unit_not_uniform": (tb("ValueError: Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`", "torch/distributed/fsdp/_flat_param"), "user-code-error", "not-environment", "use_orig_params=True"),
+    "gpu-arch-unsupported:bitsandbytes_int8_below_turing": ("=============================================\nERROR: Your GPU does not support Int8 Matmul!\n=============================================\n\npython: /mmfs1/gscratch/zlab/timdettmers/git/bitsandbytes/csrc/ops.cu:375: int igemmlt(cublasLtHandle_t, int, int, int, const int8_t*, const int8_t*, void*, float*, int, int, int) [with int FORMATB = 3; int DTYPE_OUT = 32; int SCALE_ROWS = 0]: Assertion `false' failed.\n", "gpu-arch-unsupported", "environment", "bitsandbytes>=0.37"),
     "api-version-skew:name_missing_in_library": (tb("NameError: name 'Unpack' is not defined", "speedylib"), "api-version-skew", "environment", "speedylib"),
     "api-version-skew:tensor_subclass_behind_torch": (tb("TypeError: Multiple dispatch failed for 'aten.clone.default'; all __torch_dispatch__ handlers returned NotImplemented:\n\n  - tensor subclass <class 'torchao.dtypes.affine_quantized_tensor.AffineQuantizedTensor'>\n\nFor more information, try re-running with TORCH_LOGS=not_implemented"), "api-version-skew", "environment", "torchao"),
     "hang-timeout:timeout_words": (tb("RuntimeError: the request timed out while waiting for the peer", "somelib"), "hang-timeout", "unknown", "--stall-after"),
@@ -3469,7 +3469,9 @@ _OPTIONAL_IMPORT = (
         ("expr: sympy.Expr", "sympy", "module-not-found", "Install sympy"),  # an optional import that failed
         ("x = np.asarray(y)", "np", "module-not-found", "numpy"),  # by the alias code gives it
         ("logger.warning(msg)", "logger", "api-version-skew", "torch"),  # a name, not a module: another release's
+        ("return F.relu(x)", "F", "api-version-skew", "torch"),  # a submodule's alias: the file's own import
         ("return Unpack[T]", "Unpack", "api-version-skew", "torch"),
+        ("return torch.utils._pytree.tree_map(f, x)", "torch", "api-version-skew", "torch"),  # its own: imported
     ],
 )
 def test_a_module_a_librarys_line_uses_but_never_defined_is_an_optional_import_that_failed(
@@ -3517,12 +3519,19 @@ def test_a_missing_attribute_with_its_exception_and_frames_is_left_to_the_rules(
     assert diagnosis is not None and diagnosis.decided_by != "structure:bare-missing-attribute"
 
 
-def test_an_fsdp_unit_of_two_dtypes_is_the_wrapping_not_the_install() -> None:
-    diagnosis = _diagnose(
-        tb("ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and torch.float32", "torch")
-    )
+@pytest.mark.parametrize(
+    ("message", "word"),
+    [
+        ("Must flatten tensors with uniform dtype but got torch.float16 and torch.float32", "mixed_precision"),
+        ("Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.uint8", "bnb_4bit_quant_storage"),
+        ("`FlatParameter` requires uniform dtype but got torch.float16 and torch.float32", "mixed_precision"),
+        ("`FlatParameter` requires uniform `requires_grad`", "from torch 2.1 on"),  # torch 2.0's words and limit
+    ],
+)
+def test_an_fsdp_unit_of_two_dtypes_or_frozen_and_trained_parameters_is_the_wrapping(message: str, word: str) -> None:
+    diagnosis = _diagnose(tb(f"ValueError: {message}", "torch/distributed/fsdp/_flat_param"))
     assert diagnosis is not None and diagnosis.family == "user-code-error" and diagnosis.verdict == "not-environment"
-    assert "mixed_precision" in diagnosis.cause
+    assert word in diagnosis.cause, diagnosis.cause
 
 
 def test_torch_xlas_device_check_with_the_cpu_is_a_tensor_left_behind() -> None:
@@ -3533,4 +3542,57 @@ def test_torch_xlas_device_check_with_the_cpu_is_a_tensor_left_behind() -> None:
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "user-code-error:tensor_left_on_the_cpu", diagnosis
-    assert "tensor on the cpu device" in diagnosis.cause and diagnosis.verdict == "not-environment"
+    assert "a device argument) on the CPU" in diagnosis.cause and diagnosis.verdict == "not-environment"
+
+
+def test_an_optional_import_names_the_distribution_to_install_and_none_where_the_platform_has_no_build() -> None:
+    log = _OPTIONAL_IMPORT.format(code="expr: sympy.Expr", name="sympy")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params["package"] == "sympy" and diagnosis.params["caller"] == "torch"
+    windows = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\Users\\u\\run.py", line 3, in <module>\n'
+        "    main()\n"
+        '  File "C:\\Users\\u\\venv\\Lib\\site-packages\\xformers\\ops\\fmha\\triton.py", line 120, in f\n'
+        "    return triton.cdiv(n, 4)\n"
+        "NameError: name 'triton' is not defined\n"
+    )
+    diagnosis = _diagnose(windows)
+    assert diagnosis is not None and diagnosis.family == "module-not-found", diagnosis
+    assert "Windows" in diagnosis.cause and not any("install triton" in r for r in diagnosis.remediation)
+
+
+def test_torch_xlas_device_check_against_another_device_is_not_read_as_the_cpu() -> None:
+    log = tb(
+        "RuntimeError: aten_xla_bridge.cpp:276 : Check failed: device.type() == at::kXLA (cuda vs. xla)", "torch_xla"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:tensor_left_on_the_cpu", diagnosis
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "'list' object has no attribute 'shape'",  # Python's own types: a value of the wrong kind
+        "'builtins.NoneType' object has no attribute 'to'",
+        "'__main__.Net' object has no attribute 'fc3'",  # the script's own class
+        "'Trainer' object has no attribute 'lr_schedular'. Did you mean: 'lr_scheduler'?",  # a typo, said so
+    ],
+)
+def test_a_bare_missing_attribute_of_pythons_own_types_or_the_scripts_is_no_release_guess(line: str) -> None:
+    diagnosis = _diagnose(line + "\n")
+    assert diagnosis is None or diagnosis.decided_by != "structure:bare-missing-attribute", diagnosis
+
+
+def test_a_dll_is_named_from_the_last_loading_before_it_and_its_folder_as_a_distribution() -> None:
+    log = (
+        "OSError: [WinError 126] The specified module could not be found while loading C:\\venv\\Lib\\site-packages"
+        "\\xformers\\foo and Error loading\n"
+        'C:\\Users\\me\\venv\\lib\\site-packages\\cv2\\opencv_videoio_ffmpeg.dll" or one of its dependencies.\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.params["dll"].startswith("C:\\Users\\me"), diagnosis.params
+    assert diagnosis.params["package"] == "opencv-python"
+    nvidia = 'OSError: Error loading "C:\\venv\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn64_9.dll" or one of its dependencies.\n'
+    diagnosis = _diagnose(nvidia)
+    assert diagnosis is not None and "reinstall nvidia" not in diagnosis.cause

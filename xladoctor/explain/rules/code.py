@@ -838,16 +838,20 @@ def spawn_without_main_guard(found: re.Match[str], failure: Failure) -> Lead:
     "user-code-error",
     r"Input tensor is not an XLA tensor: (?P<type>[\w.]{1,60})"
     # the same bridge's device check (XLA_CHECK_EQ(device.type(), at::kXLA)), printed with the device it got
-    r"|Check failed: device\.type\(\) == at::kXLA \((?P<device>\w{1,20}) vs\. xla\)",
+    r"|Check failed: device\.type\(\) == at::kXLA \((?P<device>cpu) vs\. xla\)",
     source="https://github.com/pytorch/xla/blob/master/torch_xla/csrc/aten_xla_bridge.cpp",
     confidence=0.85,
 )
 def tensor_left_on_the_cpu(found: re.Match[str], failure: Failure) -> Lead:
-    what = found.group("type") or f"tensor on the {found.group('device')} device"
+    what = found.group("type") or "tensor (or a device argument) on the CPU"
     return Lead(
-        yours(failure, f"an operation on the XLA device was given a {what} that is still on the CPU")
-        + ": every tensor it takes counts, a module's weights included. Move the model as well as the data to the "
-        "device (model.to(xm.xla_device()), or torch_xla.device() in torch_xla 2.5+). Not an environment problem.",
+        yours(
+            failure,
+            f"An operation on the XLA device was given a {what} that is not on the XLA device: every tensor it takes "
+            "counts, a module's weights included, and so does a device passed to it (a collective's device=). Move "
+            "the model as well as the data to the device (model.to(xm.xla_device()), or torch_xla.device() in "
+            "torch_xla 2.5+).",
+        ),
         {"type": found.group("type") or found.group("device"), "call": "xla_device"},
         verdict="not-environment",
     )

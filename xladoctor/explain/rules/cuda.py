@@ -394,26 +394,32 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
 # H100/H800" (csrc/flash_attn/flash_api.cpp: TORCH_CHECK(is_sm80 || is_sm90); sm_86 and sm_89 have less shared
 # memory per block than that kernel needs). Its README: head dim 256 backward runs on the other GPUs without dropout
 # from flash-attn 2.5.5, which words the check "head dim 256 with dropout, or head dim 224 with/without dropout".
-# bitsandbytes picks its build by the GPU: below compute capability 7.5 (no int8 tensor cores) it loads the build
-# without cuBLASLt (libbitsandbytes_cudaXXX_nocublaslt), whose int8 matmul stops with this banner (csrc/ops.cu, under
-# NO_CUBLASLT); its own start-up warning says "Compute capability < 7.5 detected! ... try 4-bit quantization"
+# bitsandbytes before 0.37 ran its int8 matmul on cuBLASLt only, from compute capability 7.5 (int8 tensor cores); for
+# an older GPU it loads its build without cuBLASLt (libbitsandbytes_cudaXXX_nocublaslt), whose int8 matmul stops with
+# this banner (csrc/ops.cu, under NO_CUBLASLT). 0.37.0: "Int8 now supported on all GPUs" (cast to 16/32-bit below
+# 7.5). The banner on a newer GPU means its CUDA set-up picked the wrong build.
 @rule(
     "gpu-arch-unsupported",
     r"Your GPU does not support Int8 Matmul",
-    source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.41.0/csrc/ops.cu (NO_CUBLASLT); "
-    "bitsandbytes/cuda_setup/main.py (is_cublasLt_compatible: compute capability 7.5)",
+    source="https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.36.0/csrc/ops.cu (NO_CUBLASLT); "
+    "bitsandbytes/cuda_setup/main.py (is_cublasLt_compatible: compute capability 7.5); CHANGELOG.md 0.37.0 ('Int8 now "
+    "supported on all GPUs')",
     confidence=0.85,
 )
 def bitsandbytes_int8_below_turing(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        "bitsandbytes' 8-bit matmul (LLM.int8: load_in_8bit=True, BitsAndBytesConfig(load_in_8bit=True)) needs int8 "
-        "tensor cores, from compute capability 7.5 (Turing: T4, RTX 20xx) on; on an older GPU (P100, V100, GTX 10xx) "
-        "bitsandbytes loads its build without them and stops here. Load the model in 4-bit instead "
-        "(BitsAndBytesConfig(load_in_4bit=True), bitsandbytes' own advice) or in 16-bit, or run on a GPU of compute "
-        "capability 7.5 or newer.",
-        {"library": "bitsandbytes", "need": "7.5", "option": "load_in_4bit"},
+        "bitsandbytes ran its 8-bit matmul (LLM.int8: load_in_8bit=True) with its build without cuBLASLt: releases "
+        "before 0.37 ran int8 matmul only on GPUs of compute capability 7.5 or newer (Turing: T4, RTX 20xx, and "
+        "later) and load that build for an older GPU (P100, V100, GTX 10xx); on a newer GPU the banner means its CUDA "
+        "set-up picked the wrong build. Upgrade bitsandbytes: from 0.37 int8 runs on every GPU (below 7.5 the "
+        "weights are cast to 16/32-bit for the matmul), and a current release picks its build anew.",
+        {"library": "bitsandbytes", "need": "7.5", "package": "bitsandbytes"},
+        install(("bitsandbytes", ">=0.37"), upgrade=True),
         verdict="environment",
-        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv  # the GPU's compute capability",),
+        next=(
+            "python -m pip show bitsandbytes  # the release that printed this",
+            "nvidia-smi --query-gpu=name,compute_cap --format=csv  # the GPU's compute capability",
+        ),
     )
 
 

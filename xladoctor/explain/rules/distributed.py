@@ -622,30 +622,48 @@ def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "user-code-error",
-    r"`FlatParameter` requires uniform (?P<what>`requires_grad`|dtype)",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/fsdp/_flat_param.py (FlatParamHandle: "
-    "one flat parameter per FSDP unit); non-uniform requires_grad with use_orig_params=True: pytorch/pytorch#98221",
+    # torch 2.0's words, then torch 2.1's and later (_validate_tensors_to_flatten)
+    r"`FlatParameter` requires uniform (?P<what>`requires_grad`|dtype)"
+    r"|Must flatten tensors with uniform (?P<what2>`requires_grad`|dtype)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/fsdp/_flat_param.py (one flat parameter "
+    "per FSDP unit: _validate_tensors_to_flatten); non-uniform requires_grad with use_orig_params=True from torch 2.1: "
+    "pytorch/pytorch#98221; a 4-bit model's uint8 storage under FSDP: bnb_4bit_quant_storage "
+    "(https://huggingface.co/docs/bitsandbytes/main/en/fsdp_qlora)",
     confidence=0.9,
 )
 def fsdp_unit_not_uniform(found: re.Match[str], failure: Failure) -> Lead:
     """FSDP (use_orig_params=False) flattens each wrapped unit's parameters into one tensor, which has one dtype and
     one requires_grad: a unit that mixes frozen and trained parameters (a LoRA/PEFT model, a frozen encoder), or two
     dtypes, is refused. How the model was wrapped, not the install."""
-    if "dtype" in found.group("what"):
+    if "dtype" in (found.group("what") or found.group("what2") or ""):
+        if "uint8" in failure.message:
+            return Lead(
+                "FSDP was asked to flatten a 4-bit quantized model's weights (bitsandbytes stores them as uint8) with "
+                "its other parameters: give the quantization config the dtype of the rest as its storage "
+                "(BitsAndBytesConfig(..., bnb_4bit_quant_storage=torch.bfloat16), the same as torch_dtype) so that "
+                "FSDP can shard the model; casting the model would break the 4-bit weights.",
+                {"fix": "bnb_4bit_quant_storage", "what": "dtype"},
+                verdict="not-environment",
+            )
         return Lead(
             "FSDP was asked to flatten parameters of different dtypes into one unit (each wrapped unit becomes one "
-            "flat tensor of one dtype): cast the model to one dtype before wrapping it, and give FSDP "
+            "flat tensor of one dtype): load or cast the model in one dtype before wrapping it, and give FSDP "
             "mixed_precision=MixedPrecision(...) for lower-precision compute, or wrap the odd-dtype layers as units "
             "of their own.",
             {"fix": "mixed_precision", "what": "dtype"},
             verdict="not-environment",
         )
+    since = (
+        "Pass use_orig_params=True to FSDP, which accepts mixed requires_grad"
+        if "use_orig_params" in failure.message
+        else "Pass use_orig_params=True to FSDP (it accepts mixed requires_grad from torch 2.1 on: upgrade torch "
+        "first if this is 2.0)"
+    )
     return Lead(
         "One FSDP unit holds both frozen (requires_grad=False) and trained parameters, which a flat parameter "
         "cannot (use_orig_params=False makes each wrapped unit one tensor with one requires_grad): a LoRA/PEFT model "
-        "or a frozen part wrapped together with trained layers. Pass use_orig_params=True to FSDP (torch 2.1 and "
-        "later accept mixed requires_grad with it), or wrap so each unit is all frozen or all trained (an "
-        "auto-wrap policy that makes the frozen modules units of their own), or freeze after wrapping.",
+        f"or a frozen part wrapped together with trained layers. {since}, or wrap so each unit is all frozen or all "
+        "trained (an auto-wrap policy that makes the frozen modules units of their own), or freeze after wrapping.",
         {"fix": "use_orig_params=True", "what": "requires_grad"},
         verdict="not-environment",
     )

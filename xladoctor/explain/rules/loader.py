@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import Failure, is_distribution_file, owner_of
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
 from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
 
@@ -327,10 +327,13 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     module = found.group("module") or ""
     # a console wraps the path anywhere (at "Error loading", or inside a folder's name) and a cut may take its
     # opening quote: the line breaks are the console's, not the path's
-    dll = re.search(r'loading\s{0,3}["“]?(?P<dll>[^"“”]{1,260}?\.dll)["”]', failure.haystack)
+    # (from the last "loading" before the name: an earlier "while loading ..." in the same message is other text)
+    dll = re.search(r'loading\s{0,3}["“]?(?P<dll>(?:(?!loading)[^"“”]){1,260}?\.dll)["”]', failure.haystack)
     where = dll.group("dll").replace("\n", "").replace("\\\\", "\\") if dll else ""
     what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
     shipped = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<package>\w+)[/\\]", where)
+    if shipped is not None and shipped.group("package") in ("nvidia",):
+        shipped = None  # a namespace of several wheels (nvidia-cudnn-cu12, ...): no one package to reinstall
     why = found.group("why") or ""
     # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted and as translated back to English
     if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", failure.haystack):
@@ -350,7 +353,7 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
             {"module": module, "dll": where, "library": "Visual C++ Redistributable"},
             shell("winget install Microsoft.VCRedist.2015+.x64  # the Visual C++ runtime the wheels link"),
         )
-    package = shipped.group("package") if shipped else ""
+    package = DISTRIBUTION_OF.get(shipped.group("package"), shipped.group("package")) if shipped else ""
     return Lead(
         f"Windows could not load {what}or a DLL it depends on (WinError 126): the Microsoft Visual C++ "
         "Redistributable, a CUDA DLL, or the package's own DLLs are missing."

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, Lead, rule
 from xladoctor.explain.rules.cuda import WENT_ON_WORDS
@@ -14,10 +15,11 @@ from xladoctor.explain.verdict import native_call
 from xladoctor.fix import install
 
 # Import names that libraries import optionally (try: import X / except ImportError: pass) and use later: a name
-# of these left undefined in a library's frame is a package that is not installed
+# of these left undefined in a library's frame is a package that did not import. Only names whose PyPI project is the
+# one people install (not apex, which on PyPI is another project, nor cupy or mmcv, whose installs are per CUDA)
 _IMPORT_NAMES = frozenset({
     *KNOWN_IMPORTS, "sympy", "pandas", "cv2", "PIL", "psutil", "yaml", "requests", "onnx", "librosa", "soundfile",
-    "kornia", "mmcv", "apex", "cupy", "numba", "pynvml", "nvtx", "scipy", "sklearn", "matplotlib",
+    "kornia", "numba", "pynvml", "nvtx", "scipy", "sklearn", "matplotlib",
 })  # fmt: skip
 
 SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
@@ -243,12 +245,18 @@ def not_implemented_in_library(found: re.Match[str], failure: Failure) -> Lead |
     )
 
 
-def _optional_module(name: str, frame: Frame) -> str | None:
+def _optional_module(name: str, failure: Failure) -> str | None:
     """The module an undefined name stands for, when the frame's line uses it as one (`expr: sympy.Expr`) and it is
-    a package's import name or the alias code gives it (np, tf): a library's optional import that failed."""
-    module = IMPORT_ALIASES.get(name, name)
-    if module not in _IMPORT_NAMES or not re.search(rf"(?<![\w.]){re.escape(name)}\.\w", frame.code):
+    a package's import name or the alias code gives it (np, tf): a library's optional import that failed. Not when
+    the stack runs that package's own code (it imported; the name is a file's own missing import)."""
+    frame = failure.last_frame
+    # only a package's own alias: `F` and `nn` undefined are a missing `import torch.nn.functional as F` in the
+    # library's file (its defect), not torch missing, which would have failed its import first
+    module = IMPORT_ALIASES.get(name, name) if name not in ("F", "nn", "K") else name
+    if frame is None or module not in _IMPORT_NAMES or not re.search(rf"(?<![\w.]){re.escape(name)}\.\w", frame.code):
         return None
+    if any(f.owner == module for f in failure.frames):
+        return None  # its own frames are in the stack: it is installed and imported
     return module
 
 
@@ -267,14 +275,29 @@ def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | No
     if frame is None or frame.user or not frame.owner or frame.owner == "python":
         return None
     name = found.group("name")
-    module = _optional_module(name, frame)
+    module = _optional_module(name, failure)
     if module is not None:
         distribution = DISTRIBUTION_OF.get(module, module)
+        platform = platform_of_failure(failure)
+        unbuilt = NO_BUILD.get((module, platform or ""))
+        said = (
+            f"{frame.owner}'s code uses the module {name} ({frame.short()}), which it imports only when the import "
+            f"works (an optional import, skipped when it fails): {module} did not import here, most often because it "
+            "is not installed (else it is installed but refused: too old for the library, or broken; the command "
+            "below shows its own error)."
+        )
+        if unbuilt is not None:
+            return Lead(
+                f"{said} On {'Windows' if platform == 'windows' else 'macOS'} it is not a matter of installing it: "
+                f"{unbuilt[0]}",
+                {"package": unbuilt[1] or distribution, "caller": frame.owner, "name": name, "module": module},
+                install((unbuilt[1], "")) if unbuilt[1] else None,
+                verdict="environment",
+                family="module-not-found",
+            )
         return Lead(
-            f"{frame.owner}'s code uses the module {name} ({frame.short()}), which it imports only when it is "
-            f"installed (an optional import, skipped when it fails): {module} is not installed in this environment. "
-            f"Install {distribution}.",
-            {"package": frame.owner, "name": name, "module": module},
+            f"{said} Install {distribution}.",
+            {"package": distribution, "caller": frame.owner, "name": name, "module": module},
             install((distribution, "")),
             verdict="environment",
             family="module-not-found",
