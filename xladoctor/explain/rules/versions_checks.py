@@ -140,6 +140,34 @@ def required_version(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# transformers' is_torch_available (utils/import_utils.py): a torch older than the release needs is not an error there,
+# it is switched off with one warning, and the failure comes later as torch's names missing (NameError: name 'torch'
+# is not defined, "cannot import name 'AdamW'", "requires the PyTorch library but it was not found")
+@rule(
+    "version-mismatch",
+    r"Disabling PyTorch because PyTorch >= ?(?P<need>\d+\.\d+(?:\.\d+)?) is required but found "
+    r"(?P<have>\d+\.\d+[\w.+]*)",
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
+    "(is_torch_available: 'Disabling PyTorch because PyTorch >= ... is required but found ...')",
+    confidence=0.9,
+)
+def transformers_disabled_torch(found: re.Match[str], failure: Failure) -> Lead:
+    need, have = found.group("need"), found.group("have")
+    return Lead(
+        f"transformers needs torch {need} or newer and found {have}: it switched its PyTorch code off (a warning, "
+        "not an error), so what fails next is torch's names missing in transformers (NameError: name 'torch' is "
+        "not defined, a class it cannot import). Upgrade torch to "
+        f"{need} or newer (from the same index as the installed build, so a CUDA build stays one: its "
+        f"torch.version.cuda says which), or install a transformers release made for torch {have}.",
+        {"package": "torch", "need": f"torch>={need}", "installed": have, "library": "transformers"},
+        verdict="environment",
+        next=(
+            'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to replace',
+            "python -m pip show transformers",
+        ),
+    )
+
+
 @rule(
     "version-mismatch",
     r"Detected that PyTorch and (?P<pkg>\w{2,40}) were compiled with different CUDA (?:major )?versions"
