@@ -3597,3 +3597,9 @@ def test_a_dll_is_named_from_the_last_loading_before_it_and_its_folder_as_a_dist
     nvidia = 'OSError: Error loading "C:\\venv\\Lib\\site-packages\\nvidia\\cudnn\\bin\\cudnn64_9.dll" or one of its dependencies.\n'
     diagnosis = _diagnose(nvidia)
     assert diagnosis is not None and "reinstall nvidia" not in diagnosis.cause
+
+
+def test_a_dll_path_pasted_with_forward_slashes_is_named_by_its_file() -> None:
+    log = 'OSError: [WinError 126] Error loading "C:/Users/me/venv/Lib/site-packages/torch/lib/c10.dll" or one of its dependencies.\n'
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "Windows could not load c10.dll or" in diagnosis.cause, diagnosis.cause

@@ -312,6 +312,10 @@ def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# a path pasted with backslashes (Windows) or forward slashes: its last part is the file
+_PATH_SEPARATOR = re.compile(r"[/\\]")
+
+
 @rule(
     "missing-library",
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
@@ -330,7 +334,8 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     # (from the last "loading" before the name: an earlier "while loading ..." in the same message is other text)
     dll = re.search(r'loading\s{0,3}["“]?(?P<dll>(?:(?!loading)[^"“”]){1,260}?\.dll)["”]', failure.haystack)
     where = dll.group("dll").replace("\n", "").replace("\\\\", "\\") if dll else ""
-    what = f"{where.rsplit(chr(92), 1)[-1]} " if where else f"the extension module {module} " if module else "a DLL "
+    name = _PATH_SEPARATOR.split(where)[-1]  # a Windows path, or one pasted with forward slashes
+    what = f"{name} " if where else f"the extension module {module} " if module else "a DLL "
     shipped = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<package>\w+)[/\\]", where)
     if shipped is not None and shipped.group("package") in ("nvidia",):
         shipped = None  # a namespace of several wheels (nvidia-cudnn-cu12, ...): no one package to reinstall

@@ -25,7 +25,7 @@ IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstra
 MODULEOBJECT = "https://github.com/python/cpython/blob/main/Objects/moduleobject.c"
 
 
-def _top(module: str) -> str:
+def top_of(module: str) -> str:
     return module.split(".", 1)[0]
 
 
@@ -40,7 +40,7 @@ _OWN_NAMESPACES = frozenset({"cuda"})
 
 
 def _is_submodule_of_installed(module: str) -> bool:
-    top = _top(module)
+    top = top_of(module)
     return "." in module and top not in _NAMESPACE_TOPS and top not in LOCAL_TOPS and module not in DISTRIBUTION_OF
 
 
@@ -49,7 +49,7 @@ def _is_submodule_of_installed(module: str) -> bool:
 _PASSING_ON = frozenset({"_call_impl", "_wrapped_call_impl"})
 
 
-def _caller(failure: Failure) -> str | None:
+def calling_package(failure: Failure) -> str | None:
     """The package whose code made the failing call (None: the user's), past the frames that only pass it on."""
     frames = list(failure.frames)
     while len(frames) > 1 and (
@@ -64,7 +64,7 @@ def _caller(failure: Failure) -> str | None:
 _FORWARDS = re.compile(r"\(\s*\*\w{1,30}\s*(?:,\s*\*\*\w{1,30}\s*)?\)|\(\s*\*\*\w{1,30}\s*\)")
 
 
-def _parties(failure: Failure, caller: str) -> str:
+def other_parties(failure: Failure, caller: str) -> str:
     """The other packages whose code is in the stack: a method called on `self` runs the override of the subclass a
     package above defined (DeepSpeed's elastic agent under torch's), so each of them may be the side to move."""
     others = list(dict.fromkeys(f.owner for f in failure.frames if f.owner and f.owner not in (caller, "python")))
@@ -73,10 +73,10 @@ def _parties(failure: Failure, caller: str) -> str:
     return f"; the stack also runs code of {', '.join(others[:3])}, whose subclass or wrapper may be the other side"
 
 
-def _callee_package(call: str) -> str:
+def callee_package(call: str) -> str:
     """The package a called name starts with ('torch.nn.functional.pad' -> torch); '' when it starts with a class
     or a bare function (`Trainer.get_batch_samples`, `forward`): Python's message does not name the module."""
-    top = _top(call)
+    top = top_of(call)
     return top if "." in call and top.islower() else ""
 
 
@@ -130,7 +130,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module")
     if re.search(r"'; '[\w.]{1,100}' is not a package", failure.haystack):
         return None  # a file named like the package (module_shadowed_by_a_file)
-    top = _top(module)
+    top = top_of(module)
     compiled = module.startswith(("torch._C", "torch_xla._XLAC")) or module.endswith("._C")
     if _is_submodule_of_installed(module) and not compiled:
         return None  # a submodule an installed package lacks: api-version-skew (submodule_gone) reads it
@@ -406,7 +406,7 @@ def _pin(package: str, spec: str, note: str | None = None) -> tuple[Fix | None, 
     if package in _NOT_ALONE:
         return None, f" Install that {package} {_NOT_ALONE[package]}."
     below = re.search(r"<(\d[\w.]*)", spec)
-    instead = _instead_of_pinning(package, below.group(1)) if below else None
+    instead = instead_of_pinning(package, below.group(1)) if below else None
     if instead is not None:
         return instead[1], instead[0]
     return install((package, spec), note=note), ""
@@ -530,7 +530,7 @@ def _host_lacks(module: str, host: str, failure: Failure) -> Lead:
     confidence=0.85,
 )
 def circular_import(found: re.Match[str], failure: Failure) -> Lead:
-    top = _top(found.group("module"))
+    top = top_of(found.group("module"))
     lead = _shadowed(top)
     return Lead(
         f"The module {found.group('module')} was asked for a name while it was still being imported (a circular "
@@ -551,21 +551,21 @@ def module_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
     module, name = found.group("module"), found.group("name")
     if "partially initialized module" in failure.message or "most likely due to a circular import" in failure.message:
         return None
-    if ".csrc" in module and _top(module) not in ("torch", "torch_xla", "jax", "jaxlib", "tensorflow"):
+    if ".csrc" in module and top_of(module) not in ("torch", "torch_xla", "jax", "jaxlib", "tensorflow"):
         # a package's compiled kernels, bound as <package>...csrc: one missing is a build that left it out
         return Lead(
-            f"{module} is {_top(module)}'s compiled extension, and it has no {name}: the extension was not built, or "
+            f"{module} is {top_of(module)}'s compiled extension, and it has no {name}: the extension was not built, or "
             "built without that kernel (a wheel or source install that skipped the CUDA build: no nvcc, a CUDA_HOME "
-            f"unset at install time). Build {_top(module)} from source with its CUDA extension (pip install "
+            f"unset at install time). Build {top_of(module)} from source with its CUDA extension (pip install "
             "--no-build-isolation, from its repository), or install a wheel that ships the kernels.",
-            {"module": module, "name": name, "package": _top(module)},
+            {"module": module, "name": name, "package": top_of(module)},
             family="build-failure",
             next=("which nvcc && nvcc --version; echo $CUDA_HOME",),
         )
     own = _own_module(failure, module)
     if own is not None:
         return _inconsistent_release(own, module, name)
-    return _api_skew_lead(module, _top(module), failure, name)
+    return _api_skew_lead(module, top_of(module), failure, name)
 
 
 def _own_module(failure: Failure, module: str) -> str | None:
@@ -575,7 +575,7 @@ def _own_module(failure: Failure, module: str) -> str | None:
     accessor = _accessor(failure)
     if accessor is None or accessor.owner in (None, "python"):
         return None
-    top = _top(module)
+    top = top_of(module)
     if accessor.owner.replace("-", "_").lower() == top.lower():
         return accessor.owner
     return accessor.owner if top in LOCAL_TOPS and _host_with_folder(failure, top) == accessor.owner else None
@@ -609,7 +609,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
     if "circular import" in failure.message:
         return Lead(
             f"{module} imported itself while loading (a circular import): a file of yours named like a package "
-            f"({_top(module)}.py in the working folder) shadows the installed one.",
+            f"({top_of(module)}.py in the working folder) shadows the installed one.",
             {"module": module, "name": name},
             verdict="not-environment",
             confidence=0.6,
@@ -626,7 +626,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             family="build-failure",
             next=(f"python -c 'import {module}; print({module}.__path__)'  # the folder Python found",),
         )
-    return _api_skew_lead(module, _top(module), failure, name)
+    return _api_skew_lead(module, top_of(module), failure, name)
 
 
 # records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for
@@ -639,7 +639,7 @@ _IMPORT_ALIASES = IMPORT_ALIASES
 _ALIASES = {"pytorch-lightning": re.compile(r"\bpl\.\w+\("), "lightning": re.compile(r"(?<![\w.])L\.\w+\(")}
 
 
-def _log_names(package: str, failure: Failure) -> bool:
+def log_names(package: str, failure: Failure) -> bool:
     alias = _ALIASES.get(package)
     if alias is not None and any(alias.search(f.code) for f in failure.frames):
         return True
@@ -648,7 +648,7 @@ def _log_names(package: str, failure: Failure) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(package.replace('-', '_'))}\b", text) is not None
 
 
-def _instead_of_pinning(package: str, after: str, name: str = "") -> tuple[str, Fix] | None:
+def instead_of_pinning(package: str, after: str, name: str = "") -> tuple[str, Fix] | None:
     """What to do where pinning the older release cannot work: TensorFlow 2.16 and newer require Keras 3, so keras<3
     cannot be installed beside them; Keras 2 lives on as tf-keras, which tf.keras becomes with TF_USE_LEGACY_KERAS=1.
     `name`: the refused keyword, when dropping it is the other way out."""
@@ -877,7 +877,7 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
     # a class Python names with its module ('tensorrt.tensorrt.Builder' object): the table knows its own name
     cls, name = (found.group("object") or found.group("type")).rsplit(".", 1)[-1], found.group("name")
     histories = attribute_history(cls, name)
-    named = [h for h in histories if _log_names(h.package, failure)]
+    named = [h for h in histories if log_names(h.package, failure)]
     if len(named) > 1 or (not named and len(histories) != 1):
         return None  # classes of that name in two packages the log does not tell apart
     picked = named[0] if named else histories[0]
@@ -1053,7 +1053,7 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
             verdict="not-environment",
             confidence=0.7,
         )
-    top = _top(module)
+    top = top_of(module)
     # pickle's message names the module's file: under site-packages (dist-packages on Debian and Colab) the module
     # is an installed package's; a file elsewhere is a project's own, whatever it is called
     installed = bool(re.search(r"[/\\](?:site|dist)-packages[/\\]", path)) if path else top in KNOWN_IMPORTS

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure, Frame
+from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule
 from xladoctor.explain.rules.versions import (
-    _IMPORT_ALIASES,
-    _callee_package,
-    _caller,
-    _instead_of_pinning,
-    _log_names,
-    _parties,
-    _top,
+    callee_package,
+    calling_package,
+    instead_of_pinning,
+    log_names,
+    other_parties,
+    top_of,
 )
 from xladoctor.fix import install
 from xladoctor.matrix.failures import (
@@ -36,7 +35,7 @@ from xladoctor.matrix.failures import (
 )
 def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     call, name = found.group("call"), found.group("name")
-    caller = _caller(failure)
+    caller = calling_package(failure)
     if not failure.frames and re.fullmatch(r"\w*Config\.__init__", call):
         # a library's configuration class given a key it does not know: a config file (adapter_config.json,
         # config.json) saved by a newer release of that library, read by the older one installed
@@ -55,7 +54,7 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     return Lead(
         f"{caller} calls {call}() with {name}=, which the installed version of the callee does not take: {caller} "
         f"was written for another release of the library it calls.",
-        {"call": call, "name": name, "caller": caller, "package": _callee_package(call)},
+        {"call": call, "name": name, "caller": caller, "package": callee_package(call)},
         verdict="environment",
     )
 
@@ -76,7 +75,7 @@ def multiple_values_for_argument(found: re.Match[str], failure: Failure) -> Lead
     options repeating it). In a library's call, or a framework's function with no traceback to say whose call, a
     release question; in the user's own call, the user's to change."""
     call, name, keyword = found.group("call"), found.group("name"), bool(found.group("keyword"))
-    caller, package = _caller(failure), _callee_package(call)
+    caller, package = calling_package(failure), callee_package(call)
     installed = failure.installed_library  # a name pip knows: the only one `pip show` may be given
     shown = tuple(f"python -m pip show {p}" for p in dict.fromkeys((installed, package)) if p)
     how, moved, yours = (
@@ -126,7 +125,7 @@ def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
     instead = " (Keras 3 spells it learning_rate=)" if name == "lr" else ""
     # lr= is Keras 2's own name (Keras 3 dropped the alias); another keyword may be a typo as well
     written = "the code was written for Keras 2" if name == "lr" else "most often, code written for Keras 2"
-    legacy = _instead_of_pinning("keras", "3", name)
+    legacy = instead_of_pinning("keras", "3", name)
     return Lead(
         f"A Keras 3 optimizer refuses {name}={instead}: {written} (tf.keras before TensorFlow 2.16), and the Keras "
         f"installed is 3. Write the Keras 3 argument.{legacy[0] if legacy else ''}",
@@ -137,7 +136,7 @@ def keras3_optimizer_argument(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_UPPER_ALIASES = "|".join(alias for alias in _IMPORT_ALIASES if alias[:1].isupper())  # a module path starts lower
+_UPPER_ALIASES = "|".join(alias for alias in IMPORT_ALIASES if alias[:1].isupper())  # a module path starts lower
 
 
 # Names that start a dotted call without being a module: an object's attribute (`self.model.generate(`).
@@ -222,7 +221,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         found = re.search(rf"(?<![\w.]){module}\.{re.escape(callee)}\s*\(", frame.code)
         if found is None:
             return _aliased_callee(call, callee, name, frame)
-        top = _IMPORT_ALIASES.get(_top(found.group("module")), _top(found.group("module")))
+        top = IMPORT_ALIASES.get(top_of(found.group("module")), top_of(found.group("module")))
         distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
         if top in _NOT_MODULES or top in LOCAL_TOPS or (not callee[:1].isupper() and top not in KNOWN_IMPORTS):
             return None
@@ -239,7 +238,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         return None
     if failure.kind == "line" and (call.rsplit(".", 1)[-1] in _OWN_CALLABLES or call.endswith("__")):
         return None  # quoted without a traceback, forward() or __init__() is as likely the user's own class
-    package = _callee_package(call)
+    package = callee_package(call)
     whose = package or f"the library that defines {call}"
     return Lead(
         f"{call}() does not take {name}=, and the log shows no traceback to say who called it: most often the code "
@@ -266,7 +265,7 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
     """unexpected_keyword's kin: a library calls a function with a number of arguments it does not take, which is
     one library written for another release of another (a method that gained or lost a parameter)."""
     call = found.group("call")
-    caller = _caller(failure)
+    caller = calling_package(failure)
     if caller is None or caller == "python":
         return None  # the user's own call: a mistake of theirs, judged as user code
     what = (
@@ -276,9 +275,9 @@ def call_signature_changed(found: re.Match[str], failure: Failure) -> Lead | Non
     )
     return Lead(
         f"{caller} calls {call}() {what}: the two sides were written for different releases ({caller}, or the "
-        f"package that defines {call}, is newer than the other){_parties(failure, caller)}. Install the releases "
+        f"package that defines {call}, is newer than the other){other_parties(failure, caller)}. Install the releases "
         f"made for each other: upgrade {caller}, or pin the other to the version {caller} was written for.",
-        {"call": call, "caller": caller, "package": _callee_package(call)},
+        {"call": call, "caller": caller, "package": callee_package(call)},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | head -100",),
     )
@@ -322,7 +321,7 @@ def _history_pick(
         h for h in found
         if (h.removed or h.added) and (not h.var_keyword or (named_callable and h.added and not h.removed))
     ]  # fmt: skip
-    named = [h for h in changed if _log_names(h.package, failure)]
+    named = [h for h in changed if log_names(h.package, failure)]
     if named:
         return named[0], True, []
     alike = {(h.removed, h.added, h.first if h.added else "", h.next_series) for h in changed}
@@ -408,7 +407,7 @@ def _history_lead(picked: ParameterHistory, shown: bool, also: list[str], failur
             + f", or install the release it was written for ({package}<{after})."
         )  # fmt: skip
         fix = install((package, f"<{after}"), note=f"or change {name}= in the call, as above")
-        instead = _instead_of_pinning(package, after, name)
+        instead = instead_of_pinning(package, after, name)
         if instead is not None:
             told, fix = told + instead[0], instead[1]
     else:

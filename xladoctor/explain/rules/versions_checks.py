@@ -10,7 +10,7 @@ import re
 
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
-from xladoctor.explain.rules.versions import _caller
+from xladoctor.explain.rules.versions import calling_package
 from xladoctor.fix import PROJECT_NAME, install
 
 # Programs a library runs as a subprocess, installed by the system's package manager, not by pip
@@ -723,7 +723,7 @@ def binding_arguments_refused(found: re.Match[str], failure: Failure) -> Lead | 
     types = given.group("types") if given else ""
     owner = re.match(r"(?P<top>[a-z_]\w*)\.", types)
     extension = owner.group("top") if owner else ""
-    caller = _caller(failure)
+    caller = calling_package(failure)
     if caller is None and failure.frames:
         return None  # the user's own call with the wrong types: judged as user code
     who = caller if caller not in (None, "python") else "the calling code"
