@@ -9,6 +9,7 @@ what is.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure
 
@@ -66,3 +67,24 @@ NO_BUILD: dict[tuple[str, str], tuple[str, str | None]] = {
         None,
     ),
 }
+
+
+@dataclass(frozen=True)
+class Unbuilt:
+    """A package the platform a failure shows has no build of (NO_BUILD's row for it)."""
+
+    platform: str  # windows | macos
+    said: str  # why installing it is no fix there, and what is
+    instead: str | None  # the package that provides the module there, when one does
+
+    @property
+    def name(self) -> str:
+        return "Windows" if self.platform == "windows" else "macOS"
+
+
+def unbuilt_here(module: str, failure: Failure) -> Unbuilt | None:
+    """The row of NO_BUILD for `module` on the platform the failure shows; None where it has a build (or the
+    platform is not told)."""
+    platform = platform_of_failure(failure)
+    row = NO_BUILD.get((module, platform or ""))
+    return Unbuilt(platform, *row) if row is not None and platform is not None else None

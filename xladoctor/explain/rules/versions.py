@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import sys
 
-from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
+from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile
 from xladoctor.fix import Fix, export, install
@@ -161,15 +161,12 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             confidence=0.8,
         )
     package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
-    platform = platform_of_failure(failure)
-    unbuilt = NO_BUILD.get((top, platform or ""))
+    unbuilt = unbuilt_here(top, failure)
     if unbuilt is not None:
-        said, instead = unbuilt
         return Lead(
-            f"No module named {module!r}, and on {'Windows' if platform == 'windows' else 'macOS'} it is not a "
-            f"matter of installing it: {said}",
-            {"module": module, "package": instead or package, "platform": platform or ""},
-            install((instead, "")) if instead else None,
+            f"No module named {module!r}, and on {unbuilt.name} it is not a matter of installing it: {unbuilt.said}",
+            {"module": module, "package": unbuilt.instead or package, "platform": unbuilt.platform},
+            install((unbuilt.instead, "")) if unbuilt.instead else None,
             next=('python -c "import torch; print(torch.__version__)"',),
         )
     building = any(w in failure.message for w in ("build wheel", "Getting requirements", "setup.py", "pyproject"))

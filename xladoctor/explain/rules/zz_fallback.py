@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.platforms import NO_BUILD, platform_of_failure
+from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, Lead, rule
 from xladoctor.explain.rules.cuda import WENT_ON_WORDS
@@ -18,8 +18,7 @@ from xladoctor.fix import install
 # of these left undefined in a library's frame is a package that did not import. Only names whose PyPI project is the
 # one people install (not apex, which on PyPI is another project, nor cupy or mmcv, whose installs are per CUDA)
 _IMPORT_NAMES = frozenset({
-    *KNOWN_IMPORTS, "sympy", "pandas", "cv2", "PIL", "psutil", "yaml", "requests", "onnx", "librosa", "soundfile",
-    "kornia", "numba", "pynvml", "nvtx", "scipy", "sklearn", "matplotlib",
+    *KNOWN_IMPORTS, "sympy", "psutil", "requests", "onnx", "librosa", "soundfile", "kornia", "numba", "pynvml", "nvtx",
 })  # fmt: skip
 
 SOURCE = "xladoctor's structure rules: the exception type and the words of its message (docs/explain.md)"
@@ -278,8 +277,7 @@ def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | No
     module = _optional_module(name, failure)
     if module is not None:
         distribution = DISTRIBUTION_OF.get(module, module)
-        platform = platform_of_failure(failure)
-        unbuilt = NO_BUILD.get((module, platform or ""))
+        unbuilt = unbuilt_here(module, failure)
         said = (
             f"{frame.owner}'s code uses the module {name} ({frame.short()}), which it imports only when the import "
             f"works (an optional import, skipped when it fails): {module} did not import here, most often because it "
@@ -288,10 +286,9 @@ def name_missing_in_library(found: re.Match[str], failure: Failure) -> Lead | No
         )
         if unbuilt is not None:
             return Lead(
-                f"{said} On {'Windows' if platform == 'windows' else 'macOS'} it is not a matter of installing it: "
-                f"{unbuilt[0]}",
-                {"package": unbuilt[1] or distribution, "caller": frame.owner, "name": name, "module": module},
-                install((unbuilt[1], "")) if unbuilt[1] else None,
+                f"{said} On {unbuilt.name} it is not a matter of installing it: {unbuilt.said}",
+                {"package": unbuilt.instead or distribution, "caller": frame.owner, "name": name, "module": module},
+                install((unbuilt.instead, "")) if unbuilt.instead else None,
                 verdict="environment",
                 family="module-not-found",
             )
