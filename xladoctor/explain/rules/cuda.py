@@ -396,8 +396,8 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
 # from flash-attn 2.5.5, which words the check "head dim 256 with dropout, or head dim 224 with/without dropout".
 # bitsandbytes before 0.37 ran its int8 matmul on cuBLASLt only, from compute capability 7.5 (int8 tensor cores); for
 # an older GPU it loads its build without cuBLASLt (libbitsandbytes_cuda118_nocublaslt.so for CUDA 11.8), whose int8
-# matmul stops with this banner (csrc/ops.cu, under NO_CUBLASLT). 0.37.0: "Int8 now supported on all GPUs" (cast to 16/32-bit below
-# 7.5). The banner on a newer GPU means its CUDA set-up picked the wrong build.
+# matmul stops with this banner (csrc/ops.cu, under NO_CUBLASLT). 0.37.0: "Int8 now supported on all GPUs" (cast to
+# 16/32-bit below 7.5). The banner on a newer GPU means its CUDA set-up picked the wrong build.
 @rule(
     "gpu-arch-unsupported",
     r"Your GPU does not support Int8 Matmul",
