@@ -9,10 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import size_in_bytes
+from xladoctor.explain.rules.builds import SETUPTOOLS_WITH_PKG_RESOURCES
 from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
 from xladoctor.facts.builds import torch_cuda
@@ -33,6 +36,17 @@ class Joined:
     # the fix the facts make instead of the rule's: a pin made exact, or an empty one when the facts show the rule's
     # cannot help (an allocation larger than the whole GPU); None keeps the rule's
     fix: Fix | None
+
+
+def _lacks_the_module(installed: Distribution, module: str) -> bool:
+    """An installed release that no longer ships the module the log missed (setuptools 82+ and pkg_resources), so
+    the package being there confirms the log instead of contradicting it."""
+    if module.split(".", 1)[0] != "pkg_resources" or canonicalize_name(installed.name) != "setuptools":
+        return False
+    try:
+        return not SpecifierSet(SETUPTOOLS_WITH_PKG_RESOURCES).contains(Version(installed.version), prereleases=True)
+    except InvalidVersion:
+        return False
 
 
 def _pin_required(facts: Facts, package: str) -> str:
@@ -246,7 +260,12 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
                     )
     elif family == "module-not-found" and params.get("package"):
         installed = facts.installed(str(params["package"]))
-        if installed is not None:
+        if installed is not None and _lacks_the_module(installed, str(params.get("module", ""))):
+            said.append(
+                f"{installed.name} {installed.version} is installed in {facts.interpreter}, a release without "
+                f"{params['module']}: that is the cause, and the pin below replaces it."
+            )
+        elif installed is not None:
             said.append(
                 f"{installed.name} {installed.version} is installed in {facts.interpreter}: the program ran in another "
                 "interpreter (another venv or conda env), or a file of yours shadows the module."

@@ -370,7 +370,7 @@ def _explained_by_build(
         lead = isolated_build_lacks(module)
         return Candidate(
             "build-failure", "environment", lead.cause, chosen.confidence, chosen.failure,
-            "build-failure:build_needs_module", dict(lead.params), None, lead.next, BUILD_ISOLATION,
+            "build-failure:build_needs_module", dict(lead.params), lead.fix, lead.next, BUILD_ISOLATION,
         )  # fmt: skip
     return next(
         (

@@ -333,6 +333,51 @@ def test_a_module_installed_here_means_another_interpreter_ran() -> None:
     assert diagnosis.family == "module-not-found" and diagnosis.contradicted
 
 
+_PKG_RESOURCES_AT_RUN = (
+    'Traceback (most recent call last):\n  File "/home/me/venv/lib/python3.11/site-packages/tensorboard/'
+    'default.py", line 3, in <module>\n    import pkg_resources\n'
+    "ModuleNotFoundError: No module named 'pkg_resources'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("installed", "contradicted", "said"),
+    [
+        ("82.0.1", False, "a release without pkg_resources"),
+        ("81.0.0", True, "the program ran in another interpreter"),
+        (None, False, ""),
+    ],
+)
+def test_pkg_resources_is_setuptools_before_82_and_the_installed_setuptools_says_which(
+    installed: str | None, contradicted: bool, said: str
+) -> None:
+    """setuptools 82.0.0 removed pkg_resources (its NEWS.rst): an installed 82+ confirms the log, an 81 contradicts
+    it, and the fix pins setuptools below 82 either way."""
+    diagnosis = explain_stream(
+        "run.log", io.BytesIO(_PKG_RESOURCES_AT_RUN.encode()), _with_trl(installed, "setuptools")
+    ).diagnosis
+    assert diagnosis is not None and diagnosis.family == "module-not-found"
+    assert "setuptools 82.0.0" in diagnosis.cause and diagnosis.params["package"] == "setuptools"
+    assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined
+    assert any("'setuptools<82'" in command for command in diagnosis.remediation), diagnosis.remediation
+
+
+def test_pkg_resources_missing_in_an_isolated_build_pins_setuptools_and_builds_without_isolation() -> None:
+    log = (
+        "  Getting requirements to build wheel ... error\n  error: subprocess-exited-with-error\n\n"
+        "  \u00d7 Getting requirements to build wheel did not run successfully.\n  \u2502 exit code: 1\n"
+        "  \u2570\u2500> [17 lines of output]\n      Traceback (most recent call last):\n"
+        '        File "/tmp/pip-build-env-x/overlay/lib/python3.12/site-packages/setuptools/build_meta.py", line 331,'
+        " in get_requires_for_build_wheel\n"
+        '        File "<string>", line 3, in <module>\n'
+        "      ModuleNotFoundError: No module named 'pkg_resources'\n      [end of output]\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "build-failure" and "setuptools 82.0.0" in diagnosis.cause
+    assert any("'setuptools<82'" in command for command in diagnosis.remediation), diagnosis.remediation
+    assert any("--no-build-isolation" in command for command in diagnosis.next), diagnosis.next
+
+
 # ---- a constructor's keyword against its library's release history (compat_matrix/failures/api-history.json) ----
 
 _AT_USER_CALL = (
@@ -1155,3 +1200,149 @@ def test_a_log_with_no_failure_words_is_read_from_its_last_line() -> None:
                  "Enabling OOM protection: max_split_size_mb=512", "not implemented ops fall back to CPU"):  # fmt: skip
         quiet = _explain(f"step 1 loss 2.3\nsaving to /tmp/out\n{last}\n")
         assert quiet.records == 1 and quiet.diagnosis is None, (last, quiet.diagnosis)
+
+
+def test_inductor_names_the_compiler_it_could_not_start() -> None:
+    """torch/_inductor/exc.py InvalidCxxCompiler(compiler): the name read from the log reaches a command only quoted."""
+    diagnosis = _explain("torch._inductor.exc.InductorError: RuntimeError: Compiler: g++ is not found.\n").diagnosis
+    assert diagnosis.decided_by == "build-failure:inductor_compiler_not_found" and "g++" in diagnosis.cause
+    assert diagnosis.next[0].startswith("command -v g++;"), diagnosis.next
+    windows = _explain("InvalidCxxCompiler: Compiler: C:\\tools\\x\\g++.exe is not found.\n").diagnosis
+    assert "command -v 'C:\\tools\\x\\g++.exe';" in windows.next[0], windows.next
+
+
+_TORCH_GPU_WARNING = (
+    "/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:283: UserWarning: \n"
+    "Found GPU0 {gpu} which is of compute capability (CC) {cc}.\n"
+    "The following list shows the CCs this version of PyTorch was built for and the hardware CCs it supports:\n"
+    "- 5.0 which supports hardware CC >=5.0,<6.0 except {{5.3}}\n"
+    "- 9.0 which supports hardware CC >=9.0,<10.0\n"
+    "{tail}\n  warnings.warn(\n"
+)
+
+
+def test_torchs_own_list_of_builds_for_this_gpu_becomes_the_fix() -> None:
+    """torch/cuda/__init__.py (_warn_unsupported_code, after 2.9) names the builds of the same release that carry
+    the GPU's kernels: the first of them is the command, and the GPU the first line named stays in the cause."""
+    tail = (
+        "Your installed torch==2.10.0+cu126 does not include kernels for this GPU. Reinstall the same version against "
+        "a CUDA build that does, e.g.:\n"
+        "  For CUDA 12.9 use pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu129\n"
+        "  For CUDA 13.0 use pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu130"
+    )
+    diagnosis = _explain(_TORCH_GPU_WARNING.format(gpu="NVIDIA GeForce RTX 5090", cc="12.0", tail=tail)).diagnosis
+    assert diagnosis.decided_by == "gpu-arch-unsupported:torch_names_the_builds_for_this_gpu"
+    assert "CUDA 12.9 (cu129), CUDA 13.0 (cu130)" in diagnosis.cause
+    assert any("torch==2.10.0" in c and "whl/cu129" in c for c in diagnosis.remediation), diagnosis.remediation
+
+
+def test_a_gpu_no_build_of_the_release_carries_needs_an_older_release_not_another_index() -> None:
+    tail = (
+        "No published PyTorch CUDA builds for release 2.10.0+cu126 support this GPU. Visit "
+        "https://pytorch.org/get-started/locally/ to find a compatible release."
+    )
+    diagnosis = _explain(_TORCH_GPU_WARNING.format(gpu="Tesla K80", cc="3.7", tail=tail)).diagnosis
+    assert diagnosis.decided_by == "gpu-arch-unsupported:torch_names_the_builds_for_this_gpu"
+    assert "older torch release" in diagnosis.cause and not any("index-url" in c for c in diagnosis.remediation)
+
+
+@pytest.mark.parametrize(
+    ("message", "package"),
+    [
+        ("RuntimeError: Need networkx installed to perform smart recomputation heuristics", "networkx"),
+        ("RuntimeError: To use the ILP for memory budget checkpointing you need to install scipy", "scipy"),
+        ("RuntimeError: FXGraphDrawer requires the pydot package to be installed. Please install pydot through your "
+         "favorite Python package manager.", "pydot"),
+        ("OnnxExporterError: Module onnx is not installed!", "onnx"),
+        ("ModuleNotFoundError: pynvml does not seem to be installed or it can't be imported.", "pynvml"),
+        ("RuntimeError: Please install the `filelock` package to set `jax_compilation_cache_max_size`", "filelock"),
+        ("ValueError: `visualize_sharding` requires `rich` to be installed.", "rich"),
+        ("ValueError: Handling remote paths requires installing TensorFlow (in order to use gfile).", "TensorFlow"),
+    ],
+)  # fmt: skip
+def test_a_frameworks_own_words_for_an_optional_dependency_name_it(message: str, package: str) -> None:
+    """torch's, JAX's and Keras's words when an optional dependency is absent (torch/_functorch/partitioners.py,
+    torch/cuda/__init__.py, jax/_src/lru_cache.py, keras/src/utils/file_utils.py, ...)."""
+    diagnosis = _explain(message + "\n").diagnosis
+    assert (diagnosis.decided_by, diagnosis.params.get("package")) == ("module-not-found:requires_package", package)
+
+
+@pytest.mark.parametrize(
+    "message", ["RuntimeError: This feature requires installing from source: see the docs", "RuntimeError: you need "
+                "to install the CUDA toolkit"],
+)  # fmt: skip
+def test_a_sentence_after_install_is_not_a_package_name(message: str) -> None:
+    assert _explain(message + "\n").diagnosis.decided_by != "module-not-found:requires_package"
+
+
+def test_a_broken_weights_file_is_named_by_the_variable_that_chose_it() -> None:
+    """The loaders' own frames pass the file on under their parameters' names (ckpt, filename); the outermost call
+    that passes it by a variable's name is where it was chosen, and what the reader has to check."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/ComfyUI/execution.py", line 158, in process_inputs\n'
+        "    results.append(getattr(obj, func)(**inputs))\n"
+        '  File "/srv/ComfyUI/nodes.py", line 967, in load_clip\n'
+        "    clip_vision = comfy.clip_vision.load(clip_path)\n"
+        '  File "/srv/ComfyUI/comfy/utils.py", line 34, in load_torch_file\n'
+        "    sd = safetensors.torch.load_file(ckpt, device=device.type)\n"
+        '  File "/usr/lib/python3.10/site-packages/safetensors/torch.py", line 313, in load_file\n'
+        '    with safe_open(filename, framework="pt", device=device) as f:\n'
+        "safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "user-code-error" and diagnosis.params["variable"] == "clip_path"
+    assert "/srv/ComfyUI/nodes.py:967" in diagnosis.cause
+    frameless = _explain("safetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge\n")
+    assert "variable" not in frameless.diagnosis.params
+
+
+@pytest.mark.parametrize(
+    ("message", "package", "want", "fix"),
+    [
+        ("OSError: Loading a distributed checkpoint requires torch>=2.8.", "torch", ">=2.8", None),
+        ("ValueError: Grad Scaler with MPS device requires a Pytorch >= 2.8.0", "torch", ">=2.8.0", None),
+        ("RuntimeError: LoRA with DTensor tensor parallelism requires transformers >= 5.17.0. Please upgrade.",
+         "transformers", ">=5.17.0", "'transformers>=5.17.0'"),
+        ("ValueError: Trying to load old OFT checkpoint, which is no longer supported. Please install PEFT <= v0.15.2 "
+         "to load it or train a new OFT adapter.", "peft", "<=0.15.2", "'peft<=0.15.2'"),
+        ("ValueError: nossh launcher requires DeepSpeed >= 0.14.5", "deepspeed", ">=0.14.5", "'deepspeed>=0.14.5'"),
+    ],
+)  # fmt: skip
+def test_a_librarys_own_release_check_names_the_release_to_install(
+    message: str, package: str, want: str, fix: str | None
+) -> None:
+    """transformers/distributed/checkpoint.py, accelerate/utils/modeling.py, peft/tuners/lora/model.py,
+    peft/tuners/oft/model.py: a minimum (or maximum) release in the library's words. torch is never reinstalled from
+    a bare pip command (it could trade the CUDA build): its fix is said, with the command to see the build."""
+    diagnosis = _explain(message + "\n").diagnosis
+    assert diagnosis.decided_by == "version-mismatch:requires_a_release"
+    assert (diagnosis.params["package"], diagnosis.params["want"]) == (package, want)
+    if fix is None:
+        assert not diagnosis.remediation and "torch.version.cuda" in diagnosis.next[0]
+    else:
+        assert any(fix in command for command in diagnosis.remediation), diagnosis.remediation
+
+
+@pytest.mark.parametrize(
+    ("message", "package"),
+    [
+        ("ValueError: `tiktoken` is required to read a `tiktoken` file. Install it with `pip install tiktoken`.",
+         "tiktoken"),
+        ("ValueError: PEFT is not installed. Please install it with `pip install peft`", "peft"),
+        ("RuntimeError: torchaudio is required for audio. Install with: pip install torchaudio", "torchaudio"),
+        ("ValueError: NeptuneCallback requires the Neptune client library to be installed. To install the library, "
+         "run `pip install neptune`.", "neptune"),
+    ],
+)  # fmt: skip
+def test_the_pip_command_an_error_ends_with_names_the_package(message: str, package: str) -> None:
+    diagnosis = _explain(message + "\n").diagnosis
+    assert diagnosis.decided_by == "module-not-found:requires_package" and diagnosis.params["package"] == package
+
+
+def test_pips_own_conflict_lines_are_not_a_librarys_release_check() -> None:
+    log = (
+        "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\n"
+        "xformers 0.0.23 requires torch==2.1.0, but you have torch 2.2.0 which is incompatible.\n"
+    )
+    assert _explain(log).diagnosis.family == "resolver-conflict"

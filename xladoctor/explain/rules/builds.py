@@ -4,10 +4,12 @@ declare, a wheel made for another platform."""
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.install import built_package
+from xladoctor.fix import install
 
 
 @rule(
@@ -113,6 +115,8 @@ BUILD_BOX = re.compile(
 
 
 def isolated_build_lacks(module: str) -> Lead:
+    if module == "pkg_resources":
+        return pkg_resources_removed(module, building=True)
     return Lead(
         f"The package's build script imports {module}, which the isolated build environment the installer made for "
         f"it does not have (pip and uv build in a fresh environment, without the installed {module}). Install "
@@ -120,6 +124,35 @@ def isolated_build_lacks(module: str) -> Lead:
         "--no-build-isolation <package>), or use a prebuilt wheel.",
         {"module": module, "option": "--no-build-isolation"},
         next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
+    )
+
+
+# setuptools 82.0.0 (2026-02-08) removed pkg_resources (setuptools NEWS.rst, "v82.0.0 Deprecations and Removals",
+# pypa/setuptools#3085), and venvs from Python 3.12 on (and uv's) have no setuptools at all: the name goes missing both
+# ways, and setuptools<82 answers both. A build (pip's isolated build environment takes the newest setuptools) needs
+# the pin where pip builds, so the build runs against the interpreter's own setuptools.
+SETUPTOOLS_WITH_PKG_RESOURCES = "<82"
+
+
+def pkg_resources_removed(module: str, building: bool) -> Lead:
+    said = (
+        f"No module named {module!r}: pkg_resources comes with setuptools, and setuptools 82.0.0 (February 2026) "
+        "removed it; Python 3.12+ and uv venvs ship no setuptools at all. The code importing it needs setuptools "
+        f"{SETUPTOOLS_WITH_PKG_RESOURCES} in the interpreter that ran it"
+    )
+    if building:
+        return Lead(
+            said + ": here a package's build imports it, and pip's isolated build environment takes the newest "
+            "setuptools, so pin it and build without isolation.",
+            {"module": module, "package": "setuptools"},
+            install(("setuptools", SETUPTOOLS_WITH_PKG_RESOURCES), ("wheel", "")),
+            next=("pip install --no-build-isolation PACKAGE  # the package whose build failed",),
+        )
+    return Lead(
+        said + ".",
+        {"module": module, "package": "setuptools"},
+        install(("setuptools", SETUPTOOLS_WITH_PKG_RESOURCES)),
+        next=("python -m pip show setuptools  # the version the interpreter that ran it has",),
     )
 
 
@@ -184,4 +217,35 @@ def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
         "publishes wheels for, which need no build.",
         {"tool": tool, "package": built_package(failure.haystack)},
         next=(f"command -v {tool}",),
+    )
+
+
+# Inductor's C++ path starts the compiler it was given (torch._inductor.config.cpp.cxx, $CXX) before its first build;
+# a name that is not on PATH raises InvalidCxxCompiler(compiler): "Compiler: cl is not found." on Windows (MSVC's cl
+# is on PATH only in a Visual Studio developer prompt), "Compiler: g++ is not found." elsewhere (MinGW's check too)
+@rule(
+    "build-failure",
+    r"Compiler: (?P<compiler>[\w.+\\/:-]{1,200}) is not found\.",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py (InvalidCxxCompiler: 'Compiler: "
+    "{compiler} is not found.'); torch/_inductor/cpp_builder.py (check_compiler_exist_windows, "
+    "check_mingw_win32_flavor)",
+    confidence=0.85,
+)
+def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    compiler = found.group("compiler")
+    if re.search(r"(?:^|[\\/])cl(?:\.exe)?$", compiler, re.IGNORECASE):
+        return Lead(
+            "torch.compile's Inductor backend builds C++ with MSVC's cl.exe, and cl is not on PATH: it is there only "
+            'in a Visual Studio developer prompt. Install the Visual Studio Build Tools with the "Desktop development '
+            'with C++" workload, then run Python from the "x64 Native Tools Command Prompt" (or call vcvars64.bat '
+            "first).",
+            {"compiler": "cl", "tool": "MSVC"},
+            next=("where cl",),
+        )
+    return Lead(
+        f"torch.compile's Inductor backend builds C++ with {compiler}, and {compiler} is not installed or not on "
+        "PATH (torch._inductor.config.cpp.cxx, from $CXX, names it). Install a C++ compiler (apt-get install g++, "
+        "or conda install -c conda-forge cxx-compiler), or point CXX at one that is there.",
+        {"compiler": compiler, "variable": "CXX"},
+        next=(f'command -v {shlex.quote(compiler)}; echo "CXX=$CXX"',),
     )

@@ -6,8 +6,9 @@ when it refuses them. The tensors' own shapes, dtypes and devices are code.py's.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule, yours
 from xladoctor.fix import install
 
@@ -23,6 +24,31 @@ _BROKEN_WEIGHTS = (
     r"|unexpected EOF, expected \d+ more bytes\. The file might be corrupted"
     r"|Unable to (?:synchronously )?open file \((?P<hdf5>file signature not found|truncated file)"
 )
+
+
+# a call's argument that names a file: `load_torch_file(feature_extractor_path)`, `torch.load(args.ckpt)`
+_FILE_ARGUMENT = re.compile(
+    r"\((?:[^()]*[,(]\s*)?(?:\w+=)?(?P<variable>[A-Za-z_][\w.]*?(?:path|file|filename|ckpt|checkpoint|weights?)"
+    r"(?:_\w+)?)\s*[,)]",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class GivenFile:
+    variable: str
+    frame: Frame
+
+
+def where_the_file_was_given(failure: Failure) -> GivenFile | None:
+    """The outermost frame whose call passes a file by a variable's name: where that file was chosen (a node's
+    `load_torch_file(feature_extractor_path)`, a script's `torch.load(args.ckpt)`), before the loaders' own frames
+    hand it on under their parameters' names."""
+    for frame in failure.frames:
+        argument = _FILE_ARGUMENT.search(frame.code)
+        if argument is not None:
+            return GivenFile(argument.group("variable"), frame)
+    return None
 
 
 @rule(
@@ -48,10 +74,16 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
         else "it is cut short or corrupt (an interrupted download, a full disk): download it again and compare its "
         "size or checksum with the source's"
     )
+    given = where_the_file_was_given(failure)
+    at = (
+        f" The file is the one {given.variable} names, given at {given.frame.short()} (`{given.frame.code.strip()}`)."
+        if given is not None
+        else ""
+    )
     return Lead(
         f"The weights or checkpoint file being loaded is not a whole one ({found.group(0)[:100]}): {why}. Not an "
-        "environment problem: the file, not the installed packages.",
-        {"what": found.group(0)[:100]},
+        f"environment problem: the file, not the installed packages.{at}",
+        {"what": found.group(0)[:100], **({"variable": given.variable} if given is not None else {})},
         verdict="not-environment",
         next=("head -c 200 ...  # the weights file: a Git LFS pointer or an HTML page shows as text",),
     )

@@ -273,6 +273,64 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# torch's newer words for the same refusal (torch/cuda/__init__.py, _warn_unsupported_code, after 2.9): the GPU's
+# compute capability, then either the builds of this very release that carry it ("For CUDA 12.9 use pip install
+# torch==2.10.0 --index-url https://download.pytorch.org/whl/cu129") or "No published PyTorch CUDA builds for release
+# ... support this GPU" (a GPU older than every build's list: an older torch release, not another index)
+_TORCH_OFFERS = re.compile(
+    r"For CUDA (?P<cuda>\d{1,2}\.\d{1,2}) use pip install torch==(?P<version>[\w.+]{1,40}) --index-url "
+    r"(?P<index>https://download\.pytorch\.org/whl/(?:nightly/)?cu\d{2,4})\b"
+)
+
+
+@rule(
+    "gpu-arch-unsupported",
+    r"Found GPU(?P<index>\d{1,3}) (?P<gpu>[^\n]{1,80}?) which is of compute capability \(CC\) "
+    r"(?P<cc>\d{1,2}\.\d{1,2})\."
+    r"|Your installed torch==(?P<installed>[\w.+]{1,40}) does not include kernels for this GPU"
+    r"|No published PyTorch CUDA builds for release (?P<release>[\w.+]{1,40}) support this GPU",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_warn_unsupported_code: 'Found "
+    "GPU{i} {name} which is of compute capability (CC) ...', 'For CUDA {cuda} use pip install torch==... "
+    "--index-url ...', 'No published PyTorch CUDA builds for release ... support this GPU')",
+    confidence=0.95,
+)
+def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    # the warning's lines reach the rule as one record or two (its first line, then "Your installed torch=="), so
+    # each part is read for what it says: the GPU from the first, the builds torch offers from the rest
+    cc = found.group("cc")
+    gpu = found.group("gpu").strip() if found.group("gpu") else "This GPU"
+    offers = list(_TORCH_OFFERS.finditer(failure.haystack))
+    params = {"gpu": gpu, "capability": cc, "arch": "sm_" + cc.replace(".", "")} if cc else {"gpu": gpu}
+    about = f"{gpu} (compute capability {cc})" if cc else gpu
+    if not offers:
+        none_published = "No published PyTorch CUDA builds" in failure.haystack
+        return Lead(
+            f"{about} has no kernels in the installed torch build"
+            + (
+                ", and no published CUDA build of this torch release carries them: the GPU is older than every "
+                "build's list. Install an older torch release whose builds still include it (PyTorch's previous "
+                "versions page lists each release's CUDA builds), or use another GPU."
+                if none_published
+                else ": reinstall torch from a CUDA build whose architecture list includes it."
+            ),
+            params,
+            # the warning's first line alone: its later lines (a record of their own when the log split it) name
+            # the builds, so they decide when they are there
+            confidence=0.95 if none_published else 0.55,
+            next=("python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'",),
+        )
+    first = offers[0]
+    listed = ", ".join(f"CUDA {o.group('cuda')} ({o.group('index').rsplit('/', 1)[-1]})" for o in offers)
+    return Lead(
+        f"{about} has no kernels in the installed torch build; torch itself names the builds "
+        f"of this release that carry them: {listed}. Reinstall torch (with torchvision and torchaudio, from the same "
+        "index) from one whose CUDA is at or below the driver's (nvidia-smi's 'CUDA Version').",
+        {**params, "package": "torch", "index": first.group("index")},
+        install(("torch", f"=={first.group('version')}"), index_url=first.group("index"), reinstall=True),
+        next=("nvidia-smi | head -4  # 'CUDA Version': the newest CUDA this driver runs",),
+    )
+
+
 _GENERATION = r"(?:Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
 
 

@@ -11,6 +11,7 @@ import sys
 from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile
+from xladoctor.explain.rules.builds import pkg_resources_removed
 from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import (
     AttributeHistory,
@@ -186,6 +187,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             {"module": module},
             next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
         )
+    if top == "pkg_resources":
+        return pkg_resources_removed(module, building)
     return Lead(
         f"No module named {module!r}: {package} is not installed in the interpreter that ran this, or it was "
         "installed into another one (another venv, conda env, or the system Python).",

@@ -20,6 +20,14 @@ _SYSTEM_PROGRAMS = frozenset({
 })  # fmt: skip
 
 
+_NOT_A_PACKAGE = frozenset({
+    "a", "an", "the", "it", "this", "that", "these", "them", "from", "with", "via", "and", "or", "some", "any", "all",
+    "one", "both", "either", "manually", "separately", "cuda", "cudnn", "rocm", "nvidia", "driver", "toolkit",
+    "additional", "extra", "optional", "dependencies", "package",
+    "packages", "library", "libraries", "module", "modules", "version", "latest",
+})  # fmt: skip
+
+
 @rule(
     "module-not-found",
     r"requires the (?P<pkg>[\w.-]{1,60}) library but it was not found in your environment|(?:requires|needs) "
@@ -32,6 +40,25 @@ _SYSTEM_PROGRAMS = frozenset({
     # a library's own words for an optional dependency it needs for this use ("'onnxruntime' must be installed to
     # use 'hbredin/wespeaker...' embeddings"): the name, quoted, of what to install
     r"|'(?P<must>[A-Za-z][\w.-]{1,60})' must be installed (?:to|for|in order)"
+    # torch's own words for its optional dependencies (torch/_functorch/partitioners.py "Need networkx installed",
+    # torch/cuda/__init__.py "pynvml does not seem to be installed", torch/fx/passes/graph_drawer.py "requires the
+    # pydot package to be installed", torch/onnx "Module onnx is not installed!", "you need to install scipy")
+    r"|\bNeed (?P<need>[A-Za-z][\w.-]{1,60}) installed\b"
+    r"|\byou need to install (?:the )?[`'\"]?(?P<need_to>[A-Za-z][\w.-]{1,60})\b"
+    r"|\brequires the (?P<the_package>[A-Za-z][\w.-]{1,60}) package to be installed"
+    r"|\bModule (?P<module_named>[A-Za-z][\w.-]{1,60}) is not installed\b"
+    r"|\b(?P<seems>[A-Za-z][\w.-]{1,60}) does not seem to be installed\b"
+    # JAX's and Keras's ("Please install the `filelock` package to set ...", "`visualize_sharding` requires `rich` to
+    # be installed", "requires TensorFlow to be installed", "requires installing TensorFlow"): jax/_src/lru_cache.py,
+    # jax/_src/debugging.py, jax/tools/jax_to_ir.py, keras/src/utils/file_utils.py
+    r"|\bPlease install the `?(?P<please>[A-Za-z][\w.\[\]-]{1,60})`? (?:package|library)\b"
+    r"|\brequires [`'\"]?(?P<to_be>[A-Za-z][\w.-]{1,60})[`'\"]? to be installed\b"
+    r"|\brequires installing (?P<installing>[A-Za-z][\w.-]{1,60})\b"
+    r"|\b(?P<unavailable>[A-Za-z][\w.-]{1,60}) is not available, please install it\b"
+    # any library's error that ends in the command to fix it ("`tiktoken` is required to read a `tiktoken` file.
+    # Install it with `pip install tiktoken`", "Please update with `pip install -U kernels`"): the command's package
+    r"|\b(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade)\b[^\n]{0,120}?"
+    r"`?pip install (?P<hint_upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=-]{1,80})"
     # "flash_attn is not installed. Please pip install flash-attn": the library's own words, with the package to get
     r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
@@ -39,8 +66,14 @@ _SYSTEM_PROGRAMS = frozenset({
     "src/transformers/tokenization_utils_fast.py ('Cannot instantiate this tokenizer from a slow version')",
     confidence=0.85,
 )
-def requires_package(found: re.Match[str], failure: Failure) -> Lead:
-    if must := found.group("must"):
+def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
+    named = (
+        "must", "need", "need_to", "the_package", "module_named", "seems", "please", "to_be", "installing",
+        "unavailable",
+    )  # fmt: skip
+    if must := next((found.group(name) for name in named if found.group(name)), None):
+        if must.lower() in _NOT_A_PACKAGE:
+            return None  # "requires installing from source", "you need to install the ...": a sentence, not a name
         if must.lower() in _SYSTEM_PROGRAMS:
             return Lead(
                 f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
@@ -63,11 +96,12 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead:
             next=(f"python -m pip show {distribution}",),
         )
     package = (
-        found.group("pip") or found.group("asked") or found.group("pkg") or found.group("pkg2") or found.group("pkgs")
-        or found.group("slow") or "triton"
+        found.group("pip") or found.group("asked") or found.group("hint") or found.group("pkg") or found.group("pkg2")
+        or found.group("pkgs") or found.group("slow") or "triton"
     )  # fmt: skip
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
-    if spec is not None or found.group("upgrade") or "latest version" in found.group(0):
+    upgrade = found.group("upgrade") or found.group("hint_upgrade")
+    if spec is not None or upgrade or "latest version" in found.group(0):
         # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
         name = spec.group("name") if spec else package
         want = spec.group("want") if spec else "the latest release"
@@ -1213,4 +1247,65 @@ def keras_class_not_located(found: re.Match[str], failure: Failure) -> Lead:
         verdict="not-environment",
         family="user-code-error",
         confidence=0.75,
+    )
+
+
+# The PyPI projects whose minimum (or maximum) release libraries name in their own errors ("requires `torch>=2.8`",
+# "requires a Pytorch >= 2.8.0", "requires peft >= 0.21.0", "only available in PyTorch >= 2.7 (found 2.6.0)", "Please
+# install PEFT <= v0.15.2"): spelled as the libraries spell them, mapped to the name pip takes
+_RELEASED_UNDER_ITS_NAME = frozenset({
+    "torch", "transformers", "peft", "accelerate", "diffusers", "deepspeed", "triton", "jax", "jaxlib", "tensorflow",
+    "keras", "numpy", "bitsandbytes", "vllm", "xformers", "flash-attn", "huggingface-hub", "safetensors", "tokenizers",
+    "trl", "torchvision", "torchaudio", "protobuf", "onnxruntime", "kernels", "datasets", "optimum", "torchao", "timm",
+    "sentence-transformers", "lightning", "pytorch-lightning",
+})  # fmt: skip
+_RELEASED_AS = {
+    **{name: name for name in _RELEASED_UNDER_ITS_NAME},
+    "pytorch": "torch", "flash_attn": "flash-attn", "huggingface_hub": "huggingface-hub",
+}  # fmt: skip
+_RELEASED = "|".join(sorted((re.escape(name) for name in _RELEASED_AS), key=len, reverse=True))
+
+
+@rule(
+    "version-mismatch",
+    r"(?i)\b(?:requires?|needs?|only available (?:in|with|from)|only supported (?:in|with|from)|please install)"
+    r"(?: an?| the)? `?(?P<pkg>" + _RELEASED + r")`?(?: version)? ?(?P<op>>=|<=|==|>|<) ?v?"
+    r"(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})\b(?:[^\n]{0,40}?\bfound:? `?v?(?P<have>\d[\w.+]{0,40}?)`?[).;,\s])?",
+    source="the libraries' own release checks: https://github.com/huggingface/transformers/blob/main/src/transformers/"
+    "distributed/checkpoint.py ('requires `torch>=2.8`'), https://github.com/huggingface/accelerate/blob/main/src/"
+    "accelerate/utils/modeling.py ('requires a Pytorch >= 2.8.0'), https://github.com/huggingface/peft/blob/main/src/"
+    "peft/tuners/lora/model.py ('requires transformers >= ...'), https://github.com/huggingface/peft/blob/main/src/peft/"
+    "tuners/oft/model.py ('Please install PEFT <= v0.15.2')",
+    # a fallback, under the words that name both releases (zz_fallback.releases_disagree, 0.6): "jaxlib 0.4.30
+    # requires jax>=0.4.30" after "Unsupported JAX version 0.4.13" is better read as the pair
+    confidence=0.58,
+    on="fallback",
+)
+def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
+    line_end = found.string.find("\n", found.end())
+    if ", but you have" in found.string[found.start() : line_end if line_end >= 0 else None]:
+        return None  # pip's resolver ("x 1.0 requires torch==2.1.0, but you have torch 2.2.0"): its own rules read it
+    package = _RELEASED_AS[found.group("pkg").lower()]
+    op, version, have = found.group("op"), found.group("version"), found.group("have")
+    want = f"{op}{version}"
+    older = op in ("<=", "<")
+    found_said = f" (the log says {have} is installed)" if have else ""
+    same_index = (
+        " Install it from the index the installed build came from (a CUDA build stays one: torch.version.cuda says "
+        "which), with torchvision and torchaudio of the same release."
+        if package == "torch"
+        else ""
+    )
+    return Lead(
+        f"A library's own check asks for {package}{want}{found_said}: the installed {package} is "
+        f"{'newer' if older else 'older'} than what that code needs. Install {package}{want}, or a release of the "
+        f"library made for the installed {package}.{same_index}",
+        {"package": package, "want": want, **({"have": have} if have else {})},
+        # torch from PyPI's default index can trade the installed CUDA build for another: said, not run
+        None if package == "torch" else install((package, want), upgrade=not older),
+        next=(
+            'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to replace'
+            if package == "torch"
+            else f"python -m pip show {package}",
+        ),
     )
