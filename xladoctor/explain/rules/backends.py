@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
-from xladoctor.fix import install
+from xladoctor.fix import export, install
 
 
 @rule(
@@ -656,6 +656,11 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# the first compute capability with the number format's arithmetic: FP8 on Ada (8.9) and Hopper, FP4 on Blackwell
+# (10.0), bfloat16 on Ampere (8.0); NVIDIA's CUDA C++ Programming Guide, "Compute Capabilities"
+_FLOOR_OF = {"FP8": "8.9", "FP4": "10.0", "BF16": "8.0"}
+
+
 @rule(
     "gpu-arch-unsupported",
     r"(?:GPU|device)s? with (?:CUDA )?(?:compute )?capability (?P<major>\d{1,2})[ .](?P<minor>\d) (?:is|are) not "
@@ -670,11 +675,14 @@ def dtensor_op_without_strategy(found: re.Match[str], failure: Failure) -> Lead:
     # (a refusal's words only: "Detected ... compute capability 8.0 or higher; enabling TF32" is no failure)
     r"|compute capability (?P<floor>\d{1,2}\.\d) or (?:higher|newer|above|greater)(?: is)? required"
     r"|(?:only supported|only runs|requires|required|needs)[^\n;]{0,40}? (?:with |of )?(?:a )?compute capability "
-    r"(?:>= ?|≥ ?|of at least |at least )(?P<least>\d{1,2}\.\d)",
+    r"(?:>= ?|≥ ?|of at least |at least )(?P<least>\d{1,2}\.\d)"
+    # TensorRT's builder: "Networks with FP8 Q/DQ layers require hardware with FP8 support" (Ada 8.9, Hopper 9.0)
+    r"|require hardware with (?P<hardware>FP8|FP4|BF16) support",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp (_scaled_mm's "
     "compute-capability check, widened to sm_89 in later releases); https://github.com/Dao-AILab/flash-attention "
     "(FlashAttention-2 needs Ampere or newer); https://github.com/vllm-project/vllm/blob/main/vllm/config/vllm.py "
-    "(a quantization config's get_min_capability against the GPU's)",
+    "(a quantization config's get_min_capability against the GPU's); https://docs.nvidia.com/deeplearning/tensorrt/ "
+    "(TensorRT's builder: 'require hardware with FP8 support')",
     confidence=0.75,
 )
 def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
@@ -691,7 +699,7 @@ def gpu_generation_refused(found: re.Match[str], failure: Failure) -> Lead:
             {"method": method, "needs": f"sm_{least}", "arch": f"sm_{current}"},
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
-    if floor := found.group("floor") or found.group("least"):
+    if floor := found.group("floor") or found.group("least") or _FLOOR_OF.get(found.group("hardware") or ""):
         fp8 = "fp8" in failure.haystack.lower()
         return Lead(
             f"This needs a GPU of compute capability {floor} or newer (sm_{floor.replace('.', '')}) and this GPU is "
@@ -1005,4 +1013,29 @@ def not_an_xla_tensor(found: re.Match[str], failure: Failure) -> Lead:
         "buffer). Not an environment problem.",
         {"got": got, "device": "xla"},
         verdict="not-environment",
+    )
+
+
+# MIOpen (ROCm's cuDNN) finding no solver for a convolution (MIOpen's src/ocl/convolutionocl.cpp: "No suitable
+# algorithm was found to execute the required convolution", thrown as miopenStatusUnknownError): a gap of the MIOpen
+# build for this GPU and these shapes, not of the install
+@rule(
+    "unsupported-op",
+    r"No suitable algorithm was found to execute the required convolution",
+    source="https://github.com/ROCm/MIOpen/blob/develop/src/ocl/convolutionocl.cpp ('No suitable algorithm was found "
+    "to execute the required convolution'); https://rocm.docs.amd.com/projects/MIOpen/en/latest/reference/"
+    "env_variables.html (MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD: the naive forward solver); settled in "
+    "https://github.com/ROCm/TheRock/issues/749",
+    confidence=0.85,
+)
+def miopen_no_convolution_solver(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "MIOpen, ROCm's convolution library, has no solver for this convolution on this GPU (its shapes, its dtype, "
+        "or a solver that needed a workspace it was not given): a gap of the MIOpen build, not of the install. A newer "
+        "ROCm build of torch usually has one; meanwhile MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD=1 enables MIOpen's "
+        "slow naive solver, or torch.backends.cudnn.enabled = False runs convolutions without MIOpen.",
+        {"library": "MIOpen", "op": "convolution", "variable": "MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD"},
+        export("MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD", "1", note="slow, but it runs the convolution"),
+        verdict="framework-bug",
+        next=("python -c 'import torch; print(torch.__version__, torch.version.hip)'",),
     )

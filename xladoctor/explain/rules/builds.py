@@ -4,7 +4,6 @@ declare, a wheel made for another platform."""
 from __future__ import annotations
 
 import re
-import shlex
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
@@ -146,7 +145,10 @@ def pkg_resources_removed(module: str, building: bool) -> Lead:
             "setuptools, so pin it and build without isolation.",
             {"module": module, "package": "setuptools"},
             install(("setuptools", SETUPTOOLS_WITH_PKG_RESOURCES), ("wheel", "")),
-            next=("pip install --no-build-isolation PACKAGE  # the package whose build failed",),
+            next=(
+                "python -m pip install --no-build-isolation PACKAGE  # the package whose build failed, once the pin "
+                "is in (uv: uv pip install --no-build-isolation PACKAGE)",
+            ),
         )
     return Lead(
         said + ".",
@@ -220,19 +222,19 @@ def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# Inductor's C++ path starts the compiler it was given (torch._inductor.config.cpp.cxx, $CXX) before its first build;
-# a name that is not on PATH raises InvalidCxxCompiler(compiler): "Compiler: cl is not found." on Windows (MSVC's cl
-# is on PATH only in a Visual Studio developer prompt), "Compiler: g++ is not found." elsewhere (MinGW's check too)
+# Inductor on Windows checks the C++ compiler it was given (torch._inductor.config.cpp.cxx, from CXX, cl by default)
+# before its first build: torch/_inductor/cpp_builder.py's check_compiler_exist_windows and check_mingw_win32_flavor
+# raise "Compiler: {compiler} is not found." (as InvalidCxxCompiler(compiler) in torch/_inductor/exc.py on the
+# releases that have it). MSVC's cl is on PATH only in a Visual Studio developer prompt; another name is CXX's.
 @rule(
     "build-failure",
-    r"Compiler: (?P<compiler>[\w.+\\/:-]{1,200}) is not found\.",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py (InvalidCxxCompiler: 'Compiler: "
-    "{compiler} is not found.'); torch/_inductor/cpp_builder.py (check_compiler_exist_windows, "
-    "check_mingw_win32_flavor)",
+    r"(?<!\w)Compiler: (?P<compiler>[^\n]{1,260}?) is not found\.",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/_inductor/cpp_builder.py (check_compiler_exist_windows, "
+    "check_mingw_win32_flavor: 'Compiler: {compiler} is not found.'); torch/_inductor/exc.py (InvalidCxxCompiler)",
     confidence=0.85,
 )
 def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
-    compiler = found.group("compiler")
+    compiler = found.group("compiler").strip().strip("'\"")
     if re.search(r"(?:^|[\\/])cl(?:\.exe)?$", compiler, re.IGNORECASE):
         return Lead(
             "torch.compile's Inductor backend builds C++ with MSVC's cl.exe, and cl is not on PATH: it is there only "
@@ -243,9 +245,10 @@ def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
             next=("where cl",),
         )
     return Lead(
-        f"torch.compile's Inductor backend builds C++ with {compiler}, and {compiler} is not installed or not on "
-        "PATH (torch._inductor.config.cpp.cxx, from $CXX, names it). Install a C++ compiler (apt-get install g++, "
-        "or conda install -c conda-forge cxx-compiler), or point CXX at one that is there.",
+        f"torch.compile's Inductor backend (on Windows) was told to build C++ with {compiler}, and Windows cannot "
+        "start it: the CXX variable (torch._inductor.config.cpp.cxx) names a compiler that is not there or not on "
+        "PATH. Point CXX at the compiler's real path, or clear it to build with MSVC's cl from a Visual Studio "
+        "developer prompt.",
         {"compiler": compiler, "variable": "CXX"},
-        next=(f'command -v {shlex.quote(compiler)}; echo "CXX=$CXX"',),
+        next=("echo %CXX%  # cmd; PowerShell: $env:CXX", "where cl"),
     )

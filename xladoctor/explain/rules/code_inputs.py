@@ -26,12 +26,14 @@ _BROKEN_WEIGHTS = (
 )
 
 
-# a call's argument that names a file: `load_torch_file(feature_extractor_path)`, `torch.load(args.ckpt)`
+# a call's argument that names a weights file: `load_torch_file(feature_extractor_path)`, `torch.load(args.ckpt)`,
+# `load(path)`; not a configuration, a log or an output the same call shape passes
 _FILE_ARGUMENT = re.compile(
-    r"\((?:[^()]*[,(]\s*)?(?:\w+=)?(?P<variable>[A-Za-z_][\w.]*?(?:path|file|filename|ckpt|checkpoint|weights?)"
-    r"(?:_\w+)?)\s*[,)]",
+    r"\((?:[^()\n]{0,300}[,(]\s*)?(?:\w{1,60}=)?(?P<variable>(?:[A-Za-z_][\w.]{0,100}?)?"
+    r"(?:path|file|filename|ckpt|checkpoint|weights?)(?:_\w{1,60})?)\s*[,)]",
     re.IGNORECASE,
 )
+_NOT_WEIGHTS = re.compile(r"config|cfg|log|yaml|json|csv|txt|output|out_|save|dir|image|img|audio|video|data", re.I)
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,15 @@ class GivenFile:
 
 
 def where_the_file_was_given(failure: Failure) -> GivenFile | None:
-    """The outermost frame whose call passes a file by a variable's name: where that file was chosen (a node's
-    `load_torch_file(feature_extractor_path)`, a script's `torch.load(args.ckpt)`), before the loaders' own frames
-    hand it on under their parameters' names."""
+    """The outermost frame of the user's or the application's own code (never an installed library's) whose call
+    passes a weights file by a variable's name: where that file was chosen (a node's
+    `load_torch_file(feature_extractor_path)`, a script's `torch.load(args.ckpt)`), before the loaders hand it on
+    under their parameters' names."""
     for frame in failure.frames:
+        if frame.installed:
+            continue
         argument = _FILE_ARGUMENT.search(frame.code)
-        if argument is not None:
+        if argument is not None and not _NOT_WEIGHTS.search(argument.group("variable")):
             return GivenFile(argument.group("variable"), frame)
     return None
 

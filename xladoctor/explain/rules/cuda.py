@@ -273,14 +273,46 @@ def torch_no_arch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# torch's newer words for the same refusal (torch/cuda/__init__.py, _warn_unsupported_code, after 2.9): the GPU's
-# compute capability, then either the builds of this very release that carry it ("For CUDA 12.9 use pip install
+# torch's newer words for the same refusal (torch/cuda/__init__.py, _warn_unsupported_code: in torch 2.13, not in
+# 2.9): the GPU's compute capability, the capabilities the build carries ("- 9.0 which supports hardware CC
+# >=9.0,<10.0"), then either the builds of this very release that carry it ("For CUDA 12.9 use pip install
 # torch==2.10.0 --index-url https://download.pytorch.org/whl/cu129") or "No published PyTorch CUDA builds for release
-# ... support this GPU" (a GPU older than every build's list: an older torch release, not another index)
+# ... support this GPU": a GPU older than every build's list, newer than it, or one PyTorch publishes no build for at
+# all (a Jetson's integrated GPU, whose torch comes from NVIDIA's Jetson wheels)
 _TORCH_OFFERS = re.compile(
     r"For CUDA (?P<cuda>\d{1,2}\.\d{1,2}) use pip install torch==(?P<version>[\w.+]{1,40}) --index-url "
     r"(?P<index>https://download\.pytorch\.org/whl/(?:nightly/)?cu\d{2,4})\b"
 )
+# (a record's lines lose their list bullet: records.py takes "- " off as a prefix)
+_BUILT_FOR = re.compile(r"^(?:- )?(?P<cc>\d{1,2}\.\d{1,2}) which supports hardware CC", re.MULTILINE)
+
+
+def _capability(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def _beside_the_builds(cc: str, haystack: str) -> str:
+    """Where the GPU stands against the capabilities the build lists: below them all, above them all, or between."""
+    built = sorted((_capability(m.group("cc")) for m in _BUILT_FOR.finditer(haystack)), reverse=False)
+    if not built or not cc:
+        return ""
+    mine = _capability(cc)
+    if mine < built[0]:
+        return (
+            " The GPU is older than every architecture the release's builds carry: an older torch release whose "
+            "builds still include it (PyTorch's previous versions page lists each release's CUDA builds), or another "
+            "GPU."
+        )
+    if mine > built[-1]:
+        return (
+            " The GPU is newer than every architecture the release's builds carry: a newer torch release (or a "
+            "nightly) with a CUDA build for it."
+        )
+    return (
+        " The GPU sits between the architectures the builds carry but is excluded from them, as integrated GPUs "
+        "are (Jetson's 8.7): PyTorch publishes no wheel for it; the torch for it comes from its vendor (NVIDIA's "
+        "Jetson wheels), and with one of those this warning can be harmless."
+    )
 
 
 @rule(
@@ -307,27 +339,30 @@ def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) 
         return Lead(
             f"{about} has no kernels in the installed torch build"
             + (
-                ", and no published CUDA build of this torch release carries them: the GPU is older than every "
-                "build's list. Install an older torch release whose builds still include it (PyTorch's previous "
-                "versions page lists each release's CUDA builds), or use another GPU."
+                ", and no published CUDA build of this torch release carries them."
+                + (_beside_the_builds(cc, failure.haystack) if cc else "")
                 if none_published
                 else ": reinstall torch from a CUDA build whose architecture list includes it."
             ),
             params,
-            # the warning's first line alone: its later lines (a record of their own when the log split it) name
-            # the builds, so they decide when they are there
-            confidence=0.95 if none_published else 0.55,
+            # a warning, whose builds (or their absence) may come in a record of their own: any error the program
+            # stopped at decides first, and the later lines when they name the builds
+            confidence=0.55,
             next=("python -c 'import torch; print(torch.__version__, torch.cuda.get_arch_list())'",),
         )
     first = offers[0]
     listed = ", ".join(f"CUDA {o.group('cuda')} ({o.group('index').rsplit('/', 1)[-1]})" for o in offers)
     return Lead(
         f"{about} has no kernels in the installed torch build; torch itself names the builds "
-        f"of this release that carry them: {listed}. Reinstall torch (with torchvision and torchaudio, from the same "
-        "index) from one whose CUDA is at or below the driver's (nvidia-smi's 'CUDA Version').",
+        f"of this release that carry them: {listed}. Reinstall torch from one whose CUDA is at or below the driver's "
+        "(nvidia-smi's 'CUDA Version'), and torchvision and torchaudio of the releases made for it from the same "
+        "index: a torchvision left from the other CUDA build fails to load beside it.",
         {**params, "package": "torch", "index": first.group("index")},
         install(("torch", f"=={first.group('version')}"), index_url=first.group("index"), reinstall=True),
-        next=("nvidia-smi | head -4  # 'CUDA Version': the newest CUDA this driver runs",),
+        next=(
+            "nvidia-smi | head -4  # 'CUDA Version': the newest CUDA this driver runs",
+            "python -m pip list 2>/dev/null | grep -i -E '^(torchvision|torchaudio) '  # reinstall these from it too",
+        ),
     )
 
 

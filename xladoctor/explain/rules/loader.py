@@ -406,6 +406,42 @@ _CUDA_LIBRARY = re.compile(
 )
 
 
+# The C APIs of NVIDIA's libraries, by their names' prefixes (cudaGetDriverEntryPointByVersion, cublasLtMatmul,
+# cusparseCreateCsr, ncclCommRegister, __nvJitLinkComplete_12_4): a symbol of one of them missing is that library
+# loaded from another CUDA release than its caller was built with, whoever calls it (FAMILIES.md, cuda-library-mismatch)
+_CUDA_APIS = (
+    ("cudnn", "cuDNN"), ("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("cusparse", "cuSPARSE"),
+    ("cusolver", "cuSOLVER"), ("cufft", "cuFFT"), ("curand", "cuRAND"), ("cupti", "CUPTI"), ("nccl", "NCCL"),
+    ("nvJitLink", "nvJitLink"), ("nvrtc", "NVRTC"), ("cuda", "the CUDA runtime (libcudart)"),
+)  # fmt: skip
+
+
+def cuda_library_of(symbol: str) -> str | None:
+    """The NVIDIA library whose C API a symbol belongs to, None for any other (a C++ name, the driver's cuXxx)."""
+    name = symbol.lstrip("_")
+    for prefix, library in _CUDA_APIS:
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
+            return library
+    return None
+
+
+def _cuda_api_missing(symbol: str, api: str, library: str, loaded: str = "") -> Lead:
+    caller = library.replace("\\", "/").rsplit("/", 1)[-1] or "a library"
+    which = f"the {api} loaded ({loaded})" if loaded else f"the {api} loaded"
+    return Lead(
+        f"{caller} calls {symbol[:80]}, a function of {api}, and {which} lacks it: it comes from another "
+        f"CUDA release than the one {caller} was built with (a system CUDA or conda's on the loader's path before the "
+        "nvidia-* wheels, or an older nvidia-* wheel than the framework pins). Keep one CUDA: the wheels' own, or "
+        "the release the framework was built for.",
+        {"symbol": symbol, "library": api, "caller": caller, **({"loaded": loaded} if loaded else {})},
+        family="cuda-library-mismatch",
+        next=(
+            "echo $LD_LIBRARY_PATH  # a system CUDA before the wheels'?",
+            "python -m pip list 2>/dev/null | grep -i nvidia",
+        ),
+    )
+
+
 @rule(
     "undefined-symbol",
     r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@*]{1,2000})|[ \t]*$)",
@@ -436,6 +472,9 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
             next=("echo $LD_LIBRARY_PATH", "python -m pip list 2>/dev/null | grep -i nvidia", "ldconfig -p | grep -E "
                   "'libcudnn|libcublas|libnvJitLink|libcusparse'"),
         )  # fmt: skip
+    api = cuda_library_of(symbol)
+    if api is not None:
+        return _cuda_api_missing(symbol, api, library, version.group("by") if version else "")
     namespace = _namespace(symbol)
     owner = _NAMESPACES.get(namespace or "") or (
         "CUDA's libraries" if symbol.startswith(("cuda", "cu", "cublas", "cudnn")) else
@@ -470,6 +509,17 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.85,
 )
 def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    symbol = found.group("symbol")
+    api = cuda_library_of(symbol)
+    if api is not None:
+        referenced = re.search(r"Referenced from: (?P<caller>\S{1,300})", failure.haystack)
+        expected = re.search(r"Expected in: (?P<loaded>\S{1,300})", failure.haystack)
+        return _cuda_api_missing(
+            symbol.lstrip("_"),
+            api,
+            referenced.group("caller") if referenced else "",
+            expected.group("loaded") if expected else "",
+        )
     return Lead(
         f"An extension was built against another version of a library it links: {found.group('symbol')[:80]} is "
         "not in the one installed. Install the build of that extension made for the installed library.",

@@ -125,6 +125,38 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# XLA's rematerialization pass, which recomputes values to fit a program into the memory left for it
+# (xla/service/hlo_rematerialization.cc: "Can't reduce memory use below {limit} by rematerialization; only reduced to
+# {peak}"): a warning the run may go past, and the allocator's out-of-memory error most often comes next. A negative
+# limit means the program's own arguments (a buffer, a dataset, the parameters) already take more than the device has.
+@rule(
+    "out-of-memory",
+    r"Can't reduce memory use below (?P<limit>-?[\d.]+ ?[KMGTP]i?B)[^\n]{0,40}? by rematerialization; only reduced "
+    r"to (?P<peak>[\d.]+ ?[KMGTP]i?B)",
+    source="https://github.com/openxla/xla/blob/main/xla/service/hlo_rematerialization.cc ('Can't reduce memory use "
+    "below ... by rematerialization; only reduced to ...'); https://docs.jax.dev/en/latest/gpu_memory_allocation.html",
+    confidence=0.85,
+)
+def xla_program_too_large(found: re.Match[str], failure: Failure) -> Lead:
+    limit, peak = found.group("limit"), found.group("peak")
+    arguments = limit.startswith("-")
+    return Lead(
+        f"XLA's compiler could not fit the program into device memory: it needs {peak} at its peak, and the "
+        + (
+            f"memory left for its temporaries is below zero ({limit}): the program's own inputs (its parameters, a "
+            "replay buffer or dataset kept on the device, arrays closed over by the jitted function) already take "
+            "more than the device has. Make those smaller (a smaller buffer or batch, data kept on the host) or shard "
+            "them over more devices."
+            if arguments
+            else f"limit is {limit}. Lower the batch size or the sequence length, rematerialise activations "
+            "(jax.checkpoint), or shard the program over more devices."
+        )
+        + " The run usually stops at the allocator's out-of-memory error that follows. Not an environment problem.",
+        {"memory": "device", "needed": peak, "limit": limit},
+        verdict="not-environment",
+    )
+
+
 @rule(
     "out-of-memory",
     r"OOM when allocating tensor(?: with shape\s?\[(?P<shape>[\d, ]{1,80})\])?|ResourceExhaustedError"

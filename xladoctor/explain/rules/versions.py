@@ -576,9 +576,25 @@ def _own_module(failure: Failure, module: str) -> str | None:
     if accessor is None or accessor.owner in (None, "python"):
         return None
     top = top_of(module)
+    if top in NAMESPACE_TOPS and not _same_namespace_part(module, accessor.file):
+        return None  # pyannote.core reading pyannote.audio: two distributions that share a namespace's name
     if accessor.owner.replace("-", "_").lower() == top.lower():
         return accessor.owner
     return accessor.owner if top in LOCAL_TOPS and _host_with_folder(failure, top) == accessor.owner else None
+
+
+# Namespace packages: one top-level name, several distributions under it (pyannote.core and pyannote.audio,
+# google.protobuf and google.cloud.*, nvidia.cudnn and nvidia.cublas), each released on its own
+NAMESPACE_TOPS = frozenset({"pyannote", "google", "nvidia", "azure", "zope", "sphinxcontrib"})
+
+
+def _same_namespace_part(module: str, file: str) -> bool:
+    """The file is of the namespace's part `module` belongs to (pyannote/audio/... for pyannote.audio.pipelines)."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return False
+    found = re.search(rf"[/\\]{re.escape(parts[0])}[/\\](?P<part>\w+)", file)
+    return found is not None and found.group("part") == parts[1]
 
 
 def _inconsistent_release(owner: str, module: str, name: str) -> Lead:

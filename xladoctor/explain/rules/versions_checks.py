@@ -7,9 +7,11 @@ versions_calls.py's."""
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
+from xladoctor.explain.rules.cuda import WENT_ON_WORDS
 from xladoctor.explain.rules.versions import calling_package
 from xladoctor.fix import PROJECT_NAME, install
 
@@ -19,6 +21,11 @@ _SYSTEM_PROGRAMS = frozenset({
     "gcc", "g++", "make", "node", "npm", "rustc", "cargo",
 })  # fmt: skip
 
+
+# a distribution's system package, not a PyPI project: python3-dev, python3-devel
+_SYSTEM_PACKAGE = re.compile(r"-(?:dev|devel)$", re.IGNORECASE)
+
+_WENT_ON = re.compile(WENT_ON_WORDS)
 
 _NOT_A_PACKAGE = frozenset({
     "a", "an", "the", "it", "this", "that", "these", "them", "from", "with", "via", "and", "or", "some", "any", "all",
@@ -44,10 +51,11 @@ _NOT_A_PACKAGE = frozenset({
     # torch/cuda/__init__.py "pynvml does not seem to be installed", torch/fx/passes/graph_drawer.py "requires the
     # pydot package to be installed", torch/onnx "Module onnx is not installed!", "you need to install scipy")
     r"|\bNeed (?P<need>[A-Za-z][\w.-]{1,60}) installed\b"
-    r"|\byou need to install (?:the )?[`'\"]?(?P<need_to>[A-Za-z][\w.-]{1,60})\b"
+    r"|\byou need to install (?:the )?[`'\"]?(?P<need_to>[A-Za-z][\w.-]{1,60})[`'\"]?"
+    r"(?= ?(?:$|[.,;!]|->|package\b|library\b|first\b|to (?:use|run|set|save|read|load|enable)\b))"
     r"|\brequires the (?P<the_package>[A-Za-z][\w.-]{1,60}) package to be installed"
     r"|\bModule (?P<module_named>[A-Za-z][\w.-]{1,60}) is not installed\b"
-    r"|\b(?P<seems>[A-Za-z][\w.-]{1,60}) does not seem to be installed\b"
+    r"|\b(?P<seems>[A-Za-z][\w.-]{1,60}) does not seem to be installed or it can't be imported"
     # JAX's and Keras's ("Please install the `filelock` package to set ...", "`visualize_sharding` requires `rich` to
     # be installed", "requires TensorFlow to be installed", "requires installing TensorFlow"): jax/_src/lru_cache.py,
     # jax/_src/debugging.py, jax/tools/jax_to_ir.py, keras/src/utils/file_utils.py
@@ -55,10 +63,6 @@ _NOT_A_PACKAGE = frozenset({
     r"|\brequires [`'\"]?(?P<to_be>[A-Za-z][\w.-]{1,60})[`'\"]? to be installed\b"
     r"|\brequires installing (?P<installing>[A-Za-z][\w.-]{1,60})\b"
     r"|\b(?P<unavailable>[A-Za-z][\w.-]{1,60}) is not available, please install it\b"
-    # any library's error that ends in the command to fix it ("`tiktoken` is required to read a `tiktoken` file.
-    # Install it with `pip install tiktoken`", "Please update with `pip install -U kernels`"): the command's package
-    r"|\b(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade)\b[^\n]{0,120}?"
-    r"`?pip install (?P<hint_upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=-]{1,80})"
     # "flash_attn is not installed. Please pip install flash-attn": the library's own words, with the package to get
     r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
@@ -72,8 +76,10 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
         "unavailable",
     )  # fmt: skip
     if must := next((found.group(name) for name in named if found.group(name)), None):
-        if must.lower() in _NOT_A_PACKAGE:
-            return None  # "requires installing from source", "you need to install the ...": a sentence, not a name
+        if must.lower() in _NOT_A_PACKAGE or _SYSTEM_PACKAGE.search(must):
+            # "requires installing from source", "you need to install the ...": a sentence, not a name; a system
+            # package ("Please install the python3-dev package") is not pip's to install
+            return None
         if must.lower() in _SYSTEM_PROGRAMS:
             return Lead(
                 f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
@@ -93,14 +99,17 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
             "library supports; its documentation names the package if this is only a module's name).",
             {"package": distribution},
             confidence=0.7,
-            next=(f"python -m pip show {distribution}",),
+            next=(f"python -m pip show {shlex.quote(distribution.split('[', 1)[0])}",),
         )
+    for group in ("pip", "asked"):
+        if found.group(group) and found.string[found.end(group) : found.end(group) + 1] in ("+", ":", "/"):
+            return None  # "pip install git+https://...", a URL: a checkout or a file, not a project's name
     package = (
-        found.group("pip") or found.group("asked") or found.group("hint") or found.group("pkg") or found.group("pkg2")
-        or found.group("pkgs") or found.group("slow") or "triton"
+        found.group("pip") or found.group("asked") or found.group("pkg") or found.group("pkg2") or found.group("pkgs")
+        or found.group("slow") or "triton"
     )  # fmt: skip
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
-    upgrade = found.group("upgrade") or found.group("hint_upgrade")
+    upgrade = found.group("upgrade")
     if spec is not None or upgrade or "latest version" in found.group(0):
         # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
         name = spec.group("name") if spec else package
@@ -1265,12 +1274,26 @@ _RELEASED_AS = {
 }  # fmt: skip
 _RELEASED = "|".join(sorted((re.escape(name) for name in _RELEASED_AS), key=len, reverse=True))
 
+# Packages a bare pip command must not move: torch itself (PyPI's default index can trade its CUDA build for another)
+# and the ones whose wheels pin one torch release exactly (torchvision, torchaudio, xformers, triton, vllm, torchao,
+# flash-attn's builds), which pip would "fix" by replacing torch
+TORCH_BOUND = frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton", "vllm", "torchao", "flash-attn"})
+
+
+def within_its_major(want: str) -> str:
+    """A lower bound with no upper one, kept within the major release it names (numpy>=1.26 -> numpy>=1.26,<2): pip
+    takes the newest release a bound allows, and a new major (numpy 2, huggingface_hub 1) is the next break."""
+    lower = re.fullmatch(r">=?(?P<major>\d{1,4})(?:\.\d{1,4}){0,3}", want)
+    return f"{want},<{int(lower.group('major')) + 1}" if lower else want
+
 
 @rule(
     "version-mismatch",
     r"(?i)\b(?:requires?|needs?|only available (?:in|with|from)|only supported (?:in|with|from)|please install)"
     r"(?: an?| the)? `?(?P<pkg>" + _RELEASED + r")`?(?: version)? ?(?P<op>>=|<=|==|>|<) ?v?"
-    r"(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})\b(?:[^\n]{0,40}?\bfound:? `?v?(?P<have>\d[\w.+]{0,40}?)`?[).;,\s])?",
+    r"(?P<version>\d{1,4}(?:\.\d{1,4}){0,3})(?P<pre>\.?(?:dev|rc|a|b)\d{0,4})?\b"
+    r"(?P<more>(?: ?, ?(?:<=|<|!=|>=|>|==) ?v?\d{1,4}(?:\.\d{1,4}){0,3})*)"
+    r"(?:[^\n]{0,40}?\bfound:? `?v?(?P<have>\d[\w.+]{0,40}?)`?[).;,\s])?",
     source="the libraries' own release checks: https://github.com/huggingface/transformers/blob/main/src/transformers/"
     "distributed/checkpoint.py ('requires `torch>=2.8`'), https://github.com/huggingface/accelerate/blob/main/src/"
     "accelerate/utils/modeling.py ('requires a Pytorch >= 2.8.0'), https://github.com/huggingface/peft/blob/main/src/"
@@ -1286,26 +1309,110 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
     if ", but you have" in found.string[found.start() : line_end if line_end >= 0 else None]:
         return None  # pip's resolver ("x 1.0 requires torch==2.1.0, but you have torch 2.2.0"): its own rules read it
     package = _RELEASED_AS[found.group("pkg").lower()]
-    op, version, have = found.group("op"), found.group("version"), found.group("have")
-    want = f"{op}{version}"
+    op, version, have, pre = found.group("op"), found.group("version"), found.group("have"), found.group("pre")
+    want = f"{op}{version}{pre or ''}" + re.sub(r"[ v]", "", found.group("more") or "")
     older = op in ("<=", "<")
     found_said = f" (the log says {have} is installed)" if have else ""
-    same_index = (
-        " Install it from the index the installed build came from (a CUDA build stays one: torch.version.cuda says "
-        "which), with torchvision and torchaudio of the same release."
-        if package == "torch"
-        else ""
+    what = (
+        "is not that release"
+        if op == "=="
+        else "is newer than what that code takes"
+        if older
+        else "is older than what that code needs"
     )
+    if pre:
+        how = (
+            f" {package}{want} is a pre-release: install it from the project's nightly index or source, as its "
+            "documentation says, or use a release of the library that needs a released one."
+        )
+    elif package in TORCH_BOUND:
+        how = (
+            f" {package} is tied to one torch build: install the {package} release made for the installed torch, "
+            "from the index the installed torch came from (a CUDA build stays one: torch.version.cuda says which), "
+            "or upgrade torch, torchvision and torchaudio together from that index."
+        )
+    else:
+        how = f" Install {package}{within_its_major(want)}, or a release of the library made for the installed one."
+    bare = not pre and package not in TORCH_BOUND
     return Lead(
-        f"A library's own check asks for {package}{want}{found_said}: the installed {package} is "
-        f"{'newer' if older else 'older'} than what that code needs. Install {package}{want}, or a release of the "
-        f"library made for the installed {package}.{same_index}",
+        f"A library's own check asks for {package}{want}{found_said}: the installed {package} {what}.{how}",
         {"package": package, "want": want, **({"have": have} if have else {})},
-        # torch from PyPI's default index can trade the installed CUDA build for another: said, not run
-        None if package == "torch" else install((package, want), upgrade=not older),
+        install((package, within_its_major(want)), upgrade=not older) if bare else None,
         next=(
-            'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to replace'
-            if package == "torch"
+            'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match'
+            if package in TORCH_BOUND
             else f"python -m pip show {package}",
         ),
+    )
+
+
+# Any library's error that ends in the command that fixes it ("`tiktoken` is required to read a `tiktoken` file.
+# Install it with `pip install tiktoken`", "Please update with `pip install -U kernels`"): the command's package. Only
+# an error's own words: not a command the log echoes (a shell's "+ pip install", a Dockerfile's RUN, a CI step), not a
+# notice or a warning the program went past, not a URL, a file or a VCS checkout in place of a name.
+_ECHOED = re.compile(r"\s*(?:[+$>#]\s|RUN\b|Run\b|run:|Step \d|\[notice\])")
+_AN_ERROR = re.compile(r"[A-Z]\w*Error\b|\bERROR\b|\b[Ee]rror\b|Exception\b|\bFATAL\b")
+_INDEX_OPTIONS = re.compile(r"--(?:index-url|extra-index-url|find-links|pre)\b|\s-[fi]\s")
+
+
+@rule(
+    "module-not-found",
+    r"\b(?<!pip )(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade)\b"
+    r"[^\n]{0,120}?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=+-]{0,80})"
+    r"(?P<after>[^\n]{0,200})",
+    source="the libraries' own words: https://github.com/huggingface/transformers/blob/main/src/transformers/"
+    "integrations/tiktoken.py ('Install it with `pip install tiktoken`'), https://github.com/huggingface/diffusers/"
+    "blob/main/src/diffusers/models/attention_dispatch.py ('Please update with `pip install -U kernels`')",
+    confidence=0.7,
+)
+def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | None:
+    start = found.string.rfind("\n", 0, found.start()) + 1
+    line = found.string[start : found.end()]
+    if _ECHOED.match(line) or "&&" in line or _WENT_ON.search(line):
+        return None
+    if failure.kind != "exception" and not _AN_ERROR.search(line):
+        return None  # a notice, a help text, a warning: not the failure
+    hint, after = found.group("hint").rstrip(".,;`'\""), found.group("after")
+    name = re.match(r"[A-Za-z0-9._-]+", hint)
+    if name is None or (hint == found.group("hint") and after[:1] in (":", "/")) or "+" in hint.split("[", 1)[0]:
+        return None  # git+https://..., https://..., a local path: not a project's name
+    project = name.group(0)
+    if project.lower() in _NOT_A_PACKAGE | {"pip", "git", "http", "https", "file"} or project.endswith(
+        (".txt", ".whl", ".gz", ".zip")
+    ):
+        return None
+    spec = hint[len(project) :]
+    extras = re.match(r"\[[\w.,-]{1,80}\]", spec)
+    extra = extras.group(0) if extras else ""
+    want = spec[len(extra) :]
+    options = _INDEX_OPTIONS.search(after) is not None
+    pinned = want and not re.fullmatch(r"(?:[<>=!~]=?\d[\w.]{0,40},?)+", want)
+    upgrade = bool(found.group("upgrade")) or bool(want)
+    if project.lower() in TORCH_BOUND or options or pinned:
+        return Lead(
+            f"A library needs {project}{extra}{want} and says so with its own pip command"
+            + (", from an index or with options its command names" if options else "")
+            + (
+                f": {project} is tied to one torch build, so install the release made for the installed torch, from "
+                "the index the installed torch came from"
+                if project.lower() in TORCH_BOUND
+                else ""
+            )
+            + ". Run the command the message gives, in the interpreter that failed.",
+            {"package": project, **({"want": want} if want else {})},
+            family="version-mismatch" if upgrade else None,
+            next=(f"python -m pip show {project}",),
+        )
+    return Lead(
+        f"A library needs {project}{extra}{want}"
+        + (
+            ": it is not installed in this interpreter, or the installed one is older"
+            if upgrade
+            else ", which is not installed in this interpreter"
+        )
+        + ". Install it as the message says.",
+        {"package": project, **({"want": want} if want else {})},
+        install((project + extra, within_its_major(want) if want else ""), upgrade=upgrade),
+        family="version-mismatch" if upgrade else None,
+        next=(f"python -m pip show {project}",),
     )
