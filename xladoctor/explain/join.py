@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
@@ -47,6 +47,36 @@ def _lacks_the_module(installed: Distribution, module: str) -> bool:
         return not SpecifierSet(SETUPTOOLS_WITH_PKG_RESOURCES).contains(Version(installed.version), prereleases=True)
     except InvalidVersion:
         return False
+
+
+def _specifier(want: str) -> SpecifierSet | None:
+    try:
+        return SpecifierSet(want) if want and want[0] in "<>=!~" else None
+    except InvalidSpecifier:
+        return None
+
+
+def _against_the_range(facts: Facts, package: str, want: str) -> tuple[str, bool]:
+    """The installed release of `package` against the range a library's check asked for: outside it confirms the
+    log; inside it, the log came from another environment (or the check read another interpreter's package)."""
+    installed = facts.installed(package)
+    specifier = _specifier(want)
+    if installed is None or specifier is None:
+        return f"{package} is not installed in {facts.interpreter}.", False
+    try:
+        meets = specifier.contains(Version(installed.version), prereleases=True)
+    except InvalidVersion:
+        return f"Installed here: {installed.name} {installed.version}.", False
+    if meets:
+        return (
+            f"{installed.name} {installed.version} is installed in {facts.interpreter}, within {want}: the log came "
+            "from another environment (or the check read another interpreter's packages).",
+            True,
+        )
+    return (
+        f"{installed.name} {installed.version} is installed in {facts.interpreter}, outside {want}, as the log says.",
+        False,
+    )
 
 
 def _pin_required(facts: Facts, package: str) -> str:
@@ -309,6 +339,10 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         said_here, takes = _release_takes(facts, params)
         said.extend(said_here)
         contradicted = contradicted or takes
+    elif family == "version-mismatch" and params.get("package") and _specifier(str(params.get("want", ""))):
+        range_said, meets = _against_the_range(facts, str(params["package"]), str(params["want"]))
+        said.append(range_said)
+        contradicted = contradicted or meets
     elif family in ("version-mismatch", "api-version-skew", "undefined-symbol"):
         names = [str(params[k]) for k in ("package", "caller", "owner") if params.get(k)]
         versions = [f"{d.name} {d.version}" for n in names if (d := facts.installed(n.split(" ")[0])) is not None]

@@ -1312,7 +1312,7 @@ def test_a_broken_weights_file_is_named_by_the_variable_that_chose_it() -> None:
          "transformers", ">=5.17.0", "'transformers>=5.17.0,<6'"),
         ("ValueError: Trying to load old OFT checkpoint, which is no longer supported. Please install PEFT <= v0.15.2 "
          "to load it or train a new OFT adapter.", "peft", "<=0.15.2", "'peft<=0.15.2'"),
-        ("ValueError: nossh launcher requires DeepSpeed >= 0.14.5", "deepspeed", ">=0.14.5", "'deepspeed>=0.14.5,<1'"),
+        ("ValueError: nossh launcher requires DeepSpeed >= 0.14.5", "deepspeed", ">=0.14.5", "'deepspeed>=0.14.5'"),
         ("ValueError: needs huggingface_hub>=0.34.0,<1.0", "huggingface-hub", ">=0.34.0,<1.0",
          "'huggingface-hub>=0.34.0,<1.0'"),
         ("ValueError: This pipeline requires torchvision>=0.20", "torchvision", ">=0.20", None),
@@ -1407,7 +1407,7 @@ def test_pips_own_conflict_lines_are_not_a_librarys_release_check() -> None:
         ("ImportError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
          "cusparseCreateCsr, version libcusparse.so.10\n", "cuSPARSE"),
         ("OSError: /venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
-         "cudaGetDriverEntryPointByVersion, version libcudart.so.12\n", "the CUDA runtime (libcudart)"),
+         "cudaGetDriverEntryPointByVersion, version libcudart.so.12\n", "CUDA runtime (libcudart)"),
         ("ImportError: dlopen(/Users/s/lib/python3.7/site-packages/torch/_C.cpython-37m-darwin.so, 2): Symbol not "
          "found: _cusparseCreateCsr\n  Referenced from: /Users/s/lib/python3.7/site-packages/torch/lib/"
          "libtorch_cuda.dylib\n  Expected in: /usr/local/cuda/lib/libcusparse.10.dylib\n", "cuSPARSE"),
@@ -1462,3 +1462,102 @@ def test_a_namespace_packages_parts_are_separate_releases() -> None:
     diagnosis = _explain(log).diagnosis
     assert (diagnosis.family, diagnosis.verdict) == ("api-version-skew", "environment"), diagnosis.cause
     assert "pyannote.audio" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("installed", "contradicted", "said"),
+    [
+        ("0.14.0", False, "outside >=0.14.5, as the log says"),
+        ("0.16.1", True, "within >=0.14.5: the log came from another environment"),
+        (None, False, "deepspeed is not installed"),
+    ],
+)
+def test_a_release_a_library_asks_for_is_checked_against_the_installed_one(
+    installed: str | None, contradicted: bool, said: str
+) -> None:
+    log = "ValueError: nossh launcher requires DeepSpeed >= 0.14.5\n"
+    diagnosis = explain_stream("run.log", io.BytesIO(log.encode()), _with_trl(installed, "deepspeed")).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "version-mismatch:requires_a_release"
+    assert diagnosis.contradicted is contradicted and said in " ".join(diagnosis.joined), diagnosis.joined
+
+
+@pytest.mark.parametrize(
+    ("message", "family", "named"),
+    [
+        ("lightning.fabric.utilities.exceptions.MisconfigurationException: `CUDAAccelerator` can not run on your "
+         "system since the accelerator is not available. The following accelerator(s) is available and can be passed "
+         "into `accelerator` argument of `Trainer`: ['cpu'].", "accelerator-unavailable", "CUDA_VISIBLE_DEVICES"),
+        ("ValueError: You requested to find 2 devices but there are no visible CUDA devices on this machine.",
+         "accelerator-unavailable", "CUDA_VISIBLE_DEVICES"),
+        ("RuntimeError: Unable to JIT load the fused_adam op due to ninja not being installed.", "build-failure",
+         "ninja"),
+        ("RuntimeError: fused RMSNorm needs Triton, which is not installed in this environment.", "module-not-found",
+         "Triton"),
+        ("ModuleNotFoundError: Neither `tensorboard` nor `tensorboardX` is available. Try `pip install`ing either.",
+         "module-not-found", "tensorboard"),
+        ("ModuleNotFoundError: Please, run `pip install litdata`", "module-not-found", "litdata"),
+        ("RuntimeError: Triton is needed for forward pass but it is not available!", "module-not-found", "Triton"),
+        ("RuntimeError: Method 'int8_linear_matmul' not available in CPU-only version of bitsandbytes. Reinstall with "
+         "GPU support or use CUDA-enabled hardware.", "accelerator-unavailable", "bitsandbytes"),
+    ],
+)  # fmt: skip
+def test_lightning_and_deepspeed_words_for_a_missing_gpu_or_tool(message: str, family: str, named: str) -> None:
+    """Lightning's accelerator connector and CUDA accelerator, DeepSpeed's op builder and Triton ops (read from their
+    wheels: lightning 2.6, deepspeed 0.19)."""
+    diagnosis = _explain(message + "\n").diagnosis
+    assert diagnosis.family == family and named in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ImportError: Loading an torchao quantized model requires torchao library (`pip install torchao`)",
+        "ImportError: This feature requires xformers: `pip install -U xformers`",
+        "ImportError: flash_attn is not installed. Please pip install flash-attn",
+        "RuntimeError: mamba_ssm is missing; install it with `pip install mamba-ssm --no-build-isolation`",
+        "ImportError: needs the dev build; install it with `pip install 'transformers @ git+https://github.com/"
+        "huggingface/transformers'`",
+        "ValueError: protobuf is too new; please install `pip install protobuf<=3.20.x`",
+    ],
+)  # fmt: skip
+def test_no_bare_pip_command_for_what_a_build_pins_options_a_checkout_or_no_valid_range(message: str) -> None:
+    """torch and what pins one torch (torchao, xformers, flash-attn) are never installed by a bare command; nor is a
+    command whose options (--no-build-isolation) or checkout (PEP 508 `name @ git+...`) the fix needs, nor a range pip
+    refuses."""
+    diagnosis = _explain(message + "\n").diagnosis
+    assert not any("pip install" in command for command in diagnosis.remediation), diagnosis.remediation
+
+
+def test_an_import_name_in_a_pip_command_is_installed_by_its_project() -> None:
+    diagnosis = _explain("ImportError: scikit-learn is required; install it with `pip install sklearn`\n").diagnosis
+    assert any("scikit-learn" in command for command in diagnosis.remediation), diagnosis.remediation
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "-- Compiler: gfortran is not found. Fortran support disabled.\nERROR: configure failed\n",
+        "E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:2732] Execution of replica 0 failed: INTERNAL: Failed "
+        "to load in-memory CUBIN: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+        "UserWarning: fused AdamW requires numpy>=1.26, falling back to the unfused implementation\n",
+    ],
+)  # fmt: skip
+def test_lines_that_only_look_like_the_new_readings_are_left_to_others(log: str) -> None:
+    diagnosis = _explain(log).diagnosis
+    readings = (
+        "build-failure:inductor_compiler_not_found", "catalogue:xla-cubin-invalid",
+        "version-mismatch:requires_a_release",
+    )  # fmt: skip
+    assert diagnosis is None or diagnosis.decided_by not in readings, diagnosis.decided_by
+
+
+def test_a_macos_cuda_symbol_names_the_caller_past_dyld_s_uuid_and_gives_macos_steps() -> None:
+    log = (
+        "ImportError: dlopen(/Users/s/lib/python3.7/site-packages/torch/_C.cpython-37m-darwin.so, 2): Symbol not "
+        "found: (_cusparseCreateCsr)\n  Referenced from: <8F2E1A3C-1111-2222-3333-444455556666> /Users/s/lib/"
+        "python3.7/site-packages/torch/lib/libtorch_cuda.dylib\n  Expected in: "
+        "/usr/local/cuda/lib/libcusparse.10.dylib\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis.family == "cuda-library-mismatch" and diagnosis.params["caller"] == "libtorch_cuda.dylib"
+    assert diagnosis.next[0].startswith("otool -L") and "LD_LIBRARY_PATH" not in " ".join(diagnosis.next)

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
-from xladoctor.fix import export, install
+from xladoctor.fix import install
 
 
 @rule(
@@ -1024,18 +1024,16 @@ def not_an_xla_tensor(found: re.Match[str], failure: Failure) -> Lead:
     r"No suitable algorithm was found to execute the required convolution",
     source="https://github.com/ROCm/MIOpen/blob/develop/src/ocl/convolutionocl.cpp ('No suitable algorithm was found "
     "to execute the required convolution'); https://rocm.docs.amd.com/projects/MIOpen/en/latest/reference/"
-    "env_variables.html (MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD: the naive forward solver); settled in "
-    "https://github.com/ROCm/TheRock/issues/749",
+    "env_variables.html (its solvers' switches); settled in https://github.com/ROCm/TheRock/issues/749",
     confidence=0.85,
 )
 def miopen_no_convolution_solver(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         "MIOpen, ROCm's convolution library, has no solver for this convolution on this GPU (its shapes, its dtype, "
         "or a solver that needed a workspace it was not given): a gap of the MIOpen build, not of the install. A newer "
-        "ROCm build of torch usually has one; meanwhile MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD=1 enables MIOpen's "
-        "slow naive solver, or torch.backends.cudnn.enabled = False runs convolutions without MIOpen.",
-        {"library": "MIOpen", "op": "convolution", "variable": "MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD"},
-        export("MIOPEN_DEBUG_CONV_DIRECT_NAIVE_CONV_FWD", "1", note="slow, but it runs the convolution"),
+        "ROCm build of torch usually has one; meanwhile torch.backends.cudnn.enabled = False (in the script, before "
+        "the model runs) makes torch run convolutions without MIOpen, slower.",
+        {"library": "MIOpen", "op": "convolution", "setting": "torch.backends.cudnn.enabled"},
         verdict="framework-bug",
         next=("python -c 'import torch; print(torch.__version__, torch.version.hip)'",),
     )

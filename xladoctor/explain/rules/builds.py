@@ -233,7 +233,10 @@ def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
     "check_mingw_win32_flavor: 'Compiler: {compiler} is not found.'); torch/_inductor/exc.py (InvalidCxxCompiler)",
     confidence=0.85,
 )
-def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
+def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead | None:
+    seen = " ".join([failure.haystack, failure.type, *(f.file for f in failure.frames)]).lower()
+    if not any(word in seen for word in ("inductor", "torch", "cpp_builder", "backendcompilerfailed", "cxxcompiler")):
+        return None  # a configure log's "-- Compiler: gfortran is not found.": not torch's check
     compiler = found.group("compiler").strip().strip("'\"")
     if re.search(r"(?:^|[\\/])cl(?:\.exe)?$", compiler, re.IGNORECASE):
         return Lead(
@@ -242,7 +245,7 @@ def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
             'with C++" workload, then run Python from the "x64 Native Tools Command Prompt" (or call vcvars64.bat '
             "first).",
             {"compiler": "cl", "tool": "MSVC"},
-            next=("where cl",),
+            next=("where.exe cl",),
         )
     return Lead(
         f"torch.compile's Inductor backend (on Windows) was told to build C++ with {compiler}, and Windows cannot "
@@ -250,5 +253,5 @@ def inductor_compiler_not_found(found: re.Match[str], failure: Failure) -> Lead:
         "PATH. Point CXX at the compiler's real path, or clear it to build with MSVC's cl from a Visual Studio "
         "developer prompt.",
         {"compiler": compiler, "variable": "CXX"},
-        next=("echo %CXX%  # cmd; PowerShell: $env:CXX", "where cl"),
+        next=("echo %CXX%", "where.exe cl"),
     )

@@ -33,7 +33,11 @@ _FILE_ARGUMENT = re.compile(
     r"(?:path|file|filename|ckpt|checkpoint|weights?)(?:_\w{1,60})?)\s*[,)]",
     re.IGNORECASE,
 )
-_NOT_WEIGHTS = re.compile(r"config|cfg|log|yaml|json|csv|txt|output|out_|save|dir|image|img|audio|video|data", re.I)
+_NOT_WEIGHTS = re.compile(
+    r"config|cfg|log|yaml|json|csv|txt|output|out_|save|dir|image|img|audio|video|data|prompt|text|label|vocab|token"
+    r"|annotation|list|script|source|input",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

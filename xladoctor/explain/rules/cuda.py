@@ -326,7 +326,7 @@ def _beside_the_builds(cc: str, haystack: str) -> str:
     "--index-url ...', 'No published PyTorch CUDA builds for release ... support this GPU')",
     confidence=0.95,
 )
-def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
+def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     # the warning's lines reach the rule as one record or two (its first line, then "Your installed torch=="), so
     # each part is read for what it says: the GPU from the first, the builds torch offers from the rest
     cc = found.group("cc")
@@ -336,6 +336,8 @@ def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) 
     about = f"{gpu} (compute capability {cc})" if cc else gpu
     if not offers:
         none_published = "No published PyTorch CUDA builds" in failure.haystack
+        if none_published and cc and "integrated GPUs" in _beside_the_builds(cc, failure.haystack):
+            return None  # a Jetson's GPU under NVIDIA's own wheel: a warning that is harmless there, no cause
         return Lead(
             f"{about} has no kernels in the installed torch build"
             + (

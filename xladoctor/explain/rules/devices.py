@@ -65,8 +65,14 @@ def hip_could_not_count_gpus(found: re.Match[str], failure: Failure) -> Lead:
     r"|rocBLAS error: Could not initialize Tensile host: No devices found"
     r"|torch\.cuda\.is_available\(\) is False|Attempting to deserialize object on a CUDA device"
     # libraries that check for a GPU themselves at import ("Unsloth: No NVIDIA GPU found?")
-    r"|No (?:NVIDIA |CUDA[- ](?:capable )?)GPUs? (?:was |were )?(?:found|detected)",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
+    r"|No (?:NVIDIA |CUDA[- ](?:capable )?)GPUs? (?:was |were )?(?:found|detected)"
+    # Lightning's Trainer and Fabric (accelerator_connector.py, accelerators/cuda.py)
+    r"|(?:GPU|CUDA)Accelerator`? can not run on your system since the accelerator is not available"
+    r"|there are no visible CUDA devices on this machine",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init); "
+    "https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/fabric/accelerators/cuda.py ('there "
+    "are no visible CUDA devices on this machine') and src/lightning/pytorch/trainer/connectors/"
+    "accelerator_connector.py ('can not run on your system since the accelerator is not available')",
     confidence=0.9,
 )
 def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:

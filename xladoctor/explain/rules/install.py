@@ -631,20 +631,44 @@ def host_compiler(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"Ninja is required to load C\+\+ extensions|ninja: build stopped: subcommand failed",
-    source=CPP_EXTENSION,
+    r"Ninja is required to load C\+\+ extensions|ninja: build stopped: subcommand failed"
+    # DeepSpeed's op builder (deepspeed/ops/op_builder/builder.py, jit_load)
+    r"|Unable to JIT load the \w{1,80} op due to ninja not being installed",
+    source=CPP_EXTENSION + "; https://github.com/deepspeedai/DeepSpeed/blob/master/op_builder/builder.py (jit_load)",
     confidence=0.7,
 )
 def ninja(found: re.Match[str], failure: Failure) -> Lead:
-    if "required" in found.group(0):
+    if "required" in found.group(0) or "not being installed" in found.group(0):
         return Lead(
-            "torch's C++ extension builder needs ninja, which is not installed: install the ninja package.",
+            "torch's C++ extension builder (DeepSpeed's op builder uses it) needs ninja, which is not installed: "
+            "install the ninja package.",
             {"package": "ninja"},
+            install(("ninja", "")),
         )
     return Lead(
         "A C++/CUDA compile step failed (ninja stopped): the first `error:` line above this one is the cause.",
         {},
         confidence=0.5,
+    )
+
+
+# DeepSpeed's JIT op builder compiles for the visible GPUs' architectures (deepspeed/ops/op_builder/builder.py,
+# compute_capability_args): with none visible, or CUDA already initialised in a forked process, it asks for the list
+@rule(
+    "build-failure",
+    r"DeepSpeed JIT builder for '(?P<op>\w{1,80})' (?:found no CUDA devices|cannot probe CUDA device capabilities)",
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/op_builder/builder.py (compute_capability_args: "
+    "'Set TORCH_CUDA_ARCH_LIST')",
+    confidence=0.85,
+)
+def deepspeed_builder_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"DeepSpeed compiles its {found.group('op')} op for the architectures of the GPUs it sees, and it sees none "
+        "here (a build without GPUs, CUDA_VISIBLE_DEVICES hiding them, or a forked process where CUDA was already "
+        "initialised): set TORCH_CUDA_ARCH_LIST to the compute capabilities to build for (the GPUs the job will run "
+        'on, e.g. "8.0;9.0"), or build where the GPUs are visible.',
+        {"op": found.group("op"), "variable": "TORCH_CUDA_ARCH_LIST"},
+        next=("nvidia-smi --query-gpu=name,compute_cap --format=csv  # the architectures to list",),
     )
 
 

@@ -5,6 +5,7 @@ wheels' RECORD files; system-libraries.json for the driver and the system's own)
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.records import Failure, is_distribution_file, owner_of
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
@@ -410,9 +411,10 @@ _CUDA_LIBRARY = re.compile(
 # cusparseCreateCsr, ncclCommRegister, __nvJitLinkComplete_12_4): a symbol of one of them missing is that library
 # loaded from another CUDA release than its caller was built with, whoever calls it (FAMILIES.md, cuda-library-mismatch)
 _CUDA_APIS = (
-    ("cudnn", "cuDNN"), ("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("cusparse", "cuSPARSE"),
+    ("cudnn", "cuDNN"), ("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("cusparseLt", "cuSPARSELt"),
+    ("cusparse", "cuSPARSE"),
     ("cusolver", "cuSOLVER"), ("cufft", "cuFFT"), ("curand", "cuRAND"), ("cupti", "CUPTI"), ("nccl", "NCCL"),
-    ("nvJitLink", "nvJitLink"), ("nvrtc", "NVRTC"), ("cuda", "the CUDA runtime (libcudart)"),
+    ("nvJitLink", "nvJitLink"), ("nvrtc", "NVRTC"), ("cuda", "CUDA runtime (libcudart)"),
 )  # fmt: skip
 
 
@@ -425,19 +427,33 @@ def cuda_library_of(symbol: str) -> str | None:
     return None
 
 
-def _cuda_api_missing(symbol: str, api: str, library: str, loaded: str = "") -> Lead:
+def _cuda_api_missing(symbol: str, api: str, library: str, loaded: str = "", macos: bool = False) -> Lead:
     caller = library.replace("\\", "/").rsplit("/", 1)[-1] or "a library"
     which = f"the {api} loaded ({loaded})" if loaded else f"the {api} loaded"
+    mixed = (
+        "the CUDA libraries a macOS CUDA build of torch links (CUDA ended its macOS support with 10.2) come from "
+        "another CUDA install than the one it was built against: install exactly that CUDA release"
+        if macos
+        else "it comes from another CUDA release than the one "
+        f"{caller} was built with (a system CUDA or conda's on the loader's path before the nvidia-* wheels, or an "
+        "older nvidia-* wheel than the framework pins). Keep one CUDA: the wheels' own, or the release the framework "
+        "was built for"
+    )
     return Lead(
-        f"{caller} calls {symbol[:80]}, a function of {api}, and {which} lacks it: it comes from another "
-        f"CUDA release than the one {caller} was built with (a system CUDA or conda's on the loader's path before the "
-        "nvidia-* wheels, or an older nvidia-* wheel than the framework pins). Keep one CUDA: the wheels' own, or "
-        "the release the framework was built for.",
+        f"{caller} calls {symbol[:80]}, a function of {api}, and {which} lacks it: {mixed}.",
         {"symbol": symbol, "library": api, "caller": caller, **({"loaded": loaded} if loaded else {})},
         family="cuda-library-mismatch",
         next=(
-            "echo $LD_LIBRARY_PATH  # a system CUDA before the wheels'?",
-            "python -m pip list 2>/dev/null | grep -i nvidia",
+            (
+                f"otool -L {shlex.quote(library)}  # the CUDA libraries it links, and where"
+                if library
+                else "otool -L ...",
+            )
+            if macos
+            else (
+                "echo $LD_LIBRARY_PATH  # a system CUDA before the wheels'?",
+                "python -m pip list 2>/dev/null | grep -i nvidia",
+            )
         ),
     )
 
@@ -509,16 +525,18 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.85,
 )
 def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
-    symbol = found.group("symbol")
+    symbol = found.group("symbol").strip("()")  # dyld prints "Symbol not found: (_name)" in newer macOS
     api = cuda_library_of(symbol)
     if api is not None:
-        referenced = re.search(r"Referenced from: (?P<caller>\S{1,300})", failure.haystack)
-        expected = re.search(r"Expected in: (?P<loaded>\S{1,300})", failure.haystack)
+        # "Referenced from: <UUID> /path" in newer macOS: the path is the caller
+        referenced = re.search(r"Referenced from: (?:<[0-9A-Fa-f-]{8,40}> )?(?P<caller>\S{1,300})", failure.haystack)
+        expected = re.search(r"Expected in: (?:<[0-9A-Fa-f-]{8,40}> )?(?P<loaded>\S{1,300})", failure.haystack)
         return _cuda_api_missing(
             symbol.lstrip("_"),
             api,
             referenced.group("caller") if referenced else "",
             expected.group("loaded") if expected else "",
+            macos=True,
         )
     return Lead(
         f"An extension was built against another version of a library it links: {found.group('symbol')[:80]} is "

@@ -336,6 +336,11 @@ def _remote_code_note(caller: str | None, package: str = "") -> str:
 
 def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> Lead:
     caller = failure.library
+    frame = failure.last_frame
+    if caller in NAMESPACE_TOPS and frame is not None:
+        # a namespace package's file: its part is the project (pyannote/core/... is pyannote.core's)
+        part = re.search(rf"[/\\]{re.escape(caller)}[/\\](?P<part>\w+)[/\\]", frame.file)
+        caller = f"{caller}.{part.group('part')}" if part else caller
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
     what = f"{module}.{name}" if name else module
     if top in sys.stdlib_module_names:
@@ -386,8 +391,15 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
         {"module": module, "name": name, "package": distribution or top, "caller": caller or ""},
         verdict="environment",
         confidence=0.85,
-        next=(f"python -m pip show {shown} {failure.installed_library or ''}".strip(),),
+        next=(f"python -m pip show {shown} {_shown_caller(caller, failure)}".strip(),),
     )
+
+
+def _shown_caller(caller: str | None, failure: Failure) -> str:
+    """The caller's distribution as pip knows it: a namespace package's part (pyannote.core), else the library."""
+    if caller and "." in caller and top_of(caller) in NAMESPACE_TOPS:
+        return caller
+    return failure.installed_library or ""
 
 
 # Frameworks whose release cannot be changed alone: a pin of just that package breaks its companions (torchvision and
@@ -493,7 +505,7 @@ def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
         return None
     if module.endswith(("._C", "._ext")):
         return None  # a package's compiled extension (detectron2._C, mmcv._ext): a build without it, read elsewhere
-    return _api_skew_lead(module, top, failure)
+    return _api_skew_lead(module, released_as(module), failure)
 
 
 def _host_with_folder(failure: Failure, top: str) -> str | None:
@@ -565,7 +577,7 @@ def module_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
     own = _own_module(failure, module)
     if own is not None:
         return _inconsistent_release(own, module, name)
-    return _api_skew_lead(module, top_of(module), failure, name)
+    return _api_skew_lead(module, released_as(module), failure, name)
 
 
 def _own_module(failure: Failure, module: str) -> str | None:
@@ -586,6 +598,17 @@ def _own_module(failure: Failure, module: str) -> str | None:
 # Namespace packages: one top-level name, several distributions under it (pyannote.core and pyannote.audio,
 # google.protobuf and google.cloud.*, nvidia.cudnn and nvidia.cublas), each released on its own
 NAMESPACE_TOPS = frozenset({"pyannote", "google", "nvidia", "azure", "zope", "sphinxcontrib"})
+
+
+def released_as(module: str) -> str:
+    """The project a module is released in, as far as its name says: its top-level package, or for a namespace
+    package its part (pyannote.audio, google.protobuf -> protobuf), never the namespace's bare name."""
+    top = top_of(module)
+    parts = module.split(".")
+    if top not in NAMESPACE_TOPS or len(parts) < 2:
+        return top
+    part = ".".join(parts[:2])
+    return DISTRIBUTION_OF.get(part, part)
 
 
 def _same_namespace_part(module: str, file: str) -> bool:
@@ -642,7 +665,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             family="build-failure",
             next=(f"python -c 'import {module}; print({module}.__path__)'  # the folder Python found",),
         )
-    return _api_skew_lead(module, top_of(module), failure, name)
+    return _api_skew_lead(module, released_as(module), failure, name)
 
 
 # records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
 from xladoctor.explain.rules.cuda import WENT_ON_WORDS
@@ -63,6 +65,15 @@ _NOT_A_PACKAGE = frozenset({
     r"|\brequires [`'\"]?(?P<to_be>[A-Za-z][\w.-]{1,60})[`'\"]? to be installed\b"
     r"|\brequires installing (?P<installing>[A-Za-z][\w.-]{1,60})\b"
     r"|\b(?P<unavailable>[A-Za-z][\w.-]{1,60}) is not available, please install it\b"
+    # DeepSpeed's ("fused RMSNorm needs Triton, which is not installed in this environment", "NPU_Accelerator requires
+    # torch_npu, which is not installed on this system"); Lightning's ("Neither `tensorboard` nor `tensorboardX` is
+    # available")
+    r"|\b(?:needs|requires) [`'\"]?(?P<which_not>[A-Za-z][\w-]{1,60})[`'\"]?, which is not (?:installed|available)\b"
+    # xformers' ("Triton is needed for forward pass but it is not available!"), torchaudio's ("DeepPhonemizer is not
+    # installed. Please install it.")
+    r"|\b(?P<needed>[A-Za-z][\w-]{1,60}) is needed for [^\n]{1,80}? but it is not available"
+    r"|\b(?P<please_it>[A-Za-z][\w-]{1,60}) is not (?:available|installed)\. Please install it(?:[.!]|$)"
+    r"|\bNeither [`'\"]?(?P<neither>[A-Za-z][\w.-]{1,60})[`'\"]? nor [`'\"]?[A-Za-z][\w.-]{1,60}[`'\"]? is available"
     # "flash_attn is not installed. Please pip install flash-attn": the library's own words, with the package to get
     r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
@@ -73,7 +84,7 @@ _NOT_A_PACKAGE = frozenset({
 def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
     named = (
         "must", "need", "need_to", "the_package", "module_named", "seems", "please", "to_be", "installing",
-        "unavailable",
+        "unavailable", "which_not", "neither", "needed", "please_it",
     )  # fmt: skip
     if must := next((found.group(name) for name in named if found.group(name)), None):
         if must.lower() in _NOT_A_PACKAGE or _SYSTEM_PACKAGE.search(must):
@@ -102,14 +113,26 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
             next=(f"python -m pip show {shlex.quote(distribution.split('[', 1)[0])}",),
         )
     for group in ("pip", "asked"):
-        if found.group(group) and found.string[found.end(group) : found.end(group) + 1] in ("+", ":", "/"):
-            return None  # "pip install git+https://...", a URL: a checkout or a file, not a project's name
+        following = found.string[found.end(group) : found.end(group) + 3] if found.group(group) else ""
+        if following[:1] in ("+", ":", "/") or following.startswith(" @"):
+            return None  # "pip install git+https://...", a URL, "name @ git+...": a checkout or a file, not PyPI's
     package = (
         found.group("pip") or found.group("asked") or found.group("pkg") or found.group("pkg2") or found.group("pkgs")
         or found.group("slow") or "triton"
     )  # fmt: skip
+    package = DISTRIBUTION_OF.get(package, package)
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
     upgrade = found.group("upgrade")
+    if tied_to_a_build(spec.group("name") if spec else package):
+        name = spec.group("name") if spec else package
+        return Lead(
+            f"A library needs {package}: it is not installed in this interpreter, or not the release it needs. {name} "
+            "is tied to one torch (or jaxlib) build: install the release made for the installed one, from the index "
+            "that build came from, not with a bare pip command that would replace it.",
+            {"package": name},
+            family="version-mismatch" if spec or upgrade else None,
+            next=('python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match',),
+        )
     if spec is not None or upgrade or "latest version" in found.group(0):
         # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
         name = spec.group("name") if spec else package
@@ -1277,14 +1300,34 @@ _RELEASED = "|".join(sorted((re.escape(name) for name in _RELEASED_AS), key=len,
 # Packages a bare pip command must not move: torch itself (PyPI's default index can trade its CUDA build for another)
 # and the ones whose wheels pin one torch release exactly (torchvision, torchaudio, xformers, triton, vllm, torchao,
 # flash-attn's builds), which pip would "fix" by replacing torch
-TORCH_BOUND = frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton", "vllm", "torchao", "flash-attn"})
+TORCH_BOUND = frozenset({
+    "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "torch-tensorrt", "xformers", "triton", "vllm",
+    "torchao", "flash-attn", "mmcv", "mmcv-full", "autoawq",
+    # jax's CUDA plug-ins pin one jaxlib: a bare upgrade of jax or jaxlib leaves them behind
+    "jax", "jaxlib",
+})  # fmt: skip
+
+
+def tied_to_a_build(name: str) -> bool:
+    """A package a bare pip command must not install or upgrade (its name as pip would read it: flash_attn too)."""
+    return re.sub(r"[-_.]+", "-", name.split("[", 1)[0]).lower() in TORCH_BOUND
+
+
+def _valid_specifier(want: str) -> bool:
+    try:
+        SpecifierSet(want)
+    except InvalidSpecifier:
+        return False  # "protobuf<=3.20.x": pip refuses it
+    return True
 
 
 def within_its_major(want: str) -> str:
     """A lower bound with no upper one, kept within the major release it names (numpy>=1.26 -> numpy>=1.26,<2): pip
     takes the newest release a bound allows, and a new major (numpy 2, huggingface_hub 1) is the next break."""
     lower = re.fullmatch(r">=?(?P<major>\d{1,4})(?:\.\d{1,4}){0,3}", want)
-    return f"{want},<{int(lower.group('major')) + 1}" if lower else want
+    if lower is None or lower.group("major") == "0":
+        return want  # a 0.x project's next minor is as likely its next break as 1.0: no bound is guessed
+    return f"{want},<{int(lower.group('major')) + 1}"
 
 
 @rule(
@@ -1306,8 +1349,11 @@ def within_its_major(want: str) -> str:
 )
 def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
     line_end = found.string.find("\n", found.end())
-    if ", but you have" in found.string[found.start() : line_end if line_end >= 0 else None]:
+    line = found.string[found.string.rfind("\n", 0, found.start()) + 1 : line_end if line_end >= 0 else None]
+    if ", but you have" in line:
         return None  # pip's resolver ("x 1.0 requires torch==2.1.0, but you have torch 2.2.0"): its own rules read it
+    if _WENT_ON.search(line):
+        return None  # "requires numpy>=1.26, falling back to ...": a warning the run went past
     package = _RELEASED_AS[found.group("pkg").lower()]
     op, version, have, pre = found.group("op"), found.group("version"), found.group("have"), found.group("pre")
     want = f"{op}{version}{pre or ''}" + re.sub(r"[ v]", "", found.group("more") or "")
@@ -1325,7 +1371,7 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
             f" {package}{want} is a pre-release: install it from the project's nightly index or source, as its "
             "documentation says, or use a release of the library that needs a released one."
         )
-    elif package in TORCH_BOUND:
+    elif tied_to_a_build(package):
         how = (
             f" {package} is tied to one torch build: install the {package} release made for the installed torch, "
             "from the index the installed torch came from (a CUDA build stays one: torch.version.cuda says which), "
@@ -1333,14 +1379,14 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
         )
     else:
         how = f" Install {package}{within_its_major(want)}, or a release of the library made for the installed one."
-    bare = not pre and package not in TORCH_BOUND
+    bare = not pre and not tied_to_a_build(package)
     return Lead(
         f"A library's own check asks for {package}{want}{found_said}: the installed {package} {what}.{how}",
         {"package": package, "want": want, **({"have": have} if have else {})},
         install((package, within_its_major(want)), upgrade=not older) if bare else None,
         next=(
             'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match'
-            if package in TORCH_BOUND
+            if tied_to_a_build(package)
             else f"python -m pip show {package}",
         ),
     )
@@ -1352,12 +1398,15 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
 # notice or a warning the program went past, not a URL, a file or a VCS checkout in place of a name.
 _ECHOED = re.compile(r"\s*(?:[+$>#]\s|RUN\b|Run\b|run:|Step \d|\[notice\])")
 _AN_ERROR = re.compile(r"[A-Z]\w*Error\b|\bERROR\b|\b[Ee]rror\b|Exception\b|\bFATAL\b")
-_INDEX_OPTIONS = re.compile(r"--(?:index-url|extra-index-url|find-links|pre)\b|\s-[fi]\s")
+_INDEX_OPTIONS = re.compile(
+    r"--(?:index-url|extra-index-url|find-links|pre|no-build-isolation|no-deps|no-binary|only-binary|config-settings|"
+    r"global-option)\b|\s-[fiC]\s"
+)
 
 
 @rule(
     "module-not-found",
-    r"\b(?<!pip )(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade)\b"
+    r"\b(?<!pip )(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade|[Pp]lease)\b"
     r"[^\n]{0,120}?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=+-]{0,80})"
     r"(?P<after>[^\n]{0,200})",
     source="the libraries' own words: https://github.com/huggingface/transformers/blob/main/src/transformers/"
@@ -1381,21 +1430,25 @@ def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | N
         (".txt", ".whl", ".gz", ".zip")
     ):
         return None
+    if hint == found.group("hint") and re.match(r"\s*@", after):
+        return None  # PEP 508's "name @ git+https://...": a checkout, not the release on PyPI
     spec = hint[len(project) :]
+    project = DISTRIBUTION_OF.get(project, project)  # "pip install sklearn": scikit-learn is the project
     extras = re.match(r"\[[\w.,-]{1,80}\]", spec)
     extra = extras.group(0) if extras else ""
     want = spec[len(extra) :]
     options = _INDEX_OPTIONS.search(after) is not None
-    pinned = want and not re.fullmatch(r"(?:[<>=!~]=?\d[\w.]{0,40},?)+", want)
-    upgrade = bool(found.group("upgrade")) or bool(want)
-    if project.lower() in TORCH_BOUND or options or pinned:
+    pinned = bool(want) and not _valid_specifier(want)
+    older = want.startswith("<")
+    upgrade = (bool(found.group("upgrade")) or bool(want)) and not older
+    if tied_to_a_build(project) or options or pinned:
         return Lead(
             f"A library needs {project}{extra}{want} and says so with its own pip command"
             + (", from an index or with options its command names" if options else "")
             + (
                 f": {project} is tied to one torch build, so install the release made for the installed torch, from "
                 "the index the installed torch came from"
-                if project.lower() in TORCH_BOUND
+                if tied_to_a_build(project)
                 else ""
             )
             + ". Run the command the message gives, in the interpreter that failed.",
@@ -1406,13 +1459,15 @@ def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | N
     return Lead(
         f"A library needs {project}{extra}{want}"
         + (
-            ": it is not installed in this interpreter, or the installed one is older"
+            ": the installed one is newer than that"
+            if older
+            else ": it is not installed in this interpreter, or the installed one is older"
             if upgrade
             else ", which is not installed in this interpreter"
         )
         + ". Install it as the message says.",
         {"package": project, **({"want": want} if want else {})},
         install((project + extra, within_its_major(want) if want else ""), upgrade=upgrade),
-        family="version-mismatch" if upgrade else None,
+        family="version-mismatch" if upgrade or older else None,
         next=(f"python -m pip show {project}",),
     )
