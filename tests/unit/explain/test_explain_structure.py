@@ -1561,3 +1561,16 @@ def test_a_macos_cuda_symbol_names_the_caller_past_dyld_s_uuid_and_gives_macos_s
     diagnosis = _explain(log).diagnosis
     assert diagnosis.family == "cuda-library-mismatch" and diagnosis.params["caller"] == "libtorch_cuda.dylib"
     assert diagnosis.next[0].startswith("otool -L") and "LD_LIBRARY_PATH" not in " ".join(diagnosis.next)
+
+
+@pytest.mark.parametrize(
+    ("message", "command"),
+    [
+        ("ImportError: numpy is too old; please install it with `pip install numpy~=1.26.0`", "'numpy~=1.26.0'"),
+        ("ImportError: this needs a newer transformers; install it with pip install 'transformers[torch] >= 4.40'",
+         "'transformers[torch]>=4.40,<5'"),
+    ],
+)  # fmt: skip
+def test_a_pip_commands_range_is_kept_however_it_is_written(message: str, command: str) -> None:
+    diagnosis = _explain(message + "\n").diagnosis
+    assert any(command in c for c in diagnosis.remediation), diagnosis.remediation

@@ -1407,7 +1407,7 @@ _INDEX_OPTIONS = re.compile(
 @rule(
     "module-not-found",
     r"\b(?<!pip )(?:[Ii]nstall(?:ed|ing)?|required|requires|not available|missing|[Uu]pdate|[Uu]pgrade|[Pp]lease)\b"
-    r"[^\n]{0,120}?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=+-]{0,80})"
+    r"[^\n]{0,120}?`?pip install (?P<upgrade>-U |--upgrade )?['\"]?(?P<hint>[A-Za-z][\w.\[\],<>=~!+-]{0,80})"
     r"(?P<after>[^\n]{0,200})",
     source="the libraries' own words: https://github.com/huggingface/transformers/blob/main/src/transformers/"
     "integrations/tiktoken.py ('Install it with `pip install tiktoken`'), https://github.com/huggingface/diffusers/"
@@ -1437,6 +1437,10 @@ def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | N
     extras = re.match(r"\[[\w.,-]{1,80}\]", spec)
     extra = extras.group(0) if extras else ""
     want = spec[len(extra) :]
+    if not want and hint == found.group("hint"):
+        # "pip install 'transformers[torch] >= 4.40'": a range written with spaces, still the command's
+        spaced = re.match(r"\s*(?P<range>[<>=!~]=?\s?\d[\w.]{0,40}(?:\s?,\s?[<>=!~]=?\s?\d[\w.]{0,40}){0,3})", after)
+        want = re.sub(r"\s", "", spaced.group("range")) if spaced else ""
     options = _INDEX_OPTIONS.search(after) is not None
     pinned = bool(want) and not _valid_specifier(want)
     older = want.startswith("<")
