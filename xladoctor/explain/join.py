@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import size_in_bytes
+from xladoctor.explain.rules import size_in_bytes, version_range
 from xladoctor.explain.rules.builds import SETUPTOOLS_WITH_PKG_RESOURCES
 from xladoctor.explain.verdict import Candidate
 from xladoctor.facts import Facts
@@ -49,18 +49,11 @@ def _lacks_the_module(installed: Distribution, module: str) -> bool:
         return False
 
 
-def _specifier(want: str) -> SpecifierSet | None:
-    try:
-        return SpecifierSet(want) if want and want[0] in "<>=!~" else None
-    except InvalidSpecifier:
-        return None
-
-
 def _against_the_range(facts: Facts, package: str, want: str) -> tuple[str, bool]:
     """The installed release of `package` against the range a library's check asked for: outside it confirms the
     log; inside it, the log came from another environment (or the check read another interpreter's package)."""
     installed = facts.installed(package)
-    specifier = _specifier(want)
+    specifier = version_range(want)
     if installed is None or specifier is None:
         return f"{package} is not installed in {facts.interpreter}.", False
     try:
@@ -339,7 +332,7 @@ def join(candidate: Candidate, records: Sequence[Failure], facts: Facts | None) 
         said_here, takes = _release_takes(facts, params)
         said.extend(said_here)
         contradicted = contradicted or takes
-    elif family == "version-mismatch" and params.get("package") and _specifier(str(params.get("want", ""))):
+    elif family == "version-mismatch" and params.get("package") and version_range(str(params.get("want", ""))):
         range_said, meets = _against_the_range(facts, str(params["package"]), str(params["want"]))
         said.append(range_said)
         contradicted = contradicted or meets

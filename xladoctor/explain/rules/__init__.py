@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.records import MOVING_APIS, Failure
 from xladoctor.fix import Fix, export
@@ -180,6 +182,21 @@ def library_memory_taken(library: str, framework: str) -> Lead:
 # Sizes as the frameworks print them: binary units (torch's "39.59 GiB", XLA's "400.00GiB"), or bytes
 _SIZE_TEXT = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?:(?P<unit>[KMGT])i?B?|bytes|B)?")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+# a line that goes on to say what the program does instead ("...; using bf16", "falling back to", "disabling it"):
+# a warning it went on from (a logger's "WARNING:" header is taken off the line), not the failure
+WENT_ON_WORDS = r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b"
+WENT_ON = re.compile(WENT_ON_WORDS)
+
+
+def version_range(want: str) -> SpecifierSet | None:
+    """A release range as pip reads it (">=0.14.5", "~=1.26.0,<2"), None for anything pip would refuse
+    ("<=3.20.x") or that is no range at all ("the latest release")."""
+    try:
+        return SpecifierSet(want) if want and want[0] in "<>=!~" else None
+    except InvalidSpecifier:
+        return None
 
 
 def size_in_bytes(text: str | None) -> float | None:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, Lead, library_memory_taken, memory_framework, rule
+from xladoctor.explain.rules import GPU_CAPABILITY, WENT_ON, Lead, library_memory_taken, memory_framework, rule
 from xladoctor.fix import export, install, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
 
@@ -287,32 +287,25 @@ _TORCH_OFFERS = re.compile(
 _BUILT_FOR = re.compile(r"^(?:- )?(?P<cc>\d{1,2}\.\d{1,2}) which supports hardware CC", re.MULTILINE)
 
 
-def _capability(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split("."))
+# what to do, by where the GPU stands against the capabilities the build lists
+_BESIDE_THE_BUILDS = {
+    "older": " The GPU is older than every architecture the release's builds carry: an older torch release whose "
+    "builds still include it (PyTorch's previous versions page lists each release's CUDA builds), or another GPU.",
+    "newer": " The GPU is newer than every architecture the release's builds carry: a newer torch release (or a "
+    "nightly) with a CUDA build for it.",
+    "between": " The GPU sits between the architectures the builds carry but is excluded from them, as integrated "
+    "GPUs are (Jetson's 8.7): PyTorch publishes no wheel for it; the torch for it comes from its vendor (NVIDIA's "
+    "Jetson wheels), and with one of those this warning can be harmless.",
+}
 
 
-def _beside_the_builds(cc: str, haystack: str) -> str:
-    """Where the GPU stands against the capabilities the build lists: below them all, above them all, or between."""
-    built = sorted((_capability(m.group("cc")) for m in _BUILT_FOR.finditer(haystack)), reverse=False)
+def _standing(cc: str | None, haystack: str) -> str | None:
+    """Where the GPU stands against the capabilities the build lists: "older" than them all, "newer", "between"."""
+    built = sorted(_capability_key(m.group("cc")) for m in _BUILT_FOR.finditer(haystack))
     if not built or not cc:
-        return ""
-    mine = _capability(cc)
-    if mine < built[0]:
-        return (
-            " The GPU is older than every architecture the release's builds carry: an older torch release whose "
-            "builds still include it (PyTorch's previous versions page lists each release's CUDA builds), or another "
-            "GPU."
-        )
-    if mine > built[-1]:
-        return (
-            " The GPU is newer than every architecture the release's builds carry: a newer torch release (or a "
-            "nightly) with a CUDA build for it."
-        )
-    return (
-        " The GPU sits between the architectures the builds carry but is excluded from them, as integrated GPUs "
-        "are (Jetson's 8.7): PyTorch publishes no wheel for it; the torch for it comes from its vendor (NVIDIA's "
-        "Jetson wheels), and with one of those this warning can be harmless."
-    )
+        return None
+    mine = _capability_key(cc)
+    return "older" if mine < built[0] else "newer" if mine > built[-1] else "between"
 
 
 @rule(
@@ -336,13 +329,14 @@ def torch_names_the_builds_for_this_gpu(found: re.Match[str], failure: Failure) 
     about = f"{gpu} (compute capability {cc})" if cc else gpu
     if not offers:
         none_published = "No published PyTorch CUDA builds" in failure.haystack
-        if none_published and cc and "integrated GPUs" in _beside_the_builds(cc, failure.haystack):
+        standing = _standing(cc, failure.haystack)
+        if none_published and standing == "between":
             return None  # a Jetson's GPU under NVIDIA's own wheel: a warning that is harmless there, no cause
         return Lead(
             f"{about} has no kernels in the installed torch build"
             + (
                 ", and no published CUDA build of this torch release carries them."
-                + (_beside_the_builds(cc, failure.haystack) if cc else "")
+                + (_BESIDE_THE_BUILDS[standing] if standing else "")
                 if none_published
                 else ": reinstall torch from a CUDA build whose architecture list includes it."
             ),
@@ -373,12 +367,6 @@ _GENERATION = r"(?:Volta|Turing|Ampere|Ada(?: Lovelace)?|Hopper|Blackwell)"
 
 def _capability_key(capability: str) -> tuple[int, ...]:
     return tuple(int(part) for part in capability.split("."))
-
-
-# a line that goes on to say what the program does instead ("...; using bf16", "falling back to", "disabling it"):
-# a warning it went on from (a logger's "WARNING:" header is taken off the line), not the failure
-WENT_ON_WORDS = r"(?i);\s*using\b|\bfall(?:s|ing) ?back\b|\b(?:disabling|ignoring|skipping)\b"
-_WENT_ON = re.compile(WENT_ON_WORDS)
 
 
 # A library's own refusal of the GPU model, in its own words ("implementation='triton' is unsupported on this GPU
@@ -455,7 +443,7 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     start = found.string.rfind("\n", 0, found.start()) + 1
     end = found.string.find("\n", found.end())
     said = found.string[start : end if end != -1 else None].strip()
-    if _WENT_ON.search(found.string, found.end(), end if end != -1 else len(found.string)):
+    if WENT_ON.search(found.string, found.end(), end if end != -1 else len(found.string)):
         return None  # "WARNING: fp8 kv cache is only supported on Hopper GPUs and newer; using bf16": it went on
     # one generation named, and no "and newer" or "sm80+": that one alone (vLLM's FlashMLA: Hopper, not Blackwell)
     alone = listed is not None and len(named) == 1 and not re.search(r"\+\)|(?:and|or) (?:newer|later|above)", tail)

@@ -339,8 +339,8 @@ def _api_skew_lead(module: str, top: str, failure: Failure, name: str = "") -> L
     frame = failure.last_frame
     if caller in NAMESPACE_TOPS and frame is not None:
         # a namespace package's file: its part is the project (pyannote/core/... is pyannote.core's)
-        part = re.search(rf"[/\\]{re.escape(caller)}[/\\](?P<part>\w+)[/\\]", frame.file)
-        caller = f"{caller}.{part.group('part')}" if part else caller
+        part = namespace_part(caller, frame.file)
+        caller = f"{caller}.{part}" if part else caller
     who = f"{caller} " if caller and caller not in ("python", top) else "The calling code "
     what = f"{module}.{name}" if name else module
     if top in sys.stdlib_module_names:
@@ -611,13 +611,16 @@ def released_as(module: str) -> str:
     return DISTRIBUTION_OF.get(part, part)
 
 
+def namespace_part(top: str, file: str) -> str | None:
+    """The part of namespace `top` a file lies in (core for .../pyannote/core/utils/helper.py)."""
+    found = re.search(rf"[/\\]{re.escape(top)}[/\\](?P<part>\w+)[/\\]", file)
+    return found.group("part") if found else None
+
+
 def _same_namespace_part(module: str, file: str) -> bool:
     """The file is of the namespace's part `module` belongs to (pyannote/audio/... for pyannote.audio.pipelines)."""
     parts = module.split(".")
-    if len(parts) < 2:
-        return False
-    found = re.search(rf"[/\\]{re.escape(parts[0])}[/\\](?P<part>\w+)", file)
-    return found is not None and found.group("part") == parts[1]
+    return len(parts) >= 2 and namespace_part(parts[0], file) == parts[1]
 
 
 def _inconsistent_release(owner: str, module: str, name: str) -> Lead:

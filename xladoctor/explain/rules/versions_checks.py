@@ -9,11 +9,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
-from xladoctor.explain.rules.cuda import WENT_ON_WORDS
+from xladoctor.explain.rules import DISTRIBUTION_OF, WENT_ON, Lead, rule, version_range
 from xladoctor.explain.rules.versions import calling_package
 from xladoctor.fix import PROJECT_NAME, install
 
@@ -26,8 +23,6 @@ _SYSTEM_PROGRAMS = frozenset({
 
 # a distribution's system package, not a PyPI project: python3-dev, python3-devel
 _SYSTEM_PACKAGE = re.compile(r"-(?:dev|devel)$", re.IGNORECASE)
-
-_WENT_ON = re.compile(WENT_ON_WORDS)
 
 _NOT_A_PACKAGE = frozenset({
     "a", "an", "the", "it", "this", "that", "these", "them", "from", "with", "via", "and", "or", "some", "any", "all",
@@ -131,7 +126,7 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
             "that build came from, not with a bare pip command that would replace it.",
             {"package": name},
             family="version-mismatch" if spec or upgrade else None,
-            next=('python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match',),
+            next=(_THE_BUILD_TO_MATCH,),
         )
     if spec is not None or upgrade or "latest version" in found.group(0):
         # a minimum version named (accelerate>=0.26.0), or an upgrade asked for: missing or too old, both fixed alike
@@ -1291,11 +1286,10 @@ _RELEASED_UNDER_ITS_NAME = frozenset({
     "trl", "torchvision", "torchaudio", "protobuf", "onnxruntime", "kernels", "datasets", "optimum", "torchao", "timm",
     "sentence-transformers", "lightning", "pytorch-lightning",
 })  # fmt: skip
-_RELEASED_AS = {
-    **{name: name for name in _RELEASED_UNDER_ITS_NAME},
-    "pytorch": "torch", "flash_attn": "flash-attn", "huggingface_hub": "huggingface-hub",
-}  # fmt: skip
-_RELEASED = "|".join(sorted((re.escape(name) for name in _RELEASED_AS), key=len, reverse=True))
+_SPELLED_AS = {"pytorch": "torch", "flash_attn": "flash-attn", "huggingface_hub": "huggingface-hub"}
+_RELEASED = "|".join(
+    sorted((re.escape(name) for name in _RELEASED_UNDER_ITS_NAME | _SPELLED_AS.keys()), key=len, reverse=True)
+)
 
 # Packages a bare pip command must not move: torch itself (PyPI's default index can trade its CUDA build for another)
 # and the ones whose wheels pin one torch release exactly (torchvision, torchaudio, xformers, triton, vllm, torchao,
@@ -1308,17 +1302,13 @@ TORCH_BOUND = frozenset({
 })  # fmt: skip
 
 
+# what a package tied to one build is matched against
+_THE_BUILD_TO_MATCH = 'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match'
+
+
 def tied_to_a_build(name: str) -> bool:
     """A package a bare pip command must not install or upgrade (its name as pip would read it: flash_attn too)."""
     return re.sub(r"[-_.]+", "-", name.split("[", 1)[0]).lower() in TORCH_BOUND
-
-
-def _valid_specifier(want: str) -> bool:
-    try:
-        SpecifierSet(want)
-    except InvalidSpecifier:
-        return False  # "protobuf<=3.20.x": pip refuses it
-    return True
 
 
 def within_its_major(want: str) -> str:
@@ -1352,9 +1342,11 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
     line = found.string[found.string.rfind("\n", 0, found.start()) + 1 : line_end if line_end >= 0 else None]
     if ", but you have" in line:
         return None  # pip's resolver ("x 1.0 requires torch==2.1.0, but you have torch 2.2.0"): its own rules read it
-    if _WENT_ON.search(line):
+    if WENT_ON.search(line):
         return None  # "requires numpy>=1.26, falling back to ...": a warning the run went past
-    package = _RELEASED_AS[found.group("pkg").lower()]
+    spelled = found.group("pkg").lower()
+    package = _SPELLED_AS.get(spelled, spelled)
+    tied = tied_to_a_build(package)
     op, version, have, pre = found.group("op"), found.group("version"), found.group("have"), found.group("pre")
     want = f"{op}{version}{pre or ''}" + re.sub(r"[ v]", "", found.group("more") or "")
     older = op in ("<=", "<")
@@ -1371,7 +1363,7 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
             f" {package}{want} is a pre-release: install it from the project's nightly index or source, as its "
             "documentation says, or use a release of the library that needs a released one."
         )
-    elif tied_to_a_build(package):
+    elif tied:
         how = (
             f" {package} is tied to one torch build: install the {package} release made for the installed torch, "
             "from the index the installed torch came from (a CUDA build stays one: torch.version.cuda says which), "
@@ -1379,16 +1371,12 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
         )
     else:
         how = f" Install {package}{within_its_major(want)}, or a release of the library made for the installed one."
-    bare = not pre and not tied_to_a_build(package)
+    bare = not pre and not tied
     return Lead(
         f"A library's own check asks for {package}{want}{found_said}: the installed {package} {what}.{how}",
         {"package": package, "want": want, **({"have": have} if have else {})},
         install((package, within_its_major(want)), upgrade=not older) if bare else None,
-        next=(
-            'python -c "import torch; print(torch.__version__, torch.version.cuda)"  # the build to match'
-            if tied_to_a_build(package)
-            else f"python -m pip show {package}",
-        ),
+        next=(_THE_BUILD_TO_MATCH if tied else f"python -m pip show {package}",),
     )
 
 
@@ -1417,32 +1405,33 @@ _INDEX_OPTIONS = re.compile(
 def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | None:
     start = found.string.rfind("\n", 0, found.start()) + 1
     line = found.string[start : found.end()]
-    if _ECHOED.match(line) or "&&" in line or _WENT_ON.search(line):
+    if _ECHOED.match(line) or "&&" in line or WENT_ON.search(line):
         return None
     if failure.kind != "exception" and not _AN_ERROR.search(line):
         return None  # a notice, a help text, a warning: not the failure
     hint, after = found.group("hint").rstrip(".,;`'\""), found.group("after")
+    whole = hint == found.group("hint")  # nothing was trimmed: `after` follows the name directly
     name = re.match(r"[A-Za-z0-9._-]+", hint)
-    if name is None or (hint == found.group("hint") and after[:1] in (":", "/")) or "+" in hint.split("[", 1)[0]:
+    if name is None or (whole and after[:1] in (":", "/")) or "+" in hint.split("[", 1)[0]:
         return None  # git+https://..., https://..., a local path: not a project's name
     project = name.group(0)
     if project.lower() in _NOT_A_PACKAGE | {"pip", "git", "http", "https", "file"} or project.endswith(
         (".txt", ".whl", ".gz", ".zip")
     ):
         return None
-    if hint == found.group("hint") and re.match(r"\s*@", after):
+    if whole and re.match(r"\s*@", after):
         return None  # PEP 508's "name @ git+https://...": a checkout, not the release on PyPI
     spec = hint[len(project) :]
     project = DISTRIBUTION_OF.get(project, project)  # "pip install sklearn": scikit-learn is the project
     extras = re.match(r"\[[\w.,-]{1,80}\]", spec)
     extra = extras.group(0) if extras else ""
     want = spec[len(extra) :]
-    if not want and hint == found.group("hint"):
+    if not want and whole:
         # "pip install 'transformers[torch] >= 4.40'": a range written with spaces, still the command's
         spaced = re.match(r"\s*(?P<range>[<>=!~]=?\s?\d[\w.]{0,40}(?:\s?,\s?[<>=!~]=?\s?\d[\w.]{0,40}){0,3})", after)
         want = re.sub(r"\s", "", spaced.group("range")) if spaced else ""
     options = _INDEX_OPTIONS.search(after) is not None
-    pinned = bool(want) and not _valid_specifier(want)
+    pinned = bool(want) and version_range(want) is None  # "protobuf<=3.20.x": pip refuses it
     older = want.startswith("<")
     upgrade = (bool(found.group("upgrade")) or bool(want)) and not older
     if tied_to_a_build(project) or options or pinned:

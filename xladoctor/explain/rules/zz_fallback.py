@@ -9,8 +9,7 @@ import re
 
 from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
-from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, Lead, rule
-from xladoctor.explain.rules.cuda import WENT_ON_WORDS
+from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, WENT_ON_WORDS, Lead, rule
 from xladoctor.explain.verdict import native_call
 from xladoctor.fix import install
 
