@@ -15,7 +15,15 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from xladoctor.explain.regions import SEPARATOR, TRACEBACK, Region, notebook_content, prefix_shape, strip_prefix
+from xladoctor.explain.regions import (
+    SEPARATOR,
+    TRACEBACK,
+    Region,
+    notebook_content,
+    prefix_shape,
+    prefixed_frame,
+    strip_prefix,
+)
 
 # A frame's line; a paste cut at its start keeps the path's end (`...site-packages\\x\\y.py", line 9, in f`).
 _FRAME = re.compile(
@@ -46,12 +54,14 @@ _NAMED_LIKE_ERROR = re.compile(r"(?:Error|Exception|Warning|Interrupt|Exit|Faile
 _BARE = frozenset({"KeyboardInterrupt", "SystemExit", "StopIteration", "MemoryError", "RecursionError"})
 _CHAIN_CAUSE = "The above exception was the direct cause"
 _CHAIN_CONTEXT = "During handling of the above exception"
-# Log prefixes, taken off a line's start (repeatedly): srun -l labels, rank tags, Ray actor tags, timestamps with
-# their level and logger, glog headers, vLLM/loguru headers, Markdown quotes and list bullets, exception groups' bars.
+# Log prefixes, taken off a line's start (repeatedly): srun -l labels, rank tags, OpenMPI's tags, Ray actor tags,
+# timestamps with their level and logger, glog headers, vLLM/loguru headers, Markdown quotes and list bullets,
+# exception groups' bars.
 _PREFIX = re.compile(
     r"^(?:"
     r"\[(?:rank|default|RANK)\s?\d+\]:?\s?"
     r"|rank\s?\d+\s?[:\]]\s?"
+    r"|\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:"  # OpenMPI's --tag-output (mpirun, horovodrun): "[1,0]<stderr>:"
     r"|\d{1,5}:\s(?=\S)"
     r"|\((?:[\w.]+\s)?pid=\d+(?:,\s?ip=[\d.:a-f]+)?\)\s"
     r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:[|:-]\s*)?"
@@ -580,6 +590,11 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     if (reported := _message_then_frames(lines, chain)) is not None:
         yield reported
         return
+    if (split := _headless_within(region)) is not None:
+        before, traceback = split
+        yield from _line_records(before, chain)
+        yield from _tracebacks(traceback, chain)
+        return
     # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
     # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`).
     # An indented line that a frame line follows is the source Python printed under the frame before it.
@@ -631,6 +646,25 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
         return
     numbers = tuple(n for n, _ in region.lines[1:])
     yield Failure("line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers)
+
+
+def _headless_within(region: Region) -> tuple[Region, Region] | None:
+    """An error line's region that a traceback cut above its first frame follows, in Python's order (frames, then
+    the exception line): the lines before it, and the traceback as a region of its own (its tag, if its lines carry
+    one, taken off them), so the exception keeps its frames. None when the region holds no such traceback."""
+    lines = region.lines
+    for index in range(1, len(lines)):
+        text = lines[index][1]
+        tag = prefixed_frame(text)
+        if not tag and _FRAME.match(clean(text)) is None:
+            continue
+        shape = prefix_shape(tag) if tag else region.prefix
+        rest = [strip_prefix(t, shape) for _, t in lines[index + 1 :]]
+        if not any(_exception_line(clean(t), False) is not None for t in rest if t.strip() and t[:1] not in " \t"):
+            return None  # frames and no exception line after them (a message printed before its frames)
+        before = Region(lines[:index], False, False, prefix=region.prefix)
+        return before, Region(lines[index:], True, False, prefix=shape)
+    return None
 
 
 # pytest's long traceback ends each entry with its location, the last one with the exception's type:

@@ -87,7 +87,7 @@ class RegionCollector:
             self.line += whole.count("\n", pos, start)
             stop = whole.find("\n", start)
             line = whole[start:stop]
-            self._start(line, TRACEBACK in line or _HEADLESS.match(line) is not None)
+            self._start(line, TRACEBACK in line or _HEADLESS.match(line) is not None or prefixed_frame(line) != "")
             pos = self._continue(whole, stop + 1)
         self.line += whole.count("\n", pos)
 
@@ -153,6 +153,8 @@ class RegionCollector:
         # tracebacks are drawn behind "| " bars, which records.clean takes off each line)
         if traceback and TRACEBACK in line and RICH_TOP not in line and EXCEPTION_GROUP not in line:
             self._current.prefix = prefix_shape(line[: line.index(TRACEBACK)])
+        elif traceback and TRACEBACK not in line:
+            self._current.prefix = prefix_shape(prefixed_frame(line))
         self._current.quoting = _quotes_source(line)
         self.line += 1
 
@@ -221,6 +223,19 @@ _HEADLESS = re.compile(
     # IPython 8's (Jupyter, Colab, Kaggle): "Cell In[15], line 2" and "File /x/y.py:12, in f(a)"
     r"|^\s*Cell In ?\[\d*\], line \d+|^\s*File (?:[A-Za-z]:\\|/|~)[^\n]{0,300}?\.py:\d+, in [\w<>.]+\("
 )
+# ...and the same frame behind a launcher's or logger's tag that every line of the traceback carries: OpenMPI's
+# --tag-output ("[1,0]<stderr>:  File ..."), a rank tag ("[rank3]:   File ..."), a logger's header. The tag ends in
+# one of ":]>)|-" and is taken off the region's lines, as the part before a traceback's header is.
+_PREFIXED_FRAME = re.compile(r'^(?P<prefix>[^\s"][^"\n]{0,80}?[:\]>)|-])(?P<space>\s+)File "[^"]+", line \d+')
+
+
+def prefixed_frame(line: str) -> str:
+    """The tag before a headless traceback's first frame, with the space after it that is not the frame's own
+    indent (Python's two spaces), or "" when the line is not such a frame."""
+    found = _PREFIXED_FRAME.match(line)
+    return found.group("prefix") + found.group("space")[:-2] if found is not None else ""
+
+
 FRAME_TRIGGERS = (
     'File "',
     '.py", line ',

@@ -34,8 +34,9 @@ def _explain(log: str, facts_case: str | None = None):  # type: ignore[no-untype
 @pytest.mark.parametrize(
     "prefix",
     [
-        "", "[rank3]: ", "[default0]:", "0: ", "(RayWorkerWrapper pid=5280) ", "2024-05-01 12:00:00,123 - ERROR - ",
-        "2025-01-01T10:00:00.123Z ", "ERROR 04-26 01:59:07 worker_base.py:157] ", "\x1b[0;31m",
+        "", "[rank3]: ", "[default0]:", "[1,0]<stderr>:", "0: ", "(RayWorkerWrapper pid=5280) ",
+        "2024-05-01 12:00:00,123 - ERROR - ", "2025-01-01T10:00:00.123Z ", "ERROR 04-26 01:59:07 worker_base.py:157] ",
+        "\x1b[0;31m",
     ],
 )  # fmt: skip
 def test_a_traceback_is_read_whatever_its_prefix(prefix: str) -> None:
@@ -98,6 +99,38 @@ def test_a_traceback_without_its_header_is_still_one() -> None:
     )
     [record] = _records(log)
     assert record.type == "TypeError" and record.library == "jax"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["", "[1,1]<stderr>:", "[rank3]: ", "2024-05-01 12:00:00,123 - ERROR - ", "(RayWorkerWrapper pid=5280) "],
+)
+@pytest.mark.parametrize("before", ["", "ERROR: the step failed\n", "Epoch 1/3\n"])
+def test_a_headless_traceback_keeps_its_frames_whatever_tags_its_lines_and_whatever_came_before(
+    prefix: str, before: str
+) -> None:
+    # OpenMPI's --tag-output, a rank tag, a logger's header: every line carries it, the header was cut off
+    lines = [
+        '  File "/usr/local/lib/python3.10/dist-packages/horovod/torch/mpi_ops.py", line 1290, in synchronize',
+        "    raise HorovodInternalError(e)",
+        "",
+        "horovod.common.exceptions.HorovodInternalError: ncclCommInitRank failed: invalid usage",
+    ]
+    log = "".join(prefix + line + "\n" for line in [*before.splitlines(), *lines])
+    exceptions = [r for r in _records(log) if r.kind == "exception"]
+    assert [(r.type, r.library) for r in exceptions] == [("horovod.common.exceptions.HorovodInternalError", "horovod")]
+    assert exceptions[0].frames[0].line == 1290
+
+
+def test_frames_after_an_error_line_with_no_exception_line_after_them_stay_its_own() -> None:
+    # ComfyUI prints the message first and the frames after it: no traceback of Python's order to split off
+    log = (
+        "!!! Exception during processing !!! expected input[1, 16, 128, 128] to have 4 channels\n"
+        '  File "/ComfyUI/execution.py", line 151, in recursive_execute\n'
+        "    output_data, output_ui = get_output_data(obj, input_data_all)\n"
+    )
+    [record] = _records(log)
+    assert "expected input[1, 16, 128, 128]" in record.message and record.frames[0].line == 151
 
 
 # IPython's tracebacks (Jupyter, Colab, Kaggle), as IPython's ultratb.py prints them: 8.x and 7.x
