@@ -2823,6 +2823,11 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # a quoted name that is a program, not a package; a module's name that is not its distribution's
         (tb("ImportError: 'ffmpeg' must be installed to decode mp3", "audiolib"), "module-not-found:requires_package", "system program, not a Python package"),
         (tb("ImportError: 'cv2' must be installed to read video", "imglib"), "module-not-found:requires_package", "Install opencv-python"),
+        # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
+        (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
+        (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # `_C`, the extension a package's own setup.py compiles: its build left it out, not a package to install
+        (tb("NameError: name '_C' is not defined", "groundingdino/models"), "module-not-found:extension_never_imported", "reinstall the package from source"),
         # many parameters of another size, a classifier's among them: the count, and transformers' way for a new head
         (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).\n\tsize mismatch for classifier.bias: copying a param with shape torch.Size([10]) from checkpoint, the shape in current model is torch.Size([2]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "(and 1 more parameter)"),
         (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "ignore_mismatched_sizes=True"),

@@ -471,6 +471,11 @@ def extension_never_imported(found: re.Match[str], failure: Failure) -> Lead:
     """Research code imports its compiled kernels inside try/except and goes on without them: the NameError comes
     later, where the kernel is first used."""
     name = found.group("name")
+    if name == "_C":
+        # `_C` is the name a package gives the extension its own setup.py compiles (torch.utils.cpp_extension's
+        # convention: GroundingDINO, detectron2, maskrcnn-benchmark): not another package to install, but this one's
+        # build that left it out
+        return _built_without_its_extension()
     return Lead(
         f"{name} looks like a compiled extension module that was never imported: its import failed earlier and the "
         f"code went on without it (a try/except around the import). Build and install the package that provides it "
@@ -492,12 +497,17 @@ def extension_never_imported(found: re.Match[str], failure: Failure) -> Lead:
 def custom_ops_not_built(found: re.Match[str], failure: Failure) -> Lead:
     """GroundingDINO (and the many projects that vendor it) warns and goes on without its compiled _C extension;
     the GPU path then fails later (`name '_C' is not defined`). The extension was built without CUDA."""
+    return _built_without_its_extension()
+
+
+def _built_without_its_extension() -> Lead:
     return Lead(
         "The package's compiled extension (_C, its custom CUDA ops) did not load: it was built without CUDA (CUDA_HOME "
         "unset, or no GPU visible while `pip install` / `setup.py` ran) or not built at all. Set CUDA_HOME to the CUDA "
         "toolkit that matches torch's CUDA and reinstall the package from source (pip install --no-build-isolation "
         "-e .), on a machine that sees the GPU.",
         {"variable": "CUDA_HOME", "extension": "_C"},
+        family="build-failure",
         verdict="environment",
         next=("python -c 'import torch; from torch.utils.cpp_extension import CUDA_HOME; print(torch.version.cuda, "
               "CUDA_HOME)'",),

@@ -17,8 +17,14 @@ from xladoctor.fix import PROJECT_NAME, install
 # Programs a library runs as a subprocess, installed by the system's package manager, not by pip
 _SYSTEM_PROGRAMS = frozenset({
     "ffmpeg", "ffprobe", "sox", "git", "git-lfs", "java", "nvcc", "espeak", "espeak-ng", "tesseract", "graphviz", "dot",
-    "gcc", "g++", "make", "node", "npm", "rustc", "cargo",
+    "gcc", "g++", "make", "node", "npm", "rustc", "cargo", "festival", "mbrola",
 })  # fmt: skip
+# phonemizer loads espeak-ng as a shared library, found where the system's loader looks, or where this variable says
+# (phonemizer/backend/espeak/wrapper.py: EspeakWrapper takes the library from PHONEMIZER_ESPEAK_LIBRARY)
+_ESPEAK_LIBRARY = (
+    " phonemizer loads it as a library (libespeak-ng): an espeak-ng built into another folder (/usr/local/lib) is "
+    "found when PHONEMIZER_ESPEAK_LIBRARY names its libespeak-ng.so (or .dylib, .dll)."
+)
 
 
 # a distribution's system package, not a PyPI project: python3-dev, python3-devel
@@ -70,7 +76,9 @@ _NOT_A_PACKAGE = frozenset({
     r"|\b(?P<please_it>[A-Za-z][\w-]{1,60}) is not (?:available|installed)\. Please install it(?:[.!]|$)"
     r"|\bNeither [`'\"]?(?P<neither>[A-Za-z][\w.-]{1,60})[`'\"]? nor [`'\"]?[A-Za-z][\w.-]{1,60}[`'\"]? is available"
     # "flash_attn is not installed. Please pip install flash-attn": the library's own words, with the package to get
-    r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})",
+    r"|[\w.-]{2,60} is not installed\.? (?:Please )?(?:run )?`?pip install ['\"]?(?P<asked>[\w.\[\]<>=-]{2,80})"
+    # phonemizer's backends (backend/base.py: f"{self.name()} not installed on your system")
+    r"|\b(?P<on_system>[A-Za-z][\w.-]{1,60}) (?:is )?not installed on (?:your|this) (?:system|machine|computer)\b",
     source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/import_utils.py "
     "(requires_backends); src/transformers/dynamic_module_utils.py (check_imports, for a model's remote code); "
     "src/transformers/tokenization_utils_fast.py ('Cannot instantiate this tokenizer from a slow version')",
@@ -79,7 +87,7 @@ _NOT_A_PACKAGE = frozenset({
 def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
     named = (
         "must", "need", "need_to", "the_package", "module_named", "seems", "please", "to_be", "installing",
-        "unavailable", "which_not", "neither", "needed", "please_it",
+        "unavailable", "which_not", "neither", "needed", "please_it", "on_system",
     )  # fmt: skip
     if must := next((found.group(name) for name in named if found.group(name)), None):
         if must.lower() in _NOT_A_PACKAGE or _SYSTEM_PACKAGE.search(must):
@@ -90,8 +98,10 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
             return Lead(
                 f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
                 f"not a Python package (the pip package of that name is not it). Install it with the system's "
-                f"package manager (apt, dnf, brew) or conda (conda install -c conda-forge {must.lower()}).",
+                f"package manager (apt, dnf, brew) or conda (conda install -c conda-forge {must.lower()})."
+                + (_ESPEAK_LIBRARY if must.lower().startswith("espeak") else ""),
                 {"program": must},
+                family="missing-library",  # the system's, as a shared library is: not pip's to install
                 verdict="environment",
                 confidence=0.7,
                 next=(f"which {must.lower()}",),
