@@ -226,7 +226,7 @@ _HEADLESS = re.compile(
 # ...and the same frame behind a launcher's or logger's tag that every line of the traceback carries: OpenMPI's
 # --tag-output ("[1,0]<stderr>:  File ..."), a rank tag ("[rank3]:   File ..."), a logger's header. The tag ends in
 # one of ":]>)|-" and is taken off the region's lines, as the part before a traceback's header is.
-_PREFIXED_FRAME = re.compile(r'^(?P<prefix>[^\s"][^"\n]{0,80}?[:\]>)|-])(?P<space>\s+)File "[^"]+", line \d+')
+_PREFIXED_FRAME = re.compile(r'^(?P<prefix>[^\s"][^"\n]{0,80}?[:\]>)|-])(?P<space>\s{1,12})File "[^"]+", line \d+')
 
 
 def prefixed_frame(line: str) -> str:
