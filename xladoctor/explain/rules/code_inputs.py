@@ -23,6 +23,9 @@ _BROKEN_WEIGHTS = (
     r"|InvalidHeader\w{0,40})"
     r"|unexpected EOF, expected \d+ more bytes\. The file might be corrupted"
     r"|Unable to (?:synchronously )?open file \((?P<hdf5>file signature not found|truncated file)"
+    # onnxruntime's InferenceSession (core/session/inference_session.cc "Load model from ... failed:", the protobuf
+    # reader's "Protobuf parsing failed."): an .onnx file that is not a whole one
+    r"|Load model from (?P<onnx>[^\n]{1,300}?) failed: ?Protobuf parsing failed"
 )
 
 
@@ -65,8 +68,9 @@ def where_the_file_was_given(failure: Failure) -> GivenFile | None:
     _BROKEN_WEIGHTS,
     source="https://github.com/pytorch/pytorch/blob/main/caffe2/serialize/inline_container.cc (PytorchStreamReader); "
     "https://github.com/huggingface/safetensors/blob/main/safetensors/src/tensor.rs (SafeTensorError); "
-    "https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md (the pointer file); settled as an incomplete or LFS "
-    "download in https://github.com/turboderp/exllama/issues/242 and https://github.com/Tencent-Hunyuan/HunyuanVideo/"
+    "https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md (the pointer file); https://github.com/microsoft/"
+    "onnxruntime/blob/main/onnxruntime/core/session/inference_session.cc (Load model from); settled as an incomplete "
+    "or LFS download in https://github.com/turboderp/exllama/issues/242 and https://github.com/Tencent-Hunyuan/HunyuanVideo/"
     "issues/73",
     confidence=0.8,
 )
@@ -74,7 +78,11 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
     pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge"
     html = found.group("key") == "<"
     why = (
-        "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
+        f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), or a Git LFS pointer "
+        "or an HTML page saved in its place: download it again, by hand from the model's page if the automatic "
+        "download fails, and compare its size with the published file's"
+        if found.group("onnx")
+        else "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
         "model's repository without Git LFS: run git lfs install and git lfs pull in it, or download the file again"
         if pointer
         else "it is an HTML page (a login or error page saved in its place): download it again, from the file's "
