@@ -2826,6 +2826,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
         (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # Keras 3's refusal of a name Keras 2 built from its name scopes: a Keras 2 model or library under Keras 3
+        ('"ValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=build_factored_surrogate_posterior/loc_0_momentum"\n', "api-version-skew:keras_3", "TF_USE_LEGACY_KERAS=1"),
         # onnxruntime's refusal of an .onnx file that is not a whole one: the file, named
         (tb("onnxruntime.capi.onnxruntime_pybind11_state.InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from /app/models/inswapper_128.onnx failed:Protobuf parsing failed.", "onnxruntime/capi"), "user-code-error:broken_weights_file", "/app/models/inswapper_128.onnx is cut short"),
         # `_C`, the extension a package's own setup.py compiles: its build left it out, not a package to install

@@ -1149,10 +1149,14 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     r"|(?P<save>Invalid filepath extension for saving\. Please add either a `\.keras` extension)"
     # Keras 3's Operation (keras/src/ops/operation.py): a model is built when first called, so .input/.output of a
     # Sequential made without keras.Input, which Keras 2 built on creation, do not exist yet
-    r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))",
+    r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))"
+    # Keras 3's Variable and Operation (keras/src/backend/common/variables.py, keras/src/ops/operation.py) refuse a
+    # name with "/", which Keras 2 built from name scopes ("conv1/conv"): a Keras 2 model file, or code that names so
+    r"|(?P<slash>Argument [`']?name[`']? must be a string and cannot contain character [`']?/)",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2); "
     "https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py; "
-    "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py",
+    "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py; "
+    "https://github.com/keras-team/keras/blob/master/keras/src/backend/common/variables.py",
     confidence=0.8,
 )
 def keras_3(found: re.Match[str], failure: Failure) -> Lead:
@@ -1163,6 +1167,16 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
             ".keras, use model.export(path) for a SavedModel (TF Serving, TFLite), or run the code on Keras 2 "
             "(install tf-keras and set TF_USE_LEGACY_KERAS=1).",
             {"package": "keras", "framework": "tensorflow", "call": "model.save"},
+            verdict="environment",
+        )
+    if found.group("slash"):
+        return Lead(
+            "Keras 3 refuses a layer or variable name with '/', which Keras 2 (tf.keras before TensorFlow 2.16) made "
+            "from its name scopes ('conv1/conv'): a model file saved by Keras 2, or code written for it (a library's, "
+            "such as TensorFlow Probability's, that names its variables so), runs under Keras 3. Run it on Keras 2 "
+            "(install tf-keras and set TF_USE_LEGACY_KERAS=1, or pin tensorflow<2.16), or re-save the model with "
+            "names without '/'.",
+            {"package": "keras", "framework": "tensorflow"},
             verdict="environment",
         )
     if found.group("unbuilt"):
