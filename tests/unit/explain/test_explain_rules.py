@@ -2826,6 +2826,9 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
         (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # JAX's CUDA plugin loaded and XLA counts no GPU it can use: what hides them, not a missing plugin
+        ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "CUDA_VISIBLE_DEVICES hides them"),
+        ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices found for platform CUDA (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "--gres=gpu:N"),
         # Keras 3's refusal of a name Keras 2 built from its name scopes: a Keras 2 model or library under Keras 3
         ('"ValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=build_factored_surrogate_posterior/loc_0_momentum"\n', "api-version-skew:keras_3", "TF_USE_LEGACY_KERAS=1"),
         # onnxruntime's refusal of an .onnx file that is not a whole one: the file, named

@@ -211,6 +211,12 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# XLA's words when its CUDA platform loaded but counts no device it can use: the GPU client's "No visible GPU
+# devices." (xla/pjrt/gpu/se_gpu_pjrt_client.cc, VisibleDeviceCount() <= 0) and platform_util.cc's "no supported
+# devices found for platform CUDA"
+_NO_VISIBLE_GPU = re.compile(r"No visible GPU devices|no supported devices found for platform (?:CUDA|cuda|ROCM|rocm)")
+
+
 @rule(
     "accelerator-unavailable",
     r"Unable to initialize backend '(?P<backend>cuda|gpu|rocm|tpu|METAL)'|No GPU/TPU found, falling back to CPU"
@@ -230,6 +236,21 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
 )
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
+    hidden = _NO_VISIBLE_GPU.search(failure.haystack)
+    if hidden is not None and "TPU" not in text:
+        return Lead(
+            "JAX's CUDA plugin loaded, but this process sees no GPU it can use "
+            f"({hidden.group(0)}): CUDA_VISIBLE_DEVICES hides them (empty, -1, or ids that do not exist), a "
+            "container was started without them (docker run --gpus all), a Slurm task was not given them "
+            "(--gres=gpu:N; --gpus-per-task gives each task one GPU, where jax.distributed expects every process to "
+            "see all of the node's), or JAX_PLATFORMS was set after jax was imported. If nvidia-smi sees none "
+            "either, the driver is the cause.",
+            {"variable": "CUDA_VISIBLE_DEVICES", "backend": "cuda"},
+            family="bad-configuration",
+            verdict="environment",
+            confidence=0.7,
+            next=("nvidia-smi -L", 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES JAX_PLATFORMS=$JAX_PLATFORMS"'),
+        )
     # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
     asked = found.group(found.lastgroup) if found.lastgroup else None  # each wording names it in one group
     tpu = "TPU" in text or asked == "tpu"
