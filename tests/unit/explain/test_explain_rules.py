@@ -219,6 +219,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:procedure_not_found": (tb("OSError: [WinError 127] The specified procedure could not be found"), "undefined-symbol", "environment", "WinError 127"),
     "glibc-version:runtime_too_old": (tb("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/venv/lib/python3.11/site-packages/scipy/_lib/_x.so)"), "glibc-version", "environment", "GLIBCXX_3.4.30"),
     "module-not-found:no_module_named": (tb("ModuleNotFoundError: No module named 'cv2'"), "module-not-found", "environment", "opencv-python"),
+    "api-version-skew:space_of_another_gym": (tb("AssertionError: The algorithm only supports (<class 'gym.spaces.box.Box'>, <class 'gym.spaces.discrete.Discrete'>) as action spaces but Discrete(4) was provided", "stable_baselines3/common"), "api-version-skew", "environment", "stable-baselines3>=2.0"),
     "module-not-found:requires_package": (tb("ImportError: LlamaTokenizer requires the SentencePiece library but it was not found in your environment.", "transformers"), "module-not-found", "environment", "SentencePiece"),
     "api-version-skew:submodule_gone": (tb("ModuleNotFoundError: No module named 'jax.experimental.maps'", "flax"), "api-version-skew", "environment", "jax.experimental.maps"),
     "api-version-skew:module_has_no_attribute": (tb("AttributeError: module 'numpy' has no attribute 'float'", "imgaug"), "api-version-skew", "environment", "numpy"),
@@ -2826,6 +2827,9 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
         (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # stable-baselines3's space check: a kind the algorithm does not take is the code's, not gym against gymnasium
+        (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.discrete.Discrete'>,) as action spaces but Box(0.0, 1.0, (2,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "was given a Box"),
+        (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.box.Box'>,) as action spaces but Box(-1.0, 1.0, (4,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "install shimmy"),
         # JAX's CUDA plugin loaded and XLA counts no GPU it can use: what hides them, not a missing plugin
         ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "CUDA_VISIBLE_DEVICES hides them"),
         ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices found for platform CUDA (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "--gres=gpu:N"),

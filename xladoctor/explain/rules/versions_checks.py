@@ -10,7 +10,7 @@ import re
 import shlex
 
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import DISTRIBUTION_OF, WENT_ON, Lead, rule, version_range
+from xladoctor.explain.rules import DISTRIBUTION_OF, WENT_ON, Lead, rule, version_range, yours
 from xladoctor.explain.rules.versions import calling_package
 from xladoctor.fix import PROJECT_NAME, install
 
@@ -1473,4 +1473,51 @@ def pip_command_in_the_error(found: re.Match[str], failure: Failure) -> Lead | N
         install((project + extra, within_its_major(want) if want else ""), upgrade=upgrade),
         family="version-mismatch" if upgrade or older else None,
         next=(f"python -m pip show {project}",),
+    )
+
+
+@rule(
+    "api-version-skew",
+    # stable_baselines3/common/base_class.py (BaseAlgorithm.__init__): "The algorithm only supports
+    # {supported_action_spaces} as action spaces but {self.action_space} was provided"
+    r"only supports \(?(?P<classes>(?:<class '[\w.]{1,120}'>,?\s{0,4}){1,8})\)? as (?P<what>action|observation) "
+    r"spaces? but (?P<given>[A-Z]\w{0,40})\(",
+    source="https://github.com/DLR-RM/stable-baselines3/blob/master/stable_baselines3/common/base_class.py "
+    "(supported_action_spaces); https://github.com/DLR-RM/stable-baselines3/releases/tag/v2.0.0 (Gymnasium)",
+    confidence=0.85,
+)
+def space_of_another_gym(found: re.Match[str], failure: Failure) -> Lead:
+    """A space refused though the algorithm takes a space of its very name: the same class from two packages (gym's
+    and Gymnasium's), so the isinstance check fails; a space of another kind is the algorithm's limit, the code's."""
+    classes = re.findall(r"<class '([\w.]+)'>", found.group("classes"))
+    given = found.group("given")
+    named = [c for c in classes if c.rsplit(".", 1)[-1] == given]
+    if not named:
+        takes = ", ".join(c.rsplit(".", 1)[-1] for c in classes)
+        return Lead(
+            yours(
+                failure,
+                f"The algorithm takes {takes} {found.group('what')} spaces and was given a {given} (DQN takes Discrete "
+                "only; SAC, TD3 and DDPG take Box only): choose an algorithm made for this space, or change the "
+                "environment's space (a wrapper that discretises or flattens it).",
+            ),
+            {"space": given, "takes": takes},
+            family="user-code-error",
+            verdict="not-environment",
+        )
+    checks = named[0].split(".", 1)[0]
+    other = "gymnasium" if checks == "gym" else "gym"
+    fix = (
+        "install stable-baselines3>=2.0, which takes Gymnasium environments (or build the environment with gym)"
+        if checks == "gym"
+        else "port the environment to Gymnasium (import gymnasium as gym), or install shimmy, through which "
+        "stable-baselines3 2.x wraps a gym environment"
+    )
+    return Lead(
+        f"The {found.group('what')} space is a {given}, the very kind the algorithm takes, and was refused: the "
+        f"algorithm checks it against {checks}'s {given} ({named[0]}), and the environment made its space with "
+        f"{other}'s. stable-baselines3 1.x is written for gym, 2.0 and later for Gymnasium: {fix}.",
+        {"package": "stable-baselines3", "checks": checks, "space": given},
+        verdict="environment",
+        next=("python -m pip show stable-baselines3 gym gymnasium shimmy",),
     )
