@@ -659,11 +659,15 @@ def _headless_within(region: Region) -> tuple[Region, Region] | None:
         if not tag and _FRAME.match(clean(text)) is None:
             continue
         shape = prefix_shape(tag) if tag else region.prefix
-        rest = [strip_prefix(t, shape) for _, t in lines[index + 1 :]]
-        if not any(_exception_line(clean(t), False) is not None for t in rest if t.strip() and t[:1] not in " \t"):
-            return None  # frames and no exception line after them (a message printed before its frames)
-        before = Region(lines[:index], False, False, prefix=region.prefix)
-        return before, Region(lines[index:], True, False, prefix=shape)
+        for _, line in lines[index + 1 :]:
+            text = strip_prefix(line, shape)
+            if not text.strip() or text[:1] in " \t" or _FRAME.match(clean(text)) is not None:
+                continue  # the frames, the source lines and carets under them
+            if _exception_line(clean(text), False) is None:
+                return None  # the frames end on something else (a message printed before its frames, a dump)
+            before = Region(lines[:index], False, False, prefix=region.prefix)
+            return before, Region(lines[index:], True, False, prefix=shape)
+        return None
     return None
 
 

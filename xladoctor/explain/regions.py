@@ -225,8 +225,12 @@ _HEADLESS = re.compile(
 )
 # ...and the same frame behind a launcher's or logger's tag that every line of the traceback carries: OpenMPI's
 # --tag-output ("[1,0]<stderr>:  File ..."), a rank tag ("[rank3]:   File ..."), a logger's header. The tag ends in
-# one of ":]>)|-" and is taken off the region's lines, as the part before a traceback's header is.
-_PREFIXED_FRAME = re.compile(r'^(?P<prefix>[^\s"][^"\n]{0,80}?[:\]>)|-])(?P<space>\s{1,12})File "[^"]+", line \d+')
+# one of ":]>)|-" or is a timestamp (GitHub Actions' and `docker logs -t`'s "2025-01-01T10:00:00.1234567Z"), and is
+# taken off the region's lines, as the part before a traceback's header is; what follows it is a frame line whole.
+_PREFIXED_FRAME = re.compile(
+    r'^(?P<prefix>[^\s"][^"\n]{0,80}?(?:[:\]>)|-]|\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?Z?))(?P<space>\s{1,12})'
+    r'File "[^"\n]{1,400}", line \d{1,7}(?:, in [^\n]{1,300})?\s*$'  # the whole of Python's frame line, nothing more
+)
 
 
 def prefixed_frame(line: str) -> str:

@@ -219,6 +219,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:procedure_not_found": (tb("OSError: [WinError 127] The specified procedure could not be found"), "undefined-symbol", "environment", "WinError 127"),
     "glibc-version:runtime_too_old": (tb("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/venv/lib/python3.11/site-packages/scipy/_lib/_x.so)"), "glibc-version", "environment", "GLIBCXX_3.4.30"),
     "module-not-found:no_module_named": (tb("ModuleNotFoundError: No module named 'cv2'"), "module-not-found", "environment", "opencv-python"),
+    "user-code-error:dataset_column_missing": ('  File "/env/lib/python3.11/site-packages/trl/trainer/sft_trainer.py", line 513, in tokenize\n    element[dataset_text_field]\n  File "/env/lib/python3.11/site-packages/datasets/formatting/formatting.py", line 277, in __getitem__\n    value = self.data[key]\nKeyError: \'text\'\n', "user-code-error", "not-environment", "no column 'text'"),
     "api-version-skew:space_of_another_gym": (tb("AssertionError: The algorithm only supports (<class 'gym.spaces.box.Box'>, <class 'gym.spaces.discrete.Discrete'>) as action spaces but Discrete(4) was provided", "stable_baselines3/common"), "api-version-skew", "environment", "stable-baselines3>=2.0"),
     "module-not-found:requires_package": (tb("ImportError: LlamaTokenizer requires the SentencePiece library but it was not found in your environment.", "transformers"), "module-not-found", "environment", "SentencePiece"),
     "api-version-skew:submodule_gone": (tb("ModuleNotFoundError: No module named 'jax.experimental.maps'", "flax"), "api-version-skew", "environment", "jax.experimental.maps"),
@@ -2827,6 +2828,13 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
         (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # the review's: a phonemizer backend of two programs; torch's own _C; a user's own name with '/' under Keras 3
+        (tb("RuntimeError: espeak-mbrola not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "mbrola program and its voices"),
+        ('Traceback (most recent call last):\n  File "/content/app/train.py", line 18, in <module>\n    import torch\n  File "/usr/local/lib/python3.10/dist-packages/torch/__init__.py", line 249, in <module>\n    for name in dir(_C):\nNameError: name \'_C\' is not defined\n', "module-not-found:extension_never_imported", "restart it"),
+        ('Traceback (most recent call last):\n  File "/home/me/model.py", line 9, in <module>\n    x = layers.Dense(10, name="block1/dense")(x)\n  File "/env/lib/python3.11/site-packages/keras/src/layers/layer.py", line 40, in __init__\n    raise ValueError(\nValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=block1/dense\n', "api-version-skew:keras_3", "rename it without '/'"),
+        # datasets' own words for a column it lacks, with the ones it has; a GGUF file that is not one
+        ('KeyError: "Column content not in the dataset. Current columns in the dataset: [\'text\', \'label\']"\n', "user-code-error:dataset_column_missing", "its columns: ['text', 'label']"),
+        (tb("ValueError: GGUF magic invalid", "gguf/gguf_reader"), "user-code-error:broken_weights_file", "Git LFS pointer"),
         # stable-baselines3's space check: a kind the algorithm does not take is the code's, not gym against gymnasium
         (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.discrete.Discrete'>,) as action spaces but Box(0.0, 1.0, (2,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "was given a Box"),
         (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.box.Box'>,) as action spaces but Box(-1.0, 1.0, (4,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "install shimmy"),
@@ -2838,7 +2846,7 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # onnxruntime's refusal of an .onnx file that is not a whole one: the file, named
         (tb("onnxruntime.capi.onnxruntime_pybind11_state.InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : Load model from /app/models/inswapper_128.onnx failed:Protobuf parsing failed.", "onnxruntime/capi"), "user-code-error:broken_weights_file", "/app/models/inswapper_128.onnx is cut short"),
         # `_C`, the extension a package's own setup.py compiles: its build left it out, not a package to install
-        (tb("NameError: name '_C' is not defined", "groundingdino/models"), "module-not-found:extension_never_imported", "reinstall the package from source"),
+        (tb("NameError: name '_C' is not defined", "groundingdino/models"), "module-not-found:extension_never_imported", "reinstall the package from its source folder"),
         # many parameters of another size, a classifier's among them: the count, and transformers' way for a new head
         (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).\n\tsize mismatch for classifier.bias: copying a param with shape torch.Size([10]) from checkpoint, the shape in current model is torch.Size([2]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "(and 1 more parameter)"),
         (tb("RuntimeError: Error(s) in loading state_dict for Net:\n\tsize mismatch for classifier.weight: copying a param with shape torch.Size([10, 768]) from checkpoint, the shape in current model is torch.Size([2, 768]).", "torch/nn/modules/module"), "user-code-error:shapes_and_devices", "ignore_mismatched_sizes=True"),
@@ -3626,3 +3634,18 @@ def test_a_dll_path_pasted_with_forward_slashes_is_named_by_its_file() -> None:
     log = 'OSError: [WinError 126] Error loading "C:/Users/me/venv/Lib/site-packages/torch/lib/c10.dll" or one of its dependencies.\n'
     diagnosis = _diagnose(log)
     assert diagnosis is not None and "Windows could not load c10.dll or" in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Docker Desktop is not installed on your system", "RuntimeError: The model is not installed on this machine"],
+)
+def test_a_thing_not_installed_on_the_system_that_is_no_program_gets_no_pip_advice(line: str) -> None:
+    diagnosis = _diagnose(line + "\n")
+    assert diagnosis is None or diagnosis.decided_by != "module-not-found:requires_package", diagnosis.cause
+
+
+def test_a_system_program_a_library_needs_is_a_missing_library_with_conda_s_own_package_name() -> None:
+    diagnosis = _diagnose(tb("ImportError: 'nvcc' must be installed to build the kernels", "mylib"))
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("missing-library", "environment")
+    assert "conda-forge cuda-nvcc" in diagnosis.cause and "pip install" not in diagnosis.cause

@@ -122,6 +122,37 @@ def test_a_headless_traceback_keeps_its_frames_whatever_tags_its_lines_and_whate
     assert exceptions[0].frames[0].line == 1290
 
 
+@pytest.mark.parametrize(
+    "log",
+    [
+        # a message that quotes a file and a line is no frame: its record stays (the review's)
+        '[rank0]: Error in worker: File "/data/shard_003.tar", line 12: unexpected end of archive\n'
+        "[rank0]: RuntimeError: NCCL error: unhandled system error\n",
+        # faulthandler's dump ("line N in f", no comma) is no traceback of Python's order
+        "[rank0]: Fatal Python error: Segmentation fault\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/nn/functional.py", line 2233 in embedding\n'
+        "[rank0]: Extension modules: numpy.core._multiarray_umath\n",
+    ],
+)
+def test_a_tagged_line_that_only_quotes_a_file_starts_no_traceback(log: str) -> None:
+    records = _records(log)
+    assert records[0].kind == "line" and not any(r.frames for r in records)
+
+
+def test_a_headless_traceback_behind_a_timestamp_keeps_all_its_frames() -> None:
+    # GitHub Actions' and `docker logs -t`'s timestamp, a header cut off
+    lines = [
+        '  File "/app/train.py", line 50, in <module>',
+        "    main(cfg)",
+        '  File "/opt/venv/lib/python3.11/site-packages/timm/x.py", line 40, in main',
+        "    raise KeyError(cfg.name)",
+        "KeyError: 'resnet'",
+    ]
+    log = "".join(f"2025-01-01T10:00:00.1234567Z {line}\n" for line in lines)
+    [record] = _records(log)
+    assert record.type == "KeyError" and [f.line for f in record.frames] == [50, 40]
+
+
 def test_frames_after_an_error_line_with_no_exception_line_after_them_stay_its_own() -> None:
     # ComfyUI prints the message first and the frames after it: no traceback of Python's order to split off
     log = (

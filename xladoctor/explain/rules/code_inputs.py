@@ -26,6 +26,8 @@ _BROKEN_WEIGHTS = (
     # onnxruntime's InferenceSession (core/session/inference_session.cc "Load model from ... failed:", the protobuf
     # reader's "Protobuf parsing failed."): an .onnx file that is not a whole one
     r"|Load model from (?P<onnx>[^\n]{1,300}?) failed: ?Protobuf parsing failed"
+    # gguf-py's GGUFReader (gguf/gguf_reader.py): the file does not start with GGUF's magic bytes
+    r"|(?P<gguf>GGUF magic invalid)"
 )
 
 
@@ -70,16 +72,18 @@ def where_the_file_was_given(failure: Failure) -> GivenFile | None:
     "https://github.com/huggingface/safetensors/blob/main/safetensors/src/tensor.rs (SafeTensorError); "
     "https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md (the pointer file); https://github.com/microsoft/"
     "onnxruntime/blob/main/onnxruntime/core/session/inference_session.cc (Load model from); settled as an incomplete "
-    "or LFS download in https://github.com/turboderp/exllama/issues/242 and https://github.com/Tencent-Hunyuan/HunyuanVideo/"
+    "or LFS download in https://github.com/city96/ComfyUI-GGUF/issues/43, "
+    "https://github.com/turboderp/exllama/issues/242 and https://github.com/Tencent-Hunyuan/HunyuanVideo/"
     "issues/73",
     confidence=0.8,
 )
 def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
-    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge"
+    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge" or found.group("gguf") is not None
     html = found.group("key") == "<"
     why = (
-        f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), or a Git LFS pointer "
-        "or an HTML page saved in its place: download it again, by hand from the model's page if the automatic "
+        f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), a Git LFS pointer "
+        "or an HTML page saved in its place, or no ONNX file at all (a .pt or .engine given where the .onnx is "
+        "expected): download it again, by hand from the model's page if the automatic "
         "download fails, and compare its size with the published file's"
         if found.group("onnx")
         else "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
@@ -935,4 +939,40 @@ def sharding_does_not_divide(found: re.Match[str], failure: Failure) -> Lead | N
         ),
         {"dimension": dim, "divisor": by, "size": size},
         verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    # datasets' own checks (datasets/formatting/formatting.py _check_valid_column_key; arrow_dataset.py set_format,
+    # remove_columns): the column asked for, and the ones there are
+    r"Columns? \[?'?(?P<asked>[^\]\n]{1,200}?)'?\]? not in the dataset\. Current columns in the dataset: "
+    r"(?P<columns>\[[^\]\n]{0,500}\])"
+    # a row or batch of a dataset indexed by a name it lacks: the KeyError of formatting.py's LazyDict
+    r"|^(?:[\w.]*\.)?KeyError: ['\"](?P<key>[^'\"\n]{1,80})['\"]$",
+    source="https://github.com/huggingface/datasets/blob/main/src/datasets/formatting/formatting.py "
+    "(_check_valid_column_key, LazyDict.__getitem__); src/datasets/arrow_dataset.py (set_format)",
+    confidence=0.8,
+    flags=re.MULTILINE,
+)
+def dataset_column_missing(found: re.Match[str], failure: Failure) -> Lead | None:
+    key = found.group("key")
+    if key is not None:
+        last = failure.last_frame
+        # only a row or batch of a Hugging Face dataset: any other dict's missing key says nothing of a column
+        if last is None or last.owner != "datasets" or "formatting" not in last.file:
+            return None
+    asked = (key or found.group("asked") or "").strip("'\" ")
+    columns = found.group("columns") or ""
+    there = f" (its columns: {columns})" if columns else ""
+    return Lead(
+        yours(
+            failure,
+            f"The dataset has no column '{asked}'{there}: the code or its configuration names a column this dataset "
+            "does not hold (a trainer's dataset_text_field, a map function's key, a format's columns). Name one of "
+            "its columns, or load the variant of the dataset that has it (a tokenized or formatted one).",
+        ),
+        {"column": asked, "columns": columns},
+        verdict="not-environment",
+        next=("python -c 'import datasets; print(datasets.load_dataset(NAME, split=\"train\").column_names)'",),
     )

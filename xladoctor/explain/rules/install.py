@@ -471,10 +471,23 @@ def extension_never_imported(found: re.Match[str], failure: Failure) -> Lead:
     """Research code imports its compiled kernels inside try/except and goes on without them: the NameError comes
     later, where the kernel is first used."""
     name = found.group("name")
+    raiser = failure.last_frame
+    if name == "_C" and raiser is not None and raiser.owner == "torch":
+        # torch's own compiled core (torch/__init__.py binds _C early): its import failed before this line
+        return Lead(
+            "torch's own import failed partway: `_C` is torch's compiled core, bound at the start of "
+            "torch/__init__.py. Most often torch was imported a second time after a first import failed in the same "
+            "interpreter or notebook kernel (restart it: the first error is the one to read), or a file or folder "
+            "named torch in the working directory shadows the package; otherwise the install is broken: reinstall "
+            "torch.",
+            {"module": "torch._C", "package": "torch"},
+            verdict="environment",
+            next=("python -c 'import torch'  # in a fresh interpreter, from another folder: the first error",),
+        )
     if name == "_C":
         # `_C` is the name a package gives the extension its own setup.py compiles (torch.utils.cpp_extension's
-        # convention: GroundingDINO, detectron2, maskrcnn-benchmark): not another package to install, but this one's
-        # build that left it out
+        # convention; GroundingDINO imports it in a try/except and goes on): not another package to install, but
+        # this one's build that left it out
         return _built_without_its_extension()
     return Lead(
         f"{name} looks like a compiled extension module that was never imported: its import failed earlier and the "
@@ -504,8 +517,8 @@ def _built_without_its_extension() -> Lead:
     return Lead(
         "The package's compiled extension (_C, its custom CUDA ops) did not load: it was built without CUDA (CUDA_HOME "
         "unset, or no GPU visible while `pip install` / `setup.py` ran) or not built at all. Set CUDA_HOME to the CUDA "
-        "toolkit that matches torch's CUDA and reinstall the package from source (pip install --no-build-isolation "
-        "-e .), on a machine that sees the GPU.",
+        "toolkit that matches torch's CUDA and reinstall the package from its source folder (pip install "
+        "--no-build-isolation -e . there), on a machine that sees the GPU.",
         {"variable": "CUDA_HOME", "extension": "_C"},
         family="build-failure",
         verdict="environment",

@@ -10,7 +10,7 @@ import sys
 
 from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
-from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile
+from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile, yours
 from xladoctor.explain.rules.builds import pkg_resources_removed
 from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import (
@@ -1152,14 +1152,15 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))"
     # Keras 3's Variable and Operation (keras/src/backend/common/variables.py, keras/src/ops/operation.py) refuse a
     # name with "/", which Keras 2 built from name scopes ("conv1/conv"): a Keras 2 model file, or code that names so
-    r"|(?P<slash>Argument [`']?name[`']? must be a string and cannot contain character [`']?/)",
+    r"|(?P<slash>Argument [`']?name[`']? must be a string and cannot contain character [`']?/[`']?\.?"
+    r"(?: Received: name=(?P<received>[^\s(]{1,200}))?)",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2); "
     "https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/backend/common/variables.py",
     confidence=0.8,
 )
-def keras_3(found: re.Match[str], failure: Failure) -> Lead:
+def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
     if found.group("save"):
         return Lead(
             "The code saves a model the Keras 2 way, model.save(path) with no extension (a SavedModel folder), and "
@@ -1170,12 +1171,27 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead:
             verdict="environment",
         )
     if found.group("slash"):
+        received = found.group("received")
+        if received is not None and "/" not in received:
+            return None  # a name that is no string (name=12345): the caller's value, not Keras 2's scopes
+        named = next((f for f in failure.frames if f.user and re.search(r"name\s*=\s*['\"][^'\"]*/", f.code)), None)
+        if named is not None:
+            return Lead(
+                yours(
+                    failure,
+                    f"Keras 3 refuses a layer or variable name with '/' (`{named.code.strip()[:120]}`): "
+                    "rename it without '/'.",
+                ),
+                {"package": "keras", "where": named.short()},
+                family="user-code-error",
+                verdict="not-environment",
+            )
         return Lead(
             "Keras 3 refuses a layer or variable name with '/', which Keras 2 (tf.keras before TensorFlow 2.16) made "
             "from its name scopes ('conv1/conv'): a model file saved by Keras 2, or code written for it (a library's, "
             "such as TensorFlow Probability's, that names its variables so), runs under Keras 3. Run it on Keras 2 "
-            "(install tf-keras and set TF_USE_LEGACY_KERAS=1, or pin tensorflow<2.16), or re-save the model with "
-            "names without '/'.",
+            "(for code that uses tf.keras: install tf-keras and set TF_USE_LEGACY_KERAS=1, or pin tensorflow<2.16), "
+            "or re-save the model with names without '/'.",
             {"package": "keras", "framework": "tensorflow"},
             verdict="environment",
         )

@@ -17,8 +17,15 @@ from xladoctor.fix import PROJECT_NAME, install
 # Programs a library runs as a subprocess, installed by the system's package manager, not by pip
 _SYSTEM_PROGRAMS = frozenset({
     "ffmpeg", "ffprobe", "sox", "git", "git-lfs", "java", "nvcc", "espeak", "espeak-ng", "tesseract", "graphviz", "dot",
-    "gcc", "g++", "make", "node", "npm", "rustc", "cargo", "festival", "mbrola",
+    "gcc", "g++", "make", "node", "npm", "rustc", "cargo", "festival", "mbrola", "espeak-mbrola",
 })  # fmt: skip
+# conda-forge's package for a program, where its name is another (nvcc is cuda-nvcc, g++ is gxx); a program not
+# listed gets no conda command
+_CONDA_PACKAGE = {
+    "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "sox": "sox", "git": "git", "git-lfs": "git-lfs", "java": "openjdk",
+    "nvcc": "cuda-nvcc", "tesseract": "tesseract", "graphviz": "graphviz", "dot": "graphviz", "gcc": "gcc",
+    "g++": "gxx", "make": "make", "node": "nodejs", "npm": "nodejs", "rustc": "rust", "cargo": "rust",
+}  # fmt: skip
 # phonemizer loads espeak-ng as a shared library, found where the system's loader looks, or where this variable says
 # (phonemizer/backend/espeak/wrapper.py: EspeakWrapper takes the library from PHONEMIZER_ESPEAK_LIBRARY)
 _ESPEAK_LIBRARY = (
@@ -94,11 +101,20 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
             # "requires installing from source", "you need to install the ...": a sentence, not a name; a system
             # package ("Please install the python3-dev package") is not pip's to install
             return None
+        if found.group("on_system") and must.lower() not in _SYSTEM_PROGRAMS:
+            return None  # "Docker Desktop is not installed on your system": the phrase names the system's, never pip's
         if must.lower() in _SYSTEM_PROGRAMS:
+            conda = _CONDA_PACKAGE.get(must.lower())
             return Lead(
                 f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
                 f"not a Python package (the pip package of that name is not it). Install it with the system's "
-                f"package manager (apt, dnf, brew) or conda (conda install -c conda-forge {must.lower()})."
+                "package manager (apt, dnf, brew)"
+                + (f" or conda (conda install -c conda-forge {conda})." if conda else ".")
+                + (
+                    " espeak-mbrola is espeak-ng speaking with the mbrola program and its voices: both are needed."
+                    if must.lower() == "espeak-mbrola"
+                    else ""
+                )
                 + (_ESPEAK_LIBRARY if must.lower().startswith("espeak") else ""),
                 {"program": must},
                 family="missing-library",  # the system's, as a shared library is: not pip's to install
