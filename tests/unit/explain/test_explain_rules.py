@@ -2828,6 +2828,8 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         # phonemizer's backends: a system program said "not installed on your system", the library's variable for it
         (tb("RuntimeError: espeak not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "PHONEMIZER_ESPEAK_LIBRARY"),
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
+        # Mosaic's matmul dtype check is the TPU generation's: older TPUs have no bf16 matmul there
+        ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Unsupported input data type in matrix multiplication in this target.\n", "unsupported-op:mosaic_cannot_compile", "Cast the matmul's operands to float32"),
         # the review's: a phonemizer backend of two programs; torch's own _C; a user's own name with '/' under Keras 3
         (tb("RuntimeError: espeak-mbrola not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "mbrola program and its voices"),
         ('Traceback (most recent call last):\n  File "/content/app/train.py", line 18, in <module>\n    import torch\n  File "/usr/local/lib/python3.10/dist-packages/torch/__init__.py", line 249, in <module>\n    for name in dir(_C):\nNameError: name \'_C\' is not defined\n', "module-not-found:extension_never_imported", "restart it"),

@@ -344,6 +344,19 @@ def mosaic_cannot_compile(found: re.Match[str], failure: Failure) -> Lead:
     implemented: ...", "Unsupported input data type", "Target does not support this comparison"): the kernel asks
     for something this compiler, or this TPU generation, does not have. The op, when XLA prints it, follows."""
     why = found.group("why").strip().rstrip(".")
+    if why.startswith("Unsupported input data type in matrix multiplication"):
+        # Mosaic's check of a matmul's operand types against the target's matrix unit: the TPU generation's
+        # (settled so by JAX's maintainers for TPU v2 and v3, whose Mosaic has no bf16 matmul: jax-ml/jax#23989, #24633)
+        return Lead(
+            f"Pallas's TPU compiler (Mosaic) refuses the kernel's matmul on this TPU ({why}): this TPU generation's "
+            "matrix unit does not take those input dtypes in Mosaic (TPU v2 and v3 have no bf16 x bf16 matmul there, "
+            "which attention kernels written for newer TPUs emit). Cast the matmul's operands to float32 inside the "
+            "kernel, or run on a newer TPU generation.",
+            {"backend": "Pallas Mosaic TPU", "dtype": "bfloat16", "why": why[:120]},
+            family="gpu-arch-unsupported",
+            verdict="environment",
+            next=("python -c 'import jax; print(jax.__version__, jax.devices()[0].device_kind)'",),
+        )
     involved = re.search(r'"(?P<op>[a-z_]{2,20}\.[\w.]{2,60})"\(', failure.haystack)
     op = involved.group("op") if involved else ""
     return Lead(
