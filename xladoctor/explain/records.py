@@ -26,8 +26,8 @@ from xladoctor.explain.regions import (
 )
 
 # A frame's line; a paste cut at its start keeps the path's end (`...site-packages\\x\\y.py", line 9, in f`).
-_FRAME = re.compile(
-    r'^\s*(?:File "|(?=\S*[/\\]\S*\.py", line \d))(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$'
+_FRAME = re.compile(  # the function's name ends at its last non-space: no lazy match retried before trailing space
+    r'^\s*(?:File "|(?=\S*[/\\]\S*\.py", line \d))(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[^\n]*\S))?\s*$'
 )
 # IPython's (Jupyter, Colab, Kaggle) frames: 8.x "File /x/y.py:12, in f(a, b)" and "Cell In[3], line 1"; 7.x
 # "/x/y.py in f(a, b)" and "<ipython-input-3-ab12> in <module>" (no line: it is on the arrow line below it). Colab
@@ -659,16 +659,24 @@ def _headless_within(region: Region) -> tuple[Region, Region] | None:
         if not tag and _FRAME.match(clean(text)) is None:
             continue
         shape = prefix_shape(tag) if tag else region.prefix
+        strays = 0  # lines another process or a progress bar printed between the frames
         for _, line in lines[index + 1 :]:
+            if shape is not None and tag and shape.match(line) is None:
+                continue  # a line of another rank or process (another tag, or none): not this traceback's
             text = strip_prefix(line, shape)
             if not text.strip() or text[:1] in " \t" or _FRAME.match(clean(text)) is not None:
                 continue  # the frames, the source lines and carets under them
-            if _exception_line(clean(text), False) is None:
+            if _exception_line(clean(text), False) is not None:
+                before = Region(lines[:index], False, False, prefix=region.prefix)
+                return before, Region(lines[index:], True, False, prefix=shape)
+            strays += 1
+            if strays > _STRAY_LINES:
                 return None  # the frames end on something else (a message printed before its frames, a dump)
-            before = Region(lines[:index], False, False, prefix=region.prefix)
-            return before, Region(lines[index:], True, False, prefix=shape)
         return None
     return None
+
+
+_STRAY_LINES = 2
 
 
 # pytest's long traceback ends each entry with its location, the last one with the exception's type:

@@ -2830,19 +2830,24 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         (tb("RuntimeError: festival not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "not a Python package"),
         # Mosaic's matmul dtype check is the TPU generation's: older TPUs have no bf16 matmul there
         ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Unsupported input data type in matrix multiplication in this target.\n", "unsupported-op:mosaic_cannot_compile", "Cast the matmul's operands to float32"),
+        # the second review's: datasets' other words for a missing column; Mosaic's operand types when it names them
+        ("ValueError: Column name ['content'] not in the dataset. Current columns in the dataset: ['text']\n", "user-code-error:dataset_column_missing", "no column 'content'"),
+        ("ValueError: Original column name content not in the dataset.\n", "user-code-error:dataset_column_missing", "no column 'content'"),
+        ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Mosaic failed to compile TPU kernel: Unsupported input data type in matrix multiplication: lhs=i4, rhs=bf16\n", "unsupported-op:mosaic_cannot_compile", "(i4 x bf16)"),
+        ('Traceback (most recent call last):\n  File "/home/me/m.py", line 5, in <module>\n    m = tfimm.create_model(model_name="vit/base")\n  File "/env/lib/python3.11/site-packages/keras/src/layers/layer.py", line 40, in add_weight\n    raise ValueError(\nValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=vit/cls_token\n', "api-version-skew:keras_3", "TF_USE_LEGACY_KERAS=1"),
         # the review's: a phonemizer backend of two programs; torch's own _C; a user's own name with '/' under Keras 3
         (tb("RuntimeError: espeak-mbrola not installed on your system", "phonemizer/backend"), "module-not-found:requires_package", "mbrola program and its voices"),
         ('Traceback (most recent call last):\n  File "/content/app/train.py", line 18, in <module>\n    import torch\n  File "/usr/local/lib/python3.10/dist-packages/torch/__init__.py", line 249, in <module>\n    for name in dir(_C):\nNameError: name \'_C\' is not defined\n', "module-not-found:extension_never_imported", "restart it"),
         ('Traceback (most recent call last):\n  File "/home/me/model.py", line 9, in <module>\n    x = layers.Dense(10, name="block1/dense")(x)\n  File "/env/lib/python3.11/site-packages/keras/src/layers/layer.py", line 40, in __init__\n    raise ValueError(\nValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=block1/dense\n', "api-version-skew:keras_3", "rename it without '/'"),
         # datasets' own words for a column it lacks, with the ones it has; a GGUF file that is not one
         ('KeyError: "Column content not in the dataset. Current columns in the dataset: [\'text\', \'label\']"\n', "user-code-error:dataset_column_missing", "its columns: ['text', 'label']"),
-        (tb("ValueError: GGUF magic invalid", "gguf/gguf_reader"), "user-code-error:broken_weights_file", "Git LFS pointer"),
+        (tb("ValueError: GGUF magic invalid", "gguf/gguf_reader"), "user-code-error:broken_weights_file", "it is no GGUF file"),
         # stable-baselines3's space check: a kind the algorithm does not take is the code's, not gym against gymnasium
         (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.discrete.Discrete'>,) as action spaces but Box(0.0, 1.0, (2,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "was given a Box"),
-        (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.box.Box'>,) as action spaces but Box(-1.0, 1.0, (4,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "install shimmy"),
-        # JAX's CUDA plugin loaded and XLA counts no GPU it can use: what hides them, not a missing plugin
-        ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "CUDA_VISIBLE_DEVICES hides them"),
-        ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices found for platform CUDA (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "--gres=gpu:N"),
+        (tb("AssertionError: The algorithm only supports (<class 'gymnasium.spaces.box.Box'>,) as action spaces but Box(-1.0, 1.0, (4,), float32) was provided", "stable_baselines3/common"), "api-version-skew:space_of_another_gym", "from gymnasium import spaces"),
+        # JAX's GPU plugin loaded and XLA counts no GPU: the driver that did not start, or what hides them
+        ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices. (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this backend.)\n", "accelerator-unavailable:jax_sees_no_accelerator", "TF_CPP_MIN_LOG_LEVEL=0"),
+        ("RuntimeError: Unable to initialize backend 'rocm': FAILED_PRECONDITION: No visible GPU devices.\n", "accelerator-unavailable:jax_sees_no_accelerator", "HIP_VISIBLE_DEVICES"),
         # Keras 3's refusal of a name Keras 2 built from its name scopes: a Keras 2 model or library under Keras 3
         ('"ValueError: Argument `name` must be a string and cannot contain character `/`. Received: name=build_factored_surrogate_posterior/loc_0_momentum"\n', "api-version-skew:keras_3", "TF_USE_LEGACY_KERAS=1"),
         # onnxruntime's refusal of an .onnx file that is not a whole one: the file, named

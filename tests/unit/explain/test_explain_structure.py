@@ -139,6 +139,20 @@ def test_a_tagged_line_that_only_quotes_a_file_starts_no_traceback(log: str) -> 
     assert records[0].kind == "line" and not any(r.frames for r in records)
 
 
+def test_a_tagged_headless_traceback_keeps_its_frames_across_another_rank_s_lines() -> None:
+    # the second review's: another rank's line, a progress bar, between one rank's frames
+    log = (
+        "[rank0]: ERROR: worker crashed\n"
+        '[rank0]:   File "/home/me/train.py", line 9, in <module>\n'
+        "[rank1]: Epoch 3: loss 0.41\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/datasets/formatting/formatting.py", line 277, in get\n'
+        "[rank0]:     value = self.data[key]\n"
+        "[rank0]: KeyError: 'text'\n"
+    )
+    exceptions = [r for r in _records(log) if r.kind == "exception"]
+    assert [(r.type, len(r.frames)) for r in exceptions] == [("KeyError", 2)]
+
+
 def test_a_headless_traceback_behind_a_timestamp_keeps_all_its_frames() -> None:
     # GitHub Actions' and `docker logs -t`'s timestamp, a header cut off
     lines = [

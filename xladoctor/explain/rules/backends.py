@@ -347,12 +347,15 @@ def mosaic_cannot_compile(found: re.Match[str], failure: Failure) -> Lead:
     if why.startswith("Unsupported input data type in matrix multiplication"):
         # Mosaic's check of a matmul's operand types against the target's matrix unit: the TPU generation's
         # (settled so by JAX's maintainers for TPU v2 and v3, whose Mosaic has no bf16 matmul: jax-ml/jax#23989, #24633)
+        types = re.search(r"lhs=(?P<lhs>\w{1,20}), rhs=(?P<rhs>\w{1,20})", failure.haystack)
+        dtypes = f"{types.group('lhs')} x {types.group('rhs')}" if types else ""
         return Lead(
             f"Pallas's TPU compiler (Mosaic) refuses the kernel's matmul on this TPU ({why}): this TPU generation's "
-            "matrix unit does not take those input dtypes in Mosaic (TPU v2 and v3 have no bf16 x bf16 matmul there, "
-            "which attention kernels written for newer TPUs emit). Cast the matmul's operands to float32 inside the "
-            "kernel, or run on a newer TPU generation.",
-            {"backend": "Pallas Mosaic TPU", "dtype": "bfloat16", "why": why[:120]},
+            f"matrix unit does not take {'these input dtypes (' + dtypes + ')' if dtypes else 'those input dtypes'} "
+            "in Mosaic (TPU v2 and v3 have no bf16 x bf16 matmul there, which attention kernels written for newer "
+            "TPUs emit). Cast the matmul's operands to float32 inside the kernel, use the library's attention without "
+            "Pallas when the kernel is a library's, or run on a newer TPU generation.",
+            {"backend": "Pallas Mosaic TPU", "dtypes": dtypes, "why": why[:120]},
             family="gpu-arch-unsupported",
             verdict="environment",
             next=("python -c 'import jax; print(jax.__version__, jax.devices()[0].device_kind)'",),

@@ -78,10 +78,14 @@ def where_the_file_was_given(failure: Failure) -> GivenFile | None:
     confidence=0.8,
 )
 def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
-    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge" or found.group("gguf") is not None
+    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge"
     html = found.group("key") == "<"
     why = (
-        f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), a Git LFS pointer "
+        "it is no GGUF file: a Git LFS pointer or an HTML page saved in its place, or a file of another format "
+        "(.safetensors, .ckpt) given to a GGUF loader: download the .gguf file again, or load the file with its "
+        "own loader"
+        if found.group("gguf")
+        else f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), a Git LFS pointer "
         "or an HTML page saved in its place, or no ONNX file at all (a .pt or .engine given where the .onnx is "
         "expected): download it again, by hand from the model's page if the automatic "
         "download fails, and compare its size with the published file's"
@@ -945,9 +949,9 @@ def sharding_does_not_divide(found: re.Match[str], failure: Failure) -> Lead | N
 @rule(
     "user-code-error",
     # datasets' own checks (datasets/formatting/formatting.py _check_valid_column_key; arrow_dataset.py set_format,
-    # remove_columns): the column asked for, and the ones there are
-    r"Columns? \[?'?(?P<asked>[^\]\n]{1,200}?)'?\]? not in the dataset\. Current columns in the dataset: "
-    r"(?P<columns>\[[^\]\n]{0,500}\])"
+    # remove_columns, select_columns, rename_column): the column asked for, and the ones there are
+    r"(?:Original column name|Columns?(?: name)?) \[?'?(?P<asked>[^\]\n]{1,200}?)'?\]? not in the dataset\.?"
+    r"(?: Current columns in the dataset: (?P<columns>\[[^\]\n]{0,500}\]))?"
     # a row or batch of a dataset indexed by a name it lacks: the KeyError of formatting.py's LazyDict
     r"|^(?:[\w.]*\.)?KeyError: ['\"](?P<key>[^'\"\n]{1,80})['\"]$",
     source="https://github.com/huggingface/datasets/blob/main/src/datasets/formatting/formatting.py "
@@ -974,5 +978,4 @@ def dataset_column_missing(found: re.Match[str], failure: Failure) -> Lead | Non
         ),
         {"column": asked, "columns": columns},
         verdict="not-environment",
-        next=("python -c 'import datasets; print(datasets.load_dataset(NAME, split=\"train\").column_names)'",),
     )

@@ -211,10 +211,12 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# XLA's words when its CUDA platform loaded but counts no device it can use: the GPU client's "No visible GPU
-# devices." (xla/pjrt/gpu/se_gpu_pjrt_client.cc, VisibleDeviceCount() <= 0) and platform_util.cc's "no supported
-# devices found for platform CUDA"
-_NO_VISIBLE_GPU = re.compile(r"No visible GPU devices|no supported devices found for platform (?:CUDA|cuda|ROCM|rocm)")
+# XLA's words when its GPU client counts no device (xla/pjrt/gpu/se_gpu_pjrt_client.cc: "No visible GPU devices."
+# when VisibleDeviceCount() <= 0): the driver did not start (cuInit failed; its line is hidden at
+# TF_CPP_MIN_LOG_LEVEL=3), or this process is shown none. Only the CUDA and ROCm backends say it.
+_NO_VISIBLE_GPU = re.compile(
+    r"Unable to initialize backend '(?P<backend>cuda|rocm|gpu)': [A-Z_]{0,40}:? ?No visible GPU devices"
+)
 
 
 @rule(
@@ -237,23 +239,31 @@ _NO_VISIBLE_GPU = re.compile(r"No visible GPU devices|no supported devices found
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
     hidden = _NO_VISIBLE_GPU.search(failure.haystack)
-    if hidden is not None and "TPU" not in text:
+    if hidden is not None and not re.search(
+        r"(?:Error|Exception): Unable to initialize backend 'tpu'|\bTPU is\b", failure.haystack
+    ):
+        rocm = hidden.group("backend") == "rocm"
+        variable = "HIP_VISIBLE_DEVICES" if rocm else "CUDA_VISIBLE_DEVICES"
         return Lead(
-            "JAX's CUDA plugin loaded, but this process sees no GPU it can use "
-            f"({hidden.group(0)}): CUDA_VISIBLE_DEVICES hides them (empty, -1, or ids that do not exist), a "
-            "container was started without them (docker run --gpus all), a Slurm task was not given them "
-            "(--gres=gpu:N; --gpus-per-task gives each task one GPU, where jax.distributed expects every process to "
-            "see all of the node's), or JAX_PLATFORMS was set after jax was imported. If nvidia-smi sees none "
-            "either, the driver is the cause.",
-            {"variable": "CUDA_VISIBLE_DEVICES", "backend": "cuda"},
-            family="bad-configuration",
+            "JAX's GPU plugin loaded, but its GPU client counts no device (No visible GPU devices): either the "
+            f"{'ROCm' if rocm else 'CUDA'} driver did not start in this process (its own line says why; "
+            "TF_CPP_MIN_LOG_LEVEL=0 shows it when the log hides it), or the process is shown no GPU: "
+            f"{variable} hides them (empty, -1, or ids that do not exist), a container was started without them "
+            f"({'--device /dev/kfd --device /dev/dri' if rocm else 'docker run --gpus all'}), a Slurm task was not "
+            "given them (--gres=gpu:N), or JAX_PLATFORMS was set after jax was imported.",
+            {"variable": variable, "backend": hidden.group("backend")},
             verdict="environment",
-            confidence=0.7,
-            next=("nvidia-smi -L", 'echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES JAX_PLATFORMS=$JAX_PLATFORMS"'),
+            next=(
+                "TF_CPP_MIN_LOG_LEVEL=0 python ...  # the driver's own line, before this error",
+                "rocm-smi" if rocm else "nvidia-smi -L",
+                f'echo "{variable}=${variable} JAX_PLATFORMS=$JAX_PLATFORMS"',
+            ),
         )
     # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
     asked = found.group(found.lastgroup) if found.lastgroup else None  # each wording names it in one group
-    tpu = "TPU" in text or asked == "tpu"
+    # a TPU's own error raised after a GPU's note (JAX logs each backend it tries: cuda, rocm, then tpu)
+    raised_tpu = re.search(r"(?:Error|Exception): Unable to initialize backend 'tpu'", failure.haystack) is not None
+    tpu = "TPU" in text or asked == "tpu" or raised_tpu
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(
         f"JAX found no {'TPU' if tpu else 'GPU'} backend and runs on the CPU: "

@@ -1174,7 +1174,9 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
         received = found.group("received")
         if received is not None and "/" not in received:
             return None  # a name that is no string (name=12345): the caller's value, not Keras 2's scopes
-        named = next((f for f in failure.frames if f.user and re.search(r"name\s*=\s*['\"][^'\"]*/", f.code)), None)
+        named = next(
+            (f for f in failure.frames if f.user and re.search(r"(?<![\w.])name\s*=\s*f?['\"][^'\"]*/", f.code)), None
+        )
         if named is not None:
             return Lead(
                 yours(

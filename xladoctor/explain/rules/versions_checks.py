@@ -111,6 +111,11 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
                 "package manager (apt, dnf, brew)"
                 + (f" or conda (conda install -c conda-forge {conda})." if conda else ".")
                 + (
+                    " Take the nvcc of the CUDA release torch was built for (torch.version.cuda)."
+                    if conda == "cuda-nvcc"
+                    else ""
+                )
+                + (
                     " espeak-mbrola is espeak-ng speaking with the mbrola program and its voices: both are needed."
                     if must.lower() == "espeak-mbrola"
                     else ""
@@ -1524,10 +1529,13 @@ def space_of_another_gym(found: re.Match[str], failure: Failure) -> Lead:
     checks = named[0].split(".", 1)[0]
     other = "gymnasium" if checks == "gym" else "gym"
     fix = (
-        "install stable-baselines3>=2.0, which takes Gymnasium environments (or build the environment with gym)"
+        "install stable-baselines3 2.0 or later (python -m pip install 'stable-baselines3>=2.0'), which takes "
+        "Gymnasium environments, or build the environment with gym"
         if checks == "gym"
-        else "port the environment to Gymnasium (import gymnasium as gym), or install shimmy, through which "
-        "stable-baselines3 2.x wraps a gym environment"
+        # SB3 2.x wraps a gym.Env itself (through shimmy) before this check: what reaches it is a Gymnasium
+        # environment, or a VecEnv, whose spaces were made with gym's classes
+        else "make the environment's spaces with Gymnasium's classes (from gymnasium import spaces), or use "
+        "stable-baselines3 1.x with gym"
     )
     return Lead(
         f"The {found.group('what')} space is a {given}, the very kind the algorithm takes, and was refused: the "
