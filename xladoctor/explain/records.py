@@ -575,10 +575,12 @@ def _message_then_frames(lines: list[tuple[int, str]], chain: int) -> Failure | 
         frame = _FRAME.match(text)
         if frame is not None:
             frames.append(_frame(frame))
+        elif _exception_line(text, False) is not None:
+            # the exception's own line follows the frames (under a frame Python showed no source for, too): a
+            # traceback of Python's order, read as one
+            return None
         elif frames and not frames[-1].code and (code := _source(text)):
             frames[-1] = replace(frames[-1], code=code)
-        elif _exception_line(text, False) is not None:
-            return None  # the exception's own line follows the frames: a traceback of Python's order, read as one
     parsed = _exception_line(message[0], False)
     kind, first = parsed if parsed is not None else (_type_of_message(message[0]), message[0])
     body = "\n".join([first, *message[1:]]).strip()
@@ -591,9 +593,11 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
         yield reported
         return
     if (split := _headless_within(region)) is not None:
-        before, traceback = split
+        before, traceback, others = split
         yield from _line_records(before, chain)
         yield from _tracebacks(traceback, chain)
+        if others.lines:  # another rank's lines, a progress bar, printed between the frames: records of their own
+            yield from _line_records(others, chain)
         return
     # a line of source code or a frame quoted from a traceback: the error comes after it; but a line typed at the
     # interpreter's prompt (">>> ") is kept, as what its output answers (`tf.config.list_physical_devices('GPU')`).
@@ -648,10 +652,11 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
     yield Failure("line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers)
 
 
-def _headless_within(region: Region) -> tuple[Region, Region] | None:
+def _headless_within(region: Region) -> tuple[Region, Region, Region] | None:
     """An error line's region that a traceback cut above its first frame follows, in Python's order (frames, then
-    the exception line): the lines before it, and the traceback as a region of its own (its tag, if its lines carry
-    one, taken off them), so the exception keeps its frames. None when the region holds no such traceback."""
+    the exception line): the lines before it, the traceback as a region of its own (its tag, if its lines carry one,
+    taken off them), so the exception keeps its frames, and the lines another process (another tag, or none) or a
+    progress bar printed between its frames. None when the region holds no such traceback."""
     lines = region.lines
     for index in range(1, len(lines)):
         text = lines[index][1]
@@ -659,21 +664,33 @@ def _headless_within(region: Region) -> tuple[Region, Region] | None:
         if not tag and _FRAME.match(clean(text)) is None:
             continue
         shape = prefix_shape(tag) if tag else region.prefix
-        strays = 0  # lines another process or a progress bar printed between the frames
-        for _, line in lines[index + 1 :]:
-            if shape is not None and tag and shape.match(line) is None:
-                continue  # a line of another rank or process (another tag, or none): not this traceback's
+        own = tag.rstrip()  # this process's tag as written: "[rank0]:", not any rank's
+        kept: list[tuple[int, str]] = [lines[index]]
+        others: list[tuple[int, str]] = []
+        for at in range(index + 1, len(lines)):
+            number, line = lines[at]
+            if own and not line.startswith(own):
+                others.append((number, line))  # a line of another rank or process: not this traceback's
+                continue
             text = strip_prefix(line, shape)
             if not text.strip() or text[:1] in " \t" or _FRAME.match(clean(text)) is not None:
-                continue  # the frames, the source lines and carets under them
+                kept.append((number, line))  # the frames, the source lines and carets under them
+                continue
             if _exception_line(clean(text), False) is not None:
                 before = Region(lines[:index], False, False, prefix=region.prefix)
-                return before, Region(lines[index:], True, False, prefix=shape)
-            strays += 1
-            if strays > _STRAY_LINES:
+                traceback = Region(kept + list(lines[at:]), True, False, prefix=shape)
+                return before, traceback, Region(others, False, False, prefix=region.prefix)
+            others.append((number, line))
+            if _strays(others, own) > _STRAY_LINES:
                 return None  # the frames end on something else (a message printed before its frames, a dump)
         return None
     return None
+
+
+def _strays(others: list[tuple[int, str]], own: str) -> int:
+    """How many of the lines set aside carry this traceback's own tag (or all of them, when it has none): lines of
+    its own process that are neither frames nor its exception, of which only a few may come between its frames."""
+    return sum(1 for _, line in others if not own or line.startswith(own))
 
 
 _STRAY_LINES = 2

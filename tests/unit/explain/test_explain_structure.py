@@ -153,6 +153,20 @@ def test_a_tagged_headless_traceback_keeps_its_frames_across_another_rank_s_line
     assert [(r.type, len(r.frames)) for r in exceptions] == [("KeyError", 2)]
 
 
+def test_another_rank_s_error_between_a_traceback_s_frames_stays_a_record_of_its_own() -> None:
+    # the third review's: rank1's line is no part of rank0's traceback, and is not lost in it
+    log = (
+        "[rank0]: ERROR: worker crashed\n"
+        '[rank0]:   File "/home/me/train.py", line 9, in <module>\n'
+        "[rank1]: ERROR: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/datasets/formatting/formatting.py", line 277, in get\n'
+        "[rank0]: KeyError: 'text'\n"
+    )
+    records = _records(log)
+    assert [r.type for r in records if r.kind == "exception"] == ["KeyError"]
+    assert any("CUDA out of memory" in r.message for r in records if r.kind == "line")
+
+
 def test_a_headless_traceback_behind_a_timestamp_keeps_all_its_frames() -> None:
     # GitHub Actions' and `docker logs -t`'s timestamp, a header cut off
     lines = [

@@ -950,7 +950,8 @@ def sharding_does_not_divide(found: re.Match[str], failure: Failure) -> Lead | N
     "user-code-error",
     # datasets' own checks (datasets/formatting/formatting.py _check_valid_column_key; arrow_dataset.py set_format,
     # remove_columns, select_columns, rename_column): the column asked for, and the ones there are
-    r"(?:Original column name|Columns?(?: name)?) \[?'?(?P<asked>[^\]\n]{1,200}?)'?\]? not in the dataset\.?"
+    r"(?:Original column names?|Input columns?|Columns? to remove|Columns?(?: name)?) "
+    r"[\[{]?'?(?P<asked>[^\]}\n]{1,200}?)'?[\]}]? not in the dataset\.?"
     r"(?: Current columns in the dataset: (?P<columns>\[[^\]\n]{0,500}\]))?"
     # a row or batch of a dataset indexed by a name it lacks: the KeyError of formatting.py's LazyDict
     r"|^(?:[\w.]*\.)?KeyError: ['\"](?P<key>[^'\"\n]{1,80})['\"]$",

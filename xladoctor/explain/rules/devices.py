@@ -211,11 +211,20 @@ def cuda_init_unknown_error(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# XLA's words when its GPU client counts no device (xla/pjrt/gpu/se_gpu_pjrt_client.cc: "No visible GPU devices."
-# when VisibleDeviceCount() <= 0): the driver did not start (cuInit failed; its line is hidden at
-# TF_CPP_MIN_LOG_LEVEL=3), or this process is shown none. Only the CUDA and ROCm backends say it.
+# XLA's words when its GPU client counts no device it can use (xla/pjrt/gpu/se_gpu_pjrt_client.cc: "No visible GPU
+# devices." when VisibleDeviceCount() <= 0; platform_util.cc: "no supported devices found for platform" when none of
+# them could be set up): the driver did not start or made no context (its line is hidden at TF_CPP_MIN_LOG_LEVEL=3),
+# a GPU older than the build, or this process is shown none. The CUDA and ROCm backends say it.
 _NO_VISIBLE_GPU = re.compile(
-    r"Unable to initialize backend '(?P<backend>cuda|rocm|gpu)': [A-Z_]{0,40}:? ?No visible GPU devices"
+    r"Unable to initialize backend '(?P<backend>cuda|rocm|gpu)': [A-Z_]{0,40}:? ?(?:No visible GPU devices"
+    r"|no supported devices found for platform \w{2,10})"
+)
+
+
+# JAX's words for a TPU that is there and failed: raised, JAX's own warning that TPU hardware was found, or libtpu's
+# lock held by another process (jax/_src/xla_bridge.py, libtpu)
+_TPU_FAILED = re.compile(
+    r"(?:Error|Exception): Unable to initialize backend 'tpu'|A Google TPU may be present|TPU is already in use"
 )
 
 
@@ -238,16 +247,18 @@ _NO_VISIBLE_GPU = re.compile(
 )
 def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
     text = found.group(0)
+    # a TPU's own failure, raised or warned after a GPU's note (JAX logs each backend it tries: cuda, rocm, then tpu)
+    tpu_failed = _TPU_FAILED.search(failure.haystack) is not None
     hidden = _NO_VISIBLE_GPU.search(failure.haystack)
-    if hidden is not None and not re.search(
-        r"(?:Error|Exception): Unable to initialize backend 'tpu'|\bTPU is\b", failure.haystack
-    ):
+    if hidden is not None and not tpu_failed:
         rocm = hidden.group("backend") == "rocm"
         variable = "HIP_VISIBLE_DEVICES" if rocm else "CUDA_VISIBLE_DEVICES"
         return Lead(
-            "JAX's GPU plugin loaded, but its GPU client counts no device (No visible GPU devices): either the "
-            f"{'ROCm' if rocm else 'CUDA'} driver did not start in this process (its own line says why; "
-            "TF_CPP_MIN_LOG_LEVEL=0 shows it when the log hides it), or the process is shown no GPU: "
+            f"JAX's GPU plugin loaded, but its GPU client has no device it can use ({hidden.group(0).split(': ')[-1]}):"
+            f" either the {'ROCm' if rocm else 'CUDA'} driver did not start or could not set up the GPU in this "
+            "process (out of memory, another process holding it, a GPU older than this jaxlib supports: the driver's "
+            "own line says which; TF_CPP_MIN_LOG_LEVEL=0 shows it when the log hides it), or the process is shown no "
+            "GPU: "
             f"{variable} hides them (empty, -1, or ids that do not exist), a container was started without them "
             f"({'--device /dev/kfd --device /dev/dri' if rocm else 'docker run --gpus all'}), a Slurm task was not "
             "given them (--gres=gpu:N), or JAX_PLATFORMS was set after jax was imported.",
@@ -261,9 +272,7 @@ def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
         )
     # the backend asked for, in each wording: JAX's own, or XLA's platform registry (a jaxlib with no CUDA plugin)
     asked = found.group(found.lastgroup) if found.lastgroup else None  # each wording names it in one group
-    # a TPU's own error raised after a GPU's note (JAX logs each backend it tries: cuda, rocm, then tpu)
-    raised_tpu = re.search(r"(?:Error|Exception): Unable to initialize backend 'tpu'", failure.haystack) is not None
-    tpu = "TPU" in text or asked == "tpu" or raised_tpu
+    tpu = "TPU" in text or asked == "tpu" or tpu_failed
     package = "jax[tpu]" if tpu else "jax[cuda12]"
     return Lead(
         f"JAX found no {'TPU' if tpu else 'GPU'} backend and runs on the CPU: "
