@@ -667,6 +667,7 @@ def _headless_within(region: Region) -> tuple[Region, Region, Region] | None:
         own = tag.rstrip()  # this process's tag as written: "[rank0]:", not any rank's
         kept: list[tuple[int, str]] = [lines[index]]
         others: list[tuple[int, str]] = []
+        strays = 0
         for at in range(index + 1, len(lines)):
             number, line = lines[at]
             if own and not line.startswith(own):
@@ -681,19 +682,14 @@ def _headless_within(region: Region) -> tuple[Region, Region, Region] | None:
                 traceback = Region(kept + list(lines[at:]), True, False, prefix=shape)
                 return before, traceback, Region(others, False, False, prefix=region.prefix)
             others.append((number, line))
-            if _strays(others, own) > _STRAY_LINES:
+            strays += 1  # a line of its own process that is neither a frame nor its exception
+            if strays > _STRAY_LINES:
                 return None  # the frames end on something else (a message printed before its frames, a dump)
         return None
     return None
 
 
-def _strays(others: list[tuple[int, str]], own: str) -> int:
-    """How many of the lines set aside carry this traceback's own tag (or all of them, when it has none): lines of
-    its own process that are neither frames nor its exception, of which only a few may come between its frames."""
-    return sum(1 for _, line in others if not own or line.startswith(own))
-
-
-_STRAY_LINES = 2
+_STRAY_LINES = 2  # how many lines of its own process may come between a traceback's frames (a progress bar)
 
 
 # pytest's long traceback ends each entry with its location, the last one with the exception's type:

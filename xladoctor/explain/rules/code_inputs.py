@@ -65,6 +65,39 @@ def where_the_file_was_given(failure: Failure) -> GivenFile | None:
     return None
 
 
+def _why_not_whole(found: re.Match[str]) -> str:
+    """What the file that is not a whole one most likely is, by the loader's words, and what to do."""
+    if found.group("gguf"):
+        return (
+            "it is no GGUF file: a Git LFS pointer or an HTML page saved in its place, or a file of another format "
+            "(.safetensors, .ckpt) given to a GGUF loader: download the .gguf file again, or load the file with its "
+            "own loader"
+        )
+    if found.group("onnx"):
+        return (
+            f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), a Git LFS pointer "
+            "or an HTML page saved in its place, or no ONNX file at all (a .pt or .engine given where the .onnx is "
+            "expected): download it again, by hand from the model's page if the automatic download fails, and "
+            "compare its size with the published file's"
+        )
+    # pickle reads a Git LFS pointer's "v" as a load key, safetensors its "version " as a header length far too large
+    if found.group("key") == "v" or found.group("header") == "HeaderTooLarge":
+        return (
+            "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
+            "model's repository without Git LFS: run git lfs install and git lfs pull in it, or download the file "
+            "again"
+        )
+    if found.group("key") == "<":
+        return (
+            "it is an HTML page (a login or error page saved in its place): download it again, from the file's "
+            "direct link"
+        )
+    return (
+        "it is cut short or corrupt (an interrupted download, a full disk): download it again and compare its size "
+        "or checksum with the source's"
+    )
+
+
 @rule(
     "user-code-error",
     _BROKEN_WEIGHTS,
@@ -78,27 +111,7 @@ def where_the_file_was_given(failure: Failure) -> GivenFile | None:
     confidence=0.8,
 )
 def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
-    pointer = found.group("key") == "v" or found.group("header") == "HeaderTooLarge"
-    html = found.group("key") == "<"
-    why = (
-        "it is no GGUF file: a Git LFS pointer or an HTML page saved in its place, or a file of another format "
-        "(.safetensors, .ckpt) given to a GGUF loader: download the .gguf file again, or load the file with its "
-        "own loader"
-        if found.group("gguf")
-        else f"{found.group('onnx')} is cut short (an interrupted or too-large automatic download), a Git LFS pointer "
-        "or an HTML page saved in its place, or no ONNX file at all (a .pt or .engine given where the .onnx is "
-        "expected): download it again, by hand from the model's page if the automatic "
-        "download fails, and compare its size with the published file's"
-        if found.group("onnx")
-        else "it may be a Git LFS pointer (a small text file starting 'version https://git-lfs'), left by cloning the "
-        "model's repository without Git LFS: run git lfs install and git lfs pull in it, or download the file again"
-        if pointer
-        else "it is an HTML page (a login or error page saved in its place): download it again, from the file's "
-        "direct link"
-        if html
-        else "it is cut short or corrupt (an interrupted download, a full disk): download it again and compare its "
-        "size or checksum with the source's"
-    )
+    why = _why_not_whole(found)
     given = where_the_file_was_given(failure)
     at = (
         f" The file is the one {given.variable} names, given at {given.frame.short()} (`{given.frame.code.strip()}`)."

@@ -34,6 +34,32 @@ _ESPEAK_LIBRARY = (
 )
 
 
+# what more a program needs said: which nvcc, espeak's backends and how phonemizer finds the library
+_PROGRAM_NOTES = {
+    "nvcc": " Take the nvcc of the CUDA release torch was built for (torch.version.cuda).",
+    "espeak-mbrola": " espeak-mbrola is espeak-ng speaking with the mbrola program and its voices: both are needed.",
+}
+
+
+def _system_program_missing(program: str) -> Lead:
+    """A program a library needs that is the system's to install (apt, dnf, brew, conda-forge), not pip's."""
+    name = program.lower()
+    conda = _CONDA_PACKAGE.get(name)
+    return Lead(
+        f"A library needs the program {program}, which is not on this machine's PATH: it is a system program, "
+        "not a Python package (the pip package of that name is not it). Install it with the system's package "
+        "manager (apt, dnf, brew)"
+        + (f" or conda (conda install -c conda-forge {conda})." if conda else ".")
+        + _PROGRAM_NOTES.get(name, "")
+        + (_ESPEAK_LIBRARY if name.startswith("espeak") else ""),
+        {"program": program},
+        family="missing-library",  # the system's, as a shared library is: not pip's to install
+        verdict="environment",
+        confidence=0.7,
+        next=(f"which {name}",),
+    )
+
+
 # a distribution's system package, not a PyPI project: python3-dev, python3-devel
 _SYSTEM_PACKAGE = re.compile(r"-(?:dev|devel)$", re.IGNORECASE)
 
@@ -104,29 +130,7 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
         if found.group("on_system") and must.lower() not in _SYSTEM_PROGRAMS:
             return None  # "Docker Desktop is not installed on your system": the phrase names the system's, never pip's
         if must.lower() in _SYSTEM_PROGRAMS:
-            conda = _CONDA_PACKAGE.get(must.lower())
-            return Lead(
-                f"A library needs the program {must}, which is not on this machine's PATH: it is a system program, "
-                f"not a Python package (the pip package of that name is not it). Install it with the system's "
-                "package manager (apt, dnf, brew)"
-                + (f" or conda (conda install -c conda-forge {conda})." if conda else ".")
-                + (
-                    " Take the nvcc of the CUDA release torch was built for (torch.version.cuda)."
-                    if conda == "cuda-nvcc"
-                    else ""
-                )
-                + (
-                    " espeak-mbrola is espeak-ng speaking with the mbrola program and its voices: both are needed."
-                    if must.lower() == "espeak-mbrola"
-                    else ""
-                )
-                + (_ESPEAK_LIBRARY if must.lower().startswith("espeak") else ""),
-                {"program": must},
-                family="missing-library",  # the system's, as a shared library is: not pip's to install
-                verdict="environment",
-                confidence=0.7,
-                next=(f"which {must.lower()}",),
-            )
+            return _system_program_missing(must)
         # a name a library quoted may be its module's rather than its distribution's (cv2 is opencv-python): said,
         # and checked with pip rather than installed blindly
         distribution = DISTRIBUTION_OF.get(must, must)
@@ -1380,6 +1384,7 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
     tied = tied_to_a_build(package)
     op, version, have, pre = found.group("op"), found.group("version"), found.group("have"), found.group("pre")
     want = f"{op}{version}{pre or ''}" + re.sub(r"[ v]", "", found.group("more") or "")
+    kept = within_its_major(want)  # the range to install: within the major release it names
     older = op in ("<=", "<")
     found_said = f" (the log says {have} is installed)" if have else ""
     what = (
@@ -1401,12 +1406,12 @@ def requires_a_release(found: re.Match[str], failure: Failure) -> Lead | None:
             "or upgrade torch, torchvision and torchaudio together from that index."
         )
     else:
-        how = f" Install {package}{within_its_major(want)}, or a release of the library made for the installed one."
+        how = f" Install {package}{kept}, or a release of the library made for the installed one."
     bare = not pre and not tied
     return Lead(
         f"A library's own check asks for {package}{want}{found_said}: the installed {package} {what}.{how}",
         {"package": package, "want": want, **({"have": have} if have else {})},
-        install((package, within_its_major(want)), upgrade=not older) if bare else None,
+        install((package, kept), upgrade=not older) if bare else None,
         next=(_THE_BUILD_TO_MATCH if tied else f"python -m pip show {package}",),
     )
 
