@@ -332,6 +332,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "version-mismatch:xformers_for_another_torch": ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)\n" + tb("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n`cutlassF` is not supported because:\n    xFormers wasn't build with CUDA support", "xformers"), "version-mismatch", "environment", "xformers"),
     "build-failure:build_needs_module": ('      Traceback (most recent call last):\n        File "<string>", line 2, in <module>\n        File "<pip-setuptools-caller>", line 34, in <module>\n        File "/tmp/pip-install-x/flash-attn_1/setup.py", line 9, in <module>\n          import torch\n      ModuleNotFoundError: No module named \'torch\'\n', "build-failure", "environment", "--no-build-isolation"),
     "framework-internal-error:native_crash_words": ("Epoch 1/10\nProcess finished with exit code -1073741819 (0xC0000005)\n", "framework-internal-error", "unknown", "EXCEPTION_ACCESS_VIOLATION"),
+    "framework-internal-error:process_ended_by": ("Epoch 1/10\nProcess finished with exit code 134 (interrupted by signal 6: SIGABRT)\n", "framework-internal-error", "unknown", "abort()"),
     "framework-internal-error:heap_corrupted": ("step 12 loss 0.31\nfree(): double free detected in tcache 2\n", "framework-internal-error", "unknown", "double free detected in tcache 2"),
     "framework-internal-error:mlir_op_invalid": ("loc(\"/work/kernel.py\":31:17): error: 'tt.dot' op expected operands to have the same element type\n", "framework-internal-error", "framework-bug", "Triton"),
     "framework-internal-error:aborted": ("2024-01-01 12:00:00.000000: F tensorflow/core/common_runtime/device/device_event_mgr.cc:221] Unexpected Event status: 1\nFatal Python error: Aborted\n", "framework-internal-error", "unknown", "SIGABRT"),
@@ -345,7 +346,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "framework-internal-error:torchscript_interpreter": (tb("RuntimeError: The following operation failed in the TorchScript interpreter.\nTraceback of TorchScript (most recent call last):\nRuntimeError: Unsupported value kind: Tensor", "torch"), "framework-internal-error", "framework-bug", "TorchScript"),
     "accelerator-unavailable:torch_without_cuda_functions": ("/env/lib/python3.11/site-packages/app/utils.py:12: CudaWarning: module 'torch._C' has no attribute '_cuda_getDeviceCount'\n", "accelerator-unavailable", "environment", "CPU-only"),
     "version-mismatch:plugin_older_than_jax": (tb("jaxlib._jax.XlaRuntimeError: UNIMPLEMENTED: default_memory_space is not supported.", "jax"), "version-mismatch", "environment", "jax-metal"),
-    "bad-configuration:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "bad-configuration", "environment", "compute_type"),
+    "gpu-arch-unsupported:compute_type_unsupported": (tb("ValueError: Requested float16 compute type, but the target device or backend do not support efficient float16 computation.", "faster_whisper"), "gpu-arch-unsupported", "environment", "compute_type"),
     "resolver-conflict:image_install_step_failed": ('ERROR: failed to solve: process "/bin/sh -c pip install --no-cache-dir torch==2.0.1 xformers==0.0.20" did not complete successfully: exit code: 1\n', "resolver-conflict", "environment", "--progress=plain"),
     "unsupported-op:not_implemented_in_library": (tb("NotImplementedError: layer_norm op: elementwise_affine=False is not handled.", "someconverter"), "unsupported-op", "framework-bug", "someconverter"),
     "user-code-error:fsdp_unit_not_uniform": (tb("ValueError: Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`", "torch/distributed/fsdp/_flat_param"), "user-code-error", "not-environment", "use_orig_params=True"),
@@ -3661,3 +3662,37 @@ def test_a_system_program_a_library_needs_is_a_missing_library_with_conda_s_own_
     diagnosis = _diagnose(tb("ImportError: 'nvcc' must be installed to build the kernels", "mylib"))
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("missing-library", "environment")
     assert "conda-forge cuda-nvcc" in diagnosis.cause and "pip install" not in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "where"),
+    [
+        (
+            "finetune/lora.sh: line 7: --model_id_or_path: command not found\n",
+            "the line before line 7 of finetune/lora.sh",
+        ),
+        ("--learning_rate: command not found\n", "the line before it"),
+    ],
+)
+def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing_program(log: str, where: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+    assert where in diagnosis.cause and "backslash" in diagnosis.cause, diagnosis.cause
+    for command in diagnosis.next:
+        _assert_pastes_safely(command)
+    program = _diagnose("train.sh: line 7: swift: command not found\n")
+    assert program is not None and program.family == "bad-configuration", program
+
+
+def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_gpus_generation() -> None:
+    message = "ValueError: Requested float16 compute type, but the target device or backend do not support efficient "
+    message += "float16 computation."
+    cpu = (
+        TB
+        + '  File "/home/u/run.py", line 8, in <module>\n    model = WhisperModel(path, device="cpu", compute_type="float16")\n'
+    )
+    on_cpu = _diagnose(cpu + message + "\n")
+    assert on_cpu is not None and on_cpu.family == "bad-configuration", on_cpu
+    assert '"int8"' in on_cpu.cause and "GPU" not in on_cpu.cause
+    on_gpu = _diagnose(cpu.replace('"cpu"', '"cuda"') + message + "\n")
+    assert on_gpu is not None and on_gpu.family == "gpu-arch-unsupported", on_gpu

@@ -215,7 +215,7 @@ def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
 
 
 @rule(
-    "bad-configuration",
+    "gpu-arch-unsupported",
     r"Requested (?P<dtype>\w{2,20}) compute type, but the target device or backend do(?:es)? not support efficient "
     r"(?P=dtype) computation",
     source="https://github.com/OpenNMT/CTranslate2/blob/master/src/types.cc (the compute types each device supports; "
@@ -227,13 +227,31 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
     well (float16 needs compute capability 7.0 or a GPU with fast FP16; a GTX 10xx has none): the option, not the
     install, is what to change."""
     dtype = found.group("dtype")
+    if _ON_THE_CPU.search(failure.code_shown):
+        return Lead(
+            f"compute_type={dtype!r} asks the CPU for {dtype}, which CTranslate2 does not run efficiently there: set "
+            'compute_type to one the CPU supports ("int8", "int8_float32", "float32"), or "default" to let the '
+            "library choose.",
+            {"option": "compute_type", "dtype": dtype},
+            family="bad-configuration",
+            next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cpu\"))'",),
+        )
+    # on a GPU (the usual place float16 is asked for): a generation without fast FP16 (compute capability below 7.0,
+    # and a GTX 10xx): the GPU, as for bf16 before Ampere; the option is still what to change
     return Lead(
-        f"compute_type={dtype!r} asks for {dtype}, which this GPU (or backend) cannot run: set compute_type to one "
-        'it supports ("int8" or "int8_float32" on older GPUs and the CPU, "float32"), or "default" to let '
-        "the library choose.",
+        f"compute_type={dtype!r} asks for {dtype}, which this GPU cannot run efficiently (CTranslate2 needs compute "
+        "capability 7.0 or a GPU with fast FP16 for float16; a GTX 10xx or older has none): set compute_type to one it "
+        'supports ("int8" or "int8_float32", "float32"), or "default" to let the library choose.',
         {"option": "compute_type", "dtype": dtype},
-        next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",),
+        next=(
+            "python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",
+            GPU_CAPABILITY,
+        ),
     )
+
+
+# The user's code asking for the CPU: device="cpu" in the call the traceback shows
+_ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["']""")
 
 
 @rule(
@@ -284,7 +302,14 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
             "attention on this GPU, or a newer GPU.",
             {"arch": found.group("need"), "package": "flash-attn"},
         )
-    if found.group("mac"):  # zsh's words for SIGILL, macOS's default shell
+    # zsh's words for SIGILL, macOS's default shell
+    return illegal_instruction(on_a_mac=bool(found.group("mac")), isa=found.group("isa") or "AVX")
+
+
+def illegal_instruction(on_a_mac: bool, isa: str = "AVX") -> Lead:
+    """A process stopped by SIGILL (or Windows' STATUS_ILLEGAL_INSTRUCTION): code built for instructions this
+    processor lacks; on a Mac, x86 code under Rosetta 2."""
+    if on_a_mac:
         return Lead(
             "The process stopped on an instruction this processor does not run (SIGILL): on an Apple silicon Mac, "
             "most often an x86_64 Python running under Rosetta 2 that loads a wheel built for x86 instructions "
@@ -293,7 +318,6 @@ def processor_not_supported(found: re.Match[str], failure: Failure) -> Lead:
             {"arch": "arm64 vs x86_64 (Rosetta 2)"},
             next=("python -c 'import platform; print(platform.machine())'", 'file "$(command -v python)"'),
         )
-    isa = found.group("isa") or "AVX"
     return Lead(
         f"The processor lacks instructions the build was compiled for ({isa}; an Illegal instruction): a wheel "
         "built for newer CPUs on an old or emulated one (a virtual machine or an emulator that hides AVX, x86 code "

@@ -245,8 +245,18 @@ def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:
     """segfault's kin for the words a shell, an IDE or Windows use for the same crash."""
     said = next(g for g in found.groups() if g) if any(found.groups()) else found.group(0)
     signal = _CRASH_WORDS.get(said.lower().strip(), "SIGFPE" if "floating" in said.lower() else "a native crash")
+    return native_crash(said.strip(), signal)
+
+
+def named(said: str, signal: str) -> str:
+    """The log's words for a crash, with the signal's name when they do not hold it."""
+    return said if signal in said else f"{said}: {signal}"
+
+
+def native_crash(said: str, signal: str) -> Lead:
+    """A process a signal or a Windows exception ended in native code (`said`: the words the log has for it)."""
     return Lead(
-        f"A process crashed in native code ({said.strip()}: {signal}): a bug in native code, or two builds of one "
+        f"A process crashed in native code ({named(said, signal)}): a bug in native code, or two builds of one "
         "library loaded together (an extension built for another torch, two CUDA runtimes). The native stack "
         "tells which.",
         {"signal": signal},
@@ -834,7 +844,8 @@ def unsloth_compiler_failed(found: re.Match[str], failure: Failure) -> Lead:
 # ended it is in no output the notebook shows.
 @rule(
     "framework-internal-error",
-    r"The kernel appears to have died|The Kernel crashed while executing code|Kernel Restarting\b[^\n]{0,80}died",
+    r"The kernel (?:for [^\n]{1,200}? )?appears to have died|The Kernel crashed while executing code"
+    r"|Kernel Restarting\b[^\n]{0,80}died",
     source="https://github.com/jupyterlab/jupyterlab/blob/main/packages/services/src/kernel/default.ts (the dead "
     'kernel\'s message); https://github.com/microsoft/vscode-jupyter ("The Kernel crashed while executing code")',
     confidence=0.45,

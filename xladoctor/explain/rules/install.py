@@ -4,6 +4,7 @@ Python or platform, and a package that must be built from source and cannot be h
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
@@ -827,6 +828,8 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
 @rule(
     "bad-configuration",
     rf"zsh: command not found: (?P<zsh>{_PROGRAM})|(?P<bash>{_PROGRAM}): command not found"  # zsh's first: both at 0
+    # an option run as a command: the line of a script before it does not end with its backslash
+    r"|(?:(?P<script>[^\s:]{1,200}): line (?P<line>\d{1,6}): )?(?P<option>--?[A-Za-z][\w.-]{0,59}): command not found"
     rf"|\bsh: \d+: (?P<dash>{_PROGRAM}): not found"
     rf"|'(?P<cmd>{_PROGRAM})' is not recognized as an internal or external command"
     rf"|The term '(?P<ps>{_PROGRAM})' is not recognized as (?:the|a) name of a cmdlet"
@@ -840,6 +843,8 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
 def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
     """A program the job ran is not on PATH: a console script of a package installed into another environment (or
     not at all), or a toolkit, driver tool or compiler that is not installed."""
+    if found.group("option"):
+        return _option_run_as_a_command(found)
     program = next(value for value in found.groupdict().values() if value)
     base = program.lower().removesuffix(".exe")
     where = "`where " + program + "`" if found.group("cmd") or found.group("ps") else "`command -v " + program + "`"
@@ -885,6 +890,23 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
         f"`python -m` with the package's module runs it without PATH.",
         {"program": program, "variable": "PATH"},
         next=(where, f"python -m pip show -f {program}"),
+    )
+
+
+def _option_run_as_a_command(found: re.Match[str]) -> Lead:
+    """No program is named like an option: `--dataset: command not found` is an argument of the command above it,
+    left on a line of its own because the script's line before it does not end with a backslash (or has a space or a
+    CR of a Windows editor after it), so the shell ended the command there."""
+    option, script, line = found.group("option"), found.group("script"), found.group("line")
+    where = f"the line before line {line} of {script}" if script and line else "the line before it"
+    return Lead(
+        f"The shell ran the option {option} as a command: {where} does not end with a backslash (or has a space or "
+        "a Windows line end after it), so the command stopped there and its later arguments were run on their own; "
+        "the command itself then ran without them. End every continued line with `\\` and nothing after it.",
+        {"option": option, **({"script": script} if script else {})},
+        family="user-code-error",
+        verdict="not-environment",
+        next=(f"grep -n -v '\\\\$' {shlex.quote(script)}  # the lines that end with no backslash",) if script else (),
     )
 
 
