@@ -7,8 +7,9 @@ one verdict compared with the label the thread settled:
   names, an app's own option, cannot be read from the log, so the family decides there);
 - the verdict class (environment / not-environment / framework-bug / unknown): precision and recall per class;
 - nothing found: no verdict, or "unknown" with no family; guessed: the last resort's guesses (a family without a
-  decided cause: structure:raised-in-library, whose defect it is; structure:similar-report, the settled development
-  report the log reads most like, each development report scored without itself), with how many were right;
+  decided cause: structure:refused-its-input, a library's check of the user's input; structure:raised-in-library,
+  whose defect it is; structure:similar-report, the settled development report the log reads most like, each
+  development report scored without itself), with how many were right;
 - wrong blame: a not-environment report blamed on the environment.
 
     python scripts/corpus_score.py               # the scoreboard, evaluation part last

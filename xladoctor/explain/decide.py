@@ -26,6 +26,7 @@ from xladoctor.explain.verdict import (
     library_guess,
     likeness_guess,
     next_steps,
+    refused_input_guess,
     root,
 )
 from xladoctor.facts import Facts
@@ -107,7 +108,8 @@ def diagnose(
             return None
         likeliest = cache(lambda: similar.likeliest(tail) if tail else None)  # once, for both likeness guesses
         chosen = (
-            library_guess(lead) or cut_import_guess(lead, tail) or likeness_guess(lead, tail, likeliest())
+            refused_input_guess(lead) or library_guess(lead) or cut_import_guess(lead, tail)
+            or likeness_guess(lead, tail, likeliest())
             or frameless_guess(lead)
             or attribute_guess(lead)
             or likeness_guess(lead, tail, likeliest(), faint=True)

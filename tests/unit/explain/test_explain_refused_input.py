@@ -1,0 +1,60 @@
+"""explain's last resort reads a library's refusal of its input (worded as a check of what it was given) as the
+caller's input, when the user's code called that library; not a refusal between two libraries."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.verdict import REFUSED_INPUT
+
+HEAD = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 12, in <module>\n    model = build(cfg)\n'
+LIB = '  File "/venv/lib/python3.11/site-packages/somelib/core.py", line 40, in build\n    raise ValueError(msg)\n'
+OTHER = '  File "/venv/lib/python3.11/site-packages/otherlib/api.py", line 9, in make\n    return build(cfg)\n'
+
+
+def _diagnose(log: str):  # type: ignore[no-untyped-def]
+    return explain_stream("run.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ValueError: Empty image embeds must be provided for T2V",
+        "ValueError: Mixed use with adapters is not allowed now.",
+        "ValueError: filter_spec must consist of booleans and callables only.",
+        "somelib.errors.ConfigError: Please specify a tokenizer path",
+    ],
+)
+def test_a_librarys_refusal_of_what_the_users_call_gave_it_is_the_users_input(message: str) -> None:
+    for log in (HEAD + LIB + message + "\n", message + "\n"):  # with the frames, and pasted without them
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and diagnosis.decided_by == REFUSED_INPUT, (log, diagnosis)
+        assert (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
+        assert not diagnosis.decided  # a guess, said as one
+    framed = _diagnose(HEAD + LIB + message + "\n")
+    assert "train.py:12" in framed.cause and "somelib" in framed.cause, framed.cause
+
+
+def test_a_missing_argument_pasted_without_frames_is_the_callers() -> None:
+    # with a library's frame, the rule of a call signature that changed reads it (rules/versions_calls.py)
+    diagnosis = _diagnose("TypeError: __call__() missing 1 required positional argument: 'x'\n")
+    assert diagnosis is not None and diagnosis.decided_by == REFUSED_INPUT, diagnosis
+
+
+def test_a_refusal_between_two_libraries_or_an_unworded_error_is_not_read_as_the_users_input() -> None:
+    between = _diagnose(HEAD.replace("build(cfg)", "make(cfg)") + OTHER + LIB + "ValueError: x must be provided\n")
+    assert between is not None and between.decided_by != REFUSED_INPUT, between
+    plain = _diagnose(HEAD + LIB + "ValueError: bias_4d_view.stride(0) overflows\n")
+    assert plain is not None and plain.decided_by != REFUSED_INPUT, plain
+    # an environment's kind of error is never a refused input, whatever its words
+    missing = _diagnose(HEAD + LIB + "FileNotFoundError: a config file is required at /etc/x.yaml\n")
+    assert missing is None or missing.decided_by != REFUSED_INPUT, missing
+
+
+def test_an_error_raised_in_the_users_own_code_is_read_as_the_users_code_not_as_a_refusal() -> None:
+    own = HEAD + '  File "/home/me/model.py", line 3, in build\n    raise ValueError("depth must be positive")\n'
+    diagnosis = _diagnose(own + "ValueError: depth must be positive\n")
+    assert diagnosis is not None and diagnosis.decided_by == "structure:raised-in-user-code", diagnosis
