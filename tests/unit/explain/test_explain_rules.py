@@ -377,6 +377,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "nccl-network:xla_nccl_status": ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclGroupEnd() failed: remote process exited or there was a network error. Last NCCL warning(error) log entry (may be unrelated) ''.\n", "nccl-network", "environment", "ncclRemoteError"),
     "api-version-skew:keras_class_not_located": (tb("TypeError: Could not locate class 'Functional'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.src.models.functional', 'class_name': 'Functional'}", "keras/src/saving"), "api-version-skew", "environment", "tf_keras"),
     "user-code-error:not_an_xla_tensor": (tb("RuntimeError: Expected XLA tensor. Got: CPUBFloat16Type", "torch_xla"), "user-code-error", "not-environment", "torch_xla.device()"),
+    "bad-configuration:text_in_the_locales_encoding": ("  File \"C:\\Users\\me\\venv\\lib\\site-packages\\pkg\\setup.py\", line 29, in <module>\n    long_description = Path('README.md').read_text()\nUnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 4934: character maps to <undefined>\n", "bad-configuration", "environment", "PYTHONUTF8"),
     "bad-configuration:conda_not_initialised": ("CondaError: Run 'conda init' before 'conda activate'\n", "bad-configuration", "environment", "conda init"),
     "bad-configuration:externally_managed": ("error: externally-managed-environment\n\n× This environment is externally managed\n", "bad-configuration", "environment", "venv"),
     "bad-configuration:certificate_not_trusted": ("WARNING: Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))) - skipping\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\nERROR: No matching distribution found for torch\n", "bad-configuration", "environment", "PIP_CERT"),
@@ -3696,3 +3697,41 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     assert '"int8"' in on_cpu.cause and "GPU" not in on_cpu.cause
     on_gpu = _diagnose(cpu.replace('"cpu"', '"cuda"') + message + "\n")
     assert on_gpu is not None and on_gpu.family == "gpu-arch-unsupported", on_gpu
+
+
+_CP1252 = "UnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 189: character maps to <undefined>\n"
+_ENCODINGS = (
+    '  File "C:\\Python311\\Lib\\encodings\\cp1252.py", line 23, in decode\n'
+    "    return codecs.charmap_decode(input,self.errors,decoding_table)[0]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("frame", "family", "verdict", "word"),
+    [
+        ('  File "C:\\Users\\me\\app\\webui.py", line 686, in trim_logs\n    lines = f.readlines()\n',
+         "user-code-error", "not-environment", "webui.py:686"),
+        ('  File "C:\\venv\\Lib\\site-packages\\somelib\\io.py", line 12, in load\n    text = f.read()\n',
+         "framework-internal-error", "framework-bug", "somelib"),
+        ("", "bad-configuration", "environment", "PYTHONUTF8"),
+    ],
+)  # fmt: skip
+def test_utf8_text_read_in_a_windows_code_page_is_whoever_opened_it(
+    frame: str, family: str, verdict: str, word: str
+) -> None:
+    log = (TB + frame + _ENCODINGS if frame else "") + _CP1252
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (family, verdict), diagnosis
+    said = " ".join([diagnosis.cause, *map(str, diagnosis.params.values()), *diagnosis.remediation])
+    assert word in said and "encoding" in said, said
+
+
+def test_a_character_a_windows_console_cannot_print_is_its_code_page_and_utf8_elsewhere_is_no_code_page() -> None:
+    printed = _diagnose(
+        "UnicodeEncodeError: 'charmap' codec can't encode character '\\u2705' in position 0: character maps to <undefined>\n"
+    )
+    assert printed is not None and printed.family == "bad-configuration" and "PYTHONIOENCODING" in printed.cause
+    utf8 = _diagnose(
+        TB + "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte\n"
+    )
+    assert utf8 is None or utf8.decided_by != "bad-configuration:text_in_the_locales_encoding", utf8

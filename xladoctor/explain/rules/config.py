@@ -660,3 +660,73 @@ def deepspeed_batch_sizes_do_not_multiply(found: re.Match[str], failure: Failure
         verdict="environment" if written_for else "not-environment",
         next=(_GPUS_AND_PROCESSES,) if written_for else (),
     )  # fmt: skip
+
+
+# Python reads and writes text in the locale's encoding where the code names none (open() without encoding=, a
+# console's stream): on Windows the ANSI code page ('charmap' of cp1252, cp936's 'gbk', cp949, cp932...). A UTF-8
+# file then fails to decode there, and a character the console's code page lacks fails to print. ('ascii' is left
+# out: since Python 3.7 a POSIX C locale is coerced to UTF-8, so an ascii codec error is code that asked for ascii.)
+_WINDOWS_CODECS = r"charmap|cp\d{3,5}|gbk|gb2312|gb18030|big5|shift_jis|euc_kr|mbcs"
+_UTF8_MODE = shell(
+    "setx PYTHONUTF8 1  # Windows: Python's UTF-8 mode in every new console (this one: set PYTHONUTF8=1, or "
+    "$env:PYTHONUTF8=1 in PowerShell)"
+)
+
+
+@rule(
+    "bad-configuration",
+    rf"'(?P<codec>{_WINDOWS_CODECS})' codec can't (?P<way>decode|encode) (?:byte|character)",
+    source="https://docs.python.org/3/library/functions.html#open (encoding: the locale's when not given); "
+    "https://peps.python.org/pep-0540/ (UTF-8 mode: PYTHONUTF8=1, -X utf8); https://peps.python.org/pep-0686/",
+    confidence=0.8,
+)
+def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead:
+    """UTF-8 text read or written in a Windows code page: by whose code the file was opened decides the family (the
+    user's own open(), a library's, a package's setup.py being installed); Python's UTF-8 mode fixes every one."""
+    codec = found.group("codec")
+    if found.group("way") == "encode":
+        return Lead(
+            f"Python wrote text in the Windows code page ({codec}), which lacks a character it was given: most often "
+            "a print or a log line with a character outside that code page, to a console or a file opened without "
+            "encoding=. Run Python in UTF-8 mode (PYTHONUTF8=1), or set PYTHONIOENCODING=utf-8 for the console.",
+            {"codec": codec, "variable": "PYTHONUTF8"},
+            _UTF8_MODE,
+        )
+    frames = [frame for frame in failure.frames if frame.owner != "python"]
+    opener = frames[-1] if frames else None  # the code that opened the file: the frame before the standard library's
+    said = (
+        f"A UTF-8 file was read in the Windows code page ({codec}): it was opened without encoding=, so Python used "
+        "the locale's. "
+    )
+    if "setup.py" in failure.code_shown or any(frame.file.endswith("setup.py") for frame in failure.frames):
+        return Lead(
+            said + "It was a package's setup.py, reading its own files (a README) while pip built it: run pip in "
+            "Python's UTF-8 mode (PYTHONUTF8=1) and install it again.",
+            {"codec": codec, "variable": "PYTHONUTF8"},
+            _UTF8_MODE,
+        )
+    if opener is not None and opener.user:
+        return Lead(
+            said
+            + f"Your code opened it at {opener.short()}"
+            + (f" (`{opener.code.strip()}`)" if opener.code else "")
+            + ": pass encoding='utf-8' to open() (or read_text()), or run Python in UTF-8 mode (PYTHONUTF8=1).",
+            {"codec": codec, "where": opener.short(), "fix": "encoding='utf-8'"},
+            family="user-code-error",
+            verdict="not-environment",
+        )
+    if opener is not None and opener.owner:
+        return Lead(
+            said + f"{opener.owner}'s code opened it at {opener.short()}: a bug of {opener.owner} on Windows (it must "
+            "pass encoding='utf-8'). Run Python in UTF-8 mode (PYTHONUTF8=1) until a release of it does, and report "
+            "it.",
+            {"codec": codec, "where": opener.short(), "library": opener.owner, "variable": "PYTHONUTF8"},
+            _UTF8_MODE,
+            family="framework-internal-error",
+            verdict="framework-bug",
+        )
+    return Lead(
+        said + "Run Python in UTF-8 mode (PYTHONUTF8=1), or pass encoding='utf-8' where the file is opened.",
+        {"codec": codec, "variable": "PYTHONUTF8"},
+        _UTF8_MODE,
+    )
