@@ -26,7 +26,7 @@ def test_a_shells_status_and_pythons_returncode_name_the_same_signal(status: int
 
 @pytest.mark.parametrize(
     ("status", "name"),
-    [(-1073741819, "STATUS_ACCESS_VIOLATION"), (3221225477, "STATUS_ACCESS_VIOLATION"),
+    [(-1073741819, "EXCEPTION_ACCESS_VIOLATION"), (3221225477, "EXCEPTION_ACCESS_VIOLATION"),
      (-1073741515, "STATUS_DLL_NOT_FOUND"), (0xC0000135, "STATUS_DLL_NOT_FOUND"),
      (-1073740940, "STATUS_HEAP_CORRUPTION"), (-1073741795, "STATUS_ILLEGAL_INSTRUCTION"), (1, None), (-1, None),
      (2**40, None)],
@@ -45,7 +45,12 @@ def test_a_windows_exit_code_is_its_ntstatus_signed_or_not(status: int, name: st
         ("torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT\n",
          "framework-internal-error", "unknown", "SIGABRT"),
         ("python main.py\nzsh: abort      python main.py\n", "framework-internal-error", "unknown", "SIGABRT"),
-        ("[1]    4321 abort      python main.py\n", "framework-internal-error", "unknown", "SIGABRT"),
+        ("zsh: abort (core dumped)  python main.py\n", "framework-internal-error", "unknown", "SIGABRT"),
+        ("fish: Job 1, 'python x.py' terminated by signal SIGABRT (Abort)\n", "framework-internal-error", "unknown",
+         "SIGABRT"),
+        ("[0]:\n  exitcode  : -4 (pid: 1234)\n  traceback : Signal 4 (SIGILL) received by PID 1234\n",
+         "gpu-arch-unsupported", "environment", "AVX"),
+        ("Command exited with non-zero status 139\n", "framework-internal-error", "unknown", "SIGSEGV"),
         ("subprocess.CalledProcessError: Command '['python', 'x.py']' returned non-zero exit status -11.\n",
          "framework-internal-error", "unknown", "SIGSEGV"),
         ("make: *** [Makefile:3: run] Error 139\n", "framework-internal-error", "unknown", "SIGSEGV"),
@@ -53,8 +58,8 @@ def test_a_windows_exit_code_is_its_ntstatus_signed_or_not(status: int, name: st
         ("Error: Process completed with exit code 132.\n", "gpu-arch-unsupported", "environment", "AVX"),
         ("subprocess.CalledProcessError: Command '['python', 'x.py']' died with <Signals.SIGILL: 4>.\n",
          "gpu-arch-unsupported", "environment", "AVX"),
-        ("E1201 10:00:00 api.py:869] failed (exitcode: -7) local_rank: 0 (pid: 1234) of binary: /usr/bin/python\n",
-         "nccl-shm", "environment", "--shm-size"),
+        ("Process finished with exit code 135 (interrupted by signal 7: SIGBUS)\n", "nccl-shm", "environment",
+         "--shm-size"),
         ("Process finished with exit code -1073741515 (0xC0000135)\n", "missing-library", "environment",
          "STATUS_DLL_NOT_FOUND"),
         ("exited with code 3221225781\n", "missing-library", "environment", "Microsoft.VCRedist"),
@@ -74,13 +79,45 @@ def test_an_exit_status_alone_is_read_as_the_crash_it_names(log: str, family: st
     assert word in said, said
 
 
-def test_a_bus_error_on_a_mac_is_a_crash_not_a_full_dev_shm() -> None:
-    # SIGBUS is 10 on macOS alone: PyCharm's number says the Mac, and /dev/shm is no Mac's
-    diagnosis = _diagnose("Process finished with exit code 138 (interrupted by signal 10: SIGBUS)\n")
+@pytest.mark.parametrize(
+    "log",
+    [
+        "subprocess.CalledProcessError: Command '['python', 'x.py']' died with <Signals.SIGBUS: 10>.\n",
+        "Process finished with exit code 138 (interrupted by signal 10: SIGBUS)\n",
+        "python main.py\nzsh: bus error  python main.py\n",
+    ],
+)
+def test_a_bus_error_numbered_or_worded_as_on_a_mac_is_no_full_dev_shm(log: str) -> None:
+    diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "framework-internal-error", diagnosis
     assert "/dev/shm" not in diagnosis.cause
-    linux = _diagnose("Process finished with exit code 135 (interrupted by signal 7: SIGBUS)\n")
-    assert linux is not None and linux.family == "nccl-shm", linux
+
+
+def test_a_signal_named_that_is_no_crash_is_not_read_from_its_number() -> None:
+    # macOS numbers SIGEMT 7: the name says it, and 135 must not then be read as Linux's SIGBUS
+    diagnosis = _diagnose("Process finished with exit code 135 (interrupted by signal 7: SIGEMT)\n")
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:process_ended_by", diagnosis
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "loading configuration file /root/.cache/hub/snapshots/e7da7f221d5bf496a48136c0627a2a4e1/config.json\n"
+        "Resolved revision 9c1234567e\nEpoch 1: loss 0.31\nTraining completed.\n",
+        "Upload done, return code 200\nTraining completed.\n",
+        # (far from the end, where plain words of failure are looked for when nothing else failed)
+        "options:\n  --abort      abort the run when loss is NaN\n"
+        + "Epoch 1: loss 0.31 lr 0.0001 step time 0.5s\n" * 5000,
+    ],
+)
+def test_a_healthy_log_with_a_hash_an_http_code_or_help_text_has_no_failure(log: str) -> None:
+    assert _diagnose(log) is None
+
+
+def test_windows_illegal_instruction_asks_nothing_of_proc_cpuinfo() -> None:
+    diagnosis = _diagnose("Process finished with exit code -1073741795 (0xC000001D)\n")
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported", diagnosis
+    assert diagnosis.next and not any("/proc" in step for step in diagnosis.next), diagnosis.next
 
 
 def test_an_illegal_instruction_on_a_mac_is_read_as_rosetta() -> None:

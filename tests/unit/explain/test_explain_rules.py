@@ -3673,16 +3673,24 @@ def test_a_system_program_a_library_needs_is_a_missing_library_with_conda_s_own_
             "the line before line 7 of finetune/lora.sh",
         ),
         ("--learning_rate: command not found\n", "the line before it"),
+        ("bash: line 3: --lr: command not found\n", "the line before it"),  # bash -c: the shell's name, no file
+        ("-bash: line 2: --lr: command not found\n", "the line before it"),
+        ("train.sh: 7: --lr: not found\n", "the line before line 7 of train.sh"),  # dash
+        ("zsh: command not found: --lr\n", "the line before it"),
+        ("'--model_name_or_path' is not recognized as an internal or external command,\n", "the line before it"),
+        ("run.sh: line 4: $'--fp16\\r': command not found\n", "Windows line ends"),
     ],
 )
 def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing_program(log: str, where: str) -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == ("user-code-error", "not-environment")
-    assert where in diagnosis.cause and "backslash" in diagnosis.cause, diagnosis.cause
+    assert where in diagnosis.cause and "line" in diagnosis.cause, diagnosis.cause
     for command in diagnosis.next:
         _assert_pastes_safely(command)
-    program = _diagnose("train.sh: line 7: swift: command not found\n")
-    assert program is not None and program.family == "bad-configuration", program
+        assert not command.startswith("grep") or " -- " in command  # a file named like an option is no grep option
+    for program in ("train.sh: line 7: swift: command not found\n", "zsh: command not found: swift\n"):
+        missing = _diagnose(program)
+        assert missing is not None and missing.family == "bad-configuration" and "swift" in missing.cause, missing
 
 
 def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_gpus_generation() -> None:
@@ -3697,6 +3705,16 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     assert '"int8"' in on_cpu.cause and "GPU" not in on_cpu.cause
     on_gpu = _diagnose(cpu.replace('"cpu"', '"cuda"') + message + "\n")
     assert on_gpu is not None and on_gpu.family == "gpu-arch-unsupported", on_gpu
+    assert "7.0" in on_gpu.cause
+    # a Mac runs CTranslate2 on its CPU: no CUDA there
+    mac = cpu.replace("/home/u/", "/Users/u/").replace('device="cpu", ', "")
+    on_a_mac = _diagnose(mac + message + "\n")
+    assert on_a_mac is not None and on_a_mac.family == "bad-configuration", on_a_mac
+    # each type's own floor, and never the refused type given back as the fix
+    bf16 = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "bfloat16") + "\n")
+    assert bf16 is not None and "8.0" in bf16.cause and "7.0" not in bf16.cause, bf16
+    int8 = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "int8") + "\n")
+    assert int8 is not None and '"int8"' not in int8.cause and "6.1" in int8.cause, int8
 
 
 _CP1252 = "UnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 189: character maps to <undefined>\n"

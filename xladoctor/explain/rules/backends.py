@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
 from xladoctor.fix import install
@@ -223,25 +224,27 @@ def fp8_type_on_this_gpu(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.85,
 )
 def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
-    """CTranslate2 (faster-whisper, whisperX) runs in the compute type asked for, and refuses one the GPU cannot run
-    well (float16 needs compute capability 7.0 or a GPU with fast FP16; a GTX 10xx has none): the option, not the
-    install, is what to change."""
+    """CTranslate2 (faster-whisper, whisperX) runs in the compute type asked for, and refuses one the device cannot run
+    well: on the CPU the option is wrong for it; on a GPU, the GPU's generation lacks the type (as bf16 before
+    Ampere), and the option is still what to change."""
     dtype = found.group("dtype")
-    if _ON_THE_CPU.search(failure.code_shown):
+    # every device runs float32; int8 and int8_float32 need less of it than the float16 and bfloat16 types
+    others = ", ".join(f'"{kind}"' for kind in ("float32", "int8", "int8_float32") if kind != dtype and dtype != "int8")
+    others = others or '"float32"'
+    if _ON_THE_CPU.search(failure.code_shown) or platform_of_failure(failure) == "macos":
+        # a Mac's CTranslate2 runs on the CPU: no CUDA there
         return Lead(
             f"compute_type={dtype!r} asks the CPU for {dtype}, which CTranslate2 does not run efficiently there: set "
-            'compute_type to one the CPU supports ("int8", "int8_float32", "float32"), or "default" to let the '
-            "library choose.",
+            f'compute_type to one the CPU supports ({others}), or "default" to let the library choose.',
             {"option": "compute_type", "dtype": dtype},
             family="bad-configuration",
             next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cpu\"))'",),
         )
-    # on a GPU (the usual place float16 is asked for): a generation without fast FP16 (compute capability below 7.0,
-    # and a GTX 10xx): the GPU, as for bf16 before Ampere; the option is still what to change
+    need = next((floor for prefix, floor in _GPU_FLOORS if prefix in dtype), "")
     return Lead(
-        f"compute_type={dtype!r} asks for {dtype}, which this GPU cannot run efficiently (CTranslate2 needs compute "
-        "capability 7.0 or a GPU with fast FP16 for float16; a GTX 10xx or older has none): set compute_type to one it "
-        'supports ("int8" or "int8_float32", "float32"), or "default" to let the library choose.',
+        f"compute_type={dtype!r} asks for {dtype}, which this GPU cannot run efficiently"
+        + (f" (CTranslate2 runs it from compute capability {need} on)" if need else "")
+        + f': set compute_type to one it supports ({others}), or "default" to let the library choose.',
         {"option": "compute_type", "dtype": dtype},
         next=(
             "python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",
@@ -250,8 +253,11 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# The user's code asking for the CPU: device="cpu" in the call the traceback shows
-_ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["']""")
+# The user's code asking for the CPU: device="cpu" in the call the traceback shows, or a --device cpu option
+_ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["']|--device[= ]["']?cpu\b""")
+# The compute capability each compute type needs on a GPU (https://opennmt.net/CTranslate2/quantization.html), by a
+# word of its name: bfloat16 (and int8_bfloat16) before float16, whose name is in it
+_GPU_FLOORS = (("bfloat16", "8.0 (Ampere)"), ("float16", "7.0 (Volta; a GTX 10xx has no fast FP16)"), ("int8", "6.1"))
 
 
 @rule(

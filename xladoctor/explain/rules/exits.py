@@ -34,7 +34,7 @@ _SIGNAL_NUMBERS = {4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIG
 _SIGNAL_NAMES = frozenset({*_SIGNAL_NUMBERS.values(), "SIGIOT"})
 # The Windows exceptions (NTSTATUS) a crashing process exits with, and their names in ntstatus.h.
 _NTSTATUS = {
-    0xC0000005: "STATUS_ACCESS_VIOLATION",
+    0xC0000005: "EXCEPTION_ACCESS_VIOLATION",  # winbase.h's name, as the rule of its words (crashes.py) says it
     0xC000001D: "STATUS_ILLEGAL_INSTRUCTION",
     0xC0000094: "STATUS_INTEGER_DIVIDE_BY_ZERO",
     0xC00000FD: "STATUS_STACK_OVERFLOW",
@@ -63,71 +63,95 @@ def ntstatus_of(status: int) -> str | None:
 
 # How an exit status is printed, and the numbers of one that are a crash: 128 + a signal (132-139), -N (a signal's
 # number, Python's returncode), a Windows exception signed or unsigned (-1073741819, 3221225477). Each written out
-# whole: a rule's literals are lines worth reading (regions.py), and "exit code 0" or pip's "exit code: 1" are not.
+# whole: a rule's literals are lines worth reading (regions.py, where digits are folded: "exit code 13" stands for
+# any code of two digits or more), and "exit code 0", pip's "exit code: 1" or an HTTP "return code 200" are not.
 _STATUS_WORDS = (
-    "exit code ", "exit code: ", "exit status ", "exited with code ", "exitcode: ", "exitcode ", "return code = ",
-    "return code ",
+    "exit code ", "exit code: ", "exit status ", "exited with code ", "exitcode: ", "exitcode  : ", "exitcode ",
+    "non-zero status ",
 )  # fmt: skip
 _CRASH_NUMBERS = (r"13[2-9]", r"-10737\d{5}", r"32212\d{5}", r"-(?:[4-9]|11)")
-_CRASH_STATUS = "|".join(re.escape(words) + number for words in _STATUS_WORDS for number in _CRASH_NUMBERS)
+_CRASH_STATUS = "|".join(
+    [re.escape(words) + number for words in _STATUS_WORDS for number in _CRASH_NUMBERS]
+    + [r"return code = -(?:[4-9]|11)"]  # DeepSpeed's launcher: "exits with return code = -6"
+)
+# The Windows exceptions in hex, as PyCharm prints them beside the number and Windows' error reporting alone: each
+# code whole, upper or lower case, each a branch of its own so that "0x" stays in its literal (a "c" and seven digits
+# of a hash is no exit status)
+_HEX_SPELLINGS = tuple(f"0x{case(f'{code:08X}')}" for code in _NTSTATUS for case in (str.upper, str.lower))
+_NTSTATUS_HEX = "".join(rf"|\b(?P<hex{at}>{spelling})\b" for at, spelling in enumerate(_HEX_SPELLINGS))
 
 
 @rule(
     "framework-internal-error",
     # the number: a shell's or CI runner's "exit code 134" / "exit status 134", PyCharm's "Process finished with exit
-    # code 134 (interrupted by signal 6: SIGABRT)", torch elastic's "exitcode: -6", subprocess's "returned non-zero
-    # exit status -6", make's "Error 134"
+    # code 134 (interrupted by signal 6: SIGABRT)", torch elastic's "exitcode: -6" (and its summary's padded
+    # "exitcode  : -6"), GNU time's "Command exited with non-zero status 134", make's "Error 134"
     rf"\b(?P<status>{_CRASH_STATUS})\b"
     r"(?: \(interrupted by signal (?P<pycharm_number>\d{1,2}): (?P<pycharm>SIG[A-Z]{2,6})\))?"
     r"|returned non-zero exit status (?P<returncode>-\d{1,2})\b"
     r"|\bmake(?:\[\d{1,3}\])?: \*\*\* \[[^\]\n]{1,300}\] Error (?P<make>1[3-5]\d)\b"
-    # the name: subprocess's "died with <Signals.SIGABRT: 6>", mp.spawn's "terminated with signal SIGABRT", GNU
-    # time's "Command terminated by signal 6"
-    r"|died with <Signals\.(?P<named>SIG[A-Z]{2,6}): \d{1,2}>"
-    r"|terminated with signal (?P<name>SIG[A-Z]{2,6})|Command terminated by signal (?P<number>\d{1,2})\b"
-    # zsh's report of its foreground job ("zsh: abort      python x.py") and of a numbered job
-    # (zsh pads the signal's name to a column)
-    r"|\bzsh: (?P<zsh>abort  |bus error  |trace trap  )"
-    r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,9}\s{1,4}(?P<job>abort  |bus error  |trace trap  )"
+    # the name: subprocess's "died with <Signals.SIGABRT: 6>", mp.spawn's "terminated with signal SIGABRT", torch
+    # elastic's "Signal 6 (SIGABRT) received by PID 12", fish's "terminated by signal SIGABRT (Abort)", GNU time's
+    # "Command terminated by signal 6"
+    r"|died with <Signals\.(?P<named>SIG[A-Z]{2,6}): (?P<named_number>\d{1,2})>"
+    r"|terminated with signal (?P<name>SIG[A-Z]{2,6})|terminated by signal (?P<fish>SIG[A-Z]{2,6})"
+    r"|Signal (?P<received_number>\d{1,2}) \((?P<received>SIG[A-Z]{2,6})\) received by PID"
+    r"|Command terminated by signal (?P<number>\d{1,2})\b"
+    # zsh's report of its foreground job ("zsh: abort      python x.py", "zsh: abort (core dumped)  python x.py"),
+    # each word its own branch so that each is a literal of its own
+    r"|\bzsh: abort(?P<zsh_abort>)\s|\bzsh: bus error(?P<zsh_bus>)\s|\bzsh: trace trap(?P<zsh_trap>)\s" + _NTSTATUS_HEX,
     # a Windows status in hex, as PyCharm prints it beside the signed number
-    r"|\b(?P<hex>(?:0xC0000|0xc0000)[0-9A-Fa-f]{3})\b",
     source=f"{SIGNALS_SOURCE}; {NTSTATUS_SOURCE}; https://docs.python.org/3/library/subprocess.html "
     "(Popen.returncode: -N for signal N); https://www.gnu.org/software/bash/manual/bash.html#Exit-Status (128+N)",
     confidence=0.45,
 )
 def process_ended_by(found: re.Match[str], failure: Failure) -> Lead | None:
-    """The crash an exit status names, read as its own words would be; None for an ordinary exit code (1, 2, 255)."""
+    """The crash an exit status names, read as its own words would be; None for an ordinary exit code (1, 2, 255)
+    and for a signal that is no crash (SIGTERM, SIGINT, macOS's SIGEMT)."""
     said = found.group(0).strip()
-    signal = _signal_named(found)
-    if signal is not None:
-        return _signal_lead(signal, said, found, failure)
+    named, signal = _signal_named(found)
+    if named:
+        return _signal_lead(signal, said, found, failure) if signal is not None else None
     number = found.group("status").rsplit(" ", 1)[-1] if found.group("status") else None
     number = number or found.group("returncode") or found.group("make")
-    status = int(found.group("hex"), 16) if found.group("hex") else int(number) if number else None
+    spelled = next((found.group(f"hex{at}") for at in range(len(_HEX_SPELLINGS)) if found.group(f"hex{at}")), None)
+    status = int(spelled, 16) if spelled else int(number) if number else None
     if status is None:
         return None
-    signal = signal_of_status(status) if not found.group("hex") else None
+    signal = signal_of_status(status) if not spelled else None
     if signal is not None:
         return _signal_lead(signal, said, found, failure)
     windows = ntstatus_of(status)
     return _windows_lead(windows, said) if windows is not None else None
 
 
-def _signal_named(found: re.Match[str]) -> str | None:
-    """The signal the match names in words (or by a number that is one), when it does."""
-    named = found.group("pycharm") or found.group("named") or found.group("name")
-    if named is not None:
-        return "SIGABRT" if named == "SIGIOT" else named if named in _SIGNAL_NAMES else None
+def _signal_named(found: re.Match[str]) -> tuple[bool, str | None]:
+    """Whether the match names its signal (by name, by a number that is one, or in zsh's words), and the crash
+    signal it is (None: a signal that is no crash, as SIGTERM)."""
+    for name_group, number_group in (("pycharm", "pycharm_number"), ("named", "named_number"),
+                                     ("received", "received_number"), ("name", None), ("fish", None)):  # fmt: skip
+        name = found.group(name_group)
+        if name is None:
+            continue
+        name = "SIGABRT" if name == "SIGIOT" else name
+        number = found.group(number_group) if number_group else None
+        if name == "SIGBUS" and number == "10":
+            return True, "SIGBUS (macOS)"  # macOS numbers SIGBUS 10 (Darwin's signal.h); Linux 7
+        return True, name if name in _SIGNAL_NAMES else None
     if found.group("number"):
-        return _SIGNAL_NUMBERS.get(int(found.group("number")))
-    words = found.group("zsh") or found.group("job")
-    return _ZSH_WORDS[words.strip()] if words else None
+        return True, _SIGNAL_NUMBERS.get(int(found.group("number")))
+    for group, signal in (("zsh_abort", "SIGABRT"), ("zsh_bus", "SIGBUS (zsh)"), ("zsh_trap", "SIGTRAP")):
+        if found.group(group) is not None:  # an empty group: the words matched
+            return True, signal
+    return False, None
 
 
 def _signal_lead(signal: str, said: str, found: re.Match[str], failure: Failure) -> Lead | None:
-    # SIGBUS is 10 on macOS alone (PyCharm prints the number), and zsh, macOS's shell, says "bus error"
-    macos = platform_of_failure(failure) == "macos" or found.group("pycharm_number") == "10"
-    shm = signal == "SIGBUS" and not macos and not (found.group("zsh") or found.group("job"))
+    macos = platform_of_failure(failure) == "macos" or signal == "SIGBUS (macOS)"
+    signal = signal.split(" ", 1)[0]
+    # on Linux a training process's SIGBUS is nearly always a page of /dev/shm that could not be backed; on macOS,
+    # and in the words of zsh (macOS's shell), a bus error is a crash like another
+    shm = signal == "SIGBUS" and not macos and found.group("zsh_bus") is None
     # each reading under its own rule's family and confidence
     if signal == "SIGKILL":
         return replace(killed_by_kernel(found, failure), family="out-of-memory", confidence=0.7)
@@ -136,7 +160,6 @@ def _signal_lead(signal: str, said: str, found: re.Match[str], failure: Failure)
     if signal == "SIGILL":
         return replace(illegal_instruction(on_a_mac=macos), family="gpu-arch-unsupported", confidence=0.75)
     if shm:
-        # on Linux a training process's SIGBUS is nearly always a page of /dev/shm that could not be backed
         return replace(rank_killed_by_sigbus(found, failure), family="nccl-shm", confidence=0.7)
     if signal == "SIGABRT":
         return Lead(
@@ -156,7 +179,11 @@ def _signal_lead(signal: str, said: str, found: re.Match[str], failure: Failure)
 def _windows_lead(status: str, said: str) -> Lead:
     """A Windows exception read as its family: a DLL missing, a DLL of another version, or a crash."""
     if status == "STATUS_ILLEGAL_INSTRUCTION":
-        return replace(illegal_instruction(on_a_mac=False), family="gpu-arch-unsupported", confidence=0.75)
+        # Windows has no /proc/cpuinfo to look at: the CPU's model names what it has
+        lead = illegal_instruction(on_a_mac=False)
+        return replace(
+            lead, family="gpu-arch-unsupported", confidence=0.75, next=("wmic cpu get name  # the CPU's model",)
+        )
     if status in ("STATUS_DLL_NOT_FOUND", "STATUS_DLL_INIT_FAILED"):
         missing = status == "STATUS_DLL_NOT_FOUND"
         return Lead(

@@ -819,6 +819,7 @@ def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
 # starting a tool that is not there (FileNotFoundError: [Errno 2] ...: 'nvcc'; only the tools below: any other
 # bare name may be the user's own file).
 _PROGRAM = r"[A-Za-z0-9][\w.+-]{0,59}"
+_OPTION = r"--?[A-Za-z][\w.-]{0,59}"  # an option, as no program is named
 # The tools whose absence is not a PATH slip: a CUDA/ROCm toolkit or driver that is missing, or a compiler.
 _TOOLKIT = {"nvcc": "the CUDA toolkit", "ptxas": "the CUDA toolkit", "hipcc": "ROCm's HIP SDK"}
 _DRIVER = {"nvidia-smi": "NVIDIA's driver", "rocm-smi": "ROCm", "amd-smi": "ROCm"}
@@ -827,9 +828,14 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
 
 @rule(
     "bad-configuration",
-    rf"zsh: command not found: (?P<zsh>{_PROGRAM})|(?P<bash>{_PROGRAM}): command not found"  # zsh's first: both at 0
-    # an option run as a command: the line of a script before it does not end with its backslash
-    r"|(?:(?P<script>[^\s:]{1,200}): line (?P<line>\d{1,6}): )?(?P<option>--?[A-Za-z][\w.-]{0,59}): command not found"
+    # an option run as a command: the line of a script before it does not end with its backslash (bash, bash with a
+    # CR after it as "$'--fp16\r'", zsh, dash's "train.sh: 7: --lr: not found", cmd.exe)
+    rf"(?:(?P<script>[^\s:]{{1,200}}): line (?P<line>\d{{1,6}}): )?"
+    rf"\$?'?(?P<option>{_OPTION})(?P<cr>\\r)?'?: command not found"
+    rf"|zsh: command not found: (?P<option_zsh>{_OPTION})"
+    rf"|(?P<script_dash>[^\s:]{{1,200}}): (?P<line_dash>\d{{1,6}}): (?P<option_dash>{_OPTION}): not found"
+    rf"|'(?P<option_cmd>{_OPTION})' is not recognized as an internal or external command"
+    rf"|zsh: command not found: (?P<zsh>{_PROGRAM})|(?!zsh: command)(?P<bash>{_PROGRAM}): command not found"
     rf"|\bsh: \d+: (?P<dash>{_PROGRAM}): not found"
     rf"|'(?P<cmd>{_PROGRAM})' is not recognized as an internal or external command"
     rf"|The term '(?P<ps>{_PROGRAM})' is not recognized as (?:the|a) name of a cmdlet"
@@ -843,7 +849,7 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
 def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
     """A program the job ran is not on PATH: a console script of a package installed into another environment (or
     not at all), or a toolkit, driver tool or compiler that is not installed."""
-    if found.group("option"):
+    if any(found.group(group) for group in ("option", "option_zsh", "option_dash", "option_cmd")):
         return _option_run_as_a_command(found)
     program = next(value for value in found.groupdict().values() if value)
     base = program.lower().removesuffix(".exe")
@@ -896,18 +902,38 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
 def _option_run_as_a_command(found: re.Match[str]) -> Lead:
     """No program is named like an option: `--dataset: command not found` is an argument of the command above it,
     left on a line of its own because the script's line before it does not end with a backslash (or has a space or a
-    CR of a Windows editor after it), so the shell ended the command there."""
-    option, script, line = found.group("option"), found.group("script"), found.group("line")
+    CR of a Windows editor after it, which bash shows as `$'--fp16\\r'`), so the shell ended the command there."""
+    option = (
+        found.group("option") or found.group("option_zsh") or found.group("option_dash") or found.group("option_cmd")
+    )
+    script = found.group("script") or found.group("script_dash")
+    line = found.group("line") or found.group("line_dash")
+    if script is not None and (script.lstrip("-") in _SHELLS or script.startswith("-")):
+        script = None  # bash -c, a login shell (-bash) or a script piped in: the shell's own name, no file
     where = f"the line before line {line} of {script}" if script and line else "the line before it"
+    carriage = (
+        " The script has Windows line ends (CR LF): the CR after each backslash hides it from the shell; convert it "
+        "(dos2unix, or your editor's LF line ends)."
+        if found.group("cr")
+        else ""
+    )
+    continuation = "^ (cmd.exe's continuation)" if found.group("option_cmd") else "\\"
     return Lead(
-        f"The shell ran the option {option} as a command: {where} does not end with a backslash (or has a space or "
-        "a Windows line end after it), so the command stopped there and its later arguments were run on their own; "
-        "the command itself then ran without them. End every continued line with `\\` and nothing after it.",
+        f"The shell ran the option {option} as a command: {where} does not end with {continuation.split(' ')[0]} (or "
+        "has a space or a Windows line end after it), so the command stopped there and its later arguments were run "
+        f"on their own; the command itself then ran without them. End every continued line with `{continuation}` "
+        f"and nothing after it.{carriage}",
         {"option": option, **({"script": script} if script else {})},
         family="user-code-error",
         verdict="not-environment",
-        next=(f"grep -n -v '\\\\$' {shlex.quote(script)}  # the lines that end with no backslash",) if script else (),
+        next=(f"grep -n -v '\\\\$' -- {shlex.quote(script)}  # the lines that end with no backslash",)
+        if script
+        else (),
     )
+
+
+# Shells, as a script's name in their messages is theirs when they ran commands given them (bash -c '...')
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 
 
 @rule(
