@@ -72,7 +72,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:remote_code_not_trusted": (tb("ValueError: The repository for THUDM/chatglm3-6b contains custom code which must be executed to correctly load the model. You can inspect the repository content at https://hf.co/THUDM/chatglm3-6b.\nPlease pass the argument `trust_remote_code=True` to allow custom code to be run.", "transformers/dynamic_module_utils"), "user-code-error", "not-environment", "trust_remote_code=True"),
     "bad-configuration:hub_unreachable": (tb("OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files and it looks like meta-llama/Llama-2-7b-hf is not the path to a directory containing a file named config.json.\nCheckout your internet connection or see how to run the library in offline mode at 'https://huggingface.co/docs/transformers/installation#offline-mode'.", "transformers/utils"), "bad-configuration", "environment", "hf download meta-llama/Llama-2-7b-hf"),
     "bad-configuration:gated_model": (tb("OSError: You are trying to access a gated repo.\nMake sure to have access to it at https://huggingface.co/google/gemma-3-1b-pt.\n401 Client Error. (Request ID: Root=1-689)\n\nCannot access gated repo for url https://huggingface.co/google/gemma-3-1b-pt/resolve/main/config.json.", "transformers/utils"), "bad-configuration", "environment", "google/gemma-3-1b-pt"),
-    "bad-configuration:windows_long_paths": ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\include\\\\ATen\\\\ops\\\\x.h'\nHINT: This error might have occurred since this system does not have Windows Long Path support enabled. You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n", "bad-configuration", "environment", "LongPathsEnabled"),
+    "disk-or-permission:windows_long_paths": ("ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\include\\\\ATen\\\\ops\\\\x.h'\nHINT: This error might have occurred since this system does not have Windows Long Path support enabled. You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n", "disk-or-permission", "environment", "LongPathsEnabled"),
     "user-code-error:uncollatable_item": (tb("TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found <class 'PIL.Image.Image'>", "torch/utils/data"), "user-code-error", "not-environment", "ToTensor"),
     "bad-configuration:tcmalloc_invalid_free": ("Launching Web UI with arguments: --share --xformers\nsrc/tcmalloc.cc:283] Attempt to free invalid pointer 0x5555765d9740\n", "bad-configuration", "environment", "LD_PRELOAD"),
     "api-version-skew:stft_without_return_complex": (tb("RuntimeError: stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.", "torch"), "api-version-skew", "environment", "return_complex"),
@@ -3753,3 +3753,39 @@ def test_a_character_a_windows_console_cannot_print_is_its_code_page_and_utf8_el
         TB + "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte\n"
     )
     assert utf8 is None or utf8.decided_by != "bad-configuration:text_in_the_locales_encoding", utf8
+
+
+def test_a_windows_path_longer_than_max_path_is_the_limit_and_a_short_missing_one_is_not() -> None:
+    deep = "C:\\\\Users\\\\me\\\\.cache\\\\torch\\\\hub\\\\checkpoints\\\\" + "y4mKOuRSNGQQlp6wm" * 14
+    long = _diagnose(TB + f"FileNotFoundError: [Errno 2] No such file or directory: '{deep}'\n")
+    assert long is not None and long.family == "disk-or-permission" and "LongPathsEnabled" in long.params.values()
+    short = _diagnose(TB + "FileNotFoundError: [Errno 2] No such file or directory: 'C:\\\\data\\\\x.csv'\n")
+    assert short is None or short.decided_by != "disk-or-permission:windows_long_paths", short
+    too_long = _diagnose("OSError: [WinError 206] The filename or extension is too long: 'C:\\\\x'\n")
+    assert too_long is not None and too_long.decided_by == "disk-or-permission:windows_long_paths", too_long
+
+
+def test_a_symbol_macos_own_runtime_lacks_is_a_macos_older_than_the_build_and_another_librarys_is_not() -> None:
+    log = (
+        "ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.10/lib/python3.10/site-packages/torch/"
+        "_C.cpython-310-darwin.so, 2): Symbol not found: __ZNSt19bad_optional_accessD1Ev\n"
+        "  Referenced from: /Library/Frameworks/Python.framework/Versions/3.10/lib/python3.10/site-packages/torch/lib/"
+        "libc10.dylib (which was built for Mac OS X 10.13)\n  Expected in: /usr/lib/libc++.1.dylib\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "glibc-version", diagnosis
+    assert "Mac OS X 10.13" in diagnosis.cause and "libc++.1.dylib" in diagnosis.cause
+    other = _diagnose(
+        log.replace("/usr/lib/libc++.1.dylib", "/opt/venv/lib/python3.10/site-packages/torch/lib/libtorch.dylib")
+    )
+    assert other is not None and other.family == "undefined-symbol", other
+
+
+def test_condas_nothing_provides_is_read_whole_with_the_build_that_needs_it() -> None:
+    log = (
+        "LibMambaUnsatisfiableError: Encountered problems while solving:\n"
+        "  - nothing provides blas * mkl needed by pytorch-1.11.0.arm64-py_3.8_0\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict", diagnosis
+    assert "blas * mkl needed by pytorch-1.11.0.arm64-py_3.8_0" in diagnosis.cause, diagnosis.cause

@@ -405,26 +405,43 @@ def gated_model(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# Windows' limit of 260 characters to a path (MAX_PATH), unless long paths are turned on: pip's own hint after an
+# OSError on such a path; Windows' "The filename or extension is too long" (WinError 206); and a file error whose
+# path, as printed, is longer than the limit (a checkpoint named after its URL in torch's hub cache).
 @rule(
-    "bad-configuration",
-    r"does not have Windows Long Path support enabled",
-    # pip's own hint (src/pip/_internal/commands/install.py, create_os_error_message) after an OSError on a path
-    # longer than Windows' 260 characters
+    "disk-or-permission",
+    r"does not have Windows Long Path support enabled|\[WinError 206\]"
+    r"|(?:\[Errno 2\] No such file or directory|\[WinError 3\] The system cannot find the path specified): "
+    r"'(?P<path>[A-Za-z]:[\\/][^'\n]{200,4000})'",
+    # pip's hint: src/pip/_internal/commands/install.py, create_os_error_message
     source="https://pip.pypa.io/warnings/enable-long-paths; "
     "https://learn.microsoft.com/en-us/windows/win32/fileio/maximum-file-path-limitation",
     confidence=0.9,
 )
-def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead:
+def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead | None:
+    path = found.group("path")
+    length = len(path.replace("\\\\", "\\")) if path is not None else None  # a repr() doubles each backslash
+    if length is not None and length < _NEAR_MAX_PATH:
+        return None  # a file that is not there, at a path Windows takes
+    what = f"a path of {length} characters" if length is not None else "a path longer than its limit"
     return Lead(
-        "pip could not write a file whose full path is longer than Windows' 260-character limit (torch's and "
-        "TensorFlow's headers lie deep): turn on long paths once, as administrator, then open a new shell and "
-        "install again; or install into a shorter folder (a venv at C:\\venv).",
-        {"setting": "LongPathsEnabled"},
+        f"Windows refused {what}, at or past its limit: its paths stop at 260 characters (MAX_PATH) unless long "
+        "paths are turned on (pip's installs "
+        "of torch's and TensorFlow's deep headers, a cache file named after its URL). Turn on long paths once, as "
+        "administrator, then open a new shell and run it again; or use a shorter folder (a venv at C:\\venv, "
+        "TORCH_HOME or HF_HOME at C:\\cache).",
+        {"setting": "LongPathsEnabled", "limit": "MAX_PATH (260)"},
         shell(
             'New-ItemProperty -Path "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem" -Name "LongPathsEnabled" '
             "-Value 1 -PropertyType DWORD -Force  # PowerShell, as administrator"
         ),
     )
+
+
+# Windows' MAX_PATH is 260 with the terminating NUL: a file's path stops at 259 characters, a folder's at 248 (room
+# for an 8.3 name). A path printed within 20 of it is read as the limit's: a copy's temporary name is longer than
+# its target's, and a report's user name is often shortened when it is pasted.
+_NEAR_MAX_PATH = 240
 
 
 # huggingface_hub's own words when neither the Hub nor the cache has a file (file_download.py,

@@ -152,6 +152,8 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
     # log cut to uv's last words ("... your requirements are unsatisfiable") has the Because before them
     because = _BECAUSE.search(failure.haystack, found.end()) or _BECAUSE.search(failure.haystack)
     named = f" ({because.group('requirement')})" if because else ""
+    if nothing := _CONDA_NOTHING.search(failure.haystack):
+        named = f" (nothing provides {nothing.group('what')} needed by {nothing.group('by')})"
     if pair := _UV_PAIR.search(failure.haystack):
         first = pair.group("first") + (pair.group("first_spec") or "")
         named = f" ({first} and {pair.group('second')}{pair.group('second_spec') or ''}, as you require them)"
@@ -181,6 +183,9 @@ _BECAUSE = re.compile(
     r"(?:requested )?)"
     r"(?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)"
 )
+# conda/mamba's solver: "nothing provides blas * mkl needed by pytorch-1.11.0.arm64-py_3.8_0" (a build that needs
+# what no channel has for this platform), read whole: its spec has spaces
+_CONDA_NOTHING = re.compile(r"nothing provides (?:requested )?(?P<what>[^\n]{1,80}?) needed by (?P<by>[^\s,]{1,120})")
 # uv's last sentence names the pair it could not reconcile: "And because you require torch{sys_platform == 'linux'}
 # ==2.7.1 and triton{...}==3.3.1, we can conclude that your requirements are unsatisfiable."
 _MARKER = r"(?:\{[^}\n]{0,120}\})?"  # uv's environment marker after a name: torch{sys_platform == 'linux'}

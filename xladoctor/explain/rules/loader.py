@@ -538,11 +538,32 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
             expected.group("loaded") if expected else "",
             macos=True,
         )
+    system = _MACOS_SYSTEM_LIBRARY.search(failure.haystack)
+    if system is not None:
+        # the symbol was expected in macOS's own runtime (libc++, libSystem): that macOS is older than the one the
+        # library was built for, which dyld names ("which was built for Mac OS X 10.13")
+        built = re.search(r"built for (?P<os>(?:Mac OS X|macOS) [\d.]{2,8})", failure.haystack)
+        target = f" (it was built for {built.group('os')})" if built else ""
+        return Lead(
+            f"A library needs {symbol[:80]} from macOS's own {system.group('library')}, and this macOS's copy lacks "
+            f"it: this macOS is older than the one the wheel was built for{target}. Update macOS, or install the last "
+            "release of the package whose wheels still support this macOS.",
+            {"symbol": symbol, "library": system.group("library"), "os": built.group("os") if built else ""},
+            family="glibc-version",
+            next=("sw_vers -productVersion  # this macOS",),
+        )
     return Lead(
         f"An extension was built against another version of a library it links: {found.group('symbol')[:80]} is "
         "not in the one installed. Install the build of that extension made for the installed library.",
         {"symbol": found.group("symbol")},
     )
+
+
+# dyld's "Expected in:" naming one of macOS's own libraries, the C++ runtime and the system library above all
+_MACOS_SYSTEM_LIBRARY = re.compile(
+    r"Expected in: (?:<[0-9A-Fa-f-]{8,40}> )?/(?:usr/lib|System/Library/[\w./]{1,200})/"
+    r"(?P<library>lib[\w.+]{1,60}\.dylib)"
+)
 
 
 # glibc 2.41 (January 2025) no longer gives a library the executable stack it asks for when the program does not
