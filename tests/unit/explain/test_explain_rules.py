@@ -378,6 +378,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:keras_class_not_located": (tb("TypeError: Could not locate class 'Functional'. Make sure custom classes are decorated with `@keras.saving.register_keras_serializable()`. Full object config: {'module': 'keras.src.models.functional', 'class_name': 'Functional'}", "keras/src/saving"), "api-version-skew", "environment", "tf_keras"),
     "user-code-error:not_an_xla_tensor": (tb("RuntimeError: Expected XLA tensor. Got: CPUBFloat16Type", "torch_xla"), "user-code-error", "not-environment", "torch_xla.device()"),
     "bad-configuration:text_in_the_locales_encoding": ("  File \"C:\\Users\\me\\venv\\lib\\site-packages\\pkg\\setup.py\", line 29, in <module>\n    long_description = Path('README.md').read_text()\nUnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 4934: character maps to <undefined>\n", "bad-configuration", "environment", "PYTHONUTF8"),
+    "bad-configuration:compiler_speaks_another_language": ("torch._inductor.exc.InductorError: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte\n", "bad-configuration", "environment", "English language pack"),
     "bad-configuration:conda_not_initialised": ("CondaError: Run 'conda init' before 'conda activate'\n", "bad-configuration", "environment", "conda init"),
     "bad-configuration:externally_managed": ("error: externally-managed-environment\n\n× This environment is externally managed\n", "bad-configuration", "environment", "venv"),
     "bad-configuration:certificate_not_trusted": ("WARNING: Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))) - skipping\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\nERROR: No matching distribution found for torch\n", "bad-configuration", "environment", "PIP_CERT"),
@@ -3789,3 +3790,12 @@ def test_condas_nothing_provides_is_read_whole_with_the_build_that_needs_it() ->
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "resolver-conflict", diagnosis
     assert "blas * mkl needed by pytorch-1.11.0.arm64-py_3.8_0" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_utf8_decode_error_is_msvcs_language_only_where_torchs_cxx_builder_read_it() -> None:
+    message = "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte\n"
+    builder = '  File "C:\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\_inductor\\\\cpp_builder.py", line 431, in _is_msvc_cl\n'
+    diagnosis = _diagnose(TB + builder + message)
+    assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:compiler_speaks_another_language"
+    data = _diagnose(TB + '  File "/home/me/load.py", line 3, in read\n    text = f.read()\n' + message)
+    assert data is None or data.decided_by != "bad-configuration:compiler_speaks_another_language", data

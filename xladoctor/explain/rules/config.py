@@ -747,3 +747,30 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
         {"codec": codec, "variable": "PYTHONUTF8"},
         _UTF8_MODE,
     )
+
+
+# torch's C++ builders (Inductor's cpp_builder.py, cpp_extension.py) run MSVC's cl and decode what it prints as UTF-8;
+# a Visual Studio installed in another language prints in the local code page (cp936's Chinese), which fails there.
+_TORCH_CXX_BUILDER = re.compile(r"_inductor|cpp_builder|cpp_extension|compiler version for cl|InductorError")
+
+
+@rule(
+    "bad-configuration",
+    r"'utf-8' codec can't decode byte 0x[0-9a-fA-F]{2}",
+    source="https://github.com/pytorch/pytorch/issues/159537 (maintainer: Inductor needs MSVC's English language "
+    "pack); https://github.com/pytorch/pytorch/issues/157673 (cpp_builder decodes `cl /help` as UTF-8)",
+    confidence=0.75,
+)
+def compiler_speaks_another_language(found: re.Match[str], failure: Failure) -> Lead | None:
+    """The output of a non-English MSVC, in its code page, decoded as UTF-8 by torch's C++ builders."""
+    shown = failure.code_shown + " ".join(frame.file for frame in failure.frames)
+    if not _TORCH_CXX_BUILDER.search(shown):
+        return None  # any other UTF-8 decode: a binary or corrupt file read as text, a file in another encoding
+    return Lead(
+        "torch's C++ builder (torch.compile's Inductor, or cpp_extension) reads what MSVC's cl prints as UTF-8, and "
+        "this Visual Studio prints in another language, in the local code page: install the English language pack "
+        "in the Visual Studio Installer (Modify, Language packs) for the Build Tools torch uses, then run it again.",
+        {"compiler": "cl", "setting": "MSVC English language pack"},
+        verdict="environment",
+        next=("cl  # in the Developer Command Prompt: the language its banner is printed in",),
+    )
