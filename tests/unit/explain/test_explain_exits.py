@@ -157,3 +157,10 @@ def test_the_crashs_own_words_before_the_exit_status_decide() -> None:
 def test_a_notebook_that_names_its_dead_kernel_is_read() -> None:
     diagnosis = _diagnose("Kernel Restarting\nThe kernel for train.ipynb appears to have died. It will restart.\n")
     assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:notebook_kernel_died"
+
+
+def test_a_fail_fast_is_windows_abort_and_a_pointers_hex_is_no_exit_status() -> None:
+    for log in ("Process finished with exit code -1073740791 (0xC0000409)\n", "exited with code 3221226505\n"):
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and "aborted itself" in diagnosis.cause, (log, diagnosis)
+    assert _diagnose("worker ready buf=0xc000123456 size=4096\nTraining completed.\n") is None

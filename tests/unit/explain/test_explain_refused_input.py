@@ -58,3 +58,33 @@ def test_an_error_raised_in_the_users_own_code_is_read_as_the_users_code_not_as_
     own = HEAD + '  File "/home/me/model.py", line 3, in build\n    raise ValueError("depth must be positive")\n'
     diagnosis = _diagnose(own + "ValueError: depth must be positive\n")
     assert diagnosis is not None and diagnosis.decided_by == "structure:raised-in-user-code", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("caller", "message"),
+    [
+        # what the environment gives, not the call: a variable, a login
+        ("client = build(cfg)", "somelib.Error: The api_key option must be set by passing it or by setting the "
+         "SOMELIB_API_KEY environment variable"),
+        ("client = build(cfg)", "ValueError: Please provide a token: log in with `somelib login`"),
+        # a value outside the library's list: most often newer than the installed library knows
+        ("model = build(cfg)", "ValueError: `rope_scaling`'s type field must be one of ['su', 'yarn'], got longrope"),
+        # a builtin's type check, at import: a library on a Python it predates
+        ("from somelib import build", "TypeError: an integer is required (got type bytes)"),
+        ("from somelib import build", "ValueError: x must be provided"),
+    ],
+)  # fmt: skip
+def test_a_check_of_what_the_environment_gives_a_newer_value_or_an_import_is_not_the_users_input(
+    caller: str, message: str
+) -> None:
+    diagnosis = _diagnose(HEAD.replace("model = build(cfg)", caller) + LIB + message + "\n")
+    assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis
+
+
+def test_a_console_scripts_frame_is_no_call_of_the_users() -> None:
+    script = (
+        'Traceback (most recent call last):\n  File "/home/me/venv/bin/somelib", line 8, in <module>\n'
+        "    sys.exit(main())\n"
+    )
+    diagnosis = _diagnose(script + LIB + "ValueError: --num_processes must be at least 1\n")
+    assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis

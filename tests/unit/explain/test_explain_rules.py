@@ -3680,6 +3680,11 @@ def test_a_system_program_a_library_needs_is_a_missing_library_with_conda_s_own_
         ("zsh: command not found: --lr\n", "the line before it"),
         ("'--model_name_or_path' is not recognized as an internal or external command,\n", "the line before it"),
         ("run.sh: line 4: $'--fp16\\r': command not found\n", "Windows line ends"),
+        ("train.sh: line 5: --lr=1e-4: command not found\n", "the line before line 5 of train.sh"),
+        ("train.sh: 7: --lr=1e-4: not found\n", "the line before line 7 of train.sh"),
+        ("./train.sh:5: command not found: --lr\n", "the line before line 5 of ./train.sh"),
+        ("/bin/sh: 1: --lr: not found\n", "the line before it"),  # the shell's own path: no script
+        ("/bin/bash: line 1: --lr: command not found\n", "the line before it"),
     ],
 )
 def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing_program(log: str, where: str) -> None:
@@ -3689,7 +3694,12 @@ def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing
     for command in diagnosis.next:
         _assert_pastes_safely(command)
         assert not command.startswith("grep") or " -- " in command  # a file named like an option is no grep option
-    for program in ("train.sh: line 7: swift: command not found\n", "zsh: command not found: swift\n"):
+    for program in (
+        "train.sh: line 7: swift: command not found\n",
+        "zsh: command not found: swift\n",
+        "zsh:1: command not found: swift\n",
+        "./train.sh:5: command not found: swift\n",
+    ):
         missing = _diagnose(program)
         assert missing is not None and missing.family == "bad-configuration" and "swift" in missing.cause, missing
 
@@ -3716,6 +3726,12 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     assert bf16 is not None and "8.0" in bf16.cause and "7.0" not in bf16.cause, bf16
     int8 = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "int8") + "\n")
     assert int8 is not None and '"int8"' not in int8.cause and "6.1" in int8.cause, int8
+    # int8_float32 shares int8's refusal: only float32 is advised
+    mixed = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "int8_float32") + "\n")
+    assert mixed is not None and '"int8"' not in mixed.cause and '"float32"' in mixed.cause, mixed
+    # no device in the log: a machine with no GPU runs on the CPU, which refuses the same types
+    unseen = _diagnose(tb(message, "faster_whisper"))
+    assert unseen is not None and "get_cuda_device_count" in unseen.cause, unseen
 
 
 _CP1252 = "UnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 189: character maps to <undefined>\n"
@@ -3799,3 +3815,38 @@ def test_a_utf8_decode_error_is_msvcs_language_only_where_torchs_cxx_builder_rea
     assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:compiler_speaks_another_language"
     data = _diagnose(TB + '  File "/home/me/load.py", line 3, in read\n    text = f.read()\n' + message)
     assert data is None or data.decided_by != "bad-configuration:compiler_speaks_another_language", data
+
+
+def test_a_file_the_user_opened_and_a_library_read_is_the_users_and_an_encoding_asked_for_is_no_locales() -> None:
+    user = r'  File "C:\Users\me\app\cfg.py", line 9, in load' + "\n    cfg = yaml.safe_load(f)\n"
+    reader = r'  File "C:\venv\Lib\site-packages\yaml\reader.py", line 178, in update_raw' + "\n"
+    handed = _diagnose(TB + user + reader + "    data = self.stream.read(size)\n" + _ENCODINGS + _CP1252)
+    assert handed is not None and handed.family == "user-code-error" and "cfg.py:9" in handed.cause, handed
+    asked = TB + '  File "/home/me/read.py", line 3, in <module>\n    text = open(path, encoding="gbk").read()\n'
+    own = _diagnose(asked + "UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 12: illegal\n")
+    assert own is not None and own.family == "user-code-error" and "without encoding" not in own.cause, own
+    assert "own encoding" in own.cause
+
+
+def test_a_script_named_like_setup_py_is_no_packages_build_and_a_linux_locale_gets_export() -> None:
+    mine = TB + '  File "/home/me/my_setup.py", line 4, in <module>\n    text = f.read()\n'
+    log = mine + "UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 12: illegal multibyte sequence\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "pip built it" not in diagnosis.cause, diagnosis
+    bare = _diagnose("UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 12: illegal multibyte\n")
+    assert bare is not None and any(step.startswith("export PYTHONUTF8=") for step in bare.remediation), bare
+    windows = _diagnose(_CP1252)
+    assert windows is not None and any("$env:PYTHONUTF8" in step for step in windows.remediation), windows
+
+
+def test_a_script_with_windows_line_ends_is_read_from_the_cr_bash_shows() -> None:
+    for log in ("run.sh: line 2: $'\\r': command not found\n", "run.sh: line 3: $'python\\r': command not found\n"):
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and diagnosis.family == "user-code-error" and "dos2unix" in diagnosis.cause
+
+
+def test_the_continuation_an_option_run_as_a_command_asks_for_is_its_shells() -> None:
+    cmd = _diagnose("'--model_name_or_path' is not recognized as an internal or external command,\n")
+    assert cmd is not None and "`^`" in cmd.cause, cmd
+    bash = _diagnose("train.sh: line 5: --lr: command not found\n")
+    assert bash is not None and "`\\`" in bash.cause and "`^`" not in bash.cause, bash

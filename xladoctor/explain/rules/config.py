@@ -7,7 +7,7 @@ import re
 import shlex
 
 from xladoctor.explain.platforms import platform_of_failure
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import export, shell, unset
 
@@ -684,10 +684,14 @@ def deepspeed_batch_sizes_do_not_multiply(found: re.Match[str], failure: Failure
 # file then fails to decode there, and a character the console's code page lacks fails to print. ('ascii' is left
 # out: since Python 3.7 a POSIX C locale is coerced to UTF-8, so an ascii codec error is code that asked for ascii.)
 _WINDOWS_CODECS = r"charmap|cp\d{3,5}|gbk|gb2312|gb18030|big5|shift_jis|euc_kr|mbcs"
-_UTF8_MODE = shell(
-    "setx PYTHONUTF8 1  # Windows: Python's UTF-8 mode in every new console (this one: set PYTHONUTF8=1, or "
-    "$env:PYTHONUTF8=1 in PowerShell)"
+# Python's UTF-8 mode for this window, in PowerShell's words (a `#` is a comment there and none in cmd.exe, where the
+# line fails harmlessly); the same in cmd.exe and for every new window is said beside it
+_UTF8_MODE_WINDOWS = shell(
+    '$env:PYTHONUTF8 = "1"  # PowerShell, this window (cmd.exe: set PYTHONUTF8=1; every new window: setx PYTHONUTF8 1)'
 )
+# The code that opened a file (or named a path to read): open(), Path.read_text() / .open(), io.open
+_OPENS = re.compile(r"\bopen\(|\.read_text\(|\.open\(")
+_SETUP_PY = re.compile(r"(?:^|[\s/\\\"'])setup\.py\b")
 
 
 @rule(
@@ -699,35 +703,51 @@ _UTF8_MODE = shell(
 )
 def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead:
     """UTF-8 text read or written in a Windows code page: by whose code the file was opened decides the family (the
-    user's own open(), a library's, a package's setup.py being installed); Python's UTF-8 mode fixes every one."""
+    user's own open(), a library's, a package's setup.py being installed); Python's UTF-8 mode fixes every one where
+    the code names no encoding."""
     codec = found.group("codec")
+    windows = platform_of_failure(failure) == "windows" or re.fullmatch(r"charmap|mbcs|cp\d{3,5}", codec) is not None
+    utf8_mode = _UTF8_MODE_WINDOWS if windows else export("PYTHONUTF8", "1")
     if found.group("way") == "encode":
         return Lead(
-            f"Python wrote text in the Windows code page ({codec}), which lacks a character it was given: most often "
-            "a print or a log line with a character outside that code page, to a console or a file opened without "
-            "encoding=. Run Python in UTF-8 mode (PYTHONUTF8=1), or set PYTHONIOENCODING=utf-8 for the console.",
+            f"Python wrote text in the code page {codec}, which lacks a character it was given: most often a print or "
+            "a log line with a character outside that code page, to a console or a file opened without encoding=. "
+            "Run Python in UTF-8 mode (PYTHONUTF8=1), or set PYTHONIOENCODING=utf-8 for the console.",
             {"codec": codec, "variable": "PYTHONUTF8"},
-            _UTF8_MODE,
+            utf8_mode,
         )
-    frames = [frame for frame in failure.frames if frame.owner != "python"]
-    opener = frames[-1] if frames else None  # the code that opened the file: the frame before the standard library's
+    named = re.search(r"encoding\s?=\s?[\"'](?P<encoding>[\w-]{2,20})", failure.code_shown)
+    if named is not None and named.group("encoding").lower().replace("-", "_") == codec.lower().replace("-", "_"):
+        # the code asked for this encoding itself: the file is in another one, no locale of Windows' involved
+        return Lead(
+            f"The code reads the file as {codec} (encoding={named.group('encoding')!r}), and the file is not in it: "
+            "read it in its own encoding (most often encoding='utf-8'), or open it in binary mode ('rb') if it is "
+            "no text.",
+            {"codec": codec, "fix": "encoding='utf-8'"},
+            family="user-code-error",
+            verdict="not-environment",
+        )
     said = (
-        f"A UTF-8 file was read in the Windows code page ({codec}): it was opened without encoding=, so Python used "
-        "the locale's. "
+        f"A file was read as text in the code page {codec}: it was opened without encoding=, so Python used the "
+        "locale's. "
     )
-    if "setup.py" in failure.code_shown or any(frame.file.endswith("setup.py") for frame in failure.frames):
+    if _SETUP_PY.search(failure.code_shown) or any(
+        frame.file.endswith(("/setup.py", "\\setup.py")) for frame in failure.frames
+    ):
         return Lead(
             said + "It was a package's setup.py, reading its own files (a README) while pip built it: run pip in "
             "Python's UTF-8 mode (PYTHONUTF8=1) and install it again.",
             {"codec": codec, "variable": "PYTHONUTF8"},
-            _UTF8_MODE,
+            utf8_mode,
         )
+    opener = _opener(failure)
     if opener is not None and opener.user:
         return Lead(
             said
             + f"Your code opened it at {opener.short()}"
             + (f" (`{opener.code.strip()}`)" if opener.code else "")
-            + ": pass encoding='utf-8' to open() (or read_text()), or run Python in UTF-8 mode (PYTHONUTF8=1).",
+            + ": pass encoding='utf-8' to open() (or read_text()), or run Python in UTF-8 mode (PYTHONUTF8=1); a "
+            "file that is no text is opened with 'rb'.",
             {"codec": codec, "where": opener.short(), "fix": "encoding='utf-8'"},
             family="user-code-error",
             verdict="not-environment",
@@ -738,15 +758,34 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
             "pass encoding='utf-8'). Run Python in UTF-8 mode (PYTHONUTF8=1) until a release of it does, and report "
             "it.",
             {"codec": codec, "where": opener.short(), "library": opener.owner, "variable": "PYTHONUTF8"},
-            _UTF8_MODE,
+            utf8_mode,
             family="framework-internal-error",
             verdict="framework-bug",
         )
     return Lead(
         said + "Run Python in UTF-8 mode (PYTHONUTF8=1), or pass encoding='utf-8' where the file is opened.",
         {"codec": codec, "variable": "PYTHONUTF8"},
-        _UTF8_MODE,
+        utf8_mode,
     )
+
+
+def _opener(failure: Failure) -> Frame | None:
+    """The frame whose code opened the file: the innermost one that shows an open(); else the innermost frame when it
+    is the user's; else, when the user's call handed the library a file object (yaml.safe_load(f), json.load(fp)),
+    the user's; else the library's innermost frame (it opened the file it reads). A compiled module's frame, as
+    _ruamel_yaml.pyx, is none of the user's."""
+    frames = [frame for frame in failure.frames if frame.owner != "python" and not frame.file.endswith(".pyx")]
+    shown = next((frame for frame in reversed(frames) if _OPENS.search(frame.code)), None)
+    if shown is not None or not frames or frames[-1].user:
+        return shown or (frames[-1] if frames else None)
+    caller = next((frame for frame in reversed(frames) if frame.user), None)
+    if caller is not None and _PASSES_A_FILE.search(caller.code):
+        return caller
+    return frames[-1]
+
+
+# A call handed an open file: `yaml.safe_load(f)`, `json.load(fp)`, `load(handle, ...)`
+_PASSES_A_FILE = re.compile(r"\(\s*(?:f|fp|fh|fd|file|stream|handle|infile|reader)\s*[,)]")
 
 
 # torch's C++ builders (Inductor's cpp_builder.py, cpp_extension.py) run MSVC's cl and decode what it prints as UTF-8;

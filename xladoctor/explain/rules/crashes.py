@@ -211,17 +211,14 @@ def gdb_backtrace(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
-# fish say it in lower case), Windows' exception codes (0xC0000005 access violation, 0xC0000409 a fail-fast, as
-# PyCharm and a shell print them, signed or not) and CPython's faulthandler on Windows, and SIGFPE.
+# fish say it in lower case), Windows' access violation (0xC0000005, as PyCharm and a shell print it, signed or not;
+# the other exception codes are exits.py's) and CPython's faulthandler on Windows, and SIGFPE.
 _CRASH_WORDS = {
     "segmentation fault": "SIGSEGV",
     "access violation": "EXCEPTION_ACCESS_VIOLATION",
     "0xc0000005": "EXCEPTION_ACCESS_VIOLATION",
     "-1073741819": "EXCEPTION_ACCESS_VIOLATION",
     "3221225477": "EXCEPTION_ACCESS_VIOLATION",
-    "0xc0000409": "STATUS_STACK_BUFFER_OVERRUN",
-    "-1073740791": "STATUS_STACK_BUFFER_OVERRUN",
-    "3221226505": "STATUS_STACK_BUFFER_OVERRUN",
     "floating point exception": "SIGFPE",
     "trace/breakpoint trap": "SIGTRAP",
 }
@@ -234,11 +231,11 @@ _CRASH_WORDS = {
     r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,8}\s{1,4}(?P<job>segmentation fault|floating point exception)\s"
     r"|(?P<bash>Floating point exception|Trace/breakpoint trap)"
     r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
-    r"|exit(?:ed with)? code:? (?P<code>-1073741819|-1073740791|3221225477|3221226505)\b"
-    r"|(?P<hex>0xC0000005|0xC0000409)\b",
+    r"|exit(?:ed with)? code:? (?P<code>-1073741819|3221225477)\b"
+    r"|(?P<hex>0xC0000005)\b",
     source='https://github.com/python/cpython/blob/main/Python/faulthandler.c ("Windows fatal exception: access '
     'violation"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-'
-    "49e60bebca55 (NTSTATUS 0xC0000005, 0xC0000409); https://man7.org/linux/man-pages/man7/signal.7.html",
+    "49e60bebca55 (NTSTATUS 0xC0000005); https://man7.org/linux/man-pages/man7/signal.7.html",
     confidence=0.45,
 )
 def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:

@@ -44,9 +44,6 @@ _NTSTATUS = {
     0xC0000374: "STATUS_HEAP_CORRUPTION",
     0xC0000409: "STATUS_STACK_BUFFER_OVERRUN",
 }
-# zsh's words for a job a signal ended (Src/signames2.awk of zsh: "abort", "bus error", "trace trap", ...); the
-# others (segmentation fault, killed, illegal hardware instruction) have rules of their own words.
-_ZSH_WORDS = {"abort": "SIGABRT", "bus error": "SIGBUS", "trace trap": "SIGTRAP"}
 
 
 def signal_of_status(status: int) -> str | None:
@@ -74,11 +71,11 @@ _CRASH_STATUS = "|".join(
     [re.escape(words) + number for words in _STATUS_WORDS for number in _CRASH_NUMBERS]
     + [r"return code = -(?:[4-9]|11)"]  # DeepSpeed's launcher: "exits with return code = -6"
 )
-# The Windows exceptions in hex, as PyCharm prints them beside the number and Windows' error reporting alone: each
-# code whole, upper or lower case, each a branch of its own so that "0x" stays in its literal (a "c" and seven digits
-# of a hash is no exit status)
+# The Windows exceptions in hex, in the parentheses PyCharm prints them in beside the number: each code whole, upper
+# or lower case, each a branch of its own so that its literal keeps "(0x" and ")" (digits are folded in the literals:
+# a hash's "c" and seven digits, or a pointer's 0xc000123456, is no exit status)
 _HEX_SPELLINGS = tuple(f"0x{case(f'{code:08X}')}" for code in _NTSTATUS for case in (str.upper, str.lower))
-_NTSTATUS_HEX = "".join(rf"|\b(?P<hex{at}>{spelling})\b" for at, spelling in enumerate(_HEX_SPELLINGS))
+_NTSTATUS_HEX = "".join(rf"|(?P<hex{at}>\({spelling}\))" for at, spelling in enumerate(_HEX_SPELLINGS))
 
 
 @rule(
@@ -115,7 +112,7 @@ def process_ended_by(found: re.Match[str], failure: Failure) -> Lead | None:
     number = found.group("status").rsplit(" ", 1)[-1] if found.group("status") else None
     number = number or found.group("returncode") or found.group("make")
     spelled = next((found.group(f"hex{at}") for at in range(len(_HEX_SPELLINGS)) if found.group(f"hex{at}")), None)
-    status = int(spelled, 16) if spelled else int(number) if number else None
+    status = int(spelled.strip("()"), 16) if spelled else int(number) if number else None
     if status is None:
         return None
     signal = signal_of_status(status) if not spelled else None
@@ -162,18 +159,23 @@ def _signal_lead(signal: str, said: str, found: re.Match[str], failure: Failure)
     if shm:
         return replace(rank_killed_by_sigbus(found, failure), family="nccl-shm", confidence=0.7)
     if signal == "SIGABRT":
-        return Lead(
-            f"The process aborted itself ({named(said, signal)}): native code found something it cannot go on with (a "
-            "failed check or assertion, an uncaught C++ exception, a corrupt heap) and called abort(). The line "
-            "printed just before the abort says which check; without it, the native stack at the abort does.",
-            {"signal": "SIGABRT"},
-            verdict="unknown",
-            next=(
-                "python -X faulthandler ...  # the Python stack at the abort",
-                "gdb -batch -ex run -ex bt --args python ...  # the native stack",
-            ),
-        )
+        return _aborted(said, signal)
     return native_crash(said, signal)
+
+
+def _aborted(said: str, signal: str) -> Lead:
+    """A process that called abort() (or, on Windows, __fastfail: MSVC's abort and std::terminate)."""
+    return Lead(
+        f"The process aborted itself ({named(said, signal)}): native code found something it cannot go on with (a "
+        "failed check or assertion, an uncaught C++ exception, a corrupt heap) and called abort(). The line "
+        "printed just before the abort says which check; without it, the native stack at the abort does.",
+        {"signal": signal},
+        verdict="unknown",
+        next=(
+            "python -X faulthandler ...  # the Python stack at the abort",
+            "gdb -batch -ex run -ex bt --args python ...  # the native stack (Linux; WinDbg on Windows)",
+        ),
+    )
 
 
 def _windows_lead(status: str, said: str) -> Lead:
@@ -182,7 +184,10 @@ def _windows_lead(status: str, said: str) -> Lead:
         # Windows has no /proc/cpuinfo to look at: the CPU's model names what it has
         lead = illegal_instruction(on_a_mac=False)
         return replace(
-            lead, family="gpu-arch-unsupported", confidence=0.75, next=("wmic cpu get name  # the CPU's model",)
+            lead,
+            family="gpu-arch-unsupported",
+            confidence=0.75,
+            next=("Get-CimInstance Win32_Processor | Select-Object Name  # PowerShell: the CPU's model",),
         )
     if status in ("STATUS_DLL_NOT_FOUND", "STATUS_DLL_INIT_FAILED"):
         missing = status == "STATUS_DLL_NOT_FOUND"
@@ -208,4 +213,7 @@ def _windows_lead(status: str, said: str) -> Lead:
             confidence=0.7,
             next=("where.exe python  # and each DLL folder on PATH: an older copy first is the one loaded",),
         )
+    if status == "STATUS_STACK_BUFFER_OVERRUN":
+        # since Windows 8 the code of __fastfail, through which MSVC's abort() and std::terminate end a process
+        return _aborted(said, status)
     return native_crash(said, status)

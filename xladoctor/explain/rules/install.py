@@ -824,7 +824,7 @@ def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
 # starting a tool that is not there (FileNotFoundError: [Errno 2] ...: 'nvcc'; only the tools below: any other
 # bare name may be the user's own file).
 _PROGRAM = r"[A-Za-z0-9][\w.+-]{0,59}"
-_OPTION = r"--?[A-Za-z][\w.-]{0,59}"  # an option, as no program is named
+_OPTION = r"--?[A-Za-z][\w.-]{0,59}(?:=[^\s:']{0,200})?"  # an option (with its =value), as no program is named
 # The tools whose absence is not a PATH slip: a CUDA/ROCm toolkit or driver that is missing, or a compiler.
 _TOOLKIT = {"nvcc": "the CUDA toolkit", "ptxas": "the CUDA toolkit", "hipcc": "ROCm's HIP SDK"}
 _DRIVER = {"nvidia-smi": "NVIDIA's driver", "rocm-smi": "ROCm", "amd-smi": "ROCm"}
@@ -837,10 +837,15 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
     # CR after it as "$'--fp16\r'", zsh, dash's "train.sh: 7: --lr: not found", cmd.exe)
     rf"(?:(?P<script>[^\s:]{{1,200}}): line (?P<line>\d{{1,6}}): )?"
     rf"\$?'?(?P<option>{_OPTION})(?P<cr>\\r)?'?: command not found"
-    rf"|zsh: command not found: (?P<option_zsh>{_OPTION})"
+    # zsh names the script and its line without spaces ("./train.sh:5: command not found: --lr"), or "zsh:1:"
+    rf"|(?:(?P<script_zsh>[^\s:]{{1,200}}):(?P<line_zsh>\d{{1,6}}): )?command not found: (?P<option_zsh>{_OPTION})"
     rf"|(?P<script_dash>[^\s:]{{1,200}}): (?P<line_dash>\d{{1,6}}): (?P<option_dash>{_OPTION}): not found"
     rf"|'(?P<option_cmd>{_OPTION})' is not recognized as an internal or external command"
-    rf"|zsh: command not found: (?P<zsh>{_PROGRAM})|(?!zsh: command)(?P<bash>{_PROGRAM}): command not found"
+    # a script saved with Windows line ends: bash shows each command's CR ("$'python\r'", a blank line's "$'\r'")
+    r"|\$'(?P<crlf>[^'\n]{0,80})\\r': command not found"
+    rf"|zsh(?::\d{{1,6}})?: command not found: (?P<zsh>{_PROGRAM})"
+    rf"|[^\s:]{{1,200}}:\d{{1,6}}: command not found: (?P<zsh_script>{_PROGRAM})"
+    rf"|(?<![\w.+-])(?!zsh: command)(?P<bash>{_PROGRAM}): command not found"
     rf"|\bsh: \d+: (?P<dash>{_PROGRAM}): not found"
     rf"|'(?P<cmd>{_PROGRAM})' is not recognized as an internal or external command"
     rf"|The term '(?P<ps>{_PROGRAM})' is not recognized as (?:the|a) name of a cmdlet"
@@ -856,6 +861,16 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
     not at all), or a toolkit, driver tool or compiler that is not installed."""
     if any(found.group(group) for group in ("option", "option_zsh", "option_dash", "option_cmd")):
         return _option_run_as_a_command(found)
+    if found.group("crlf") is not None:
+        return Lead(
+            "The shell script has Windows line ends (CR LF): bash reads each line's CR as part of the command "
+            f"({found.group(0)[:80]}), so nothing it runs is named as written. Convert the script to LF line ends "
+            "(dos2unix, or your editor's setting), or check it out with git's core.autocrlf=false.",
+            {"fix": "dos2unix"},
+            family="user-code-error",
+            verdict="not-environment",
+            next=("file -- SCRIPT  # 'with CRLF line terminators' when it has them",),
+        )
     program = next(value for value in found.groupdict().values() if value)
     base = program.lower().removesuffix(".exe")
     where = "`where " + program + "`" if found.group("cmd") or found.group("ps") else "`command -v " + program + "`"
@@ -911,9 +926,9 @@ def _option_run_as_a_command(found: re.Match[str]) -> Lead:
     option = (
         found.group("option") or found.group("option_zsh") or found.group("option_dash") or found.group("option_cmd")
     )
-    script = found.group("script") or found.group("script_dash")
-    line = found.group("line") or found.group("line_dash")
-    if script is not None and (script.lstrip("-") in _SHELLS or script.startswith("-")):
+    script = found.group("script") or found.group("script_dash") or found.group("script_zsh")
+    line = found.group("line") or found.group("line_dash") or found.group("line_zsh")
+    if script is not None and (re.split(r"[/\\]", script)[-1].lstrip("-") in _SHELLS or script.startswith("-")):
         script = None  # bash -c, a login shell (-bash) or a script piped in: the shell's own name, no file
     where = f"the line before line {line} of {script}" if script and line else "the line before it"
     carriage = (
@@ -922,9 +937,9 @@ def _option_run_as_a_command(found: re.Match[str]) -> Lead:
         if found.group("cr")
         else ""
     )
-    continuation = "^ (cmd.exe's continuation)" if found.group("option_cmd") else "\\"
+    continuation = "^" if found.group("option_cmd") else "\\"  # cmd.exe's continuation, and the POSIX shells'
     return Lead(
-        f"The shell ran the option {option} as a command: {where} does not end with {continuation.split(' ')[0]} (or "
+        f"The shell ran the option {option} as a command: {where} does not end with {continuation} (or "
         "has a space or a Windows line end after it), so the command stopped there and its later arguments were run "
         f"on their own; the command itself then ran without them. End every continued line with `{continuation}` "
         f"and nothing after it.{carriage}",
