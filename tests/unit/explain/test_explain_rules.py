@@ -3745,7 +3745,7 @@ _ENCODINGS = (
     ("frame", "family", "verdict", "word"),
     [
         ('  File "C:\\Users\\me\\app\\webui.py", line 686, in trim_logs\n    lines = f.readlines()\n',
-         "user-code-error", "not-environment", "webui.py:686"),
+         "user-code-error", "not-environment", "webui.py:686, in trim_logs"),
         ('  File "C:\\venv\\Lib\\site-packages\\somelib\\io.py", line 12, in load\n    text = f.read()\n',
          "framework-internal-error", "framework-bug", "somelib"),
         ("", "bad-configuration", "environment", "PYTHONUTF8"),

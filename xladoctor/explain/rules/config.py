@@ -744,7 +744,7 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
     if opener is not None and opener.user:
         return Lead(
             said
-            + f"Your code opened it at {opener.short()}"
+            + f"Your code opened it at {opener.short()}{_in_function(opener)}"
             + (f" (`{opener.code.strip()}`)" if opener.code else "")
             + ": pass encoding='utf-8' to open() (or read_text()), or run Python in UTF-8 mode (PYTHONUTF8=1); a "
             "file that is no text is opened with 'rb'.",
@@ -754,7 +754,8 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
         )
     if opener is not None and opener.owner:
         return Lead(
-            said + f"{opener.owner}'s code opened it at {opener.short()}: a bug of {opener.owner} on Windows (it must "
+            said + f"{opener.owner}'s code opened it at {opener.short()}{_in_function(opener)}: a bug of "
+            f"{opener.owner} on Windows (it must "
             "pass encoding='utf-8'). Run Python in UTF-8 mode (PYTHONUTF8=1) until a release of it does, and report "
             "it.",
             {"codec": codec, "where": opener.short(), "library": opener.owner, "variable": "PYTHONUTF8"},
@@ -767,6 +768,11 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
         {"codec": codec, "variable": "PYTHONUTF8"},
         utf8_mode,
     )
+
+
+def _in_function(frame: Frame) -> str:
+    """ ", in trim_logs": the function a frame ran, when it is one (not <module>)."""
+    return f", in {frame.function}" if frame.function and not frame.function.startswith("<") else ""
 
 
 def _opener(failure: Failure) -> Frame | None:
