@@ -403,7 +403,29 @@ def root(found: Sequence[Candidate], records: Sequence[Failure] = ()) -> Candida
     # within a chain, the first exception's candidates come first, unless only later ones name a cause
     ordered = sorted(found, key=lambda c: c.rank)
     chosen = _with_frames(ordered[0], ordered)
-    return _explained_by_warning(chosen, ordered) or _explained_by_build(chosen, ordered, records) or chosen
+    return (
+        _explained_by_warning(chosen, ordered)
+        or _explained_by_build(chosen, ordered, records)
+        or _diagnosed_after(chosen, ordered)
+        or chosen
+    )
+
+
+# A failure a framework diagnoses on the lines right after it: XLA's and TensorFlow's cuda_diagnostics.cc, after a
+# failed cuInit, compares the kernel driver with the libcuda.so loaded; the comparison is the cause cuInit's error is
+# the symptom of.
+_DIAGNOSED_BY = {"accelerator-unavailable:cuinit_failed": frozenset({"cuda-driver-too-old:driver_and_libcuda_differ"})}
+_DIAGNOSIS_WITHIN = 5  # lines after the failure
+
+
+def _diagnosed_after(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate | None:
+    diagnoses = _DIAGNOSED_BY.get(chosen.rule)
+    if diagnoses is None:
+        return None
+    return next(
+        (c for c in ordered if c.rule in diagnoses and 0 < c.failure.line - chosen.failure.line <= _DIAGNOSIS_WITHIN),
+        None,
+    )
 
 
 _BUILD_HINT_LINES = 20  # how far after the error uv's hint comes (the build's stderr, a blank line, the hint)

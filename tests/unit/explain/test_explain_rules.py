@@ -379,6 +379,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:not_an_xla_tensor": (tb("RuntimeError: Expected XLA tensor. Got: CPUBFloat16Type", "torch_xla"), "user-code-error", "not-environment", "torch_xla.device()"),
     "bad-configuration:text_in_the_locales_encoding": ("  File \"C:\\Users\\me\\venv\\lib\\site-packages\\pkg\\setup.py\", line 29, in <module>\n    long_description = Path('README.md').read_text()\nUnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 4934: character maps to <undefined>\n", "bad-configuration", "environment", "PYTHONUTF8"),
     "bad-configuration:compiler_speaks_another_language": ("torch._inductor.exc.InductorError: UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd3 in position 0: invalid continuation byte\n", "bad-configuration", "environment", "English language pack"),
+    "cuda-driver-too-old:driver_and_libcuda_differ": ("2025-03-13 13:26:48.680427: E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 535.183.6 does not match DSO version 560.28.3 -- cannot find working devices in this configuration\n", "cuda-driver-too-old", "environment", "560"),
     "bad-configuration:conda_not_initialised": ("CondaError: Run 'conda init' before 'conda activate'\n", "bad-configuration", "environment", "conda init"),
     "bad-configuration:externally_managed": ("error: externally-managed-environment\n\n× This environment is externally managed\n", "bad-configuration", "environment", "venv"),
     "bad-configuration:certificate_not_trusted": ("WARNING: Could not fetch URL https://pypi.org/simple/torch/: There was a problem confirming the ssl certificate: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/torch/ (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain (_ssl.c:1007)'))) - skipping\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\nERROR: No matching distribution found for torch\n", "bad-configuration", "environment", "PIP_CERT"),
@@ -3850,3 +3851,19 @@ def test_the_continuation_an_option_run_as_a_command_asks_for_is_its_shells() ->
     assert cmd is not None and "`^`" in cmd.cause, cmd
     bash = _diagnose("train.sh: line 5: --lr: command not found\n")
     assert bash is not None and "`\\`" in bash.cause and "`^`" not in bash.cause, bash
+
+
+def test_a_failed_cuinit_that_xla_diagnoses_on_the_next_line_is_read_as_the_diagnosis() -> None:
+    cuinit = (
+        "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: "
+        "Failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n"
+    )
+    diagnosis = "E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version {} does not match DSO "
+    diagnosis += "version {} -- cannot find working devices in this configuration\n"
+    newer = _diagnose(cuinit + diagnosis.format("535.183.6", "560.28.3"))
+    assert newer is not None and newer.decided_by == "cuda-driver-too-old:driver_and_libcuda_differ", newer
+    assert "newer than the host" in newer.cause
+    older = _diagnose(cuinit + diagnosis.format("560.28.3", "535.183.6"))
+    assert older is not None and "older than the host" in older.cause, older
+    alone = _diagnose(cuinit)
+    assert alone is not None and alone.decided_by == "accelerator-unavailable:cuinit_failed", alone

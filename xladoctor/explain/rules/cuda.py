@@ -1435,3 +1435,37 @@ def cufft_internal_error(found: re.Match[str], failure: Failure) -> Lead:
             "nvidia-smi --query-gpu=name,compute_cap,memory.used,memory.total --format=csv",
         ),
     )
+
+
+@rule(
+    "cuda-driver-too-old",
+    r"kernel version (?P<kernel>\d{2,4}(?:\.\d{1,4}){1,2}) does not match DSO version "
+    r"(?P<dso>\d{2,4}(?:\.\d{1,4}){1,2})",
+    # XLA's and TensorFlow's diagnosis after a failed cuInit (stream_executor/cuda/cuda_diagnostics.cc): the version
+    # of the kernel module (/proc/driver/nvidia/version) against the libcuda.so the process loaded
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_diagnostics.cc",
+    confidence=0.9,
+)
+def driver_and_libcuda_differ(found: re.Match[str], failure: Failure) -> Lead:
+    """cuInit fails when libcuda.so is another release than the NVIDIA kernel module: a container or a forward
+    compatibility package that brings a newer libcuda than the host's driver, or an old copy left on the path."""
+    kernel, dso = found.group("kernel"), found.group("dso")
+    newer = _driver_series(dso) > _driver_series(kernel)
+    why = (
+        f"the libcuda.so this process loaded ({dso}) is newer than the host's NVIDIA kernel driver ({kernel}): a "
+        "container (or a cuda-compat package) built for a newer driver than this host has. Update the host's driver "
+        f"to the {dso.split('.')[0]} series or newer, or use an image built for the host's driver."
+        if newer
+        else f"the libcuda.so this process loaded ({dso}) is older than the host's NVIDIA kernel driver ({kernel}): "
+        "a stale copy of the driver's user-space libraries (a container's, or one left on LD_LIBRARY_PATH) comes "
+        "first. Load the libcuda.so of the installed driver (the container runtime mounts it with --gpus)."
+    )
+    return Lead(
+        f"CUDA could not start because {why}",
+        {"driver": kernel, "libcuda": dso, "component": "NVIDIA driver"},
+        next=("cat /proc/driver/nvidia/version  # the kernel driver", "ldconfig -p | grep -F libcuda.so"),
+    )
+
+
+def _driver_series(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
