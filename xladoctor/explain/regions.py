@@ -35,6 +35,9 @@ class Region:
     budget: int = AFTER
     prefix: re.Pattern[str] | None = None  # the shape of what precedes "Traceback" ("[rank3]: "), digits generalised
     quoting: bool = False  # Triton's CompilationError quotes the kernel's source, up to the line that failed, last
+    # a listing printed as a list of records that starts on the region's first line ("[name: "/device:CPU:0"" of
+    # TensorFlow's device_lib) runs to its closing "]": what it lists, or leaves out, is read whole
+    listing: bool = False
 
     @property
     def first(self) -> int:
@@ -156,6 +159,7 @@ class RegionCollector:
         elif traceback and TRACEBACK not in line:
             self._current.prefix = prefix_shape(prefixed_frame(line))
         self._current.quoting = _quotes_source(line)
+        self._current.listing = not traceback and _LISTING.match(line) is not None
         self.line += 1
 
     def _take(self, line: str) -> None:
@@ -182,6 +186,9 @@ class RegionCollector:
                 return
         if region.quoting and line[:1] in (" ", "\t"):
             return  # the quoted kernel goes on (REGION_LINES bounds it): its last line is the one that failed
+        if region.listing:
+            region.listing = line.strip() != "]"
+            return  # the listing goes on to its "]" (REGION_LINES bounds it)
         region.quoting = _quotes_source(line)
         region.budget -= 1
         if region.budget <= 0:
@@ -200,6 +207,8 @@ class RegionCollector:
         self._last.append(region)
 
 
+# A list of records printed field by field, opened on its first line: TensorFlow's device_lib.list_local_devices()
+_LISTING = re.compile(r"\s{0,8}\[name: \"[^\"\n]{1,200}\"\s*$")
 # triton/compiler/errors.py: CompilationError's message is "at LINE:COL:" and the kernel's source up to that line
 _QUOTES_SOURCE = re.compile(r"CompilationError: at \d{1,6}:\d{1,4}:\s*$")
 

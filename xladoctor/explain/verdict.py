@@ -221,6 +221,8 @@ def library_guess(failure: Failure) -> Candidate | None:
 _INPUT_CHECK = re.compile(
     r"\bmust be (?:provided|specified|given|set|passed|positive|non-?negative|greater than|less than|at (?:least|most)"
     r"|divisible by|in range|in \[)|\bmust (?:consist of|have the same length)|\b(?:is|are) not allowed\b"
+    # "is required", but not a builtin's type check ("an integer is required", "a bytes-like object is required")
+    r"|(?<!integer )(?<!object )(?<!str )(?<!float )\b(?:is|are) required\b"
     r"|\bmissing \d{1,2} required (?:positional|keyword-only) argument|\b[Pp]lease (?:provide|specify|set|pass)\b"
     r"|\bcannot be (?:empty|None|null)\b"
 )
@@ -228,9 +230,16 @@ _INPUT_CHECK = re.compile(
 # often a newer value than the installed library knows (a model's config of a later release); a type a builtin
 # requires ("an integer is required"), a library run on a Python it predates as often as a wrong argument.
 # What the environment gives and not the call: an environment variable (OPENAI_API_KEY), a login or token, a key.
-_ENVIRONMENT_NAMED = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}\b|environment variable|\btoken\b|\blog ?in\b|api_key")
-# A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe): the library's entry point, no call of the user
-_CONSOLE_SCRIPT = re.compile(r"[/\\](?:bin|Scripts)[/\\][\w.-]{1,80}$")
+_ENVIRONMENT_NAMED = re.compile(
+    r"environment variable|os\.environ|\$[A-Z][A-Z0-9_]{2,}|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|HOME|PATH|SECRET)\b"
+    r"|\b(?:access|auth|api|hf|hub) token\b|\blog ?in\b|\bapi_key\b"
+)
+# A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe\__main__.py, Scripts\x-script.py): the
+# library's entry point, run with the user's command line; a script of the user's own (bin/train.py) is none
+_PATH_PARTS = re.compile(r"[/\\]")
+_CONSOLE_SCRIPT = re.compile(
+    r"[/\\](?:bin|Scripts)[/\\](?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
+)
 
 
 def refused_input_guess(failure: Failure) -> Candidate | None:
@@ -250,12 +259,18 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
         return None
     library = _raiser(failure)
     caller = _caller_of(failure, library) if library is not None and failure.frames else None
-    if failure.frames and (caller is None or not caller.user or _CONSOLE_SCRIPT.search(caller.file)):
+    if failure.frames and (caller is None or not caller.user):
         return None  # raised where no library of the user's call is seen, or inside one library's call of another
-    if caller is not None and caller.code.lstrip().startswith(("import ", "from ")):
+    code = caller.code.strip() if caller is not None else ""
+    if code.startswith(("import ", "from ")) and ";" not in code:
         return None  # at import: the library's code ran on releases it was not written for as often
     by = f"{library}'s check" if library else "a library's check"
-    call = f" (your call: {caller.short()}" + (f", `{caller.code}`)" if caller.code else ")") if caller else ""
+    if caller is not None and _CONSOLE_SCRIPT.search(caller.file):
+        # a console script's entry point: what it was given is the command line
+        command = _PATH_PARTS.split(caller.file.removesuffix("__main__.py").rstrip("/\\"))[-1]
+        call = f" (your command line: {command})"
+    else:
+        call = f" (your call: {caller.short()}" + (f", `{code}`)" if code else ")") if caller else ""
     return Candidate(
         "user-code-error", "not-environment",
         f"{by} refused what it was given{call}: \"{said[:200]}\". The message is worded as a check of an argument, "

@@ -164,3 +164,31 @@ def test_a_fail_fast_is_windows_abort_and_a_pointers_hex_is_no_exit_status() -> 
         diagnosis = _diagnose(log)
         assert diagnosis is not None and "aborted itself" in diagnosis.cause, (log, diagnosis)
     assert _diagnose("worker ready buf=0xc000123456 size=4096\nTraining completed.\n") is None
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "Faulting application name: python.exe\nException code: 0xc0000409\n",
+        "Process finished with exit code 0xC0000409\n",
+        "error: process didn't exit successfully: `x.exe` (exit code: 0xc0000409, STATUS_STACK_BUFFER_OVERRUN)\n",
+    ],
+)
+def test_a_windows_status_in_hex_after_the_words_of_an_exit_is_read(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:process_ended_by", diagnosis
+    # __fastfail runs no handler: faulthandler would print nothing
+    assert not any("faulthandler" in step for step in diagnosis.next), diagnosis.next
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "dataset bytes=3456789012\nTraining completed.\n",
+        "offset -1234567890 applied\nTraining completed.\n",
+        "worker ready buf=0xC000123456\nTraining completed.\n",
+        "mapped region (0xc0001234) ok\nTraining completed.\n",
+    ],
+)
+def test_a_number_shaped_like_a_windows_status_with_no_exit_words_is_no_failure(log: str) -> None:
+    assert _diagnose(log) is None

@@ -81,10 +81,35 @@ def test_a_check_of_what_the_environment_gives_a_newer_value_or_an_import_is_not
     assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis
 
 
-def test_a_console_scripts_frame_is_no_call_of_the_users() -> None:
+def test_a_console_scripts_refusal_is_the_command_lines_and_a_users_own_bin_script_is_a_call() -> None:
     script = (
         'Traceback (most recent call last):\n  File "/home/me/venv/bin/somelib", line 8, in <module>\n'
         "    sys.exit(main())\n"
     )
     diagnosis = _diagnose(script + LIB + "ValueError: --num_processes must be at least 1\n")
-    assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == REFUSED_INPUT, diagnosis
+    assert "your command line: somelib" in diagnosis.cause and "sys.exit" not in diagnosis.cause, diagnosis.cause
+    own = script.replace("venv/bin/somelib", "proj/bin/train.py")
+    mine = _diagnose(own + LIB + "ValueError: x must be provided\n")
+    assert mine is not None and "your call: /home/me/proj/bin/train.py:8" in mine.cause, mine
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "ValueError: cfg.SOLVER.IMS_PER_BATCH must be divisible by the number of GPUs",  # a config key, no variable
+        "ValueError: max_new_tokens must be greater than 0 (got 0): one token is reserved",  # a token is no login
+        "ValueError: `prompt` or `prompt_embeds` is required",
+    ],
+)
+def test_an_upper_case_key_a_token_of_text_and_a_required_argument_are_the_users_input(message: str) -> None:
+    diagnosis = _diagnose(HEAD + LIB + message + "\n")
+    assert diagnosis is not None and diagnosis.decided_by == REFUSED_INPUT, diagnosis
+
+
+def test_a_builtins_type_check_at_a_call_is_no_refused_input_and_a_line_that_imports_then_calls_is_a_call() -> None:
+    builtin = _diagnose(HEAD + LIB + "TypeError: an integer is required (got type bytes)\n")
+    assert builtin is None or builtin.decided_by != REFUSED_INPUT, builtin
+    both = HEAD.replace("model = build(cfg)", "import somelib; model = somelib.build(cfg)")
+    called = _diagnose(both + LIB + "ValueError: x must be provided\n")
+    assert called is not None and called.decided_by == REFUSED_INPUT, called

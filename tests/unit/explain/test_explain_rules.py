@@ -3686,6 +3686,9 @@ def test_a_system_program_a_library_needs_is_a_missing_library_with_conda_s_own_
         ("./train.sh:5: command not found: --lr\n", "the line before line 5 of ./train.sh"),
         ("/bin/sh: 1: --lr: not found\n", "the line before it"),  # the shell's own path: no script
         ("/bin/bash: line 1: --lr: command not found\n", "the line before it"),
+        ("train.sh: line 5: --dist-url=tcp://127.0.0.1:23456: command not found\n", "--dist-url=tcp://127.0.0.1:23456"),
+        ("run.sh: line 4: $'--lr=1e-4\\r': command not found\n", "Windows line ends"),
+        ("C:\\Program Files\\Git\\usr\\bin\\bash.exe: line 1: --lr: command not found\n", "the line before it"),
     ],
 )
 def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing_program(log: str, where: str) -> None:
@@ -3700,9 +3703,11 @@ def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing
         "zsh: command not found: swift\n",
         "zsh:1: command not found: swift\n",
         "./train.sh:5: command not found: swift\n",
+        "bash: _train: command not found\n",
     ):
         missing = _diagnose(program)
-        assert missing is not None and missing.family == "bad-configuration" and "swift" in missing.cause, missing
+        name = "_train" if "_train" in program else "swift"
+        assert missing is not None and missing.family == "bad-configuration" and name in missing.cause, missing
 
 
 def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_gpus_generation() -> None:
@@ -3714,7 +3719,7 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     )
     on_cpu = _diagnose(cpu + message + "\n")
     assert on_cpu is not None and on_cpu.family == "bad-configuration", on_cpu
-    assert '"int8"' in on_cpu.cause and "GPU" not in on_cpu.cause
+    assert '"int8"' in on_cpu.cause and "GPU" not in on_cpu.cause and "6.1" not in on_cpu.cause
     on_gpu = _diagnose(cpu.replace('"cpu"', '"cuda"') + message + "\n")
     assert on_gpu is not None and on_gpu.family == "gpu-arch-unsupported", on_gpu
     assert "7.0" in on_gpu.cause
@@ -3724,7 +3729,7 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     assert on_a_mac is not None and on_a_mac.family == "bad-configuration", on_a_mac
     # each type's own floor, and never the refused type given back as the fix
     bf16 = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "bfloat16") + "\n")
-    assert bf16 is not None and "8.0" in bf16.cause and "7.0" not in bf16.cause, bf16
+    assert bf16 is not None and "from compute capability 8.0" in bf16.cause and '"float16" (7.0' in bf16.cause, bf16
     int8 = _diagnose(cpu.replace('"cpu"', '"cuda"') + message.replace("float16", "int8") + "\n")
     assert int8 is not None and '"int8"' not in int8.cause and "6.1" in int8.cause, int8
     # int8_float32 shares int8's refusal: only float32 is advised
@@ -3733,6 +3738,9 @@ def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_g
     # no device in the log: a machine with no GPU runs on the CPU, which refuses the same types
     unseen = _diagnose(tb(message, "faster_whisper"))
     assert unseen is not None and "get_cuda_device_count" in unseen.cause, unseen
+    chosen = _diagnose(cpu.replace('device="cpu"', 'device="cuda" if torch.cuda.is_available() else "cpu"') + message)
+    assert chosen is not None and "get_cuda_device_count" in chosen.cause, chosen  # a condition names no device
+    assert not any("get_cuda_device_count" in step for step in on_gpu.next), on_gpu.next  # cuda asked: no fallback
 
 
 _CP1252 = "UnicodeDecodeError: 'charmap' codec can't decode byte 0x8f in position 189: character maps to <undefined>\n"
@@ -3834,8 +3842,12 @@ def test_a_script_named_like_setup_py_is_no_packages_build_and_a_linux_locale_ge
     log = mine + "UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 12: illegal multibyte sequence\n"
     diagnosis = _diagnose(log)
     assert diagnosis is not None and "pip built it" not in diagnosis.cause, diagnosis
+    # gbk is cp936's name: Windows' unless the log shows a POSIX system
     bare = _diagnose("UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 12: illegal multibyte\n")
-    assert bare is not None and any(step.startswith("export PYTHONUTF8=") for step in bare.remediation), bare
+    assert bare is not None and any("$env:PYTHONUTF8" in step for step in bare.remediation), bare
+    library = '  File "/venv/lib/python3.11/site-packages/somelib/io.py", line 12, in load\n    text = f.read()\n'
+    posix = _diagnose(TB + library + log.splitlines()[-1] + "\n")
+    assert posix is not None and any(step.startswith("export PYTHONUTF8=") for step in posix.remediation), posix
     windows = _diagnose(_CP1252)
     assert windows is not None and any("$env:PYTHONUTF8" in step for step in windows.remediation), windows
 
@@ -3867,3 +3879,43 @@ def test_a_failed_cuinit_that_xla_diagnoses_on_the_next_line_is_read_as_the_diag
     assert older is not None and "older than the host" in older.cause, older
     alone = _diagnose(cuinit)
     assert alone is not None and alone.decided_by == "accelerator-unavailable:cuinit_failed", alone
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (
+            'open(path, encoding="cp1252").read()',
+            "UnicodeDecodeError: 'charmap' codec can't decode byte 0x9d in position 3",
+        ),
+        ('open(path, encoding="cp936").read()', "UnicodeDecodeError: 'gbk' codec can't decode byte 0xaf in position 3"),
+        ('open(p, "w", encoding="gbk").write(s)', "UnicodeEncodeError: 'gbk' codec can't encode character '\\u2705'"),
+    ],
+)
+def test_an_encoding_the_code_names_under_any_of_its_names_is_the_codes_not_the_locales(
+    code: str, message: str
+) -> None:
+    log = TB + f'  File "C:\\app\\read.py", line 3, in <module>\n    {code}\n' + message + "\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert "without encoding" not in diagnosis.cause and "UTF-8 mode" not in diagnosis.cause, diagnosis.cause
+
+
+def test_a_compiled_modules_frame_is_none_of_the_users_when_the_file_is_named() -> None:
+    # pandas' parsers.pyx shows no folder: it is the library's reading of the file the user's call named
+    user = '  File "C:\\\\app\\\\run.py", line 3, in <module>\n    df = pd.read_csv(path)\n'.replace("\\\\\\\\", "\\\\")
+    pyx = '  File "parsers.pyx", line 2061, in pandas._libs.parsers.raise_parser_error\n'
+    diagnosis = _diagnose(TB + user + pyx + _CP1252)
+    assert diagnosis is not None and "parsers.pyx" not in diagnosis.cause, diagnosis
+
+
+def test_a_device_listing_longer_than_a_records_context_is_read_to_its_end() -> None:
+    cpu = (
+        '[name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\nlocality {\n}\n'
+        "incarnation: 17504734730771000338\nxla_global_id: -1\n"
+    )
+    only_cpu = _diagnose(cpu + "]\n")
+    assert only_cpu is not None and only_cpu.decided_by == "accelerator-unavailable:asked_and_no_gpu", only_cpu
+    gpu = ', name: "/device:GPU:0"\ndevice_type: "GPU"\nmemory_limit: 14626652160\nlocality {\n  bus_id: 1\n}\n'
+    with_gpu = _diagnose(cpu + gpu + "incarnation: 1234\nxla_global_id: 416903419\n]\n")
+    assert with_gpu is None or with_gpu.decided_by != "accelerator-unavailable:asked_and_no_gpu", with_gpu

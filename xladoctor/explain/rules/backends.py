@@ -228,10 +228,9 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
     well: on the CPU the option is wrong for it; on a GPU, the GPU's generation lacks the type (as bf16 before
     Ampere), and the option is still what to change."""
     dtype = found.group("dtype")
-    # every device runs float32; the int8 types need compute capability 6.1 on a GPU, and share int8's refusal
-    others = '"float32"' if dtype.startswith("int8") else '"float32", or "int8" / "int8_float32" (6.1 and newer)'
     if _ON_THE_CPU.search(failure.code_shown) or platform_of_failure(failure) == "macos":
         # a Mac's CTranslate2 runs on the CPU: no CUDA there
+        others = '"float32"' if dtype.startswith("int8") else '"int8", "int8_float32" or "float32"'
         return Lead(
             f"compute_type={dtype!r} asks the CPU for {dtype}, which CTranslate2 does not run efficiently there: set "
             f'compute_type to one the CPU supports ({others}), or "default" to let the library choose.',
@@ -240,30 +239,41 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
             next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cpu\"))'",),
         )
     need = next((floor for prefix, floor in _GPU_FLOORS if prefix in dtype), "")
-    # no device in what the log shows (device="auto", a variable, a command line): the CPU, where no GPU was found,
-    # refuses the same types
-    unseen = (
-        " If no GPU was found, CTranslate2 ran on the CPU (device='auto'), which refuses it the same way: check "
-        "ctranslate2.get_cuda_device_count() first."
-        if not _ON_A_GPU.search(failure.code_shown)
-        else ""
+    # every GPU runs float32; float16 from 7.0 (for a bfloat16 refused); the int8 types from 6.1, sharing int8's refusal
+    others = (
+        '"float32"'
+        if dtype.startswith("int8")
+        else '"float16" (7.0 and newer), "float32", or "int8" / "int8_float32" (6.1 and newer)'
+        if "bfloat16" in dtype
+        else '"float32", or "int8" / "int8_float32" (6.1 and newer)'
     )
+    # no device named in what the log shows (device="auto", a variable, a condition, a command line): a machine with
+    # no GPU CTranslate2 can use ran on the CPU, which refuses the same types
+    unseen = not _ON_A_GPU.search(failure.code_shown)
     return Lead(
         f"compute_type={dtype!r} asks for {dtype}, which this GPU cannot run efficiently"
         + (f" (CTranslate2 runs it from compute capability {need} on)" if need else "")
-        + f': set compute_type to one it supports ({others}), or "default" to let the library choose.{unseen}',
+        + f': set compute_type to one it supports ({others}), or "default" to let the library choose.'
+        + (
+            " If no GPU was found, CTranslate2 ran on the CPU (device='auto'), which refuses it the same way: check "
+            "ctranslate2.get_cuda_device_count() first."
+            if unseen
+            else ""
+        ),
         {"option": "compute_type", "dtype": dtype},
         next=(
-            "python -c 'import ctranslate2; print(ctranslate2.get_cuda_device_count())'  # 0: it runs on the CPU",
+            *(("python -c 'import ctranslate2; print(ctranslate2.get_cuda_device_count())'  # 0: no GPU it can use",)
+              if unseen else ()),
             "python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cuda\"))'",
             GPU_CAPABILITY,
         ),
-    )
+    )  # fmt: skip
 
 
 # The user's code asking for a device: device="cpu" (or "cuda") in the call the traceback shows
 _ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["']""")
-_ON_A_GPU = re.compile(r"""\bdevice\s?=\s?["']cuda""")
+# (a device chosen by a condition, `"cuda" if torch.cuda.is_available() else "cpu"`, names none)
+_ON_A_GPU = re.compile(r"""\bdevice\s?=\s?["']cuda(?::\d{1,2})?["'](?!\s{0,4}if\b)""")
 # The compute capability each compute type needs on a GPU (https://opennmt.net/CTranslate2/quantization.html), by a
 # word of its name: bfloat16 (and int8_bfloat16) before float16, whose name is in it
 _GPU_FLOORS = (("bfloat16", "8.0 (Ampere)"), ("float16", "7.0 (Volta; a GTX 10xx has no fast FP16)"), ("int8", "6.1"))

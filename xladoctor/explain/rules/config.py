@@ -3,6 +3,7 @@ left on, a back-end asked for where it is not, a path the program cannot write."
 
 from __future__ import annotations
 
+import codecs
 import re
 import shlex
 
@@ -706,8 +707,27 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
     user's own open(), a library's, a package's setup.py being installed); Python's UTF-8 mode fixes every one where
     the code names no encoding."""
     codec = found.group("codec")
-    windows = platform_of_failure(failure) == "windows" or re.fullmatch(r"charmap|mbcs|cp\d{3,5}", codec) is not None
-    utf8_mode = _UTF8_MODE_WINDOWS if windows else export("PYTHONUTF8", "1")
+    # every codec read here is a Windows code page's (gbk is cp936's name): POSIX advice only where the log shows a
+    # POSIX system (a Mac, frames under /)
+    posix = platform_of_failure(failure) == "macos" or any(frame.file.startswith("/") for frame in failure.frames)
+    utf8_mode = export("PYTHONUTF8", "1") if posix else _UTF8_MODE_WINDOWS
+    named = re.search(r"encoding\s?=\s?[\"'](?P<encoding>[\w-]{2,20})", failure.code_shown)
+    if named is not None and _same_codec(named.group("encoding"), codec):
+        # the code asked for this encoding itself: no locale of Windows' is involved
+        asked = f"The code {'writes' if found.group('way') == 'encode' else 'reads'} the file as {codec} (encoding="
+        asked += f"{named.group('encoding')!r}), and "
+        return Lead(
+            asked
+            + (
+                "the text holds a character that encoding lacks: write it as UTF-8 (encoding='utf-8')."
+                if found.group("way") == "encode"
+                else "the file is not in it: read it in its own encoding (most often encoding='utf-8'), or open it in "
+                "binary mode ('rb') if it is no text."
+            ),
+            {"codec": codec, "fix": "encoding='utf-8'"},
+            family="user-code-error",
+            verdict="not-environment",
+        )
     if found.group("way") == "encode":
         return Lead(
             f"Python wrote text in the code page {codec}, which lacks a character it was given: most often a print or "
@@ -715,17 +735,6 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
             "Run Python in UTF-8 mode (PYTHONUTF8=1), or set PYTHONIOENCODING=utf-8 for the console.",
             {"codec": codec, "variable": "PYTHONUTF8"},
             utf8_mode,
-        )
-    named = re.search(r"encoding\s?=\s?[\"'](?P<encoding>[\w-]{2,20})", failure.code_shown)
-    if named is not None and named.group("encoding").lower().replace("-", "_") == codec.lower().replace("-", "_"):
-        # the code asked for this encoding itself: the file is in another one, no locale of Windows' involved
-        return Lead(
-            f"The code reads the file as {codec} (encoding={named.group('encoding')!r}), and the file is not in it: "
-            "read it in its own encoding (most often encoding='utf-8'), or open it in binary mode ('rb') if it is "
-            "no text.",
-            {"codec": codec, "fix": "encoding='utf-8'"},
-            family="user-code-error",
-            verdict="not-environment",
         )
     said = (
         f"A file was read as text in the code page {codec}: it was opened without encoding=, so Python used the "
@@ -768,6 +777,20 @@ def text_in_the_locales_encoding(found: re.Match[str], failure: Failure) -> Lead
         {"codec": codec, "variable": "PYTHONUTF8"},
         utf8_mode,
     )
+
+
+def _same_codec(named: str, codec: str) -> bool:
+    """The encoding a call names is the codec an error reports: the same codec by Python's name for it (cp936 is
+    gbk), or a charmap code page (cp1252's errors say 'charmap')."""
+    try:
+        name = codecs.lookup(named).name
+    except LookupError:
+        return False
+    try:
+        reported = codecs.lookup(codec).name
+    except LookupError:
+        reported = codec
+    return name == reported or (codec == "charmap" and name.startswith(("cp", "mac", "koi8", "iso8859")))
 
 
 def _in_function(frame: Frame) -> str:

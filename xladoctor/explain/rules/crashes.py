@@ -211,14 +211,10 @@ def gdb_backtrace(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
-# fish say it in lower case), Windows' access violation (0xC0000005, as PyCharm and a shell print it, signed or not;
-# the other exception codes are exits.py's) and CPython's faulthandler on Windows, and SIGFPE.
+# fish say it in lower case), CPython's faulthandler on Windows, and SIGFPE (Windows' exit codes are exits.py's).
 _CRASH_WORDS = {
     "segmentation fault": "SIGSEGV",
     "access violation": "EXCEPTION_ACCESS_VIOLATION",
-    "0xc0000005": "EXCEPTION_ACCESS_VIOLATION",
-    "-1073741819": "EXCEPTION_ACCESS_VIOLATION",
-    "3221225477": "EXCEPTION_ACCESS_VIOLATION",
     "floating point exception": "SIGFPE",
     "trace/breakpoint trap": "SIGTRAP",
 }
@@ -230,12 +226,10 @@ _CRASH_WORDS = {
     # zsh's report of a job it ran in the background: "[1]  + 12345 segmentation fault  python run.py"
     r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,8}\s{1,4}(?P<job>segmentation fault|floating point exception)\s"
     r"|(?P<bash>Floating point exception|Trace/breakpoint trap)"
-    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
-    r"|exit(?:ed with)? code:? (?P<code>-1073741819|3221225477)\b"
-    r"|(?P<hex>0xC0000005)\b",
+    # (Windows' exit codes, 0xC0000005 among them, are exits.py's: read beside the words of an exit status)
+    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)",
     source='https://github.com/python/cpython/blob/main/Python/faulthandler.c ("Windows fatal exception: access '
-    'violation"); https://learn.microsoft.com/en-us/openspecs/windows_protocols/ms-erref/596a1078-e883-4972-9bbc-'
-    "49e60bebca55 (NTSTATUS 0xC0000005); https://man7.org/linux/man-pages/man7/signal.7.html",
+    'violation"); https://man7.org/linux/man-pages/man7/signal.7.html',
     confidence=0.45,
 )
 def native_crash_words(found: re.Match[str], failure: Failure) -> Lead:

@@ -71,11 +71,14 @@ _CRASH_STATUS = "|".join(
     [re.escape(words) + number for words in _STATUS_WORDS for number in _CRASH_NUMBERS]
     + [r"return code = -(?:[4-9]|11)"]  # DeepSpeed's launcher: "exits with return code = -6"
 )
-# The Windows exceptions in hex, in the parentheses PyCharm prints them in beside the number: each code whole, upper
-# or lower case, each a branch of its own so that its literal keeps "(0x" and ")" (digits are folded in the literals:
-# a hash's "c" and seven digits, or a pointer's 0xc000123456, is no exit status)
+# The Windows exceptions in hex, after the words of an exit code or of Windows' error reporting ("Exception code:
+# 0xc0000409", "exit code: 0xc0000409"; PyCharm's "(0xC0000005)" follows the number, which is read). Each form of each
+# code is a branch of its own, its words inside its group, so that the literal a line must hold to be read keeps them
+# (digits are folded in the literals: a pointer's "(0xc0001234)" or "0xC000123456" alone is no status).
 _HEX_SPELLINGS = tuple(f"0x{case(f'{code:08X}')}" for code in _NTSTATUS for case in (str.upper, str.lower))
-_NTSTATUS_HEX = "".join(rf"|(?P<hex{at}>\({spelling}\))" for at, spelling in enumerate(_HEX_SPELLINGS))
+_HEX_WORDS = ("Exception code: ", "exception code: ", "exit code ", "exit code: ", "exited with code ")
+_HEX_FORMS = tuple(words + spelling for spelling in _HEX_SPELLINGS for words in _HEX_WORDS)
+_NTSTATUS_HEX = "".join(rf"|(?P<hex{at}>{re.escape(form)})\b" for at, form in enumerate(_HEX_FORMS))
 
 
 @rule(
@@ -111,8 +114,8 @@ def process_ended_by(found: re.Match[str], failure: Failure) -> Lead | None:
         return _signal_lead(signal, said, found, failure) if signal is not None else None
     number = found.group("status").rsplit(" ", 1)[-1] if found.group("status") else None
     number = number or found.group("returncode") or found.group("make")
-    spelled = next((found.group(f"hex{at}") for at in range(len(_HEX_SPELLINGS)) if found.group(f"hex{at}")), None)
-    status = int(spelled.strip("()"), 16) if spelled else int(number) if number else None
+    spelled = next((found.group(f"hex{at}") for at in range(len(_HEX_FORMS)) if found.group(f"hex{at}")), None)
+    status = int(spelled.strip("()").rsplit(" ", 1)[-1], 16) if spelled else int(number) if number else None
     if status is None:
         return None
     signal = signal_of_status(status) if not spelled else None
@@ -164,18 +167,25 @@ def _signal_lead(signal: str, said: str, found: re.Match[str], failure: Failure)
 
 
 def _aborted(said: str, signal: str) -> Lead:
-    """A process that called abort() (or, on Windows, __fastfail: MSVC's abort and std::terminate)."""
+    """A process that called abort() (or, on Windows, __fastfail: MSVC's abort and std::terminate, and a failed /GS
+    stack check, which end the process without any handler of its own, faulthandler's included)."""
+    fastfail = signal == "STATUS_STACK_BUFFER_OVERRUN"
     return Lead(
         f"The process aborted itself ({named(said, signal)}): native code found something it cannot go on with (a "
-        "failed check or assertion, an uncaught C++ exception, a corrupt heap) and called abort(). The line "
-        "printed just before the abort says which check; without it, the native stack at the abort does.",
+        "failed check or assertion, an uncaught C++ exception, a corrupt heap"
+        + (", a stack buffer overrun caught by its /GS check) and ended the process at once (__fastfail). " if fastfail
+           else ") and called abort(). ")
+        + "The line printed just before it says which check; without it, the native stack at that moment does.",
         {"signal": signal},
         verdict="unknown",
         next=(
-            "python -X faulthandler ...  # the Python stack at the abort",
-            "gdb -batch -ex run -ex bt --args python ...  # the native stack (Linux; WinDbg on Windows)",
+            ("Event Viewer, Windows Logs > Application: the crash's entry names the faulting module",
+             "WinDbg's !analyze -v on the crash dump  # the native stack")
+            if fastfail
+            else ("python -X faulthandler ...  # the Python stack at the abort",
+                  "gdb -batch -ex run -ex bt --args python ...  # the native stack")
         ),
-    )
+    )  # fmt: skip
 
 
 def _windows_lead(status: str, said: str) -> Lead:

@@ -823,8 +823,11 @@ def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
 # in 7.x), env(1) running a shebang ("/usr/bin/env: 'python': No such file or directory"), and Python's subprocess
 # starting a tool that is not there (FileNotFoundError: [Errno 2] ...: 'nvcc'; only the tools below: any other
 # bare name may be the user's own file).
-_PROGRAM = r"[A-Za-z0-9][\w.+-]{0,59}"
-_OPTION = r"--?[A-Za-z][\w.-]{0,59}(?:=[^\s:']{0,200})?"  # an option (with its =value), as no program is named
+_PROGRAM = r"[A-Za-z0-9_][\w.+-]{0,59}"
+# an option (with its =value up to the shell's words: a URL's or a path's colons are the value's), as no program is
+# named; a backslash ends it, so that bash's "\r" of a CRLF script is read as its own
+_OPTION = r"--?[A-Za-z][\w.-]{0,59}(?:=[^\s'\\]{0,200}?)?"
+_LAST_OPTION = r"--?[A-Za-z][\w.-]{0,59}(?:=\S{0,200})?"  # zsh's: the option ends its line
 # The tools whose absence is not a PATH slip: a CUDA/ROCm toolkit or driver that is missing, or a compiler.
 _TOOLKIT = {"nvcc": "the CUDA toolkit", "ptxas": "the CUDA toolkit", "hipcc": "ROCm's HIP SDK"}
 _DRIVER = {"nvidia-smi": "NVIDIA's driver", "rocm-smi": "ROCm", "amd-smi": "ROCm"}
@@ -838,11 +841,11 @@ _COMPILER = ("gcc", "g++", "cc", "c++", "cl", "cl.exe", "clang", "clang++", "nin
     rf"(?:(?P<script>[^\s:]{{1,200}}): line (?P<line>\d{{1,6}}): )?"
     rf"\$?'?(?P<option>{_OPTION})(?P<cr>\\r)?'?: command not found"
     # zsh names the script and its line without spaces ("./train.sh:5: command not found: --lr"), or "zsh:1:"
-    rf"|(?:(?P<script_zsh>[^\s:]{{1,200}}):(?P<line_zsh>\d{{1,6}}): )?command not found: (?P<option_zsh>{_OPTION})"
+    rf"|(?:(?P<script_zsh>[^\s:]{{1,200}}):(?P<line_zsh>\d{{1,6}}): )?command not found: (?P<option_zsh>{_LAST_OPTION})"
     rf"|(?P<script_dash>[^\s:]{{1,200}}): (?P<line_dash>\d{{1,6}}): (?P<option_dash>{_OPTION}): not found"
     rf"|'(?P<option_cmd>{_OPTION})' is not recognized as an internal or external command"
     # a script saved with Windows line ends: bash shows each command's CR ("$'python\r'", a blank line's "$'\r'")
-    r"|\$'(?P<crlf>[^'\n]{0,80})\\r': command not found"
+    r"|(?:(?P<crlf_script>[^\s:]{1,200}): line \d{1,6}: )?\$'(?P<crlf>[^'\n]{0,80})\\r': command not found"
     rf"|zsh(?::\d{{1,6}})?: command not found: (?P<zsh>{_PROGRAM})"
     rf"|[^\s:]{{1,200}}:\d{{1,6}}: command not found: (?P<zsh_script>{_PROGRAM})"
     rf"|(?<![\w.+-])(?!zsh: command)(?P<bash>{_PROGRAM}): command not found"
@@ -862,6 +865,8 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
     if any(found.group(group) for group in ("option", "option_zsh", "option_dash", "option_cmd")):
         return _option_run_as_a_command(found)
     if found.group("crlf") is not None:
+        script = found.group("crlf_script")
+        script = None if script is None or _is_a_shell(script) else script
         return Lead(
             "The shell script has Windows line ends (CR LF): bash reads each line's CR as part of the command "
             f"({found.group(0)[:80]}), so nothing it runs is named as written. Convert the script to LF line ends "
@@ -869,7 +874,7 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
             {"fix": "dos2unix"},
             family="user-code-error",
             verdict="not-environment",
-            next=("file -- SCRIPT  # 'with CRLF line terminators' when it has them",),
+            next=(f"file -- {shlex.quote(script) if script else 'SCRIPT'}  # 'with CRLF line terminators' if it has",),
         )
     program = next(value for value in found.groupdict().values() if value)
     base = program.lower().removesuffix(".exe")
@@ -928,7 +933,7 @@ def _option_run_as_a_command(found: re.Match[str]) -> Lead:
     )
     script = found.group("script") or found.group("script_dash") or found.group("script_zsh")
     line = found.group("line") or found.group("line_dash") or found.group("line_zsh")
-    if script is not None and (re.split(r"[/\\]", script)[-1].lstrip("-") in _SHELLS or script.startswith("-")):
+    if script is not None and _is_a_shell(script):
         script = None  # bash -c, a login shell (-bash) or a script piped in: the shell's own name, no file
     where = f"the line before line {line} of {script}" if script and line else "the line before it"
     carriage = (
@@ -954,6 +959,13 @@ def _option_run_as_a_command(found: re.Match[str]) -> Lead:
 
 # Shells, as a script's name in their messages is theirs when they ran commands given them (bash -c '...')
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+
+
+def _is_a_shell(script: str) -> bool:
+    """The name a shell's message gives is the shell's own (a path to it, a login shell's "-bash", Git Bash's
+    bash.exe), not a script's; a name that starts with "-" is none grep could be given either."""
+    name = re.split(r"[/\\]", script)[-1].lstrip("-").lower().removesuffix(".exe")
+    return name in _SHELLS or script.startswith("-")
 
 
 @rule(
