@@ -175,6 +175,24 @@ class RegionCollector:
             self._close()
             self._start(line, True)
             return
+        if region.listing:
+            # a listing's fields are taken to its closing "]", where the region ends
+            if line.strip() == "]":
+                region.lines.append((self.line, line[:LINE_CHARS]))
+                self.line += 1
+                self._close()
+                return
+            if _LISTING_FIELD.match(line) is not None:
+                region.lines.append((self.line, line[:LINE_CHARS]))
+                self.line += 1
+                return
+            # the listing ended without its "]": the region ends with it, and this line is read afresh
+            self._close()
+            if self._holds_trigger(line):
+                self._start(line, False)
+            else:
+                self.line += 1
+            return
         if not region.traceback and self._holds_trigger(line):
             region.budget = AFTER + 1  # one more error line of the same message: the region goes on
         region.lines.append((self.line, line[:LINE_CHARS]))
@@ -186,9 +204,6 @@ class RegionCollector:
                 return
         if region.quoting and line[:1] in (" ", "\t"):
             return  # the quoted kernel goes on (REGION_LINES bounds it): its last line is the one that failed
-        if region.listing:
-            region.listing = line.strip() != "]"
-            return  # the listing goes on to its "]" (REGION_LINES bounds it)
         region.quoting = _quotes_source(line)
         region.budget -= 1
         if region.budget <= 0:
@@ -208,7 +223,12 @@ class RegionCollector:
 
 
 # A list of records printed field by field, opened on its first line: TensorFlow's device_lib.list_local_devices()
-_LISTING = re.compile(r"\s{0,8}\[name: \"[^\"\n]{1,200}\"\s*$")
+_LISTING = re.compile(r"\s{0,8}\[name: \"[^\"\n]{1,200}\"\s{0,8}$")
+# a field of such a record ("device_type: "GPU"", "locality {", "}", the next record's ", name: "...")
+# (a lower-case key: an exception's CamelCase type, or an "error:" line, is no field)
+_LISTING_FIELD = re.compile(
+    r"\s{0,16}(?:(?!error|warning|fatal|fail)[a-z_][a-z0-9_]{0,60}(?:: \S| \{\s*$)|\}\s*$|, name: \")"
+)
 # triton/compiler/errors.py: CompilationError's message is "at LINE:COL:" and the kernel's source up to that line
 _QUOTES_SOURCE = re.compile(r"CompilationError: at \d{1,6}:\d{1,4}:\s*$")
 

@@ -221,8 +221,7 @@ def library_guess(failure: Failure) -> Candidate | None:
 _INPUT_CHECK = re.compile(
     r"\bmust be (?:provided|specified|given|set|passed|positive|non-?negative|greater than|less than|at (?:least|most)"
     r"|divisible by|in range|in \[)|\bmust (?:consist of|have the same length)|\b(?:is|are) not allowed\b"
-    # "is required", but not a builtin's type check ("an integer is required", "a bytes-like object is required")
-    r"|(?<!integer )(?<!object )(?<!str )(?<!float )\b(?:is|are) required\b"
+    r"|\b(?:is|are) required\b"
     r"|\bmissing \d{1,2} required (?:positional|keyword-only) argument|\b[Pp]lease (?:provide|specify|set|pass)\b"
     r"|\bcannot be (?:empty|None|null)\b"
 )
@@ -233,12 +232,19 @@ _INPUT_CHECK = re.compile(
 _ENVIRONMENT_NAMED = re.compile(
     r"environment variable|os\.environ|\$[A-Z][A-Z0-9_]{2,}|\b[A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|HOME|PATH|SECRET)\b"
     r"|\b(?:access|auth|api|hf|hub) token\b|\blog ?in\b|\bapi_key\b"
+    # what "is required" asks of the machine, not of the call: hardware, a package, a credential
+    r"|(?i:\b(?:cuda|gpus?|tpus?|driver|package|module|library|token|key|licen[cs]e|internet)\b[^\n]{0,60}\b"
+    r"(?:is|are) required\b)"
 )
+# A builtin's type check, by its shape ("an integer is required", "a bytes-like object is required", "a string is
+# required, not int"): a library run on a Python it predates as often as a wrong argument
+_BUILTIN_TYPE_CHECK = re.compile(r"an? [\w-]{1,30}(?: object)? is required\b")
 # A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe\__main__.py, Scripts\x-script.py): the
 # library's entry point, run with the user's command line; a script of the user's own (bin/train.py) is none
 _PATH_PARTS = re.compile(r"[/\\]")
 _CONSOLE_SCRIPT = re.compile(
-    r"[/\\](?:bin|Scripts)[/\\](?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
+    r"(?i:env|conda|python|usr|local|opt|forge|mamba)[^/\\\n]{0,40}[/\\](?:bin|Scripts)[/\\]"
+    r"(?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
 )
 
 
@@ -255,14 +261,15 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
         return None
     said = failure.message.splitlines()[0] if failure.message else ""
     check = _INPUT_CHECK.search(said)
-    if check is None or _ENVIRONMENT_NAMED.search(said):
+    if check is None or _ENVIRONMENT_NAMED.search(said) or _BUILTIN_TYPE_CHECK.match(said):
         return None
     library = _raiser(failure)
     caller = _caller_of(failure, library) if library is not None and failure.frames else None
     if failure.frames and (caller is None or not caller.user):
         return None  # raised where no library of the user's call is seen, or inside one library's call of another
     code = caller.code.strip() if caller is not None else ""
-    if code.startswith(("import ", "from ")) and ";" not in code:
+    statements = [part.strip() for part in code.split("#", 1)[0].split(";") if part.strip()]
+    if statements and all(part.startswith(("import ", "from ")) for part in statements):
         return None  # at import: the library's code ran on releases it was not written for as often
     by = f"{library}'s check" if library else "a library's check"
     if caller is not None and _CONSOLE_SCRIPT.search(caller.file):

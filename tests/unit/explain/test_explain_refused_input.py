@@ -113,3 +113,29 @@ def test_a_builtins_type_check_at_a_call_is_no_refused_input_and_a_line_that_imp
     both = HEAD.replace("model = build(cfg)", "import somelib; model = somelib.build(cfg)")
     called = _diagnose(both + LIB + "ValueError: x must be provided\n")
     assert called is not None and called.decided_by == REFUSED_INPUT, called
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "RuntimeError: CUDA is required but not available for bitsandbytes",
+        "ValueError: The `sentencepiece` package is required for this tokenizer",
+        "ValueError: A token is required to access this repository",
+        "TypeError: a string is required, not int",
+    ],
+)
+def test_what_is_required_of_the_machine_or_a_builtins_type_is_not_the_users_input(message: str) -> None:
+    diagnosis = _diagnose(HEAD + LIB + message + "\n")
+    assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis
+
+
+@pytest.mark.parametrize("line", ["import somelib  # noqa; needed", "from somelib import a; import b"])
+def test_a_line_of_imports_alone_is_at_import_whatever_else_it_holds(line: str) -> None:
+    diagnosis = _diagnose(HEAD.replace("model = build(cfg)", line) + LIB + "ValueError: x must be provided\n")
+    assert diagnosis is None or diagnosis.decided_by != REFUSED_INPUT, diagnosis
+
+
+def test_a_users_extensionless_script_in_a_projects_bin_is_a_call() -> None:
+    script = 'Traceback (most recent call last):\n  File "/home/me/proj/bin/train", line 8, in <module>\n    run()\n'
+    diagnosis = _diagnose(script + LIB + "ValueError: x must be provided\n")
+    assert diagnosis is not None and "your call: /home/me/proj/bin/train:8" in diagnosis.cause, diagnosis

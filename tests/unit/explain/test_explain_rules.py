@@ -3703,11 +3703,9 @@ def test_an_option_run_as_a_command_is_a_scripts_missing_backslash_not_a_missing
         "zsh: command not found: swift\n",
         "zsh:1: command not found: swift\n",
         "./train.sh:5: command not found: swift\n",
-        "bash: _train: command not found\n",
     ):
         missing = _diagnose(program)
-        name = "_train" if "_train" in program else "swift"
-        assert missing is not None and missing.family == "bad-configuration" and name in missing.cause, missing
+        assert missing is not None and missing.family == "bad-configuration" and "swift" in missing.cause, missing
 
 
 def test_a_compute_type_the_cpu_lacks_is_the_option_and_one_a_gpu_lacks_is_the_gpus_generation() -> None:
@@ -3903,7 +3901,7 @@ def test_an_encoding_the_code_names_under_any_of_its_names_is_the_codes_not_the_
 
 def test_a_compiled_modules_frame_is_none_of_the_users_when_the_file_is_named() -> None:
     # pandas' parsers.pyx shows no folder: it is the library's reading of the file the user's call named
-    user = '  File "C:\\\\app\\\\run.py", line 3, in <module>\n    df = pd.read_csv(path)\n'.replace("\\\\\\\\", "\\\\")
+    user = r'  File "C:\app\run.py", line 3, in <module>' + "\n    df = pd.read_csv(path)\n"
     pyx = '  File "parsers.pyx", line 2061, in pandas._libs.parsers.raise_parser_error\n'
     diagnosis = _diagnose(TB + user + pyx + _CP1252)
     assert diagnosis is not None and "parsers.pyx" not in diagnosis.cause, diagnosis
@@ -3911,11 +3909,50 @@ def test_a_compiled_modules_frame_is_none_of_the_users_when_the_file_is_named() 
 
 def test_a_device_listing_longer_than_a_records_context_is_read_to_its_end() -> None:
     cpu = (
-        '[name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\nlocality {\n}\n'
-        "incarnation: 17504734730771000338\nxla_global_id: -1\n"
+        '[name: "/device:CPU:0"\ndevice_type: "CPU"\nmemory_limit: 268435456\nlocality {\n  bus_id: 1\n  links {\n  }\n}\n'
+        "incarnation: 1234\nxla_global_id: -1\n"
     )
     only_cpu = _diagnose(cpu + "]\n")
     assert only_cpu is not None and only_cpu.decided_by == "accelerator-unavailable:asked_and_no_gpu", only_cpu
     gpu = ', name: "/device:GPU:0"\ndevice_type: "GPU"\nmemory_limit: 14626652160\nlocality {\n  bus_id: 1\n}\n'
-    with_gpu = _diagnose(cpu + gpu + "incarnation: 1234\nxla_global_id: 416903419\n]\n")
-    assert with_gpu is None or with_gpu.decided_by != "accelerator-unavailable:asked_and_no_gpu", with_gpu
+    with_gpu = cpu + gpu + "incarnation: 5678\nxla_global_id: 416903419\n]\n"
+    listed = _diagnose(with_gpu)
+    assert listed is None or listed.decided_by != "accelerator-unavailable:asked_and_no_gpu", listed
+    # an error after the listing, closed or not, is a record of its own
+    after = _diagnose(with_gpu + "ValueError: x must be provided\n")
+    assert after is not None and after.family == "user-code-error", after
+    unclosed = _diagnose(cpu + "Epoch 1 loss 0.3\nEpoch 2 loss 0.2\nValueError: x must be provided\n")
+    assert unclosed is not None and unclosed.family == "user-code-error", unclosed
+
+
+def test_a_shell_functions_noise_is_no_missing_program_and_the_failure_after_it_decides() -> None:
+    log = "bash: __vsc_prompt_cmd_original: command not found\nstep 1\nstep 2\n"
+    log += "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("log", "family"),
+    [
+        ("Unhandled exception at 0x00007FFB1C2E4E5A (torch_cpu.dll) in python.exe: 0xC0000005: Access violation "
+         "reading location 0x0000000000000000.\n", "framework-internal-error"),
+        ("The application was unable to start correctly (0xc0000142). Click OK to close the application.\n",
+         "missing-library"),
+        ("Exception Code: 0xC0000005\n", "framework-internal-error"),
+        ("ExitCode: 0xC0000409\n", "framework-internal-error"),
+    ],
+)  # fmt: skip
+def test_windows_dialogs_and_error_reports_name_their_exception(log: str, family: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+
+
+def test_ctranslate2_advice_for_a_mixed_int8_type_and_a_device_chosen_by_a_condition() -> None:
+    message = "ValueError: Requested int8_float16 compute type, but the target device or backend do not support "
+    message += "efficient int8_float16 computation.\n"
+    call = TB + '  File "/home/u/run.py", line 8, in <module>\n    model = WhisperModel(path, device={})\n'
+    mixed = _diagnose(call.format('"cuda"') + message)
+    assert mixed is not None and '"int8_float32"' in mixed.cause, mixed
+    chosen = _diagnose(call.format('"cpu" if args.cpu else "cuda"') + message)
+    assert chosen is not None and chosen.family == "gpu-arch-unsupported", chosen

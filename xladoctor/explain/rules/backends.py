@@ -239,9 +239,11 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
             next=("python -c 'import ctranslate2; print(ctranslate2.get_supported_compute_types(\"cpu\"))'",),
         )
     need = next((floor for prefix, floor in _GPU_FLOORS if prefix in dtype), "")
-    # every GPU runs float32; float16 from 7.0 (for a bfloat16 refused); the int8 types from 6.1, sharing int8's refusal
+    # every GPU runs float32; float16 from 7.0 (for a bfloat16 refused); int8 and int8_float32 from 6.1
     others = (
         '"float32"'
+        if dtype in ("int8", "int8_float32")
+        else '"int8_float32" or "int8" (6.1 and newer), or "float32"'
         if dtype.startswith("int8")
         else '"float16" (7.0 and newer), "float32", or "int8" / "int8_float32" (6.1 and newer)'
         if "bfloat16" in dtype
@@ -271,7 +273,7 @@ def compute_type_unsupported(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # The user's code asking for a device: device="cpu" (or "cuda") in the call the traceback shows
-_ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["']""")
+_ON_THE_CPU = re.compile(r"""\bdevice\s?=\s?["']cpu["'](?!\s{0,4}if\b)""")
 # (a device chosen by a condition, `"cuda" if torch.cuda.is_available() else "cpu"`, names none)
 _ON_A_GPU = re.compile(r"""\bdevice\s?=\s?["']cuda(?::\d{1,2})?["'](?!\s{0,4}if\b)""")
 # The compute capability each compute type needs on a GPU (https://opennmt.net/CTranslate2/quantization.html), by a

@@ -227,7 +227,10 @@ _CRASH_WORDS = {
     r"|\[\d{1,4}\]\s{1,8}[+-]?\s{0,4}\d{1,8}\s{1,4}(?P<job>segmentation fault|floating point exception)\s"
     r"|(?P<bash>Floating point exception|Trace/breakpoint trap)"
     # (Windows' exit codes, 0xC0000005 among them, are exits.py's: read beside the words of an exit status)
-    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)",
+    r"|Windows fatal exception: (?P<win>access violation|stack overflow|int divide by zero|in page error)"
+    # Visual Studio's and Windows' dialog for an access violation ("Unhandled exception at 0x... (torch_cpu.dll) in
+    # python.exe: 0xC0000005: Access violation reading location 0x...")
+    r"|(?:0xC0000005|0xc0000005): (?P<dialog>Access violation)",
     source='https://github.com/python/cpython/blob/main/Python/faulthandler.c ("Windows fatal exception: access '
     'violation"); https://man7.org/linux/man-pages/man7/signal.7.html',
     confidence=0.45,

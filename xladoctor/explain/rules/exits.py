@@ -76,7 +76,10 @@ _CRASH_STATUS = "|".join(
 # code is a branch of its own, its words inside its group, so that the literal a line must hold to be read keeps them
 # (digits are folded in the literals: a pointer's "(0xc0001234)" or "0xC000123456" alone is no status).
 _HEX_SPELLINGS = tuple(f"0x{case(f'{code:08X}')}" for code in _NTSTATUS for case in (str.upper, str.lower))
-_HEX_WORDS = ("Exception code: ", "exception code: ", "exit code ", "exit code: ", "exited with code ")
+_HEX_WORDS = (
+    "Exception code: ", "exception code: ", "Exception Code: ", "exit code ", "exit code: ", "Exit code: ",
+    "ExitCode: ", "exited with code ", "unable to start correctly (",
+)  # fmt: skip
 _HEX_FORMS = tuple(words + spelling for spelling in _HEX_SPELLINGS for words in _HEX_WORDS)
 _NTSTATUS_HEX = "".join(rf"|(?P<hex{at}>{re.escape(form)})\b" for at, form in enumerate(_HEX_FORMS))
 
@@ -115,7 +118,7 @@ def process_ended_by(found: re.Match[str], failure: Failure) -> Lead | None:
     number = found.group("status").rsplit(" ", 1)[-1] if found.group("status") else None
     number = number or found.group("returncode") or found.group("make")
     spelled = next((found.group(f"hex{at}") for at in range(len(_HEX_FORMS)) if found.group(f"hex{at}")), None)
-    status = int(spelled.strip("()").rsplit(" ", 1)[-1], 16) if spelled else int(number) if number else None
+    status = int(spelled.rsplit(" ", 1)[-1].strip("()"), 16) if spelled else int(number) if number else None
     if status is None:
         return None
     signal = signal_of_status(status) if not spelled else None

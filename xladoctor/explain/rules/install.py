@@ -823,7 +823,7 @@ def placeholder_package(found: re.Match[str], failure: Failure) -> Lead:
 # in 7.x), env(1) running a shebang ("/usr/bin/env: 'python': No such file or directory"), and Python's subprocess
 # starting a tool that is not there (FileNotFoundError: [Errno 2] ...: 'nvcc'; only the tools below: any other
 # bare name may be the user's own file).
-_PROGRAM = r"[A-Za-z0-9_][\w.+-]{0,59}"
+_PROGRAM = r"[A-Za-z0-9][\w.+-]{0,59}"  # (a name of "_" or "__" is a shell function's: __vsc_prompt_cmd, __git_ps1)
 # an option (with its =value up to the shell's words: a URL's or a path's colons are the value's), as no program is
 # named; a backslash ends it, so that bash's "\r" of a CRLF script is read as its own
 _OPTION = r"--?[A-Za-z][\w.-]{0,59}(?:=[^\s'\\]{0,200}?)?"
