@@ -192,6 +192,16 @@ class Failure:
         """The last frame of the user's own code: where a fix of theirs goes."""
         return next((f for f in reversed(self.frames) if f.user), None)
 
+    def caller_of(self, owner: str | None, past_standard_library: bool = False) -> Frame | None:
+        """The frame that called into `owner`'s code: the one just outside its innermost run of frames (None when
+        `owner`'s code did not run last, or nothing called it); `past_standard_library`: the standard library's
+        frames (a builtin `owner` called) left out first."""
+        frames = [f for f in self.frames if f.owner != "python"] if past_standard_library else list(self.frames)
+        inside = len(frames)
+        while inside > 0 and frames[inside - 1].owner == owner:
+            inside -= 1
+        return frames[inside - 1] if 0 < inside < len(frames) else None
+
     @property
     def library(self) -> str | None:
         """The package whose code raised it (the last frame's), None when the user's code did."""
@@ -224,6 +234,14 @@ class Failure:
     def code_shown(self) -> str:
         """The haystack and the source lines its frames show: all the log says of the code around the failure."""
         return "\n".join([self.haystack, *(frame.code for frame in self.frames)])
+
+
+_PATH_SEPARATOR = re.compile(r"[/\\]")
+
+
+def file_name(path: str) -> str:
+    """The last part of a path, written with either separator (a Windows path, or one pasted with forward slashes)."""
+    return _PATH_SEPARATOR.split(path)[-1]
 
 
 def clean(line: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, at_match
+from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match, file_name
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
 from xladoctor.explain.scan import ERROR_WORDS
@@ -241,7 +241,6 @@ _ENVIRONMENT_NAMED = re.compile(
 _BUILTIN_TYPE_CHECK = re.compile(r"an? [\w-]{1,30}(?: object)? is required\b")
 # A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe\__main__.py, Scripts\x-script.py): the
 # library's entry point, run with the user's command line; a script of the user's own (bin/train.py) is none
-_PATH_PARTS = re.compile(r"[/\\]")
 _CONSOLE_SCRIPT = re.compile(
     r"(?i:env|conda|python|usr|local|opt|forge|mamba)[^/\\\n]{0,40}[/\\](?:bin|Scripts)[/\\]"
     r"(?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
@@ -264,7 +263,7 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
     if check is None or _ENVIRONMENT_NAMED.search(said) or _BUILTIN_TYPE_CHECK.match(said):
         return None
     library = _raiser(failure)
-    caller = _caller_of(failure, library) if library is not None and failure.frames else None
+    caller = failure.caller_of(library, past_standard_library=True) if library is not None else None
     if failure.frames and (caller is None or not caller.user):
         return None  # raised where no library of the user's call is seen, or inside one library's call of another
     code = caller.code.strip() if caller is not None else ""
@@ -274,7 +273,7 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
     by = f"{library}'s check" if library else "a library's check"
     if caller is not None and _CONSOLE_SCRIPT.search(caller.file):
         # a console script's entry point: what it was given is the command line
-        command = _PATH_PARTS.split(caller.file.removesuffix("__main__.py").rstrip("/\\"))[-1]
+        command = file_name(caller.file.removesuffix("__main__.py").rstrip("/\\"))
         call = f" (your command line: {command})"
     else:
         call = f" (your call: {caller.short()}" + (f", `{code}`)" if code else ")") if caller else ""
@@ -286,16 +285,6 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
         "another release of that library (compare its documentation for the installed version).",
         0.3, failure, REFUSED_INPUT, {"check": check.group(0), "library": library or "", "type": failure.type},
     )  # fmt: skip
-
-
-def _caller_of(failure: Failure, library: str) -> Frame | None:
-    """The frame that called into `library`'s code: the first one outside its innermost run of frames, the standard
-    library's frames (a builtin it called) skipped."""
-    frames = [frame for frame in failure.frames if frame.owner != "python"]
-    inside = len(frames)
-    while inside > 0 and frames[inside - 1].owner == library:
-        inside -= 1
-    return frames[inside - 1] if 0 < inside < len(frames) else None
 
 
 def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, Frame, owner_of
+from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
 
@@ -71,7 +71,7 @@ def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
         else ("more shared memory per block than this GPU gives")
     )
     params = {"need": need or "", "have": have or "", "option": "num_stages"}
-    launch = _launching_frame(failure, "triton")
+    launch = failure.caller_of("triton")
     if launch is not None and launch.user and _TRITON_LAUNCH.search(launch.code):
         # the user's own line launched the kernel (`kernel[grid](...)`, the one syntax of a Triton launch; a call of a
         # library's function is none): its block sizes are the user's to choose
@@ -107,15 +107,6 @@ def triton_shared_memory(found: re.Match[str], failure: Failure) -> Lead:
 # `kernel[grid](...)`; the grid may be a lambda that indexes its meta-parameters (`[lambda META: (cdiv(n,
 # META['BLOCK']),)]`): one level of brackets inside
 _TRITON_LAUNCH = re.compile(r"\w\[(?:[^\[\]\n]|\[[^\[\]\n]{0,100}\]){1,200}\]\(")
-
-
-def _launching_frame(failure: Failure, owner: str) -> Frame | None:
-    """The frame that called into `owner`'s code: the one just outside its innermost run of frames."""
-    frames = failure.frames
-    inside = next((i for i in range(len(frames) - 1, -1, -1) if frames[i].owner != owner), None)
-    if inside is None or inside == len(frames) - 1:
-        return None  # owner's code never ran last, or nothing called it
-    return frames[inside]
 
 
 @rule(
@@ -475,7 +466,7 @@ def cudnn_refused(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.5,
 )
 def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
-    launch = _launching_frame(failure, "triton")
+    launch = failure.caller_of("triton")
     if (
         "CompilationError" in found.group(0)
         and launch is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import Failure, file_name
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, system_install
 from xladoctor.matrix.failures import header_provider
@@ -964,7 +964,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 def _is_a_shell(script: str) -> bool:
     """The name a shell's message gives is the shell's own (a path to it, a login shell's "-bash", Git Bash's
     bash.exe), not a script's; a name that starts with "-" is none grep could be given either."""
-    name = re.split(r"[/\\]", script)[-1].lstrip("-").lower().removesuffix(".exe")
+    name = file_name(script).lstrip("-").lower().removesuffix(".exe")
     return name in _SHELLS or script.startswith("-")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from xladoctor.explain.records import Failure, is_distribution_file, owner_of
+from xladoctor.explain.records import Failure, file_name, is_distribution_file, owner_of
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
 from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
@@ -313,10 +313,6 @@ def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-# a path pasted with backslashes (Windows) or forward slashes: its last part is the file
-_PATH_SEPARATOR = re.compile(r"[/\\]")
-
-
 @rule(
     "missing-library",
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
@@ -335,7 +331,7 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     # (from the last "loading" before the name: an earlier "while loading ..." in the same message is other text)
     dll = re.search(r'loading\s{0,3}["“]?(?P<dll>(?:(?!loading)[^"“”]){1,260}?\.dll)["”]', failure.haystack)
     where = dll.group("dll").replace("\n", "").replace("\\\\", "\\") if dll else ""
-    name = _PATH_SEPARATOR.split(where)[-1]  # a Windows path, or one pasted with forward slashes
+    name = file_name(where)
     what = f"{name} " if where else f"the extension module {module} " if module else "a DLL "
     shipped = re.search(r"[/\\](?:site|dist)-packages[/\\](?P<package>\w+)[/\\]", where)
     if shipped is not None and shipped.group("package") in ("nvidia",):
