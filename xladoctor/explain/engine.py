@@ -14,6 +14,7 @@ from xladoctor.explain.logfacts import (
     read_log_facts,
     triton_below_its_floor,
     uses_log_facts,
+    with_built_package,
     with_log_facts,
 )
 from xladoctor.explain.records import Failure, clean, is_metric, parse
@@ -218,6 +219,8 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             if exact
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
+    if diagnosis is not None and diagnosis.family == "build-failure":
+        diagnosis = with_built_package(diagnosis, [*(r.message for r in records), reader.head(), reader.tail()])
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

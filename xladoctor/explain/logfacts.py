@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
+from xladoctor.explain.rules.install import built_package
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts.versions import series_of
 from xladoctor.matrix import load_matrix
@@ -263,3 +264,18 @@ def _gpu_not_in_build(facts: LogFacts, tail: str) -> Diagnosis | None:
         source="compat_matrix/torch-cuda_arch.json (each torch build's TORCH_CUDA_ARCH_LIST, read from its wheels); "
         "compat_matrix/failures/gpu-models.json",
     )  # fmt: skip
+
+
+def with_built_package(diagnosis: Diagnosis | None, texts: Iterable[str]) -> Diagnosis | None:
+    """A failed build's verdict that named no package, with the one the log says was being built: pip's "Failed
+    building wheel for X" and uv's "Failed to build `X`" come after the build's own error, outside its record. Any
+    other verdict as it is."""
+    if diagnosis is None or diagnosis.family != "build-failure" or diagnosis.params.get("package"):
+        return diagnosis
+    package = built_package("\n".join(texts))
+    if not package:
+        return diagnosis
+    cause = diagnosis.cause.replace("<package>", package)
+    if cause == diagnosis.cause and package.lower() not in cause.lower():
+        cause += f" The package whose build failed: {package}."
+    return dataclasses.replace(diagnosis, cause=cause, params={**diagnosis.params, "package": package})

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
-from xladoctor.explain.rules.install import built_package
+from xladoctor.explain.rules.install import built_package_of
 from xladoctor.fix import install
 
 
@@ -30,7 +30,7 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             {"tool": "cl"},
         )
     envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
-    package = found.group("pkg") or built_package(failure.haystack)
+    package = found.group("pkg") or built_package_of(failure)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
         f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
@@ -95,7 +95,7 @@ def build_needs_module(found: re.Match[str], failure: Failure) -> Lead | None:
     have: the frames are the build's (setup.py, pip's setuptools caller, a pip-install- folder)."""
     if not any(_BUILD_FRAME.search(frame.file) for frame in failure.frames) and not BUILD_BOX.search(failure.message):
         return None
-    return isolated_build_lacks(found.group("module").split(".", 1)[0])
+    return isolated_build_lacks(found.group("module").split(".", 1)[0], built_package_of(failure))
 
 
 # What pip and uv print around a build's own output, in the box they draw around it: an error inside it, or one whose
@@ -113,15 +113,17 @@ BUILD_BOX = re.compile(
 )
 
 
-def isolated_build_lacks(module: str) -> Lead:
+def isolated_build_lacks(module: str, package: str = "") -> Lead:
+    """`package`: the one being built, when the log names it (install.built_package), '' when it does not."""
     if module == "pkg_resources":
         return pkg_resources_removed(module, building=True)
+    whose, name = (f"{package}'s", package) if package else ("The package's", "<package>")
     return Lead(
-        f"The package's build script imports {module}, which the isolated build environment the installer made for "
+        f"{whose} build script imports {module}, which the isolated build environment the installer made for "
         f"it does not have (pip and uv build in a fresh environment, without the installed {module}). Install "
-        f"{module} first, then build against it: pip install --no-build-isolation <package> (uv: uv pip install "
-        "--no-build-isolation <package>), or use a prebuilt wheel.",
-        {"module": module, "option": "--no-build-isolation"},
+        f"{module} first, then build against it: pip install --no-build-isolation {name} (uv: uv pip install "
+        f"--no-build-isolation {name}), or use a prebuilt wheel.",
+        {"module": module, "option": "--no-build-isolation", **({"package": package} if package else {})},
         next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
     )
 
@@ -161,13 +163,14 @@ def pkg_resources_removed(module: str, building: bool) -> Lead:
 # uv names the module the build imported and the package that did not declare it
 @rule(
     "build-failure",
+    r"(?:that `?(?P<package>[A-Za-z0-9][\w.-]{0,100}?)(?:[@=][^`\s]{0,200})?`? )?"
     r"depends on `?(?P<module>[\w.-]{1,100})`?, but doesn't declare it as a build dependency",
     source="https://github.com/astral-sh/uv/blob/main/crates/uv-build-frontend/src/error.rs ('This error likely "
     "indicates that {package} depends on {module}, but doesn't declare it as a build dependency')",
     confidence=0.95,
 )
 def build_dependency_undeclared(found: re.Match[str], failure: Failure) -> Lead:
-    return isolated_build_lacks(found.group("module"))
+    return isolated_build_lacks(found.group("module"), found.group("package") or "")
 
 
 @rule(
@@ -193,7 +196,7 @@ def wrong_wheel(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.85,
 )
 def rust_compiler_missing(found: re.Match[str], failure: Failure) -> Lead:
-    package = built_package(failure.haystack)
+    package = built_package_of(failure)
     which = f"{package}, a package with a Rust extension," if package else "A package with a Rust extension"
     return Lead(
         f"{which[0].upper()}{which[1:]} is being built from source, and no Rust compiler is installed: pip found no "
@@ -217,7 +220,7 @@ def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
         f"A package's build runs {tool}, and {tool} is not installed (or not on PATH): install it (python -m pip "
         f"install {tool}, or the system's package) and build again; or use a Python and platform the package "
         "publishes wheels for, which need no build.",
-        {"tool": tool, "package": built_package(failure.haystack)},
+        {"tool": tool, "package": built_package_of(failure)},
         next=(f"command -v {tool}",),
     )
 

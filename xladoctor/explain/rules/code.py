@@ -9,6 +9,7 @@ import re
 from xladoctor.explain.records import Failure, installed_package
 from xladoctor.explain.rules import ATEN, JAX_ERRORS, Lead, rule, yours
 from xladoctor.fix import export
+from xladoctor.sanitize import cut, scrub
 
 # JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
 _TRACING = re.compile(
@@ -77,6 +78,26 @@ _KERAS_LAYER_INPUT = re.compile(
 )
 
 
+# an exception's type before its message ("RuntimeError: ", "torch.OutOfMemoryError: ", ComfyUI's "!!! Exception
+# during processing !!! "), or the JSON field a notebook's or a tool's error carries it in ("message": "...",)
+_TYPE_BEFORE = re.compile(
+    r"^\s*(?:!!! Exception during processing !!!\s*|(?:[\w.]{1,100}(?:Error|Exception): )"
+    r"|\"(?:message|evalue|error)\":\s*\")+"
+)
+_MESSAGE_SHOWN = 240  # characters of the message a cause quotes
+
+
+def _message_line(found: re.Match[str]) -> str:
+    """The line of the message a rule matched in, without the exception's type: scrubbed, then cut."""
+    text = found.string
+    end = text.find("\n", found.end())
+    line = text[text.rfind("\n", 0, found.start()) + 1 : end if end >= 0 else len(text)]
+    line = _TYPE_BEFORE.sub("", line).strip()
+    if line.endswith(('",', '"')) and found.string[: found.start()].rstrip().endswith('"'):
+        line = line.rstrip(",").removesuffix('"')  # the JSON string's closing quote
+    return cut(scrub(line), _MESSAGE_SHOWN)
+
+
 @rule(
     "user-code-error",
     _SHAPES.pattern,
@@ -86,6 +107,8 @@ _KERAS_LAYER_INPUT = re.compile(
 def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     said = found.group(0)
     line = found.string[found.string.rfind("\n", 0, found.start()) + 1 : found.end()]
+    # the whole message, with its sizes, dtypes, devices and the op that checked them (what a fix has to change)
+    whole = _message_line(found)
     if "last reason:" in line or "guard failure" in line:
         return None  # Dynamo's reason to recompile (a guard on a shape failed), not an error: dynamo_recompile_limit
     inplace = "inplace" in said
@@ -118,11 +141,11 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         else "a Python branch or conversion on a traced value inside jit: mark the argument static "
         "(static_argnums), or use jnp.where / lax.cond."
         if tracing
-        else f"the tensors are on different devices ({said}): move the inputs to the model's device; with a model "
+        else f"the tensors are on different devices ({whole}): move the inputs to the model's device; with a model "
         "spread over several GPUs (device_map='auto'), set CUDA_VISIBLE_DEVICES to the GPUs it should use, or put "
         "inputs on its first device."
         if devices
-        else f"the tensors' shapes, dtypes or devices do not fit ({said})."
+        else f"the tensors' shapes, dtypes or devices do not fit ({whole})."
     )
     params = {"what": said}
     keras = _KERAS_LAYER_INPUT.search(failure.haystack) if "incompatible with the layer" in said else None

@@ -8,6 +8,7 @@ import re
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
+from xladoctor.sanitize import cut, scrub
 
 # torch's own dependencies (its wheel's Requires-Dist): their frames inside Dynamo are torch's use of them
 _TORCH_DEPENDENCIES = ("sympy", "mpmath", "numpy", "networkx", "triton", "filelock", "jinja2", "fsspec",
@@ -484,14 +485,31 @@ def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
             family="user-code-error",
             confidence=0.8,
         )
+    where, params = _compiler_stopped_at(found.group(0), failure.haystack)
     return Lead(
-        "torch.compile's compiler (Dynamo, Inductor or Triton) failed on this code: a gap or bug of the compiler for "
-        "it. Run without torch.compile (or mark the function torch.compiler.disable) to confirm, and report it with "
-        "TORCH_LOGS=+dynamo output.",
-        {"feature": "torch.compile"},
+        f"torch.compile's compiler (Dynamo, Inductor or Triton) failed on this code{where}: a gap or bug of the "
+        "compiler for it. Run without torch.compile (or mark the function torch.compiler.disable) to confirm, and "
+        "report it with TORCH_LOGS=+dynamo output.",
+        {"feature": "torch.compile", **params},
         verdict="framework-bug",
         next=("TORCH_LOGS=+dynamo,+inductor python ...",),
     )
+
+
+# Inductor's LoweringException names the op it could not lower on a line of its own ("  target: aten.mm.default",
+# torch/_inductor/exc.py, OperatorIssue.operator_str); Dynamo's Unsupported says what it cannot trace after its type
+_LOWERING_TARGET = re.compile(r"^\s*target: (?P<target>[\w.:]{1,200})", re.MULTILINE)
+_UNSUPPORTED = re.compile(r"Unsupported: (?P<reason>[^\n]{3,200})")
+
+
+def _compiler_stopped_at(said: str, message: str) -> tuple[str, dict[str, str]]:
+    """What the compiler's error names it stopped on: the op Inductor could not lower, what Dynamo cannot trace."""
+    if "LoweringException" in said and (target := _LOWERING_TARGET.search(message)):
+        return f" (Inductor could not lower {target.group('target')})", {"op": target.group("target")}
+    if "Unsupported" in said and (reason := _UNSUPPORTED.search(message)):
+        shown = cut(scrub(reason.group("reason").strip()), 160)
+        return f" (Dynamo cannot trace: {shown})", {"reason": shown}
+    return "", {}
 
 
 # glibc's assert(): "PROGRAM: FILE:LINE: FUNCTION: Assertion `EXPR' failed." (assert/assert.c, __assert_fail).

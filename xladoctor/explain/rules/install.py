@@ -14,9 +14,15 @@ from xladoctor.matrix.failures import header_provider
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 
 # What a failed build was building: pip's own summary ("Failed building wheel for diff_gaussian_rasterization",
-# "Failed to build flash-attn") or the sources it compiled (site-packages/deepspeed/ops/csrc/adam/x.cpp)
+# "Failed to build flash-attn", "Building wheel for flash-attn (setup.py) ... error"), uv's ("Failed to build
+# `flash-attn==2.7.4`", crates/uv/src/commands/diagnostics.rs), the folder pip unpacked its sources into
+# (pip/_internal/req/req_install.py: pip-install-XXXX/<name>_<uuid4 hex>/setup.py), or the sources it compiled
+# (site-packages/deepspeed/ops/csrc/adam/x.cpp)
 _BUILT = re.compile(
     r"Failed (?:building wheel for|to build) (?P<wheel>[A-Za-z0-9][\w.-]{0,80}?)\.?(?:\s|$)"
+    r"|Building wheel for (?P<building>[A-Za-z0-9][\w.-]{0,80}) \([\w.]{1,20}\) \.\.\. error"
+    r"|Failed to build `(?P<uv>[A-Za-z0-9][\w.-]{0,80}?)(?:\s|==|@|`)"
+    r"|pip-install-\w{4,16}[/\\](?P<unpacked>[A-Za-z0-9][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"
     r"|site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b"
 )
 
@@ -24,14 +30,19 @@ _BUILT = re.compile(
 def built_package(text: str) -> str:
     """The package a failed build was building, as the log names it; '' when it does not."""
     for found in _BUILT.finditer(text):
-        name = found.group("wheel") or found.group("pkg")
+        name = next(name for name in found.groups() if name)
         if name not in ("torch", "nvidia"):
             return name
     return ""
 
 
+def built_package_of(failure: Failure) -> str:
+    """The package a failed build was building, as the failure's message or its frames' files name it."""
+    return built_package("\n".join([failure.haystack, *(frame.file for frame in failure.frames)]))
+
+
 def _building(failure: Failure) -> str:
-    package = built_package(failure.haystack)
+    package = built_package_of(failure)
     return f" ({package} here)" if package else ""
 
 

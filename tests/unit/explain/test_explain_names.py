@@ -1,0 +1,178 @@
+# ruff: noqa: E501 - log lines, each as its upstream source prints it
+"""A verdict names what the log says of the failure: the package whose build failed (pip's and uv's words after the
+build's own error), the sizes and devices a shape error gave, the op Inductor could not lower. The lines are written
+from each tool's source, not copied from the corpus."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.verdict import Diagnosis
+
+TB = 'Traceback (most recent call last):\n  File "/home/me/train.py", line 10, in <module>\n    main()\n'
+
+
+def _diagnose(log: str) -> Diagnosis | None:
+    return explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+
+
+# pip's box around a build's output, then its summary naming the wheel (pip/_internal/wheel_builder.py,
+# pip/_internal/commands/install.py); the build's own error is torch's cpp_extension check
+NVCC_BUILD = (
+    "  Building wheel for torch-scatter (setup.py) ... error\n"
+    "  error: subprocess-exited-with-error\n\n"
+    "  × python setup.py bdist_wheel did not run successfully.\n"
+    "  │ exit code: 1\n"
+    "  ╰─> [40 lines of output]\n"
+    "      Traceback (most recent call last):\n"
+    '        File "/opt/venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py", line 413, in _check_cuda_version\n'
+    "          raise RuntimeError(CUDA_MISMATCH_MESSAGE.format(cuda_str_version, torch.version.cuda))\n"
+    "      RuntimeError:\n"
+    "      The detected CUDA version (11.5) mismatches the version that was used to compile\n"
+    "      PyTorch (12.1). Please make sure to use the same CUDA versions.\n\n"
+    "      [end of output]\n\n"
+    "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+    "  ERROR: Failed building wheel for torch-scatter\n"
+    "  Running setup.py clean for torch-scatter\n"
+    "Failed to build torch-scatter\n"
+)
+
+
+def test_the_package_whose_build_failed_is_named_from_the_installer_s_words_after_it() -> None:
+    diagnosis = _diagnose(NVCC_BUILD)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert diagnosis.params.get("package") == "torch-scatter", diagnosis.params
+    assert "torch-scatter" in diagnosis.cause
+
+
+def test_a_wheel_that_built_is_not_named_as_the_failed_build() -> None:
+    log = NVCC_BUILD.replace(
+        "Building wheel for torch-scatter (setup.py) ... error", "Building wheel for ninja (setup.py) ... done"
+    )
+    log = log.replace("  ERROR: Failed building wheel for torch-scatter\n", "").replace(
+        "Failed to build torch-scatter\n", ""
+    )
+    log = log.replace("  Running setup.py clean for torch-scatter\n", "")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert "ninja" not in diagnosis.cause and not diagnosis.params.get("package"), diagnosis
+
+
+# the folder pip unpacks an sdist into: pip-install-<random>/<name>_<uuid4 hex>/ (pip/_internal/req/req_install.py)
+ISOLATED = (
+    "      Traceback (most recent call last):\n"
+    '        File "<string>", line 2, in <module>\n'
+    '        File "<pip-setuptools-caller>", line 34, in <module>\n'
+    '        File "/tmp/pip-install-56tllxed/flash-attn_e3fae8fde0f54220827a3730f9387260/setup.py", line 19, in <module>\n'
+    "          import torch\n"
+    "      ModuleNotFoundError: No module named 'torch'\n"
+)
+
+
+def test_a_build_that_lacks_torch_gives_the_command_for_the_package_being_built() -> None:
+    diagnosis = _diagnose(ISOLATED)
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:build_needs_module", diagnosis
+    assert "pip install --no-build-isolation flash-attn" in diagnosis.cause, diagnosis.cause
+    assert "<package>" not in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "package"),
+    [
+        # uv: crates/uv-build-frontend/src/error.rs and uv's "Failed to build `name==version`" summary
+        (
+            "  × Failed to build `flash-attn==2.7.4.post1`\n"
+            "  ├─▶ The build backend returned an error\n"
+            "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n\n"
+            "      [stderr]\n"
+            "      Traceback (most recent call last):\n"
+            '        File "<string>", line 14, in <module>\n'
+            "      ModuleNotFoundError: No module named 'torch'\n\n"
+            "      hint: This error likely indicates that `flash-attn@2.7.4.post1` depends on `torch`, but doesn't declare it as a build dependency.\n",
+            "flash-attn",
+        ),
+        # a build without the package's folder in its frames: pip's summary after the box names it
+        (
+            "  error: subprocess-exited-with-error\n\n"
+            "  × Getting requirements to build wheel did not run successfully.\n"
+            "  │ exit code: 1\n"
+            "  ╰─> [17 lines of output]\n"
+            "      Traceback (most recent call last):\n"
+            '        File "<string>", line 8, in <module>\n'
+            "      ModuleNotFoundError: No module named 'torch'\n"
+            "      [end of output]\n\n"
+            "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+            "ERROR: Failed building wheel for mamba-ssm\n",
+            "mamba-ssm",
+        ),
+    ],
+)
+def test_the_isolated_build_s_package_is_named_by_pip_and_by_uv(log: str, package: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert f"--no-build-isolation {package}" in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        # aten's broadcasting check (aten/src/ATen/ExpandUtils.cpp) and matmul's (aten/src/ATen/native/LinearAlgebra.cpp)
+        (
+            "RuntimeError: The size of tensor a (128) must match the size of tensor b (40) at non-singleton dimension 1",
+            "tensor a (128)",
+        ),
+        ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x1280 and 768x3072)", "(1x1280 and 768x3072)"),
+        # a tool's JSON error (a notebook's "evalue", an extension's "message"): the message without its field
+        (
+            '    "message": "element 0 of tensors does not require grad and does not have a grad_fn",',
+            "element 0 of tensors does not require grad and does not have a grad_fn)",
+        ),
+    ],
+)
+def test_a_shape_error_quotes_its_sizes(line: str, shown: str) -> None:
+    diagnosis = _diagnose(TB + line + "\n")
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert shown in diagnosis.cause, diagnosis.cause
+    assert "RuntimeError:" not in diagnosis.cause and '"message"' not in diagnosis.cause
+
+
+def test_devices_that_differ_are_quoted_with_the_op_that_checked_them() -> None:
+    line = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument index in method wrapper_CUDA__index_select)"
+    diagnosis = _diagnose(TB + line + "\n")
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert "cpu and cuda:0" in diagnosis.cause and "wrapper_CUDA__index_select" in diagnosis.cause
+
+
+def test_a_token_in_a_shape_error_is_redacted_before_it_is_quoted() -> None:
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    line = f"RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x1280 and 768x3072) loading {token}"
+    diagnosis = _diagnose(TB + line + "\n")
+    assert diagnosis is not None and token not in diagnosis.cause and "(1x1280 and 768x3072)" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        # torch/_inductor/exc.py: LoweringException's message, with OperatorIssue.operator_str's "target:" line
+        (
+            "torch._inductor.exc.LoweringException: NoValidChoicesError: No choices to select, please consider adding ATEN into max_autotune_gemm_backends config\n"
+            "  target: flex_attention_backward\n  args[0]: TensorBox(StorageBox(\n",
+            "flex_attention_backward",
+        ),
+        # torch/_dynamo/exc.py: Unsupported, with what Dynamo cannot trace
+        (
+            "torch._dynamo.exc.Unsupported: call_function UserDefinedClassVariable() [] {}",
+            "call_function UserDefinedClassVariable()",
+        ),
+    ],
+)
+def test_the_compiler_s_failure_names_what_it_stopped_on(message: str, named: str) -> None:
+    frames = (
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/graph.py", line 5, in run_node\n    x = y\n'
+    )
+    diagnosis = _diagnose(TB + frames + message + "\n")
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:compiler_stack", diagnosis
+    assert named in diagnosis.cause, diagnosis.cause
