@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 SIGNATURE_RULE = "catalogue:"
 SPECIFIC_SIGNATURE = 0.93  # a signature written for one known failure: more exact than any family rule
 GENERIC_SIGNATURE = 0.55
+# a wrapper's signature ("BackendCompilerFailed: backend='inductor' raised:"): its words say the next line names the
+# real error, so a rule that reads that error, on the same line or the next, comes first
+FOLLOW_ON_SIGNATURE = 0.35
 
 
 @lru_cache(maxsize=1)
@@ -62,10 +65,12 @@ def _from_signature(match: Explained) -> Candidate | None:
         return None
     line, text = match.evidence[0] if match.evidence else (0, "")
     failure = Failure("line", "", text, line, text, warning=is_warning(text))
-    generic = match.generic or match.role == "follow_on"
+    confidence = (
+        FOLLOW_ON_SIGNATURE if match.role == "follow_on" else GENERIC_SIGNATURE if match.generic else SPECIFIC_SIGNATURE
+    )
     verdict = families().get(family, {}).get("verdict", "unknown")
     return Candidate(
-        family, verdict, match.cause, GENERIC_SIGNATURE if generic else SPECIFIC_SIGNATURE, failure,
+        family, verdict, match.cause, confidence, failure,
         f"{SIGNATURE_RULE}{match.id}", {}, None, (), match.source, match.note, match.remediation,
     )  # fmt: skip
 

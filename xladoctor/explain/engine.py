@@ -220,7 +220,10 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
     if diagnosis is not None and diagnosis.family == "build-failure":
-        diagnosis = with_built_package(diagnosis, [*(r.message for r in records), reader.head(), reader.tail()])
+        cut = reader.bytes_read > TAIL_BYTES
+        tail = _whole_lines(reader.tail(), cut)
+        tail_line = max(1, collector.line - 1 - tail.count("\n"))
+        diagnosis = with_built_package(diagnosis, records, reader.head(), tail, tail_line)
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
-from xladoctor.explain.rules.install import built_package
+from xladoctor.explain.records import Failure
+from xladoctor.explain.rules.builds import isolated_build_lacks
+from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts.versions import series_of
 from xladoctor.matrix import load_matrix
@@ -266,16 +268,31 @@ def _gpu_not_in_build(facts: LogFacts, tail: str) -> Diagnosis | None:
     )  # fmt: skip
 
 
-def with_built_package(diagnosis: Diagnosis | None, texts: Iterable[str]) -> Diagnosis | None:
+_REBUILT = ("build-failure:build_needs_module", "build-failure:build_dependency_undeclared")
+
+
+def with_built_package(
+    diagnosis: Diagnosis | None, records: Sequence[Failure], head: str, tail: str, tail_line: int
+) -> Diagnosis | None:
     """A failed build's verdict that named no package, with the one the log says was being built: pip's "Failed
-    building wheel for X" and uv's "Failed to build `X`" come after the build's own error, outside its record. Any
-    other verdict as it is."""
+    building wheel for X" and uv's "Failed to build `X`" lie outside the build's own error, often in another record
+    or none. Of several builds, the one nearest the verdict's line; the commands name it only when it came from the
+    index. Read from the records and the log's head and tail (`tail_line`: the tail's first line): bounded. Any other
+    verdict as it is."""
     if diagnosis is None or diagnosis.family != "build-failure" or diagnosis.params.get("package"):
         return diagnosis
-    package = built_package("\n".join(texts))
+    texts = [*((r.line, r.message) for r in records), (1, head), (tail_line, tail)]
+    named = [built for line, text in texts for built in builds_named(text, line)]
+    package = built_near(diagnosis.line or 0, named) if diagnosis.line is not None else ""
     if not package:
         return diagnosis
-    cause = diagnosis.cause.replace("<package>", package)
-    if cause == diagnosis.cause and package.lower() not in cause.lower():
+    params = {**diagnosis.params, "package": package}
+    module = str(diagnosis.params.get("module", ""))
+    if diagnosis.decided_by in _REBUILT and module:
+        # the isolated build's lead again, now with the package its commands must name
+        lead = isolated_build_lacks(module, package, any(built_from_a_source(text) for _, text in texts))
+        return dataclasses.replace(diagnosis, cause=lead.cause, params=params, next=lead.next or diagnosis.next)
+    cause = diagnosis.cause
+    if not re.search(rf"(?<![\w.-]){re.escape(package)}(?![\w-])", cause, re.IGNORECASE):
         cause += f" The package whose build failed: {package}."
-    return dataclasses.replace(diagnosis, cause=cause, params={**diagnosis.params, "package": package})
+    return dataclasses.replace(diagnosis, cause=cause, params=params)

@@ -23,7 +23,7 @@ from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match, file_name
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.rules.install import built_package
+from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 
@@ -465,8 +465,13 @@ def _explained_by_build(
         return None
     module = str(chosen.params.get("module", "")).split(".", 1)[0]
     if module and _inside_a_build(chosen.failure, records):
-        box = [r.message for r in records if abs(r.line - chosen.failure.line) <= _BUILD_BOX_BEFORE]
-        lead = isolated_build_lacks(module, built_package("\n".join(box)))
+        box = [r for r in records if abs(r.line - chosen.failure.line) <= _BUILD_BOX_BEFORE]
+        named = [built for r in box for built in builds_named(r.message, r.line)]
+        lead = isolated_build_lacks(
+            module,
+            built_near(chosen.failure.line, named),
+            any(built_from_a_source(r.message) for r in box),
+        )
         return Candidate(
             "build-failure", "environment", lead.cause, chosen.confidence, chosen.failure,
             "build-failure:build_needs_module", dict(lead.params), lead.fix, lead.next, BUILD_ISOLATION,

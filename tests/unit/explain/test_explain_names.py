@@ -6,6 +6,7 @@ from each tool's source, not copied from the corpus."""
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
@@ -176,3 +177,187 @@ def test_the_compiler_s_failure_names_what_it_stopped_on(message: str, named: st
     diagnosis = _diagnose(TB + frames + message + "\n")
     assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:compiler_stack", diagnosis
     assert named in diagnosis.cause, diagnosis.cause
+
+
+# pip >= 25.1's summary after the builds (pip/_internal/commands/install.py) and `pip wheel`'s: words, not names
+PIP_25_SUMMARY = (
+    "  error: subprocess-exited-with-error\n\n"
+    "  × Getting requirements to build wheel did not run successfully.\n"
+    "  │ exit code: 1\n"
+    "  ╰─> [17 lines of output]\n"
+    "      Traceback (most recent call last):\n"
+    '        File "<string>", line 8, in <module>\n'
+    "      ModuleNotFoundError: No module named 'torch'\n"
+    "      [end of output]\n\n"
+    "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+    "error: failed-wheel-build-for-install\n\n"
+    "× Failed to build installable wheels for some pyproject.toml based projects\n"
+    "╰─> flash-attn\n"
+)
+
+
+def test_pip_s_summary_words_are_not_taken_for_a_package() -> None:
+    diagnosis = _diagnose(PIP_25_SUMMARY)
+    assert diagnosis is not None and "--no-build-isolation flash-attn" in diagnosis.cause, diagnosis
+    assert "installable" not in diagnosis.cause
+    listed = PIP_25_SUMMARY.replace("╰─> flash-attn\n", "╰─> flash-attn, mamba-ssm\n")
+    diagnosis = _diagnose(listed)  # two builds failed: which one this error is, the summary does not say
+    assert diagnosis is not None and "--no-build-isolation PACKAGE" in diagnosis.cause, diagnosis.cause
+    wheel = (
+        "      error: command 'gcc' failed: No such file or directory\n      [end of output]\n\n"
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+        "ERROR: Failed to build one or more wheels\n"
+    )
+    diagnosis = _diagnose(wheel)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert not diagnosis.params.get("package") and "failed: one" not in diagnosis.cause, diagnosis
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # pip's "Processing ./path" for a local folder (pip/_internal/operations/prepare.py)
+        ISOLATED.replace(
+            "/tmp/pip-install-56tllxed/flash-attn_e3fae8fde0f54220827a3730f9387260", "/home/me/src/flash-attn"
+        ).replace(
+            "      Traceback",
+            "Processing ./src/flash-attn\n  Building wheel for flash-attn (setup.py) ... error\n      Traceback",
+            1,
+        ),
+        # uv's direct reference: `name @ file:///...` or `name @ git+https://...`
+        "  × Failed to build `flash-attn @ git+https://github.com/Dao-AILab/flash-attention.git@v2.7.4`\n"
+        "  ├─▶ The build backend returned an error\n"
+        "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit status: 1)\n\n"
+        "      [stderr]\n      Traceback (most recent call last):\n"
+        '        File "<string>", line 14, in <module>\n'
+        "      ModuleNotFoundError: No module named 'torch'\n",
+    ],
+)
+def test_a_build_from_a_folder_or_a_url_is_not_reinstalled_by_a_bare_name(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert "--no-build-isolation flash-attn" not in diagnosis.cause, diagnosis.cause
+    assert "--no-build-isolation PATH_OR_URL" in diagnosis.cause
+    assert "<" not in diagnosis.cause.split("pip install", 1)[1].split(")", 1)[0]  # nothing a shell would redirect
+
+
+def _pip_build(package: str, error: str) -> str:
+    return (
+        f"Collecting {package}\n  Downloading {package}-1.0.tar.gz (91 kB)\n"
+        "  Installing build dependencies ... done\n  Getting requirements to build wheel ... error\n"
+        "  error: subprocess-exited-with-error\n\n"
+        "  × Getting requirements to build wheel did not run successfully.\n"
+        "  │ exit code: 1\n  ╰─> [17 lines of output]\n"
+        '      Traceback (most recent call last):\n        File "<string>", line 8, in <module>\n'
+        f"      {error}\n      [end of output]\n\n"
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+    )
+
+
+def test_of_several_builds_the_one_whose_error_decided_is_named() -> None:
+    log = _pip_build("mamba-ssm", "ModuleNotFoundError: No module named 'torch'") + _pip_build(
+        "causal-conv1d", "ValueError: something else went wrong in setup"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:build_needs_module", diagnosis
+    assert "--no-build-isolation mamba-ssm" in diagnosis.cause, diagnosis.cause
+    assert diagnosis.cause.startswith("mamba-ssm's build script"), diagnosis.cause
+
+
+def test_a_short_package_name_is_said_even_when_it_is_part_of_another_word() -> None:
+    # the package is named only after the box (pip's summary), not in the record that decided
+    log = (
+        "Collecting av==10.0.0\n  Downloading av-10.0.0.tar.gz (2.4 MB)\n"
+        "Building wheels for collected packages: av\n"
+        "  Building wheel for av (pyproject.toml) ... error\n"
+        "  error: subprocess-exited-with-error\n\n"
+        "  × Building wheel for av (pyproject.toml) did not run successfully.\n"
+        "  │ exit code: 1\n"
+        "  ╰─> [10 lines of output]\n"
+        "      running build_ext\n"
+        "      src/av/logging.c:6:10: error: call to undeclared function 'PyEval_InitThreads'; ISO C99 and later do not "
+        "support implicit function declarations\n"
+        "      error: command '/usr/bin/gcc' failed with exit code 1\n"
+        "      [end of output]\n\n"
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.\n"
+        "  ERROR: Failed building wheel for av\nFailed to build av\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    said = diagnosis.cause.replace("src/av/", "")  # the compiler's line it quotes names the folder, not the package
+    assert diagnosis.params.get("package") == "av" and re.search(r"(?<![\w/-])av(?![\w/-])", said), said
+
+
+def test_setuptools_pin_for_pkg_resources_names_the_package_to_build_after() -> None:
+    log = ISOLATED.replace("import torch", "import pkg_resources").replace("'torch'", "'pkg_resources'")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    assert any("--no-build-isolation flash-attn" in step for step in diagnosis.next), diagnosis.next
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        # the matched words past what a cause shows of a long message: the quote begins near them
+        (
+            "RuntimeError: Failed running call_function for the layer stack built from /home/me/projects/very/long/"
+            "path/to/the/configuration/file/that/describes/the/model/architecture/in/detail/config.yaml with options "
+            "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda: mat1 and mat2 shapes cannot be "
+            "multiplied (1x1280 and 768x3072)",
+            "(1x1280 and 768x3072)",
+        ),
+        # a structured logger's JSON object on one line: the message string alone
+        (
+            '{"level": "error", "message": "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x1280 and '
+            '768x3072)", "ts": 1700000000}',
+            "do not fit (mat1 and mat2 shapes cannot be multiplied (1x1280 and 768x3072)).",
+        ),
+        # a message quoted whole, and one in escaped quotes inside a JSON string
+        (
+            'RuntimeError: "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"',
+            "(Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!)",
+        ),
+        (
+            '    "message": "AssertionError: \\"Expected all tensors to be on the same device, but found at least two '
+            'devices, cuda:0 and cpu!\\"",',
+            "(Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!)",
+        ),
+    ],
+)
+def test_a_long_or_wrapped_message_is_quoted_around_what_matched(line: str, shown: str) -> None:
+    diagnosis = _diagnose(TB + line + "\n")
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert shown in diagnosis.cause, diagnosis.cause
+    assert '"ts"' not in diagnosis.cause and '\\"' not in diagnosis.cause
+
+
+COMPILER_FRAMES = (
+    TB + '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/graph.py", line 5, in run_node\n    x = y\n'
+)
+
+
+def test_a_compile_wrapper_gives_way_to_the_error_it_carries() -> None:
+    log = (
+        COMPILER_FRAMES + "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+        "LoweringException: AssertionError: mismatched\n"
+        "  target: aten.convolution.default\n  args[0]: TensorBox(StorageBox(\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:compiler_stack", diagnosis
+    assert "aten.convolution.default" in diagnosis.cause
+
+
+def test_the_op_is_read_from_its_own_target_line_and_dynamo_s_explanation_is_kept() -> None:
+    log = (
+        COMPILER_FRAMES + "torch._inductor.exc.LoweringException: RuntimeError: No valid triton configs.\n"
+        "  target: GPUTarget(backend='cuda', arch=90, warp_size=32)\n  target: aten.mm.default\n  args[0]: TensorBox\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "could not lower aten.mm.default" in diagnosis.cause, diagnosis.cause
+    log = (
+        COMPILER_FRAMES + "torch._dynamo.exc.Unsupported: Dynamic shape operator\n"
+        "  Explanation: Operator `aten.nonzero.default`'s output shape depends on input Tensor data.\n"
+        "  Hint: Enable tracing of dynamic shape operators\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "aten.nonzero.default" in diagnosis.cause, diagnosis.cause

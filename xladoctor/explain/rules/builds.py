@@ -113,16 +113,31 @@ BUILD_BOX = re.compile(
 )
 
 
-def isolated_build_lacks(module: str, package: str = "") -> Lead:
-    """`package`: the one being built, when the log names it (install.built_package), '' when it does not."""
+# what a command names for the package whose build failed when the log does not say, or when it was built from a
+# folder, a file or a URL, which a bare name would not reinstall (install.built_from_a_source); words, not "<...>",
+# which a shell would read as a redirection
+UNNAMED = "PACKAGE"
+FROM_A_SOURCE = "PATH_OR_URL"
+
+
+def package_argument(package: str, from_a_source: bool) -> str:
+    """The package as a command's argument: its name when the log names it and it came from the index."""
+    return FROM_A_SOURCE if from_a_source else package or UNNAMED
+
+
+def isolated_build_lacks(module: str, package: str = "", from_a_source: bool = False) -> Lead:
+    """`package`: the one being built, when the log names it (install.built_package), '' when it does not;
+    `from_a_source`: the log shows a build from a folder, a file or a URL."""
     if module == "pkg_resources":
-        return pkg_resources_removed(module, building=True)
-    whose, name = (f"{package}'s", package) if package else ("The package's", "<package>")
+        return pkg_resources_removed(module, building=True, package=package, from_a_source=from_a_source)
+    whose = f"{package}'s" if package else "The package's"
+    name = package_argument(package, from_a_source)
     return Lead(
         f"{whose} build script imports {module}, which the isolated build environment the installer made for "
         f"it does not have (pip and uv build in a fresh environment, without the installed {module}). Install "
         f"{module} first, then build against it: pip install --no-build-isolation {name} (uv: uv pip install "
-        f"--no-build-isolation {name}), or use a prebuilt wheel.",
+        f"--no-build-isolation {name}), or use a prebuilt wheel."
+        + (" The log shows a build from a folder or a URL: give pip that path or URL again." if from_a_source else ""),
         {"module": module, "option": "--no-build-isolation", **({"package": package} if package else {})},
         next=(f"python -c 'import {module}; print({module}.__version__)'  # installed where the build can see it",),
     )
@@ -135,7 +150,7 @@ def isolated_build_lacks(module: str, package: str = "") -> Lead:
 SETUPTOOLS_WITH_PKG_RESOURCES = "<82"
 
 
-def pkg_resources_removed(module: str, building: bool) -> Lead:
+def pkg_resources_removed(module: str, building: bool, package: str = "", from_a_source: bool = False) -> Lead:
     said = (
         f"No module named {module!r}: pkg_resources comes with setuptools, and setuptools 82.0.0 (February 2026) "
         "removed it; Python 3.12+ and uv venvs ship no setuptools at all. The code importing it needs setuptools "
@@ -148,8 +163,9 @@ def pkg_resources_removed(module: str, building: bool) -> Lead:
             {"module": module, "package": "setuptools"},
             install(("setuptools", SETUPTOOLS_WITH_PKG_RESOURCES), ("wheel", "")),
             next=(
-                "python -m pip install --no-build-isolation PACKAGE  # the package whose build failed, once the pin "
-                "is in (uv: uv pip install --no-build-isolation PACKAGE)",
+                f"python -m pip install --no-build-isolation {package_argument(package, from_a_source)}  # the "
+                f"package whose build failed, once the pin is in (uv: uv pip install --no-build-isolation "
+                f"{package_argument(package, from_a_source)})",
             ),
         )
     return Lead(

@@ -79,23 +79,38 @@ _KERAS_LAYER_INPUT = re.compile(
 
 
 # an exception's type before its message ("RuntimeError: ", "torch.OutOfMemoryError: ", ComfyUI's "!!! Exception
-# during processing !!! "), or the JSON field a notebook's or a tool's error carries it in ("message": "...",)
-_TYPE_BEFORE = re.compile(
-    r"^\s*(?:!!! Exception during processing !!!\s*|(?:[\w.]{1,100}(?:Error|Exception): )"
-    r"|\"(?:message|evalue|error)\":\s*\")+"
-)
+# during processing !!! ")
+_TYPE_BEFORE = re.compile(r"^\s*(?:!!! Exception during processing !!!\s*|[\w.]{1,100}(?:Error|Exception): )+")
+# a JSON string field holding the message, a structured logger's or a tool's ({"message": "...", "ts": ...}, a
+# notebook's "evalue")
+_JSON_FIELD = re.compile(r'"(?:message|msg|error|evalue|detail)"\s*:\s*"')
+_UNESCAPED_QUOTE = re.compile(r'(?<!\\)"')
 _MESSAGE_SHOWN = 240  # characters of the message a cause quotes
+_BEFORE_THE_MATCH = 60  # characters kept before the matched words when the message is longer than that
 
 
 def _message_line(found: re.Match[str]) -> str:
-    """The line of the message a rule matched in, without the exception's type: scrubbed, then cut."""
-    text = found.string
+    """The message a rule matched in, as one line: its JSON string when it is in one, without the exception's type
+    or quotes around it; scrubbed, then cut around what matched."""
+    text, said = found.string, found.group(0)
+    start = text.rfind("\n", 0, found.start()) + 1
     end = text.find("\n", found.end())
-    line = text[text.rfind("\n", 0, found.start()) + 1 : end if end >= 0 else len(text)]
+    line, at = text[start : end if end >= 0 else len(text)], found.start() - start
+    fields = list(_JSON_FIELD.finditer(line, 0, at))
+    field = fields[-1] if fields else None  # the last field that opens before the match holds it
+    if field is not None:
+        close = _UNESCAPED_QUOTE.search(line, field.end())
+        line = line[field.end() : close.start() if close is not None else len(line)].replace('\\"', '"')
     line = _TYPE_BEFORE.sub("", line).strip()
-    if line.endswith(('",', '"')) and found.string[: found.start()].rstrip().endswith('"'):
-        line = line.rstrip(",").removesuffix('"')  # the JSON string's closing quote
-    return cut(scrub(line), _MESSAGE_SHOWN)
+    if len(line) > 1 and line[0] == '"' and line.rstrip(".,;").endswith('"'):
+        line = line[1:].rstrip(".,;")[:-1]  # the message quoted whole
+    shown = scrub(line)
+    where = shown.find(said)
+    if len(shown) > _MESSAGE_SHOWN and where > _MESSAGE_SHOWN // 2:
+        # a long message whose matched words lie past what is shown: begin near them, at a word's start
+        space = shown.rfind(" ", 0, where - _BEFORE_THE_MATCH)
+        shown = "…" + shown[space + 1 if space >= 0 else where :]
+    return cut(shown, _MESSAGE_SHOWN)
 
 
 @rule(

@@ -497,17 +497,25 @@ def compiler_stack(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # Inductor's LoweringException names the op it could not lower on a line of its own ("  target: aten.mm.default",
-# torch/_inductor/exc.py, OperatorIssue.operator_str); Dynamo's Unsupported says what it cannot trace after its type
-_LOWERING_TARGET = re.compile(r"^\s*target: (?P<target>[\w.:]{1,200})", re.MULTILINE)
-_UNSUPPORTED = re.compile(r"Unsupported: (?P<reason>[^\n]{3,200})")
+# torch/_inductor/exc.py, OperatorIssue.operator_str); Dynamo's Unsupported says what it cannot trace after its type,
+# and from torch 2.7 on explains it on the next line ("  Explanation: Operator `aten.nonzero.default`'s output shape
+# depends on input Tensor data.", torch/_dynamo/exc.py, unimplemented_v2)
+_LOWERING_TARGET = re.compile(r"^[ \t]*target: (?P<target>[\w.:]{1,200})[ \t]*$", re.MULTILINE)
+_UNSUPPORTED = re.compile(
+    r"Unsupported: (?P<reason>[^\n]{3,200})(?:\n[ \t]*Explanation: (?P<explanation>[^\n]{3,300}))?"
+)
 
 
 def _compiler_stopped_at(said: str, message: str) -> tuple[str, dict[str, str]]:
     """What the compiler's error names it stopped on: the op Inductor could not lower, what Dynamo cannot trace."""
     if "LoweringException" in said and (target := _LOWERING_TARGET.search(message)):
-        return f" (Inductor could not lower {target.group('target')})", {"op": target.group("target")}
+        op = cut(scrub(target.group("target")), 120)
+        return f" (Inductor could not lower {op})", {"op": op}
     if "Unsupported" in said and (reason := _UNSUPPORTED.search(message)):
-        shown = cut(scrub(reason.group("reason").strip()), 160)
+        why = reason.group("reason").strip().rstrip(".")
+        if reason.group("explanation"):
+            why += ": " + reason.group("explanation").strip()
+        shown = cut(scrub(why), 240)
         return f" (Dynamo cannot trace: {shown})", {"reason": shown}
     return "", {}
 

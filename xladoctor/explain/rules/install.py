@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure, file_name
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
@@ -13,27 +15,98 @@ from xladoctor.matrix.failures import header_provider
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 
-# What a failed build was building: pip's own summary ("Failed building wheel for diff_gaussian_rasterization",
-# "Failed to build flash-attn", "Building wheel for flash-attn (setup.py) ... error"), uv's ("Failed to build
-# `flash-attn==2.7.4`", crates/uv/src/commands/diagnostics.rs), the folder pip unpacked its sources into
-# (pip/_internal/req/req_install.py: pip-install-XXXX/<name>_<uuid4 hex>/setup.py), or the sources it compiled
-# (site-packages/deepspeed/ops/csrc/adam/x.cpp)
-_BUILT = re.compile(
-    r"Failed (?:building wheel for|to build) (?P<wheel>[A-Za-z0-9][\w.-]{0,80}?)\.?(?:\s|$)"
+# What a failed build was building, in the installer's own words: pip's "Collecting X" before the step that failed
+# ("Getting requirements to build wheel ... error", "Preparing metadata (setup.py) ... error"), its "Building wheel
+# for X (setup.py) ... error", and its summaries after the build's output ("Failed building wheel for X", "Failed to
+# build X"; pip 25.1's "Failed to build installable wheels for some pyproject.toml based projects" with the names
+# after "╰─>" or in parentheses, pip/_internal/commands/install.py); uv's "Failed to build `X==1.0`" before it
+# (crates/uv/src/commands/diagnostics.rs). Each says whether it comes before the build's error or after it.
+_BUILT_BEFORE = re.compile(
+    r"Collecting (?P<collecting>[A-Za-z0-9][\w.-]{0,80})[^\n]{0,300}\n(?:[ \t]+[^\n]{0,300}\n){0,8}?[ \t]+"
+    r"(?:Getting requirements to build wheel|Preparing metadata \([\w.]{1,20}\)|Installing build dependencies)"
+    r" \.\.\. error"
     r"|Building wheel for (?P<building>[A-Za-z0-9][\w.-]{0,80}) \([\w.]{1,20}\) \.\.\. error"
-    r"|Failed to build `(?P<uv>[A-Za-z0-9][\w.-]{0,80}?)(?:\s|==|@|`)"
-    r"|pip-install-\w{4,16}[/\\](?P<unpacked>[A-Za-z0-9][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"
+    r"|Failed to build `(?P<uv>[A-Za-z0-9][\w.-]{0,80}?)(?:==[^`\s]{1,80}| @ [^`\n]{1,300})?`"
+)
+_BUILT_AFTER = re.compile(
+    r"Failed to build installable wheels for some pyproject\.toml based projects[ \t]*"
+    r"(?:\((?P<listed>[^)\n]{1,300})\)|\n[^\n]{0,20}╰─>[ \t]*(?P<arrowed>[^\n]{1,300}))"
+    r"|Failed (?:building wheel for|to build) (?!installable\b|one or more\b|the\b|some\b|an?\b|wheels?\b)"
+    r"(?P<wheel>[A-Za-z0-9][\w.-]{0,80}?)\.?(?:[ \t]*$|[ \t]+(?:which|due|with)\b)",
+    re.MULTILINE,
+)
+# Where the build's own sources lie: the folder pip unpacked them into (pip/_internal/req/req_install.py:
+# pip-install-XXXX/<name>_<uuid4 hex>/setup.py), or a compiled source under site-packages
+# (site-packages/deepspeed/ops/csrc/adam/x.cpp): read when the installer's words are not in the text
+_BUILT_SOURCES = re.compile(
+    r"pip-install-\w{4,16}[/\\](?P<unpacked>[A-Za-z0-9][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"
     r"|site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b"
+)
+_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,80}")
+_NOT_BUILT = ("torch", "nvidia")
+
+# A build from a folder, a file or a URL (pip's "Processing ./x" and its pip-req-build- folder, a git clone, uv's
+# "name @ file:///..."): a bare name given to pip again would fetch the index's package of that name instead
+_DIRECT = re.compile(
+    r"^[ \t]*Processing (?:\.{0,2}[/\\]|[A-Za-z]:\\|~)|pip-req-build-|Cloning (?:https?|git|ssh)://"
+    r"| @ (?:file|git\+\w+|https?):",
+    re.MULTILINE,
 )
 
 
+@dataclass(frozen=True)
+class Built:
+    name: str
+    line: int  # the log's line that named it
+    before: bool  # the installer names it before the build's error (else in a summary after it)
+
+
+def _names(found: re.Match[str]) -> list[str]:
+    said = next(group for group in found.groups() if group)
+    names = _NAME.findall(said)
+    # a summary that lists several builds names none of them for sure
+    return names[:1] if len(names) == 1 or found.lastgroup not in ("listed", "arrowed") else []
+
+
+def builds_named(text: str, first_line: int = 1) -> list[Built]:
+    """Each package the installer's words in `text` say it failed to build, with its line (`first_line`: the
+    text's first line in the log)."""
+    named: list[Built] = []
+    for pattern, before in ((_BUILT_BEFORE, True), (_BUILT_AFTER, False)):
+        for found in pattern.finditer(text):
+            line = first_line + text.count("\n", 0, found.start())
+            named += [Built(n, line, before) for n in _names(found) if n not in _NOT_BUILT]
+    return named
+
+
 def built_package(text: str) -> str:
-    """The package a failed build was building, as the log names it; '' when it does not."""
-    for found in _BUILT.finditer(text):
-        name = next(name for name in found.groups() if name)
-        if name not in ("torch", "nvidia"):
+    """The package a failed build was building, as the text names it: the installer's words first, then the
+    folders its sources were built in; '' when it names none."""
+    named = builds_named(text)
+    if named:
+        return min(named, key=lambda built: built.line).name
+    for found in _BUILT_SOURCES.finditer(text):
+        name = found.group("unpacked") or found.group("pkg")
+        if name not in _NOT_BUILT:
             return name
     return ""
+
+
+def built_near(line: int, named: Sequence[Built]) -> str:
+    """Of the builds a log names, the one whose error is at `line`: the nearest named before it or in a summary
+    after it (a log may hold several builds, each failing)."""
+    before = [b for b in named if b.before and b.line <= line]
+    after = [b for b in named if not b.before and b.line >= line]
+    nearest = [
+        *([max(before, key=lambda b: b.line)] if before else []),
+        *([min(after, key=lambda b: b.line)] if after else []),
+    ]
+    return min(nearest, key=lambda b: abs(b.line - line)).name if nearest else ""
+
+
+def built_from_a_source(text: str) -> bool:
+    """The log shows a build from a folder, a file or a URL, not from the index."""
+    return _DIRECT.search(text) is not None
 
 
 def built_package_of(failure: Failure) -> str:
