@@ -361,3 +361,44 @@ def test_the_op_is_read_from_its_own_target_line_and_dynamo_s_explanation_is_kep
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and "aten.nonzero.default" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_gpu_that_is_not_there_is_shown_with_the_calls_that_chose_it() -> None:
+    # c10/cuda/CUDAFunctions.cpp: set_device's check; the traceback's frames are the project's own code
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/demo/run/app.py", line 29, in <module>\n'
+        "    pose_model = OpenPose(1)\n"
+        '  File "/home/me/demo/preprocess/openpose/run_openpose.py", line 32, in __init__\n'
+        "    torch.cuda.set_device(gpu_id)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py", line 350, in set_device\n'
+        "    torch._C._cuda_setDevice(device)\n"
+        "RuntimeError: CUDA error: invalid device ordinal\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "bad-configuration", diagnosis
+    assert "`pose_model = OpenPose(1)`" in diagnosis.cause and "`torch.cuda.set_device(gpu_id)`" in diagnosis.cause
+    assert "_cuda_setDevice" not in diagnosis.cause  # torch's own frame chose nothing
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        # c10/cuda/CUDACachingAllocator.cpp, XLA's allocator (jax), TensorFlow's BFC allocator, aten's MPSAllocator
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 3.10 GiB is free.",
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 21474836480 bytes.",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[64,3,1024,1024]",
+        "RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.00 GB, max allowed: 18.13 GB).",
+    ],
+)
+def test_out_of_memory_names_the_line_of_the_user_s_code_it_ran_out_in(error: str) -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/infer.py", line 88, in <module>\n'
+        "    frames = frames.to(device)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1, in to\n'
+        "    return self._apply(convert)\n" + error + "\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+    assert "/home/me/infer.py:88 (`frames = frames.to(device)`)" in diagnosis.cause, diagnosis.cause

@@ -201,17 +201,22 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             confidence=0.8,
         )
     if family == "bad-configuration":
+        # the calls that chose the GPU, as the traceback shows them (`OpenPose(1)` -> `torch.cuda.set_device(gpu_id)`)
+        chose = [f for f in failure.frames if f.code and f.owner not in ("torch", "python")][-_CHOOSING_CALLS:]
+        calls = ", then ".join(f"`{f.code.strip()}` ({f.short()})" for f in chose)
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
             "visible GPUs (--nproc-per-node / NGPU), or CUDA_VISIBLE_DEVICES hides some: give each rank a GPU that "
             "exists. If the launch is right, the code names a GPU by an index this machine lacks: a hard-coded "
             "'cuda:1' on a one-GPU machine, or torch.cuda.set_device(rank) with the global rank on several nodes "
-            "(use the local rank, LOCAL_RANK).",
+            "(use the local rank, LOCAL_RANK)." + (f" The calls that chose the GPU: {calls}." if calls else ""),
             {**params, "variable": "CUDA_VISIBLE_DEVICES"},
             family=family,
         )
     return Lead(f"CUDA: {said} ({code.name}): {meaning}.", params, verdict=_VERDICT.get(family), family=family)
 
+
+_CHOOSING_CALLS = 2  # the innermost calls outside torch a cause quotes for the GPU they chose
 
 # Code that names a GPU by an index: a literal device past the first ("cuda:1"), or set_device given a rank
 _DEVICE_IN_CODE = re.compile(

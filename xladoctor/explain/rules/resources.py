@@ -13,6 +13,15 @@ ALLOCATOR = "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDACachingAl
 _SIZE = r"[\d.]+ ?[KMGT]i?B"
 
 
+def _ran_out_at(failure: Failure) -> str:
+    """Where the user's code was when the memory ran out (the innermost frame of theirs): the step to make smaller."""
+    frame = failure.user_frame
+    if frame is None:
+        return ""
+    code = f" (`{frame.code.strip()}`)" if frame.code.strip() else ""
+    return f" It ran out in your code at {frame.short()}{code}."
+
+
 def _group(found: re.Match[str] | None, name: str) -> str | None:
     return found.group(name) if found is not None else None
 
@@ -67,7 +76,7 @@ def torch_device_oom(found: re.Match[str], failure: Failure) -> Lead:
         fix = None
     return Lead(
         f"The GPU ran out of memory{' (' + numbers_said + ')' if numbers_said else ''}. {why} Not an environment "
-        "problem.",
+        "problem." + _ran_out_at(failure),
         {
             "allocation": alloc or "",
             "total": total or "",
@@ -106,7 +115,7 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
             + (f" (the program needs at least {found.group('hbm')})" if found.group("hbm") else "")
             + ": "
             "lower the batch size, shard the model over more chips (FSDP/SPMD), or rematerialise activations. Not an "
-            "environment problem.",
+            "environment problem." + _ran_out_at(failure),
             {"memory": "TPU HBM"},
             verdict="not-environment",
         )
@@ -118,7 +127,7 @@ def xla_oom(found: re.Match[str], failure: Failure) -> Lead:
         + (f" (it asked for {allocation})" if allocation else "")
         + ". JAX preallocates 75% of the GPU: another process on the GPU (or a second "
         "framework in the same process) leaves it too little. Set XLA_PYTHON_CLIENT_PREALLOCATE=false, or "
-        "XLA_PYTHON_CLIENT_MEM_FRACTION lower for several processes; else lower the batch size.",
+        "XLA_PYTHON_CLIENT_MEM_FRACTION lower for several processes; else lower the batch size." + _ran_out_at(failure),
         {"variable": "XLA_PYTHON_CLIENT_PREALLOCATE", "memory": "GPU", "allocation": allocation},
         export("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
         verdict="not-environment",
@@ -172,7 +181,8 @@ def tensorflow_oom(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"TensorFlow ran out of device memory{' allocating a tensor of shape [' + shape + ']' if shape else ''}: lower "
         "the batch size; with other processes on the GPU, turn on memory growth "
-        "(tf.config.experimental.set_memory_growth) or TF_FORCE_GPU_ALLOW_GROWTH=true. Not an environment problem.",
+        "(tf.config.experimental.set_memory_growth) or TF_FORCE_GPU_ALLOW_GROWTH=true. Not an environment problem."
+        + _ran_out_at(failure),
         {"shape": shape or ""},
         export("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
         verdict="not-environment",
@@ -216,7 +226,7 @@ def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
         "Apple's MPS backend hit its memory limit"
         + (f" ({found.group('alloc')} allocated of {found.group('max')} allowed)" if found.group("max") else "")
         + ": lower the batch size or the resolution. PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 lifts the limit but may "
-        "make the whole system swap.",
+        "make the whole system swap." + _ran_out_at(failure),
         {"variable": "PYTORCH_MPS_HIGH_WATERMARK_RATIO"},
         verdict="not-environment",
     )
