@@ -120,6 +120,12 @@ def cut(text: str, limit: int) -> str:
     return f"{kept}{_ELLIPSIS}" if kept else _ELLIPSIS
 
 
+def scrubbed_head(text: str, limit: int) -> str:
+    """The first `limit` characters of `text` once scrubbed: a secret is replaced whole before any of it is cut, so no
+    part of one is left that the output's own redaction could no longer recognise."""
+    return scrub(text)[:limit]
+
+
 def cut_tail(text: str, limit: int) -> str:
     """The end of `text`, at most `limit` characters, starting at a word boundary (see `cut`)."""
     if len(text) <= limit:

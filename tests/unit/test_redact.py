@@ -221,3 +221,12 @@ def test_scrub_json_copies_only_what_it_changes() -> None:
     assert scrubbed["workers"][0] is dirty["workers"][0]  # the part with nothing to scrub is shared
     assert dirty["workers"][1]["env"]["HF_TOKEN"].startswith("hf_") and dirty["workers"][1]["t"] == "a\x1b[2Jb"
     assert scrub_json({"k": ("x", "y")}) == {"k": ["x", "y"]}  # tuples and mappings become JSON's own types
+
+
+def test_a_head_of_a_text_is_cut_after_redaction_never_before() -> None:
+    from xladoctor.sanitize import scrubbed_head
+
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    text = "x" * 190 + " " + token + " tail"
+    head = scrubbed_head(text, 200)
+    assert len(head) <= 200 and token[:6] not in head  # a raw slice would keep "hf_a1B2c3D": a secret's first part

@@ -31,6 +31,7 @@ from xladoctor.explain.verdict import (
 )
 from xladoctor.facts import Facts
 from xladoctor.remedy.render import render_fix
+from xladoctor.sanitize import scrubbed_head
 
 if TYPE_CHECKING:
     from xladoctor.explain.engine import Explained
@@ -126,7 +127,7 @@ def diagnose(
             return Diagnosis(
                 "unknown", None,
                 "No family or signature decides this failure. The record that matters is the last error: "
-                f"{lead.text[:300]}",
+                f"{scrubbed_head(lead.text, 300)}",
                 0.2, lead.line, lead.text, "structure:last-error", _stack(lead),
                 next=_checks_first(next_steps(lead), checked),
                 joined=checked.said if checked is not None else elsewhere.said if elsewhere is not None else (),
@@ -149,7 +150,7 @@ def diagnose(
     framed = next((r for r in records if r.line == chosen.failure.line and r.frames), chosen.failure)
     params = {**_stack(framed), **chosen.params}
     return Diagnosis(
-        chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, chosen.failure.text[:500],
+        chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, scrubbed_head(chosen.failure.text, 500),
         chosen.rule, params, tuple(remediation), steps, chosen.source,
         joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
     )  # fmt: skip

@@ -24,6 +24,7 @@ from xladoctor.facts.versions import series_of
 from xladoctor.matrix import load_matrix
 from xladoctor.matrix.failures import GpuModel, gpu_named
 from xladoctor.matrix.gpu import runs_on, tegra_capabilities
+from xladoctor.sanitize import scrubbed_head
 
 # torch's version with its local CUDA tag, as pip (torch==, a wheel's file name torch-, pip list's padded columns),
 # collect_env and torch.__version__ print it
@@ -177,7 +178,7 @@ def triton_below_its_floor(diagnosis: Diagnosis | None, facts: LogFacts) -> Diag
             "kernels and dtypes its compiler takes for granted (bf16, fp8, newer tensor-core instructions) are "
             "missing. Run the code's path without Triton (torch.compile off, or backend=\"aot_eager\"; the project's "
             "option to turn its Triton kernels off), use float16 rather than bfloat16, or an Ampere or newer GPU. "
-            f"What the compiler said: {diagnosis.record.strip()[:200]}"
+            f"What the compiler said: {scrubbed_head(diagnosis.record.strip(), 200)}"
         ),
         params={
             **diagnosis.params,
@@ -211,7 +212,7 @@ def _line_naming(tail: str, name: str, otherwise_the_last: bool = True) -> str:
     none."""
     lines = tail.splitlines()
     default = lines[-1] if lines and otherwise_the_last else ""
-    return next((line for line in reversed(lines) if name in line), default).strip()[:500]
+    return scrubbed_head(next((line for line in reversed(lines) if name in line), default).strip(), 500)
 
 
 def _older_driver(facts: LogFacts) -> tuple[str, str] | None:

@@ -24,6 +24,7 @@ from xladoctor.explain.regions import (
     prefixed_frame,
     strip_prefix,
 )
+from xladoctor.sanitize import cut as cut_at_a_word
 
 # A frame's line; a paste cut at its start keeps the path's end (`...site-packages\\x\\y.py", line 9, in f`).
 _FRAME = re.compile(  # the function's name ends at its last non-space: no lazy match retried before trailing space
@@ -388,13 +389,13 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames.append(Frame(path, int(rich.group("line")), rich.group("func") or "", owner_of(path)))
             arrowed = True
         elif frames and arrowed and (arrow := _RICH_ARROW.match(body)):
-            frames[-1] = replace(frames[-1], code=arrow.group("code").replace("│", "").strip()[:300])
+            frames[-1] = replace(frames[-1], code=cut_at_a_word(arrow.group("code").replace("│", "").strip(), 300))
         elif (shown := _IPYTHON_FRAME.match(body)) is not None:
             frames.append(_ipython_frame(shown))
             arrowed = True
         elif frames and arrowed and (arrow := _IPYTHON_ARROW.match(body)):
             line = frames[-1].line or int(arrow.group("line"))  # IPython 7 gives the line only here
-            frames[-1] = replace(frames[-1], line=line, code=arrow.group("code")[:300])
+            frames[-1] = replace(frames[-1], line=line, code=cut_at_a_word(arrow.group("code"), 300))
         elif frames and arrowed and body.startswith((" ", "\t")):
             pass  # IPython's lines around the one that ran: context, not the frame's source
         elif (
@@ -422,7 +423,11 @@ def _indent(body: str) -> int:
 def _source(body: str) -> str:
     """A frame's source line as Python prints it (indented), not the carets that mark a column under it."""
     code = body.strip()
-    return "" if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated") else code[:300]
+    return (
+        ""
+        if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated")
+        else cut_at_a_word(code, 300)
+    )
 
 
 _TF_DEFINED_AT_LINES = 400  # how far "Node: 'name'" may come after TensorFlow's "Detected at node ... defined at"

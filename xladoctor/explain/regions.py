@@ -18,6 +18,21 @@ FIRST_KEPT = 24
 LAST_KEPT = 48
 REGION_LINES = 400
 LINE_CHARS = 4000
+
+
+_WORD_BACK = 400  # how far before the bound a space is looked for
+
+
+def _bounded(line: str) -> str:
+    """A line cut to LINE_CHARS at its last space before the bound: a word the bound would split (a secret among
+    them, which its redaction no longer recognises once split) is left out whole. A line with no space near the
+    bound (minified JSON, a path) is cut at the bound: what it says before it is still read."""
+    if len(line) <= LINE_CHARS:
+        return line
+    space = line.rfind(" ", LINE_CHARS - _WORD_BACK, LINE_CHARS)
+    return line[:space] if space > 0 else line[:LINE_CHARS]
+
+
 AFTER = 6  # lines kept after an error line that is not a traceback: "Last error:", what(), the rest of a message
 TRACEBACK = "Traceback (most recent call last)"
 MAX_SHAPES = 1 << 16  # line shapes remembered as seen (beyond that, a shape may start a region again)
@@ -151,7 +166,7 @@ class RegionCollector:
         return pos
 
     def _start(self, line: str, traceback: bool) -> None:
-        self._current = Region([(self.line, line[:LINE_CHARS])], traceback)
+        self._current = Region([(self.line, _bounded(line))], traceback)
         # Rich's box is no prefix of the lines below, nor is an exception group's "+ Exception Group " (its nested
         # tracebacks are drawn behind "| " bars, which records.clean takes off each line)
         if traceback and TRACEBACK in line and RICH_TOP not in line and EXCEPTION_GROUP not in line:
@@ -178,12 +193,12 @@ class RegionCollector:
         if region.listing:
             # a listing's fields are taken to its closing "]", where the region ends
             if line.strip() == "]":
-                region.lines.append((self.line, line[:LINE_CHARS]))
+                region.lines.append((self.line, _bounded(line)))
                 self.line += 1
                 self._close()
                 return
             if _LISTING_FIELD.match(line) is not None:
-                region.lines.append((self.line, line[:LINE_CHARS]))
+                region.lines.append((self.line, _bounded(line)))
                 self.line += 1
                 return
             # the listing ended without its "]": the region ends with it, and this line is read afresh
@@ -195,7 +210,7 @@ class RegionCollector:
             return
         if not region.traceback and self._holds_trigger(line):
             region.budget = AFTER + 1  # one more error line of the same message: the region goes on
-        region.lines.append((self.line, line[:LINE_CHARS]))
+        region.lines.append((self.line, _bounded(line)))
         self.line += 1
         if region.traceback:
             content = notebook_content(line) if self.notebook else line

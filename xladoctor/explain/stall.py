@@ -15,6 +15,7 @@ import re
 
 from xladoctor.explain.records import clean
 from xladoctor.explain.verdict import Diagnosis
+from xladoctor.sanitize import scrubbed_head
 
 _PROFILE_THE_HANG = "xladoctor profile --stall-after 120 -- ...  # the stacks of every rank while it hangs"
 TAIL_LINES = 4  # how close to the end the start-up line must be: a log that goes on past it did not stop there
@@ -101,14 +102,15 @@ def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
             continue
         return Diagnosis(
             "environment", "nccl-network",
-            f"The log ends {where} ({line[:160]}), with no error after it: the job stopped in the rendezvous, where "
+            f"The log ends {where} ({scrubbed_head(line, 160)}), with no error after it: the job stopped in the "
+            f"rendezvous, where "
             "the ranks meet (it hangs there, or the paste was cut before the error it raised). Every rank must reach "
             "MASTER_ADDR:MASTER_PORT and every rank must start: a rank that cannot connect (a hostname that resolves "
             "to another interface or to localhost, a firewall, a port another job holds; on Windows a hostname "
             "rendezvous, use init_method='tcp://localhost:PORT' or MASTER_ADDR=localhost), or fewer processes than "
             "the world size" + (f" ({world} here)" if world else "") + ", keeps the others waiting. Set the "
             "interface (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) and check the address and port the ranks were given.",
-            0.4, max(total_lines - offset, 1), line[:500], "stall:startup", params,
+            0.4, max(total_lines - offset, 1), scrubbed_head(line, 500), "stall:startup", params,
             next=(
                 "TORCH_DISTRIBUTED_DEBUG=DETAIL NCCL_DEBUG=INFO torchrun ...  # each rank's rendezvous and NCCL setup",
                 _PROFILE_THE_HANG,
@@ -154,7 +156,7 @@ def stalled_at_first_barrier(tail: str, total_lines: int) -> Diagnosis | None:
         "init_process_group(..., device_id=torch.device('cuda', local_rank)), or barrier(device_ids=[local_rank]). "
         "If every rank's GPU is right, a rank that never reached the barrier (or a network NCCL cannot use) keeps "
         "the others waiting: NCCL_DEBUG=INFO shows the last step each rank reached.",
-        0.5, max(total_lines - offset, 1), line[:500], "stall:barrier-device-unknown",
+        0.5, max(total_lines - offset, 1), scrubbed_head(line, 500), "stall:barrier-device-unknown",
         {"gpu": found.group("gpu") or "?", "option": "device_id", "function": "init_process_group"},
         next=(
             "NCCL_DEBUG=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...  # each rank's device and NCCL setup",
@@ -193,7 +195,7 @@ def stalled_in_collective_test(tail: str, total_lines: int) -> Diagnosis | None:
         "nodes (peer-to-peer between GPUs the IOMMU or ACS blocks, a network NCCL picked that does not connect, a "
         "rank that never started). NCCL_DEBUG=INFO shows the last step each rank reached; NCCL_P2P_DISABLE=1 or "
         "NCCL_IB_DISABLE=1 for one run tells whether that path is the one.",
-        0.4, max(total_lines - offset, 1), line[:500], "stall:collective-test", {},
+        0.4, max(total_lines - offset, 1), scrubbed_head(line, 500), "stall:collective-test", {},
         next=(
             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,NET ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2",
             "nvidia-smi topo -m  # how the GPUs connect",

@@ -26,6 +26,8 @@ from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_
 from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
+from xladoctor.sanitize import cut as cut_at_a_word
+from xladoctor.sanitize import scrub, scrubbed_head
 
 # Families that name a cause only as a last resort: they are what is left when nothing specific matched.
 _GENERIC = frozenset({"hang-timeout", "cuda-illegal-access"})
@@ -121,7 +123,7 @@ def _structural(failure: Failure) -> Candidate | None:
         return Candidate(
             "user-code-error", "not-environment",
             f"{short} raised in your code at {frame.short()}" + (f" (`{frame.code}`)" if frame.code else "") + ": "
-            f"{failure.message.splitlines()[0][:200] if failure.message else short}. "
+            f"{scrubbed_head(failure.message.splitlines()[0], 200) if failure.message else short}. "
             "Not an environment problem.",
             0.6, failure, "structure:raised-in-user-code", {"where": frame.short(), "type": short},
         )  # fmt: skip
@@ -280,7 +282,8 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
         call = f" (your call: {caller.short()}" + (f", `{code}`)" if code else ")") if caller else ""
     return Candidate(
         "user-code-error", "not-environment",
-        f"{by} refused what it was given{call}: \"{said[:200]}\". The message is worded as a check of an argument, "
+        f"{by} refused what it was given{call}: \"{scrubbed_head(said, 200)}\". The message is worded as a "
+        f"check of an argument, "
         "an option or the data passed to it, so the likeliest cause is the call's input: the arguments, the "
         "configuration or the files it reads. Not an environment problem, unless the calling code was written for "
         "another release of that library (compare its documentation for the installed version).",
@@ -299,19 +302,32 @@ def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:
     cut = cut_at_import(tail)
     if cut is None:
         return None
-    package, other = cut.package, cut.other
+    package, other, statement = cut.package, cut.other, scrubbed_head(cut.statement, 200)
     return Candidate(
         "api-version-skew", "unknown",
         f"The log stops before the error's own line: its last frame is {package}'s module running at import "
-        f"({cut.frame.short()}), at `{cut.statement[:200]}`, which uses {other}. An error raised while one installed "
+        f"({cut.frame.short()}), at `{statement}`, which uses {other}. An error raised "
+        f"while one installed "
         f"package imports another is most often {package}'s code written for another release of {other}: a name or "
         f"an attribute that {package} expects and the installed {other} lacks or no longer has (or {other} itself "
         f"failed to import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then "
         f"compare the installed {other} with the versions {package} supports (`python -m pip show {package} "
         f"{other}`, and {package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was "
         "written for, is the usual fix.",
-        0.3, failure, CUT_AT_IMPORT, {"package": package, "library": other, "statement": cut.statement[:200]},
+        0.3, failure, CUT_AT_IMPORT, {"package": package, "library": other, "statement": statement},
     )  # fmt: skip
+
+
+_MESSAGE_QUOTED = 400  # characters of a message a guess quotes past its first line
+
+
+def _goes_on(failure: Failure) -> str:
+    """A message that runs past its first line (the record shows that one), quoted whole: no rule read it, so its
+    own words (an option it names, what it asks for) are what the reader has."""
+    lines = [line.strip() for line in failure.message.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return ""
+    return f' The whole message: "{cut_at_a_word(scrub(" ".join(lines)), _MESSAGE_QUOTED)}"'
 
 
 def frameless_guess(failure: Failure) -> Candidate | None:
@@ -329,7 +345,7 @@ def frameless_guess(failure: Failure) -> Candidate | None:
         "code written for another release of a library, or an operation a back-end does not implement. The frames "
         "decide it: run it again with the whole traceback (the lines above the error, from \"Traceback (most recent "
         "call last)\"), then search the issue tracker of the library whose code raised it for the message, and try "
-        "that library's latest release.",
+        "that library's latest release." + _goes_on(failure),
         0.2, failure, FRAMELESS, {"type": failure.type},
     )  # fmt: skip
 

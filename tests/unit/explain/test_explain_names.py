@@ -402,3 +402,31 @@ def test_out_of_memory_names_the_line_of_the_user_s_code_it_ran_out_in(error: st
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
     assert "/home/me/infer.py:88 (`frames = frames.to(device)`)" in diagnosis.cause, diagnosis.cause
+
+
+def test_a_secret_at_the_edge_of_a_quoted_cut_is_not_shown_in_part() -> None:
+    # a compiler's error quoted to 160 characters, with a token across that edge: redacted whole, then cut
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    line = "csrc/ops.cu(12): error: " + "w " * 62 + token + " is undefined"
+    diagnosis = _diagnose(line + "\nerror: command '/usr/local/cuda/bin/nvcc' failed with exit code 1\n")
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    shown = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values())])
+    assert token[:8] not in shown, shown
+
+
+def test_a_word_across_the_bound_of_a_long_line_is_left_out_whole() -> None:
+    from xladoctor.explain.engine import trigger_words
+    from xladoctor.explain.regions import LINE_CHARS, RegionCollector
+
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    line = "RuntimeError: mat1 and mat2 shapes cannot be multiplied " + "w " * 2000
+    line = line[: LINE_CHARS - 10] + " " + token + " and more"
+    collector = RegionCollector(trigger_words(), False)
+    collector.feed(line + "\n")
+    kept = [text for region in collector.finish() for _, text in region.lines]
+    assert kept and kept[0].startswith("RuntimeError: mat1") and len(kept[0]) <= LINE_CHARS
+    assert "hf_a1B2c3" not in kept[0]  # a secret split by the bound would no longer be recognised as one
+    minified = "RuntimeError: " + "x" * (LINE_CHARS * 2)  # no space near the bound: cut at it, not dropped
+    collector = RegionCollector(trigger_words(), False)
+    collector.feed(minified + "\n")
+    assert [len(text) for region in collector.finish() for _, text in region.lines] == [LINE_CHARS]

@@ -143,3 +143,15 @@ def test_a_faint_likeness_is_offered_last_and_weaker(monkeypatch: pytest.MonkeyP
 def test_words_most_reports_have_make_no_faint_likeness(small_index: None) -> None:
     # the small index weighs every word at idf 1.0, under COMMON_IDF: a faint likeness of common words only
     assert _diagnose("error: widgetlib frobnicator then gadgetron sprocket went quiet\n").diagnosis.family is None
+
+
+def test_a_guess_quotes_a_message_that_runs_past_its_first_line(small_index: None) -> None:
+    log = (
+        "ValueError: The quadrature grid could not be split evenly across the requested blocks of the solver.\n"
+        "Pass 'allow_ragged_blocks=True' to the partitioner to accept uneven blocks.\n"
+    )
+    diagnosis = _diagnose(log).diagnosis
+    assert diagnosis.decided_by == "structure:frameless-exception", diagnosis
+    assert "allow_ragged_blocks=True" in diagnosis.cause, diagnosis.cause
+    one_line = _diagnose("ValueError: The quadrature grid could not be split evenly across the blocks.\n").diagnosis
+    assert "The whole message" not in one_line.cause  # the record shows a message of one line

@@ -9,6 +9,7 @@ from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
 from xladoctor.fix import install
+from xladoctor.sanitize import scrubbed_head
 
 
 @rule(
@@ -72,7 +73,8 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         # a dtype the GPU's generation lacks: the machine's GPU is what does not fit (FAMILIES.md)
         return Lead(
             "This GPU has no bfloat16 (cuBLAS's CUDA_R_16BF and bf16 instructions need compute capability 8.0, "
-            f"Ampere, or newer; T4, V100 and RTX 20xx are older): {said[:160]}. Run in float16 or float32 on this GPU "
+            f"Ampere, or newer; T4, V100 and RTX 20xx are older): {scrubbed_head(said, 160)}. Run in float16 or "
+            f"float32 on this GPU "
             "(a library's bf16 switch off: `bf16=False, fp16=True`; `torch_dtype=torch.float16`).",
             {"dtype": "bf16", "op": "CUDA_R_16BF", "needs": "compute capability 8.0"},
             verdict="environment",
@@ -84,7 +86,8 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         # with: a separate nvidia-cublas wheel of another CUDA, a system CUDA first on the library path, or a
         # replacement (ZLUDA's cublas DLL)
         return Lead(
-            f"cuBLAS refused the call as not supported ({said[:160]}) for a dtype this GPU has: the cuBLAS loaded is "
+            f"cuBLAS refused the call as not supported ({scrubbed_head(said, 160)}) for a dtype this GPU has: "
+            f"the cuBLAS loaded is "
             "most likely not the one torch was built with (a separately installed nvidia-cublas wheel of another "
             "CUDA, a system CUDA first on LD_LIBRARY_PATH or PATH, a replacement DLL such as ZLUDA's), or torch is a "
             "build for another CUDA. Remove the stray copy, or install the torch build for this CUDA.",
@@ -118,7 +121,8 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
             verdict="framework-bug",
         )
     return Lead(
-        f"The backend does not implement this: {said[:200]}. A limit of the framework on this device or dtype: use "
+        f"The backend does not implement this: {scrubbed_head(said, 200)}. A limit of the framework on this "
+        f"device or dtype: use "
         "a supported one, or a release that adds it.",
         {"op": found.group("op") or "", "device": found.group("device") or ""},
         verdict="framework-bug",
@@ -184,7 +188,8 @@ def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead | None
         return None  # the op ran, on the CPU: slower, not a failure
     version = found.group("version")
     return Lead(
-        f"This needs macOS {version} or newer on the MPS device ({found.group(0)[:160]}): the Mac runs an older "
+        f"This needs macOS {version} or newer on the MPS device ({scrubbed_head(found.group(0), 160)}): the Mac "
+        f"runs an older "
         f"macOS. Upgrade macOS to {version} or newer, or run this model (or op) on the CPU.",
         {"macos": f"macOS {version}", "backend": "MPS"},
         verdict="environment",
@@ -406,7 +411,7 @@ def mosaic_cannot_compile(found: re.Match[str], failure: Failure) -> Lead:
             "in Mosaic (TPU v2 and v3 have no bf16 x bf16 matmul there, which attention kernels written for newer "
             "TPUs emit). Cast the matmul's operands to float32 inside the kernel, use the library's attention without "
             "Pallas when the kernel is a library's, or run on a newer TPU generation.",
-            {"backend": "Pallas Mosaic TPU", "dtypes": dtypes, "why": why[:120]},
+            {"backend": "Pallas Mosaic TPU", "dtypes": dtypes, "why": scrubbed_head(why, 120)},
             family="gpu-arch-unsupported",
             verdict="environment",
             next=("python -c 'import jax; print(jax.__version__, jax.devices()[0].device_kind)'",),
@@ -419,7 +424,7 @@ def mosaic_cannot_compile(found: re.Match[str], failure: Failure) -> Lead:
         + ". An operation or dtype that Mosaic does not lower, or that this TPU generation lacks (older TPUs have no "
         "bf16 vector arithmetic): not an install problem. Compute that part in float32 or outside the kernel, or "
         "with jnp outside Pallas; a newer jax/libtpu may add it.",
-        {"backend": "Pallas Mosaic TPU", "op": op, "why": why[:120]},
+        {"backend": "Pallas Mosaic TPU", "op": op, "why": scrubbed_head(why, 120)},
         verdict="framework-bug",
         next=("python -c 'import jax; print(jax.__version__, jax.devices()[0].device_kind)'",),
     )
@@ -593,7 +598,7 @@ def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
     output_shape = found.group("kind") in ("DynamicOutputShapeException", "DataDependentOutputException")
     return Lead(
         "torch.compile cannot trace a value that depends on the tensor's data"
-        + (f" ({what[:120]})" if what else "")
+        + (f" ({scrubbed_head(what, 120)})" if what else "")
         + ": "
         + (
             "an op whose output shape depends on its input's values (nonzero, unique, masked_select, boolean "
@@ -605,7 +610,7 @@ def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
             "the graph there (no fullgraph=True)."
         )
         + " A limit of the compiler, not of your install.",
-        {"op": what[:120], "compiler": "torch.compile"},
+        {"op": scrubbed_head(what, 120), "compiler": "torch.compile"},
         verdict="framework-bug",
         next=("TORCH_LOGS=graph_breaks,dynamic python ...  # where the data-dependent value comes from",),
     )

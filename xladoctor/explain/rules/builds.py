@@ -9,6 +9,7 @@ from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.install import built_package_of
 from xladoctor.fix import install
+from xladoctor.sanitize import scrubbed_head
 
 
 @rule(
@@ -33,7 +34,8 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
     package = found.group("pkg") or built_package_of(failure)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
-        f"Building {whose} failed ({said[:160]}): the compiler, the CUDA toolkit or a header it needs does "
+        f"Building {whose} failed ({scrubbed_head(said, 160)}): the compiler, the CUDA toolkit or a header it "
+        f"needs does "
         "not fit this environment (a compiler older than the package's sources need, an nvcc of another CUDA than "
         "torch's). A prebuilt wheel for this Python, torch and CUDA, or a release of the package that has one, "
         "avoids the build.",

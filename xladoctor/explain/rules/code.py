@@ -9,7 +9,7 @@ import re
 from xladoctor.explain.records import Failure, installed_package
 from xladoctor.explain.rules import ATEN, JAX_ERRORS, Lead, rule, yours
 from xladoctor.fix import export
-from xladoctor.sanitize import cut, scrub
+from xladoctor.sanitize import cut, scrub, scrubbed_head
 
 # JAX names the function it was tracing and the argument the value came from (jax/_src/errors.py, core.py)
 _TRACING = re.compile(
@@ -654,11 +654,12 @@ def keras3_refuses_positional_value(found: re.Match[str], failure: Failure) -> L
     """Deliberate in Keras 3 (its maintainers say so): the call is to change, which makes it the code's, even when
     the code was written for Keras 2 (tf.keras before TensorFlow 2.16, which installs Keras 3 as `keras`)."""
     return Lead(
-        f"Keras 3 takes only tensors as a layer call's positional arguments: pass {found.group('value')[:120]} as a "
+        f"Keras 3 takes only tensors as a layer call's positional arguments: pass "
+        f"{scrubbed_head(found.group('value'), 120)} as a "
         "keyword argument (call(x, training=True), not call(x, True)). Code written for Keras 2 (tf.keras before "
         "TensorFlow 2.16) passed it positionally; to run such code unchanged, keep Keras 2: install tf-keras and set "
         "TF_USE_LEGACY_KERAS=1 before TensorFlow is imported, or pin tensorflow<2.16.",
-        {"value": found.group("value")[:200], "package": "keras", "variable": "TF_USE_LEGACY_KERAS"},
+        {"value": scrubbed_head(found.group("value"), 200), "package": "keras", "variable": "TF_USE_LEGACY_KERAS"},
         verdict="not-environment",
     )
 

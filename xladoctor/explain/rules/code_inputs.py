@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule, yours
 from xladoctor.fix import install
+from xladoctor.sanitize import scrubbed_head
 
 # A weights file that is not what it claims: cut short by a download, an HTML page saved in its place, or the pointer
 # Git LFS leaves when a repository is cloned without it ("version https://git-lfs.github.com/spec/v1 ...": pickle
@@ -119,9 +120,10 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
         else ""
     )
     return Lead(
-        f"The weights or checkpoint file being loaded is not a whole one ({found.group(0)[:100]}): {why}. Not an "
+        f"The weights or checkpoint file being loaded is not a whole one "
+        f"({scrubbed_head(found.group(0), 100)}): {why}. Not an "
         f"environment problem: the file, not the installed packages.{at}",
-        {"what": found.group(0)[:100], **({"variable": given.variable} if given is not None else {})},
+        {"what": scrubbed_head(found.group(0), 100), **({"variable": given.variable} if given is not None else {})},
         verdict="not-environment",
         next=("head -c 200 ...  # the weights file: a Git LFS pointer or an HTML page shows as text",),
     )
@@ -249,7 +251,8 @@ def lora_target_modules_absent(found: re.Match[str], failure: Failure) -> Lead:
 def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
     column, columns = found.group("column").strip("'\" "), found.group("columns")
     return Lead(
-        f"The dataset has no column {column} (its columns: {columns[:160]}): the data's layout is not the one the "
+        f"The dataset has no column {column} (its columns: {scrubbed_head(columns, 160)}): the data's layout is "
+        f"not the one the "
         "script reads (its field names, or a preprocessing step that left "
         + ("no columns at all" if columns.strip("[] ") == "" else "others")
         + "). Rename or map the fields to what the script expects (dataset.rename_column, .map). Not an environment "
@@ -268,7 +271,8 @@ def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
 )
 def json_data_file_layout(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"The data file is not JSON as the loader reads it ({found.group('said')[:160]}): load_dataset('json') "
+        f"The data file is not JSON as the loader reads it ({scrubbed_head(found.group('said'), 160)}): "
+        f"load_dataset('json') "
         "(Arrow's reader) wants JSON Lines, one object per line with the same fields of the same types in every "
         "row, or one JSON document it can read as a table. Re-save it as .jsonl with one object per line. Not an "
         "environment problem.",
@@ -352,11 +356,12 @@ def command_line_refused(found: re.Match[str], failure: Failure) -> Lead | None:
     if prog.lower() in _TOOLCHAIN or not (prog.endswith(".py") or argparse_own or "usage:" in failure.haystack):
         return None  # a compiler's or linker's own "error:" (a build), or a line that only looks like argparse's
     return Lead(
-        f"{prog}'s command-line parser refused the command line ({said[:160]}): an option it does not take, a value "
+        f"{prog}'s command-line parser refused the command line ({scrubbed_head(said, 160)}): an option it does "
+        f"not take, a value "
         "it does not accept, a required one missing, or options in the wrong order (a subcommand such as "
         f"LightningCLI's fit goes before --config). `{prog} --help` lists what it takes; an option that another "
         "release of the script takes is a script of another version. Not an environment problem.",
-        {"program": prog, "said": said[:160], "where": "command line"},
+        {"program": prog, "said": scrubbed_head(said, 160), "where": "command line"},
         verdict="not-environment",
         next=(f"python {prog} --help" if prog.endswith(".py") else f"{prog} --help",),
     )

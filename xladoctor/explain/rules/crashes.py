@@ -8,7 +8,7 @@ import re
 from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
-from xladoctor.sanitize import cut, scrub
+from xladoctor.sanitize import cut, scrub, scrubbed_head
 
 # torch's own dependencies (its wheel's Requires-Dist): their frames inside Dynamo are torch's use of them
 _TORCH_DEPENDENCIES = ("sympy", "mpmath", "numpy", "networkx", "triton", "filelock", "jinja2", "fsspec",
@@ -28,7 +28,7 @@ def torch_internal_assert(found: re.Match[str], failure: Failure) -> Lead:
     if "InternalTorchDynamoError" in found.group(0) and frame is not None and elsewhere:
         # Dynamo wraps whatever raised while it ran: here another package's code inside torch.compile (a patch of
         # torch's internals, a backend, a hook), written against the torch internals of another release
-        code = f" `{frame.code.strip()[:120]}`" if frame.code.strip() else ""
+        code = f" `{scrubbed_head(frame.code.strip(), 120)}`" if frame.code.strip() else ""
         return Lead(
             f"{frame.owner}'s code failed inside torch.compile ({frame.short()}{code}): {frame.owner} reaches into "
             f"torch's internals, and the installed {frame.owner} was written for another torch release than the "
@@ -133,7 +133,8 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
         said = f"UNREACHABLE executed at {found.group('unreachable')}"
     owner, report = native_owner(failure.haystack)
     return Lead(
-        f"Native code of {owner} aborted ({said[:160]}): an internal check failed. Often a bug of {owner}; "
+        f"Native code of {owner} aborted ({scrubbed_head(said, 160)}): an internal check failed. Often a bug of "
+        f"{owner}; "
         "sometimes a library of another version loaded beside it. "
         + (f"Search or report it at {report} with the program that triggers it; " if report else "")
         + "a newer release may fix it.",
@@ -307,11 +308,12 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
     if re.search(r"\bf64\b|float64", what):
         # Metal has no 64-bit floats: an f64 reached MPS (jax_enable_x64's scalars, a NumPy float64 array)
         return Lead(
-            f"Apple's Metal has no 64-bit floats, and an f64 value reached it ({what[:160]}): the Metal backend "
+            f"Apple's Metal has no 64-bit floats, and an f64 value reached it ({scrubbed_head(what, 160)}): the "
+            f"Metal backend "
             "(jax-metal, torch's MPS) does not take float64. Keep the computation in float32: with JAX, leave "
             "jax_enable_x64 off (JAX_ENABLE_X64=0) or cast inputs with .astype(jnp.float32); with torch, .float() "
             "before moving to 'mps'. Or run that step on the CPU.",
-            {"backend": "Metal", "dtype": "float64", "op": what[:160]},
+            {"backend": "Metal", "dtype": "float64", "op": scrubbed_head(what, 160)},
             verdict="framework-bug",
             family="unsupported-op",
         )
@@ -321,19 +323,21 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
         # MPS graphs take bfloat16 only from macOS 14 on, and not in every op: a bf16 tensor (autocast's dtype, a
         # checkpoint's) reached one that expects another type
         return Lead(
-            f"An MPS graph was handed bfloat16 where it takes another type ({what[:160]}): Apple's Metal backend has "
+            f"An MPS graph was handed bfloat16 where it takes another type ({scrubbed_head(what, 160)}): "
+            f"Apple's Metal backend has "
             "bfloat16 only from macOS 14 (Sonoma) on and not in every operation. Run that step in float16 or "
             "float32 (torch.autocast(..., dtype=torch.float16), or the model's torch_dtype), or on the CPU.",
-            {"backend": "MPS", "dtype": "bfloat16", "op": what[:160]},
+            {"backend": "MPS", "dtype": "bfloat16", "op": scrubbed_head(what, 160)},
             verdict="framework-bug",
             family="unsupported-op",
         )
     return Lead(
-        f"An assertion of Apple's Metal Performance Shaders failed ({what[:160]}): the framework's Metal backend "
+        f"An assertion of Apple's Metal Performance Shaders failed ({scrubbed_head(what, 160)}): the "
+        f"framework's Metal backend "
         "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "
         "that step on the CPU or in float32, try the backend's newest (nightly) release, and report it with the "
         "assertion.",
-        {"backend": "MPS", "op": what[:160]},
+        {"backend": "MPS", "op": scrubbed_head(what, 160)},
         verdict="framework-bug",
         next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
     )
@@ -364,7 +368,8 @@ def mlir_op_invalid(found: re.Match[str], failure: Failure) -> Lead | None:
         return None  # MPSGraph's verifier: mps_graph_invalid says it with the backend's words
     owner = next((name for prefixes, name in _MLIR_DIALECT_OWNERS if dialect in prefixes), "the compiler")
     return Lead(
-        f"{owner} built an op its own verifier refuses ('{op}' op {found.group('what').strip()[:160]}): the "
+        f"{owner} built an op its own verifier refuses ('{op}' op "
+        f"{scrubbed_head(found.group('what').strip(), 160)}): the "
         "compiler produced invalid IR from a program it accepted, a bug of the compiler and not of your install. "
         "Report it with the program; another release of the compiler, or another dtype or block size in that "
         "kernel, may avoid it.",
@@ -387,7 +392,8 @@ def mps_graph_invalid(found: re.Match[str], failure: Failure) -> Lead:
     op = found.group("op")
     return Lead(
         f"Apple's MPSGraph refused the graph the framework's MPS backend built: its {op} op "
-        f"{found.group('what').strip()[:160]}. The backend built an invalid graph (a bug of it, not of your "
+        f"{scrubbed_head(found.group('what').strip(), 160)}. The backend built an invalid graph (a bug of it, "
+        f"not of your "
         "install, often fixed in its nightly): cast the operands to one dtype yourself, or run that step on the CPU.",
         {"backend": "MPS", "op": op},
         verdict="framework-bug",
@@ -567,7 +573,8 @@ def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
     if re.search(r"compute ?capability[^\n]{0,20}not supported", check, re.IGNORECASE):
         # Triton's lowering (TritonGPU's AccelerateMatmul getMMAVersionSafe, ...) asserts on a GPU it has no path for
         return Lead(
-            f"{owner} has no code path for this GPU's compute capability ({check[:120]}{at}): the installed release "
+            f"{owner} has no code path for this GPU's compute capability ({scrubbed_head(check, 120)}{at}): the "
+            f"installed release "
             f"is older than the GPU (RTX 50-series/sm_120 and other new GPUs need a recent one). Install a newer "
             f"{owner if owner != 'the library' else 'release'}, with a torch made for it.",
             {"check": check, "owner": owner, "package": "triton" if "triton" in path else ""},
@@ -576,7 +583,8 @@ def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv", "python -m pip list | grep -i triton"),
         )
     return Lead(
-        f"An internal assertion of {owner} failed ({check[:120]}{at}): native code stopped on a case it does not "
+        f"An internal assertion of {owner} failed ({scrubbed_head(check, 120)}{at}): native code stopped on a "
+        f"case it does not "
         f"handle. A bug of {owner}, not of your "
         "install: "
         + (f"search or report it at {report}" if report else "report it to the library that ships it")
@@ -600,7 +608,8 @@ def cudnn_frontend(found: re.Match[str], failure: Failure) -> Lead:
     said_around = " ".join([failure.haystack, *(frame.code for frame in failure.frames)]).lower()
     attention = "attention" in said_around or "sdp" in said_around
     return Lead(
-        f"cuDNN has no execution plan for what the framework asked of it ({said[:160]}): the framework picked a cuDNN "
+        f"cuDNN has no execution plan for what the framework asked of it ({scrubbed_head(said, 160)}): the "
+        f"framework picked a cuDNN "
         "kernel for a shape, head size or dtype cuDNN does not support. A bug of the framework's backend choice: "
         + (
             "turn the cuDNN attention backend off (torch.backends.cuda.enable_cudnn_sdp(False)) so "
@@ -660,15 +669,15 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
         # pass or lowering whose assertion it is
         at = ""
         if frame is not None and frame.owner == "torch":
-            code = f": `{frame.code.strip()[:120]}`" if frame.code.strip() else ""
+            code = f": `{scrubbed_head(frame.code.strip(), 120)}`" if frame.code.strip() else ""
             at = f" in {frame.function} ({frame.short()}{code})"
         return Lead(
             f"An assertion inside torch.compile's compiler failed{at}: "
-            f"{message[:200] or 'AssertionError'}. A limit or "
+            f"{scrubbed_head(message, 200) or 'AssertionError'}. A limit or "
             "bug of the compiler for this graph, not of your code or install: run that function without "
             "torch.compile (or torch.compiler.disable it), try the nightly, and report it with the assertion "
             f"({TORCH_ISSUES}).",
-            {"owner": "torch._inductor", "assertion": message[:200], "report": TORCH_ISSUES},
+            {"owner": "torch._inductor", "assertion": scrubbed_head(message, 200), "report": TORCH_ISSUES},
             verdict="framework-bug",
             next=("TORCH_LOGS=+inductor python ...  # the graph and kernel it was compiling",),
         )
@@ -682,7 +691,8 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
         # Dynamo runs every op of the traced code on fake tensors (torch/_dynamo/utils.py run_node): a TypeError
         # there may be the traced code's own mistake as much as Dynamo's
         return Lead(
-            f"TypeError while torch.compile traced the code on its fake tensors ({frame.short()}): {message[:160]}. "
+            f"TypeError while torch.compile traced the code on its fake tensors ({frame.short()}): "
+            f"{scrubbed_head(message, 160)}. "
             "Run it once without the compiler (TORCHDYNAMO_DISABLE=1): if it fails there too the traced code is "
             f"wrong; if it runs, it is a bug of torch.compile to report ({TORCH_ISSUES}).",
             {"where": frame.short(), "owner": frame.owner or "", "report": TORCH_ISSUES},
@@ -691,8 +701,8 @@ def broken_internal_invariant(found: re.Match[str], failure: Failure) -> Lead | 
         )
     return Lead(
         f"{kind} inside {frame.owner}'s own compiler internals ({frame.short()}"
-        + (f": `{frame.code.strip()[:120]}`" if frame.code.strip() else "")
-        + f"): {message[:160]}. "
+        + (f": `{scrubbed_head(frame.code.strip(), 120)}`" if frame.code.strip() else "")
+        + f"): {scrubbed_head(message, 160)}. "
         "An internal invariant of the framework broke, a bug of it rather than of your code or install. Search or "
         f"report it ({TORCH_ISSUES if torch else JAX_ISSUES}) with the traceback; another release (older, or the "
         "nightly) may not have it.",
@@ -717,7 +727,8 @@ def own_attribute_missing(found: re.Match[str], failure: Failure) -> Lead | None
     if frame is None or frame.user or not re.search(rf"\bself\.{re.escape(name)}\b", frame.code):
         return None
     return Lead(
-        f"{frame.owner}'s own code reads self.{name} (`{frame.code.strip()[:120]}` at {frame.short()}), and its "
+        f"{frame.owner}'s own code reads self.{name} (`{scrubbed_head(frame.code.strip(), 120)}` at "
+        f"{frame.short()}), and its "
         f"object has no {name} at that "
         "moment: the library's object is in a state its own code does not expect, a bug of the library rather than "
         "an API of another release. Search or report it to the project with the traceback; another release may "

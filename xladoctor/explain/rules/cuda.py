@@ -11,6 +11,7 @@ from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, WENT_ON, Lead, library_memory_taken, memory_framework, rule
 from xladoctor.fix import export, install, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
+from xladoctor.sanitize import scrubbed_head
 
 CUDA_TABLE = "compat_matrix/failures/cuda-runtime-errors.json (driver_types.h, libcudart 12.8)"
 # What each CUDA error means for the family; codes not named here keep the table's environment/not-environment
@@ -464,7 +465,7 @@ def library_refuses_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
     )
     kernels = refused_kernels(failure.haystack)
     return Lead(
-        f"A library refused this GPU model ({said[:160]})"
+        f"A library refused this GPU model ({scrubbed_head(said, 160)})"
         + (f": it needs compute capability {floor}" if need else "")
         + (f" for its kernel{'s' if len(kernels) > 1 else ''} {', '.join(kernels)}" if kernels else "")
         + f". {why}",
@@ -996,7 +997,8 @@ def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | Non
     where = " ".join(filter(None, (found.group("file"), found.group("op"), found.group("lib")))).lower()
     library, wheel = next(((lib, w) for key, lib, w in _JAX_GPU_LIBRARIES if key in where), ("a CUDA library", ""))
     return Lead(
-        f"jaxlib's GPU code could not use {library} ({said.strip()[:120]}): the {library} loaded is not a release "
+        f"jaxlib's GPU code could not use {library} ({scrubbed_head(said.strip(), 120)}): the {library} loaded "
+        f"is not a release "
         "this jaxlib works with (pip's nvidia-*-cu12 wheels newer or older than it was built for, or a system CUDA "
         "first on LD_LIBRARY_PATH). Reinstall jax with its CUDA extra so pip picks the pairing jax declares, and "
         "keep one copy of each library; if that does not help, the jax release notes name the pins.",
@@ -1020,7 +1022,8 @@ def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
     arch = re.search(r"sm_\d{2,3}a?", failure.haystack)
     if arch is None and "fatal" not in failure.haystack:
         return Lead(
-            f"ptxas failed on the PTX Triton generated ({found.group(0)[:160]}): a bug or gap of Triton's code "
+            f"ptxas failed on the PTX Triton generated ({scrubbed_head(found.group(0), 160)}): a bug or gap of "
+            f"Triton's code "
             "generation for this kernel and GPU. Report it to Triton with the kernel; another Triton release may "
             "not have it.",
             {"compiler": "Triton", "tool": "ptxas"},

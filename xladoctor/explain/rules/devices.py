@@ -11,6 +11,7 @@ from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import shell
 from xladoctor.matrix.failures import code_named, error_codes
+from xladoctor.sanitize import scrubbed_head
 
 
 @rule(
@@ -375,7 +376,8 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     code = code_named(name.group("name")) if name else None
     meaning = f" ({code.meaning.split('. ')[0].rstrip('.')})" if code is not None and code.meaning else ""
     return Lead(
-        f"The CUDA driver could not initialise ({said[:120]}{meaning}): this process sees no usable GPU. In a "
+        f"The CUDA driver could not initialise ({scrubbed_head(said, 120)}{meaning}): this process sees no "
+        f"usable GPU. In a "
         "container or WSL2: the GPU was not passed in (--gpus all) or the host driver's libcuda does not work "
         "there (a driver update or downgrade on the host); on a host: the driver is not loaded or does not match "
         "its kernel module.",

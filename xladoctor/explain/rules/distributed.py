@@ -12,6 +12,7 @@ from xladoctor.explain.rules.cuda import FAMILY_OF as CUDA_FAMILIES
 from xladoctor.explain.rules.cuda import NOT_SUPPORTED
 from xladoctor.fix import export
 from xladoctor.matrix.failures import code_saying
+from xladoctor.sanitize import scrubbed_head
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 NCCL_DEBUG = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV python ...  # NCCL says which step failed and why"
@@ -21,7 +22,8 @@ COLLECTIVE = "xladoctor collective  # one real all_reduce across the job's nodes
 def _shm(detail: str) -> Lead:
     return Lead(
         "Shared memory (/dev/shm) is too small for NCCL's buffers or the DataLoader's workers: a container's /dev/shm "
-        f"is 64 MB unless it is started with a larger one ({detail.strip()[:160]}). Start it with --shm-size=16g (or "
+        f"is 64 MB unless it is started with a larger one ({scrubbed_head(detail.strip(), 160)}). Start it with "
+        f"--shm-size=16g (or "
         "--ipc=host; Kubernetes: an emptyDir with medium: Memory on /dev/shm).",
         {"path": "/dev/shm", "option": "--shm-size"},
         next=("df -h /dev/shm",),
@@ -51,7 +53,8 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
         return own
     if re.search(r"\bibv_|net/ib|\bib\b|infiniband|mlx5|roce|gid index|gpudirect|gdr", lowered):
         return "nccl-infiniband", Lead(
-            f"NCCL's InfiniBand/RoCE transport failed ({detail.strip()[:160]}): the verbs devices, their ports or "
+            f"NCCL's InfiniBand/RoCE transport failed ({scrubbed_head(detail.strip(), 160)}): the verbs "
+            f"devices, their ports or "
             "the GID index are not usable from here (a container without the RDMA devices, a down port). Check the "
             "fabric, or run without it: NCCL_IB_DISABLE=1 falls back to sockets.",
             {"variable": "NCCL_IB_DISABLE"},
@@ -105,7 +108,8 @@ def _nccl_call_refused(detail: str) -> tuple[str, Lead] | None:
         )
     if _SELF_UNMATCHED.search(detail):
         return "user-code-error", Lead(
-            f"{detail.strip()[:160]}: a rank sent to (or received from) itself without the matching receive (or send) "
+            f"{scrubbed_head(detail.strip(), 160)}: a rank sent to (or received from) itself without the "
+            f"matching receive (or send) "
             "in the same group of calls. Pair them (both inside one batch_isend_irecv / group), or skip the self "
             "transfer.",
             {"what": "send/recv to self"},
@@ -146,7 +150,7 @@ def _nccl_own_words(detail: str, lowered: str) -> tuple[str, Lead] | None:
     """NCCL's WARN texts that name their cause (src/init.cc, bootstrap.cc, transport/net_socket.cc, mnnvl.cc,
     transport/nvls.cc, graph/paths.cc, transport.cc, include/alloc.h, plugin/net.cc), read before the words they
     share with network failures ("socket", "connect")."""
-    said = detail.strip()[:200]
+    said = scrubbed_head(detail.strip(), 200)
     called = _nccl_call_refused(detail) or _nccl_launch_mismatch(detail)
     if called is not None:
         return called
@@ -364,7 +368,8 @@ def _address_in_use(detail: str) -> Lead:
 
 def _network(detail: str) -> Lead:
     return Lead(
-        f"The ranks cannot reach each other over the network ({detail.strip()[:160]}): a wrong MASTER_ADDR, a "
+        f"The ranks cannot reach each other over the network ({scrubbed_head(detail.strip(), 160)}): a wrong "
+        f"MASTER_ADDR, a "
         "firewall, or NCCL/Gloo choosing an interface the others cannot reach (docker0, a down or private one). "
         "Name the interface the nodes share: NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) =eth0 or its name here.",
         {"variable": "NCCL_SOCKET_IFNAME"},
@@ -383,7 +388,7 @@ def nccl_last_error(found: re.Match[str], failure: Failure) -> Lead | None:
     read = _from_last_error(found.group("last"))
     if read is None:
         return Lead(
-            f"NCCL failed ({found.group('name')}): {found.group('last').strip()[:200]}.",
+            f"NCCL failed ({found.group('name')}): {scrubbed_head(found.group('last').strip(), 200)}.",
             {"name": found.group("name")},
             verdict="unknown",
             confidence=0.5,
@@ -835,7 +840,8 @@ def unique_id_not_received(found: re.Match[str], failure: Failure) -> Lead:
     gone or unreachable, before any NCCL traffic."""
     why = found.group("why").strip()
     return Lead(
-        f"This rank could not fetch NCCL's id from rank {found.group('root')} through the store ({why[:120]}): rank "
+        f"This rank could not fetch NCCL's id from rank {found.group('root')} through the store "
+        f"({scrubbed_head(why, 120)}): rank "
         f"{found.group('root')} died first (its own log has the real error), or this node cannot reach MASTER_ADDR "
         "on MASTER_PORT.",
         {"variable": "MASTER_ADDR", "rank": found.group("root"), "why": why},
@@ -878,7 +884,8 @@ def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
     if named is None:
         return Lead(
             f"An XLA collective has waited {found.group('waited')} for a participant that never arrived "
-            f"({(found.group('what') or 'a rendezvous').strip()[:120]}): one device or process is elsewhere (hung, "
+            f"({scrubbed_head((found.group('what') or 'a rendezvous').strip(), 120)}): one device or process is "
+            f"elsewhere (hung, "
             "slower, died, or running another program). Find the one that is different.",
             {"waited": found.group("waited")},
             verdict="unknown",
@@ -886,7 +893,7 @@ def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
         )
     clique = "clique" in named
     return Lead(
-        f"XLA's devices waited for each other at `{named[:160]}` and not all of them came: "
+        f"XLA's devices waited for each other at `{scrubbed_head(named, 160)}` and not all of them came: "
         + (
             "the NCCL communicator for these GPUs was being created, and a rank or a device never finished joining "
             "it (NCCL's network or peer setup hung, or another process of the job stopped earlier). "
@@ -894,7 +901,7 @@ def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
             else "a device or process of the job is elsewhere (hung, crashed, or running another program or shape). "
         )
         + "The log of the participant that did not arrive, or NCCL's own (NCCL_DEBUG=INFO), says why.",
-        {"what": named[:200], "waited": f"{found.group('seconds') or found.group('seconds2')} s"},
+        {"what": scrubbed_head(named, 200), "waited": f"{found.group('seconds') or found.group('seconds2')} s"},
         verdict="unknown",
         next=(NCCL_DEBUG, "xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang"),
     )

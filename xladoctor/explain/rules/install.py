@@ -12,6 +12,7 @@ from xladoctor.explain.records import Failure, file_name
 from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, system_install
 from xladoctor.matrix.failures import header_provider
+from xladoctor.sanitize import scrubbed_head
 
 PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 
@@ -162,11 +163,15 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
         among = asked is not None and re.search(
             rf"(?<![\w.]){re.escape(asked.group(1))} Requires-Python", ignored.group(0)
         )
-        why += f" pip passed over releases for their Requires-Python ({ignored.group('listed')[:160]})" + (
-            ": the version asked for needs another Python than this one; use a Python it supports, or a release made "
-            "for this one."
-            if among
-            else "."
+        why += (
+            f" pip passed over releases for their Requires-Python ({scrubbed_head(ignored.group('listed'), 160)})"
+            + (
+                ": the version asked for needs another Python than this one; use a Python it supports, or a "
+                "release made "
+                "for this one."
+                if among
+                else "."
+            )
         )
     return Lead(
         f"pip found nothing to install for {requirement}. {why}",
@@ -953,7 +958,8 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
         script = None if script is None or _is_a_shell(script) else script
         return Lead(
             "The shell script has Windows line ends (CR LF): bash reads each line's CR as part of the command "
-            f"({found.group(0)[:80]}), so nothing it runs is named as written. Convert the script to LF line ends "
+            f"({scrubbed_head(found.group(0), 80)}), so nothing it runs is named as written. Convert the script "
+            f"to LF line ends "
             "(dos2unix, or your editor's setting), or check it out with git's core.autocrlf=false.",
             {"fix": "dos2unix"},
             family="user-code-error",

@@ -11,6 +11,7 @@ from xladoctor.explain.records import Failure, file_name, is_distribution_file, 
 from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
 from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
+from xladoctor.sanitize import scrubbed_head
 
 # glibc elf/dl-load.c: "cannot open shared object file"; dl-lookup.c: "undefined symbol: %s";
 # dl-version.c: "version `%s' not found (required by %s)"
@@ -436,7 +437,7 @@ def _cuda_api_missing(symbol: str, api: str, library: str, loaded: str = "", mac
         "was built for"
     )
     return Lead(
-        f"{caller} calls {symbol[:80]}, a function of {api}, and {which} lacks it: {mixed}.",
+        f"{caller} calls {scrubbed_head(symbol, 80)}, a function of {api}, and {which} lacks it: {mixed}.",
         {"symbol": symbol, "library": api, "caller": caller, **({"loaded": loaded} if loaded else {})},
         family="cuda-library-mismatch",
         next=(
@@ -476,7 +477,8 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         name = library.replace("\\", "/").rsplit("/", 1)[-1] or "the library that needs it"
         other = version.group("by") if version else "the CUDA library that defines it"
         return Lead(
-            f"{name} and {other} come from different CUDA releases: {name} needs {symbol[:80]}, which the loaded "
+            f"{name} and {other} come from different CUDA releases: {name} needs {scrubbed_head(symbol, 80)}, "
+            f"which the loaded "
             f"{other} lacks. Two CUDA installs are mixed on the loader's path (a system CUDA in LD_LIBRARY_PATH before "
             "the nvidia-* wheels, or the reverse): keep one.",
             {"library": name, "other": other, "symbol": symbol},
@@ -497,7 +499,8 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     built = f"{package} ({name})" if package and package != "python" else name
     against = f"another version of {owner}" if owner else "another version of the library that defines it"
     return Lead(
-        f"{built} was built against {against} than the one installed: the loaded library has no {symbol[:80]}. "
+        f"{built} was built against {against} than the one installed: the loaded library has no "
+        f"{scrubbed_head(symbol, 80)}. "
         f"Install the build of {package or 'that package'} made for the installed {owner or 'library'} (or move "
         f"{owner or 'the library'} to the release it was built for).",
         {
@@ -541,7 +544,8 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
         built = re.search(r"built for (?P<os>(?:Mac OS X|macOS) [\d.]{2,8})", failure.haystack)
         target = f" (it was built for {built.group('os')})" if built else ""
         return Lead(
-            f"A library needs {symbol[:80]} from macOS's own {system.group('library')}, and this macOS's copy lacks "
+            f"A library needs {scrubbed_head(symbol, 80)} from macOS's own {system.group('library')}, and this "
+            f"macOS's copy lacks "
             f"it: this macOS is older than the one the wheel was built for{target}. Update macOS, or install the last "
             "release of the package whose wheels still support this macOS.",
             {"symbol": symbol, "library": system.group("library"), "os": built.group("os") if built else ""},
@@ -549,7 +553,8 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
             next=("sw_vers -productVersion  # this macOS",),
         )
     return Lead(
-        f"An extension was built against another version of a library it links: {found.group('symbol')[:80]} is "
+        f"An extension was built against another version of a library it links: "
+        f"{scrubbed_head(found.group('symbol'), 80)} is "
         "not in the one installed. Install the build of that extension made for the installed library.",
         {"symbol": found.group("symbol")},
     )
@@ -788,7 +793,8 @@ def entry_point_not_located(found: re.Match[str], failure: Failure) -> Lead:
     against = f"another version of {owner}" if owner else "another version of the library it links"
     return Lead(
         f"{built} was built against {against} than the one installed: Windows could not find the function "
-        f"{symbol[:80] or 'it imports'} in the loaded DLLs. Install the build of {package or 'that package'} made "
+        f"{scrubbed_head(symbol, 80) or 'it imports'} in the loaded DLLs. Install the build of "
+        f"{package or 'that package'} made "
         f"for the installed {owner or 'library'} (it must be updated whenever {owner or 'that library'} is), or "
         f"move {owner or 'the library'} back to the release it was built for.",
         {"symbol": symbol, "library": library, "package": package or "", "owner": owner or ""},
@@ -836,7 +842,8 @@ def ctypes_could_not_load(found: re.Match[str], failure: Failure) -> Lead | None
     installable = package != "torch" and any(f.owner == package and f.installed for f in failure.frames)
     who = package or "A package"
     return Lead(
-        f"{who} could not load its compiled library through ctypes ({(found.group('message') or '').strip()[:120]}): "
+        f"{who} could not load its compiled library through ctypes "
+        f"({scrubbed_head((found.group('message') or '').strip(), 120)}): "
         "the file, or a library it depends on, is missing, or it was built for another version of the library it "
         f"links (torch). Reinstall {package or 'the package'} from the same index and for the same release as torch.",
         {"package": package or "", "loader": "ctypes.CDLL"},

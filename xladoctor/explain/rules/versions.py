@@ -19,6 +19,7 @@ from xladoctor.matrix.failures import (
     attribute_history,
     module_history,
 )
+from xladoctor.sanitize import scrubbed_head
 
 # CPython Lib/importlib/_bootstrap.py: "No module named %r"; Python/import.c: "cannot import name %R from %R"
 IMPORTLIB = "https://github.com/python/cpython/blob/main/Lib/importlib/_bootstrap.py"
@@ -1181,7 +1182,7 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
             return Lead(
                 yours(
                     failure,
-                    f"Keras 3 refuses a layer or variable name with '/' (`{named.code.strip()[:120]}`): "
+                    f"Keras 3 refuses a layer or variable name with '/' (`{scrubbed_head(named.code.strip(), 120)}`): "
                     "rename it without '/'.",
                 ),
                 {"package": "keras", "where": named.short()},

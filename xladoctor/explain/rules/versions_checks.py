@@ -13,6 +13,7 @@ from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, WENT_ON, Lead, rule, version_range, yours
 from xladoctor.explain.rules.versions import calling_package
 from xladoctor.fix import PROJECT_NAME, install
+from xladoctor.sanitize import scrubbed_head
 
 # Programs a library runs as a subprocess, installed by the system's package manager, not by pip
 _SYSTEM_PROGRAMS = frozenset({
@@ -614,7 +615,11 @@ def keras_layer_of_the_other_keras(found: re.Match[str], failure: Failure) -> Le
     shown = _KERAS2_LAYER.search(what) is not None
     return Lead(
         "Keras 3 (what tf.keras is from TensorFlow 2.16) refused a layer"
-        + (f" of Keras 2 ({what[:120]})" if shown else " that is not one of its own (its type was not shown)")
+        + (
+            f" of Keras 2 ({scrubbed_head(what, 120)})"
+            if shown
+            else " that is not one of its own (its type was not shown)"
+        )
         + ": tensorflow_hub's KerasLayer and tf-keras layers are Keras 2 layers. "
         + _KERAS_MIX_ADVICE,
         {"package": "keras", "variable": "TF_USE_LEGACY_KERAS", "keep": "tf_keras"},
@@ -824,7 +829,8 @@ def binding_arguments_refused(found: re.Match[str], failure: Failure) -> Lead | 
         return None  # the user's own call with the wrong types: judged as user code
     who = caller if caller not in (None, "python") else "the calling code"
     return Lead(
-        f"The compiled function {call}() refused the types it was given ({types[:160] or 'see the log'}): {who} and "
+        f"The compiled function {call}() refused the types it was given "
+        f"({scrubbed_head(types, 160) or 'see the log'}): {who} and "
         f"the compiled extension it calls{' (' + extension + ')' if extension else ''} are of releases that do not "
         "pair (a signature or a type's dispatch changed between them). Install the releases made for each other: "
         f"upgrade {who if caller else 'the caller'}, or pin the other to what it was written for.",
@@ -851,11 +857,12 @@ def rope_scaling_of_a_newer_config(found: re.Match[str], failure: Failure) -> Le
     if "rope_type" not in got and "low_freq_factor" not in got:
         return None  # a config of the old form with a wrong value: the config's own mistake, not a release's
     return Lead(
-        f"The model's config gives rope_scaling in the form later transformers releases read ({got[:160]}), and the "
+        f"The model's config gives rope_scaling in the form later transformers releases read "
+        f"({scrubbed_head(got, 160)}), and the "
         "transformers installed here (older than 4.43, or model code copied from one) accepts only `type` and "
         "`factor`. Upgrade transformers (Llama 3.1's rope scaling is read from 4.43.2 on); if the model ships its own "
         "code (trust_remote_code), update that code too.",
-        {"package": "transformers", "rope_scaling": got[:160]},
+        {"package": "transformers", "rope_scaling": scrubbed_head(got, 160)},
         install(("transformers", ">=4.43.2")),
     )
 
@@ -904,7 +911,8 @@ def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead |
     got = f", got {found.group('got')}" if found.group("got") else ""
     return Lead(
         f"{package}'s Python code unpacks {found.group('expected')} values from its compiled module "
-        f"(`{frame.code[:120]}`{got}): the compiled part and the Python part of {package} come from different "
+        f"(`{scrubbed_head(frame.code, 120)}`{got}): the compiled part and the Python part of {package} come "
+        f"from different "
         "releases (a build an upgrade left behind, or two copies on the path), or a release of it that shipped "
         f"them out of step. Remove every copy of {package} and install one release.",
         {"package": package},
@@ -1222,7 +1230,8 @@ def package_for_another_python(found: re.Match[str], failure: Failure) -> Lead |
             next=(f"python -m pip index versions {named}  # its releases",),
         )
     return Lead(
-        f"{owner} ({where.short()}) uses syntax of a newer Python than {running} (`{where.code.strip()[:60]}`): "
+        f"{owner} ({where.short()}) uses syntax of a newer Python than {running} "
+        f"(`{scrubbed_head(where.code.strip(), 60)}`): "
         f"use the Python its release requires (its Requires-Python), or a release of {owner} that supports "
         f"{running}.",
         {"package": owner, "python": running},
@@ -1249,7 +1258,8 @@ def datasets_patterns_for_another_fsspec(found: re.Match[str], failure: Failure)
     if mine is not None:
         # the pattern with "**" inside a name is the user's own (data_files="data/**.parquet"): no release reads it
         return Lead(
-            f"The file pattern at {mine.short()} puts '**' inside a path component (`{mine.code.strip()[:80]}`): "
+            f"The file pattern at {mine.short()} puts '**' inside a path component "
+            f"(`{scrubbed_head(mine.code.strip(), 80)}`): "
             "since fsspec 2023.9.0 '**' must be a whole component, so write 'data/**/*.parquet' rather than "
             "'data/**.parquet'. Not an environment problem.",
             {"where": mine.short()},

@@ -12,6 +12,7 @@ from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, WENT_ON_WORDS, Lead, rule
 from xladoctor.explain.verdict import native_call
 from xladoctor.fix import install
+from xladoctor.sanitize import scrubbed_head
 
 # Import names that libraries import optionally (try: import X / except ImportError: pass) and use later: a name
 # of these left undefined in a library's frame is a package that did not import. Only names whose PyPI project is the
@@ -40,7 +41,8 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
     deleter = _deleting_frame(failure)
     if deleter is not None:
         return Lead(
-            f"{deleter.owner}'s own code deletes an attribute the object does not have ({deleter.code.strip()[:120]} "
+            f"{deleter.owner}'s own code deletes an attribute the object does not have "
+            f"({scrubbed_head(deleter.code.strip(), 120)} "
             f"at {deleter.short()}): a `del` that assumes a state its own earlier code did not set, a defect of "
             f"{deleter.owner} (no other package's release changes what {deleter.owner} set itself). Update "
             f"{deleter.owner} to a release that fixes it, or report it there with these lines.",
@@ -50,7 +52,8 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
             next=(f"python -m pip show {deleter.owner}",),
         )
     return Lead(
-        f"{failure.type} inside {failure.library or 'a library'}: {found.group('message')[:160]}. Code written for "
+        f"{failure.type} inside {failure.library or 'a library'}: {scrubbed_head(found.group('message'), 160)}. "
+        f"Code written for "
         "another release of a package it uses (an API that moved) is the usual cause: compare the versions it was "
         "made with to the installed ones.",
         {"package": failure.library or ""},
@@ -85,7 +88,8 @@ def _deleting_frame(failure: Failure) -> Frame | None:
 )
 def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"Versions that do not fit together: {failure.text[:200]}. Install the releases made for each other.",
+        f"Versions that do not fit together: {scrubbed_head(failure.text, 200)}. Install the releases made for "
+        f"each other.",
         {},
         verdict="environment",
     )
@@ -105,7 +109,7 @@ def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
 )
 def not_supported(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"Something the framework does not support here: {failure.text[:200]}.",
+        f"Something the framework does not support here: {scrubbed_head(failure.text, 200)}.",
         {},
         verdict="framework-bug",
     )
@@ -120,7 +124,7 @@ def not_supported(found: re.Match[str], failure: Failure) -> Lead:
 )
 def memory_words(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"Memory ran out: {failure.text[:200]}. Use less at once (batch size, precision, offloading).",
+        f"Memory ran out: {scrubbed_head(failure.text, 200)}. Use less at once (batch size, precision, offloading).",
         {},
         verdict="not-environment",
     )
@@ -134,7 +138,7 @@ def memory_words(found: re.Match[str], failure: Failure) -> Lead:
     on="fallback",
 )
 def permission_words(found: re.Match[str], failure: Failure) -> Lead:
-    return Lead(f"An access was refused: {failure.text[:200]}.", {}, verdict="environment")
+    return Lead(f"An access was refused: {scrubbed_head(failure.text, 200)}.", {}, verdict="environment")
 
 
 @rule(
@@ -146,7 +150,8 @@ def permission_words(found: re.Match[str], failure: Failure) -> Lead:
 )
 def timeout_words(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"Something waited past its limit: {failure.text[:200]}. A rank or a peer that never answered: collect the "
+        f"Something waited past its limit: {scrubbed_head(failure.text, 200)}. A rank or a peer that never "
+        f"answered: collect the "
         "stacks of every process while it hangs.",
         {},
         verdict="unknown",
@@ -191,7 +196,7 @@ def status_code(found: re.Match[str], failure: Failure) -> Lead:
     message = found.group("message") or found.group("tf_message")
     family, verdict, meaning = _STATUS_FAMILIES[code]
     return Lead(
-        f"The framework's runtime returned {code} ({meaning}): {message[:200]}.",
+        f"The framework's runtime returned {code} ({meaning}): {scrubbed_head(message, 200)}.",
         {"code": code},
         verdict=verdict,
         family=family,
@@ -236,7 +241,7 @@ def not_implemented_in_library(found: re.Match[str], failure: Failure) -> Lead |
     message = (found.group("message") or "").strip()
     return Lead(
         f"{library or 'A library'} has not implemented this case"
-        + (f": {message[:200]}" if message else "")
+        + (f": {scrubbed_head(message, 200)}" if message else "")
         + ". A gap of the library, not of your install: avoid that argument or op, or use a release that adds it.",
         {"package": library or ""},
         verdict="framework-bug",
@@ -338,7 +343,8 @@ def config_variable_refused(found: re.Match[str], failure: Failure) -> Lead | No
     """An environment variable of the stack named as what is wrong: its value is one the framework refuses."""
     variable = found.group("variable") or found.group("variable2")
     return Lead(
-        f"The framework refused the value of {variable} ({failure.text.strip()[:200]}): the variable is set in "
+        f"The framework refused the value of {variable} ({scrubbed_head(failure.text.strip(), 200)}): the "
+        f"variable is set in "
         "this environment (a shell profile, a container image, a job script) to something this release does not "
         f"take. Check what it is set to and unset or correct it.",
         {"variable": variable},
@@ -377,7 +383,8 @@ def architecture_refused(found: re.Match[str], failure: Failure) -> Lead | None:
     if requirement is None or _WENT_ON.search(failure.haystack):
         return None  # an architecture named with nothing refused (a device listing), or a warning it went on from
     return Lead(
-        f"The GPU's architecture and what this code needs do not fit ({failure.text.strip()[:200]}): the build or "
+        f"The GPU's architecture and what this code needs do not fit "
+        f"({scrubbed_head(failure.text.strip(), 200)}): the build or "
         "the kernel was made for other GPU architectures, or needs a newer GPU than this one. Use a build that "
         "includes this GPU's architecture (its compute capability), or the option or kernel the library offers for "
         "older GPUs.",
@@ -452,7 +459,7 @@ def releases_disagree(found: re.Match[str], failure: Failure) -> Lead | None:
             return None  # no package named, one release, or two with nothing said to disagree (a banner, a listing)
     library = next((n for n in names if _CUDA_LIBRARY.match(n)), None)
     return Lead(
-        f"Two releases that do not fit together ({failure.text.strip()[:200]}): install the release of "
+        f"Two releases that do not fit together ({scrubbed_head(failure.text.strip(), 200)}): install the release of "
         f"{' and '.join(names[:2])} that the check asks for, the one each was made for.",
         {"packages": ", ".join(names[:3])},
         verdict="environment",
