@@ -442,7 +442,14 @@ def root(found: Sequence[Candidate], records: Sequence[Failure] = ()) -> Candida
 # A failure a framework diagnoses on the lines right after it: XLA's and TensorFlow's cuda_diagnostics.cc, after a
 # failed cuInit, compares the kernel driver with the libcuda.so loaded; the comparison is the cause cuInit's error is
 # the symptom of.
-_DIAGNOSED_BY = {"accelerator-unavailable:cuinit_failed": frozenset({"cuda-driver-too-old:driver_and_libcuda_differ"})}
+# A native crash's words, and the debugger's backtrace pasted right after them (in the crash line's record, or a
+# record of its own), which names where it stopped.
+_BACKTRACE = frozenset({"framework-internal-error:gdb_backtrace"})
+_DIAGNOSED_BY = {
+    "accelerator-unavailable:cuinit_failed": frozenset({"cuda-driver-too-old:driver_and_libcuda_differ"}),
+    "framework-internal-error:segfault": _BACKTRACE,
+    "framework-internal-error:native_crash_words": _BACKTRACE,
+}
 _DIAGNOSIS_WITHIN = 5  # lines after the failure
 
 
@@ -451,7 +458,13 @@ def _diagnosed_after(chosen: Candidate, ordered: Sequence[Candidate]) -> Candida
     if diagnoses is None:
         return None
     return next(
-        (c for c in ordered if c.rule in diagnoses and 0 < c.failure.line - chosen.failure.line <= _DIAGNOSIS_WITHIN),
+        (
+            c
+            for c in ordered
+            if c.rule in diagnoses
+            and not (c.rule in _BACKTRACE and c.family != chosen.family)  # one that waits (a hang) reads no crash
+            and 0 <= c.failure.line - chosen.failure.line <= _DIAGNOSIS_WITHIN  # in the record's lines, or after
+        ),
         None,
     )
 

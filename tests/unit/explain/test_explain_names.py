@@ -430,3 +430,32 @@ def test_a_word_across_the_bound_of_a_long_line_is_left_out_whole() -> None:
     collector = RegionCollector(trigger_words(), False)
     collector.feed(minified + "\n")
     assert [len(text) for region in collector.finish() for _, text in region.lines] == [LINE_CHARS]
+
+
+# gdb's `bt` (its manual, "Backtraces"), a crash in the C library's free() called from a library's destructor
+GDB_FREE = (
+    "#0  0x00007f64534d4d55 in __GI___libc_free (mem=0x1) at ./malloc/malloc.c:3375\n"
+    "#1  0x00007f64427121e7 in llvm::cl::Option::~Option() () from "
+    "/opt/conda/lib/python3.12/site-packages/torch/lib/libtorch_cpu.so\n"
+    "#2  0x00007f645346ea76 in __run_exit_handlers (status=0) at ./stdlib/exit.c:108\n"
+)
+
+
+def test_a_crash_in_the_c_library_names_the_frame_that_called_it() -> None:
+    diagnosis = _diagnose(GDB_FREE)
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:gdb_backtrace", diagnosis
+    assert "called from llvm::cl::Option::~Option() (libtorch_cpu.so, torch's)" in diagnosis.cause, diagnosis.cause
+    own = _diagnose(
+        GDB_FREE.replace("__GI___libc_free (mem=0x1) at ./malloc/malloc.c:3375", "foo::bar (x=1) at a.cpp:9")
+    )
+    assert own is not None and "called from" not in own.cause  # a library's own frame stopped: it is the one named
+
+
+def test_a_segfault_s_words_give_way_to_the_backtrace_pasted_with_them() -> None:
+    for log in (
+        "and in the stdout I only get `Segmentation fault`. The stack trace in GDB:\n\n" + GDB_FREE,
+        "Segmentation fault (core dumped)\n" + GDB_FREE,
+    ):
+        diagnosis = _diagnose(log)
+        assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:gdb_backtrace", diagnosis
+        assert "libtorch_cpu.so" in diagnosis.cause

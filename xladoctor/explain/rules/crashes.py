@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, owner_of
+from xladoctor.explain.records import COMPILE_WRAPPERS, TORCH_COMPILER_PACKAGES, Failure, file_name, owner_of
 from xladoctor.explain.rules import JAX_ISSUES, TORCH_ISSUES, Lead, rule
 from xladoctor.fix import install
 from xladoctor.sanitize import cut, scrub, scrubbed_head
@@ -177,12 +177,22 @@ _WAITING = re.compile(
     r"(?m)^#0  (?:0x[0-9a-fA-F]{1,16} in )?(?P<function>[^\s(]{1,300}) \([^\n]{0,2000}?\)"
     r"(?: at (?P<file>[^\s:]{1,300}):\d{1,6}| from (?P<library>\S{1,300}))?",
     source="https://sourceware.org/gdb/current/onlinedocs/gdb.html/Backtrace.html (the frames of `bt`)",
-    confidence=0.45,
+    # above segfault's: a crash's record that holds its backtrace is read for where it stopped
+    confidence=0.46,
 )
 def gdb_backtrace(found: re.Match[str], failure: Failure) -> Lead:
     function = found.group("function")
     where = found.group("file") or found.group("library") or ""
     place = f"{function}" + (f" ({where.rsplit('/', 1)[-1]})" if where else "")
+    caller = _first_frame_past_the_c_runtime(failure.haystack) if _C_RUNTIME.search(where or function) else None
+    if caller is not None:
+        # the C library's own frame (free, memcpy, abort) stopped; the frame that called it is whose bug it is
+        holder = caller.group("file") or caller.group("library")
+        owner = owner_of(holder) if "-packages" in holder else None
+        called_from = f"{caller.group('function')} ({file_name(holder)}" + (
+            f", {owner}'s)" if owner and owner != "python" else ")"
+        )
+        place += f", called from {called_from}"
     if _WAITING.search(function):
         return Lead(
             f"A debugger's backtrace whose innermost frame waits ({place}): the process was not crashing but "
@@ -193,14 +203,38 @@ def gdb_backtrace(found: re.Match[str], failure: Failure) -> Lead:
             verdict="unknown",
             next=("py-spy dump --native --pid PID  # each process's Python and native stacks",),
         )
+    holds = "the calling frame" if caller is not None else "that frame"
     return Lead(
         f"A debugger's backtrace stops in native code at {place}: the process crashed there (or stopped at a "
-        "breakpoint). The library that holds that frame is the one to report it to, with its version and this "
+        f"breakpoint). The library that holds {holds} is the one to report it to, with its version and this "
         "backtrace; a newer release of it may fix it, and two builds of one library loaded together can cause it.",
         {"function": function, "where": where},
         verdict="unknown",
         next=("gdb -batch -ex run -ex bt --args python ...  # the whole backtrace, with the signal",),
     )
+
+
+# The C runtime's own code, where a crash caused elsewhere often stops (free() on a bad pointer, memcpy, abort): glibc's
+# sources as its debug info names them (malloc/malloc.c, ./stdlib/exit.c, ../sysdeps/...) and its libraries
+_C_RUNTIME = re.compile(
+    r"(?:^|/)(?:malloc|stdlib|string|libio|nptl|elf)/[\w.-]+\.c$|sysdeps/|\blib(?:c|m|dl|rt|pthread|gcc_s|stdc\+\+)"
+    r"[.-][\w.-]*so\b|\bld-linux[\w.-]*\.so|^__(?:GI_|libc_|memcpy|memmove|strlen)|^(?:raise|abort|free|malloc)$"
+)
+# a later frame of gdb's `bt`: "#1  0x... in FUNCTION (ARGS) from LIBRARY" or "... at FILE:LINE"
+_LATER_FRAME = re.compile(
+    r"(?m)^#[1-9]\d{0,2}\s+(?:0x[0-9a-fA-F]{1,16} in )?(?P<function>[^\s(]{1,300}(?:\([^()\n]{0,300}\))?)"
+    r" \([^\n]{0,2000}?\)"
+    r" (?:at (?P<file>[^\s:]{1,300}):\d{1,6}|from (?P<library>\S{1,300}))"
+)
+
+
+def _first_frame_past_the_c_runtime(text: str) -> re.Match[str] | None:
+    """The first frame after #0 that is not the C runtime's: the code that called into it."""
+    for frame in _LATER_FRAME.finditer(text):
+        where = frame.group("file") or frame.group("library")
+        if not _C_RUNTIME.search(where) and not _C_RUNTIME.search(frame.group("function")):
+            return frame
+    return None
 
 
 # How a native crash reads where no "Segmentation fault" is printed: the shell's own words for the signal (zsh and
