@@ -459,3 +459,28 @@ def test_a_segfault_s_words_give_way_to_the_backtrace_pasted_with_them() -> None
         diagnosis = _diagnose(log)
         assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:gdb_backtrace", diagnosis
         assert "libtorch_cpu.so" in diagnosis.cause
+
+
+def test_no_rule_quotes_the_log_through_a_raw_slice() -> None:
+    """CONTRIBUTING's rule, held: a cause cuts the log's text with sanitize.scrubbed_head, redacted first, never with
+    `text[:n]`. The slices left are of what is no log text (bytes read from the stream, the corpus's own words)."""
+    import ast
+    from pathlib import Path
+
+    import xladoctor.explain
+
+    allowed = {("scan.py", "self._head"), ("verdict.py", "known.settled")}
+    found = []
+    for path in Path(xladoctor.explain.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                upper, lower = node.slice.upper, node.slice.lower
+                if (
+                    lower is None
+                    and isinstance(upper, ast.Constant)
+                    and isinstance(upper.value, int)
+                    and upper.value >= 10
+                ):
+                    if (path.name, ast.unparse(node.value)) not in allowed:
+                        found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, found
