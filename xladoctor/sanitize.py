@@ -126,6 +126,17 @@ def scrubbed_head(text: str, limit: int) -> str:
     return scrub(text)[:limit]
 
 
+def bounded(text: str, limit: int, back: int) -> str:
+    """`text` cut to at most `limit` characters at the last white space within `back` characters of the bound, so a
+    word the bound would split (a secret among them, no longer recognisable once split) is left out whole; where
+    there is none that near (minified JSON, a long path), at the bound itself, so what comes before is still read."""
+    if len(text) <= limit:
+        return text
+    window = text[max(0, limit - back) : limit + 1]  # the character at the bound too: a word may end right there
+    space = max(window.rfind(" "), window.rfind("\t"))
+    return text[: max(0, limit - back) + space] if space >= 0 else text[:limit]
+
+
 def cut_tail(text: str, limit: int) -> str:
     """The end of `text`, at most `limit` characters, starting at a word boundary (see `cut`)."""
     if len(text) <= limit:

@@ -230,3 +230,13 @@ def test_a_head_of_a_text_is_cut_after_redaction_never_before() -> None:
     text = "x" * 190 + " " + token + " tail"
     head = scrubbed_head(text, 200)
     assert len(head) <= 200 and token[:6] not in head  # a raw slice would keep "hf_a1B2c3D": a secret's first part
+    assert head.startswith("x" * 190)  # what comes before it is kept
+
+
+def test_a_bounded_text_ends_at_a_word_or_at_the_bound() -> None:
+    from xladoctor.sanitize import bounded
+
+    assert bounded("a " * 1995 + "OutOfMemo!" + " tail", 4000, 400).endswith("a OutOfMemo!")  # a word ending there
+    assert bounded("word\t" * 900, 4000, 400).endswith("word")  # a tab ends a word too
+    assert len(bounded("x" * 5000, 4000, 400)) == 4000  # no white space near the bound: cut at it
+    assert bounded("short", 4000, 400) == "short"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, BinaryIO
 
 from xladoctor.explain.decide import diagnose
@@ -19,7 +18,7 @@ from xladoctor.explain.logfacts import (
 )
 from xladoctor.explain.records import Failure, clean, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
-from xladoctor.explain.rules import load_rules, trigger_literals
+from xladoctor.explain.rules import trigger_literals
 from xladoctor.explain.scan import (
     ERROR_WORDS,
     PLAIN_FAILURE_WORDS,
@@ -30,7 +29,7 @@ from xladoctor.explain.scan import (
     scan,
 )
 from xladoctor.explain.stall import stalled_at_first_barrier, stalled_at_startup, stalled_in_collective_test
-from xladoctor.explain.verdict import Diagnosis
+from xladoctor.explain.verdict import Diagnosis, last_words
 from xladoctor.facts import Facts
 from xladoctor.fix import PACKAGE_STEPS, Fix
 from xladoctor.matrix.signatures import ROLE_RANK, Signature
@@ -252,12 +251,6 @@ def last_line_record(tail: str, last_line: int, cut: bool) -> list[Failure]:
         if shown:
             return [Failure("line", "", shown, max(1, last_line - back), shown, warning=True)]
     return []
-
-
-@lru_cache(maxsize=1)
-def last_words() -> frozenset[str]:
-    """The ids of the rules of last words (rules/zz_fallback.py: read only where no other rule read a record)."""
-    return frozenset(r.id for r in load_rules() if r.on == "fallback")
 
 
 def trigger_words() -> tuple[str, ...]:

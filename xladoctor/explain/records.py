@@ -24,7 +24,7 @@ from xladoctor.explain.regions import (
     prefixed_frame,
     strip_prefix,
 )
-from xladoctor.sanitize import cut as cut_at_a_word
+from xladoctor.sanitize import bounded
 
 # A frame's line; a paste cut at its start keeps the path's end (`...site-packages\\x\\y.py", line 9, in f`).
 _FRAME = re.compile(  # the function's name ends at its last non-space: no lazy match retried before trailing space
@@ -257,6 +257,23 @@ def clean(line: str) -> str:
     return line.strip("`") if line.startswith("`") else line
 
 
+# Code a compiler wrote and ran (torch.compile's Inductor writes its kernels' Python under
+# /tmp/torchinductor_<user>/, torch/_inductor/codecache.py; Triton caches its launchers under ~/.triton/cache): the
+# framework's, not the user's, whatever folder holds it
+_GENERATED = re.compile(r"[/\\]torchinductor_[^/\\]{1,64}[/\\]|[/\\]\.triton[/\\]cache[/\\]")
+
+
+_CODE_CHARS, _CODE_BACK = 300, 100  # a frame's source line kept, cut at a word's end within the last 100
+
+
+# A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe\__main__.py, Scripts\x-script.py): the
+# library's entry point, run with the user's command line; a script of the user's own (bin/train.py) is none
+CONSOLE_SCRIPT = re.compile(
+    r"(?i:env|conda|python|usr|local|opt|forge|mamba)[^/\\\n]{0,40}[/\\](?:bin|Scripts)[/\\]"
+    r"(?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
+)
+
+
 def owner_of(path: str) -> str | None:
     """The package a frame's file belongs to; 'python' for the standard library; None for the user's own code."""
     top = installed_package(path)
@@ -264,6 +281,8 @@ def owner_of(path: str) -> str | None:
         return _DISTRIBUTIONS.get(top, top)
     if _STDLIB.search(path):
         return "python"
+    if _GENERATED.search(path):
+        return "torch" if "torchinductor_" in path else "triton"
     checkout = _CHECKOUT.search(path)
     if checkout:
         return checkout.group("top")
@@ -389,13 +408,15 @@ def _tracebacks(region: Region, chain: int) -> Iterator[Failure]:
             frames.append(Frame(path, int(rich.group("line")), rich.group("func") or "", owner_of(path)))
             arrowed = True
         elif frames and arrowed and (arrow := _RICH_ARROW.match(body)):
-            frames[-1] = replace(frames[-1], code=cut_at_a_word(arrow.group("code").replace("│", "").strip(), 300))
+            frames[-1] = replace(
+                frames[-1], code=bounded(arrow.group("code").replace("│", "").strip(), _CODE_CHARS, _CODE_BACK)
+            )
         elif (shown := _IPYTHON_FRAME.match(body)) is not None:
             frames.append(_ipython_frame(shown))
             arrowed = True
         elif frames and arrowed and (arrow := _IPYTHON_ARROW.match(body)):
             line = frames[-1].line or int(arrow.group("line"))  # IPython 7 gives the line only here
-            frames[-1] = replace(frames[-1], line=line, code=cut_at_a_word(arrow.group("code"), 300))
+            frames[-1] = replace(frames[-1], line=line, code=bounded(arrow.group("code"), _CODE_CHARS, _CODE_BACK))
         elif frames and arrowed and body.startswith((" ", "\t")):
             pass  # IPython's lines around the one that ran: context, not the frame's source
         elif (
@@ -426,7 +447,7 @@ def _source(body: str) -> str:
     return (
         ""
         if not code or set(code) <= _MARKERS or code.startswith("[Previous line repeated")
-        else cut_at_a_word(code, 300)
+        else bounded(code, _CODE_CHARS, _CODE_BACK)
     )
 
 

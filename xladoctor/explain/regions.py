@@ -14,6 +14,8 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xladoctor.sanitize import bounded
+
 FIRST_KEPT = 24
 LAST_KEPT = 48
 REGION_LINES = 400
@@ -24,13 +26,8 @@ _WORD_BACK = 400  # how far before the bound a space is looked for
 
 
 def _bounded(line: str) -> str:
-    """A line cut to LINE_CHARS at its last space before the bound: a word the bound would split (a secret among
-    them, which its redaction no longer recognises once split) is left out whole. A line with no space near the
-    bound (minified JSON, a path) is cut at the bound: what it says before it is still read."""
-    if len(line) <= LINE_CHARS:
-        return line
-    space = line.rfind(" ", LINE_CHARS - _WORD_BACK, LINE_CHARS)
-    return line[:space] if space > 0 else line[:LINE_CHARS]
+    """A line cut to LINE_CHARS at a word's end (sanitize.bounded): a word the bound would split is left out whole."""
+    return bounded(line, LINE_CHARS, _WORD_BACK)
 
 
 AFTER = 6  # lines kept after an error line that is not a traceback: "Last error:", what(), the rest of a message

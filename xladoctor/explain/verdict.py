@@ -20,7 +20,7 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import IMPORT_ALIASES, Failure, at_match, file_name
+from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, file_name
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
 from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
@@ -67,11 +67,18 @@ class Candidate:
         f = self.failure
         return (
             int(f.warning),
-            int(self.family in _GENERIC or self.confidence < 0.6),
+            # the last words' rules (zz_fallback.py) read what nothing else did: behind every other reading
+            2 if self.rule in last_words() else int(self.family in _GENERIC or self.confidence < 0.6),
             f.line if f.position == 0 else f.line,
             f.position,
             -int(self.confidence * 100),
         )
+
+
+@lru_cache(maxsize=1)
+def last_words() -> frozenset[str]:
+    """The ids of the rules of last words (rules/zz_fallback.py: read only where no other rule read a record)."""
+    return frozenset(r.id for r in load_rules() if r.on == "fallback")
 
 
 def _verdict_of(family: str, lead: Lead) -> str:
@@ -242,12 +249,6 @@ _ENVIRONMENT_NAMED = re.compile(
 # A builtin's type check, by its shape ("an integer is required", "a bytes-like object is required", "a string is
 # required, not int"): a library run on a Python it predates as often as a wrong argument
 _BUILTIN_TYPE_CHECK = re.compile(r"an? [\w-]{1,30}(?: object)? is required\b")
-# A console script's frame (venv/bin/accelerate, Scripts\torchrun.exe\__main__.py, Scripts\x-script.py): the
-# library's entry point, run with the user's command line; a script of the user's own (bin/train.py) is none
-_CONSOLE_SCRIPT = re.compile(
-    r"(?i:env|conda|python|usr|local|opt|forge|mamba)[^/\\\n]{0,40}[/\\](?:bin|Scripts)[/\\]"
-    r"(?:[\w.-]{1,80}\.exe[/\\]__main__\.py|[\w.-]{1,80}-script\.pyw?|[\w-][\w.-]{0,80}(?<!\.py))$"
-)
 
 
 def refused_input_guess(failure: Failure) -> Candidate | None:
@@ -274,7 +275,7 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
     if statements and all(part.startswith(("import ", "from ")) for part in statements):
         return None  # at import: the library's code ran on releases it was not written for as often
     by = f"{library}'s check" if library else "a library's check"
-    if caller is not None and _CONSOLE_SCRIPT.search(caller.file):
+    if caller is not None and CONSOLE_SCRIPT.search(caller.file):
         # a console script's entry point: what it was given is the command line
         command = file_name(caller.file.removesuffix("__main__.py").rstrip("/\\"))
         call = f" (your command line: {command})"
@@ -319,12 +320,22 @@ def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:
 
 
 _MESSAGE_QUOTED = 400  # characters of a message a guess quotes past its first line
+# Lines after an exception's message that are not its own: another exception, the interpreter's "Exception ignored
+# in", a logger's level or timestamp, a tool's lower-case tag ("wandb: "), a rule, a job runner's frame ("--- Job")
+_NOT_THE_MESSAGE = re.compile(
+    r"(?:[\w.]{1,100}(?:Error|Exception|Warning|Interrupt|Exit)\b:?|Exception ignored in\b|Traceback \(most recent"
+    r"|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|\d{4}-\d\d-\d\d|[a-z][\w-]{1,30}: |-{3}|={3}|#{1,3} )"
+)
 
 
 def _goes_on(failure: Failure) -> str:
     """A message that runs past its first line (the record shows that one), quoted whole: no rule read it, so its
     own words (an option it names, what it asks for) are what the reader has."""
-    lines = [line.strip() for line in failure.message.splitlines() if line.strip()]
+    lines: list[str] = []
+    for line in failure.message.splitlines():
+        if lines and (not line.strip() or _NOT_THE_MESSAGE.match(line.strip())):
+            break  # a blank line, or what a logger, a tool or the interpreter printed after the message
+        lines.append(line.strip())
     if len(lines) < 2:
         return ""
     return f' The whole message: "{cut_at_a_word(scrub(" ".join(lines)), _MESSAGE_QUOTED)}"'

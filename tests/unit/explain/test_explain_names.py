@@ -412,6 +412,7 @@ def test_a_secret_at_the_edge_of_a_quoted_cut_is_not_shown_in_part() -> None:
     assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
     shown = " ".join([diagnosis.cause, diagnosis.record, *map(str, diagnosis.params.values())])
     assert token[:8] not in shown, shown
+    assert "(csrc/ops.cu(12): error: w w w" in diagnosis.cause  # the quote itself is still there
 
 
 def test_a_word_across_the_bound_of_a_long_line_is_left_out_whole() -> None:
@@ -422,10 +423,10 @@ def test_a_word_across_the_bound_of_a_long_line_is_left_out_whole() -> None:
     line = "RuntimeError: mat1 and mat2 shapes cannot be multiplied " + "w " * 2000
     line = line[: LINE_CHARS - 10] + " " + token + " and more"
     collector = RegionCollector(trigger_words(), False)
-    collector.feed(line + "\n")
+    collector.feed(line + "\n" + "  " + line + "\n")  # the region's first line, and a line it takes after it
     kept = [text for region in collector.finish() for _, text in region.lines]
-    assert kept and kept[0].startswith("RuntimeError: mat1") and len(kept[0]) <= LINE_CHARS
-    assert "hf_a1B2c3" not in kept[0]  # a secret split by the bound would no longer be recognised as one
+    assert len(kept) == 2 and all(text.lstrip().startswith("RuntimeError: mat1") for text in kept), kept
+    assert all(len(text) <= LINE_CHARS and "hf_a1B2c3" not in text for text in kept)  # split, it is unrecognisable
     minified = "RuntimeError: " + "x" * (LINE_CHARS * 2)  # no space near the bound: cut at it, not dropped
     collector = RegionCollector(trigger_words(), False)
     collector.feed(minified + "\n")
@@ -484,3 +485,65 @@ def test_no_rule_quotes_the_log_through_a_raw_slice() -> None:
                     if (path.name, ast.unparse(node.value)) not in allowed:
                         found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
     assert not found, found
+
+
+def test_out_of_memory_skips_code_a_compiler_wrote_and_a_launcher_s_entry_point() -> None:
+    error = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.10 GiB is free.\n"
+    compiled = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/nanochat/scripts/base_train.py", line 301, in <module>\n    loss = model(x, y)\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/_inductor/output_code.py", line 460, in __call__\n'
+        "    return self.current_callable(inputs)\n"
+        '  File "/tmp/torchinductor_ubuntu/c4/cc4xqz7ab3.py", line 5269, in call\n'
+        "    buf706 = empty_strided_cuda((65536, 65536), (65536, 1), torch.float32)\n" + error
+    )
+    diagnosis = _diagnose(compiled)
+    assert diagnosis is not None and "base_train.py:301 (`loss = model(x, y)`)" in diagnosis.cause, diagnosis.cause
+    assert "torchinductor_" not in diagnosis.cause
+    launched = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/venv/bin/llamafactory-cli", line 8, in <module>\n    sys.exit(main())\n'
+        '  File "/home/u/venv/lib/python3.11/site-packages/llamafactory/cli.py", line 112, in main\n    run_exp()\n'
+        + error
+    )
+    diagnosis = _diagnose(launched)
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+    assert "It ran out in your code" not in diagnosis.cause  # the console script is the library's entry point
+    tpu = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 41, in <module>\n    state = train_step(state, batch)\n'
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to "
+        "allocate 8.00G. That was not possible. There are 2.50G free.; (0x0x0_HBM0)\n"
+    )
+    diagnosis = _diagnose(tpu)
+    assert diagnosis is not None and "train.py:41 (`state = train_step(state, batch)`)" in diagnosis.cause
+
+
+def test_the_calls_that_chose_a_gpu_leave_out_torch_run_from_its_source() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/torchtitan/train.py", line 60, in main\n    torch.cuda.set_device(device)\n'
+        '  File "/home/me/pytorch/torch/cuda/__init__.py", line 470, in set_device\n'
+        "    torch._C._cuda_setDevice(device)\n"
+        "RuntimeError: CUDA error: invalid device ordinal\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "`torch.cuda.set_device(device)`" in diagnosis.cause, diagnosis.cause
+    assert "_cuda_setDevice" not in diagnosis.cause
+
+
+def test_a_wrapper_s_follow_on_signature_still_outranks_the_last_words() -> None:
+    # no rule reads a bare "numpy.core.multiarray failed to import" raised through an import: the signature for it
+    # (a follow-on of NumPy's ABI banner) outranks zz_fallback's generic reading of an ImportError in a library
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/app.py", line 3, in <module>\n    import cv2\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/cv2/__init__.py", line 181, in <module>\n    bootstrap()\n'
+        '  File "/usr/lib/python3.11/importlib/__init__.py", line 126, in import_module\n'
+        "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+        "ImportError: numpy.core.multiarray failed to import\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "catalogue:numpy-core-multiarray-failed-to-import", (
+        diagnosis
+    )

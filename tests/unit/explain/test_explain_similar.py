@@ -155,3 +155,12 @@ def test_a_guess_quotes_a_message_that_runs_past_its_first_line(small_index: Non
     assert "allow_ragged_blocks=True" in diagnosis.cause, diagnosis.cause
     one_line = _diagnose("ValueError: The quadrature grid could not be split evenly across the blocks.\n").diagnosis
     assert "The whole message" not in one_line.cause  # the record shows a message of one line
+    token = "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"
+    noisy = (
+        log.replace("uneven blocks.", f"uneven blocks (token {token}).")
+        + "wandb: Waiting for W&B process to finish... (failed 1).\n"
+        + "Exception ignored in: <function Pool.__del__ at 0x7f0a2b3c4d50>\n"
+    )
+    said = _diagnose(noisy).diagnosis.cause
+    assert "allow_ragged_blocks=True" in said and "wandb" not in said and "Exception ignored" not in said, said
+    assert token[:8] not in said  # redacted before it is quoted

@@ -203,7 +203,11 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
         )
     if family == "bad-configuration":
         # the calls that chose the GPU, as the traceback shows them (`OpenPose(1)` -> `torch.cuda.set_device(gpu_id)`)
-        chose = [f for f in failure.frames if f.code and f.owner not in ("torch", "python")][-_CHOOSING_CALLS:]
+        chose = [
+            f
+            for f in failure.frames
+            if f.code and f.owner not in ("torch", "python") and not _TORCH_FILE.search(f.file)
+        ][-_CHOOSING_CALLS:]
         calls = ", then ".join(f"`{f.code.strip()}` ({f.short()})" for f in chose)
         return Lead(
             f"CUDA: {said} ({code.name}): a process asked for a GPU that is not there. More processes per node than "
@@ -218,6 +222,7 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
 
 
 _CHOOSING_CALLS = 2  # the innermost calls outside torch a cause quotes for the GPU they chose
+_TORCH_FILE = re.compile(r"[/\\]torch[/\\]")  # torch's own file, from a source checkout too (~/pytorch/torch/cuda)
 
 # Code that names a GPU by an index: a literal device past the first ("cuda:1"), or set_device given a rank
 _DEVICE_IN_CODE = re.compile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from xladoctor.explain.records import Failure
+from xladoctor.explain.records import CONSOLE_SCRIPT, Failure
 from xladoctor.explain.rules import Lead, library_memory_taken, memory_framework, rule, size_in_bytes
 from xladoctor.fix import Fix, export
 
@@ -15,9 +15,9 @@ _SIZE = r"[\d.]+ ?[KMGT]i?B"
 
 def _ran_out_at(failure: Failure) -> str:
     """Where the user's code was when the memory ran out (the innermost frame of theirs): the step to make smaller."""
-    frame = failure.user_frame
+    frame = next((f for f in reversed(failure.frames) if f.user and not CONSOLE_SCRIPT.search(f.file)), None)
     if frame is None:
-        return ""
+        return ""  # none of theirs (a launcher's entry point is the library's)
     code = f" (`{frame.code.strip()}`)" if frame.code.strip() else ""
     return f" It ran out in your code at {frame.short()}{code}."
 
