@@ -43,6 +43,10 @@ def test_each_report_is_labelled_with_known_values(path: Path) -> None:
     assert tuple(doc) == corpus.FIELDS and doc["id"] == path.stem
     assert doc["source"].startswith("https://") and doc["log"].strip() and doc["settled"].strip()
     assert doc["verdict"] in VERDICTS and doc["family"] in families()
+    # the values tests/corpus/README.md lists
+    assert doc["framework"] in ("torch", "torch_xla", "triton", "tensorflow", "jax", "nccl")
+    assert doc["platform"] in ("linux", "windows", "macos")
+    assert doc["accelerator"] in ("cuda", "rocm", "mps", "tpu", "xpu", "cpu")
     assert len(doc["log"].splitlines()) <= 40
 
 
