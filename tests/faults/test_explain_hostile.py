@@ -1,8 +1,10 @@
 """`xladoctor explain` in bounded time on lines built to make its patterns backtrack, and in bounded memory.
 
-Coarse on purpose (the project has no fine timed tests): a MiB of the worst lines found takes well under a
-second here; before the patterns were fenced (xladoctor/explain/hazards.py) one such line took 6 s and a MiB
-of them 103 s. The lines come from scripts/bench_explain_hostile.py, which prints the seconds per MiB.
+Coarse on purpose (the project has no fine timed tests): a guard against backtracking, not a measure of speed.
+A MiB of the worst lines found takes about 3 s in-process on a quiet 2-core machine (2026-12; twice that with
+another test run beside it); before the patterns were fenced (xladoctor/explain/hazards.py) one such line took 6 s
+and a MiB of them 103 s. The bound sits between the two, far from both. The lines come from
+scripts/bench_explain_hostile.py, which measures the seconds per MiB.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from conftest import run_cli_peak_kib
 from xladoctor.explain.engine import explain_stream
 from xladoctor.explain.scan import CHUNK_BYTES, WHOLE_LINE
 
-SECONDS = 5.0  # for a MiB: far above what it takes, far below what it took
+SECONDS = 20.0  # for a MiB: far above what it takes (a busy machine included), far below what it took
 BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench_explain_hostile.py"
 XLAC = (
     "ImportError: /usr/local/lib/python3.10/dist-packages/_XLAC.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
