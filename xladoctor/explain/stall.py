@@ -103,8 +103,8 @@ def stalled_at_startup(tail: str, total_lines: int) -> Diagnosis | None:
         return Diagnosis(
             "environment", "nccl-network",
             f"The log ends {where} ({scrubbed_head(line, 160)}), with no error after it: the job stopped in the "
-            f"rendezvous, where "
-            "the ranks meet (it hangs there, or the paste was cut before the error it raised). Every rank must reach "
+            "rendezvous, where the ranks meet (it hangs there, or the paste was cut before the error it raised). "
+            "Every rank must reach "
             "MASTER_ADDR:MASTER_PORT and every rank must start: a rank that cannot connect (a hostname that resolves "
             "to another interface or to localhost, a firewall, a port another job holds; on Windows a hostname "
             "rendezvous, use init_method='tcp://localhost:PORT' or MASTER_ADDR=localhost), or fewer processes than "

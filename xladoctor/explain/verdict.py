@@ -23,7 +23,6 @@ from xladoctor.explain.cut import cut_at_import
 from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, file_name
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
 from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 from xladoctor.sanitize import cut as cut_at_a_word
@@ -283,9 +282,8 @@ def refused_input_guess(failure: Failure) -> Candidate | None:
         call = f" (your call: {caller.short()}" + (f", `{code}`)" if code else ")") if caller else ""
     return Candidate(
         "user-code-error", "not-environment",
-        f"{by} refused what it was given{call}: \"{scrubbed_head(said, 200)}\". The message is worded as a "
-        f"check of an argument, "
-        "an option or the data passed to it, so the likeliest cause is the call's input: the arguments, the "
+        f"{by} refused what it was given{call}: \"{scrubbed_head(said, 200)}\". The message is worded as a check of an "
+        "argument, an option or the data passed to it, so the likeliest cause is the call's input: the arguments, the "
         "configuration or the files it reads. Not an environment problem, unless the calling code was written for "
         "another release of that library (compare its documentation for the installed version).",
         0.3, failure, REFUSED_INPUT, {"check": check.group(0), "library": library or "", "type": failure.type},
@@ -307,14 +305,13 @@ def cut_import_guess(failure: Failure, tail: str) -> Candidate | None:
     return Candidate(
         "api-version-skew", "unknown",
         f"The log stops before the error's own line: its last frame is {package}'s module running at import "
-        f"({cut.frame.short()}), at `{statement}`, which uses {other}. An error raised "
-        f"while one installed "
-        f"package imports another is most often {package}'s code written for another release of {other}: a name or "
-        f"an attribute that {package} expects and the installed {other} lacks or no longer has (or {other} itself "
-        f"failed to import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then "
-        f"compare the installed {other} with the versions {package} supports (`python -m pip show {package} "
-        f"{other}`, and {package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was "
-        "written for, is the usual fix.",
+        f"({cut.frame.short()}), at `{statement}`, which uses {other}. An error raised while one installed package "
+        f"imports another is most often {package}'s code written for another release of {other}: a name or an "
+        f"attribute that {package} expects and the installed {other} lacks or no longer has (or {other} itself failed "
+        f"to import). The error line decides it: run `python -c \"import {package}\"` to see it whole, then compare "
+        f"the installed {other} with the versions {package} supports (`python -m pip show {package} {other}`, and "
+        f"{package}'s release notes); an upgrade of {package}, or {other} pinned to the release it was written for, is "
+        "the usual fix.",
         0.3, failure, CUT_AT_IMPORT, {"package": package, "library": other, "statement": statement},
     )  # fmt: skip
 
@@ -505,13 +502,7 @@ def _explained_by_build(
         return None
     module = str(chosen.params.get("module", "")).split(".", 1)[0]
     if module and _inside_a_build(chosen.failure, records):
-        box = [r for r in records if abs(r.line - chosen.failure.line) <= _BUILD_BOX_BEFORE]
-        named = [built for r in box for built in builds_named(r.message, r.line)]
-        lead = isolated_build_lacks(
-            module,
-            built_near(chosen.failure.line, named),
-            any(built_from_a_source(r.message) for r in box),
-        )
+        lead = isolated_build_lacks(module)  # the package it names is the log's to say (logfacts.with_built_package)
         return Candidate(
             "build-failure", "environment", lead.cause, chosen.confidence, chosen.failure,
             "build-failure:build_needs_module", dict(lead.params), lead.fix, lead.next, BUILD_ISOLATION,

@@ -74,8 +74,7 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             "This GPU has no bfloat16 (cuBLAS's CUDA_R_16BF and bf16 instructions need compute capability 8.0, "
             f"Ampere, or newer; T4, V100 and RTX 20xx are older): {scrubbed_head(said, 160)}. Run in float16 or "
-            f"float32 on this GPU "
-            "(a library's bf16 switch off: `bf16=False, fp16=True`; `torch_dtype=torch.float16`).",
+            "float32 on this GPU (a library's bf16 switch off: `bf16=False, fp16=True`; `torch_dtype=torch.float16`).",
             {"dtype": "bf16", "op": "CUDA_R_16BF", "needs": "compute capability 8.0"},
             verdict="environment",
             family="gpu-arch-unsupported",
@@ -86,11 +85,11 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         # with: a separate nvidia-cublas wheel of another CUDA, a system CUDA first on the library path, or a
         # replacement (ZLUDA's cublas DLL)
         return Lead(
-            f"cuBLAS refused the call as not supported ({scrubbed_head(said, 160)}) for a dtype this GPU has: "
-            f"the cuBLAS loaded is "
-            "most likely not the one torch was built with (a separately installed nvidia-cublas wheel of another "
-            "CUDA, a system CUDA first on LD_LIBRARY_PATH or PATH, a replacement DLL such as ZLUDA's), or torch is a "
-            "build for another CUDA. Remove the stray copy, or install the torch build for this CUDA.",
+            f"cuBLAS refused the call as not supported ({scrubbed_head(said, 160)}) for a dtype this GPU has: the "
+            "cuBLAS loaded is most likely not the one torch was built with (a separately installed nvidia-cublas "
+            "wheel of another CUDA, a system CUDA first on LD_LIBRARY_PATH or PATH, a replacement DLL such as "
+            "ZLUDA's), or torch is a build for another CUDA. Remove the stray copy, or install the torch build for "
+            "this CUDA.",
             {"library": "cuBLAS", "package": "nvidia-cublas"},
             verdict="environment",
             family="cuda-library-mismatch",
@@ -122,8 +121,7 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
         )
     return Lead(
         f"The backend does not implement this: {scrubbed_head(said, 200)}. A limit of the framework on this "
-        f"device or dtype: use "
-        "a supported one, or a release that adds it.",
+        "device or dtype: use a supported one, or a release that adds it.",
         {"op": found.group("op") or "", "device": found.group("device") or ""},
         verdict="framework-bug",
     )
@@ -189,8 +187,7 @@ def mps_needs_newer_macos(found: re.Match[str], failure: Failure) -> Lead | None
     version = found.group("version")
     return Lead(
         f"This needs macOS {version} or newer on the MPS device ({scrubbed_head(found.group(0), 160)}): the Mac "
-        f"runs an older "
-        f"macOS. Upgrade macOS to {version} or newer, or run this model (or op) on the CPU.",
+        f"runs an older macOS. Upgrade macOS to {version} or newer, or run this model (or op) on the CPU.",
         {"macos": f"macOS {version}", "backend": "MPS"},
         verdict="environment",
         next=("sw_vers -productVersion",),

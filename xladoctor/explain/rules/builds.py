@@ -34,10 +34,9 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
     package = found.group("pkg") or built_package_of(failure)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
-        f"Building {whose} failed ({scrubbed_head(said, 160)}): the compiler, the CUDA toolkit or a header it "
-        f"needs does "
-        "not fit this environment (a compiler older than the package's sources need, an nvcc of another CUDA than "
-        "torch's). A prebuilt wheel for this Python, torch and CUDA, or a release of the package that has one, "
+        f"Building {whose} failed ({scrubbed_head(said, 160)}): the compiler, the CUDA toolkit or a header it needs "
+        "does not fit this environment (a compiler older than the package's sources need, an nvcc of another CUDA "
+        "than torch's). A prebuilt wheel for this Python, torch and CUDA, or a release of the package that has one, "
         "avoids the build.",
         {"package": package, "file": found.group("file") or ""},
         # pip's envelope ("This error originates from a subprocess"): the build's own output, quoted inside it,

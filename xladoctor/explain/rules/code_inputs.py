@@ -252,8 +252,7 @@ def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
     column, columns = found.group("column").strip("'\" "), found.group("columns")
     return Lead(
         f"The dataset has no column {column} (its columns: {scrubbed_head(columns, 160)}): the data's layout is "
-        f"not the one the "
-        "script reads (its field names, or a preprocessing step that left "
+        "not the one the script reads (its field names, or a preprocessing step that left "
         + ("no columns at all" if columns.strip("[] ") == "" else "others")
         + "). Rename or map the fields to what the script expects (dataset.rename_column, .map). Not an environment "
         "problem.",
@@ -272,10 +271,9 @@ def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
 def json_data_file_layout(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"The data file is not JSON as the loader reads it ({scrubbed_head(found.group('said'), 160)}): "
-        f"load_dataset('json') "
-        "(Arrow's reader) wants JSON Lines, one object per line with the same fields of the same types in every "
-        "row, or one JSON document it can read as a table. Re-save it as .jsonl with one object per line. Not an "
-        "environment problem.",
+        "load_dataset('json') (Arrow's reader) wants JSON Lines, one object per line with the same fields of the same "
+        "types in every row, or one JSON document it can read as a table. Re-save it as .jsonl with one object per "
+        "line. Not an environment problem.",
         {"loader": "load_dataset", "format": "JSON Lines (jsonl)"},
         verdict="not-environment",
     )
@@ -356,10 +354,9 @@ def command_line_refused(found: re.Match[str], failure: Failure) -> Lead | None:
     if prog.lower() in _TOOLCHAIN or not (prog.endswith(".py") or argparse_own or "usage:" in failure.haystack):
         return None  # a compiler's or linker's own "error:" (a build), or a line that only looks like argparse's
     return Lead(
-        f"{prog}'s command-line parser refused the command line ({scrubbed_head(said, 160)}): an option it does "
-        f"not take, a value "
-        "it does not accept, a required one missing, or options in the wrong order (a subcommand such as "
-        f"LightningCLI's fit goes before --config). `{prog} --help` lists what it takes; an option that another "
+        f"{prog}'s command-line parser refused the command line ({scrubbed_head(said, 160)}): an option it does not "
+        "take, a value it does not accept, a required one missing, or options in the wrong order (a subcommand such "
+        f"as LightningCLI's fit goes before --config). `{prog} --help` lists what it takes; an option that another "
         "release of the script takes is a script of another version. Not an environment problem.",
         {"program": prog, "said": scrubbed_head(said, 160), "where": "command line"},
         verdict="not-environment",

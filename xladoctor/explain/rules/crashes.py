@@ -134,8 +134,7 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
     owner, report = native_owner(failure.haystack)
     return Lead(
         f"Native code of {owner} aborted ({scrubbed_head(said, 160)}): an internal check failed. Often a bug of "
-        f"{owner}; "
-        "sometimes a library of another version loaded beside it. "
+        f"{owner}; sometimes a library of another version loaded beside it. "
         + (f"Search or report it at {report} with the program that triggers it; " if report else "")
         + "a newer release may fix it.",
         {"check": said, "owner": owner, "report": report},
@@ -342,9 +341,8 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
     if re.search(r"\bf64\b|float64", what):
         # Metal has no 64-bit floats: an f64 reached MPS (jax_enable_x64's scalars, a NumPy float64 array)
         return Lead(
-            f"Apple's Metal has no 64-bit floats, and an f64 value reached it ({scrubbed_head(what, 160)}): the "
-            f"Metal backend "
-            "(jax-metal, torch's MPS) does not take float64. Keep the computation in float32: with JAX, leave "
+            f"Apple's Metal has no 64-bit floats, and an f64 value reached it ({scrubbed_head(what, 160)}): the Metal "
+            "backend (jax-metal, torch's MPS) does not take float64. Keep the computation in float32: with JAX, leave "
             "jax_enable_x64 off (JAX_ENABLE_X64=0) or cast inputs with .astype(jnp.float32); with torch, .float() "
             "before moving to 'mps'. Or run that step on the CPU.",
             {"backend": "Metal", "dtype": "float64", "op": scrubbed_head(what, 160)},
@@ -357,19 +355,17 @@ def metal_assertion(found: re.Match[str], failure: Failure) -> Lead:
         # MPS graphs take bfloat16 only from macOS 14 on, and not in every op: a bf16 tensor (autocast's dtype, a
         # checkpoint's) reached one that expects another type
         return Lead(
-            f"An MPS graph was handed bfloat16 where it takes another type ({scrubbed_head(what, 160)}): "
-            f"Apple's Metal backend has "
-            "bfloat16 only from macOS 14 (Sonoma) on and not in every operation. Run that step in float16 or "
-            "float32 (torch.autocast(..., dtype=torch.float16), or the model's torch_dtype), or on the CPU.",
+            f"An MPS graph was handed bfloat16 where it takes another type ({scrubbed_head(what, 160)}): Apple's Metal "
+            "backend has bfloat16 only from macOS 14 (Sonoma) on and not in every operation. Run that step in float16 "
+            "or float32 (torch.autocast(..., dtype=torch.float16), or the model's torch_dtype), or on the CPU.",
             {"backend": "MPS", "dtype": "bfloat16", "op": scrubbed_head(what, 160)},
             verdict="framework-bug",
             family="unsupported-op",
         )
     return Lead(
-        f"An assertion of Apple's Metal Performance Shaders failed ({scrubbed_head(what, 160)}): the "
-        f"framework's Metal backend "
-        "handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. Run "
-        "that step on the CPU or in float32, try the backend's newest (nightly) release, and report it with the "
+        f"An assertion of Apple's Metal Performance Shaders failed ({scrubbed_head(what, 160)}): the framework's Metal "
+        "backend handed them an op, dtype, size or view they do not take, a bug of the backend, not of your install. "
+        "Run that step on the CPU or in float32, try the backend's newest (nightly) release, and report it with the "
         "assertion.",
         {"backend": "MPS", "op": scrubbed_head(what, 160)},
         verdict="framework-bug",
@@ -427,8 +423,8 @@ def mps_graph_invalid(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"Apple's MPSGraph refused the graph the framework's MPS backend built: its {op} op "
         f"{scrubbed_head(found.group('what').strip(), 160)}. The backend built an invalid graph (a bug of it, "
-        f"not of your "
-        "install, often fixed in its nightly): cast the operands to one dtype yourself, or run that step on the CPU.",
+        "not of your install, often fixed in its nightly): cast the operands to one dtype yourself, or run that step "
+        "on the CPU.",
         {"backend": "MPS", "op": op},
         verdict="framework-bug",
         next=("PYTORCH_ENABLE_MPS_FALLBACK=1 python ...  # torch: run unsupported ops on the CPU",),
@@ -608,9 +604,8 @@ def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
         # Triton's lowering (TritonGPU's AccelerateMatmul getMMAVersionSafe, ...) asserts on a GPU it has no path for
         return Lead(
             f"{owner} has no code path for this GPU's compute capability ({scrubbed_head(check, 120)}{at}): the "
-            f"installed release "
-            f"is older than the GPU (RTX 50-series/sm_120 and other new GPUs need a recent one). Install a newer "
-            f"{owner if owner != 'the library' else 'release'}, with a torch made for it.",
+            "installed release is older than the GPU (RTX 50-series/sm_120 and other new GPUs need a recent one). "
+            f"Install a newer {owner if owner != 'the library' else 'release'}, with a torch made for it.",
             {"check": check, "owner": owner, "package": "triton" if "triton" in path else ""},
             family="gpu-arch-unsupported",
             verdict="environment",
@@ -618,8 +613,7 @@ def native_assertion(found: re.Match[str], failure: Failure) -> Lead | None:
         )
     return Lead(
         f"An internal assertion of {owner} failed ({scrubbed_head(check, 120)}{at}): native code stopped on a "
-        f"case it does not "
-        f"handle. A bug of {owner}, not of your "
+        f"case it does not handle. A bug of {owner}, not of your "
         "install: "
         + (f"search or report it at {report}" if report else "report it to the library that ships it")
         + " with the program that triggers it; a newer release may fix it.",
@@ -643,8 +637,8 @@ def cudnn_frontend(found: re.Match[str], failure: Failure) -> Lead:
     attention = "attention" in said_around or "sdp" in said_around
     return Lead(
         f"cuDNN has no execution plan for what the framework asked of it ({scrubbed_head(said, 160)}): the "
-        f"framework picked a cuDNN "
-        "kernel for a shape, head size or dtype cuDNN does not support. A bug of the framework's backend choice: "
+        "framework picked a cuDNN kernel for a shape, head size or dtype cuDNN does not support. A bug of the "
+        "framework's backend choice: "
         + (
             "turn the cuDNN attention backend off (torch.backends.cuda.enable_cudnn_sdp(False)) so "
             "scaled_dot_product_attention uses another one, and report it."
@@ -762,8 +756,7 @@ def own_attribute_missing(found: re.Match[str], failure: Failure) -> Lead | None
         return None
     return Lead(
         f"{frame.owner}'s own code reads self.{name} (`{scrubbed_head(frame.code.strip(), 120)}` at "
-        f"{frame.short()}), and its "
-        f"object has no {name} at that "
+        f"{frame.short()}), and its object has no {name} at that "
         "moment: the library's object is in a state its own code does not expect, a bug of the library rather than "
         "an API of another release. Search or report it to the project with the traceback; another release may "
         "not have it.",

@@ -1002,11 +1002,10 @@ def jaxlib_gpu_call_failed(found: re.Match[str], failure: Failure) -> Lead | Non
     where = " ".join(filter(None, (found.group("file"), found.group("op"), found.group("lib")))).lower()
     library, wheel = next(((lib, w) for key, lib, w in _JAX_GPU_LIBRARIES if key in where), ("a CUDA library", ""))
     return Lead(
-        f"jaxlib's GPU code could not use {library} ({scrubbed_head(said.strip(), 120)}): the {library} loaded "
-        f"is not a release "
-        "this jaxlib works with (pip's nvidia-*-cu12 wheels newer or older than it was built for, or a system CUDA "
-        "first on LD_LIBRARY_PATH). Reinstall jax with its CUDA extra so pip picks the pairing jax declares, and "
-        "keep one copy of each library; if that does not help, the jax release notes name the pins.",
+        f"jaxlib's GPU code could not use {library} ({scrubbed_head(said.strip(), 120)}): the {library} loaded is not "
+        "a release this jaxlib works with (pip's nvidia-*-cu12 wheels newer or older than it was built for, or a "
+        "system CUDA first on LD_LIBRARY_PATH). Reinstall jax with its CUDA extra so pip picks the pairing jax "
+        "declares, and keep one copy of each library; if that does not help, the jax release notes name the pins.",
         {"library": library, "package": "jaxlib", "wheel": wheel, "said": said.strip()},
         next=("python -m pip list 2>/dev/null | grep -i -E 'jax|nvidia'", "echo $LD_LIBRARY_PATH"),
     )
@@ -1028,9 +1027,8 @@ def triton_ptxas_failed(found: re.Match[str], failure: Failure) -> Lead | None:
     if arch is None and "fatal" not in failure.haystack:
         return Lead(
             f"ptxas failed on the PTX Triton generated ({scrubbed_head(found.group(0), 160)}): a bug or gap of "
-            f"Triton's code "
-            "generation for this kernel and GPU. Report it to Triton with the kernel; another Triton release may "
-            "not have it.",
+            "Triton's code generation for this kernel and GPU. Report it to Triton with the kernel; another Triton "
+            "release may not have it.",
             {"compiler": "Triton", "tool": "ptxas"},
             verdict="framework-bug",
             family="framework-internal-error",

@@ -259,8 +259,7 @@ def jax_sees_no_accelerator(found: re.Match[str], failure: Failure) -> Lead:
             f" either the {'ROCm' if rocm else 'CUDA'} driver did not start or could not set up the GPU in this "
             "process (out of memory, another process holding it, a GPU older than this jaxlib supports: the driver's "
             "own line says which; TF_CPP_MIN_LOG_LEVEL=0 shows it when the log hides it), or the process is shown no "
-            "GPU: "
-            f"{variable} hides them (empty, -1, or ids that do not exist), a container was started without them "
+            f"GPU: {variable} hides them (empty, -1, or ids that do not exist), a container was started without them "
             f"({'--device /dev/kfd --device /dev/dri' if rocm else 'docker run --gpus all'}), a Slurm task was not "
             "given them (--gres=gpu:N), or JAX_PLATFORMS was set after jax was imported.",
             {"variable": variable, "backend": hidden.group("backend")},
@@ -376,11 +375,10 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     code = code_named(name.group("name")) if name else None
     meaning = f" ({code.meaning.split('. ')[0].rstrip('.')})" if code is not None and code.meaning else ""
     return Lead(
-        f"The CUDA driver could not initialise ({scrubbed_head(said, 120)}{meaning}): this process sees no "
-        f"usable GPU. In a "
-        "container or WSL2: the GPU was not passed in (--gpus all) or the host driver's libcuda does not work "
-        "there (a driver update or downgrade on the host); on a host: the driver is not loaded or does not match "
-        "its kernel module.",
+        f"The CUDA driver could not initialise ({scrubbed_head(said, 120)}{meaning}): this process sees no usable GPU. "
+        "In a container or WSL2: the GPU was not passed in (--gpus all) or the host driver's libcuda does not work "
+        "there (a driver update or downgrade on the host); on a host: the driver is not loaded or does not match its "
+        "kernel module.",
         {"said": said, "component": "driver"},
         next=("nvidia-smi  # the driver, as the host sees it", "ls -l /dev/nvidia* /usr/lib/wsl/lib/libcuda* 2>&1"),
     )

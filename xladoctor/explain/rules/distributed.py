@@ -23,8 +23,7 @@ def _shm(detail: str) -> Lead:
     return Lead(
         "Shared memory (/dev/shm) is too small for NCCL's buffers or the DataLoader's workers: a container's /dev/shm "
         f"is 64 MB unless it is started with a larger one ({scrubbed_head(detail.strip(), 160)}). Start it with "
-        f"--shm-size=16g (or "
-        "--ipc=host; Kubernetes: an emptyDir with medium: Memory on /dev/shm).",
+        "--shm-size=16g (or --ipc=host; Kubernetes: an emptyDir with medium: Memory on /dev/shm).",
         {"path": "/dev/shm", "option": "--shm-size"},
         next=("df -h /dev/shm",),
     )
@@ -53,10 +52,9 @@ def _from_last_error(detail: str) -> tuple[str, Lead] | None:
         return own
     if re.search(r"\bibv_|net/ib|\bib\b|infiniband|mlx5|roce|gid index|gpudirect|gdr", lowered):
         return "nccl-infiniband", Lead(
-            f"NCCL's InfiniBand/RoCE transport failed ({scrubbed_head(detail.strip(), 160)}): the verbs "
-            f"devices, their ports or "
-            "the GID index are not usable from here (a container without the RDMA devices, a down port). Check the "
-            "fabric, or run without it: NCCL_IB_DISABLE=1 falls back to sockets.",
+            f"NCCL's InfiniBand/RoCE transport failed ({scrubbed_head(detail.strip(), 160)}): the verbs devices, their "
+            "ports or the GID index are not usable from here (a container without the RDMA devices, a down port). "
+            "Check the fabric, or run without it: NCCL_IB_DISABLE=1 falls back to sockets.",
             {"variable": "NCCL_IB_DISABLE"},
             export("NCCL_IB_DISABLE", "1", note="only to confirm the cause: sockets are much slower than InfiniBand"),
             next=("ibv_devinfo", NCCL_DEBUG),
@@ -108,10 +106,9 @@ def _nccl_call_refused(detail: str) -> tuple[str, Lead] | None:
         )
     if _SELF_UNMATCHED.search(detail):
         return "user-code-error", Lead(
-            f"{scrubbed_head(detail.strip(), 160)}: a rank sent to (or received from) itself without the "
-            f"matching receive (or send) "
-            "in the same group of calls. Pair them (both inside one batch_isend_irecv / group), or skip the self "
-            "transfer.",
+            f"{scrubbed_head(detail.strip(), 160)}: a rank sent to (or received from) itself without the matching "
+            "receive (or send) in the same group of calls. Pair them (both inside one batch_isend_irecv / group), or "
+            "skip the self transfer.",
             {"what": "send/recv to self"},
             verdict="not-environment",
         )
@@ -369,9 +366,9 @@ def _address_in_use(detail: str) -> Lead:
 def _network(detail: str) -> Lead:
     return Lead(
         f"The ranks cannot reach each other over the network ({scrubbed_head(detail.strip(), 160)}): a wrong "
-        f"MASTER_ADDR, a "
-        "firewall, or NCCL/Gloo choosing an interface the others cannot reach (docker0, a down or private one). "
-        "Name the interface the nodes share: NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) =eth0 or its name here.",
+        "MASTER_ADDR, a firewall, or NCCL/Gloo choosing an interface the others cannot reach (docker0, a down or "
+        "private one). Name the interface the nodes share: NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) =eth0 or its "
+        "name here.",
         {"variable": "NCCL_SOCKET_IFNAME"},
         next=("ip -brief addr", NCCL_DEBUG, COLLECTIVE),
     )
@@ -885,8 +882,7 @@ def xla_rendezvous_stuck(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             f"An XLA collective has waited {found.group('waited')} for a participant that never arrived "
             f"({scrubbed_head((found.group('what') or 'a rendezvous').strip(), 120)}): one device or process is "
-            f"elsewhere (hung, "
-            "slower, died, or running another program). Find the one that is different.",
+            "elsewhere (hung, slower, died, or running another program). Find the one that is different.",
             {"waited": found.group("waited")},
             verdict="unknown",
             next=("xladoctor profile --stall-after 120 -- python ...  # every process's stacks at the hang",),

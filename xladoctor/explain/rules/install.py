@@ -37,7 +37,7 @@ _BUILT_AFTER = re.compile(
     re.MULTILINE,
 )
 # Where the build's own sources lie: the folder pip unpacked them into (pip/_internal/req/req_install.py:
-# pip-install-XXXX/<name>_<uuid4 hex>/setup.py), or a compiled source under site-packages
+# pip-install-<random>/<name>_<32 hex digits>/setup.py), or a compiled source under site-packages
 # (site-packages/deepspeed/ops/csrc/adam/x.cpp): read when the installer's words are not in the text
 _BUILT_SOURCES = re.compile(
     r"pip-install-\w{4,16}[/\\](?P<unpacked>[A-Za-z0-9][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"
@@ -167,8 +167,7 @@ def no_distribution(found: re.Match[str], failure: Failure) -> Lead:
             f" pip passed over releases for their Requires-Python ({scrubbed_head(ignored.group('listed'), 160)})"
             + (
                 ": the version asked for needs another Python than this one; use a Python it supports, or a "
-                "release made "
-                "for this one."
+                "release made for this one."
                 if among
                 else "."
             )
@@ -481,8 +480,8 @@ def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:
         )
     return Lead(
         f"Building a CUDA extension{_building(failure)} needs the CUDA toolkit (nvcc), and none was found: install a "
-        "toolkit of torch's "
-        "CUDA and set CUDA_HOME, or install a prebuilt wheel of the package (matching torch and Python).",
+        "toolkit of torch's CUDA and set CUDA_HOME, or install a prebuilt wheel of the package (matching torch and "
+        "Python).",
         {"variable": "CUDA_HOME", "tool": "nvcc"},
         export("CUDA_HOME", "/usr/local/cuda", note="where the toolkit of torch's CUDA is installed"),
     )
@@ -959,8 +958,7 @@ def program_not_found(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             "The shell script has Windows line ends (CR LF): bash reads each line's CR as part of the command "
             f"({scrubbed_head(found.group(0), 80)}), so nothing it runs is named as written. Convert the script "
-            f"to LF line ends "
-            "(dos2unix, or your editor's setting), or check it out with git's core.autocrlf=false.",
+            "to LF line ends (dos2unix, or your editor's setting), or check it out with git's core.autocrlf=false.",
             {"fix": "dos2unix"},
             family="user-code-error",
             verdict="not-environment",

@@ -477,10 +477,9 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         name = library.replace("\\", "/").rsplit("/", 1)[-1] or "the library that needs it"
         other = version.group("by") if version else "the CUDA library that defines it"
         return Lead(
-            f"{name} and {other} come from different CUDA releases: {name} needs {scrubbed_head(symbol, 80)}, "
-            f"which the loaded "
-            f"{other} lacks. Two CUDA installs are mixed on the loader's path (a system CUDA in LD_LIBRARY_PATH before "
-            "the nvidia-* wheels, or the reverse): keep one.",
+            f"{name} and {other} come from different CUDA releases: {name} needs {scrubbed_head(symbol, 80)}, which "
+            f"the loaded {other} lacks. Two CUDA installs are mixed on the loader's path (a system CUDA in "
+            "LD_LIBRARY_PATH before the nvidia-* wheels, or the reverse): keep one.",
             {"library": name, "other": other, "symbol": symbol},
             family="cuda-library-mismatch",
             next=("echo $LD_LIBRARY_PATH", "python -m pip list 2>/dev/null | grep -i nvidia", "ldconfig -p | grep -E "
@@ -500,9 +499,8 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     against = f"another version of {owner}" if owner else "another version of the library that defines it"
     return Lead(
         f"{built} was built against {against} than the one installed: the loaded library has no "
-        f"{scrubbed_head(symbol, 80)}. "
-        f"Install the build of {package or 'that package'} made for the installed {owner or 'library'} (or move "
-        f"{owner or 'the library'} to the release it was built for).",
+        f"{scrubbed_head(symbol, 80)}. Install the build of {package or 'that package'} made for the installed "
+        f"{owner or 'library'} (or move {owner or 'the library'} to the release it was built for).",
         {
             "symbol": symbol,
             "library": library,
@@ -544,10 +542,9 @@ def symbol_not_found(found: re.Match[str], failure: Failure) -> Lead:
         built = re.search(r"built for (?P<os>(?:Mac OS X|macOS) [\d.]{2,8})", failure.haystack)
         target = f" (it was built for {built.group('os')})" if built else ""
         return Lead(
-            f"A library needs {scrubbed_head(symbol, 80)} from macOS's own {system.group('library')}, and this "
-            f"macOS's copy lacks "
-            f"it: this macOS is older than the one the wheel was built for{target}. Update macOS, or install the last "
-            "release of the package whose wheels still support this macOS.",
+            f"A library needs {scrubbed_head(symbol, 80)} from macOS's own {system.group('library')}, and this macOS's "
+            f"copy lacks it: this macOS is older than the one the wheel was built for{target}. Update macOS, or "
+            "install the last release of the package whose wheels still support this macOS.",
             {"symbol": symbol, "library": system.group("library"), "os": built.group("os") if built else ""},
             family="glibc-version",
             next=("sw_vers -productVersion  # this macOS",),

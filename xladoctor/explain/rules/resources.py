@@ -302,8 +302,7 @@ def no_space(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"A disk is full{' (writing ' + path.group('path') + ')' if path else ''}: often the home folder's caches "
         "(~/.cache/pip, ~/.cache/huggingface, ~/.triton, /tmp; /root/.cache when run as root). Free space or point the "
-        "cache elsewhere "
-        "(PIP_CACHE_DIR, HF_HOME, TMPDIR).",
+        "cache elsewhere (PIP_CACHE_DIR, HF_HOME, TMPDIR).",
         {"path": path.group("path") if path else ""},
         next=("df -h ~ /tmp . && du -sh ~/.cache/* 2>/dev/null | sort -h | tail",),
     )

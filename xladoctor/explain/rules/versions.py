@@ -813,8 +813,7 @@ def built_for_other(found: re.Match[str], failure: Failure) -> Lead:
     "version-mismatch",
     r"Could not run '(?P<op>torchvision::\w{1,60})' with arguments from the '(?P<backend>\w{1,40})' backend",
     source="https://github.com/pytorch/vision/issues/3058 (torchvision ops missing for the backend: a torchvision "
-    "build "
-    "that does not match torch)",
+    "build that does not match torch)",
     confidence=0.85,
 )
 def torchvision_ops(found: re.Match[str], failure: Failure) -> Lead:

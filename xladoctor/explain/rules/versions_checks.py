@@ -911,10 +911,9 @@ def native_returns_other_arity(found: re.Match[str], failure: Failure) -> Lead |
     got = f", got {found.group('got')}" if found.group("got") else ""
     return Lead(
         f"{package}'s Python code unpacks {found.group('expected')} values from its compiled module "
-        f"(`{scrubbed_head(frame.code, 120)}`{got}): the compiled part and the Python part of {package} come "
-        f"from different "
-        "releases (a build an upgrade left behind, or two copies on the path), or a release of it that shipped "
-        f"them out of step. Remove every copy of {package} and install one release.",
+        f"(`{scrubbed_head(frame.code, 120)}`{got}): the compiled part and the Python part of {package} come from "
+        "different releases (a build an upgrade left behind, or two copies on the path), or a release of it that "
+        f"shipped them out of step. Remove every copy of {package} and install one release.",
         {"package": package},
         fix=install((package, ""), reinstall=True),
         next=(f"python -m pip show -f {package} | head -20  # one copy, one version: every file listed is its",),

@@ -52,10 +52,9 @@ def import_or_attribute(found: re.Match[str], failure: Failure) -> Lead | None:
             next=(f"python -m pip show {deleter.owner}",),
         )
     return Lead(
-        f"{failure.type} inside {failure.library or 'a library'}: {scrubbed_head(found.group('message'), 160)}. "
-        f"Code written for "
-        "another release of a package it uses (an API that moved) is the usual cause: compare the versions it was "
-        "made with to the installed ones.",
+        f"{failure.type} inside {failure.library or 'a library'}: {scrubbed_head(found.group('message'), 160)}. Code "
+        "written for another release of a package it uses (an API that moved) is the usual cause: compare the "
+        "versions it was made with to the installed ones.",
         {"package": failure.library or ""},
         verdict="environment",
         next=("python -m pip list 2>/dev/null | head -100",),
@@ -151,8 +150,7 @@ def permission_words(found: re.Match[str], failure: Failure) -> Lead:
 def timeout_words(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
         f"Something waited past its limit: {scrubbed_head(failure.text, 200)}. A rank or a peer that never "
-        f"answered: collect the "
-        "stacks of every process while it hangs.",
+        "answered: collect the stacks of every process while it hangs.",
         {},
         verdict="unknown",
         next=("xladoctor profile --stall-after 120 -- ...",),
@@ -343,10 +341,9 @@ def config_variable_refused(found: re.Match[str], failure: Failure) -> Lead | No
     """An environment variable of the stack named as what is wrong: its value is one the framework refuses."""
     variable = found.group("variable") or found.group("variable2")
     return Lead(
-        f"The framework refused the value of {variable} ({scrubbed_head(failure.text.strip(), 200)}): the "
-        f"variable is set in "
-        "this environment (a shell profile, a container image, a job script) to something this release does not "
-        f"take. Check what it is set to and unset or correct it.",
+        f"The framework refused the value of {variable} ({scrubbed_head(failure.text.strip(), 200)}): the variable is "
+        "set in this environment (a shell profile, a container image, a job script) to something this release does "
+        "not take. Check what it is set to and unset or correct it.",
         {"variable": variable},
         verdict="environment",
         next=(f"env | grep {variable}",),
