@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules.builds import isolated_build_lacks
-from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_near
+from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_from_sources, built_near
 from xladoctor.explain.verdict import Diagnosis
 from xladoctor.facts.versions import series_of
 from xladoctor.matrix import load_matrix
@@ -285,6 +285,8 @@ def with_built_package(
     texts = [*((r.line, r.message) for r in records), (1, head), (tail_line, tail)]
     named = [built for line, text in texts for built in builds_named(text, line)]
     package = built_near(diagnosis.line or 0, named) if diagnosis.line is not None else ""
+    # no installer's words: the folder the compiler's own lines show the sources in (a by-hand build, a JIT build)
+    package = package or next(filter(None, (built_from_sources(text) for _, text in reversed(texts))), "")
     if not package:
         return diagnosis
     params = {**diagnosis.params, "package": package}

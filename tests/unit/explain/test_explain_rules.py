@@ -43,6 +43,11 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "version-mismatch:package_for_another_python": ('Traceback (most recent call last):\n  File "/home/me/run.py", line 1, in <module>\n    import mylib\n  File "/usr/lib/python3.8/site-packages/mylib/core.py", line 120\n    match kind:\n          ^\nSyntaxError: invalid syntax\n', "version-mismatch", "environment", "newer Python than Python 3.8"),
     "bad-configuration:hub_refused_the_request": (tb("huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-65)\n\nRepository Not Found for url: https://huggingface.co/meta-llama/Llama-2-7b/resolve/main/config.json.\nPlease make sure you specified the correct `repo_id` and `repo_type`.", "huggingface_hub/utils/_http"), "bad-configuration", "environment", "private or gated"),
     "bad-configuration:not_a_model_identifier": (tb("OSError: bert-base-uncasedd is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'\nIf this is a private repository, make sure to pass a token having permission to this repo", "transformers/utils/hub"), "bad-configuration", "environment", "'bert-base-uncasedd'"),
+    "user-code-error:model_folder_not_found": (tb("OSError: /data/runs/llama-7b/checkpoint-500 does not appear to have a file named config.json. Checkout 'https://huggingface.co//data/runs/llama-7b/checkpoint-500/None' for available files.", "transformers/utils/hub"), "user-code-error", "not-environment", "/data/runs/llama-7b/checkpoint-500"),
+    "api-version-skew:deprecation_window_ended": (tb("ValueError: The deprecation tuple ('LoRAAttnProcessor2_0', '0.26.0', 'Make sure use AttnProcessor2_0 instead.') should be removed since diffusers' version 0.27.2 is >= 0.26.0", "diffusers/utils/deprecation_utils"), "api-version-skew", "environment", "diffusers<0.26.0"),
+    "api-version-skew:host_callback_retired": (tb("NotImplementedError: host_callback functionality isn't supported with PJRT C API. See https://jax.readthedocs.io/en/latest/debugging/index.html and https://jax.readthedocs.io/en/latest/notebooks/external_callbacks.html for alternatives.", "gpjax/fit"), "api-version-skew", "environment", "gpjax"),
+    "disk-or-permission:git_long_paths": ("  Cloning https://github.com/facebookresearch/xformers.git (to revision main) to c:\\users\\me\\appdata\\local\\temp\\pip-req-build-abc\n  error: unable to create file docs/structcutlass_1_1transform_1_1PitchLinear2DThreadTileStripminedThreadMap_3_01Shape___00_01Thread0082c3467229b12cc9dd996283ee7160.html: Filename too long\n", "disk-or-permission", "environment", "git config --global core.longpaths true"),
+    "build-failure:pyo3_older_than_python": ("  Building wheel for tokenizers (pyproject.toml) ... error\n  error: subprocess-exited-with-error\n      error: the configured Python interpreter version (3.13) is newer than PyO3's maximum supported version (3.12)\n      = help: please check if an updated version of PyO3 is available. Current version: 0.21.2\n      = help: set PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1 to suppress this check and build anyway using the stable ABI\n  ERROR: Failed building wheel for tokenizers\n", "build-failure", "environment", "tokenizers is being built from source for Python 3.13"),
     "api-version-skew:datasets_patterns_for_another_fsspec": (tb("ValueError: Invalid pattern: '**' can only be an entire path component", "datasets/data_files"), "api-version-skew", "environment", "fsspec==2023.9.2"),
     "unsupported-op:no_kernel_for_the_node": (tb("onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'conv'", "onnxruntime/capi"), "unsupported-op", "framework-bug", "ConvInteger (opset 10)"),
     "api-version-skew:pydantic_1_code_under_pydantic_2": (tb("pydantic.errors.PydanticUserError: If you use `@root_validator` with pre=False (the default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be replaced with `@model_validator`.", "deepspeed/runtime"), "api-version-skew", "environment", "deepspeed"),
@@ -3956,3 +3961,115 @@ def test_ctranslate2_advice_for_a_mixed_int8_type_and_a_device_chosen_by_a_condi
     assert mixed is not None and '"int8_float32"' in mixed.cause, mixed
     chosen = _diagnose(call.format('"cpu" if args.cpu else "cuda"') + message)
     assert chosen is not None and chosen.family == "gpu-arch-unsupported", chosen
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        # a folder without the loader's first file: the user's path, named with the file it lacks
+        (
+            tb(
+                "OSError: Error no file named diffusion_pytorch_model.safetensors found in directory ../checkpoints/unet.",
+                "diffusers/models/modeling_utils",
+            ),
+            "user-code-error",
+            "../checkpoints/unet, has no diffusion_pytorch_model.safetensors,",
+        ),
+        # a path that is no folder here reached the Hub's id check
+        (
+            tb(
+                "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/models/opt-1.3b'. Use `repo_type` argument if needed.",
+                "huggingface_hub/utils/_validators",
+            ),
+            "user-code-error",
+            "/models/opt-1.3b, which is no folder",
+        ),
+        (
+            tb(
+                "OSError: Incorrect path_or_model_id: 'C:\\AI\\models\\llama'. Please provide either the path to a local folder or the repo_id of a model on the Hub.",
+                "transformers/utils/hub",
+            ),
+            "user-code-error",
+            "C:\\AI\\models\\llama",
+        ),
+        (
+            tb(
+                "OSError: ./weights/bert is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'",
+                "transformers/utils/hub",
+            ),
+            "user-code-error",
+            "'./weights/bert', which is no folder",
+        ),
+    ],
+)
+def test_a_model_path_that_is_not_the_models_folder_is_the_users(log: str, family: str, word: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    assert diagnosis.verdict == "not-environment"
+    assert word in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # a Hub repository without the file: the Hub's or the library's matter, never the user's path
+        tb(
+            "OSError: runwayml/stable-diffusion-v1-5 does not appear to have a file named config.json.",
+            "diffusers/loaders/single_file_utils",
+        ),
+        # a name no folder and no repository holds, of a Hub id's form: mistyped id, private or gated repository
+        tb(
+            "OSError: meta-llama/Llama-2-7b-hf is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'",
+            "transformers/utils/hub",
+        ),
+    ],
+)
+def test_a_hub_ids_missing_file_or_repository_is_not_called_the_users_path(log: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:model_folder_not_found"
+    assert diagnosis is None or diagnosis.family != "user-code-error", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("log", "family"),
+    [
+        # Inductor's warning, as torch/_inductor/compile_fx.py prints it
+        (
+            "/venv/lib/python3.10/site-packages/torch/_inductor/compile_fx.py:1948: UserWarning: NVIDIA GeForce RTX 2060 does not support bfloat16 compilation natively, skipping\n",
+            "gpu-arch-unsupported",
+        ),
+        # an application's own check, with its advice on the next line
+        (
+            "ERROR - AssertionError: bf16 is not supported on your device\nYour device does not support `torch.bfloat16`. Try edit `torch_dtype` in `config.json`.\n",
+            "gpu-arch-unsupported",
+        ),
+        # the same words on a Mac: MPS's bf16 depends on macOS, not on a GPU generation
+        ("AssertionError: bf16 is not supported on your device (mps)\n", "unsupported-op"),
+    ],
+)
+def test_a_gpu_without_bfloat16_is_its_generation_and_a_macs_is_not(log: str, family: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+
+
+@pytest.mark.parametrize(
+    ("log", "family"),
+    [
+        # xformers' own report, its pair on the line after: a CPU-only torch under a CUDA build of xformers
+        (
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 1.13.1+cu117 with CUDA 1107 (you have 2.1.2+cpu)\n    Python  3.10.9 (you have 3.10.11)\n",
+            "cpu-only",
+        ),
+        # both GPU builds, of other releases: the package's build is the matter
+        (
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.3.1+cu121)\n    Python  3.10.11 (you have 3.10.11)\n",
+            "version-mismatch",
+        ),
+    ],
+)
+def test_a_cpu_only_torch_under_a_gpu_build_is_named_before_the_builds_pair(log: str, family: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "version-mismatch", diagnosis
+    assert ("CPU-only build (2.1.2+cpu), while xformers was built for torch 1.13.1+cu117" in diagnosis.cause) == (
+        family == "cpu-only"
+    ), diagnosis.cause

@@ -40,13 +40,22 @@ def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
+_DEVICE_LACKS_BF16 = re.compile(
+    r"(?i)(?:bf16|bfloat16)[^\n]{0,40}not supported on (?:your|this) (?:device|GPU)|support `?(?:torch\.)?bfloat16"
+)
+_ON_MPS = re.compile(r"\bMPS\b|\bmps\b|Apple (?:M\d|silicon)|macOS")
+
+
 @rule(
     "unsupported-op",
     r"UNIMPLEMENTED: (?P<what>[^\n]{3,300})|No registered '(?P<op>\w{2,80})' OpKernel for '(?P<device>\w{2,20})' "
     r"devices"
     r"|[Ww]indows not yet supported for torch\.compile|torch\.compile is not supported on Python (?P<python>[\d.]+)\+?"
     r"|(?:BFloat16|bf16|Bfloat16)[^\n]{0,40}(?:is not supported|is only supported on GPUs with compute capability)"
-    r"|(?:CUDA )?Device does not support bfloat16"
+    # torch's CUDA checks ("Device does not support bfloat16"), Inductor's ("RTX 2060 does not support bfloat16
+    # compilation natively, skipping": torch/_inductor/compile_fx.py) and applications' own ("Your device does not
+    # support `torch.bfloat16`", lmdeploy)
+    r"|[Dd]oes not support `?(?:torch\.)?bfloat16"
     r"|Detected unsupported operations when trying to compile graph|Op\(s\) not lowered: (?P<ops>[^\n]{3,300})"
     r"|MPS framework doesn't support (?P<mpsdtype>\w+)|(?:is|are) not supported (?:on|by) (?:the )?MPS"
     r"|CUBLAS_STATUS_NOT_SUPPORTED[^\n]{0,200}",
@@ -67,8 +76,11 @@ def backend_cannot(found: re.Match[str], failure: Failure) -> Lead:
     if (
         "CUDA_R_16BF" in failure.haystack
         or ("CUBLAS_STATUS_NOT_SUPPORTED" in said and "16BF" in failure.haystack)
-        or "support bfloat16" in said
+        or re.search(r"support `?(?:torch\.)?bfloat16", said)
         or ("compute capability" in said and re.search(r"(?i)bf16|bfloat16", said))
+        # "bf16 is not supported on your device", or the line after it, said of a GPU: on a Mac, MPS's bf16 is a
+        # matter of macOS's release
+        or (_DEVICE_LACKS_BF16.search(failure.haystack) and not _ON_MPS.search(failure.haystack))
     ):
         # a dtype the GPU's generation lacks: the machine's GPU is what does not fit (FAMILIES.md)
         return Lead(

@@ -17,7 +17,7 @@ from xladoctor.sanitize import scrubbed_head
     r"(?P<file>[\w./\\-]{1,200}\.(?:cpp|cu|cuh|cc|c|h|hpp))\(?:?\d+\)?:?\d*:? (?:fatal )?error:? (?P<what>[^\n]{3,200})"
     r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})"
     r"|metadata-generation-failed"
-    r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit status|CppCompileError"
+    r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit|CppCompileError"
     r"|Compiler: cl is not found",
     source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
     confidence=0.65,
@@ -222,6 +222,30 @@ def rust_compiler_missing(found: re.Match[str], failure: Failure) -> Lead:
         "Rust toolchain (rustup) and build it.",
         {"package": package, "tool": "rustc"},
         next=("python -m pip --version", "python -c 'import sys, platform; print(sys.version, platform.machine())'"),
+    )
+
+
+@rule(
+    "build-failure",
+    r"the configured Python interpreter version \((?P<python>\d+\.\d+)\) is newer than PyO3's maximum supported "
+    r"version \((?P<max>\d+\.\d+)\)",
+    # PyO3's build script (pyo3-build-config), when a package's Rust extension is built for a newer Python than
+    # its PyO3 release knows
+    source="https://github.com/PyO3/pyo3/blob/main/pyo3-ffi/build.rs (ensure_python_version, "
+    "PYO3_USE_ABI3_FORWARD_COMPATIBILITY); settled in https://github.com/huggingface/tokenizers/issues/1657",
+    confidence=0.9,
+)
+def pyo3_older_than_python(found: re.Match[str], failure: Failure) -> Lead:
+    python, newest = found.group("python"), found.group("max")
+    package = built_package_of(failure)
+    which = package or "A package with a Rust extension"
+    return Lead(
+        f"{which} is being built from source for Python {python} (pip found no wheel of it for this Python), and the "
+        f"PyO3 it is built with supports Python up to {newest}. Use a Python of {newest} or older for this release, "
+        f"or a release of {package or 'the package'} that publishes wheels for Python {python}. "
+        "PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1 makes the build go on against the stable ABI, untested.",
+        {"package": package, "python": python, "supported": newest, "binding": "PyO3"},
+        next=("python -m pip download --only-binary=:all: --no-deps " + (package or "PACKAGE") + "  # a wheel here?",),
     )
 
 

@@ -6,8 +6,10 @@ when it refuses them. The tensors' own shapes, dtypes and devices are code.py's.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule, yours
 from xladoctor.fix import install
@@ -126,6 +128,69 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
         {"what": scrubbed_head(found.group(0), 100), **({"variable": given.variable} if given is not None else {})},
         verdict="not-environment",
         next=("head -c 200 ...  # the weights file: a Git LFS pointer or an HTML page shows as text",),
+    )
+
+
+# A model folder given to from_pretrained (transformers, diffusers, huggingface_hub) that is not the folder the
+# library needs: a path that does not exist from where the program runs (then the name is taken for a Hub
+# repository id and refused as one), or a folder without the file the loader reads first (a checkpoint sub-folder,
+# a half-finished download, a folder of another layout). A name that is a Hub id is not read here: a repository
+# without that file is the Hub's or the library's matter (diffusers' single-file loader once asked a retired repo).
+_MODEL_FOLDER = (
+    # transformers' cached_files (src/transformers/utils/hub.py), for a folder and for a Hub repository alike
+    r"(?:^|[\s'\"`(:])(?P<folder>[^\s'\"`]{1,300}) does not appear to have a file named (?P<file>[\w.-]{1,120})"
+    # diffusers' _get_model_file (src/diffusers/utils/hub_utils.py): a local folder only
+    r"|Error no file named (?P<weights>[\w.-]{1,120}) found in directory (?P<directory>[^\n]{1,300})"
+    # huggingface_hub's validate_repo_id (src/huggingface_hub/utils/_validators.py): a path that is no folder here
+    # reaches the Hub's id check
+    r"|Repo id must (?:be in the form 'repo_name' or 'namespace/repo_name'|use alphanumeric chars)[^\n]{0,200}?"
+    r": '(?P<repo_id>[^'\n]{1,300})'"
+    # transformers' cached_files, when the name is neither a folder nor an id the Hub could hold
+    r"|Incorrect path_or_model_id: '(?P<incorrect>[^'\n]{1,300})'"
+)
+
+
+def looks_like_a_path(name: str) -> bool:
+    """A name that only a file system holds, never a Hub repository id ("namespace/repo_name"): absolute, relative
+    to a folder (./, ../, ~), a Windows path, or more than one level deep."""
+    return bool(re.match(r"[/~.]|[A-Za-z]:[\\/]", name)) or "\\" in name or name.count("/") > 1
+
+
+@rule(
+    "user-code-error",
+    _MODEL_FOLDER,
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/utils/hub.py (cached_files); "
+    "https://github.com/huggingface/diffusers/blob/main/src/diffusers/utils/hub_utils.py (_get_model_file); "
+    "https://github.com/huggingface/huggingface_hub/blob/main/src/huggingface_hub/utils/_validators.py "
+    "(validate_repo_id); settled as the user's path in https://github.com/artidoro/qlora/issues/175, "
+    "https://github.com/levihsu/OOTDiffusion/issues/204 and https://github.com/microsoft/LMOps/issues/71",
+    confidence=0.8,
+)
+def model_folder_not_found(found: re.Match[str], failure: Failure) -> Lead | None:
+    folder = found.group("folder") or found.group("directory") or found.group("repo_id") or found.group("incorrect")
+    folder = folder.rstrip(".")
+    wanted = (found.group("file") or found.group("weights") or "").rstrip(".")  # the sentence's full stop
+    if found.group("folder") and not looks_like_a_path(folder):
+        return None  # a Hub repository without that file: not the user's path
+    if wanted:
+        what = (
+            f"The folder given as the model, {folder}, has no {wanted}, the file the loader reads first: the path "
+            "points at another folder than the model's (a checkpoint or adapter sub-folder, the folder above it, a "
+            "download that did not finish). Give the folder that holds the model's files."
+        )
+    else:
+        what = (
+            f"The model was given as {folder}, which is no folder from where the program runs, so the library took "
+            "it for a Hugging Face Hub repository id, which it cannot be: a mistyped path, a relative path run from "
+            "another working directory, or a model not downloaded there yet."
+        )
+    return Lead(
+        yours(failure, what),
+        {"path": folder, **({"file": wanted} if wanted else {})},
+        verdict="not-environment",
+        next=(f"ls -la -- {shlex.quote(folder)}  # the folder and what it holds",)
+        if platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", folder)
+        else (),
     )
 
 

@@ -9,7 +9,8 @@ import shlex
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, rule, yours
+from xladoctor.explain.rules.code_inputs import looks_like_a_path
 from xladoctor.fix import export, shell, unset
 
 
@@ -439,6 +440,27 @@ def windows_long_paths(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
+# Git for Windows keeps to MAX_PATH whatever Windows allows until core.longpaths is set: a clone or a submodule
+# checkout (pip install git+https://..., a repository with CUTLASS's docs inside) stops on a file that would pass it.
+@rule(
+    "disk-or-permission",
+    r"(?:unable to create file|cannot create directory at|unable to stat just-written file) '?[^\n]{1,600}?'?: "
+    r"Filename too long",
+    source="https://github.com/git-for-windows/git/wiki/FAQ (Why does Git not support long paths: core.longpaths); "
+    "settled in https://github.com/facebookresearch/xformers/issues/789",
+    confidence=0.9,
+)
+def git_long_paths(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "Git for Windows could not write a file of the repository it was checking out: its path is past Windows' "
+        "260 characters (MAX_PATH), the limit Git keeps to until core.longpaths is set (a clone for pip install "
+        "git+https://..., a submodule with deep paths). Set core.longpaths, then run the install again; a shorter "
+        "folder to clone into helps as well.",
+        {"setting": "core.longpaths", "limit": "MAX_PATH (260)"},
+        shell("git config --global core.longpaths true"),
+    )
+
+
 # Windows' MAX_PATH is 260 with the terminating NUL: a file's path stops at 259 characters, a folder's at 248 (room
 # for an 8.3 name). A path printed within 20 of it is read as the limit's: a copy's temporary name is longer than
 # its target's, and a report's user name is often shortened when it is pasted.
@@ -594,6 +616,21 @@ def hub_refused_the_request(found: re.Match[str], failure: Failure) -> Lead:
 )
 def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
     name = found.group("spaced") or found.group("name")
+    if looks_like_a_path(name):
+        # no Hub id has this form: a folder that is not where the program looks, not a token or a repository
+        return Lead(
+            yours(
+                failure,
+                f"The model was given as '{name}', which is no folder from where the program runs: a mistyped path, "
+                "a relative path run from another working directory, or a model not downloaded there yet.",
+            ),
+            {"path": name},
+            family="user-code-error",
+            verdict="not-environment",
+            next=(f"ls -la -- {shlex.quote(name)}  # the folder and what it holds",)
+            if platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", name)
+            else (),
+        )
     return Lead(
         f"from_pretrained was given '{name}', which is neither a folder that exists from where the program runs "
         "nor a repository this process may read on the Hugging Face Hub: a mistyped id or path, a relative path "

@@ -23,7 +23,10 @@ PIP_RESOLVER = "https://pip.pypa.io/en/stable/topics/dependency-resolution/"
 # after "╰─>" or in parentheses, pip/_internal/commands/install.py); uv's "Failed to build `X==1.0`" before it
 # (crates/uv/src/commands/diagnostics.rs). Each says whether it comes before the build's error or after it.
 _BUILT_BEFORE = re.compile(
-    r"Collecting (?P<collecting>[A-Za-z0-9][\w.-]{0,80})[^\n]{0,300}\n(?:[ \t]+[^\n]{0,300}\n){0,8}?[ \t]+"
+    # pip's "Collecting X", or the source archive it took ("Using cached x-0.2.0.tar.gz") when the log starts there
+    r"(?:Collecting (?P<collecting>[A-Za-z0-9][\w.-]{0,80})"
+    r"|(?:Using cached|Downloading) (?P<archive>[A-Za-z0-9][\w.]{0,80}?)-\d[\w.+]{0,40}\.(?:tar\.gz|zip|tar\.bz2)\b)"
+    r"[^\n]{0,300}\n(?:[ \t]+[^\n]{0,300}\n){0,8}?[ \t]+"
     r"(?:Getting requirements to build wheel|Preparing metadata \([\w.]{1,20}\)|Installing build dependencies)"
     r" \.\.\. error"
     r"|Building wheel for (?P<building>[A-Za-z0-9][\w.-]{0,80}) \([\w.]{1,20}\) \.\.\. error"
@@ -42,6 +45,10 @@ _BUILT_AFTER = re.compile(
 _BUILT_SOURCES = re.compile(
     r"pip-install-\w{4,16}[/\\](?P<unpacked>[A-Za-z0-9][\w.-]{0,80}?)_[0-9a-f]{32}[/\\]"
     r"|site-packages[/\\](?P<pkg>[A-Za-z_]\w{1,60})[/\\][^\s'\"]{0,200}?\.(?:cpp|cu|cc|c)\b"
+    # a source distribution unpacked by hand and built from its folder: pytorch3d-0.7.5/pytorch3d/csrc/x.cu (the
+    # package's own folder inside its name-version one, which a toolkit's cuda-12.1/include never has)
+    r"|[/\\](?P<sdist>[A-Za-z][\w.]{0,60}?)-\d{1,4}(?:\.\d{1,6}){1,3}[/\\](?:(?P=sdist)-\d[\w.]{0,20}[/\\])?"
+    r"(?P=sdist)[/\\]"
 )
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,80}")
 _NOT_BUILT = ("torch", "nvidia")
@@ -86,8 +93,13 @@ def built_package(text: str) -> str:
     named = builds_named(text)
     if named:
         return min(named, key=lambda built: built.line).name
+    return built_from_sources(text)
+
+
+def built_from_sources(text: str) -> str:
+    """The package whose sources the text's paths lie in, when a build's own lines show them; '' when none."""
     for found in _BUILT_SOURCES.finditer(text):
-        name = found.group("unpacked") or found.group("pkg")
+        name = found.group("unpacked") or found.group("pkg") or found.group("sdist")
         if name not in _NOT_BUILT:
             return name
     return ""
@@ -417,10 +429,11 @@ def wrong_python(found: re.Match[str], failure: Failure) -> Lead:
 )
 def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
     nvcc, torch = found.group("nvcc"), found.group("torch")
+    said = " ".join(found.group(0).split())  # the message as one line: torch breaks it before "PyTorch"
     return Lead(
         f"Building a CUDA extension{_building(failure)} needs nvcc of the CUDA torch was built with: nvcc is {nvcc}, "
-        f"torch's CUDA is {torch}. Point CUDA_HOME (and PATH) at a CUDA {torch.split('.')[0]}.x toolkit, or install "
-        f"a torch built for CUDA {nvcc}; a prebuilt wheel of the extension avoids the build.",
+        f"torch's CUDA is {torch} ({said}). Point CUDA_HOME (and PATH) at a CUDA {torch.split('.')[0]}.x toolkit, or "
+        f"install a torch built for CUDA {nvcc}; a prebuilt wheel of the extension avoids the build.",
         {"nvcc": nvcc, "torch_cuda": torch, "variable": "CUDA_HOME"},
         next=("nvcc --version; python -c 'import torch; print(torch.version.cuda)'",),
     )

@@ -794,6 +794,22 @@ def torchvision_cuda(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+def cpu_torch_under_a_gpu_build(built: str, have: str, package: str) -> Lead | None:
+    """A package built for a CUDA or ROCm torch ("1.13.1+cu117") that finds a CPU-only torch ("2.1.2+cpu"): the torch
+    is what cannot run on the GPU, and the package's build is the lesser matter. The family stays the pair's
+    (version-mismatch), as the threads settled it."""
+    if not (have.endswith("+cpu") and re.search(r"\+(?:cu|rocm)\d", built)):
+        return None
+    return Lead(
+        f"The installed torch is a CPU-only build ({have}), while {package} was built for torch {built}: the pair "
+        "does not fit, and nothing here can use the GPU. Install a CUDA build of torch (from "
+        f"download.pytorch.org/whl/cuXYZ for your driver's CUDA), then {package}'s release made for it.",
+        {"package": "torch", "have": have, "built": built, "beside": package},
+        verdict="environment",
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",),
+    )
+
+
 @rule(
     "version-mismatch",
     r"(?:xFormers was built for|built for|compiled (?:for|with|against|using)):?\s*(?P<want>(?:PyTorch|torch|CUDA"
@@ -802,6 +818,13 @@ def torchvision_cuda(found: re.Match[str], failure: Failure) -> Lead:
     confidence=0.85,
 )
 def built_for_other(found: re.Match[str], failure: Failure) -> Lead:
+    built = found.group("want").split()[-1]
+    if found.group("want").lower().startswith(("pytorch", "torch")) and (
+        cpu_only := cpu_torch_under_a_gpu_build(
+            built, found.group("have").strip(), "xformers" if "xFormers" in found.group(0) else "the compiled package"
+        )
+    ):
+        return cpu_only
     return Lead(
         f"A compiled package was built for {found.group('want')}, but {found.group('have').strip()} is installed: "
         "install its build for the installed version, or the version it was built for.",
@@ -842,6 +865,56 @@ def api_removed(found: re.Match[str], failure: Failure) -> Lead:
         + f": the code that uses it{_where(failure)} was written for an older {top}. Install the {top} release it "
         f"was written for (or older than the removal), or a release of the calling code made for the installed {top}.",
         {"api": api, "package": top, "version": version or ""},
+        verdict="environment",
+    )
+
+
+# JAX's changelog: jax.experimental.host_callback deprecated in 0.4.26 (March 2024); from 0.4.34 its calls run on
+# io_callback, and its APIs raise NotImplementedError from 0.4.35; importing it is an ImportError from 0.8.0 (the
+# notes of 0.4.34 and 0.7.1). With the PJRT C API (jax's CUDA and TPU plugins) the legacy one never ran.
+@rule(
+    "api-version-skew",
+    r"host_callback functionality isn't supported with (?:the )?PJRT C API",
+    source="https://docs.jax.dev/en/latest/changelog.html (jax 0.4.26: host_callback deprecated; 0.4.34/0.4.35; "
+    "0.7.1: ImportError from 0.8.0); settled in https://github.com/thomaspinder/GPJax/issues/479 (GPJax moved to "
+    "jax.debug.callback)",
+    confidence=0.85,
+)
+def host_callback_retired(found: re.Match[str], failure: Failure) -> Lead:
+    caller = failure.installed_library
+    caller = caller if caller and caller != "jax" else ""
+    who = caller or "The code that calls it"
+    return Lead(
+        f"{who} uses jax.experimental.host_callback, which JAX deprecated in 0.4.26 and which does not run with the "
+        "PJRT C API of jax's CUDA and TPU plugins (its calls raise from jax 0.4.35; it is gone in 0.8.0). It was "
+        f"written for an older jax: upgrade {caller or 'that code'} to a release that uses jax.debug.callback or "
+        "jax.experimental.io_callback, or move the calls there yourself.",
+        {"api": "jax.experimental.host_callback", "package": caller or "jax", "replacement": "jax.debug.callback"},
+        install((caller, ""), upgrade=True) if caller else None,
+        verdict="environment",
+        next=("python -m pip show jax jaxlib" + (f" {caller}" if caller else ""),),
+    )
+
+
+# diffusers' deprecate() (src/diffusers/utils/deprecation_utils.py) raises, instead of warning, once the installed
+# release reaches the one a deprecation named for the removal: the calling code still uses what that release dropped
+@rule(
+    "api-version-skew",
+    r"The deprecation tuple \('(?P<what>[^'\n]{1,100})', '(?P<removal>[\w.]{1,20})', [^\n]{0,600}?should be removed "
+    r"since (?P<package>[\w-]{1,40})' version (?P<installed>[\w.+]{1,30}) is >=",
+    source="https://github.com/huggingface/diffusers/blob/main/src/diffusers/utils/deprecation_utils.py (deprecate); "
+    "settled as diffusers too new for the calling code in https://github.com/modelscope/facechain/issues/508",
+    confidence=0.85,
+)
+def deprecation_window_ended(found: re.Match[str], failure: Failure) -> Lead:
+    what, removal, package, installed = (found.group(k) for k in ("what", "removal", "package", "installed"))
+    return Lead(
+        f"{what} is past its deprecation in the installed {package} {installed}: {package} said it goes in "
+        f"{removal}, and from that release on, using it raises instead of warning. The code that uses it"
+        f"{_where(failure)} was written for an older {package}. Install a {package} older than {removal}, or a "
+        f"release of the calling code made for {package} {installed}.",
+        {"api": what, "package": package, "version": removal, "installed": installed},
+        install((package, f"<{removal}")),
         verdict="environment",
     )
 

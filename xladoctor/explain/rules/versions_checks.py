@@ -11,7 +11,7 @@ import shlex
 
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import DISTRIBUTION_OF, WENT_ON, Lead, rule, version_range, yours
-from xladoctor.explain.rules.versions import calling_package
+from xladoctor.explain.rules.versions import calling_package, cpu_torch_under_a_gpu_build
 from xladoctor.fix import PROJECT_NAME, install
 from xladoctor.sanitize import scrubbed_head
 
@@ -386,6 +386,11 @@ def wrong_cpu_architecture(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# xformers/_cpp_lib.py's report of its build against the running torch: "PyTorch 1.13.1+cu117 with CUDA 1107 (you
+# have 2.1.2+cpu)", on the line after "xFormers was built for:"
+_XFORMERS_PAIR = re.compile(r"PyTorch (?P<built>[\w.+]{3,40})[^\n]{0,120}?\(you have (?P<have>[\w.+]{3,40})\)")
+
+
 @rule(
     "version-mismatch",
     r"xFormers (?:was built for:\s*PyTorch (?P<built>[\w.+]{3,40})[^\n]{0,120}?\(you have (?P<have>[\w.+]{3,40})\)"
@@ -397,7 +402,11 @@ def xformers_for_another_torch(found: re.Match[str], failure: Failure) -> Lead:
     """xformers' compiled ops are built for one torch (and its CUDA); beside another, they do not load and every
     operator it dispatches reports itself unavailable."""
     built, have = found.group("built") or "", found.group("have") or ""
+    if not built and (pair_said := _XFORMERS_PAIR.search(failure.haystack, found.start())):
+        built, have = pair_said.group("built"), pair_said.group("have")  # "can't load ..." says the pair after it
     pair = f" (built for torch {built}, torch {have} is installed)" if built else ""
+    if (cpu_only := cpu_torch_under_a_gpu_build(built, have, "xformers")) is not None:
+        return cpu_only
     return Lead(
         f"xformers' compiled extensions do not fit the installed torch{pair}: it was installed for another torch or "
         "CUDA (or as a CPU build), so its CUDA operators are missing. Install the xformers release made for this "
