@@ -14,6 +14,7 @@ from xladoctor.explain.logfacts import (
     triton_below_its_floor,
     uses_log_facts,
     with_built_package,
+    with_kernel_owner,
     with_log_facts,
 )
 from xladoctor.explain.records import Failure, clean, is_metric, parse
@@ -218,6 +219,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             if exact
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
+    diagnosis = with_kernel_owner(diagnosis, records)
     if diagnosis is not None and diagnosis.family == "build-failure":
         cut = reader.bytes_read > TAIL_BYTES
         tail = _whole_lines(reader.tail(), cut)

@@ -17,6 +17,7 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.records import Failure
+from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS
 from xladoctor.explain.rules.builds import isolated_build_lacks
 from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_from_sources, built_near
 from xladoctor.explain.verdict import Diagnosis
@@ -299,3 +300,42 @@ def with_built_package(
     if not re.search(rf"(?<![\w.-]){re.escape(package)}(?![\w-])", cause, re.IGNORECASE):
         cause += f" The package whose build failed: {package}."
     return dataclasses.replace(diagnosis, cause=cause, params=params)
+
+
+# Whose kernel had no code for this GPU, when the stack shows it: an extension's own frames (flash_attn, xformers,
+# mmcv), or the user's call into one (`fvdb.gridbatch_from_points(...)`). That package's build, not torch's, is then
+# the one to replace. The frameworks' own frames name none: their build is what the verdict speaks of already.
+_KERNEL_OWNERS_NOT_NAMED = frozenset({"torch", "torchvision", "torchaudio", "jax", "jaxlib", "tensorflow", "keras",
+                                      "python", "numpy", "triton", "torch_xla"})  # fmt: skip
+_CALLED_MODULE = re.compile(r"(?<![\w.])(?P<module>[A-Za-z_]\w{1,40})\.\w")
+
+
+def kernel_owner(failure: Failure) -> str:
+    """The import name of the package whose code launched the failing kernel, or '' when it is a framework's own
+    op or the stack does not show it."""
+    if not failure.frames:
+        return ""
+    innermost = failure.frames[-1]
+    if innermost.owner is not None:
+        return innermost.owner if innermost.installed and innermost.owner not in _KERNEL_OWNERS_NOT_NAMED else ""
+    called = _CALLED_MODULE.search(innermost.code)
+    module = called.group("module") if called else ""
+    return module if module in KNOWN_IMPORTS and module not in _KERNEL_OWNERS_NOT_NAMED else ""
+
+
+def with_kernel_owner(diagnosis: Diagnosis | None, records: Sequence[Failure]) -> Diagnosis | None:
+    """A GPU-architecture verdict with the package whose kernel it was, when that is not a framework's own."""
+    if diagnosis is None or diagnosis.family != "gpu-arch-unsupported" or diagnosis.params.get("package"):
+        return diagnosis
+    record = next((r for r in records if r.line == diagnosis.line), None)
+    module = kernel_owner(record) if record is not None else ""
+    if not module:
+        return diagnosis
+    package = DISTRIBUTION_OF.get(module, module)
+    where = record.frames[-1].short() if record is not None else ""
+    cause = (
+        f"{diagnosis.cause} The kernel is {package}'s (called at {where}): it is {package}'s build that has no code "
+        f"for this GPU. Install the {package} build made for this GPU's architecture and the installed torch and "
+        "CUDA, or build it from source on this machine (TORCH_CUDA_ARCH_LIST set to the GPU's compute capability)."
+    )
+    return dataclasses.replace(diagnosis, cause=cause, params={**diagnosis.params, "package": package})

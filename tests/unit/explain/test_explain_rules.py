@@ -48,6 +48,10 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "api-version-skew:host_callback_retired": (tb("NotImplementedError: host_callback functionality isn't supported with PJRT C API. See https://jax.readthedocs.io/en/latest/debugging/index.html and https://jax.readthedocs.io/en/latest/notebooks/external_callbacks.html for alternatives.", "gpjax/fit"), "api-version-skew", "environment", "gpjax"),
     "disk-or-permission:git_long_paths": ("  Cloning https://github.com/facebookresearch/xformers.git (to revision main) to c:\\users\\me\\appdata\\local\\temp\\pip-req-build-abc\n  error: unable to create file docs/structcutlass_1_1transform_1_1PitchLinear2DThreadTileStripminedThreadMap_3_01Shape___00_01Thread0082c3467229b12cc9dd996283ee7160.html: Filename too long\n", "disk-or-permission", "environment", "git config --global core.longpaths true"),
     "build-failure:pyo3_older_than_python": ("  Building wheel for tokenizers (pyproject.toml) ... error\n  error: subprocess-exited-with-error\n      error: the configured Python interpreter version (3.13) is newer than PyO3's maximum supported version (3.12)\n      = help: please check if an updated version of PyO3 is available. Current version: 0.21.2\n      = help: set PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1 to suppress this check and build anyway using the stable ABI\n  ERROR: Failed building wheel for tokenizers\n", "build-failure", "environment", "tokenizers is being built from source for Python 3.13"),
+    "build-failure:compiler_not_installed": ("  Building wheel for pycocotools (pyproject.toml) ... error\n      building 'pycocotools._mask' extension\n      error: command 'gcc' failed: No such file or directory\n  ERROR: Failed building wheel for pycocotools\n", "build-failure", "environment", "build-essential"),
+    "build-failure:wheel_package_missing": ("  Running setup.py bdist_wheel for antlr4-python3-runtime ... error\n  usage: setup.py [global_opts] cmd1 [cmd1_opts] [cmd2 [cmd2_opts] ...]\n  error: invalid command 'bdist_wheel'\n  ERROR: Failed building wheel for antlr4-python3-runtime\n", "build-failure", "environment", "wheel"),
+    "build-failure:apple_clang_without_openmp": ("      clang: error: unsupported option '-fopenmp'\n      error: command '/usr/bin/clang' failed with exit code 1\n", "build-failure", "environment", "brew install libomp"),
+    "build-failure:compiler_killed_for_memory": ("      g++: fatal error: Killed signal terminated program cc1plus\n      compilation terminated.\n      ninja: build stopped: subcommand failed.\n", "build-failure", "environment", "MAX_JOBS"),
     "api-version-skew:datasets_patterns_for_another_fsspec": (tb("ValueError: Invalid pattern: '**' can only be an entire path component", "datasets/data_files"), "api-version-skew", "environment", "fsspec==2023.9.2"),
     "unsupported-op:no_kernel_for_the_node": (tb("onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'conv'", "onnxruntime/capi"), "unsupported-op", "framework-bug", "ConvInteger (opset 10)"),
     "api-version-skew:pydantic_1_code_under_pydantic_2": (tb("pydantic.errors.PydanticUserError: If you use `@root_validator` with pre=False (the default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be replaced with `@model_validator`.", "deepspeed/runtime"), "api-version-skew", "environment", "deepspeed"),
@@ -4073,3 +4077,74 @@ def test_a_cpu_only_torch_under_a_gpu_build_is_named_before_the_builds_pair(log:
     assert ("CPU-only build (2.1.2+cpu), while xformers was built for torch 1.13.1+cu117" in diagnosis.cause) == (
         family == "cpu-only"
     ), diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("innermost", "named"),
+    [
+        # an extension's own frame: its build lacks this GPU's code
+        (
+            '  File "/opt/venv/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py", line 90, in _fwd\n    out = flash_attn_cuda.fwd(q, k, v)\n',
+            "flash-attn",
+        ),
+        # torch's own op: the verdict speaks of torch's build already, and names no other package
+        (
+            '  File "/opt/venv/lib/python3.10/site-packages/torch/nn/functional.py", line 2233, in linear\n    return torch._C._nn.linear(input, weight, bias)\n',
+            "",
+        ),
+        # the user's call into a package the engine knows
+        ('  File "/home/me/infer.py", line 22, in run\n    y = bitsandbytes.matmul_4bit(x, w)\n', "bitsandbytes"),
+    ],
+)
+def test_a_kernel_without_code_for_the_gpu_names_the_extension_whose_kernel_it_was(innermost: str, named: str) -> None:
+    log = TB + innermost + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "gpu-arch-unsupported", diagnosis
+    assert diagnosis.params.get("package", "") == named, diagnosis.params
+    assert ("The kernel is" in diagnosis.cause) == bool(named), diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "word"),
+    [
+        # CMake with no nvcc for a project that enables CUDA: the toolkit, and CMake's own variable for it
+        (
+            "      CMake Error at vendor/llama.cpp/ggml/src/ggml-cuda/CMakeLists.txt:25 (enable_language):\n        No CMAKE_CUDA_COMPILER could be found.\n",
+            "CUDACXX",
+        ),
+        # CMake with no C++ compiler on Windows: the Build Tools, never apt
+        (
+            "      -- Building for: NMake Makefiles\n      CMake Error: CMAKE_CXX_COMPILER not set, after EnableLanguage\n      error: [WinError 2] C:\\Users\\me\\AppData\\Local\\Temp\\pip-build\n",
+            "C++ Build Tools",
+        ),
+        # dlib's own words: CMake is the tool to install, for the package that said it
+        (
+            "      CMake must be installed to build the following extensions: dlib\n      [end of output]\n  ERROR: Failed building wheel for dlib\n",
+            "cmake is not installed",
+        ),
+        # pip's legacy install names the package after its arrow
+        (
+            "  error: legacy-install-failure\n\n  × Encountered error while trying to install package.\n  ╰─> mmcv-full\n",
+            "mmcv-full",
+        ),
+    ],
+)
+def test_a_build_that_lacks_its_tools_says_which(log: str, word: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "build-failure", diagnosis
+    rendered = diagnosis.cause + " ".join(diagnosis.next)
+    assert word in rendered, rendered
+    if word == "C++ Build Tools":
+        assert not any("apt" in step for step in diagnosis.remediation), diagnosis.remediation
+
+
+def test_torchs_own_host_compiler_check_names_the_compiler_to_install() -> None:
+    log = tb(
+        "RuntimeError: The current installed version of g++ (12.2.1) is greater than the maximum required version by "
+        "CUDA 11.7 (11.5.0). Please make sure to use an adequate version of g++ (>=6.0.0, <=11.5.0).",
+        "torch/utils/cpp_extension",
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:host_compiler", diagnosis
+    assert "g++ 12.2.1, newer than CUDA 11.7's nvcc supports (up to 11.5.0)" in diagnosis.cause
+    assert "CXX=g++-11" in diagnosis.cause

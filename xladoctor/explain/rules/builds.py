@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.explain.rules.install import built_package_of
-from xladoctor.fix import install
+from xladoctor.fix import export, install, shell, system_install
 from xladoctor.sanitize import scrubbed_head
+
+# pip's words around a build's own output: a rule that reads that output outranks them
+_ENVELOPES = (
+    "subprocess-exited-with-error",
+    "metadata-generation-failed",
+    "Could not build wheels",
+    "legacy-install-failure",
+)
 
 
 @rule(
@@ -18,6 +27,8 @@ from xladoctor.sanitize import scrubbed_head
     r"|Error compiling objects for extension|Could not build wheels for (?P<pkg>[\w.-]{1,80})"
     r"|metadata-generation-failed"
     r"|subprocess-exited-with-error|Command '\['ninja', '-v'[^\n]{0,40}returned non-zero exit|CppCompileError"
+    # pip's envelope of a setup.py install (pip/_internal/exceptions.py, LegacyInstallFailure); a build's CMake step
+    r"|legacy-install-failure|Command '\['cmake',[^\n]{0,600}?returned non-zero exit"
     r"|Compiler: cl is not found",
     source="https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
     confidence=0.65,
@@ -30,7 +41,14 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             "Visual Studio Developer prompt, or install the Build Tools.",
             {"tool": "cl"},
         )
-    envelope = said.startswith(("subprocess-exited-with-error", "metadata-generation-failed", "Could not build wheels"))
+    envelope = said.startswith(
+        (
+            "subprocess-exited-with-error",
+            "metadata-generation-failed",
+            "Could not build wheels",
+            "legacy-install-failure",
+        )
+    )
     package = found.group("pkg") or built_package_of(failure)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
@@ -251,18 +269,135 @@ def pyo3_older_than_python(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "build-failure",
-    r"No such file or directory: '(?P<tool>cmake|ninja)'",
+    r"No such file or directory: '(?P<tool>cmake|ninja)'"
+    # dlib's setup.py and others of its kind
+    r"|(?P<cmake_needed>CMake) must be installed to build",
     source="https://cmake.org/download/ (CMake also ships as a PyPI package); https://pypi.org/project/cmake/",
     confidence=0.7,
 )
 def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
-    tool = found.group("tool")
+    tool = found.group("tool") or "cmake"
     return Lead(
         f"A package's build runs {tool}, and {tool} is not installed (or not on PATH): install it (python -m pip "
         f"install {tool}, or the system's package) and build again; or use a Python and platform the package "
         "publishes wheels for, which need no build.",
         {"tool": tool, "package": built_package_of(failure)},
         next=(f"command -v {tool}",),
+    )
+
+
+_WINDOWS_BUILD = re.compile(r"NMake Makefiles|Visual Studio \d\d|MSBuild|\bcl\.exe\b")
+_LINUX_PATHS = re.compile(r"(?<![\w.])/(?:usr|home|opt|tmp)/|\blinux\b|manylinux")
+
+
+# setuptools' spawn (setuptools/_distutils/spawn.py: "command {cmd!r} failed: {reason}") when the compiler a build
+# runs is not there at all, and CMake's own words when it finds no compiler for a language the project enables
+@rule(
+    "build-failure",
+    r"error: command '(?:[^'\n]{0,200}[/\\])?(?P<cc>gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|cl\.exe|nvcc|"
+    r"x86_64-linux-gnu-gcc|aarch64-linux-gnu-gcc)' failed: No such file or directory"
+    r"|No CMAKE_(?P<cmake>CUDA|CXX|C)_COMPILER could be found|CMAKE_(?P<unset>CXX|C)_COMPILER not set",
+    source="https://github.com/pypa/setuptools/blob/main/setuptools/_distutils/spawn.py (spawn); "
+    "https://cmake.org/cmake/help/latest/variable/CMAKE_LANG_COMPILER.html; "
+    "https://cmake.org/cmake/help/latest/envvar/CUDACXX.html",
+    confidence=0.85,
+)
+def compiler_not_installed(found: re.Match[str], failure: Failure) -> Lead:
+    package = built_package_of(failure)
+    which = f"{package}'s build" if package else "A package's build"
+    if found.group("cmake") == "CUDA" or found.group("cc") == "nvcc":
+        return Lead(
+            f"{which} compiles CUDA code and found no nvcc: the CUDA toolkit (not the driver, not torch's CUDA "
+            "libraries) is not installed, or not where the build looks. Install a CUDA toolkit of the CUDA torch was "
+            "built with, and point the build at it (CUDA_HOME, or CUDACXX=/usr/local/cuda/bin/nvcc for CMake); or "
+            "use a prebuilt wheel, which needs no toolkit.",
+            {"package": package, "tool": "nvcc", "variable": "CUDACXX" if found.group("cmake") else "CUDA_HOME"},
+            next=('command -v nvcc; echo "CUDA_HOME=$CUDA_HOME CUDACXX=$CUDACXX"',),
+        )
+    tool = found.group("cc") or (
+        "C++ compiler" if (found.group("cmake") or found.group("unset")) != "C" else "C compiler"
+    )
+    platform = platform_of_failure(failure)
+    windows = tool in ("cl", "cl.exe") or platform == "windows" or bool(_WINDOWS_BUILD.search(failure.haystack))
+    # apt only where the log shows a Linux system's own paths: elsewhere the command would be wrong, not a fix
+    linux = not windows and platform != "macos" and bool(_LINUX_PATHS.search(failure.haystack))
+    return Lead(
+        f"{which} needs a C/C++ compiler ({tool}), and none is installed or on PATH: "
+        + (
+            "install Microsoft's C++ Build Tools (the 'Desktop development with C++' workload) and build from a "
+            "Developer prompt"
+            if windows
+            else "install one (build-essential on Debian/Ubuntu, gcc-c++ on Fedora, the Xcode command line tools on "
+            "macOS)"
+        )
+        + "; or use a Python and platform the package publishes wheels for, which need no compiler.",
+        {"package": package, "tool": tool},
+        system_install("apt", "build-essential") if linux else None,
+        next=() if windows else ("command -v gcc g++ cc c++",),
+    )
+
+
+# GCC's driver (and nvcc's, for cicc and ptxas) when the kernel's OOM killer ended a compiler process: a build that
+# runs as many compile jobs as cores, each holding gigabytes (CUDA templates), on a machine with less memory
+@rule(
+    "build-failure",
+    r"Killed signal terminated program (?P<program>cc1plus|cc1|cicc|ptxas|cudafe\+\+)",
+    source="https://github.com/Dao-AILab/flash-attention#installation-and-features (MAX_JOBS limits the parallel "
+    "compile jobs that exhaust RAM); https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py "
+    "(_get_num_workers: MAX_JOBS)",
+    confidence=0.9,
+)
+def compiler_killed_for_memory(found: re.Match[str], failure: Failure) -> Lead:
+    package = built_package_of(failure)
+    return Lead(
+        f"The build{' of ' + package if package else ''} ran out of memory: the kernel killed a compiler process "
+        f"({found.group('program')}), most often because the build runs one compile job per core and each CUDA or "
+        "C++ file takes gigabytes. Limit the parallel jobs with MAX_JOBS (2 to 4; ninja and torch's extension "
+        "builder read it) and build again, or add memory or swap.",
+        {"package": package, "variable": "MAX_JOBS", "program": found.group("program")},
+        export("MAX_JOBS", "2"),
+        next=("free -g; nproc  # memory and cores: about 4 GB a job for CUDA sources",),
+    )
+
+
+# setuptools before 70.1 took bdist_wheel from the separate `wheel` package (setuptools 70.1 has its own): a pip or
+# a setup.py call that builds a wheel in an environment without it
+@rule(
+    "build-failure",
+    r"error: invalid command 'bdist_wheel'",
+    source="https://setuptools.pypa.io/en/latest/history.html (v70.1.0: bdist_wheel moved into setuptools); "
+    "https://github.com/pypa/wheel",
+    confidence=0.85,
+)
+def wheel_package_missing(found: re.Match[str], failure: Failure) -> Lead:
+    package = built_package_of(failure)
+    return Lead(
+        f"Building {package or 'a package'} as a wheel needs the bdist_wheel command, which setuptools older than "
+        "70.1 takes from the `wheel` package, not installed here: install wheel (and a newer setuptools and pip), "
+        "then build again.",
+        {"package": package, "tool": "wheel"},
+        install(("pip", ""), ("setuptools", ""), ("wheel", ""), upgrade=True),
+    )
+
+
+# Apple's clang has no OpenMP runtime: a build asking for -fopenmp (or linking -lomp) stops on a Mac unless libomp
+# is installed and named to the compiler
+@rule(
+    "build-failure",
+    r"clang(?:\+\+)?: error: unsupported option '-fopenmp'|ld: library not found for -lomp\b",
+    source="https://scikit-learn.org/stable/developers/advanced_installation.html (macOS: the compilers of Xcode do "
+    "not support OpenMP; brew install libomp); https://formulae.brew.sh/formula/libomp",
+    confidence=0.85,
+)
+def apple_clang_without_openmp(found: re.Match[str], failure: Failure) -> Lead:
+    package = built_package_of(failure)
+    return Lead(
+        f"{package + ' is' if package else 'A package is'} being compiled with OpenMP on macOS, and Apple's clang "
+        "has no OpenMP runtime (libomp): install it with Homebrew and point the compiler at it "
+        '(CPPFLAGS="-Xpreprocessor -fopenmp -I$(brew --prefix libomp)/include", '
+        'LDFLAGS="-L$(brew --prefix libomp)/lib -lomp"), or use a prebuilt wheel of the package for this Mac.',
+        {"package": package, "library": "libomp", "tool": "clang"},
+        shell("brew install libomp"),
     )
 
 

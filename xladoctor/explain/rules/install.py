@@ -35,6 +35,9 @@ _BUILT_BEFORE = re.compile(
 _BUILT_AFTER = re.compile(
     r"Failed to build installable wheels for some pyproject\.toml based projects[ \t]*"
     r"(?:\((?P<listed>[^)\n]{1,300})\)|\n[^\n]{0,20}╰─>[ \t]*(?P<arrowed>[^\n]{1,300}))"
+    # pip's legacy setup.py install (LegacyInstallFailure): "Encountered error while trying to install package."
+    r"|Encountered error while trying to install package\.[ \t]*\n[^\n]{0,20}╰─>[ \t]*"
+    r"(?P<legacy>[A-Za-z0-9][\w.-]{0,80})"
     r"|Failed (?:building wheel for|to build) (?!installable\b|one or more\b|the\b|some\b|an?\b|wheels?\b)"
     r"(?P<wheel>[A-Za-z0-9][\w.-]{0,80}?)\.?(?:[ \t]*$|[ \t]+(?:which|due|with)\b)",
     re.MULTILINE,
@@ -747,11 +750,28 @@ def cxx_standard_too_old(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "build-failure",
     r"unsupported GNU version! gcc versions later than (?P<gcc>\d+) are not supported|unsupported (?:GNU|clang) "
-    r"version",
-    source="https://docs.nvidia.com/cuda/cuda-installation-guide-linux/ (host compiler support)",
+    r"version"
+    # torch's extension builder checks the host compiler against its table for the CUDA toolkit first
+    # (cpp_extension.py, _check_cuda_version and CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS)
+    r"|The current installed version of (?P<compiler>g\+\+|gcc|clang\+\+|clang) \((?P<have>[\d.]{1,20})\) is greater "
+    r"than the maximum required version by CUDA (?P<cuda>[\d.]{1,10}) \((?P<max>[\d.]{1,20})\)",
+    source="https://docs.nvidia.com/cuda/cuda-installation-guide-linux/ (host compiler support); "
+    + CPP_EXTENSION
+    + " (_check_cuda_version)",
     confidence=0.9,
 )
 def host_compiler(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("compiler"):
+        compiler, have, cuda, most = (found.group(k) for k in ("compiler", "have", "cuda", "max"))
+        major = most.split(".")[0]
+        return Lead(
+            f"The host compiler is {compiler} {have}, newer than CUDA {cuda}'s nvcc supports (up to {most}): "
+            f"torch's extension builder stopped before compiling. Install {compiler} {major} and point the build at "
+            f"it (CC=gcc-{major} CXX=g++-{major}; conda-forge's gxx_linux-64={major} where the system has none), or "
+            f"use a CUDA toolkit new enough for {compiler} {have} (and a torch built for it).",
+            {"compiler": f"{compiler} {have}", "cuda": cuda, "supported": most, "variable": "CXX"},
+            next=(f"ls /usr/bin/g++-* /usr/bin/gcc-* 2>/dev/null  # a gcc {major} already installed?",),
+        )
     return Lead(
         f"nvcc refuses this host compiler (gcc later than {found.group('gcc') or 'its supported range'}): point it "
         "at a supported gcc (CC/CXX, or NVCC_CCBIN), or use a newer CUDA toolkit.",
