@@ -4148,3 +4148,71 @@ def test_torchs_own_host_compiler_check_names_the_compiler_to_install() -> None:
     assert diagnosis is not None and diagnosis.decided_by == "build-failure:host_compiler", diagnosis
     assert "g++ 12.2.1, newer than CUDA 11.7's nvcc supports (up to 11.5.0)" in diagnosis.cause
     assert "CXX=g++-11" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "only_cpu"),
+    [
+        (">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n", True),
+        (">>> import jax\n>>> jax.default_backend()\n'cpu'\n", True),
+        # a GPU listed: nothing to say
+        (">>> import jax\n>>> jax.devices()\n[CudaDevice(id=0)]\n", False),
+    ],
+)
+def test_jax_asked_for_its_devices_and_answering_the_cpu_alone_is_read(log: str, only_cpu: bool) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    read = diagnosis is not None and diagnosis.decided_by == "accelerator-unavailable:asked_and_no_gpu"
+    assert read == only_cpu, diagnosis
+    if only_cpu:
+        assert diagnosis is not None and "jax[cuda12]" in diagnosis.cause and "JAX_PLATFORMS=cuda" in diagnosis.cause
+
+
+@pytest.mark.parametrize(("package", "distribution"), [("einops", "einops"), ("flash_attn", "flash-attn")])
+def test_a_remote_codes_missing_package_is_named_without_the_sentences_full_stop(
+    package: str, distribution: str
+) -> None:
+    log = tb(
+        "ImportError: This modeling file requires the following packages that were not found in your environment: "
+        f"{package}. Run `pip install {package}`",
+        "transformers/dynamic_module_utils",
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.params.get("package") == distribution, diagnosis
+    assert f"{package}." not in " ".join(diagnosis.remediation), diagnosis.remediation
+
+
+_SPAN_WARNING = (
+    "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:\n"
+    "    Found GPU0 {gpu} which is of cuda capability {have}.\n"
+    "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+    "    (7.0) - (12.0)\n\n  warnings.warn(\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "have", "said"),
+    [
+        ("NVIDIA GeForce GTX 1070", "6.1", "older than the oldest this torch build has code for (7.0)"),
+        ("NVIDIA B300", "13.0", "newer than the newest this torch build has code for (12.0)"),
+        # a newer minor of the newest major: the build's code runs on it, the warning is no failure
+        ("NVIDIA GB10", "12.1", ""),
+    ],
+)
+def test_torchs_span_of_capabilities_decides_only_outside_its_major(gpu: str, have: str, said: str) -> None:
+    log = _SPAN_WARNING.format(gpu=gpu, have=have)
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    if said:
+        assert diagnosis is not None and diagnosis.decided_by == "gpu-arch-unsupported:gpu_too_old", diagnosis
+        assert said in diagnosis.cause, diagnosis.cause
+    else:
+        assert diagnosis is None or diagnosis.family != "gpu-arch-unsupported", diagnosis
+
+
+def test_the_cuda_builds_torch_names_for_an_old_gpu_are_the_wheels_to_install() -> None:
+    log = _SPAN_WARNING.format(gpu="NVIDIA GeForce GTX 1070", have="6.1") + (
+        "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:304: UserWarning:\n"
+        "    Please install PyTorch with a following CUDA\n    configurations:  12.6 following instructions at\n"
+        "    https://pytorch.org/get-started/locally/\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and "the cu126 wheels (download.pytorch.org/whl/cu126)" in diagnosis.cause

@@ -1192,6 +1192,50 @@ def _dotted(capability: str | None) -> str:
     return ".".join(part.strip() for part in capability.split(",")) if capability else ""
 
 
+# torch 2.7 and newer (torch/cuda/__init__.py, _check_capability): the capabilities the build has code for, then
+# the CUDA builds of the same release that have this GPU's ("Please install PyTorch with a following CUDA
+# configurations: 12.6")
+_SUPPORTED_SPAN = re.compile(
+    r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{1,40}\((?P<low>\d+\.\d+)\)\s?-\s?"
+    r"\((?P<high>\d+\.\d+)\)"
+)
+_MATCHED_BUILDS = re.compile(
+    r"Please install PyTorch with a following CUDA\s{1,40}configurations:\s{1,40}"
+    r"(?P<cuda>\d+\.\d+(?:[ ,]{1,3}\d+\.\d+){0,5})"
+)
+
+
+def _outside_the_builds_span(gpu: str, have: str, low: str, high: str, failure: Failure) -> Lead | None:
+    """A GPU torch's build has no code of its own for. Within the newest major it knows (12.1 beside 12.0) the code
+    of the lower minor runs on it (CUDA's binary compatibility within a major; PTX is compiled at first use): a
+    warning, not the failure. Older than the oldest, or of a newer major, nothing of the build runs."""
+    capability, oldest, newest = (tuple(int(part) for part in v.split(".")) for v in (have, low, high))
+    if oldest <= capability and capability[0] == newest[0]:
+        return None
+    builds = _MATCHED_BUILDS.search(failure.haystack)
+    wheels = ", ".join(f"cu{v.replace('.', '')}" for v in re.split(r"[ ,]+", builds.group("cuda"))) if builds else ""
+    first = wheels.split(", ")[0]
+    instead = (
+        f" The same torch release has builds for it: the {wheels} wheels (download.pytorch.org/whl/{first})."
+        if wheels
+        else ""
+    )
+    older = capability < oldest
+    return Lead(
+        f"{gpu or 'This GPU'} has compute capability {have}, "
+        + (
+            f"older than the oldest this torch build has code for ({low}): this build's CUDA dropped it. Install a "
+            "torch build for an older CUDA that still has it, or an older torch release."
+            if older
+            else f"newer than the newest this torch build has code for ({high}): install a build for a newer CUDA "
+            "that has it (Blackwell, 12.0, needs the CUDA 12.8 builds of torch 2.7 or newer)."
+        )
+        + instead,
+        {"gpu": gpu, "capability": have, "minimum": low, "maximum": high, **({"build": wheels} if wheels else {})},
+        next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())'",),
+    )
+
+
 @rule(
     "gpu-arch-unsupported",
     # torch's two lines: "Found GPU0 NAME which is of cuda capability 3.7." then "PyTorch no longer supports this GPU
@@ -1209,7 +1253,12 @@ def gpu_too_old(found: re.Match[str], failure: Failure) -> Lead | None:
     """The GPU is older than the oldest architecture the build (or the kernel) supports: a newer build will not help,
     an older release of the framework, or another kernel, will."""
     if found.group("have") and "too old" not in failure.haystack:
-        return None  # a GPU named with its capability, and nothing refused
+        span = _SUPPORTED_SPAN.search(failure.haystack)
+        if span is None:
+            return None  # a GPU named with its capability, and nothing refused
+        return _outside_the_builds_span(
+            (found.group("gpu") or "").strip(), found.group("have"), span.group("low"), span.group("high"), failure
+        )
     if "wasn't build with CUDA support" in failure.haystack:
         return (
             None  # every kernel of a CPU-only xformers is refused; the build is the cause (xformers_for_another_torch)

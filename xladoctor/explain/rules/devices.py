@@ -384,6 +384,10 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# JAX's answer to a question about its devices: only its CPU device, or the CPU as its default backend
+_ANSWERED_CPU = r"\)?[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}?\s*(?:\[CpuDevice\(id=0\)\]|'cpu'|cpu\s*$)"
+
+
 @rule(
     "accelerator-unavailable",
     r"list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"](?P<kind>GPU|TPU)['\"]\s*\)\)?[^\n]{0,80}\n(?:[^\n]{0,200}\n){0,3}?"
@@ -391,7 +395,14 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     # the answer written as a comment on the same line: "tf.config.list_physical_devices('GPU') # [] is returned"
     r"|list_physical_devices\(\s*(?:device_type\s*=\s*)?['\"](?P<kind2>GPU|TPU)['\"]\s*\)\)?\s{0,8}#[^\n]{0,20}?\[\]"
     r"|torch\.cuda\.is_available\(\)\)?[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}?\s*False\b"
-    r"|^\[name: \"/device:CPU:0\""
+    # JAX's answer: only its CPU device, or the CPU as its default backend
+    # (each call a branch of its own, whole: a rule's literals are what a line must hold to be read, and
+    # "devices()" alone is in TensorFlow's list_local_devices() too)
+    + "".join(
+        f"|{call}{_ANSWERED_CPU}"
+        for call in (r"jax\.devices\(\)", r"jax\.local_devices\(\)", r"jax\.default_backend\(\)")
+    )
+    + r"|^\[name: \"/device:CPU:0\""
     # what TensorFlow's own GPU guide and tutorials print: len(list_physical_devices('GPU')), and the notebook check
     r"|^\s*Num GPUs Available:?\s+0\s*$|^\s*GPU is NOT AVAILABLE\s*$",
     source="https://www.tensorflow.org/api_docs/python/tf/config/list_physical_devices; "
@@ -408,6 +419,19 @@ def asked_and_no_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
         if end is None or 'device_type: "GPU"' in listing[: end.start()] or ', name: "' in listing[: end.start()]:
             return None
     torch = "torch.cuda" in found.group(0)
+    if (jax := re.match(r"jax\.\w+\(\)", found.group(0))) is not None:
+        return Lead(
+            f"JAX was asked for its devices and has only the CPU ({jax.group(0)}): its GPU or TPU plugin is "
+            "not installed (pip install -U 'jax[cuda12]' on Linux, jax[tpu] on a TPU VM; older releases needed a CUDA "
+            "build of jaxlib), does not match the installed jax, or found no GPU (the driver, CUDA_VISIBLE_DEVICES, a "
+            "container without GPUs). JAX_PLATFORMS=cuda makes it say why instead of falling back to the CPU.",
+            {"package": "jax[cuda12]", "variable": "JAX_PLATFORMS"},
+            next=(
+                "python -m pip list 2>/dev/null | grep -i -E '^(jax|jaxlib|jax-cuda)'",
+                "JAX_PLATFORMS=cuda python -c 'import jax; print(jax.devices())'  # the plugin's own error",
+                "nvidia-smi",
+            ),
+        )
     return Lead(
         "The framework was asked for its GPUs and found none"
         + (

@@ -151,6 +151,7 @@ def requires_package(found: re.Match[str], failure: Failure) -> Lead | None:
         found.group("pip") or found.group("asked") or found.group("pkg") or found.group("pkg2") or found.group("pkgs")
         or found.group("slow") or "triton"
     )  # fmt: skip
+    package = package.rstrip(".")  # "...not found in your environment: flash_attn. Run ...": the sentence's stop
     package = DISTRIBUTION_OF.get(package, package)
     spec = re.fullmatch(r"(?P<name>[\w.\[\]-]+?)(?P<want>[<>=~!]=?[\w.]+)", package)
     upgrade = found.group("upgrade")
