@@ -52,6 +52,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:wheel_package_missing": ("  Running setup.py bdist_wheel for antlr4-python3-runtime ... error\n  usage: setup.py [global_opts] cmd1 [cmd1_opts] [cmd2 [cmd2_opts] ...]\n  error: invalid command 'bdist_wheel'\n  ERROR: Failed building wheel for antlr4-python3-runtime\n", "build-failure", "environment", "wheel"),
     "build-failure:apple_clang_without_openmp": ("      clang: error: unsupported option '-fopenmp'\n      error: command '/usr/bin/clang' failed with exit code 1\n", "build-failure", "environment", "brew install libomp"),
     "build-failure:compiler_killed_for_memory": ("      g++: fatal error: Killed signal terminated program cc1plus\n      compilation terminated.\n      ninja: build stopped: subcommand failed.\n", "build-failure", "environment", "MAX_JOBS"),
+    "hang-timeout:ranks_missed_the_monitored_barrier": ("RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete\n[E ProcessGroupGloo.cpp:138] Ranks 3, 5 failed to pass monitoredBarrier in 1800000 ms\n", "hang-timeout", "unknown", "Rank 3, 5 never reached the monitored barrier (1800 s)"),
     "api-version-skew:datasets_patterns_for_another_fsspec": (tb("ValueError: Invalid pattern: '**' can only be an entire path component", "datasets/data_files"), "api-version-skew", "environment", "fsspec==2023.9.2"),
     "unsupported-op:no_kernel_for_the_node": (tb("onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'conv'", "onnxruntime/capi"), "unsupported-op", "framework-bug", "ConvInteger (opset 10)"),
     "api-version-skew:pydantic_1_code_under_pydantic_2": (tb("pydantic.errors.PydanticUserError: If you use `@root_validator` with pre=False (the default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be replaced with `@model_validator`.", "deepspeed/runtime"), "api-version-skew", "environment", "deepspeed"),
@@ -4216,3 +4217,31 @@ def test_the_cuda_builds_torch_names_for_an_old_gpu_are_the_wheels_to_install() 
     )
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and "the cu126 wheels (download.pytorch.org/whl/cu126)" in diagnosis.cause
+
+
+def test_a_rank_waiting_on_the_monitor_names_the_monitor_as_the_one_to_read() -> None:
+    log = (
+        "[E ProcessGroupGloo.cpp:138] Rank 1 successfully reached monitoredBarrier, but received errors while waiting "
+        "for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "hang-timeout:ranks_missed_the_monitored_barrier"
+    assert diagnosis.params.get("rank") == "0" and "rank 0 itself died or raised first" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("path", "package"),
+    [
+        ("/opt/homebrew/lib/python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib", "tensorflow-metal"),
+        ("/venv/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.so", "torchaudio"),
+    ],
+)
+def test_macos_names_the_extension_it_was_loading_when_a_symbol_is_missing(path: str, package: str) -> None:
+    log = (
+        f"ImportError: dlopen({path}, 0x0006): symbol not found in flat namespace "
+        "'__ZN3tsl8internal10LogMessageC1EPKcii'\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "undefined-symbol:procedure_not_found", diagnosis
+    assert diagnosis.params.get("package") == package
+    assert package in diagnosis.cause

@@ -535,6 +535,46 @@ def watchdog_timeout(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# torch's monitored barrier (ProcessGroupGloo.cpp, monitoredBarrier; torch.distributed.monitored_barrier, which
+# TORCH_DISTRIBUTED_DEBUG=DETAIL also runs before collectives): rank 0 waits for every other rank and names the ones
+# that never came; the others name rank 0 when it is rank 0 that failed
+@rule(
+    "hang-timeout",
+    r"Ranks? (?P<ranks>\d{1,6}(?:, ?\d{1,6}){0,50}) failed to pass monitoredBarrier in (?P<ms>\d{1,10}) ms"
+    r"|Rank (?P<waiting>\d{1,6}) successfully reached monitoredBarrier, but received errors while waiting for "
+    r"send/recv from rank (?P<monitor>\d{1,6})",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupGloo.cpp "
+    "(monitoredBarrier); https://pytorch.org/docs/stable/distributed.html#torch.distributed.monitored_barrier",
+    confidence=0.85,
+)
+def ranks_missed_the_monitored_barrier(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("monitor") is not None:
+        monitor = found.group("monitor")
+        return Lead(
+            f"Rank {found.group('waiting')} reached the monitored barrier, and rank {monitor}, which checks every "
+            f"rank in, failed while waiting: rank {monitor} itself died or raised first. Its own log holds the cause; "
+            "this rank's error only follows it.",
+            {"rank": monitor},
+            verdict="unknown",
+            next=(f"grep -n -m1 -E 'Error|Traceback' LOG  # LOG: rank {monitor}'s own log; its first error",),
+        )
+    ranks = found.group("ranks")
+    seconds = int(found.group("ms")) // 1000
+    return Lead(
+        f"Rank {ranks} never reached the monitored barrier ({seconds} s): "
+        + ("those ranks are" if "," in ranks else "that rank is")
+        + " the one that differs: hung in other code (data loading, an earlier collective, I/O), slower, or dead. "
+        "Their stacks at the hang say where.",
+        {"rank": ranks, "timeout_s": str(seconds)},
+        verdict="unknown",
+        next=(
+            "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks and collectives of every rank at the "
+            "hang",
+            f"py-spy dump --pid PID  # PID: rank {ranks.split(',')[0].strip()}'s process, on its node",
+        ),
+    )
+
+
 @rule(
     "hang-timeout",
     r"(?i)Timed out initializing process group in store based barrier on rank:? ?(?P<rank>\d*)"

@@ -747,16 +747,45 @@ def library_not_loaded(found: re.Match[str], failure: Failure) -> Lead:
     "undefined-symbol",
     r"WinError 127\]?|The specified procedure could not be found|symbol not found in flat namespace "
     r"'(?P<symbol>[^']{1,300})'",
-    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_PROC_NOT_FOUND)",
+    source="https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499- (ERROR_PROC_NOT_FOUND); "
+    "https://developer.apple.com/metal/tensorflow-plugin/ (the tensorflow-metal and TensorFlow releases made together)",
     confidence=0.8,
 )
 def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
+    # macOS names the file it was loading ("dlopen(/.../x.so, 0x0006): symbol not found in flat namespace ..."): the
+    # extension, and by its folder the package that ships it
+    opened = _DLOPENED.search(failure.haystack)
+    extension = opened.group("path").strip() if opened else ""
+    package = _package_of_extension(extension)
+    if package == "tensorflow-metal":
+        return Lead(
+            f"TensorFlow's Metal plugin ({extension.rsplit('/', 1)[-1]}, of tensorflow-metal) needs a function the "
+            "loaded TensorFlow does not have: each tensorflow-metal release is built for one TensorFlow release. "
+            "Install the pair Apple's table lists together (the tensorflow-metal made for the installed "
+            "TensorFlow, or the TensorFlow it was made for), or uninstall tensorflow-metal to run on the CPU.",
+            {"symbol": found.group("symbol") or "", "package": package, "library": extension},
+            next=("python -m pip list 2>/dev/null | grep -i -E '^(tensorflow|tensorflow-metal|tensorflow-macos) '",),
+        )
+    which = f"{package}'s compiled extension ({extension.rsplit('/', 1)[-1]})" if package else "A compiled extension"
     return Lead(
-        "A compiled extension needs a function its library does not have (WinError 127 / a missing symbol): it was "
-        "built against another version of that library (torch, a CUDA runtime) than the one loaded. Install the "
-        "extension's build for the installed version.",
-        {"symbol": found.group("symbol") or ""},
+        f"{which} needs a function its library does not have (WinError 127 / a missing symbol): it was built against "
+        "another version of that library (torch, a CUDA runtime) than the one loaded. Install the extension's build "
+        "for the installed version.",
+        {"symbol": found.group("symbol") or "", **({"package": package} if package else {})},
     )
+
+
+_DLOPENED = re.compile(r"dlopen\((?P<path>[^,\n]{1,400}), 0x[0-9A-Fa-f]{1,8}\)")
+
+
+def _package_of_extension(path: str) -> str:
+    """The distribution a compiled file under site-packages belongs to: its first folder there (the Metal plugin's
+    tensorflow-plugins folder is tensorflow-metal's)."""
+    folder = _SITE_PACKAGE.search(path)
+    if folder is None:
+        return ""
+    name = folder.group("package")
+    return "tensorflow-metal" if name == "tensorflow-plugins" else DISTRIBUTION_OF.get(name, name)
 
 
 # Where an extension module of a package lives on Windows: site-packages\<package>\..._C.pyd
