@@ -106,6 +106,8 @@ def diagnose(
     compares with the settled reports it knows."""
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
+    # an observation (a state the log shows) gives way to an exception the log goes on to: that one failed
+    found = [c for c in found if not (c.observation and _failed_after(c.failure.line, records))]
     chosen = root(found, records)
     checked: Checked | None = None  # the environment's own checks: run only when no family decided
     if chosen is None:
@@ -154,6 +156,10 @@ def diagnose(
         chosen.rule, params, tuple(remediation), steps, chosen.source,
         joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
     )  # fmt: skip
+
+
+def _failed_after(line: int, records: Sequence[Failure]) -> bool:
+    return any(r.kind == "exception" and not r.warning and r.line > line for r in records)
 
 
 def _stack(failure: Failure) -> dict[str, str]:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from packaging.version import InvalidVersion, Version
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS
+from xladoctor.explain.rules import DISTRIBUTION_OF
 from xladoctor.explain.rules.builds import isolated_build_lacks
 from xladoctor.explain.rules.install import builds_named, built_from_a_source, built_from_sources, built_near
 from xladoctor.explain.verdict import Diagnosis
@@ -302,37 +302,53 @@ def with_built_package(
     return dataclasses.replace(diagnosis, cause=cause, params=params)
 
 
-# Whose kernel had no code for this GPU, when the stack shows it: an extension's own frames (flash_attn, xformers,
-# mmcv), or the user's call into one (`fvdb.gridbatch_from_points(...)`). That package's build, not torch's, is then
-# the one to replace. The frameworks' own frames name none: their build is what the verdict speaks of already.
-_KERNEL_OWNERS_NOT_NAMED = frozenset({"torch", "torchvision", "torchaudio", "jax", "jaxlib", "tensorflow", "keras",
-                                      "python", "numpy", "triton", "torch_xla"})  # fmt: skip
-_CALLED_MODULE = re.compile(r"(?<![\w.])(?P<module>[A-Za-z_]\w{1,40})\.\w")
+# Whose kernel had no code for this GPU, when the stack shows it: the frame of a package that ships compiled CUDA
+# kernels of its own (flash_attn, xformers, mmcv), or the user's call into one (`flash_attn.flash_attn_func(...)`).
+# That package's build, not torch's, is then the one to replace. Only packages that build their own kernels are
+# named: an innermost frame of transformers or diffusers is Python calling torch's ops, whose build it then is.
+_KERNEL_PACKAGES = frozenset({
+    "flash_attn", "flash_attn_2_cuda", "xformers", "mmcv", "mmdet3d", "bitsandbytes", "apex", "detectron2",
+    "pytorch3d", "mamba_ssm", "causal_conv1d", "selective_scan_cuda", "vllm", "flashinfer", "sageattention",
+    "torch_scatter", "torch_sparse", "torch_cluster", "spconv", "MinkowskiEngine", "tinycudann", "nvdiffrast",
+    "diff_gaussian_rasterization", "simple_knn", "gsplat", "transformer_engine", "auto_gptq", "exllamav2",
+    "awq_ext", "fvdb", "deepspeed", "natten", "groundingdino", "fused_layer_norm_cuda", "rotary_emb",
+})  # fmt: skip
+# a call into a compiled module of a package (x_cuda.fwd, _C.op, _ext.op): that package's kernel
+_COMPILED_CALL = re.compile(r"(?<![\w.])(?:\w{1,40}_cuda|_C|\w{1,40}_ext|_ext)\.\w")
 
 
 def kernel_owner(failure: Failure) -> str:
-    """The import name of the package whose code launched the failing kernel, or '' when it is a framework's own
-    op or the stack does not show it."""
+    """The import name of the package whose own compiled code launched the failing kernel, or '' when it is a
+    framework's op or the stack does not show it."""
     if not failure.frames:
         return ""
     innermost = failure.frames[-1]
     if innermost.owner is not None:
-        return innermost.owner if innermost.installed and innermost.owner not in _KERNEL_OWNERS_NOT_NAMED else ""
-    called = _CALLED_MODULE.search(innermost.code)
-    module = called.group("module") if called else ""
-    return module if module in KNOWN_IMPORTS and module not in _KERNEL_OWNERS_NOT_NAMED else ""
+        owner = innermost.owner
+        ships_kernels = owner in _KERNEL_PACKAGES or _COMPILED_CALL.search(innermost.code) is not None
+        return owner if innermost.installed and ships_kernels and owner not in _FRAMEWORKS else ""
+    called = re.findall(r"(?<![\w.])([A-Za-z_]\w{1,40})\.\w", innermost.code)
+    return next((module for module in called if module in _KERNEL_PACKAGES), "")
+
+
+_FRAMEWORKS = frozenset({"torch", "torchvision", "torchaudio", "jax", "jaxlib", "tensorflow", "keras", "triton",
+                         "torch_xla", "python"})  # fmt: skip
 
 
 def with_kernel_owner(diagnosis: Diagnosis | None, records: Sequence[Failure]) -> Diagnosis | None:
-    """A GPU-architecture verdict with the package whose kernel it was, when that is not a framework's own."""
+    """A verdict of a kernel without code for this GPU (CUDA's "no kernel image", cudaErrorNoKernelImageForDevice)
+    with the package whose kernel it was, when that package builds kernels of its own. Other verdicts of the
+    family (a dtype the GPU lacks, an architecture a build refused) say their own remedy."""
     if diagnosis is None or diagnosis.family != "gpu-arch-unsupported" or diagnosis.params.get("package"):
         return diagnosis
     record = next((r for r in records if r.line == diagnosis.line), None)
-    module = kernel_owner(record) if record is not None else ""
+    if record is None or "no kernel image is available" not in record.message:
+        return diagnosis
+    module = kernel_owner(record)
     if not module:
         return diagnosis
     package = DISTRIBUTION_OF.get(module, module)
-    where = record.frames[-1].short() if record is not None else ""
+    where = record.frames[-1].short()
     cause = (
         f"{diagnosis.cause} The kernel is {package}'s (called at {where}): it is {package}'s build that has no code "
         f"for this GPU. Install the {package} build made for this GPU's architecture and the installed torch and "

@@ -59,6 +59,7 @@ class Candidate:
     source: str = ""
     note: str | None = None
     remediation: tuple[str, ...] = ()  # already rendered (a signature's own commands)
+    observation: bool = False  # Lead.observation: decides only where no exception comes after it
 
     @property
     def rank(self) -> tuple[int, int, int, int, int]:
@@ -112,7 +113,7 @@ def _read(rule: Rule, failure: Failure, fallback: bool = False) -> Candidate | N
         confidence *= 0.8
     return Candidate(
         family, _verdict_of(family, lead), lead.cause, confidence, failure, rule.id, dict(lead.params), lead.fix,
-        lead.next, rule.source, lead.note,
+        lead.next, rule.source, lead.note, observation=lead.observation,
     )  # fmt: skip
 
 

@@ -52,7 +52,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "build-failure:wheel_package_missing": ("  Running setup.py bdist_wheel for antlr4-python3-runtime ... error\n  usage: setup.py [global_opts] cmd1 [cmd1_opts] [cmd2 [cmd2_opts] ...]\n  error: invalid command 'bdist_wheel'\n  ERROR: Failed building wheel for antlr4-python3-runtime\n", "build-failure", "environment", "wheel"),
     "build-failure:apple_clang_without_openmp": ("      clang: error: unsupported option '-fopenmp'\n      error: command '/usr/bin/clang' failed with exit code 1\n", "build-failure", "environment", "brew install libomp"),
     "build-failure:compiler_killed_for_memory": ("      g++: fatal error: Killed signal terminated program cc1plus\n      compilation terminated.\n      ninja: build stopped: subcommand failed.\n", "build-failure", "environment", "MAX_JOBS"),
-    "hang-timeout:ranks_missed_the_monitored_barrier": ("RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete\n[E ProcessGroupGloo.cpp:138] Ranks 3, 5 failed to pass monitoredBarrier in 1800000 ms\n", "hang-timeout", "unknown", "Rank 3, 5 never reached the monitored barrier (1800 s)"),
+    "hang-timeout:ranks_missed_the_monitored_barrier": ("RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete\n[E ProcessGroupGloo.cpp:138] Ranks 3, 5 failed to pass monitoredBarrier in 1800000 ms\n", "hang-timeout", "unknown", "Ranks 3, 5 never reached the monitored barrier (1800 s)"),
     "api-version-skew:datasets_patterns_for_another_fsspec": (tb("ValueError: Invalid pattern: '**' can only be an entire path component", "datasets/data_files"), "api-version-skew", "environment", "fsspec==2023.9.2"),
     "unsupported-op:no_kernel_for_the_node": (tb("onnxruntime.capi.onnxruntime_pybind11_state.NotImplemented: [ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for ConvInteger(10) node with name 'conv'", "onnxruntime/capi"), "unsupported-op", "framework-bug", "ConvInteger (opset 10)"),
     "api-version-skew:pydantic_1_code_under_pydantic_2": (tb("pydantic.errors.PydanticUserError: If you use `@root_validator` with pre=False (the default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be replaced with `@model_validator`.", "deepspeed/runtime"), "api-version-skew", "environment", "deepspeed"),
@@ -4058,26 +4058,25 @@ def test_a_gpu_without_bfloat16_is_its_generation_and_a_macs_is_not(log: str, fa
 
 
 @pytest.mark.parametrize(
-    ("log", "family"),
+    ("log", "cpu_only"),
     [
         # xformers' own report, its pair on the line after: a CPU-only torch under a CUDA build of xformers
         (
             "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 1.13.1+cu117 with CUDA 1107 (you have 2.1.2+cpu)\n    Python  3.10.9 (you have 3.10.11)\n",
-            "cpu-only",
+            True,
         ),
         # both GPU builds, of other releases: the package's build is the matter
         (
             "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.3.1+cu121)\n    Python  3.10.11 (you have 3.10.11)\n",
-            "version-mismatch",
+            False,
         ),
     ],
 )
-def test_a_cpu_only_torch_under_a_gpu_build_is_named_before_the_builds_pair(log: str, family: str) -> None:
+def test_a_cpu_only_torch_under_a_gpu_build_is_named_before_the_builds_pair(log: str, cpu_only: bool) -> None:
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.family == "version-mismatch", diagnosis
-    assert ("CPU-only build (2.1.2+cpu), while xformers was built for torch 1.13.1+cu117" in diagnosis.cause) == (
-        family == "cpu-only"
-    ), diagnosis.cause
+    said = "CPU-only build (2.1.2+cpu), while xformers was built for torch 1.13.1+cu117"
+    assert (said in diagnosis.cause) == cpu_only, diagnosis.cause
 
 
 @pytest.mark.parametrize(
@@ -4093,8 +4092,17 @@ def test_a_cpu_only_torch_under_a_gpu_build_is_named_before_the_builds_pair(log:
             '  File "/opt/venv/lib/python3.10/site-packages/torch/nn/functional.py", line 2233, in linear\n    return torch._C._nn.linear(input, weight, bias)\n',
             "",
         ),
-        # the user's call into a package the engine knows
-        ('  File "/home/me/infer.py", line 22, in run\n    y = bitsandbytes.matmul_4bit(x, w)\n', "bitsandbytes"),
+        # the user's call into a package that builds kernels of its own, past the names before it
+        (
+            '  File "/home/me/infer.py", line 22, in run\n    y = self.proj(xformers.ops.memory_efficient_attention(q, k, v))\n',
+            "xformers",
+        ),
+        # a pure-Python library's frame is Python calling torch's ops: torch's build, no other package named
+        (
+            '  File "/opt/venv/lib/python3.10/site-packages/transformers/models/llama/modeling_llama.py", line 89, in forward\n    variance = hidden_states.pow(2).mean(-1, keepdim=True)\n',
+            "",
+        ),
+        ('  File "/home/me/infer.py", line 22, in run\n    y = einops.rearrange(x, "b c h w -> b (h w) c")\n', ""),
     ],
 )
 def test_a_kernel_without_code_for_the_gpu_names_the_extension_whose_kernel_it_was(innermost: str, named: str) -> None:
@@ -4158,6 +4166,15 @@ def test_torchs_own_host_compiler_check_names_the_compiler_to_install() -> None:
         (">>> import jax\n>>> jax.default_backend()\n'cpu'\n", True),
         # a GPU listed: nothing to say
         (">>> import jax\n>>> jax.devices()\n[CudaDevice(id=0)]\n", False),
+        # said to show where a failure that follows runs (a CPU by choice): that failure is the record
+        (
+            ">>> jax.devices()\n[CpuDevice(id=0)]\n>>> f(x)\nTraceback (most recent call last):\n"
+            '  File "/venv/lib/python3.11/site-packages/jax/_src/lax/lax.py", line 2000, in dot_general\n'
+            "    raise TypeError(msg)\nTypeError: dot_general requires contracting dimensions to have the same shape\n",
+            False,
+        ),
+        # on a Mac JAX runs on its CPU unless jax-metal is there: no CUDA plugin to miss
+        (">>> jax.devices()  # on macOS 14, Apple M2\n[CpuDevice(id=0)]\n", False),
     ],
 )
 def test_jax_asked_for_its_devices_and_answering_the_cpu_alone_is_read(log: str, only_cpu: bool) -> None:
@@ -4186,21 +4203,33 @@ _SPAN_WARNING = (
     "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:\n"
     "    Found GPU0 {gpu} which is of cuda capability {have}.\n"
     "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
-    "    (7.0) - (12.0)\n\n  warnings.warn(\n"
+    "    ({low}) - ({high})\n\n  warnings.warn(\n"
 )
 
 
 @pytest.mark.parametrize(
-    ("gpu", "have", "said"),
+    ("gpu", "have", "span", "said"),
     [
-        ("NVIDIA GeForce GTX 1070", "6.1", "older than the oldest this torch build has code for (7.0)"),
-        ("NVIDIA B300", "13.0", "newer than the newest this torch build has code for (12.0)"),
+        (
+            "NVIDIA GeForce GTX 1070",
+            "6.1",
+            ("7.0", "12.0"),
+            "older than the oldest this torch build has code for (7.0)",
+        ),
+        (
+            "NVIDIA GeForce RTX 5090",
+            "12.0",
+            ("5.0", "9.0"),
+            "newer than the newest this torch build has code for (9.0)",
+        ),
         # a newer minor of the newest major: the build's code runs on it, the warning is no failure
-        ("NVIDIA GB10", "12.1", ""),
+        ("NVIDIA GB10", "12.1", ("8.0", "12.0"), ""),
     ],
 )
-def test_torchs_span_of_capabilities_decides_only_outside_its_major(gpu: str, have: str, said: str) -> None:
-    log = _SPAN_WARNING.format(gpu=gpu, have=have)
+def test_torchs_span_of_capabilities_decides_only_outside_its_major(
+    gpu: str, have: str, span: tuple[str, str], said: str
+) -> None:
+    log = _SPAN_WARNING.format(gpu=gpu, have=have, low=span[0], high=span[1])
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     if said:
         assert diagnosis is not None and diagnosis.decided_by == "gpu-arch-unsupported:gpu_too_old", diagnosis
@@ -4210,7 +4239,7 @@ def test_torchs_span_of_capabilities_decides_only_outside_its_major(gpu: str, ha
 
 
 def test_the_cuda_builds_torch_names_for_an_old_gpu_are_the_wheels_to_install() -> None:
-    log = _SPAN_WARNING.format(gpu="NVIDIA GeForce GTX 1070", have="6.1") + (
+    log = _SPAN_WARNING.format(gpu="NVIDIA GeForce GTX 1070", have="6.1", low="7.0", high="12.0") + (
         "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:304: UserWarning:\n"
         "    Please install PyTorch with a following CUDA\n    configurations:  12.6 following instructions at\n"
         "    https://pytorch.org/get-started/locally/\n"
@@ -4226,7 +4255,9 @@ def test_a_rank_waiting_on_the_monitor_names_the_monitor_as_the_one_to_read() ->
     )
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.decided_by == "hang-timeout:ranks_missed_the_monitored_barrier"
-    assert diagnosis.params.get("rank") == "0" and "rank 0 itself died or raised first" in diagnosis.cause
+    # rank 0 detected the failure: the rank it names in its own log is the culprit, not rank 0
+    assert "rank" not in diagnosis.params and diagnosis.params.get("monitor") == "0"
+    assert "which rank 0's own log names" in diagnosis.cause
 
 
 @pytest.mark.parametrize(
@@ -4245,3 +4276,110 @@ def test_macos_names_the_extension_it_was_loading_when_a_symbol_is_missing(path:
     assert diagnosis is not None and diagnosis.decided_by == "undefined-symbol:procedure_not_found", diagnosis
     assert diagnosis.params.get("package") == package
     assert package in diagnosis.cause
+
+
+def test_a_gpu_without_bfloat16_is_not_sent_to_rebuild_the_library_that_asked() -> None:
+    log = tb(
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+        "transformers/training_args",
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is None or "build it from source" not in diagnosis.cause, diagnosis
+
+
+@pytest.mark.parametrize(
+    ("line", "said", "to_install"),
+    [
+        # torch's newer words: an exclusive bound, the compiler as found on the system
+        (
+            "The current installed version of x86_64-linux-gnu-g++ (15.2.0) is greater than the maximum required version by CUDA 12.4. Please make sure to use an adequate version of x86_64-linux-gnu-g++ (>=6.0.0, <14.0).",
+            "CUDA 12.4's nvcc supports (below 14.0)",
+            "CXX=g++-13",
+        ),
+        (
+            "The current installed version of clang++ (19.1.0) is greater than the maximum required version by CUDA 12.4. Please make sure to use an adequate version of clang++ (>=3.3.0, <18.0).",
+            "clang++ 19.1.0, newer than CUDA 12.4's",
+            "Install clang 17",
+        ),
+    ],
+)
+def test_torchs_host_compiler_check_is_read_in_each_releases_words(line: str, said: str, to_install: str) -> None:
+    diagnosis = explain_stream(
+        "x.log", io.BytesIO(tb("RuntimeError: " + line, "torch/utils/cpp_extension").encode()), None
+    ).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:host_compiler", diagnosis
+    assert said in diagnosis.cause and to_install in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "fix", "absent"),
+    [
+        # the command's own /usr/bin path is no sign of Linux: a Mac's clang lives there too
+        (
+            "      error: command '/usr/bin/clang' failed: No such file or directory\n      /Users/me/venv/lib/python3.11/site-packages\n",
+            "xcode-select --install",
+            "apt",
+        ),
+        ("      error: command 'x86_64-linux-gnu-gcc' failed: No such file or directory\n", "build-essential", "xcode"),
+        # nothing says which system: no system's command is given
+        ("      error: command 'gcc' failed: No such file or directory\n", "", "apt"),
+    ],
+)
+def test_a_missing_compiler_is_installed_the_way_of_the_system_the_log_shows(log: str, fix: str, absent: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:compiler_not_installed", diagnosis
+    steps = " ".join(diagnosis.remediation)
+    assert (fix in steps) if fix else not steps, steps
+    assert absent not in steps
+
+
+def test_cmake_without_nvcc_on_windows_gives_windows_commands() -> None:
+    log = "      CMake Error: No CMAKE_CUDA_COMPILER could be found.\n      C:\\Users\\me\\llama-cpp-python\\build\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.next == ("where nvcc & echo %CUDA_PATH%  # cmd",), diagnosis.next
+    assert "CUDA_PATH" in diagnosis.cause and "/usr/local/cuda" not in diagnosis.cause
+
+
+def test_nvcc_saying_its_compiler_was_killed_is_read_as_memory_for_the_parallel_jobs() -> None:
+    log = "      nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n      ninja: build stopped: subcommand failed.\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "build-failure:compiler_killed_for_memory", diagnosis
+    assert "(cicc)" in diagnosis.cause and diagnosis.params.get("variable") == "MAX_JOBS"
+
+
+@pytest.mark.parametrize(
+    ("line", "said", "command"),
+    [
+        # the folder runs to the words, spaces and all, when the exception's type is before it
+        (
+            "OSError: /content/drive/My Drive/models/llama-7b does not appear to have a file named config.json.",
+            "/content/drive/My Drive/models/llama-7b, has no config.json",
+            "ls -la -- '/content/drive/My Drive/models/llama-7b'",
+        ),
+        # from_pretrained("."): the sentence's full stop is taken once, the folder's own dots stay
+        (
+            "OSError: Error no file named diffusion_pytorch_model.bin found in directory ..",
+            "The folder given as the model, ., has no",
+            "ls -la -- .",
+        ),
+        # ~ is a shell's, not Python's: said, and left to the shell in the command
+        (
+            "OSError: ~/models/llama is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'",
+            "Python does not expand ~",
+            'ls -la -- "$HOME"/models/llama',
+        ),
+    ],
+)
+def test_a_model_folder_is_quoted_whole_and_listed_as_a_shell_would(line: str, said: str, command: str) -> None:
+    diagnosis = explain_stream("x.log", io.BytesIO(tb(line, "transformers/utils/hub").encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert said in diagnosis.cause, diagnosis.cause
+    assert any(step.startswith(command) for step in diagnosis.next), diagnosis.next
+
+
+def test_a_training_scripts_column_option_against_the_datasets_columns_is_the_users() -> None:
+    log = tb("ValueError: --caption_column' value 'text' needs to be one of: image, label")
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "user-code-error:dataset_column_absent", diagnosis
+    assert diagnosis.verdict == "not-environment" and "--caption_column" in diagnosis.cause
+    assert "(its columns: image, label)" in diagnosis.cause

@@ -39,6 +39,9 @@ class Lead:
     confidence: float | None = None  # None: the rule's
     next: tuple[str, ...] = ()  # commands that collect what would decide it
     note: str | None = None
+    # a state the log shows (JAX answering its devices with the CPU), not a failure: it decides only where no
+    # exception of its own comes after it in the log (decide.diagnose)
+    observation: bool = False
 
 
 @dataclass(frozen=True)

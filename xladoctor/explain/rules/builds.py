@@ -41,14 +41,7 @@ def compile_error(found: re.Match[str], failure: Failure) -> Lead:
             "Visual Studio Developer prompt, or install the Build Tools.",
             {"tool": "cl"},
         )
-    envelope = said.startswith(
-        (
-            "subprocess-exited-with-error",
-            "metadata-generation-failed",
-            "Could not build wheels",
-            "legacy-install-failure",
-        )
-    )
+    envelope = said.startswith(_ENVELOPES)
     package = found.group("pkg") or built_package_of(failure)
     whose = f"{package}'s compiled extension" if package else "a compiled package"
     return Lead(
@@ -263,7 +256,11 @@ def pyo3_older_than_python(found: re.Match[str], failure: Failure) -> Lead:
         f"or a release of {package or 'the package'} that publishes wheels for Python {python}. "
         "PYO3_USE_ABI3_FORWARD_COMPATIBILITY=1 makes the build go on against the stable ABI, untested.",
         {"package": package, "python": python, "supported": newest, "binding": "PyO3"},
-        next=("python -m pip download --only-binary=:all: --no-deps " + (package or "PACKAGE") + "  # a wheel here?",),
+        next=(
+            'python -m pip download --only-binary=:all: --no-deps -d "$(mktemp -d)" '
+            + (package or "PACKAGE")
+            + "  # a wheel for this Python?",
+        ),
     )
 
 
@@ -286,8 +283,22 @@ def build_tool_missing(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_WINDOWS_BUILD = re.compile(r"NMake Makefiles|Visual Studio \d\d|MSBuild|\bcl\.exe\b")
-_LINUX_PATHS = re.compile(r"(?<![\w.])/(?:usr|home|opt|tmp)/|\blinux\b|manylinux")
+_WINDOWS_BUILD = re.compile(r"NMake Makefiles|Visual Studio \d\d|MSBuild|\bcl\.exe\b|[A-Za-z]:\\")
+_MAC_BUILD = re.compile(r"macosx-\d|/Users/|/opt/homebrew/|\.dylib\b|Xcode|xcrun")
+# a Debian or Ubuntu system's own words: its compiler triplet, Python's dist-packages, apt
+_DEBIAN = re.compile(r"x86_64-linux-gnu|aarch64-linux-gnu|/dist-packages/|\bapt(?:-get)?\b|[Uu]buntu|[Dd]ebian")
+
+
+def _build_platform(failure: Failure, said: str) -> str:
+    """'windows', 'macos', 'debian' or '' (not known) for a build's log; the command the error names is left out
+    (/usr/bin/clang is on a Mac as on Linux)."""
+    text = failure.haystack.replace(said, " ")
+    platform = platform_of_failure(failure)
+    if platform == "windows" or _WINDOWS_BUILD.search(text):
+        return "windows"
+    if platform == "macos" or _MAC_BUILD.search(text):
+        return "macos"
+    return "debian" if _DEBIAN.search(text) else ""
 
 
 # setuptools' spawn (setuptools/_distutils/spawn.py: "command {cmd!r} failed: {reason}") when the compiler a build
@@ -305,35 +316,55 @@ _LINUX_PATHS = re.compile(r"(?<![\w.])/(?:usr|home|opt|tmp)/|\blinux\b|manylinux
 def compiler_not_installed(found: re.Match[str], failure: Failure) -> Lead:
     package = built_package_of(failure)
     which = f"{package}'s build" if package else "A package's build"
+    platform = _build_platform(failure, found.group(0))
     if found.group("cmake") == "CUDA" or found.group("cc") == "nvcc":
+        windows = platform == "windows"
         return Lead(
-            f"{which} compiles CUDA code and found no nvcc: the CUDA toolkit (not the driver, not torch's CUDA "
-            "libraries) is not installed, or not where the build looks. Install a CUDA toolkit of the CUDA torch was "
-            "built with, and point the build at it (CUDA_HOME, or CUDACXX=/usr/local/cuda/bin/nvcc for CMake); or "
-            "use a prebuilt wheel, which needs no toolkit.",
+            f"{which} compiles CUDA code and found no nvcc: the CUDA toolkit (not the driver, and not the CUDA "
+            "libraries a framework's wheels bring) is not installed, or not where the build looks. Install a CUDA "
+            "toolkit (of the CUDA your torch was built with, when the package builds against torch) and point the "
+            + (
+                "build at it (CUDA_PATH, or CUDACXX set to its bin\\nvcc.exe for CMake)"
+                if windows
+                else "build at it (CUDA_HOME, or CUDACXX=/usr/local/cuda/bin/nvcc for CMake)"
+            )
+            + "; or use a prebuilt wheel, which needs no toolkit.",
             {"package": package, "tool": "nvcc", "variable": "CUDACXX" if found.group("cmake") else "CUDA_HOME"},
-            next=('command -v nvcc; echo "CUDA_HOME=$CUDA_HOME CUDACXX=$CUDACXX"',),
-        )
-    tool = found.group("cc") or (
-        "C++ compiler" if (found.group("cmake") or found.group("unset")) != "C" else "C compiler"
-    )
-    platform = platform_of_failure(failure)
-    windows = tool in ("cl", "cl.exe") or platform == "windows" or bool(_WINDOWS_BUILD.search(failure.haystack))
-    # apt only where the log shows a Linux system's own paths: elsewhere the command would be wrong, not a fix
-    linux = not windows and platform != "macos" and bool(_LINUX_PATHS.search(failure.haystack))
-    return Lead(
-        f"{which} needs a C/C++ compiler ({tool}), and none is installed or on PATH: "
-        + (
-            "install Microsoft's C++ Build Tools (the 'Desktop development with C++' workload) and build from a "
-            "Developer prompt"
+            # a command every shell runs alike where the platform is not known
+            next=("where nvcc & echo %CUDA_PATH%  # cmd",)
             if windows
-            else "install one (build-essential on Debian/Ubuntu, gcc-c++ on Fedora, the Xcode command line tools on "
-            "macOS)"
+            else ('command -v nvcc; echo "CUDA_HOME=$CUDA_HOME CUDACXX=$CUDACXX"',)
+            if platform
+            else ("nvcc --version",),
         )
-        + "; or use a Python and platform the package publishes wheels for, which need no compiler.",
+    language = found.group("cmake") or found.group("unset")
+    tool = found.group("cc") or ("C compiler" if language == "C" else "C++ compiler")
+    if tool in ("cl", "cl.exe"):
+        platform = "windows"
+    elif tool.endswith("-linux-gnu-gcc"):  # the Debian/Ubuntu compiler triplet's own name
+        platform = "debian"
+    how = {
+        "windows": "install Microsoft's C++ Build Tools (the 'Desktop development with C++' workload) and build from "
+        "a Developer prompt",
+        "macos": "install Apple's command line tools (xcode-select --install)",
+        "debian": "install build-essential",
+    }.get(
+        platform,
+        "install one (build-essential on Debian/Ubuntu, gcc-c++ on Fedora, the Xcode command line tools on macOS)",
+    )
+    fix = (
+        system_install("apt", "build-essential")
+        if platform == "debian"
+        else shell("xcode-select --install")
+        if platform == "macos"
+        else None
+    )
+    return Lead(
+        f"{which} needs a C/C++ compiler ({tool}), and none is installed or on PATH: {how}; or use a Python and "
+        "platform the package publishes wheels for, which need no compiler.",
         {"package": package, "tool": tool},
-        system_install("apt", "build-essential") if linux else None,
-        next=() if windows else ("command -v gcc g++ cc c++",),
+        fix,
+        next=() if platform == "windows" else ("cc --version  # a C compiler on PATH?",),
     )
 
 
@@ -341,7 +372,9 @@ def compiler_not_installed(found: re.Match[str], failure: Failure) -> Lead:
 # runs as many compile jobs as cores, each holding gigabytes (CUDA templates), on a machine with less memory
 @rule(
     "build-failure",
-    r"Killed signal terminated program (?P<program>cc1plus|cc1|cicc|ptxas|cudafe\+\+)",
+    r"Killed signal terminated program (?P<program>cc1plus|cc1)"
+    # nvcc's own words for a subprocess killed so (cicc compiles the device code, ptxas assembles it)
+    r"|'(?P<nvcc_program>cicc|ptxas|cudafe\+\+|cc1plus)' died due to signal 9",
     source="https://github.com/Dao-AILab/flash-attention#installation-and-features (MAX_JOBS limits the parallel "
     "compile jobs that exhaust RAM); https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py "
     "(_get_num_workers: MAX_JOBS)",
@@ -349,12 +382,13 @@ def compiler_not_installed(found: re.Match[str], failure: Failure) -> Lead:
 )
 def compiler_killed_for_memory(found: re.Match[str], failure: Failure) -> Lead:
     package = built_package_of(failure)
+    program = found.group("program") or found.group("nvcc_program")
     return Lead(
         f"The build{' of ' + package if package else ''} ran out of memory: the kernel killed a compiler process "
-        f"({found.group('program')}), most often because the build runs one compile job per core and each CUDA or "
+        f"({program}), most often because the build runs one compile job per core and each CUDA or "
         "C++ file takes gigabytes. Limit the parallel jobs with MAX_JOBS (2 to 4; ninja and torch's extension "
         "builder read it) and build again, or add memory or swap.",
-        {"package": package, "variable": "MAX_JOBS", "program": found.group("program")},
+        {"package": package, "variable": "MAX_JOBS", "program": program},
         export("MAX_JOBS", "2"),
         next=("free -g; nproc  # memory and cores: about 4 GB a job for CUDA sources",),
     )

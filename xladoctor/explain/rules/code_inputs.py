@@ -138,7 +138,9 @@ def broken_weights_file(found: re.Match[str], failure: Failure) -> Lead:
 # without that file is the Hub's or the library's matter (diffusers' single-file loader once asked a retired repo).
 _MODEL_FOLDER = (
     # transformers' cached_files (src/transformers/utils/hub.py), for a folder and for a Hub repository alike
-    r"(?:^|[\s'\"`(:])(?P<folder>[^\s'\"`]{1,300}) does not appear to have a file named (?P<file>[\w.-]{1,120})"
+    # (after the exception's type the folder runs to the words, spaces and all: "/content/drive/My Drive/x")
+    r"(?:\w{0,40}Error: (?P<folder>[^\n'\"`]{1,300}?)|(?:^|(?<=[\s'\"`(:]))(?P<bare>[^\s'\"`]{1,300})) does not "
+    r"appear to have a file named (?P<file>[\w.-]{1,120})"
     # diffusers' _get_model_file (src/diffusers/utils/hub_utils.py): a local folder only
     r"|Error no file named (?P<weights>[\w.-]{1,120}) found in directory (?P<directory>[^\n]{1,300})"
     # huggingface_hub's validate_repo_id (src/huggingface_hub/utils/_validators.py): a path that is no folder here
@@ -167,10 +169,12 @@ def looks_like_a_path(name: str) -> bool:
     confidence=0.8,
 )
 def model_folder_not_found(found: re.Match[str], failure: Failure) -> Lead | None:
-    folder = found.group("folder") or found.group("directory") or found.group("repo_id") or found.group("incorrect")
-    folder = folder.rstrip(".")
+    named = found.group("folder") or found.group("bare")
+    directory = found.group("directory") or ""
+    directory = directory[:-1] if directory.endswith(".") else directory  # the sentence's full stop, once: ".." is "."
+    folder = scrubbed_head((named or directory or found.group("repo_id") or found.group("incorrect")).strip(), 300)
     wanted = (found.group("file") or found.group("weights") or "").rstrip(".")  # the sentence's full stop
-    if found.group("folder") and not looks_like_a_path(folder):
+    if named and not looks_like_a_path(folder):
         return None  # a Hub repository without that file: not the user's path
     if wanted:
         what = (
@@ -185,13 +189,28 @@ def model_folder_not_found(found: re.Match[str], failure: Failure) -> Lead | Non
             "another working directory, or a model not downloaded there yet."
         )
     return Lead(
-        yours(failure, what),
+        yours(failure, what + unexpanded_home(folder)),
         {"path": folder, **({"file": wanted} if wanted else {})},
         verdict="not-environment",
-        next=(f"ls -la -- {shlex.quote(folder)}  # the folder and what it holds",)
-        if platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", folder)
-        else (),
+        next=listing(folder) if platform_of_failure(failure) != "windows" else (),
     )
+
+
+def unexpanded_home(path: str) -> str:
+    """A path that starts with ~: Python's file functions take it as a folder named "~", not as home."""
+    if not path.startswith("~"):
+        return ""
+    return " Python does not expand ~ (only a shell does): give the full path, or os.path.expanduser() of it."
+
+
+def listing(folder: str) -> tuple[str, ...]:
+    """A POSIX shell's look at a folder named in a log: ~ left for the shell to expand, the rest quoted; none for a
+    Windows path (a POSIX command would misquote it)."""
+    if re.match(r"[A-Za-z]:[\\/]", folder) or "\\" in folder:
+        return ()
+    if folder.startswith("~/"):
+        return (f'ls -la -- "$HOME"/{shlex.quote(folder[2:])}  # the folder and what it holds',)
+    return (f"ls -la -- {shlex.quote(folder)}  # the folder and what it holds",)
 
 
 @rule(
@@ -308,12 +327,27 @@ def lora_target_modules_absent(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "user-code-error",
     r"Column (?P<column>[^\n]{1,120}?) not in the dataset\. Current columns in the dataset: "
-    r"(?P<columns>\[[^\n]{0,300}?\])",
+    r"(?P<columns>\[[^\n]{0,300}?\])"
+    # diffusers' training scripts (examples/text_to_image/train_text_to_image.py and their kin): the column an
+    # option names, against the dataset's ("--caption_column' value 'text' needs to be one of: image")
+    r"|(?P<option>--\w{1,40}_column)' value '(?P<named>[^'\n]{0,120})' needs to be one of: (?P<listed>[^\n]{0,300})",
     source="https://github.com/huggingface/datasets/blob/main/src/datasets/formatting/formatting.py (key_to_query_type "
-    "and the Dataset's column lookup)",
+    "and the Dataset's column lookup); https://github.com/huggingface/diffusers/blob/main/examples/text_to_image/"
+    "train_text_to_image.py (the --image_column and --caption_column checks)",
     confidence=0.75,
 )
 def dataset_column_absent(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("option"):
+        option, named = found.group("option"), scrubbed_head(found.group("named"), 120)
+        listed = scrubbed_head(found.group("listed").strip(), 200) or "none"
+        return Lead(
+            f"The training script's {option} names the column '{named}', and the dataset has no such column (its "
+            f"columns: {listed}): pass {option} with the dataset's own column name, or give the dataset that column "
+            "(an image dataset needs its captions too: a metadata file beside the images, for an imagefolder). Not "
+            "an environment problem.",
+            {"option": option, "column": named, "what": "dataset"},
+            verdict="not-environment",
+        )
     column, columns = found.group("column").strip("'\" "), found.group("columns")
     return Lead(
         f"The dataset has no column {column} (its columns: {scrubbed_head(columns, 160)}): the data's layout is "

@@ -10,7 +10,7 @@ import shlex
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, rule, yours
-from xladoctor.explain.rules.code_inputs import looks_like_a_path
+from xladoctor.explain.rules.code_inputs import listing, looks_like_a_path, unexpanded_home
 from xladoctor.fix import export, shell, unset
 
 
@@ -622,14 +622,13 @@ def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
             yours(
                 failure,
                 f"The model was given as '{name}', which is no folder from where the program runs: a mistyped path, "
-                "a relative path run from another working directory, or a model not downloaded there yet.",
+                "a relative path run from another working directory, or a model not downloaded there yet."
+                + unexpanded_home(name),
             ),
             {"path": name},
             family="user-code-error",
             verdict="not-environment",
-            next=(f"ls -la -- {shlex.quote(name)}  # the folder and what it holds",)
-            if platform_of_failure(failure) != "windows" and not re.match(r"[A-Za-z]:[\\/]", name)
-            else (),
+            next=listing(name) if platform_of_failure(failure) != "windows" else (),
         )
     return Lead(
         f"from_pretrained was given '{name}', which is neither a folder that exists from where the program runs "

@@ -1221,14 +1221,17 @@ def _outside_the_builds_span(gpu: str, have: str, low: str, high: str, failure: 
         else ""
     )
     older = capability < oldest
+    # Blackwell (10.x, 12.x) has code only in CUDA 12.8 and newer builds: torch 2.7's cu128 wheels were the first
+    blackwell = " (Blackwell needs the CUDA 12.8 builds of torch 2.7 or newer)" if capability[0] in (10, 12) else ""
     return Lead(
         f"{gpu or 'This GPU'} has compute capability {have}, "
         + (
-            f"older than the oldest this torch build has code for ({low}): this build's CUDA dropped it. Install a "
-            "torch build for an older CUDA that still has it, or an older torch release."
+            f"older than the oldest this torch build has code for ({low}): the build does not include it (torch's "
+            "builds for newer CUDA releases leave the oldest GPUs out). Install a torch build for an older CUDA "
+            "that still has it, or an older torch release."
             if older
             else f"newer than the newest this torch build has code for ({high}): install a build for a newer CUDA "
-            "that has it (Blackwell, 12.0, needs the CUDA 12.8 builds of torch 2.7 or newer)."
+            f"that has it{blackwell}."
         )
         + instead,
         {"gpu": gpu, "capability": have, "minimum": low, "maximum": high, **({"build": wheels} if wheels else {})},

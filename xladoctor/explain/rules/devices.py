@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import Lead, rule
 from xladoctor.fix import shell
@@ -384,6 +385,7 @@ def cuinit_failed(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+_APPLE = re.compile(r"\bmacOS\b|Apple M\d|arm64-apple|darwin", re.IGNORECASE)
 # JAX's answer to a question about its devices: only its CPU device, or the CPU as its default backend
 _ANSWERED_CPU = r"\)?[^\n]{0,40}\n(?:[^\n]{0,200}\n){0,2}?\s*(?:\[CpuDevice\(id=0\)\]|'cpu'|cpu\s*$)"
 
@@ -420,12 +422,17 @@ def asked_and_no_gpu(found: re.Match[str], failure: Failure) -> Lead | None:
             return None
     torch = "torch.cuda" in found.group(0)
     if (jax := re.match(r"jax\.\w+\(\)", found.group(0))) is not None:
+        if platform_of_failure(failure) == "macos" or _APPLE.search(failure.haystack):
+            return None  # JAX on a Mac runs on its CPU unless jax-metal is installed: no GPU of CUDA's to find
+        # a report that runs on the CPU by choice shows it too, to say where a failure after it runs: an observation
         return Lead(
             f"JAX was asked for its devices and has only the CPU ({jax.group(0)}): its GPU or TPU plugin is "
             "not installed (pip install -U 'jax[cuda12]' on Linux, jax[tpu] on a TPU VM; older releases needed a CUDA "
             "build of jaxlib), does not match the installed jax, or found no GPU (the driver, CUDA_VISIBLE_DEVICES, a "
-            "container without GPUs). JAX_PLATFORMS=cuda makes it say why instead of falling back to the CPU.",
+            "container without GPUs). JAX_PLATFORMS=cuda (tpu on a TPU VM) makes it say why instead of falling back "
+            "to the CPU.",
             {"package": "jax[cuda12]", "variable": "JAX_PLATFORMS"},
+            observation=True,
             next=(
                 "python -m pip list 2>/dev/null | grep -i -E '^(jax|jaxlib|jax-cuda)'",
                 "JAX_PLATFORMS=cuda python -c 'import jax; print(jax.devices())'  # the plugin's own error",

@@ -551,21 +551,24 @@ def ranks_missed_the_monitored_barrier(found: re.Match[str], failure: Failure) -
     if found.group("monitor") is not None:
         monitor = found.group("monitor")
         return Lead(
-            f"Rank {found.group('waiting')} reached the monitored barrier, and rank {monitor}, which checks every "
-            f"rank in, failed while waiting: rank {monitor} itself died or raised first. Its own log holds the cause; "
-            "this rank's error only follows it.",
-            {"rank": monitor},
+            f"Rank {found.group('waiting')} reached the monitored barrier, and rank {monitor}, which checks every rank "
+            f"in, reported a failure: most often another rank that never arrived (hung, slower, or dead), which rank "
+            f"{monitor}'s own log names (\"Rank N failed to pass monitoredBarrier\"); else rank {monitor}'s own error. "
+            "This rank's error only follows it.",
+            {"monitor": monitor},
             verdict="unknown",
-            next=(f"grep -n -m1 -E 'Error|Traceback' LOG  # LOG: rank {monitor}'s own log; its first error",),
+            next=(f"grep -n -m3 -E 'monitoredBarrier|Error|Traceback' LOG  # LOG: rank {monitor}'s own log",),
         )
     ranks = found.group("ranks")
-    seconds = int(found.group("ms")) // 1000
+    several = "," in ranks
+    waited = int(found.group("ms")) / 1000
     return Lead(
-        f"Rank {ranks} never reached the monitored barrier ({seconds} s): "
-        + ("those ranks are" if "," in ranks else "that rank is")
+        f"{'Ranks' if several else 'Rank'} {ranks} never reached the monitored barrier ({waited:g} s): "
+        + ("those ranks are" if several else "that rank is")
         + " the one that differs: hung in other code (data loading, an earlier collective, I/O), slower, or dead. "
-        "Their stacks at the hang say where.",
-        {"rank": ranks, "timeout_s": str(seconds)},
+        + ("Their" if several else "Its")
+        + " stacks at the hang say where.",
+        {"rank": ranks, "timeout_s": f"{waited:g}"},
         verdict="unknown",
         next=(
             "xladoctor profile --stall-after 120 -- torchrun ...  # the stacks and collectives of every rank at the "

@@ -752,9 +752,14 @@ def cxx_standard_too_old(found: re.Match[str], failure: Failure) -> Lead:
     r"unsupported GNU version! gcc versions later than (?P<gcc>\d+) are not supported|unsupported (?:GNU|clang) "
     r"version"
     # torch's extension builder checks the host compiler against its table for the CUDA toolkit first
-    # (cpp_extension.py, _check_cuda_version and CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS)
-    r"|The current installed version of (?P<compiler>g\+\+|gcc|clang\+\+|clang) \((?P<have>[\d.]{1,20})\) is greater "
-    r"than the maximum required version by CUDA (?P<cuda>[\d.]{1,10}) \((?P<max>[\d.]{1,20})\)",
+    # (cpp_extension.py, _check_cuda_version and CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS); older releases gave the
+    # top inclusively ("by CUDA 11.7 (11.5.0) ... (>=6.0.0, <=11.5.0)"), newer ones exclusively ("(>=6.0.0, <14.0)").
+    # The compiler is named as found: x86_64-linux-gnu-g++, a conda toolchain's full path.
+    r"|The current installed version of (?P<compiler>[^\s()]{0,200}?(?:g\+\+|gcc|c\+\+|clang\+\+|clang)) "
+    r"\((?P<have>[\d.]{1,20})\) is greater than the maximum required version by CUDA "
+    r"(?P<cuda>\d{1,3}(?:\.\d{1,3}){0,2})"
+    r"(?: \((?P<max>[\d.]{1,20})\))?"
+    r"(?:[^\n(]{0,120}\(>=[\d.]{1,20}, ?(?P<op><=?)(?P<bound>[\d.]{1,20})\))?",
     source="https://docs.nvidia.com/cuda/cuda-installation-guide-linux/ (host compiler support); "
     + CPP_EXTENSION
     + " (_check_cuda_version)",
@@ -762,20 +767,53 @@ def cxx_standard_too_old(found: re.Match[str], failure: Failure) -> Lead:
 )
 def host_compiler(found: re.Match[str], failure: Failure) -> Lead:
     if found.group("compiler"):
-        compiler, have, cuda, most = (found.group(k) for k in ("compiler", "have", "cuda", "max"))
-        major = most.split(".")[0]
-        return Lead(
-            f"The host compiler is {compiler} {have}, newer than CUDA {cuda}'s nvcc supports (up to {most}): "
-            f"torch's extension builder stopped before compiling. Install {compiler} {major} and point the build at "
-            f"it (CC=gcc-{major} CXX=g++-{major}; conda-forge's gxx_linux-64={major} where the system has none), or "
-            f"use a CUDA toolkit new enough for {compiler} {have} (and a torch built for it).",
-            {"compiler": f"{compiler} {have}", "cuda": cuda, "supported": most, "variable": "CXX"},
-            next=(f"ls /usr/bin/g++-* /usr/bin/gcc-* 2>/dev/null  # a gcc {major} already installed?",),
-        )
+        return _host_compiler_too_new(found)
     return Lead(
         f"nvcc refuses this host compiler (gcc later than {found.group('gcc') or 'its supported range'}): point it "
         "at a supported gcc (CC/CXX, or NVCC_CCBIN), or use a newer CUDA toolkit.",
         {"variable": "NVCC_CCBIN"},
+    )
+
+
+def _host_compiler_too_new(found: re.Match[str]) -> Lead:
+    """torch's own check of the host compiler against the CUDA toolkit nvcc is from: the newest version it allows,
+    read from the bound it prints (inclusive in older releases, exclusive in newer ones)."""
+    compiler = scrubbed_head(found.group("compiler"), 200)
+    name = compiler.replace("\\", "/").rsplit("/", 1)[-1]
+    have, cuda = found.group("have"), found.group("cuda")
+    newest = found.group("max") or (found.group("bound") if found.group("op") == "<=" else "")
+    if newest:
+        major = newest.split(".")[0]
+        allowed = f"up to {newest}"
+    elif found.group("bound"):  # "<14.0": the newest major allowed is the one below
+        major = str(int(found.group("bound").split(".")[0]) - 1)
+        allowed = f"below {found.group('bound')}"
+    else:
+        major, allowed = "", "an older one"
+    clang = "clang" in name
+    if clang:
+        point = (
+            f"Install clang {major} (or use gcc) and point the build at it (CC and CXX)"
+            if major
+            else ("Point the build at an older clang, or at gcc (CC and CXX)")
+        )
+    else:
+        point = (
+            f"Install gcc {major} and point the build at it (CC=gcc-{major} CXX=g++-{major}; conda-forge's "
+            f"gxx_linux-64={major} where the system has none)"
+            if major
+            else "Install an older gcc and point the build at it (CC and CXX)"
+        )
+    return Lead(
+        f"The host compiler is {name} {have}, newer than CUDA {cuda}'s nvcc supports ({allowed}): torch's extension "
+        f"builder stopped before compiling. {point}, or use a CUDA toolkit new enough for {name} {have} (and a torch "
+        "built for it).",
+        {"compiler": f"{name} {have}", "cuda": cuda, "supported": allowed, "variable": "CXX"},
+        next=(
+            ("ls /usr/bin/clang* 2>/dev/null  # the clang versions installed",)
+            if clang
+            else (f"ls /usr/bin/g++-* /usr/bin/gcc-* 2>/dev/null  # a gcc {major or 'of an older major'} installed?",)
+        ),
     )
 
 

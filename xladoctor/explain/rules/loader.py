@@ -757,16 +757,17 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
     opened = _DLOPENED.search(failure.haystack)
     extension = opened.group("path").strip() if opened else ""
     package = _package_of_extension(extension)
+    name = scrubbed_head(extension.rsplit("/", 1)[-1], 120)
     if package == "tensorflow-metal":
         return Lead(
-            f"TensorFlow's Metal plugin ({extension.rsplit('/', 1)[-1]}, of tensorflow-metal) needs a function the "
+            f"TensorFlow's Metal plugin ({name}, of tensorflow-metal) needs a function the "
             "loaded TensorFlow does not have: each tensorflow-metal release is built for one TensorFlow release. "
             "Install the pair Apple's table lists together (the tensorflow-metal made for the installed "
             "TensorFlow, or the TensorFlow it was made for), or uninstall tensorflow-metal to run on the CPU.",
             {"symbol": found.group("symbol") or "", "package": package, "library": extension},
             next=("python -m pip list 2>/dev/null | grep -i -E '^(tensorflow|tensorflow-metal|tensorflow-macos) '",),
         )
-    which = f"{package}'s compiled extension ({extension.rsplit('/', 1)[-1]})" if package else "A compiled extension"
+    which = f"{package}'s compiled extension ({name})" if package else "A compiled extension"
     return Lead(
         f"{which} needs a function its library does not have (WinError 127 / a missing symbol): it was built against "
         "another version of that library (torch, a CUDA runtime) than the one loaded. Install the extension's build "
