@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -240,3 +241,27 @@ def yours(failure: Failure, what: str) -> str:
 # the packages whose checks raise the user's mistakes (the op that received them), not where they were made
 _FRAMEWORK_OWNERS = frozenset({"torch", "jax", "jaxlib", "tensorflow", "keras", "tf_keras", "triton", "numpy",
                                "python", "flax", "torch_xla"})  # fmt: skip
+
+
+# A path given where a model or a folder was expected, as code_inputs.py and config.py read it
+def looks_like_a_path(name: str) -> bool:
+    """A name that only a file system holds, never a Hub repository id ("namespace/repo_name"): absolute, relative
+    to a folder (./, ../, ~), a Windows path, or more than one level deep."""
+    return bool(re.match(r"[/~.]|[A-Za-z]:[\\/]", name)) or "\\" in name or name.count("/") > 1
+
+
+def unexpanded_home(path: str) -> str:
+    """A path that starts with ~: Python's file functions take it as a folder named "~", not as home."""
+    if not path.startswith("~"):
+        return ""
+    return " Python does not expand ~ (only a shell does): give the full path, or os.path.expanduser() of it."
+
+
+def listing(folder: str) -> tuple[str, ...]:
+    """A POSIX shell's look at a folder named in a log: ~ left for the shell to expand, the rest quoted; none for a
+    Windows path (a POSIX command would misquote it)."""
+    if re.match(r"[A-Za-z]:[\\/]", folder) or "\\" in folder:
+        return ()
+    if folder.startswith("~/"):
+        return (f'ls -la -- "$HOME"/{shlex.quote(folder[2:])}  # the folder and what it holds',)
+    return (f"ls -la -- {shlex.quote(folder)}  # the folder and what it holds",)

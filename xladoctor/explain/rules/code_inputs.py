@@ -6,12 +6,11 @@ when it refuses them. The tensors' own shapes, dtypes and devices are code.py's.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import Lead, rule, yours
+from xladoctor.explain.rules import Lead, listing, looks_like_a_path, rule, unexpanded_home, yours
 from xladoctor.fix import install
 from xladoctor.sanitize import scrubbed_head
 
@@ -152,12 +151,6 @@ _MODEL_FOLDER = (
 )
 
 
-def looks_like_a_path(name: str) -> bool:
-    """A name that only a file system holds, never a Hub repository id ("namespace/repo_name"): absolute, relative
-    to a folder (./, ../, ~), a Windows path, or more than one level deep."""
-    return bool(re.match(r"[/~.]|[A-Za-z]:[\\/]", name)) or "\\" in name or name.count("/") > 1
-
-
 @rule(
     "user-code-error",
     _MODEL_FOLDER,
@@ -194,23 +187,6 @@ def model_folder_not_found(found: re.Match[str], failure: Failure) -> Lead | Non
         verdict="not-environment",
         next=listing(folder) if platform_of_failure(failure) != "windows" else (),
     )
-
-
-def unexpanded_home(path: str) -> str:
-    """A path that starts with ~: Python's file functions take it as a folder named "~", not as home."""
-    if not path.startswith("~"):
-        return ""
-    return " Python does not expand ~ (only a shell does): give the full path, or os.path.expanduser() of it."
-
-
-def listing(folder: str) -> tuple[str, ...]:
-    """A POSIX shell's look at a folder named in a log: ~ left for the shell to expand, the rest quoted; none for a
-    Windows path (a POSIX command would misquote it)."""
-    if re.match(r"[A-Za-z]:[\\/]", folder) or "\\" in folder:
-        return ()
-    if folder.startswith("~/"):
-        return (f'ls -la -- "$HOME"/{shlex.quote(folder[2:])}  # the folder and what it holds',)
-    return (f"ls -la -- {shlex.quote(folder)}  # the folder and what it holds",)
 
 
 @rule(

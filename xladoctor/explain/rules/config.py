@@ -9,8 +9,7 @@ import shlex
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
-from xladoctor.explain.rules import Lead, rule, yours
-from xladoctor.explain.rules.code_inputs import listing, looks_like_a_path, unexpanded_home
+from xladoctor.explain.rules import Lead, listing, looks_like_a_path, rule, unexpanded_home, yours
 from xladoctor.fix import export, shell, unset
 
 
