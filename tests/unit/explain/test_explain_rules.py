@@ -4265,6 +4265,8 @@ def test_a_rank_waiting_on_the_monitor_names_the_monitor_as_the_one_to_read() ->
     [
         ("/opt/homebrew/lib/python3.11/site-packages/tensorflow-plugins/libmetal_plugin.dylib", "tensorflow-metal"),
         ("/venv/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.so", "torchaudio"),
+        # a compiled module of its own at site-packages' top, by its distribution's layout
+        ("/venv/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-darwin.so", "flash-attn"),
     ],
 )
 def test_macos_names_the_extension_it_was_loading_when_a_symbol_is_missing(path: str, package: str) -> None:
@@ -4383,3 +4385,14 @@ def test_a_training_scripts_column_option_against_the_datasets_columns_is_the_us
     assert diagnosis is not None and diagnosis.decided_by == "user-code-error:dataset_column_absent", diagnosis
     assert diagnosis.verdict == "not-environment" and "--caption_column" in diagnosis.cause
     assert "(its columns: image, label)" in diagnosis.cause
+
+
+def test_lldbs_stop_on_a_bad_access_is_a_crash_named_with_the_frame_it_stopped_in() -> None:
+    log = (
+        "Process 16004 stopped\n* thread #3, stop reason = EXC_BAD_ACCESS (code=1, address=0x8)\n"
+        "    frame #0: 0x0000000106438cf0 libomp.dylib`__kmp_suspend_64 + 48\n"
+        "libomp.dylib`__kmp_suspend_64:\n->  0x106438cf0 <+48>: ldr    x19, [x8, w0, sxtw #3]\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:segfault", diagnosis
+    assert "It stopped in __kmp_suspend_64 of libomp.dylib." in diagnosis.cause

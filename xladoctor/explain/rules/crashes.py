@@ -145,14 +145,24 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
 
 @rule(
     "framework-internal-error",
-    r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s*:\s*-11\b|Fatal Python error: Segmentation fault",
-    source="https://docs.python.org/3/library/faulthandler.html",
+    r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s*:\s*-11\b|Fatal Python error: Segmentation fault"
+    # lldb's stop on a bad access (macOS's SIGSEGV and SIGBUS as a Mach exception): "* thread #3, stop reason =
+    # EXC_BAD_ACCESS (code=1, address=0x8)"
+    r"|stop reason = EXC_BAD_ACCESS",
+    source="https://docs.python.org/3/library/faulthandler.html; https://lldb.llvm.org/use/tutorial.html (stop "
+    "reasons)",
     confidence=0.45,
 )
 def segfault(found: re.Match[str], failure: Failure) -> Lead:
+    # lldb shows the frame it stopped in on the next lines: "frame #0: 0x... libomp.dylib`__kmp_suspend_64 + 48"
+    stopped = _LLDB_FRAME.search(failure.haystack, found.end()) if "EXC_BAD_ACCESS" in found.group(0) else None
+    where = ""
+    if stopped is not None:
+        function, library = scrubbed_head(stopped.group("function"), 120), scrubbed_head(stopped.group("library"), 80)
+        where = f" It stopped in {function} of {library}."
     return Lead(
         "A process crashed with a segmentation fault: a bug in native code, or two builds of one library loaded "
-        "together (an extension built for another torch, two CUDA runtimes). The native stack tells which.",
+        "together (an extension built for another torch, two CUDA runtimes). The native stack tells which." + where,
         {"signal": "SIGSEGV"},
         verdict="unknown",
         next=(
@@ -160,6 +170,11 @@ def segfault(found: re.Match[str], failure: Failure) -> Lead:
             "gdb -batch -ex run -ex bt --args python ...",
         ),
     )
+
+
+_LLDB_FRAME = re.compile(
+    r"frame #0: 0x[0-9a-f]{1,16} (?P<library>[\w.+-]{1,80})`(?P<function>[^\n]{1,200}?)(?: \+ \d+)?$", re.M
+)
 
 
 # gdb's `bt` (its manual, "Backtraces": "#0  0xADDR in FUNC (ARGS) at FILE:LINE" or "... from LIBRARY"): the

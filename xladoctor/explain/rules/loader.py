@@ -776,6 +776,10 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+_TOP_MODULE = re.compile(r"site-packages[\\/]+(?P<module>[A-Za-z_]\w{0,80})\.(?:cpython-|abi3|cp3|pyd|so)")
+# the compiled modules some distributions put at site-packages' top, by the distribution's own layout
+_TOP_MODULES = {"flash_attn_2_cuda": "flash-attn", "flash_attn_cuda": "flash-attn", "selective_scan_cuda": "mamba-ssm",
+                "causal_conv1d_cuda": "causal-conv1d", "fused_layer_norm_cuda": "apex", "amp_C": "apex"}  # fmt: skip
 _DLOPENED = re.compile(r"dlopen\((?P<path>[^,\n]{1,400}), 0x[0-9A-Fa-f]{1,8}\)")
 
 
@@ -784,7 +788,9 @@ def _package_of_extension(path: str) -> str:
     tensorflow-plugins folder is tensorflow-metal's)."""
     folder = _SITE_PACKAGE.search(path)
     if folder is None:
-        return ""
+        # a module of its own at site-packages' top (flash-attn's flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so)
+        module = _TOP_MODULE.search(path)
+        return _TOP_MODULES.get(module.group("module"), "") if module else ""
     name = folder.group("package")
     return "tensorflow-metal" if name == "tensorflow-plugins" else DISTRIBUTION_OF.get(name, name)
 
