@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from xladoctor.explain.literals import required_literals
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure
 from xladoctor.fix import Fix, export
 
@@ -257,10 +258,10 @@ def unexpanded_home(path: str) -> str:
     return " Python does not expand ~ (only a shell does): give the full path, or os.path.expanduser() of it."
 
 
-def listing(folder: str) -> tuple[str, ...]:
+def listing(folder: str, failure: Failure) -> tuple[str, ...]:
     """A POSIX shell's look at a folder named in a log: ~ left for the shell to expand, the rest quoted; none for a
-    Windows path (a POSIX command would misquote it)."""
-    if re.match(r"[A-Za-z]:[\\/]", folder) or "\\" in folder:
+    Windows path or a Windows log (a POSIX command would misquote it)."""
+    if re.match(r"[A-Za-z]:[\\/]", folder) or "\\" in folder or platform_of_failure(failure) == "windows":
         return ()
     if folder.startswith("~/"):
         return (f'ls -la -- "$HOME"/{shlex.quote(folder[2:])}  # the folder and what it holds',)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure, Frame
 from xladoctor.explain.rules import Lead, listing, looks_like_a_path, rule, unexpanded_home, yours
 from xladoctor.fix import install
@@ -185,7 +184,7 @@ def model_folder_not_found(found: re.Match[str], failure: Failure) -> Lead | Non
         yours(failure, what + unexpanded_home(folder)),
         {"path": folder, **({"file": wanted} if wanted else {})},
         verdict="not-environment",
-        next=listing(folder) if platform_of_failure(failure) != "windows" else (),
+        next=listing(folder, failure),
     )
 
 

@@ -627,7 +627,7 @@ def not_a_model_identifier(found: re.Match[str], failure: Failure) -> Lead:
             {"path": name},
             family="user-code-error",
             verdict="not-environment",
-            next=listing(name) if platform_of_failure(failure) != "windows" else (),
+            next=listing(name, failure),
         )
     return Lead(
         f"from_pretrained was given '{name}', which is neither a folder that exists from where the program runs "
