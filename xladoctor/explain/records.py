@@ -127,14 +127,33 @@ _TRIMMED = frozenset({
 })  # fmt: skip
 # an ellipsis where the reporter cut the path ("...", "…"), not a parent folder ("../"), then the package folder
 _TRIMMED_PATH = re.compile(r"^(?:\.{3,}|\u2026)?[/\\]?(?P<top>[A-Za-z_]\w*)[/\\][^\n]*\.py$")
+# A library run from its own clone in the src layout most of them use (pip install -e of a checkout:
+# diffusers/src/diffusers/..., transformers-main/src/transformers/...): the clone's folder, src/, then the package
+# (a look-ahead, so that every folder is tried: in .../src/diffusers/src/diffusers/ the clone is the second)
+_SRC_LAYOUT = re.compile(r"(?=[/\\](?P<repo>[\w.-]{1,100})[/\\]src[/\\](?P<top>[A-Za-z_]\w{0,100})[/\\])")
+
+
+def _clone_of(repo: str, top: str) -> bool:
+    """The folder is a clone of the package's repository: named like it (diffusers, peft-0.13.0, transformers-main),
+    not a user's folder that happens to hold src/peft/."""
+    name, package = re.sub(r"[^a-z0-9]", "", repo.lower()), re.sub(r"[^a-z0-9]", "", top.lower())
+    return name.startswith(package)
+
+
 # Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is
 # a call into that package, although the alias is no module name.
 IMPORT_ALIASES = {"F": "torch", "nn": "torch", "np": "numpy", "jnp": "jax", "tf": "tensorflow", "K": "keras"}
+# The compiled modules some distributions put at site-packages' top, by the distribution's own layout
+# (flash-attn's flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so, mamba-ssm's selective_scan_cuda)
+COMPILED_TOP_MODULES = {
+    "flash_attn_2_cuda": "flash-attn", "flash_attn_cuda": "flash-attn", "selective_scan_cuda": "mamba-ssm",
+    "causal_conv1d_cuda": "causal-conv1d", "fused_layer_norm_cuda": "apex", "amp_C": "apex",
+}  # fmt: skip
 # The package of a frame under site-packages, named as people install it (import name -> distribution).
 _DISTRIBUTIONS = {
     "torch_xla": "torch-xla", "jaxlib": "jaxlib", "jax_plugins": "jax-cuda-plugin", "cv2": "opencv-python",
     "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml", "google": "google (protobuf, ...)",
-    "tensorflow": "tensorflow", "tf_keras": "tf-keras", "flash_attn": "flash-attn",
+    "tensorflow": "tensorflow", "tf_keras": "tf-keras", "flash_attn": "flash-attn", **COMPILED_TOP_MODULES,
 }  # fmt: skip
 
 
@@ -288,6 +307,9 @@ def owner_of(path: str) -> str | None:
         return checkout.group("top")
     app = _APP.search(path)
     if app is None:
+        for clone in _SRC_LAYOUT.finditer(path):
+            if clone.group("top") in _TRIMMED and _clone_of(clone.group("repo"), clone.group("top")):
+                return _DISTRIBUTIONS.get(clone.group("top"), clone.group("top"))
         trimmed = _TRIMMED_PATH.match(path)
         return (
             _DISTRIBUTIONS.get(trimmed.group("top"), trimmed.group("top"))
@@ -350,7 +372,14 @@ def installed_package(path: str) -> str | None:
     if found is None:
         return None
     top = found.group("top").removesuffix(".py")  # a one-file module: six.py is `six`
+    compiled = _COMPILED_MODULE.match(top)  # ...and a compiled one: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so
+    if compiled is not None:
+        return compiled.group("module")
     return top.split("-", 1)[0] if top.endswith((".egg", ".dist-info")) else top  # foo-1.0-py3.11.egg is `foo`
+
+
+# A compiled module's file name: the module, its ABI tag (PEP 3149: cpython-310-x86_64-linux-gnu, abi3, cp311-win_amd64)
+_COMPILED_MODULE = re.compile(r"(?P<module>[A-Za-z_]\w{0,80})(?:\.[\w-]{1,80})?\.(?:so|pyd)$")
 
 
 def _exception_line(text: str, in_traceback: bool) -> tuple[str, str] | None:

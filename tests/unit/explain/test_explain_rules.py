@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from xladoctor.explain.engine import explain_stream
+from xladoctor.explain.records import owner_of
 from xladoctor.explain.rules import load_rules
 from xladoctor.matrix.failures import code_named
 from xladoctor.redact import redact_text
@@ -228,6 +229,11 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:symbol_not_found": (tb("ImportError: dlopen(/x/_ext.so, 2): Symbol not found: __ZN3c1017RegisterOperators"), "undefined-symbol", "environment", "RegisterOperators"),
     "undefined-symbol:procedure_not_found": (tb("OSError: [WinError 127] The specified procedure could not be found"), "undefined-symbol", "environment", "WinError 127"),
     "glibc-version:runtime_too_old": (tb("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/venv/lib/python3.11/site-packages/scipy/_lib/_x.so)"), "glibc-version", "environment", "GLIBCXX_3.4.30"),
+    "bad-configuration:dataset_script_not_trusted": (tb("ValueError: Loading this dataset requires you to execute custom code contained in the dataset repository on your local machine. Please set the option `trust_remote_code=True` to permit the loading of this dataset.", "datasets/load"), "bad-configuration", "environment", "HF_DATASETS_TRUST_REMOTE_CODE"),
+    "api-version-skew:dataset_scripts_removed": (tb("RuntimeError: Dataset scripts are no longer supported, but found hellaswag.py", "datasets/load"), "api-version-skew", "environment", "datasets<4"),
+    "api-version-skew:auto_pipeline_unknown": (tb("ValueError: AutoPipeline can't find a pipeline linked to FluxPipeline for None", "diffusers/pipelines/auto_pipeline"), "api-version-skew", "environment", "FluxPipeline"),
+    "api-version-skew:attentions_need_eager": (tb("ValueError: The `output_attentions` attribute is not supported when using the `attn_implementation` set to sdpa. Please set it to 'eager' instead.", "transformers/modeling_utils"), "api-version-skew", "environment", 'attn_implementation="eager"'),
+    "version-mismatch:deepspeed_op_cuda_mismatch": (tb('    raise Exception(f">- DeepSpeed Op Builder: Installed CUDA version {sys_cuda_version} does not match the "', "deepspeed/ops/op_builder/builder"), "version-mismatch", "environment", "CUDA_HOME"),
     "module-not-found:no_module_named": (tb("ModuleNotFoundError: No module named 'cv2'"), "module-not-found", "environment", "opencv-python"),
     "user-code-error:dataset_column_missing": ('  File "/env/lib/python3.11/site-packages/trl/trainer/sft_trainer.py", line 513, in tokenize\n    element[dataset_text_field]\n  File "/env/lib/python3.11/site-packages/datasets/formatting/formatting.py", line 277, in __getitem__\n    value = self.data[key]\nKeyError: \'text\'\n', "user-code-error", "not-environment", "no column 'text'"),
     "api-version-skew:space_of_another_gym": (tb("AssertionError: The algorithm only supports (<class 'gym.spaces.box.Box'>, <class 'gym.spaces.discrete.Discrete'>) as action spaces but Discrete(4) was provided", "stable_baselines3/common"), "api-version-skew", "environment", "stable-baselines3>=2.0"),
@@ -549,6 +555,21 @@ def test_a_framework_run_from_a_source_checkout_is_library_code_not_the_user_s()
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "owner"),
+    [
+        ("/.../src/diffusers/src/diffusers/loaders/single_file_utils.py", "diffusers"),  # a clone, cut by "..."
+        ("/home/me/transformers-main/src/transformers/trainer.py", "transformers"),
+        ("C:\\work\\peft\\src\\peft\\tuners\\lora.py", "peft"),
+        # the user's own folders that happen to hold src/<a library's name>/: not that library's clone
+        ("/home/me/src/peft/train.py", None),
+        ("/usr/src/ultralytics/train.py", None),
+    ],
+)
+def test_a_library_run_from_its_src_layout_clone_is_that_library_s_code(path: str, owner: str | None) -> None:
+    assert owner_of(path) == owner
+
+
 def test_a_windows_error_is_read_by_its_code_in_any_language() -> None:
     # Windows words its messages in the system's language: the code is what holds (WinError 1455, a Chinese system)
     log = tb(
@@ -624,6 +645,81 @@ def test_a_dll_named_in_curly_quotes_is_still_a_dll_that_failed_to_load() -> Non
 def test_a_misspelt_import_is_the_user_s_code_and_a_real_package_is_not(module: str, family: str) -> None:
     diagnosis = _diagnose(tb(f"ModuleNotFoundError: No module named '{module}'"))
     assert diagnosis is not None and diagnosis.family == family, diagnosis
+
+
+@pytest.mark.parametrize(
+    ("module", "command"),
+    [
+        ("cv2", "pip install opencv-python"),  # the hand-kept list: an import named unlike its distribution
+        ("typeguard", "pip install typeguard"),  # the wheels' table: typeguard's wheel installs typeguard
+        ("yaml", "pip install pyyaml"),
+        ("fla", "pip install fla-core"),  # a top package without __init__.py: its subpackages' distribution
+        ("mamba_ssm", "pip install mamba-ssm"),  # source archives only: the hand-kept list
+    ],
+)
+def test_a_missing_module_some_distribution_ships_gets_that_distribution_s_install(module: str, command: str) -> None:
+    diagnosis = _diagnose(tb(f"ModuleNotFoundError: No module named '{module}'"))
+    assert diagnosis is not None and diagnosis.family == "module-not-found", diagnosis
+    assert any(command in line for line in diagnosis.remediation), diagnosis.remediation
+
+
+@pytest.mark.parametrize(
+    ("module", "said"),
+    [
+        # a folder of the project: PyPI's `utils` and `models` are other projects
+        ("utils", "folder of the project"),
+        ("models.common", "folder of the project"),
+        ("src", "folder of the project"),
+        # no wheel read ships `ldm` (stable-diffusion's own folder) or `diff_gaussian_rasterization` (built from a
+        # repository's submodule): a guessed `pip install` could fetch somebody else's project
+        ("ldm", "knows no distribution"),
+        ("diff_gaussian_rasterization", "knows no distribution"),
+        # the NVIDIA wheels come once per CUDA major: the framework's CUDA decides which
+        ("nvidia.cudnn", "nvidia-cudnn-cu12 for a framework built for CUDA 12"),
+        # another project under the nvidia namespace, and one with PyPI's namesake (PyPI's apex is not NVIDIA's)
+        ("nvidia.dali", "knows no distribution"),
+        ("apex", "knows no distribution"),
+        # a wheel that ships a top-level name unlike its own (colossalai's `extensions`) is not the one meant
+        ("extensions", "knows no distribution"),
+        # a namespace's other distributions do not stand for one they do not ship (basemap is not matplotlib's)
+        ("mpl_toolkits.basemap", "knows no distribution"),
+    ],
+)
+def test_a_missing_module_no_known_distribution_ships_gets_no_guessed_install(module: str, said: str) -> None:
+    diagnosis = _diagnose(tb(f"ModuleNotFoundError: No module named '{module}'"))
+    assert diagnosis is not None and diagnosis.family == "module-not-found", diagnosis
+    assert said in diagnosis.cause, diagnosis.cause
+    assert not any("pip install" in line for line in (*diagnosis.remediation, *diagnosis.next)), diagnosis
+    assert diagnosis.next, "says what to check instead"
+
+
+@pytest.mark.parametrize(
+    ("library", "package", "command"),
+    [
+        (
+            "onnx/onnx_cpp2py_export.cpython-310-x86_64-linux-gnu.so",
+            "onnx",
+            "pip install --force-reinstall --no-deps onnx",
+        ),
+        # a compiled module at site-packages' top is its distribution's, named by the module, never by the file
+        ("selective_scan_cuda.cpython-310-x86_64-linux-gnu.so", "mamba-ssm", "--no-deps mamba-ssm"),
+        # no distribution is known to ship pointops_cuda: a file name is not a package to hand to pip
+        ("pointops_cuda.cpython-310-x86_64-linux-gnu.so", "pointops_cuda", ""),
+        # NVIDIA's apex, built from its repository: PyPI's apex is another project
+        ("amp_C.cpython-310-x86_64-linux-gnu.so", "apex", ""),
+    ],
+)
+def test_an_undefined_symbol_s_reinstall_names_a_distribution_known_to_ship_the_extension(
+    library: str, package: str, command: str
+) -> None:
+    symbol = "_ZN6google8protobuf8internal9ArenaImpl10AddCleanupEPvPFvS3_E"
+    diagnosis = _diagnose(f"ImportError: /env/lib/python3.10/site-packages/{library}: undefined symbol: {symbol}\n")
+    assert diagnosis is not None and diagnosis.family == "undefined-symbol", diagnosis
+    assert diagnosis.params["package"] == package
+    if command:
+        assert command in diagnosis.remediation[0], diagnosis.remediation
+    else:
+        assert not diagnosis.remediation, diagnosis.remediation
 
 
 def test_an_mps_op_named_in_a_repr_s_escaped_quotes_is_still_read() -> None:

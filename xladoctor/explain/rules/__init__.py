@@ -22,6 +22,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from xladoctor.explain.literals import required_literals
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import MOVING_APIS, Failure
+from xladoctor.explain.shipped import the_one_shipping
 from xladoctor.fix import Fix, export
 
 VERDICTS = ("environment", "not-environment", "framework-bug", "unknown")
@@ -76,7 +77,19 @@ DISTRIBUTION_OF = {
     "dateutil": "python-dateutil", "dotenv": "python-dotenv", "bs4": "beautifulsoup4", "Crypto": "pycryptodome",
     "jax_plugins": "jax[cuda12]", "flash_attn": "flash-attn", "sentencepiece": "sentencepiece",
     "pkg_resources": "setuptools", "distutils": "setuptools", "setuptools": "setuptools", "cuda": "cuda-python",
+    # published as source archives whose metadata needs a build (torch, nvcc) before it lists any import, so the
+    # wheels' table (explain/shipped.py) cannot read them: pypi.org/project/<name> of each
+    "llama_cpp": "llama-cpp-python", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d", "pycuda": "pycuda",
 }  # fmt: skip
+
+
+def distribution_named(module: str) -> str:
+    """The distribution that installs an import (`cv2` -> opencv-python, `fla` -> fla-core): the hand-kept list, the
+    wheels' table (explain/shipped.py), or, where neither knows it, the import's own name with dashes (for words
+    such as `pip show`, never for an install command: see versions.py, no_module_named)."""
+    top = module.split(".", 1)[0]
+    return DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(module) or top.replace("_", "-")
+
 
 # A project's own folders, imported as top-level packages when a script runs from the project's root (models.yolo,
 # utils.general): no distribution's
@@ -91,6 +104,16 @@ KNOWN_IMPORTS = frozenset(
     {*MOVING_APIS, *DISTRIBUTION_OF, "lightning", "pytorch_lightning", "torchmetrics", "datasets", "timm", "einops",
      "safetensors", "tokenizers", "sklearn", "pandas", "matplotlib", "tqdm", "wandb", "tensorboard", "onnxruntime"}
 )  # fmt: skip
+
+
+def installable(module: str) -> str | None:
+    """The distribution to hand to pip for an import, when one is known to ship it: the hand-kept list, the wheels'
+    table (explain/shipped.py), or a known import whose distribution is named like it. None where none is known: a
+    guessed name may install nothing, or somebody else's project (PyPI's `apex`, `utils` and `whisper` are not the
+    ones people mean)."""
+    top = module.split(".", 1)[0]
+    known = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(module)
+    return known or (top.replace("_", "-") if top in KNOWN_IMPORTS else None)
 
 
 Reader = TypeVar("Reader", bound=Callable[[re.Match[str], Failure], "Lead | None"])

@@ -442,6 +442,30 @@ def nvcc_mismatch(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# DeepSpeed's own check before it JIT-builds an op (ops/op_builder/builder.py, assert_no_cuda_mismatch): two installed
+# things that do not pair, as versions_checks.py's releases_disagree reads the whole message; here also the `raise`
+# line a traceback shows when the message itself was not pasted
+@rule(
+    "version-mismatch",
+    r"DeepSpeed Op Builder: Installed CUDA version (?:(?P<nvcc>\d+\.\d+)|\{sys_cuda_version\}) does not match the"
+    r"(?: version torch was compiled with (?P<torch>\d+\.\d+))?",
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/op_builder/builder.py (assert_no_cuda_mismatch)",
+    confidence=0.9,
+)
+def deepspeed_op_cuda_mismatch(found: re.Match[str], failure: Failure) -> Lead:
+    nvcc, torch = found.group("nvcc") or "", found.group("torch") or ""
+    versions = f" (the toolkit's {nvcc}, torch's {torch})" if nvcc and torch else ""
+    return Lead(
+        "DeepSpeed builds its CUDA ops (FusedAdam, CPUAdam, ...) on first use with the CUDA toolkit it finds "
+        f"(CUDA_HOME, nvcc), and refuses when that toolkit's CUDA is not the one torch was built with{versions} (minor "
+        "differences it knows to be safe pass). Point CUDA_HOME at a toolkit of torch's CUDA, or install a torch "
+        "built for the toolkit's CUDA. DS_SKIP_CUDA_CHECK=1 skips the check (within one major version the build "
+        "usually works; across major versions it may fail or the op misbehave).",
+        {"nvcc": nvcc, "torch_cuda": torch, "variable": "CUDA_HOME", "package": "deepspeed"},
+        next=("nvcc --version; echo $CUDA_HOME; python -c 'import torch; print(torch.version.cuda)'", "ds_report"),
+    )
+
+
 @rule(
     "bad-configuration",
     r"Unknown CUDA arch \((?P<arch>[^)\n]{1,40})\) or GPU not supported",

@@ -7,8 +7,15 @@ from __future__ import annotations
 import re
 import shlex
 
-from xladoctor.explain.records import Failure, file_name, is_distribution_file, owner_of
-from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, rule
+from xladoctor.explain.records import (
+    COMPILED_TOP_MODULES,
+    Failure,
+    file_name,
+    installed_package,
+    is_distribution_file,
+    owner_of,
+)
+from xladoctor.explain.rules import DISTRIBUTION_OF, Lead, installable, rule
 from xladoctor.fix import Fix, install, shell, system_install
 from xladoctor.matrix.failures import library_named
 from xladoctor.sanitize import scrubbed_head
@@ -494,6 +501,9 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         "NCCL" if symbol.startswith("nccl") else None
     )  # fmt: skip
     package = owner_of(library) if library else None
+    top = installed_package(library) if library else None
+    # pip gets the distribution only where one is known to ship the extension (apex's amp_C is not PyPI's apex)
+    shipped = installable(COMPILED_TOP_MODULES.get(top, top).replace("-", "_")) if top else None
     name = library.replace("\\", "/").rsplit("/", 1)[-1] if library else "an extension"
     built = f"{package} ({name})" if package and package != "python" else name
     against = f"another version of {owner}" if owner else "another version of the library that defines it"
@@ -508,8 +518,8 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
             "namespace": namespace or "",
             "owner": owner or "",
         },
-        install((package, ""), reinstall=True, no_deps=True)
-        if package and package not in ("python", "torch") and library and is_distribution_file(library)
+        install((shipped, ""), reinstall=True, no_deps=True)
+        if shipped and package not in ("python", "torch") and is_distribution_file(library)
         else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
     )
@@ -777,9 +787,6 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
 
 
 _TOP_MODULE = re.compile(r"site-packages[\\/]+(?P<module>[A-Za-z_]\w{0,80})\.(?:cpython-|abi3|cp3|pyd|so)")
-# the compiled modules some distributions put at site-packages' top, by the distribution's own layout
-_TOP_MODULES = {"flash_attn_2_cuda": "flash-attn", "flash_attn_cuda": "flash-attn", "selective_scan_cuda": "mamba-ssm",
-                "causal_conv1d_cuda": "causal-conv1d", "fused_layer_norm_cuda": "apex", "amp_C": "apex"}  # fmt: skip
 _DLOPENED = re.compile(r"dlopen\((?P<path>[^,\n]{1,400}), 0x[0-9A-Fa-f]{1,8}\)")
 
 
@@ -790,7 +797,7 @@ def _package_of_extension(path: str) -> str:
     if folder is None:
         # a module of its own at site-packages' top (flash-attn's flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so)
         module = _TOP_MODULE.search(path)
-        return _TOP_MODULES.get(module.group("module"), "") if module else ""
+        return COMPILED_TOP_MODULES.get(module.group("module"), "") if module else ""
     name = folder.group("package")
     return "tensorflow-metal" if name == "tensorflow-plugins" else DISTRIBUTION_OF.get(name, name)
 

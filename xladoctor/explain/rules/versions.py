@@ -10,7 +10,17 @@ import sys
 
 from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
-from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule, under_torch_compile, yours
+from xladoctor.explain.rules import (
+    DISTRIBUTION_OF,
+    KNOWN_IMPORTS,
+    LOCAL_TOPS,
+    Lead,
+    distribution_named,
+    installable,
+    rule,
+    under_torch_compile,
+    yours,
+)
 from xladoctor.explain.rules.builds import pkg_resources_removed
 from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import (
@@ -162,7 +172,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             family="user-code-error",
             confidence=0.8,
         )
-    package = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+    package = distribution_named(module)
     unbuilt = unbuilt_here(top, failure)
     if unbuilt is not None:
         return Lead(
@@ -190,12 +200,95 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
         )
     if top == "pkg_resources":
         return pkg_resources_removed(module, building)
+    if top in LOCAL_TOPS:
+        return _project_folder(module, top)
+    if top == "nvidia" and module.split(".")[1:2] and module.split(".")[1] in _NVIDIA_LIBRARY_WHEELS:
+        return _nvidia_wheel_missing(module)
+    known = installable(module)
+    if known is None:
+        return _no_known_distribution(module, top)
     return Lead(
-        f"No module named {module!r}: {package} is not installed in the interpreter that ran this, or it was "
+        f"No module named {module!r}: {known} is not installed in the interpreter that ran this, or it was "
         "installed into another one (another venv, conda env, or the system Python).",
-        {"module": module, "package": package},
-        install((package, "")),
+        {"module": module, "package": known},
+        install((known, "")),
         next=("python -c 'import sys; print(sys.executable)'  # the interpreter that ran it",),
+    )
+
+
+_INTERPRETER = "python -c 'import sys; print(sys.executable)'  # the interpreter that ran it"
+
+
+def _project_folder(module: str, top: str) -> Lead:
+    """`utils`, `models`, `src`: a folder of the project being run, never a distribution to install (PyPI's
+    `utils` is somebody else's project)."""
+    if "." in module:
+        # Python names the first part it could not import: a `utils` was imported, and it lacks the rest
+        said = (
+            f"a {top} was imported, but not the project's own: another folder or an installed package named {top} "
+            f"comes first on sys.path and lacks {module.split('.', 1)[1]}."
+        )
+        look = f'python -c "import {top}; print({top}.__file__)"  # the {top} Python takes, run as the failing run is'
+    else:
+        said = f"Python found no {top} on sys.path."
+        look = 'echo "$PYTHONPATH"'
+    return Lead(
+        f"No module named {module!r}: {top} is a folder of the project you run, not a package to install, and "
+        f"{said} For `python path/to/script.py` Python looks first in the script's own folder (not the working "
+        f"directory), then PYTHONPATH and site-packages: set PYTHONPATH to the project's folder that holds {top}/, "
+        f"run the script as a module from there (`python -m scripts.train` for scripts/train.py), or `pip install "
+        f"-e .` where the project has a pyproject.toml or setup.py. Do not `pip install {top}`: that is another "
+        "project.",
+        {"module": module, "folder": top, "variable": "PYTHONPATH"},
+        verdict="environment",
+        confidence=0.75,
+        next=(look,),
+    )
+
+
+# The NVIDIA library wheels a framework's CUDA build depends on, one distribution per CUDA major version
+# (nvidia-cudnn-cu12 installs nvidia/cudnn; compat_matrix/failures/libraries.json lists their files)
+_NVIDIA_LIBRARY_WHEELS = frozenset({
+    "cublas", "cuda_cupti", "cuda_nvrtc", "cuda_runtime", "cudnn", "cufft", "cufile", "curand", "cusolver",
+    "cusparse", "cusparselt", "nccl", "nvjitlink", "nvshmem", "nvtx", "cuda_nvcc",
+})  # fmt: skip
+
+
+def _nvidia_wheel_missing(module: str) -> Lead:
+    """nvidia.cudnn, nvidia.cublas: the NVIDIA library wheels of a framework's CUDA 11 or 12 build."""
+    part = module.split(".")[1]
+    name = part.replace("_", "-")
+    return Lead(
+        f"No module named {module!r}: the NVIDIA library wheel that installs it is missing: nvidia-{name}-cu12 for a "
+        f"framework built for CUDA 12 (nvidia-{name}-cu11 for CUDA 11). The framework's CUDA build names the one it "
+        "needs: reinstall that build and let it bring its own NVIDIA wheels rather than installing one by hand.",
+        {"module": module, "package": f"nvidia-{name}-cu12"},
+        next=("python -m pip list 2>/dev/null | grep -i -E '^(torch|jax|jaxlib|tensorflow|nvidia-)'",),
+    )
+
+
+def _no_known_distribution(module: str, top: str) -> Lead:
+    """A module no distribution xladoctor knows ships: which package provides it is the project's to say, and a
+    PyPI project named like the import may be another (a guessed name is what typosquats wait for)."""
+    parts = module.split(".")
+    if top in _NAMESPACE_TOPS and len(parts) > 1:
+        top, needle = ".".join(parts[:2]), parts[1]  # mpl_toolkits.basemap: its own distribution, named basemap
+    else:
+        needle = top
+    spelled = re.sub(r"[-_.]", "[-_.]", needle)  # a requirement spells diff_gaussian_rasterization with dashes too
+    return Lead(
+        f"No module named {module!r}: nothing that provides {top} is installed in the interpreter that ran this (or "
+        "it went into another one: another venv, conda env, or the system Python). xladoctor knows no distribution "
+        f"that ships a module named {top}, so it guesses no install command: the project's requirements or README "
+        f"name the package that provides {top} (an import's name is not always its package's: cv2 is "
+        "opencv-python), or say to build it from the project's own source (a git submodule, an extension in its "
+        f"folder). A PyPI project named {top} may be somebody else's: check it is the one meant before installing.",
+        {"module": module, "package": top},
+        confidence=0.8,
+        next=(
+            f"grep -rniE -- '{spelled}' requirements*.txt pyproject.toml setup.py setup.cfg README.md 2>/dev/null",
+            _INTERPRETER,
+        ),
     )
 
 
@@ -1173,7 +1266,7 @@ def unpickled_class_not_there(found: re.Match[str], failure: Failure) -> Lead:
     # is an installed package's; a file elsewhere is a project's own, whatever it is called
     installed = bool(re.search(r"[/\\](?:site|dist)-packages[/\\]", path)) if path else top in KNOWN_IMPORTS
     if installed:
-        package = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+        package = distribution_named(top)
         return Lead(
             f"The pickled file (a checkpoint or object saved whole) was written with {module}.{name}, which the "
             f"installed {package} does not have: the file was saved by another release of {package}, most often a "

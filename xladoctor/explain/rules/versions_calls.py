@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
-from xladoctor.explain.rules import DISTRIBUTION_OF, KNOWN_IMPORTS, LOCAL_TOPS, Lead, rule
+from xladoctor.explain.rules import KNOWN_IMPORTS, LOCAL_TOPS, Lead, distribution_named, rule
 from xladoctor.explain.rules.versions import (
     callee_package,
     calling_package,
@@ -222,7 +222,7 @@ def _keyword_another_release_refused(call: str, name: str, failure: Failure) -> 
         if found is None:
             return _aliased_callee(call, callee, name, frame)
         top = IMPORT_ALIASES.get(top_of(found.group("module")), top_of(found.group("module")))
-        distribution = DISTRIBUTION_OF.get(top) or top.replace("_", "-")
+        distribution = distribution_named(top)
         if top in _NOT_MODULES or top in LOCAL_TOPS or (not callee[:1].isupper() and top not in KNOWN_IMPORTS):
             return None
         return Lead(
