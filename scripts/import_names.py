@@ -50,14 +50,16 @@ NOT_AN_IMPORT = frozenset({
 # Distributions on PyPI that share the import name of a better-known project people mean by it: PyPI's apex is not
 # NVIDIA's apex (github.com/NVIDIA/apex, built from its repository), so `import apex` gets no install from this table.
 NAMESAKES = {("apex", "apex")}
-# The nvidia namespace's distributions come once per CUDA major (nvidia-cudnn-cu12, nvidia-cudnn-cu13): which one is
-# right is the framework's CUDA, not a name, so explain's rule reads that namespace itself and the table leaves it out.
+# The nvidia namespace's distributions come per CUDA major version, named and laid out differently in each
+# (nvidia-cudnn-cu12 installs nvidia/cudnn; CUDA 13's nvidia-cublas installs nvidia/cu13): which one is right is the
+# framework's CUDA, not a name, so explain's rule reads that namespace itself and the table leaves it out.
 PER_CUDA = "nvidia"
 
 
 # The ML ecosystem's distributions that --download fetches (beside whatever wheels the folders given hold): the
 # frameworks' companions, model libraries, applications' dependencies. The largest wheels are left out (torch,
-# tensorflow, jaxlib, vllm, xformers, triton, tensorrt, cupy): their import names are in explain's hand-kept lists.
+# tensorflow, jaxlib, vllm, xformers, triton, tensorrt, cupy): explain names the frameworks among them by their own
+# names (rules/__init__.py: KNOWN_IMPORTS) and gives the others no install command.
 ECOSYSTEM = (
     "ultralytics", "kornia", "gradio", "ray", "mlflow", "xgboost", "lightgbm", "catboost", "torchao", "torchtext",
     "torchdata", "torchmetrics", "pytorch-lightning", "lightning", "tensorflow-addons", "tensorflow-probability",

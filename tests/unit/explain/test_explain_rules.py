@@ -560,6 +560,7 @@ def test_a_framework_run_from_a_source_checkout_is_library_code_not_the_user_s()
     [
         ("/.../src/diffusers/src/diffusers/loaders/single_file_utils.py", "diffusers"),  # a clone, cut by "..."
         ("/home/me/transformers-main/src/transformers/trainer.py", "transformers"),
+        ("/home/me/pytorch-lightning/src/lightning/pytorch/trainer/trainer.py", "lightning"),
         ("C:\\work\\peft\\src\\peft\\tuners\\lora.py", "peft"),
         # the user's own folders that happen to hold src/<a library's name>/: not that library's clone
         ("/home/me/src/peft/train.py", None),
@@ -653,8 +654,10 @@ def test_a_misspelt_import_is_the_user_s_code_and_a_real_package_is_not(module: 
         ("cv2", "pip install opencv-python"),  # the hand-kept list: an import named unlike its distribution
         ("typeguard", "pip install typeguard"),  # the wheels' table: typeguard's wheel installs typeguard
         ("yaml", "pip install pyyaml"),
-        ("fla", "pip install fla-core"),  # a top package without __init__.py: its subpackages' distribution
+        ("fla", "pip install fla-core"),  # the table: flash-linear-attention's import is shipped by fla-core
+        ("orbax", "pip install orbax-checkpoint"),  # a top package without __init__.py: its subpackages' distribution
         ("mamba_ssm", "pip install mamba-ssm"),  # source archives only: the hand-kept list
+        ("tensorflow", "pip install tensorflow"),  # a framework by its own name, never the one build the table read
     ],
 )
 def test_a_missing_module_some_distribution_ships_gets_that_distribution_s_install(module: str, command: str) -> None:
@@ -683,6 +686,11 @@ def test_a_missing_module_some_distribution_ships_gets_that_distribution_s_insta
         ("extensions", "knows no distribution"),
         # a namespace's other distributions do not stand for one they do not ship (basemap is not matplotlib's)
         ("mpl_toolkits.basemap", "knows no distribution"),
+        ("google.cloud.storage", "ships a module named google.cloud.storage"),
+        # a build of another project's is never offered for it (faiss-cpu, the only faiss wheel read)
+        ("faiss", "knows no distribution"),
+        # every part before the one Python names was imported: its distribution is installed already
+        ("backports.zoneinfo", "knows no distribution"),
     ],
 )
 def test_a_missing_module_no_known_distribution_ships_gets_no_guessed_install(module: str, said: str) -> None:
@@ -720,6 +728,33 @@ def test_an_undefined_symbol_s_reinstall_names_a_distribution_known_to_ship_the_
         assert command in diagnosis.remediation[0], diagnosis.remediation
     else:
         assert not diagnosis.remediation, diagnosis.remediation
+
+
+def test_a_build_traceback_cut_at_flash_attn_s_cuda_home_check_is_read_as_that_check() -> None:
+    log = (
+        "  error: subprocess-exited-with-error\n      Traceback (most recent call last):\n"
+        '        File "/tmp/pip-install-x/flash-attn_1/setup.py", line 249, in run\n'
+        '          raise_if_cuda_home_none("flash_attn")\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "build-failure" and "CUDA_HOME" in diagnosis.cause, diagnosis
+
+
+def test_datasets_question_about_custom_code_is_not_the_failure_that_follows_it() -> None:
+    # datasets asks "... contains custom code which must be executed ... Do you wish to run the custom code? [y/N]"
+    # at a terminal; answered yes, the run goes on, and what fails later is the failure
+    log = (
+        "The repository for hellaswag contains custom code which must be executed to correctly load the dataset. "
+        "You can inspect the repository content at https://hf.co/datasets/hellaswag.\n"
+        "Do you wish to run the custom code? [y/N] y\n" + tb("KeyError: 'text'")
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "bad-configuration:dataset_script_not_trusted"
+    refused = _diagnose(
+        "ValueError: The repository for hellaswag contains custom code which must be executed to correctly load the "
+        "dataset. Please pass the argument `trust_remote_code=True` to allow custom code to be run.\n"
+    )
+    assert refused is not None and refused.decided_by == "bad-configuration:dataset_script_not_trusted"
 
 
 def test_an_mps_op_named_in_a_repr_s_escaped_quotes_is_still_read() -> None:

@@ -88,7 +88,7 @@ def distribution_named(module: str) -> str:
     wheels' table (explain/shipped.py), or, where neither knows it, the import's own name with dashes (for words
     such as `pip show`, never for an install command: see versions.py, no_module_named)."""
     top = module.split(".", 1)[0]
-    return DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(module) or top.replace("_", "-")
+    return DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(top) or top.replace("_", "-")
 
 
 # A project's own folders, imported as top-level packages when a script runs from the project's root (models.yolo,
@@ -112,8 +112,11 @@ def installable(module: str) -> str | None:
     guessed name may install nothing, or somebody else's project (PyPI's `apex`, `utils` and `whisper` are not the
     ones people mean)."""
     top = module.split(".", 1)[0]
-    known = DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(module)
-    return known or (top.replace("_", "-") if top in KNOWN_IMPORTS else None)
+    if module in DISTRIBUTION_OF or top in DISTRIBUTION_OF:
+        return DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF[top]
+    if module == top and top in KNOWN_IMPORTS:
+        return top.replace("_", "-")  # tensorflow is tensorflow, never the one build of it the table read
+    return the_one_shipping(module)
 
 
 Reader = TypeVar("Reader", bound=Callable[[re.Match[str], Failure], "Lead | None"])

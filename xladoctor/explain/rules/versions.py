@@ -225,10 +225,11 @@ def _project_folder(module: str, top: str) -> Lead:
     if "." in module:
         # Python names the first part it could not import: a `utils` was imported, and it lacks the rest
         said = (
-            f"a {top} was imported, but not the project's own: another folder or an installed package named {top} "
-            f"comes first on sys.path and lacks {module.split('.', 1)[1]}."
+            f"a {top} was imported without {module.split('.', 1)[1]}: either another folder or an installed package "
+            f"named {top} comes first on sys.path, or the project's own {top} lacks that module (an older checkout, "
+            "a file not there)."
         )
-        look = f'python -c "import {top}; print({top}.__file__)"  # the {top} Python takes, run as the failing run is'
+        look = f'python -c "import {top}; print({top}.__file__)"  # run in the folder of the failing script'
     else:
         said = f"Python found no {top} on sys.path."
         look = 'echo "$PYTHONPATH"'
@@ -246,8 +247,8 @@ def _project_folder(module: str, top: str) -> Lead:
     )
 
 
-# The NVIDIA library wheels a framework's CUDA build depends on, one distribution per CUDA major version
-# (nvidia-cudnn-cu12 installs nvidia/cudnn; compat_matrix/failures/libraries.json lists their files)
+# The NVIDIA library wheels a framework's CUDA 12 build depends on (nvidia-cudnn-cu12 installs nvidia/cudnn;
+# compat_matrix/failures/libraries.json lists their files); other CUDA majors have wheels of other names and layouts
 _NVIDIA_LIBRARY_WHEELS = frozenset({
     "cublas", "cuda_cupti", "cuda_nvrtc", "cuda_runtime", "cudnn", "cufft", "cufile", "curand", "cusolver",
     "cusparse", "cusparselt", "nccl", "nvjitlink", "nvshmem", "nvtx", "cuda_nvcc",
@@ -255,13 +256,14 @@ _NVIDIA_LIBRARY_WHEELS = frozenset({
 
 
 def _nvidia_wheel_missing(module: str) -> Lead:
-    """nvidia.cudnn, nvidia.cublas: the NVIDIA library wheels of a framework's CUDA 11 or 12 build."""
+    """nvidia.cudnn, nvidia.cublas: the NVIDIA library wheels of a framework's CUDA 12 build."""
     part = module.split(".")[1]
     name = part.replace("_", "-")
     return Lead(
         f"No module named {module!r}: the NVIDIA library wheel that installs it is missing: nvidia-{name}-cu12 for a "
-        f"framework built for CUDA 12 (nvidia-{name}-cu11 for CUDA 11). The framework's CUDA build names the one it "
-        "needs: reinstall that build and let it bring its own NVIDIA wheels rather than installing one by hand.",
+        "framework built for CUDA 12 (a build for another CUDA major version needs that version's wheel, where "
+        "NVIDIA publishes one). The framework's CUDA build names the one it needs: reinstall that build and let it "
+        "bring its own NVIDIA wheels rather than installing one by hand.",
         {"module": module, "package": f"nvidia-{name}-cu12"},
         next=("python -m pip list 2>/dev/null | grep -i -E '^(torch|jax|jaxlib|tensorflow|nvidia-)'",),
     )
@@ -272,7 +274,9 @@ def _no_known_distribution(module: str, top: str) -> Lead:
     PyPI project named like the import may be another (a guessed name is what typosquats wait for)."""
     parts = module.split(".")
     if top in _NAMESPACE_TOPS and len(parts) > 1:
-        top, needle = ".".join(parts[:2]), parts[1]  # mpl_toolkits.basemap: its own distribution, named basemap
+        # mpl_toolkits.basemap, google.cloud.storage: a distribution of its own in a shared namespace, whose
+        # requirement names its last part (basemap, google-cloud-storage)
+        top, needle = module, parts[-1]
     else:
         needle = top
     spelled = re.sub(r"[-_.]", "[-_.]", needle)  # a requirement spells diff_gaussian_rasterization with dashes too
