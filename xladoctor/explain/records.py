@@ -130,15 +130,18 @@ _TRIMMED_PATH = re.compile(r"^(?:\.{3,}|\u2026)?[/\\]?(?P<top>[A-Za-z_]\w*)[/\\]
 # A library run from its own clone in the src layout most of them use (pip install -e of a checkout:
 # diffusers/src/diffusers/..., transformers-main/src/transformers/...): the clone's folder, src/, then the package
 # (a look-ahead, so that every folder is tried: in .../src/diffusers/src/diffusers/ the clone is the second)
-_CLONED = _TRIMMED | {"lightning", "torchmetrics", "datasets", "timm"}  # the libraries whose clones are read so
+_CLONED = _TRIMMED | {"lightning", "lightning_fabric"}  # the libraries whose clones are read so
 _SRC_LAYOUT = re.compile(r"(?=[/\\](?P<repo>[\w.-]{1,100})[/\\]src[/\\](?P<top>[A-Za-z_]\w{0,100})[/\\])")
 
 
 def _clone_of(repo: str, top: str) -> bool:
-    """The folder is a clone of the package's repository: its name holds the package's (diffusers, peft-0.13.0,
-    transformers-main, pytorch-lightning for src/lightning), not a user's folder that happens to hold src/peft/."""
+    """The folder is a clone of the package's repository: named like it (diffusers, peft-0.13.0, transformers-main;
+    Lightning's repository, lightning or pytorch-lightning, for its three packages), not a user's folder that happens
+    to hold src/peft/ (nor medical-datasets/src/datasets/)."""
     name, package = re.sub(r"[^a-z0-9]", "", repo.lower()), re.sub(r"[^a-z0-9]", "", top.lower())
-    return package in name
+    if top in ("lightning", "pytorch_lightning", "lightning_fabric"):
+        return name.startswith(("lightning", "pytorchlightning"))
+    return name.startswith(package)
 
 
 # Conventional import aliases (`import torch.nn.functional as F`, `import jax.numpy as jnp`): a call through one is

@@ -28,7 +28,7 @@ def named_alike(module: str, distribution: str) -> bool:
     opencv-python) or not at all."""
     a, b = _letters(module), _letters(distribution)
     short, long = sorted((a, b), key=len)
-    return len(short) >= 3 and (long.startswith(short) or long.endswith(short))
+    return a == b or (len(short) >= 3 and (long.startswith(short) or long.endswith(short)))
 
 
 # A distribution named like the import plus one of these words is a build of another project's (tensorflow-cpu,
@@ -62,7 +62,8 @@ def shipping(module: str) -> tuple[str, ...]:
     rows = table.get(module, ())
     if not rows and "." not in module:
         inside = {d for name, found in table.items() if name.startswith(module + ".") for d in found}
-        rows = tuple(inside) if len(inside) == 1 else ()
+        exact = [d for d in inside if canonical(d) == canonical(module)]  # optimum beside optimum-quanto
+        rows = tuple(exact) if exact else tuple(inside) if len(inside) == 1 else ()
     found = [d for d in rows if named_alike(module, d) and not _a_build_of(module.split(".")[-1], d)]
     return tuple(sorted(found, key=lambda d: (canonical(d) != canonical(module), d)))
 

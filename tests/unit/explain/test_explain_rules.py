@@ -561,6 +561,8 @@ def test_a_framework_run_from_a_source_checkout_is_library_code_not_the_user_s()
         ("/.../src/diffusers/src/diffusers/loaders/single_file_utils.py", "diffusers"),  # a clone, cut by "..."
         ("/home/me/transformers-main/src/transformers/trainer.py", "transformers"),
         ("/home/me/pytorch-lightning/src/lightning/pytorch/trainer/trainer.py", "lightning"),
+        ("/home/me/lightning/src/pytorch_lightning/trainer/trainer.py", "pytorch_lightning"),
+        ("/home/me/medical-datasets/src/datasets/brats.py", None),
         ("C:\\work\\peft\\src\\peft\\tuners\\lora.py", "peft"),
         # the user's own folders that happen to hold src/<a library's name>/: not that library's clone
         ("/home/me/src/peft/train.py", None),
@@ -658,6 +660,9 @@ def test_a_misspelt_import_is_the_user_s_code_and_a_real_package_is_not(module: 
         ("orbax", "pip install orbax-checkpoint"),  # a top package without __init__.py: its subpackages' distribution
         ("mamba_ssm", "pip install mamba-ssm"),  # source archives only: the hand-kept list
         ("tensorflow", "pip install tensorflow"),  # a framework by its own name, never the one build the table read
+        ("av", "pip install av"),  # a two-letter import named exactly like its distribution
+        ("optimum", "pip install optimum"),  # a namespace-like top: the distribution named exactly like it
+        ("pynvml", "pip install nvidia-ml-py"),
     ],
 )
 def test_a_missing_module_some_distribution_ships_gets_that_distribution_s_install(module: str, command: str) -> None:
@@ -691,6 +696,7 @@ def test_a_missing_module_some_distribution_ships_gets_that_distribution_s_insta
         ("faiss", "knows no distribution"),
         # every part before the one Python names was imported: its distribution is installed already
         ("backports.zoneinfo", "knows no distribution"),
+        ("backports", "knows no distribution"),  # a namespace alone: no one distribution is it
     ],
 )
 def test_a_missing_module_no_known_distribution_ships_gets_no_guessed_install(module: str, said: str) -> None:
@@ -755,6 +761,18 @@ def test_datasets_question_about_custom_code_is_not_the_failure_that_follows_it(
         "dataset. Please pass the argument `trust_remote_code=True` to allow custom code to be run.\n"
     )
     assert refused is not None and refused.decided_by == "bad-configuration:dataset_script_not_trusted"
+    logged = _diagnose(
+        "ERROR [evaluator.py:200] Task hellaswag failed: Loading hellaswag requires you to execute the dataset script "
+        "in that repo on your local machine. Make sure you have read the code there to avoid malicious use, then set "
+        "the option `trust_remote_code=True` to remove this error.\n"
+    )
+    assert logged is not None and logged.decided_by == "bad-configuration:dataset_script_not_trusted"
+
+
+def test_a_submodule_of_a_namespace_distribution_is_that_distribution_s_release() -> None:
+    # google.protobuf was imported: protobuf is installed, and lacks internal.builder (added in protobuf 3.20)
+    diagnosis = _diagnose(tb("ModuleNotFoundError: No module named 'google.protobuf.internal.builder'"))
+    assert diagnosis is not None and diagnosis.family == "api-version-skew" and "protobuf" in diagnosis.cause
 
 
 def test_an_mps_op_named_in_a_repr_s_escaped_quotes_is_still_read() -> None:

@@ -1352,7 +1352,8 @@ def test_a_gpu_no_build_of_the_release_carries_needs_an_older_release_not_anothe
         ("RuntimeError: FXGraphDrawer requires the pydot package to be installed. Please install pydot through your "
          "favorite Python package manager.", "pydot"),
         ("OnnxExporterError: Module onnx is not installed!", "onnx"),
-        ("ModuleNotFoundError: pynvml does not seem to be installed or it can't be imported.", "pynvml"),
+        # pynvml is installed from NVIDIA's own distribution of it
+        ("ModuleNotFoundError: pynvml does not seem to be installed or it can't be imported.", "nvidia-ml-py"),
         ("RuntimeError: Please install the `filelock` package to set `jax_compilation_cache_max_size`", "filelock"),
         ("ValueError: `visualize_sharding` requires `rich` to be installed.", "rich"),
         ("ValueError: Handling remote paths requires installing TensorFlow (in order to use gfile).", "TensorFlow"),

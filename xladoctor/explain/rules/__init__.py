@@ -80,6 +80,9 @@ DISTRIBUTION_OF = {
     # published as source archives whose metadata needs a build (torch, nvcc) before it lists any import, so the
     # wheels' table (explain/shipped.py) cannot read them: pypi.org/project/<name> of each
     "llama_cpp": "llama-cpp-python", "mamba_ssm": "mamba-ssm", "causal_conv1d": "causal-conv1d", "pycuda": "pycuda",
+    # NVIDIA's own distribution of the NVML bindings (pypi.org/project/pynvml says to use it); NVIDIA's TensorRT on
+    # PyPI (docs.nvidia.com/deeplearning/tensorrt, pip install tensorrt), too large for the wheels' table
+    "pynvml": "nvidia-ml-py", "tensorrt": "tensorrt",
 }  # fmt: skip
 
 

@@ -16,16 +16,16 @@ _DATASETS_LOAD = "https://github.com/huggingface/datasets/blob/main/src/datasets
 # it defaults to False. Its refusals: "Loading X requires you to execute the dataset script in that repo on your
 # local machine", "Loading this dataset requires you to execute custom code contained in the dataset repository on
 # your local machine" (asked at a terminal, no answer in time), and "The repository for X contains custom code which
-# must be executed to correctly load the dataset" (no terminal to ask at; the same words open the question it asks
-# at a terminal, which is why only an exception is read)
+# must be executed to correctly load the dataset ... Please pass the argument `trust_remote_code=True`" (no terminal to
+# ask at; the same first sentence opens the [y/N] question it asks at a terminal, which is not a failure)
 @rule(
     "bad-configuration",
     r"requires you to execute (?:the dataset script in that repo|custom code contained in the dataset repository) "
-    r"on your local machine|contains custom code which must be executed to correctly load the dataset",
+    r"on your local machine|contains custom code which must be executed to correctly load the dataset\.[^\n]{0,300}"
+    r"(?:\n[^\n]{0,20})?Please pass the argument `?trust_remote_code=True",
     source=_DATASETS_LOAD + " (resolve_trust_remote_code and its timeout); huggingface/datasets#6981 "
     "(trust_remote_code defaults to False)",
     confidence=0.85,
-    on="exception",  # datasets asks the same words as a [y/N] question first: only the raised refusal failed
 )
 def dataset_script_not_trusted(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(

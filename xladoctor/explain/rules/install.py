@@ -501,11 +501,12 @@ def arch_list_unknown_to_torch(found: re.Match[str], failure: Failure) -> Lead:
     # DeepSpeed's op builder (op_builder/builder.py, installed_cuda_version) asks torch's CUDA_HOME at install and at
     # import alike
     r"|(?P<deepspeed>CUDA_HOME does not exist, unable to compile CUDA op)"
-    # flash-attn's setup.py check (copied into many extensions' setup.py), read from the traceback's last line when
-    # the paste stops before its message ("... was requested, but nvcc was not found")
+    # apex's setup.py check (flash-attn's setup.py had it too in 2023, and other extensions copy it), read from the
+    # traceback's last line when the paste stops before its message ("... was requested, but nvcc was not found")
     r"|raise_if_cuda_home_none\(",
     source=CPP_EXTENSION + "; https://github.com/deepspeedai/DeepSpeed/blob/master/op_builder/builder.py; "
-    "https://github.com/Dao-AILab/flash-attention/blob/main/setup.py (raise_if_cuda_home_none)",
+    "https://github.com/NVIDIA/apex/blob/master/setup.py (raise_if_cuda_home_none; flash-attn's setup.py in "
+    "Dao-AILab/flash-attention#447)",
     confidence=0.9,
 )
 def no_cuda_home(found: re.Match[str], failure: Failure) -> Lead:

@@ -53,7 +53,11 @@ _OWN_NAMESPACES = frozenset({"cuda"})
 
 def _is_submodule_of_installed(module: str) -> bool:
     top = top_of(module)
-    return "." in module and top not in _NAMESPACE_TOPS and top not in LOCAL_TOPS and module not in DISTRIBUTION_OF
+    if top in _NAMESPACE_TOPS:
+        # google.protobuf.internal.builder: google.protobuf, a distribution's part of the namespace, was imported
+        parts = module.split(".")
+        return len(parts) > 2 and installable(".".join(parts[:2])) is not None
+    return "." in module and top not in LOCAL_TOPS and module not in DISTRIBUTION_OF
 
 
 # Frames that only pass a call on: torch.nn.Module.__call__'s dispatch. A call's arguments are wrong where they were
@@ -202,6 +206,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
         return pkg_resources_removed(module, building)
     if top in LOCAL_TOPS:
         return _project_folder(module, top)
+    if top in _NAMESPACE_TOPS and "." not in module:
+        return _no_known_distribution(module, top)  # `backports` alone: a namespace many distributions share
     if top == "nvidia" and module.split(".")[1:2] and module.split(".")[1] in _NVIDIA_LIBRARY_WHEELS:
         return _nvidia_wheel_missing(module)
     known = installable(module)
