@@ -34,6 +34,10 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from xladoctor.explain.shipped import canonical  # noqa: E402  (the name PyPI compares, as explain compares it)
+
 OUT = ROOT / "compat_matrix" / "failures" / "import-names.json"
 _WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
 # a source archive (for a project that publishes no wheel): its egg-info's top_level.txt names its imports
@@ -102,10 +106,6 @@ def download(folder: Path) -> None:
 def _version_key(version: str) -> tuple[tuple[int, int | str], ...]:
     """A sort key good enough to pick the newest of a distribution's wheels (numbers compare as numbers)."""
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in _VERSION_PART.findall(version.lower()))
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _named(file: Path) -> re.Match[str] | None:

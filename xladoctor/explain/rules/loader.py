@@ -786,7 +786,6 @@ def procedure_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-_TOP_MODULE = re.compile(r"site-packages[\\/]+(?P<module>[A-Za-z_]\w{0,80})\.(?:cpython-|abi3|cp3|pyd|so)")
 _DLOPENED = re.compile(r"dlopen\((?P<path>[^,\n]{1,400}), 0x[0-9A-Fa-f]{1,8}\)")
 
 
@@ -796,8 +795,8 @@ def _package_of_extension(path: str) -> str:
     folder = _SITE_PACKAGE.search(path)
     if folder is None:
         # a module of its own at site-packages' top (flash-attn's flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so)
-        module = _TOP_MODULE.search(path)
-        return COMPILED_TOP_MODULES.get(module.group("module"), "") if module else ""
+        module = installed_package(path.strip("'\""))  # records.py strips the compiled module's ABI tag
+        return COMPILED_TOP_MODULES.get(module, "") if module else ""
     name = folder.group("package")
     return "tensorflow-metal" if name == "tensorflow-plugins" else DISTRIBUTION_OF.get(name, name)
 
