@@ -317,18 +317,21 @@ def _lines_holding(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
         pos = stop + 1
 
 
-# An identifier made of words (`NativeLayerNormBackward0`, `CUDAGraphTreeManager2`): autograd nodes, op and class
-# names are the clue of an error, not a secret. Every letter run is a word (a capital and two or more small
-# letters, or three or more small letters; at most two acronyms of two to five capitals) and digits come in at
-# most two groups of at most three; a random string of 24 or more characters almost never splits that way
-# (tests/unit/test_redact.py: under 1 in 10,000).
-_IDENTIFIER_PIECE = re.compile(r"[0-9]{1,2}[A-Z](?![a-z])|[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_+-]")
+# An identifier made of words (`NativeLayerNormBackward0`, `CUDAGraphTreeManager2`, `T5ForConditionalGeneration`,
+# `Qwen2VLForConditionalGeneration`): autograd nodes, op and class names are the clue of an error, not a secret.
+# Every letter run is a word (a capital and two or more small letters, or three or more small letters; at most two
+# acronyms of two to five capitals) and digits come in at most two groups of at most three, each alone, after a
+# capital (T5) or before one that ends its run (2D, not the 2V of 2VLFor); a random string of 24 or more characters
+# almost never splits that way (tests/unit/test_redact.py: under 1 in 10,000).
+_IDENTIFIER_PIECE = re.compile(
+    r"[0-9]{1,2}[A-Z](?![a-z]|[A-Z](?![a-z]))|[A-Z][0-9]{1,2}(?![0-9])|[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_+-]"
+)
 
 
 def _identifier_like(run: str) -> bool:
     pieces = _IDENTIFIER_PIECE.findall(run)
     letters = [p for p in pieces if p.isalpha()]
-    digits = [p for p in pieces if p[0].isdigit()]  # 12, or 2D as in Upsample2D
+    digits = [p for p in pieces if not p.isalpha() and p not in "_+-"]  # 12, 2D as in Upsample2D, T5
     acronyms = [w for w in letters if w.isupper()]
     return (
         len(letters) >= 2
