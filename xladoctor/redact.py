@@ -159,6 +159,26 @@ _KEY_QUALIFIERS = frozenset(
     }
 )  # fmt: skip
 _PASS_QUALIFIERS = frozenset({"db", "database", "key", "login", "user", "admin", "root", "smtp", "ftp", "mail"})
+# In an ML log "token" is mostly a piece of text: a tokenizer's special tokens (pad_token, eos_token), counts and
+# limits (max_new_tokens, num_tokens, "#cached-token: 0"). A key whose only secret word is token(s) and that has one
+# of these words names a text token, never a credential (auth_token, access_token, hf_token stay secrets).
+_TEXT_TOKEN_QUALIFIERS = frozenset(
+    {
+        "pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "added", "new", "max", "min", "num", "cached",
+        "next", "input", "output", "prompt", "total", "image", "vision", "audio", "start", "end", "decoder",
+        "vocab", "generated", "per", "id", "ids", "type", "position",
+    }
+)  # fmt: skip
+# The secret words that name a password: its value can be any word, so no value of theirs is read as code
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "keypass", "dbpass", "contrasena"})
+# A value that is code, not a credential (`key: random.KeyArray`, `pad_token = tokenizer.eos_token`,
+# `has_token=has_token`, `token = hf_tokens`, `next_tokens = torch.multinomial(probs, ...)`): a literal, a dotted
+# attribute path or a call of words, a snake_case name, a count. A token or key is random, mixed-case and long.
+_LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "none"})
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){1,8}(?:\(.*)?")
+_SNAKE_NAME = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){1,6}")
+_COUNT = re.compile(r"[0-9]{1,6}")
+_STRING_PREFIXES = frozenset({"f", "b", "r", "rb", "br", "fr", "rf"})  # Python's, before a quote
 # `Authorization: Bearer TOKEN`: the scheme word stays, the credential after it goes (RFC 7235 section 2.1).
 _AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate|bot)[ \t]{1,3}(?=\S)")
 _BEARER = re.compile(r"(?<![\w-])(?i:bearer|basic)[ \t]{1,3}(?P<v>[A-Za-z0-9._~+/-]{16,}={0,2})")
@@ -213,6 +233,9 @@ def secret_key(key: str) -> bool:
     if not _names_a_secret(key.lower()):
         return False
     words = _words(key)
+    secret = [w for w in words if w in _SECRET_WORDS or w.endswith(_SECRET_SUFFIXES)]
+    if secret and set(secret) <= {"token", "tokens"} and not _TEXT_TOKEN_QUALIFIERS.isdisjoint(words):
+        return False  # pad_token, max_new_tokens: a piece of text
     for word in words:
         if word in _SECRET_WORDS or word.endswith(_SECRET_SUFFIXES):
             return True
@@ -249,6 +272,23 @@ def _value_span(text: str, pos: int) -> Span | None:
     return value.span() if value else None
 
 
+def _is_code(key: str, value: str) -> bool:
+    """The value of a secret key is code or a count, not a credential (see _LITERALS); a password's value is read
+    as code only when it is a literal, or a path for PWD (the shell's working directory, not ODBC's password)."""
+    if value in _LITERALS:
+        return True
+    words = _words(key)
+    if not _PASSWORD_WORDS.isdisjoint(words) or any(w.endswith(("password", "passwd")) for w in words):
+        return words == ["pwd"] and value.startswith("/")
+    if value == key or _COUNT.fullmatch(value) or _SNAKE_NAME.fullmatch(value):
+        return True
+    dotted = _DOTTED_NAME.fullmatch(value)
+    if dotted is None:
+        return False
+    names = value.split("(", 1)[0].split(".")
+    return all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) or (n[0].isupper() and _identifier_like(n)) for n in names)
+
+
 def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
     skip = 0
     for match in pattern.finditer(text):
@@ -257,7 +297,12 @@ def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
         if text[match.start() - 1 : match.start()] == "/":  # a file in a path ("/srv/secret.log: Permission denied")
             continue
         span = _value_span(text, match.end())
-        if span is not None:
+        if span is None:
+            continue
+        value = text[span[0] : span[1]]
+        if value in _STRING_PREFIXES and text[span[1] : span[1] + 1] in ("'", '"'):
+            continue  # a string's prefix: `key = f"{triton_key()}-..."` is code
+        if not _is_code(match["key"], value):
             skip = span[1]
             yield span
 
@@ -282,11 +327,13 @@ def _spaced_keys(text: str) -> Iterator[Span]:
     for match in _SPACED_KEY.finditer(text):
         if not secret_key(match["key"]) or text[match.start() - 1 : match.start()] in ("/", "-"):
             continue
+        if match["key"].endswith((".", ",")):
+            continue  # a sentence's end ("does not have a padding token. Please select ..."), not a key
         span = _value_span(text, match.end())
         if span is None:
             continue
         value = text[span[0] : span[1]]
-        if _PLAIN_WORD.fullmatch(value) or value == REDACTED:
+        if _PLAIN_WORD.fullmatch(value) or value == REDACTED or _is_code(match["key"], value):
             continue
         yield span
 
@@ -321,10 +368,10 @@ def _lines_holding(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
 # `Qwen2VLForConditionalGeneration`): autograd nodes, op and class names are the clue of an error, not a secret.
 # Every letter run is a word (a capital and two or more small letters, or three or more small letters; at most two
 # acronyms of two to five capitals) and digits come in at most two groups of at most three, each alone, after a
-# capital (T5) or before one that ends its run (2D, not the 2V of 2VLFor); a random string of 24 or more characters
-# almost never splits that way (tests/unit/test_redact.py: under 1 in 10,000).
+# capital (T5) or before a letter that ends its run (2D, conv2d; not the 2V of 2VLFor); a random string of 24 or
+# more characters almost never splits that way (tests/unit/test_redact.py: under 1 in 10,000).
 _IDENTIFIER_PIECE = re.compile(
-    r"[0-9]{1,2}[A-Z](?![a-z]|[A-Z](?![a-z]))|[A-Z][0-9]{1,2}(?![0-9])|[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_+-]"
+    r"[0-9]{1,2}[A-Z](?![a-z]|[A-Z](?![a-z]))|[0-9][a-z](?![a-z])|[A-Z][0-9]{1,2}(?![0-9])|[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|[0-9]+|[_+-]"
 )
 
 
@@ -361,7 +408,8 @@ def _random_runs(text: str) -> Iterator[Span]:
         if _DEVICE_UUID.fullmatch(match.group()):
             continue
         # "undefined symbol: NAME" (glibc elf/dl-lookup.c) names a function, the evidence of a broken build
-        if _looks_random(match.group()) and not text.endswith(_SYMBOL_CONTEXT, 0, match.start()):
+        # (a symbol pasted into Markdown loses its leading '_' to emphasis: "undefined symbol: *ZNK3c10...")
+        if _looks_random(match.group()) and not text[: match.start()].rstrip("*`").endswith(_SYMBOL_CONTEXT):
             yield match.span()
 
 

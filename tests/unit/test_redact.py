@@ -272,3 +272,43 @@ def test_a_bounded_text_ends_at_a_word_or_at_the_bound() -> None:
     assert bounded("word\t" * 900, 4000, 400).endswith("word")  # a tab ends a word too
     assert len(bounded("x" * 5000, 4000, 400)) == 4000  # no white space near the bound: cut at it
     assert bounded("short", 4000, 400) == "short"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    key: random.KeyArray,",  # an annotation: a dotted name of words
+        "tokenizer.pad_token = tokenizer.eos_token",  # a tokenizer's text token, not a credential
+        "tokenizer.add_special_tokens({'pad_token': '[PAD]'})",
+        "the tokenizer does not have a padding token. Please select a token to use as `pad_token`",  # a sentence
+        "_deprecate_use_auth_token(fn_name=fn.__name__, has_token=has_token, kwargs=kwargs)",  # a keyword argument
+        'model.save_pretrained_gguf("merged", tokenizer, token = hf_tokens)',  # a variable's name
+        "pass `use_auth_token=True`",  # a literal
+        "Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0",  # counts
+        "    next_tokens = torch.multinomial(probs, num_samples=1).squeeze(1)",  # a call
+        'No action for destination key "trainer.process_position" to check its value.',
+        "    PWD=/proc/self/cwd \\",  # the shell's working directory
+        "undefined symbol: *ZNK3c1017SymbolicShapeMeta18init*is_contiguousEv",  # Markdown ate the symbol's '_'
+        "(when checking argument for argument weight in method wrapper_CUDA___slow_conv2d_forward)",
+    ],
+)
+def test_code_and_text_tokens_stay_readable(line: str) -> None:
+    """A secret key's value that is code (a name, a literal, a call, a count) or a tokenizer's text token is the
+    log's clue, not a credential (tests/corpus: these lines lost their words to redaction)."""
+    assert redact_text(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("hf_token = hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z"),
+        ("access_token=ya29.a0AfH6SMBx3kQz9", "a0AfH6SMBx3kQz9"),  # Google OAuth: dotted, not of words
+        ("token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "dozjgNryP4J3jVmNHl0w5N"),
+        ("password: hunter2", "hunter2"),
+        ("db_password = my.pass", "my.pass"),  # a password's value is never read as a dotted name
+        ("DRIVER={ODBC};SERVER=db;UID=sa;PWD=s3cret;", "s3cret"),  # ODBC's PWD is a password
+        ("auth_token: abcdefgh", "abcdefgh"),
+    ],
+)
+def test_secret_values_that_resemble_code_still_go(line: str, secret: str) -> None:
+    assert secret not in redact_text(line)
