@@ -191,7 +191,8 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
             "pip builds the package in an isolated environment without torch, so its setup.py cannot import torch: "
             "build it against the installed torch with --no-build-isolation.",
             {"module": module, "package": "torch"},
-            next=("pip install --no-build-isolation PACKAGE",),
+            # a comment: the package's name is to fill in, and pasted as is it would install PyPI's namesake
+            next=("# python -m pip install --no-build-isolation NAME  (NAME: the package being built)",),
         )
     if top.startswith("_"):
         # a private module: the compiled part of a package or of Python itself, never a project of its own on PyPI
