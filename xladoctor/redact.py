@@ -161,12 +161,13 @@ _KEY_QUALIFIERS = frozenset(
 _PASS_QUALIFIERS = frozenset({"db", "database", "key", "login", "user", "admin", "root", "smtp", "ftp", "mail"})
 # In an ML log "token" is mostly a piece of text: a tokenizer's special tokens (pad_token, eos_token), counts and
 # limits (max_new_tokens, num_tokens, "#cached-token: 0"). A key whose only secret word is token(s) and that has one
-# of these words names a text token, never a credential (auth_token, access_token, hf_token stay secrets).
+# of these words names a text token, never a credential (auth_token, access_token, hf_token, OpenID's id_token and a
+# refreshed new_token stay secrets).
 _TEXT_TOKEN_QUALIFIERS = frozenset(
     {
-        "pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "added", "new", "max", "min", "num", "cached",
+        "pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "added", "max", "min", "num", "cached",
         "next", "input", "output", "prompt", "total", "image", "vision", "audio", "start", "end", "decoder",
-        "vocab", "generated", "per", "id", "ids", "type", "position",
+        "vocab", "generated", "per", "type", "position",
     }
 )  # fmt: skip
 # The secret words that name a password: its value can be any word, so no value of theirs is read as code
@@ -177,7 +178,7 @@ _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", 
 _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "none"})
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){1,8}(?:\(.*)?")
 _SNAKE_NAME = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){1,6}")
-_COUNT = re.compile(r"[0-9]{1,6}")
+_COUNT = re.compile(r"[0-9]{1,4}")  # not a six-digit one-time code
 _STRING_PREFIXES = frozenset({"f", "b", "r", "rb", "br", "fr", "rf"})  # Python's, before a quote
 # `Authorization: Bearer TOKEN`: the scheme word stays, the credential after it goes (RFC 7235 section 2.1).
 _AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate|bot)[ \t]{1,3}(?=\S)")

@@ -312,3 +312,15 @@ def test_code_and_text_tokens_stay_readable(line: str) -> None:
 )
 def test_secret_values_that_resemble_code_still_go(line: str, secret: str) -> None:
     assert secret not in redact_text(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("id_token: abcdefghijk", "abcdefghijk"),  # OpenID Connect's ID token is a credential
+        ("new_token=Zq8xRt2wPm", "Zq8xRt2wPm"),
+        ("mfa_token: 482913", "482913"),  # a one-time code is no count
+    ],
+)
+def test_credential_tokens_named_like_text_tokens_still_go(line: str, secret: str) -> None:
+    assert secret not in redact_text(line)
