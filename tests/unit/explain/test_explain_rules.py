@@ -4568,3 +4568,37 @@ def test_a_library_asking_its_own_object_is_at_odds_with_itself() -> None:
         "AttributeError: 'DPMSolverMultistepScheduler' object has no attribute 'sigmas'\n"
     )
     assert user is None or user.family != "framework-internal-error", user
+
+
+@pytest.mark.parametrize(
+    ("line", "family", "word"),
+    [
+        (
+            "ImportError: cannot import name '_C' from 'groundingdino' (/home/me/GroundingDINO/groundingdino/__init__.py)",
+            "module-not-found",
+            "groundingdino._C",
+        ),
+        (
+            "ImportError: cannot import name 'csrc' from 'nerfacc' (/opt/venv/lib/python3.11/site-packages/nerfacc/__init__.py)",
+            "module-not-found",
+            "nerfacc.csrc",
+        ),
+        (
+            "ImportError: cannot import name '_C' from 'torch' (/home/me/pytorch/torch/__init__.py)",
+            "module-not-found",
+            "torch source folder",
+        ),
+        (
+            "ImportError: cannot import name 'build_model' from 'groundingdino' (/home/me/GroundingDINO/groundingdino/__init__.py)",
+            "api-version-skew",
+            "groundingdino.build_model",
+        ),
+    ],
+)
+def test_a_compiled_half_a_package_lacks_is_a_build_not_an_api(line: str, family: str, word: str) -> None:
+    """`from . import _C` in a package's __init__ fails as "cannot import name '_C'": the compiled extension was not
+    built (or the source folder shadows the install), as "No module named 'groundingdino._C'" says; another name is
+    an API of another release."""
+    diagnosis = _diagnose(tb(line))
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    assert word in diagnosis.cause, diagnosis.cause

@@ -94,6 +94,11 @@ def distribution_named(module: str) -> str:
     return DISTRIBUTION_OF.get(module) or DISTRIBUTION_OF.get(top) or the_one_shipping(top) or top.replace("_", "-")
 
 
+# The names a package gives its compiled half, one extension module beside its Python code (detectron2's and
+# GroundingDINO's _C, mmcv's _ext, nerfacc's and gsplat's csrc): missing, it is a build that skipped it, never an API
+COMPILED_PARTS = ("_C", "_ext", "csrc")
+
+
 # A project's own folders, imported as top-level packages when a script runs from the project's root (models.yolo,
 # utils.general): no distribution's
 LOCAL_TOPS = frozenset({

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xladoctor.explain.records import Failure, file_name
-from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule
+from xladoctor.explain.rules import COMPILED_PARTS, GPU_CAPABILITY, Lead, rule
 from xladoctor.fix import export, install, system_install
 from xladoctor.matrix.failures import header_provider
 from xladoctor.sanitize import scrubbed_head
@@ -1260,15 +1260,22 @@ def framework_extension_not_installed(found: re.Match[str], failure: Failure) ->
 # (mmcv/ext_loader.py imports "mmcv._ext"; detectron2, GroundingDINO and pytorch3d import "<package>._C"): missing
 # when the package was installed without building it (mmcv-lite, or mmcv 2.x from PyPI's source distribution with
 # no compiler), or when the program runs inside the package's source folder, whose unbuilt copy shadows the install.
+# The same missing module reads "cannot import name '_C' from 'groundingdino'" when the package's __init__ imports it
+# as `from . import _C` (GroundingDINO, sam2; nerfacc and gsplat name theirs csrc).
 @rule(
     "module-not-found",
-    r"No module named '(?P<package>(?!torch\b|torch_xla\b)\w{2,60})\.(?P<ext>_C|_ext)'",
+    r"No module named '(?P<package>(?!torch\b|torch_xla\b)\w{2,60})\.(?P<ext>_C|_ext)'"
+    r"|cannot import name '(?P<ext2>"
+    + "|".join(COMPILED_PARTS)
+    + r")' from '(?P<package2>(?!torch'|torch_xla')\w{2,60})'",
     source="https://github.com/open-mmlab/mmcv/blob/main/mmcv/utils/ext_loader.py; "
-    "https://mmcv.readthedocs.io/en/latest/get_started/installation.html (mmcv vs mmcv-lite)",
+    "https://mmcv.readthedocs.io/en/latest/get_started/installation.html (mmcv vs mmcv-lite); "
+    "https://github.com/IDEA-Research/GroundingDINO/blob/main/groundingdino/models/GroundingDINO/ms_deform_attn.py "
+    "(`from groundingdino import _C`)",
     confidence=0.85,
 )
 def compiled_extension_missing(found: re.Match[str], failure: Failure) -> Lead:
-    package, ext = found.group("package"), found.group("ext")
+    package, ext = found.group("package") or found.group("package2"), found.group("ext") or found.group("ext2")
     mmcv = package == "mmcv"
     return Lead(
         f"{package} is installed without its compiled extension ({package}.{ext}): it was installed without building "

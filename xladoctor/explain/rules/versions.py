@@ -11,6 +11,7 @@ import sys
 from xladoctor.explain.platforms import unbuilt_here
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame, host_of
 from xladoctor.explain.rules import (
+    COMPILED_PARTS,
     DISTRIBUTION_OF,
     KNOWN_IMPORTS,
     LOCAL_TOPS,
@@ -130,6 +131,16 @@ def module_shadowed_by_a_file(found: re.Match[str], failure: Failure) -> Lead:
     return _shadowed(found.group("top"))
 
 
+def _compiled_part_missing(module: str, top: str) -> Lead:
+    return Lead(
+        f"{module} is the compiled part of {top}: it is missing from this install (a broken or interrupted "
+        f"install, or Python importing the {top} source folder instead of the installed package).",
+        {"module": module, "package": top},
+        install((top, ""), reinstall=True),
+        family="module-not-found",
+    )
+
+
 def _shadowed(top: str) -> Lead:
     return Lead(
         f"Python imported a file of yours named {top}.py (or a folder {top} without the package's modules: the "
@@ -153,12 +164,7 @@ def no_module_named(found: re.Match[str], failure: Failure) -> Lead | None:
     if top in LOCAL_TOPS and "." in module and _host_with_folder(failure, top) is not None:
         return None  # a module of the application the traceback runs in (submodule_gone reads it)
     if module in ("torch._C", "torch_xla._XLAC") or module.endswith("._C"):
-        return Lead(
-            f"{module} is the compiled part of {top}: it is missing from this install (a broken or interrupted "
-            f"install, or Python importing the {top} source folder instead of the installed package).",
-            {"module": module, "package": top},
-            install((top if top != "torch_xla" else "torch_xla", ""), reinstall=True),
-        )
+        return _compiled_part_missing(module, top)
     if top == "expecttest" and under_torch_compile(failure):
         return _test_helper_at_run_time(module)
     removed = _REMOVED_STDLIB.get(top)
@@ -761,6 +767,10 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             verdict="not-environment",
             confidence=0.6,
         )
+    if name in COMPILED_PARTS and "." not in module:
+        if module in ("torch", "torch_xla"):
+            return _compiled_part_missing(f"{module}.{name}", module)
+        return None  # a package's compiled half that its install lacks (install.compiled_extension_missing)
     namespace = module in _OWN_NAMESPACES  # a folder without __init__.py by design: no failed build to read into it
     if "." not in module and not namespace and f"from '{module}' (unknown location)" in failure.haystack:
         # importlib says "unknown location" for a namespace package: a folder of that name with no __init__.py
