@@ -126,6 +126,7 @@ _LISTED_FLAG = re.compile(r"(?P<key>-(?<![\w.-]-)-?[A-Za-z][\w.-]{0,79})(?P<q>['
 # plain word (a digit, a capital or a symbol in it), so prose ("password authentication failed") stays.
 _SPACED_KEY = re.compile(r"(?P<key>[A-Za-z](?<![^\s\"'(\[{,][A-Za-z])[\w.-]{0,79})[ \t]{1,3}(?=[^\s=:])")
 _PLAIN_WORD = re.compile(r"[a-z]{1,40}[.,;:]?")
+_SENTENCE_WORD = re.compile(r"[A-Z][a-z]{1,20}\b")  # the capitalised word that starts the next sentence
 # .netrc (`machine HOST login USER password SECRET`, netrc(5)): every value after `password` or `account` is one
 _NETRC = re.compile(r"(?<![\w-])(?:machine|default)[ \t]+\S")
 _NETRC_SECRET = re.compile(r"(?<![\w-])(?:password|account)[ \t]{1,8}(?P<v>[^\s]{1,512})")
@@ -160,25 +161,33 @@ _KEY_QUALIFIERS = frozenset(
 )  # fmt: skip
 _PASS_QUALIFIERS = frozenset({"db", "database", "key", "login", "user", "admin", "root", "smtp", "ftp", "mail"})
 # In an ML log "token" is mostly a piece of text: a tokenizer's special tokens (pad_token, eos_token), counts and
-# limits (max_new_tokens, num_tokens, "#cached-token: 0"). A key whose only secret word is token(s) and that has one
-# of these words names a text token, never a credential (auth_token, access_token, hf_token, OpenID's id_token and a
-# refreshed new_token stay secrets).
+# limits (max_new_tokens, num_tokens, "#cached-token: 0"). A key written in code's lower or mixed case whose only
+# secret word is token(s) and that has one of these words names a text token, never a credential (auth_token,
+# access_token, hf_token, OpenID's id_token, a refreshed new_token stay secrets; so does every UPPER_CASE variable of
+# an environment: GitHub Actions passes an action's `token:` input as INPUT_TOKEN).
 _TEXT_TOKEN_QUALIFIERS = frozenset(
     {
         "pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "added", "max", "min", "num", "cached",
-        "next", "input", "output", "prompt", "total", "image", "vision", "audio", "start", "end", "decoder",
-        "vocab", "generated", "per", "type", "position",
+        "prompt", "completion", "vocab", "decoder",
     }
 )  # fmt: skip
 # The secret words that name a password: its value can be any word, so no value of theirs is read as code
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "pass", "keypass", "dbpass", "contrasena"})
-# A value that is code, not a credential (`key: random.KeyArray`, `pad_token = tokenizer.eos_token`,
-# `has_token=has_token`, `token = hf_tokens`, `next_tokens = torch.multinomial(probs, ...)`): a literal, a dotted
-# attribute path or a call of words, a snake_case name, a count. A token or key is random, mixed-case and long.
+# A value that is code, not a credential: a literal; the key itself passed on (`has_token=has_token`); an attribute or
+# a call of an object code names (`key: random.KeyArray`, `token = tokenizer.eos_token`, `next_tokens =
+# torch.multinomial(probs, ...)`, `destination key "trainer.process_position"`): a path of names that starts at a
+# receiver of code, or holds a class's name. A credential that is one word, a snake_case phrase or a dotted pair of
+# random pieces stays a credential: only these shapes are read as code.
 _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "none"})
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){1,8}(?:\(.*)?")
-_SNAKE_NAME = re.compile(r"[a-z]{1,30}(?:_[a-z]{1,30}){1,6}")
-_COUNT = re.compile(r"[0-9]{1,4}")  # not a six-digit one-time code
+_RECEIVERS = frozenset(
+    {
+        "self", "cls", "args", "kwargs", "config", "cfg", "opt", "opts", "options", "params", "settings", "model",
+        "tokenizer", "processor", "trainer", "pipe", "pipeline", "accelerator", "torch", "jax", "jnp", "np", "numpy",
+        "tf", "keras", "os", "sys", "random", "transformers", "diffusers", "nn", "math", "batch", "dataset", "state",
+    }
+)  # fmt: skip
+_CLASS_NAME = re.compile(r"[A-Z][a-z]{2,}")  # Tensor, Array (one word; longer names are _identifier_like)
 _STRING_PREFIXES = frozenset({"f", "b", "r", "rb", "br", "fr", "rf"})  # Python's, before a quote
 # `Authorization: Bearer TOKEN`: the scheme word stays, the credential after it goes (RFC 7235 section 2.1).
 _AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|negotiate|bot)[ \t]{1,3}(?=\S)")
@@ -235,7 +244,8 @@ def secret_key(key: str) -> bool:
         return False
     words = _words(key)
     secret = [w for w in words if w in _SECRET_WORDS or w.endswith(_SECRET_SUFFIXES)]
-    if secret and set(secret) <= {"token", "tokens"} and not _TEXT_TOKEN_QUALIFIERS.isdisjoint(words):
+    text_token = not key.isupper() and not _TEXT_TOKEN_QUALIFIERS.isdisjoint(words)
+    if secret and set(secret) <= {"token", "tokens"} and text_token:
         return False  # pad_token, max_new_tokens: a piece of text
     for word in words:
         if word in _SECRET_WORDS or word.endswith(_SECRET_SUFFIXES):
@@ -273,21 +283,22 @@ def _value_span(text: str, pos: int) -> Span | None:
     return value.span() if value else None
 
 
-def _is_code(key: str, value: str) -> bool:
-    """The value of a secret key is code or a count, not a credential (see _LITERALS); a password's value is read
-    as code only when it is a literal, or a path for PWD (the shell's working directory, not ODBC's password)."""
+def _is_code(key: str, value: str, before: str) -> bool:
+    """The value of a secret key is code, not a credential (see _LITERALS); `before`: the character before the key.
+    A password's value is read as code only when it is a literal, or a path for a shell's PWD (not ODBC's `;PWD=`)."""
     if value in _LITERALS:
         return True
     words = _words(key)
     if not _PASSWORD_WORDS.isdisjoint(words) or any(w.endswith(("password", "passwd")) for w in words):
-        return words == ["pwd"] and value.startswith("/")
-    if value == key or _COUNT.fullmatch(value) or _SNAKE_NAME.fullmatch(value):
+        return key == "PWD" and value.startswith("/") and before in ("", " ", "\t", "\n")
+    if value == key:
         return True
-    dotted = _DOTTED_NAME.fullmatch(value)
-    if dotted is None:
+    if _DOTTED_NAME.fullmatch(value) is None:
         return False
     names = value.split("(", 1)[0].split(".")
-    return all(re.fullmatch(r"[a-z_][a-z0-9_]*", n) or (n[0].isupper() and _identifier_like(n)) for n in names)
+    if not all(re.fullmatch(r"[A-Za-z_]+", n) for n in names):
+        return False  # a digit in a piece: no attribute path of code's words
+    return names[0] in _RECEIVERS or any(_CLASS_NAME.fullmatch(n) or _identifier_like(n) for n in names)
 
 
 def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
@@ -295,15 +306,21 @@ def _keyed(text: str, pattern: re.Pattern[str]) -> Iterator[Span]:
     for match in pattern.finditer(text):
         if match.start() < skip or not secret_key(match["key"]):
             continue
-        if text[match.start() - 1 : match.start()] == "/":  # a file in a path ("/srv/secret.log: Permission denied")
+        before = text[match.start() - 1 : match.start()]
+        if before == "/":  # a file in a path ("/srv/secret.log: Permission denied")
             continue
         span = _value_span(text, match.end())
         if span is None:
             continue
         value = text[span[0] : span[1]]
         if value in _STRING_PREFIXES and text[span[1] : span[1] + 1] in ("'", '"'):
-            continue  # a string's prefix: `key = f"{triton_key()}-..."` is code
-        if not _is_code(match["key"], value):
+            # a string's prefix (`key = f"..."`): the string is the value, unless it is an f-string that starts with
+            # an interpolation (`key = f"{triton_key()}-{src.hash()}"`), which is code
+            span = _value_span(text, span[1])
+            if span is None or ("f" in value and text.startswith("{", span[0])):
+                continue
+            value = text[span[0] : span[1]]
+        if not _is_code(match["key"], value, before):
             skip = span[1]
             yield span
 
@@ -328,13 +345,14 @@ def _spaced_keys(text: str) -> Iterator[Span]:
     for match in _SPACED_KEY.finditer(text):
         if not secret_key(match["key"]) or text[match.start() - 1 : match.start()] in ("/", "-"):
             continue
-        if match["key"].endswith((".", ",")):
+        if match["key"].endswith((".", ",")) and _SENTENCE_WORD.match(text, match.end()):
             continue  # a sentence's end ("does not have a padding token. Please select ..."), not a key
         span = _value_span(text, match.end())
         if span is None:
             continue
         value = text[span[0] : span[1]]
-        if _PLAIN_WORD.fullmatch(value) or value == REDACTED or _is_code(match["key"], value):
+        before = text[match.start() - 1 : match.start()]
+        if _PLAIN_WORD.fullmatch(value) or value == REDACTED or _is_code(match["key"], value, before):
             continue
         yield span
 
@@ -410,8 +428,17 @@ def _random_runs(text: str) -> Iterator[Span]:
             continue
         # "undefined symbol: NAME" (glibc elf/dl-lookup.c) names a function, the evidence of a broken build
         # (a symbol pasted into Markdown loses its leading '_' to emphasis: "undefined symbol: *ZNK3c10...")
-        if _looks_random(match.group()) and not text[: match.start()].rstrip("*`").endswith(_SYMBOL_CONTEXT):
+        if _looks_random(match.group()) and not _after_symbol(text, match.start()):
             yield match.span()
+
+
+def _after_symbol(text: str, start: int) -> bool:
+    """The run at `start` follows "undefined symbol: ", maybe with Markdown's '*' or '`' between (looked at in place:
+    copying the text before each run would make a line of many runs quadratic)."""
+    end = start
+    while end > 0 and start - end < 4 and text[end - 1] in "*`":
+        end -= 1
+    return text.endswith(_SYMBOL_CONTEXT, 0, end)
 
 
 def _entropy(text: str) -> float:

@@ -21,6 +21,8 @@ BOUND_S = 2.0
 HOSTILE = {
     "letters": "a",
     "mixed case and digits": "aB3",
+    # many separate random-looking runs: each one's check must look back in place, not copy the text before it
+    "random runs": "aB3dE5gH7jK9mN1pQ3sT5vW7 ",
     "dashes": "-",
     "at signs": "@",
     "colons": ":",
