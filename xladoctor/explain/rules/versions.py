@@ -1073,13 +1073,9 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
         return None  # the user's own objects: judged as the user's code
     if found.group("object") == "NoneType":
         return None  # a value that is None (a file that did not load, a call that returned nothing): no version
-    name, cls = found.group("name"), found.group("object")
-    if (
-        accessor is not None
-        and not accessor.user
-        and (re.search(rf"\bself\.{re.escape(name)}\b", accessor.code) or _named_for(cls, caller))
-    ):
-        return _own_attribute_missing(cls, name, caller, accessor)
+    name = found.group("name")
+    if accessor is not None and not accessor.user and re.search(rf"\bself\.{re.escape(name)}\b", accessor.code):
+        return _own_attribute_missing(found.group("object"), name, caller, accessor)
     host = host_of(accessor.file) if accessor is not None else None
     return Lead(
         f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
@@ -1124,16 +1120,9 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
     return _attribute_lead(picked, bool(named), accessor, failure)
 
 
-def _named_for(cls: str, package: str) -> bool:
-    """The class bears the package's name (UnslothSFTConfig of unsloth): a class of the package's own."""
-    stem = re.sub(r"[-_.]", "", package).lower()
-    return len(stem) >= 4 and cls.rsplit(".", 1)[-1].lower().startswith(stem)
-
-
 def _own_attribute_missing(cls: str, name: str, caller: str, accessor: Frame) -> Lead:
-    """A library's method asks its own object (`self.sigmas` in a scheduler's add_noise), or an object of a class that
-    bears its name (UnslothSFTConfig in unsloth), for an attribute it does not have: no other package's release is
-    involved, the library's code is at odds with itself (an attribute
+    """A library's method asks its own object (`self.sigmas` in a scheduler's add_noise) for an attribute that object
+    does not have: no other package's release is involved, the library's code is at odds with itself (an attribute
     set only on another path, such as a method the caller did not run first, or one renamed in half the code)."""
     whose = f"{caller}'" if caller.endswith("s") else f"{caller}'s"
     return Lead(
