@@ -4547,29 +4547,6 @@ def test_lldbs_stop_on_a_bad_access_is_a_crash_named_with_the_frame_it_stopped_i
     assert "It stopped in __kmp_suspend_64 of libomp.dylib." in diagnosis.cause
 
 
-_SCHEDULER = (
-    TB + '  File "/opt/venv/lib/python3.11/site-packages/diffusers/schedulers/scheduling_dpmsolver_multistep.py", '
-    "line 1012, in add_noise\n"
-    "    {code}\n"
-    "AttributeError: 'DPMSolverMultistepScheduler' object has no attribute 'sigmas'\n"
-)
-
-
-def test_a_library_asking_its_own_object_is_at_odds_with_itself() -> None:
-    """`self.sigmas` in diffusers' own method: no other package's release is involved (a framework bug, where to
-    look); the same attribute asked of another object is a release skew, and a user's own `self.` is the user's."""
-    own = _diagnose(_SCHEDULER.format(code="sigmas = self.sigmas.to(device=original_samples.device)"))
-    assert own is not None and (own.family, own.verdict) == ("framework-internal-error", "framework-bug"), own
-    assert "diffusers' issue tracker" in own.cause and "self.sigmas" in own.cause
-    other = _diagnose(_SCHEDULER.format(code="sigmas = scheduler.sigmas.to(device=original_samples.device)"))
-    assert other is not None and other.family == "api-version-skew", other
-    user = _diagnose(
-        TB + '  File "/home/me/train.py", line 40, in step\n    s = self.sigmas\n'
-        "AttributeError: 'DPMSolverMultistepScheduler' object has no attribute 'sigmas'\n"
-    )
-    assert user is None or user.family != "framework-internal-error", user
-
-
 @pytest.mark.parametrize(
     ("line", "family", "word"),
     [

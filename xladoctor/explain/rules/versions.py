@@ -23,7 +23,7 @@ from xladoctor.explain.rules import (
     yours,
 )
 from xladoctor.explain.rules.builds import pkg_resources_removed
-from xladoctor.fix import PROJECT_NAME, Fix, export, install
+from xladoctor.fix import Fix, export, install
 from xladoctor.matrix.failures import (
     AttributeHistory,
     ReleaseRuns,
@@ -1073,9 +1073,6 @@ def object_has_no_attribute(found: re.Match[str], failure: Failure) -> Lead | No
         return None  # the user's own objects: judged as the user's code
     if found.group("object") == "NoneType":
         return None  # a value that is None (a file that did not load, a call that returned nothing): no version
-    name = found.group("name")
-    if accessor is not None and not accessor.user and re.search(rf"\bself\.{re.escape(name)}\b", accessor.code):
-        return _own_attribute_missing(found.group("object"), name, caller, accessor)
     host = host_of(accessor.file) if accessor is not None else None
     return Lead(
         f"{caller} uses {found.group('object')}.{found.group('name')}, which the installed version of the library that "
@@ -1118,26 +1115,6 @@ def attribute_that_came_and_went(found: re.Match[str], failure: Failure) -> Lead
     if owner in (*picked.imports, picked.package.replace("-", "_")):
         return None  # the library's own code lacks its own attribute: a release at odds with itself, read elsewhere
     return _attribute_lead(picked, bool(named), accessor, failure)
-
-
-def _own_attribute_missing(cls: str, name: str, caller: str, accessor: Frame) -> Lead:
-    """A library's method asks its own object (`self.sigmas` in a scheduler's add_noise) for an attribute that object
-    does not have: no other package's release is involved, the library's code is at odds with itself (an attribute
-    set only on another path, such as a method the caller did not run first, or one renamed in half the code)."""
-    whose = f"{caller}'" if caller.endswith("s") else f"{caller}'s"
-    return Lead(
-        f"{whose} own code ({accessor.short()}: `{scrubbed_head(accessor.code.strip(), 120)}`) asks its {cls} "
-        f"object for {name}, which that object does not have at this point: {whose} code is at odds with itself "
-        "(the attribute is set only on another path, for example by a method that was not called first, or was "
-        "renamed in part of the code), not a release of another package. Search "
-        f"{whose} issue tracker for the message, and try its newest release or main branch; if the attribute is "
-        "set by a call its documentation says to make first, make it.",
-        {"object": cls, "name": name, "caller": caller, "package": caller},
-        verdict="framework-bug",
-        family="framework-internal-error",
-        confidence=0.55,
-        next=(f"python -m pip show {caller}",) if PROJECT_NAME.fullmatch(caller) else (),
-    )
 
 
 def _attribute_lead(picked: AttributeHistory, shown: bool, accessor: Frame | None, failure: Failure) -> Lead:
