@@ -32,7 +32,7 @@ ROLES = ("cause", "follow_on", "benign")
 BENIGN_WHEN = ("no-gpu",)
 # One object per step of a fix; its kind is the one key of these it has (CONTRIBUTING.md, "Add a failure signature").
 _STEP_KINDS = {"install", "uninstall", "set_env", "unset_env", "run"}
-_STEP_OPTIONS = {"index_url", "find_links", "reinstall", "no_deps", "upgrade", "note"}
+_STEP_OPTIONS = {"index_url", "reinstall", "no_deps", "upgrade", "note"}
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 
 
@@ -117,7 +117,6 @@ def _step(doc: Any, where: str) -> Step:
         return Install(
             tuple((n, s) for n, s in value),
             index_url=doc.get("index_url"),
-            find_links=doc.get("find_links"),
             reinstall=bool(doc.get("reinstall")),
             no_deps=bool(doc.get("no_deps")),
             upgrade=bool(doc.get("upgrade")),
