@@ -4579,3 +4579,27 @@ def test_a_compiled_half_a_package_lacks_is_a_build_not_an_api(line: str, family
     diagnosis = _diagnose(tb(line))
     assert diagnosis is not None and diagnosis.family == family, diagnosis
     assert word in diagnosis.cause, diagnosis.cause
+
+
+def test_conda_builds_pinned_for_another_platform_are_named() -> None:
+    """An exported environment file pins builds (`pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0`) that exist only on
+    the platform it was exported on: the build strings are the cause, not a missing package."""
+    log = (
+        "Solving environment: failed\n\nPackagesNotFoundError: The following packages are not available from current "
+        "channels:\n\n  - pytorch-cuda==11.8=h7e8668a_5\n  - pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "resolver-conflict", diagnosis
+    assert "build string" in diagnosis.cause and "--no-builds" in diagnosis.cause
+    plain = _diagnose(log.replace("==11.8=h7e8668a_5", "=11.8").replace("==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0", ""))
+    assert plain is not None and "build string" not in plain.cause and "pytorch-cuda=11.8" in plain.cause, plain
+
+
+def test_an_extension_never_built_into_a_project_folder_is_a_build_step() -> None:
+    """`cannot import name 'iou3d_nms_cuda' from 'pcdet.ops.iou3d_nms' (unknown location)`: the folder is there, the
+    compiled module was never built into it; a plain name from such a folder is not read as one."""
+    line = "ImportError: cannot import name '{name}' from 'pcdet.ops.iou3d_nms' (unknown location)"
+    built = _diagnose(tb(line.format(name="iou3d_nms_cuda")))
+    assert built is not None and built.family == "build-failure" and "setup.py develop" in built.cause, built
+    plain = _diagnose(tb(line.format(name="boxes_iou3d_gpu")))
+    assert plain is None or plain.family != "build-failure" or "never built" not in plain.cause, plain

@@ -244,6 +244,17 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
         )
     if "PackagesNotFoundError" in found.group(0) and (listed := _CONDA_LISTED.search(failure.haystack, found.end())):
         wanted = listed.group("requirement")
+        builds = [m.group("requirement") for m in _CONDA_LISTED.finditer(failure.haystack, found.end()) if m["build"]]
+        if builds:
+            return Lead(
+                f"conda found none of the exact builds the environment file pins ({', '.join(builds[:3])}): the part "
+                "after the second '=' is a build string, and a build exists only for the platform it was made on "
+                "(an environment exported on linux-64 and created on win-64 or osx-arm64, or a channel that has "
+                "since removed it). Remove the build strings (conda env export --no-builds writes the file without "
+                "them), or install those packages with pip on this platform.",
+                {"requirement": builds[0], "package": builds[0].split("=")[0], "option": "--no-builds"},
+                next=("conda info  # this platform (win-64, osx-arm64, linux-64) and the channels",),
+            )
         return Lead(
             f"conda found no {wanted} in the channels it searched for this platform: the package does not exist for "
             "this OS or CPU (no CUDA packages such as pytorch-cuda exist for macOS), or the channel that has it is "
@@ -276,7 +287,11 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # conda's PackagesNotFoundError lists what it did not find, one "  - name=version" line each
-_CONDA_LISTED = re.compile(r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?)\s*$", re.M)
+# (and, in an exported environment file, its build: "  - pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0")
+_CONDA_LISTED = re.compile(
+    r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?(?P<build>=[\w.*+!-]{1,80})?)\s*$",
+    re.M,
+)
 
 
 # uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",

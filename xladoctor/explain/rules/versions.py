@@ -772,7 +772,23 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             return _compiled_part_missing(f"{module}.{name}", module)
         return None  # a package's compiled half that its install lacks (install.compiled_extension_missing)
     namespace = module in _OWN_NAMESPACES  # a folder without __init__.py by design: no failed build to read into it
-    if "." not in module and not namespace and f"from '{module}' (unknown location)" in failure.haystack:
+    unlocated = f"from '{module}' (unknown location)" in failure.haystack
+    # (a module path with a private part is itself compiled, torch._C._autograd: its own names are an API)
+    compiled_parent = any(part.startswith("_") for part in module.split("."))
+    if "." in module and not namespace and unlocated and not compiled_parent and _EXTENSION_NAME.search(name):
+        # a compiled extension of a project's folder (pcdet's iou3d_nms_cuda, a repository's ops/ built with
+        # `python setup.py develop`): its folder has no __init__.py and no built module in it
+        return Lead(
+            f"{name} is a compiled extension that was never built into {module} (Python finds {module} only as a "
+            "folder, '(unknown location)', with no module of that name in it): the project's build step (python "
+            "setup.py develop / build_ext --inplace, or pip install -e . in the folder with its setup.py) did not "
+            "run or failed. Run it and read its output for the first error (a CUDA or Python the extension does not "
+            "support, no nvcc).",
+            {"module": f"{module}.{name}", "name": name},
+            family="build-failure",
+            next=(f"python -c 'import {module}; print({module}.__path__)'  # the folder Python found",),
+        )
+    if "." not in module and not namespace and unlocated:
         # importlib says "unknown location" for a namespace package: a folder of that name with no __init__.py
         return Lead(
             f"{module} is found only as a folder with no __init__.py (Python says '(unknown location)'): the package "
@@ -784,6 +800,10 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
             next=(f"python -c 'import {module}; print({module}.__path__)'  # the folder Python found",),
         )
     return _api_skew_lead(module, released_as(module), failure, name)
+
+
+# How a compiled extension module is named (iou3d_nms_cuda, roi_align_cpp, deform_conv_cuda, _ext, _C)
+_EXTENSION_NAME = re.compile(r"(?:_(?:cuda|cpp|ext|cu|kernels?|ops)$|^cuda_|^_C$|^_ext$)")
 
 
 # records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for
