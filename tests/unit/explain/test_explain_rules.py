@@ -4603,3 +4603,18 @@ def test_an_extension_never_built_into_a_project_folder_is_a_build_step() -> Non
     assert built is not None and built.family == "build-failure" and "setup.py develop" in built.cause, built
     plain = _diagnose(tb(line.format(name="boxes_iou3d_gpu")))
     assert plain is None or plain.family != "build-failure" or "never built" not in plain.cause, plain
+
+
+def test_a_subclass_override_with_an_older_signature_is_named() -> None:
+    """transformers' Trainer calling self.compute_loss(..., num_items_in_batch=...) on a subclass whose override is
+    older: the subclass and the library's release are the two sides; a call of another object's method is not."""
+    log = (
+        TB + '  File "/opt/venv/lib/python3.11/site-packages/transformers/trainer.py", line 3579, in training_step\n'
+        "    loss = {code}\n"
+        "TypeError: CustomTrainer.compute_loss() got an unexpected keyword argument 'num_items_in_batch'\n"
+    )
+    own = _diagnose(log.format(code="self.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)"))
+    assert own is not None and own.family == "api-version-skew", own
+    assert "CustomTrainer is a subclass" in own.cause and "num_items_in_batch=None" in own.cause, own.cause
+    other = _diagnose(log.format(code="helper.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)"))
+    assert other is not None and "subclass" not in other.cause, other.cause

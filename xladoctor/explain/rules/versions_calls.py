@@ -51,11 +51,37 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
         return saved
     if caller is None or caller == "python":
         return _keyword_another_release_refused(call, name, failure)
+    override = _overridden_by_a_subclass(call, caller, failure)
+    if override is not None:
+        return override
     return Lead(
         f"{caller} calls {call}() with {name}=, which the installed version of the callee does not take: {caller} "
         f"was written for another release of the library it calls.",
         {"call": call, "name": name, "caller": caller, "package": callee_package(call)},
         verdict="environment",
+    )
+
+
+def _overridden_by_a_subclass(call: str, caller: str, failure: Failure) -> Lead | None:
+    """A library calling a method on its own object (`self._load_sbert_model(..., token=token)`) that the object's
+    class does not take the keyword in: the object is a subclass (INSTRUCTOR of InstructorEmbedding, a Trainer of the
+    user's) whose override keeps the signature of an older release of the library. The two sides are that library's
+    release and the subclass's."""
+    cls, _, method = call.rpartition(".")
+    name = re.search(r"unexpected keyword argument '(\w+)'", failure.haystack)
+    frame = next((f for f in reversed(failure.frames) if f.owner == caller), None)
+    if not cls or name is None or frame is None or not re.search(rf"\bself\.{re.escape(method)}\(", frame.code):
+        return None
+    keyword, dist = name.group(1), distribution_named(caller)
+    return Lead(
+        f"{caller} calls {method}() on its own object with {keyword}= ({frame.short()}), and the object is a {cls}, "
+        f"whose {method}() does not take it: {cls} is a subclass (from another package, or your own code) that "
+        f"overrides {method}() with the signature of an older {caller}. Install the {dist} release {cls} was written "
+        f"for, or a release of {cls}'s package made for this {dist} (in your own subclass: add {keyword}=None, or "
+        "**kwargs, to the override).",
+        {"call": call, "name": keyword, "caller": caller, "class": cls, "package": dist},
+        verdict="environment",
+        next=(f"python -m pip show {dist}",),
     )
 
 
