@@ -4618,3 +4618,18 @@ def test_a_subclass_override_with_an_older_signature_is_named() -> None:
     assert "CustomTrainer is a subclass" in own.cause and "num_items_in_batch=None" in own.cause, own.cause
     other = _diagnose(log.format(code="helper.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)"))
     assert other is not None and "subclass" not in other.cause, other.cause
+
+
+def test_keras_3_save_refusal_read_from_the_source_lines_a_notebook_shows() -> None:
+    """A notebook's traceback cut before the exception line still shows the raise statement's first string."""
+    log = (
+        "----> 1 model.save('model' + '/1')\n\n"
+        "File /opt/conda/lib/python3.11/site-packages/keras/src/saving/saving_api.py:114, in save_model(model, "
+        "filepath, overwrite, zipped, **kwargs)\n"
+        '    110 if str(filepath).endswith((".h5", ".hdf5")):\n'
+        "--> 114 raise ValueError(\n"
+        '    115     "Invalid filepath extension for saving. "\n'
+        '    116     "Please add either a `.keras` extension for the native Keras "\n'
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:keras_3", diagnosis

@@ -1352,8 +1352,9 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     # Keras 3's refusals of what Keras 2 took ("The `save_format` argument is deprecated in Keras 3")
     r"|\b(?:deprecated|not supported|no longer supported|removed) in Keras 3\b"
     # Keras 3's save_model (keras/src/saving/saving_api.py): model.save(path) with no extension, which Keras 2
-    # wrote as a SavedModel folder
-    r"|(?P<save>Invalid filepath extension for saving\. Please add either a `\.keras` extension)"
+    # wrote as a SavedModel folder; also as the source line a notebook's traceback shows ('"Invalid filepath
+    # extension for saving. "' in the raise statement, the rest on the lines after)
+    r"|(?P<save>Invalid filepath extension for saving\.(?: Please add either a `\.keras` extension|(?m: ?\"$)))"
     # Keras 3's Operation (keras/src/ops/operation.py): a model is built when first called, so .input/.output of a
     # Sequential made without keras.Input, which Keras 2 built on creation, do not exist yet
     r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))"
