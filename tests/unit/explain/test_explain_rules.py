@@ -4633,3 +4633,15 @@ def test_keras_3_save_refusal_read_from_the_source_lines_a_notebook_shows() -> N
     )
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:keras_3", diagnosis
+
+
+@pytest.mark.parametrize(("size", "family"), [(58395610206619, "user-code-error"), (34359738368, "out-of-memory")])
+def test_an_allocation_no_computer_holds_is_a_size_from_wrong_input(size: int, family: str) -> None:
+    """torch's CPU allocator asked for 53 TiB at once: a size computed from wrong data, not a shortage; 32 GiB is."""
+    log = (
+        "terminate called after throwing an instance of 'c10::Error'\n"
+        f"  what():  [enforce fail at CPUAllocator.cpp:68] . DefaultCPUAllocator: can't allocate memory: you tried to "
+        f"allocate {size} bytes. Error code 12 (Cannot allocate memory)\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family and diagnosis.verdict == "not-environment", diagnosis

@@ -369,6 +369,11 @@ def device_busy(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# alloc_cpu.cpp's own words for the size: "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"
+_CPU_ASKED = re.compile(r"you tried to allocate (?P<bytes>\d{1,20}) bytes")
+_NO_HOST_HAS = 8 * 2**40  # 8 TiB in one allocation: beyond nearly every machine's memory (a size, not a shortage)
+
+
 @rule(
     "out-of-memory",
     # alloc_cpu.cpp: "can't allocate memory" after posix_memalign, "not enough memory" after Windows' _aligned_malloc
@@ -390,6 +395,19 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
             family="cuda-illegal-access",
         )
     host = said.startswith("DefaultCPUAllocator")
+    asked = _CPU_ASKED.search(failure.haystack) if host else None
+    if asked is not None and int(asked.group("bytes")) >= _NO_HOST_HAS:
+        size = f"{int(asked.group('bytes')) / 2**40:,.0f} TiB"
+        return Lead(
+            f"One allocation of {size} ({asked.group('bytes')} bytes), more memory than nearly any computer has: not "
+            "a shortage to trim but a size computed from wrong input (a shape or length read from a wrong file or "
+            "path, a list of image paths that do not exist, a dtype or stride taken for a count). Check what the "
+            "code read just before: the data's paths and the sizes it derives from them.",
+            {"allocation": size, "memory": "host"},
+            verdict="not-environment",
+            family="user-code-error",
+            confidence=0.7,
+        )
     return Lead(
         (
             "The host ran out of memory (torch's CPU allocator)"
