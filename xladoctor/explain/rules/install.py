@@ -244,15 +244,17 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
         )
     if "PackagesNotFoundError" in found.group(0) and (listed := _CONDA_LISTED.search(failure.haystack, found.end())):
         wanted = listed.group("requirement")
-        builds = [m.group("requirement") for m in _CONDA_LISTED.finditer(failure.haystack, found.end()) if m["build"]]
+        builds = [m.group("requirement") for m in _listed(failure.haystack, listed) if m["build"]]
         if builds:
             return Lead(
                 f"conda found none of the exact builds the environment file pins ({', '.join(builds[:3])}): the part "
                 "after the second '=' is a build string, and a build exists only for the platform it was made on "
                 "(an environment exported on linux-64 and created on win-64 or osx-arm64, or a channel that has "
-                "since removed it). Remove the build strings (conda env export --no-builds writes the file without "
-                "them), or install those packages with pip on this platform.",
-                {"requirement": builds[0], "package": builds[0].split("=")[0], "option": "--no-builds"},
+                "since removed it). Export the file again with conda env export --from-history (only the packages "
+                "asked for, with no builds and none of the platform's own, such as ld_impl_linux-64 or "
+                "_libgcc_mutex), or remove the build strings and those platform packages by hand; or install the "
+                "packages with pip on this platform.",
+                {"requirement": builds[0], "package": builds[0].split("=")[0], "option": "--from-history"},
                 next=("conda info  # this platform (win-64, osx-arm64, linux-64) and the channels",),
             )
         return Lead(
@@ -287,11 +289,21 @@ def conflicting_requirements(found: re.Match[str], failure: Failure) -> Lead:
 
 
 # conda's PackagesNotFoundError lists what it did not find, one "  - name=version" line each
-# (and, in an exported environment file, its build: "  - pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0")
+# (and, in an exported environment file, its build: "  - pytorch==2.0.1=py3.10_cuda11.8_cudnn8.7.0_0"; a channel
+# before it: "  - nvidia/label/cuda-12.1.0::cuda-toolkit"; a private name: "  - _libgcc_mutex==0.1=main")
 _CONDA_LISTED = re.compile(
-    r"^\s*- (?P<requirement>[A-Za-z0-9][\w.-]{0,80}(?:[=<>!~]=?[\w.*+!-]{1,40})?(?P<build>=[\w.*+!-]{1,80})?)\s*$",
+    r"^\s*- (?P<requirement>(?:[\w./-]{1,80}::)?[A-Za-z0-9_][\w.-]{0,80}(?:\[[^\]\n]{1,60}\])?"
+    r"(?:[=<>!~]=?[\w.*+!-]{1,40})?(?P<build>=[\w.*+!-]{1,80})?)\s*$",
     re.M,
 )
+
+
+def _listed(text: str, first: re.Match[str]) -> list[re.Match[str]]:
+    """The list's lines from `first` on, while they follow one another (a file pasted after the error is not it)."""
+    found = [first]
+    while (more := _CONDA_LISTED.match(text, found[-1].end() + 1)) is not None:
+        found.append(more)
+    return found
 
 
 # uv: "Because torch==2.3.1 has no wheels ..."; conda/mamba: "- package pytorch-2.1.0 requires python >=3.11",

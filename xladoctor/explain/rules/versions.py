@@ -775,7 +775,10 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
     unlocated = f"from '{module}' (unknown location)" in failure.haystack
     # (a module path with a private part is itself compiled, torch._C._autograd: its own names are an API)
     compiled_parent = any(part.startswith("_") for part in module.split("."))
-    if "." in module and not namespace and unlocated and not compiled_parent and _EXTENSION_NAME.search(name):
+    # (and of a project's own folder: an installed framework's folder of that name is an API of its release)
+    project = top_of(module) not in KNOWN_IMPORTS and top_of(module) not in DISTRIBUTION_OF
+    extension = _EXTENSION_NAME.search(name) is not None and not compiled_parent
+    if "." in module and project and unlocated and not namespace and extension:
         # a compiled extension of a project's folder (pcdet's iou3d_nms_cuda, a repository's ops/ built with
         # `python setup.py develop`): its folder has no __init__.py and no built module in it
         return Lead(
@@ -803,7 +806,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 # How a compiled extension module is named (iou3d_nms_cuda, roi_align_cpp, deform_conv_cuda, _ext, _C)
-_EXTENSION_NAME = re.compile(r"(?:_(?:cuda|cpp|ext|cu|kernels?|ops)$|^cuda_|^_C$|^_ext$)")
+_EXTENSION_NAME = re.compile(r"(?:_(?:cuda|cpp|ext)$|^_C$|^_ext$)")
 
 
 # records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for
@@ -1354,7 +1357,8 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     # Keras 3's save_model (keras/src/saving/saving_api.py): model.save(path) with no extension, which Keras 2
     # wrote as a SavedModel folder; also as the source line a notebook's traceback shows ('"Invalid filepath
     # extension for saving. "' in the raise statement, the rest on the lines after)
-    r"|(?P<save>Invalid filepath extension for saving\.(?: Please add either a `\.keras` extension|(?m: ?\"$)))"
+    r"|(?P<save>Invalid filepath extension for saving\."
+    r"(?: Please add either a `\.keras` extension|(?m:[ \t]*\"[ \t]*$)))"
     # Keras 3's Operation (keras/src/ops/operation.py): a model is built when first called, so .input/.output of a
     # Sequential made without keras.Input, which Keras 2 built on creation, do not exist yet
     r"|(?P<unbuilt>[Tt]he layer \w{1,100} has never been called and thus has no defined (?:input|output)\b(?! shape))"

@@ -10,6 +10,7 @@ import re
 from xladoctor.explain.records import IMPORT_ALIASES, Failure, Frame
 from xladoctor.explain.rules import KNOWN_IMPORTS, LOCAL_TOPS, Lead, distribution_named, rule
 from xladoctor.explain.rules.versions import (
+    REMOTE_CODE,
     callee_package,
     calling_package,
     instead_of_pinning,
@@ -51,7 +52,7 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
         return saved
     if caller is None or caller == "python":
         return _keyword_another_release_refused(call, name, failure)
-    override = _overridden_by_a_subclass(call, caller, failure)
+    override = _overridden_by_a_subclass(call, name, caller, failure)
     if override is not None:
         return override
     return Lead(
@@ -62,27 +63,37 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-def _overridden_by_a_subclass(call: str, caller: str, failure: Failure) -> Lead | None:
-    """A library calling a method on its own object (`self._load_sbert_model(..., token=token)`) that the object's
-    class does not take the keyword in: the object is a subclass (INSTRUCTOR of InstructorEmbedding, a Trainer of the
-    user's) whose override keeps the signature of an older release of the library. The two sides are that library's
-    release and the subclass's."""
+def _overridden_by_a_subclass(call: str, keyword: str, caller: str, failure: Failure) -> Lead | None:
+    """A library calling a method on its own object (`self._load_sbert_model(..., token=token)`) that the class the
+    message names does not take the keyword in: Python names the class that defines the method, so that class is an
+    override's (INSTRUCTOR of InstructorEmbedding, a Trainer of the user's) whose signature is of another release of the
+    library. Not when the class is a framework's base class (torch's Module, Keras' Layer): then the library was
+    written for another release of that framework (the reading after this one); nor for a model's remote code."""
     cls, _, method = call.rpartition(".")
-    name = re.search(r"unexpected keyword argument '(\w+)'", failure.haystack)
     frame = next((f for f in reversed(failure.frames) if f.owner == caller), None)
-    if not cls or name is None or frame is None or not re.search(rf"\bself\.{re.escape(method)}\(", frame.code):
+    if not cls or frame is None or caller == REMOTE_CODE or cls.rsplit(".", 1)[-1] in _FRAMEWORK_BASES:
         return None
-    keyword, dist = name.group(1), distribution_named(caller)
+    if not re.search(rf"\bself\.{re.escape(method)}\(", frame.code):
+        return None
+    dist = distribution_named(caller)
     return Lead(
         f"{caller} calls {method}() on its own object with {keyword}= ({frame.short()}), and the object is a {cls}, "
         f"whose {method}() does not take it: {cls} is a subclass (from another package, or your own code) that "
-        f"overrides {method}() with the signature of an older {caller}. Install the {dist} release {cls} was written "
-        f"for, or a release of {cls}'s package made for this {dist} (in your own subclass: add {keyword}=None, or "
-        "**kwargs, to the override).",
+        f"overrides {method}() with the signature of another release of {caller} (most often an older one). Install "
+        f"the {dist} release {cls} was written for, or a release of {cls}'s package made for this {dist} (in your own "
+        f"subclass: add {keyword}=None, or **kwargs, to the override).",
         {"call": call, "name": keyword, "caller": caller, "class": cls, "package": dist},
         verdict="environment",
         next=(f"python -m pip show {dist}",),
     )
+
+
+# The base classes of the frameworks, whose methods a library's subclass inherits: a keyword one of them does not
+# take is the framework's release, not an override (Module.register_buffer(persistent=) on a torch before 1.6)
+_FRAMEWORK_BASES = frozenset({
+    "Module", "Layer", "Model", "Sequential", "Optimizer", "Dataset", "DataLoader", "Function", "Tensor",
+    "PreTrainedModel", "PretrainedConfig", "PreTrainedTokenizerBase", "ModelMixin", "ConfigMixin", "DiffusionPipeline",
+})  # fmt: skip
 
 
 @rule(
