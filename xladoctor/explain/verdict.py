@@ -643,7 +643,19 @@ _COLLECT_CUDA = (
     "CUDA_LAUNCH_BLOCKING=1 python ...  # the error at the kernel that raised it",
     "xladoctor check  # the CUDA stack of this environment",
 )
+# an installer's failure (pip's resolver or build, conda's solver): its own full output and the installed set decide
+_COLLECT_INSTALL = (
+    "python -m pip check  # the installed requirements that do not fit together",
+    "python -m pip install -v ...  # the installer's whole output: the first error in it is the one that matters",
+    "conda info  # with conda: this platform and the channels it searches",
+)
+_INSTALLER_WORDS = (
+    "pip install", "Solving environment", "PackagesNotFoundError", "UnsatisfiableError", "ResolutionImpossible",
+    "No matching distribution", "requirements are unsatisfiable", "subprocess-exited-with-error",
+    "Failed building wheel", "Failed to build",
+)  # fmt: skip
 _NEXT_BY_WORD = (
+    (_INSTALLER_WORDS, _COLLECT_INSTALL),
     (("NCCL", "ProcessGroup", "torch.distributed", "c10d", "gloo", "rendezvous"), _COLLECT_NCCL),
     (("torch._dynamo", "torch._inductor", "torch.compile", "inductor", "BackendCompilerFailed"), _COLLECT_COMPILE),
     (("torch_xla", "XLA", "PJRT", "xla_"), _COLLECT_XLA),

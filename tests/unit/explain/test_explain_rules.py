@@ -4690,3 +4690,14 @@ def test_unsloth_s_long_token_list_is_read() -> None:
         f"ValueError: Unsloth: Untrained tokens of [[{ids}]] found, but embed_tokens & lm_head not trainable, causing NaNs.\n"
     )
     assert diagnosis is not None and diagnosis.decided_by == "catalogue:unsloth-untrained-tokens", diagnosis
+
+
+def test_an_installer_s_failure_asks_for_the_installer_s_output() -> None:
+    """What to run next for a solver's or a build's failure is the installer's own output, not a crash's stack."""
+    log = (
+        "Solving environment: failed\n\nUnsatisfiableError: The following specifications were found to be "
+        "incompatible with each other:\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and any("pip check" in step for step in diagnosis.next), diagnosis.next
+    assert not any("faulthandler" in step for step in diagnosis.next), diagnosis.next
