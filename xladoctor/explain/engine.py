@@ -16,6 +16,7 @@ from xladoctor.explain.logfacts import (
     with_built_package,
     with_kernel_owner,
     with_log_facts,
+    with_visibility_settings,
 )
 from xladoctor.explain.records import Failure, clean, is_metric, parse
 from xladoctor.explain.regions import FRAME_TRIGGERS, IPYTHON_TRIGGERS, RegionCollector
@@ -220,6 +221,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
     diagnosis = with_kernel_owner(diagnosis, records)
+    diagnosis = with_visibility_settings(diagnosis, reader.tail())
     if diagnosis is not None and diagnosis.family == "build-failure":
         cut = reader.bytes_read > TAIL_BYTES
         tail = _whole_lines(reader.tail(), cut)

@@ -355,3 +355,68 @@ def with_kernel_owner(diagnosis: Diagnosis | None, records: Sequence[Failure]) -
         "CUDA, or build it from source on this machine (TORCH_CUDA_ARCH_LIST set to the GPU's compute capability)."
     )
     return dataclasses.replace(diagnosis, cause=cause, params={**diagnosis.params, "package": package})
+
+
+VISIBILITY_RULE = "bad-configuration:log_sets_visible_devices"
+# A command line the log shows that sets which GPUs the process sees ("ROCR_VISIBLE_DEVICES=1 CUDA_VISIBLE_DEVICES=1
+# python ...", "export CUDA_VISIBLE_DEVICES=GPU_IDS"): at the line's start, after a shell prompt, never in prose
+# ("set CUDA_VISIBLE_DEVICES=0 to pick one")
+_VISIBILITY_SET = re.compile(
+    r"^(?:[\w@~:/().-]{0,80}[$#>] ?)?(?:export |set )?(?P<assignments>(?:(?:CUDA|HIP|ROCR)_VISIBLE_DEVICES="
+    r"(?:\"[^\"\n]{0,80}\"|'[^'\n]{0,80}'|[^\s;'\"]{0,80})[ \t]*;?[ \t]*)+)",
+    re.MULTILINE,
+)
+_ASSIGNMENT = re.compile(r"(?P<var>(?:CUDA|HIP|ROCR)_VISIBLE_DEVICES)=[\"']?(?P<value>[^\s;'\"]{0,80})")
+_DEVICE = r"(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,40}|MIG-[\w/-]{1,60})"  # an index, or a GPU's or a MIG slice's UUID
+_DEVICE_LIST = re.compile(rf"{_DEVICE}(?:,{_DEVICE})*")
+
+
+def with_visibility_settings(diagnosis: Diagnosis | None, tail: str) -> Diagnosis | None:
+    """A verdict of no GPU seen, in a log whose own command line set which GPUs the process sees: that setting is the
+    first cause to check. Both ROCR_VISIBLE_DEVICES and HIP/CUDA_VISIBLE_DEVICES set on ROCm index twice (the second
+    indexes the GPUs the first left: pytorch/pytorch#142292's test, ROCR=1,2,3 with HIP=0); a value that is no list
+    of GPUs (empty, -1, a placeholder such as GPU_IDS) hides them all."""
+    if diagnosis is None or diagnosis.family != "accelerator-unavailable":
+        return diagnosis
+    values: dict[str, str] = {}
+    for line in _VISIBILITY_SET.finditer(tail):
+        values.update((m.group("var"), m.group("value")) for m in _ASSIGNMENT.finditer(line.group("assignments")))
+    if not values:
+        return diagnosis
+    said = ", ".join(f"{var}={value}" for var, value in values.items())
+    bad = [var for var, value in values.items() if not _DEVICE_LIST.fullmatch(value)]
+    if "ROCR_VISIBLE_DEVICES" in values and len(values) > 1:
+        other = next(var for var in values if var != "ROCR_VISIBLE_DEVICES")
+        why = (
+            f"ROCR_VISIBLE_DEVICES and {other} are both set: on ROCm the second indexes the GPUs the first left "
+            f"(renumbered from 0), so {other}={values[other]} can name a GPU that is no longer there. Set only "
+            "ROCR_VISIBLE_DEVICES (or only HIP_VISIBLE_DEVICES), or index the second from 0."
+        )
+        variable = other
+    elif bad:
+        variable = bad[0]
+        why = (
+            f"{variable}={values[variable] or '(empty)'} is no list of GPU indices or UUIDs, so it hides every GPU "
+            "(an empty value, -1, or a placeholder left in a script): set it to the GPUs to use (0, or 0,1), or unset "
+            "it."
+        )
+    else:
+        variable = next(iter(values))
+        why = (
+            f"The process sees only the GPUs {variable} lists, renumbered from 0: an index the machine does not have "
+            "(or, inside a container or a job, one the scheduler did not give it) leaves it none. Check the "
+            "indices against the GPUs this machine shows."
+        )
+    return dataclasses.replace(
+        diagnosis,
+        verdict="environment",
+        family="bad-configuration",
+        cause=f"The log's own command line sets {said} before the run, and the run then saw no GPU. {why} "
+        f"(Read without it: {diagnosis.cause})",
+        confidence=0.6,
+        decided_by=VISIBILITY_RULE,
+        params={**diagnosis.params, "variable": variable, "set": said},
+        next=("nvidia-smi -L  # or rocm-smi: the GPUs the machine has", f"echo ${variable}"),
+        source="https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html; "
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#cuda-environment-variables (CUDA_VISIBLE_DEVICES)",
+    )

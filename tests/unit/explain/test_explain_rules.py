@@ -4701,3 +4701,22 @@ def test_an_installer_s_failure_asks_for_the_installer_s_output() -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and any("pip check" in step for step in diagnosis.next), diagnosis.next
     assert not any("faulthandler" in step for step in diagnosis.next), diagnosis.next
+
+
+@pytest.mark.parametrize(
+    ("command", "variable", "words"),
+    [
+        ("$ ROCR_VISIBLE_DEVICES=1 CUDA_VISIBLE_DEVICES=1 python train.py", "CUDA_VISIBLE_DEVICES", "indexes the GPUs"),
+        ("export CUDA_VISIBLE_DEVICES=GPU_IDS", "CUDA_VISIBLE_DEVICES", "hides every GPU"),
+        ("CUDA_VISIBLE_DEVICES=3 python train.py", "CUDA_VISIBLE_DEVICES", "renumbered from 0"),
+    ],
+)
+def test_a_gpu_visibility_the_log_sets_is_the_first_cause_of_no_gpu(command: str, variable: str, words: str) -> None:
+    """The log's own command line chose the GPUs the process sees, and it saw none: the setting is the cause to
+    check first; the same variable named in prose ("set it to ...") is not read as set."""
+    failure = tb("RuntimeError: No HIP GPUs are available", "torch/cuda")
+    diagnosis = _diagnose(command + "\n" + failure)
+    assert diagnosis is not None and diagnosis.family == "bad-configuration", diagnosis
+    assert diagnosis.params.get("variable") == variable and words in diagnosis.cause, diagnosis.cause
+    prose = _diagnose("Hint: set CUDA_VISIBLE_DEVICES=0 to pick a GPU\n" + failure)
+    assert prose is not None and prose.family == "accelerator-unavailable", prose
