@@ -362,7 +362,9 @@ VISIBILITY_RULE = "bad-configuration:log_sets_visible_devices"
 # python ...", "export CUDA_VISIBLE_DEVICES=GPU_IDS"): at the line's start, after a shell prompt, never in prose
 # ("set CUDA_VISIBLE_DEVICES=0 to pick one")
 _VISIBILITY_SET = re.compile(
-    r"^(?:[\w@~:/().-]{0,80}[$#>] ?)?(?:export |set )?(?P<assignments>(?:(?:CUDA|HIP|ROCR)_VISIBLE_DEVICES="
+    # a prompt: "(base) me@host:~/run$ ", "C:\\work>", root's "root@host:/# " (a bare "# ..." is a comment)
+    r"^(?:[\w@~:/().\\ -]{0,80}[$>] ?|[\w@~:/().\\-]{1,80}# ?)?(?:export |set )?"
+    r"(?P<assignments>(?:(?:CUDA|HIP|ROCR)_VISIBLE_DEVICES="
     r"(?:\"[^\"\n]{0,80}\"|'[^'\n]{0,80}'|[^\s;'\"]{0,80})[ \t]*;?[ \t]*)+)",
     re.MULTILINE,
 )

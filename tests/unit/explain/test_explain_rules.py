@@ -4720,3 +4720,17 @@ def test_a_gpu_visibility_the_log_sets_is_the_first_cause_of_no_gpu(command: str
     assert diagnosis.params.get("variable") == variable and words in diagnosis.cause, diagnosis.cause
     prose = _diagnose("Hint: set CUDA_VISIBLE_DEVICES=0 to pick a GPU\n" + failure)
     assert prose is not None and prose.family == "accelerator-unavailable", prose
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ("(base) me@host:~/run$ CUDA_VISIBLE_DEVICES=5 python t.py", True),
+        ("C:\\work>set HIP_VISIBLE_DEVICES=-1", True),
+        ("root@abc:/# export HIP_VISIBLE_DEVICES=", True),
+        ("# CUDA_VISIBLE_DEVICES=0 python train.py", False),  # a comment in a pasted script
+    ],
+)
+def test_visibility_set_after_a_prompt_is_read_and_a_comment_is_not(line: str, read: bool) -> None:
+    diagnosis = _diagnose(line + "\n" + tb("RuntimeError: No HIP GPUs are available", "torch/cuda"))
+    assert diagnosis is not None and (diagnosis.decided_by == "bad-configuration:log_sets_visible_devices") == read
