@@ -221,7 +221,9 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
     diagnosis = with_kernel_owner(diagnosis, records)
-    diagnosis = with_visibility_settings(diagnosis, reader.tail())
+    if diagnosis is not None and diagnosis.family == "accelerator-unavailable":
+        tail = _whole_lines(reader.tail(), reader.bytes_read > TAIL_BYTES)
+        diagnosis = with_visibility_settings(diagnosis, tail, max(1, collector.line - 1 - tail.count("\n")))
     if diagnosis is not None and diagnosis.family == "build-failure":
         cut = reader.bytes_read > TAIL_BYTES
         tail = _whole_lines(reader.tail(), cut)

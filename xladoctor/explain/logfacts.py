@@ -373,15 +373,18 @@ _DEVICE = r"(?:\d{1,3}|GPU-[0-9a-fA-F-]{8,40}|MIG-[\w/-]{1,60})"  # an index, or
 _DEVICE_LIST = re.compile(rf"{_DEVICE}(?:,{_DEVICE})*")
 
 
-def with_visibility_settings(diagnosis: Diagnosis | None, tail: str) -> Diagnosis | None:
+def with_visibility_settings(diagnosis: Diagnosis | None, tail: str, tail_line: int = 1) -> Diagnosis | None:
     """A verdict of no GPU seen, in a log whose own command line set which GPUs the process sees: that setting is the
     first cause to check. Both ROCR_VISIBLE_DEVICES and HIP/CUDA_VISIBLE_DEVICES set on ROCm index twice (the second
     indexes the GPUs the first left: pytorch/pytorch#142292's test, ROCR=1,2,3 with HIP=0); a value that is no list
-    of GPUs (empty, -1, a placeholder such as GPU_IDS) hides them all."""
+    of GPUs (empty, -1, a placeholder such as GPU_IDS) hides them all. Only a setting before the failure's line
+    counts (`tail_line`: the log's line number of the tail's first line)."""
     if diagnosis is None or diagnosis.family != "accelerator-unavailable":
         return diagnosis
     values: dict[str, str] = {}
     for line in _VISIBILITY_SET.finditer(tail):
+        if diagnosis.line is not None and tail_line + tail.count("\n", 0, line.start()) >= diagnosis.line:
+            break  # set after the failure (a later try): not what the failed run had
         values.update((m.group("var"), m.group("value")) for m in _ASSIGNMENT.finditer(line.group("assignments")))
     if not values:
         return diagnosis

@@ -4734,3 +4734,9 @@ def test_a_gpu_visibility_the_log_sets_is_the_first_cause_of_no_gpu(command: str
 def test_visibility_set_after_a_prompt_is_read_and_a_comment_is_not(line: str, read: bool) -> None:
     diagnosis = _diagnose(line + "\n" + tb("RuntimeError: No HIP GPUs are available", "torch/cuda"))
     assert diagnosis is not None and (diagnosis.decided_by == "bad-configuration:log_sets_visible_devices") == read
+
+
+def test_a_visibility_set_after_the_failure_is_a_later_try_not_the_cause() -> None:
+    log = tb("RuntimeError: No HIP GPUs are available", "torch/cuda") + "$ CUDA_VISIBLE_DEVICES=0 python t.py\nworks\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "bad-configuration:log_sets_visible_devices", diagnosis
