@@ -30,6 +30,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "bad-configuration:launcher_cannot_ssh": ("[2024-01-01 10:00:00,000] [INFO] [multinode_runner.py:80:get_cmd] Running on the following workers: node1,node2\nnode2: ssh: connect to host node2 port 22: Connection refused\npdsh@node1: node2: ssh exited with exit code 255\n", "bad-configuration", "environment", "ssh node2 hostname"),
     "version-mismatch:torch_load_needs_newer_torch": (tb("ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now require users to upgrade torch to at least v2.6 in order to use the function. This version restriction does not apply when loading files with safetensors.\nSee the vulnerability report here https://nvd.nist.gov/vuln/detail/CVE-2025-32434", "transformers/modeling_utils"), "version-mismatch", "environment", "transformers<4.52"),
     "missing-library:torchaudio_extension_unavailable": (tb("RuntimeError: list_read_formats requires sox extension which is not available. Please refer to the stacktrace above for how to resolve this.", "torchaudio/_extension"), "missing-library", "environment", "libsox-dev"),
     "gpu-arch-unsupported:gpu_models_required": (tb("RuntimeError: FlashAttention backward for head dim 256 with dropout, or head dim 224 with/without dropout requires A100/A800 or H100/H800", "flash_attn"), "gpu-arch-unsupported", "environment", "A100/A800 or H100/H800"),
@@ -4740,3 +4741,10 @@ def test_a_visibility_set_after_the_failure_is_a_later_try_not_the_cause() -> No
     log = tb("RuntimeError: No HIP GPUs are available", "torch/cuda") + "$ CUDA_VISIBLE_DEVICES=0 python t.py\nworks\n"
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.decided_by != "bad-configuration:log_sets_visible_devices", diagnosis
+
+
+def test_faulthandler_s_bus_error_is_shared_memory_first() -> None:
+    diagnosis = _diagnose(
+        'Fatal Python error: Bus error\n\nThread 0x00007f50e814d000 (most recent call first):\n  File "/opt/jax/jax/_src/interpreters/pxla.py", line 1158 in __call__\n'
+    )
+    assert diagnosis is not None and diagnosis.family == "nccl-shm" and "/dev/shm" in diagnosis.cause, diagnosis

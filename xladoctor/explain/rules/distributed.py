@@ -451,7 +451,9 @@ def shared_memory(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "nccl-shm",
-    r"Caught signal 7 \(Bus error|signal 7 \(SIGBUS\)|received signal SIGBUS|Bus error \(core dumped\)",
+    r"Caught signal 7 \(Bus error|signal 7 \(SIGBUS\)|received signal SIGBUS|Bus error \(core dumped\)"
+    # faulthandler's words for it (Python's own handler: "Fatal Python error: Bus error")
+    r"|Fatal Python error: Bus error",
     # a write to a /dev/shm file whose pages the tmpfs cannot back (it is full) is delivered as SIGBUS (mmap(2));
     # UCX's and PyTorch's handlers print the signal, and the native backtrace after it shows NCCL's frames
     source=NCCL_TROUBLESHOOTING + "#shared-memory; https://man7.org/linux/man-pages/man2/mmap.2.html (SIGBUS)",
@@ -1441,4 +1443,31 @@ def jax_task_connected_twice(found: re.Match[str], failure: Failure) -> Lead:
         {"call": "jax.distributed.initialize", "task": found.group("task")},
         verdict="unknown",
         next=("grep -n -e preemption_notifier -e SIGTERM LOG  # a restarted task",),
+    )
+
+
+@rule(
+    "bad-configuration",
+    r"ssh: connect to host (?P<host>[\w.:-]{1,100}) port (?P<port>\d{1,5}): (?P<why>Connection timed out|Connection "
+    r"refused|No route to host)|(?P<user>[\w.-]{1,60})@(?P<host2>[\w.:-]{1,100}): Permission denied \(publickey",
+    source="https://www.deepspeed.ai/getting-started/#resource-configuration-multi-node (the launcher starts every "
+    "host of the hostfile over passwordless ssh, through pdsh by default)",
+    confidence=0.8,
+)
+def launcher_cannot_ssh(found: re.Match[str], failure: Failure) -> Lead:
+    """A multi-node launcher (DeepSpeed's pdsh runner, a hostfile, mpirun) starts the other nodes over ssh: a host
+    that cannot be reached, or that asks for a password, stops the job before any rank starts."""
+    host = found.group("host") or found.group("host2")
+    why = (
+        "asks for a key this machine does not offer (passwordless ssh is not set up)"
+        if found.group("host2")
+        else f"cannot be reached on port {found.group('port')} ({found.group('why')})"
+    )
+    return Lead(
+        f"The launcher starts each host of the job over ssh, and {host} {why}: the hostfile lists a host not "
+        "reachable from here, or key-based ssh from this node to it is not set up. Every host of the hostfile must "
+        f"take `ssh {host} hostname` from this node without a password (ssh-copy-id); remove the hosts the job should "
+        "not use from the hostfile.",
+        {"host": host, "variable": "hostfile", "what": "passwordless ssh"},
+        next=(f"ssh -o BatchMode=yes {host} hostname  # must print the host's name, asking for nothing",),
     )
