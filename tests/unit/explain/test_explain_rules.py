@@ -4748,3 +4748,19 @@ def test_faulthandler_s_bus_error_is_shared_memory_first() -> None:
         'Fatal Python error: Bus error\n\nThread 0x00007f50e814d000 (most recent call first):\n  File "/opt/jax/jax/_src/interpreters/pxla.py", line 1158 in __call__\n'
     )
     assert diagnosis is not None and diagnosis.family == "nccl-shm" and "/dev/shm" in diagnosis.cause, diagnosis
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["找不到指定的程序。", "指定されたプロシージャが見つかりません。", "Die angegebene Prozedur wurde nicht gefunden."],
+)
+def test_windows_missing_procedure_in_another_language_is_a_build_for_another_torch(said: str) -> None:
+    diagnosis = _diagnose(f"ImportError: DLL load failed while importing exllamav2_ext: {said}\n")
+    assert diagnosis is not None and diagnosis.family == "undefined-symbol", diagnosis
+
+
+def test_an_undefined_symbol_without_its_colon_is_read_and_prose_is_not() -> None:
+    bare = _diagnose("undefined symbol ncclCommRegister\n")
+    assert bare is not None and bare.family == "cuda-library-mismatch" and "NCCL" in bare.cause, bare
+    prose = _diagnose("Got an undefined symbol error when importing\n")
+    assert prose is None or not prose.decided_by.startswith("undefined-symbol:"), prose

@@ -321,6 +321,15 @@ def system_library_not_found(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# ERROR_PROC_NOT_FOUND's text in Windows' other display languages (Chinese, Japanese, Korean, German, French,
+# Spanish, Russian): the message of error 127 as FormatMessage gives it there
+_PROC_NOT_FOUND = (
+    r"找不到指定的程序|找不到指定的程式|指定されたプロシージャが見つかりません|지정된 프로시저를 찾을 수 없습니다"
+    r"|Die angegebene Prozedur wurde nicht gefunden|La procédure spécifiée est introuvable"
+    r"|No se encontró el procedimiento especificado|Не найдена указанная процедура"
+)
+
+
 @rule(
     "missing-library",
     r"(?:DLL load failed(?: while importing (?P<module>\w+))?|WinError 126\]?)[:,]? ?(?P<why>The specified module "
@@ -345,8 +354,12 @@ def dll_load_failed(found: re.Match[str], failure: Failure) -> Lead:
     if shipped is not None and shipped.group("package") in ("nvidia",):
         shipped = None  # a namespace of several wheels (nvidia-cudnn-cu12, ...): no one package to reinstall
     why = found.group("why") or ""
-    # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted and as translated back to English
-    if re.search(r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b", failure.haystack):
+    # WinError 127, Windows' "undefined symbol" (ERROR_PROC_NOT_FOUND), as pasted, as translated back to English, and
+    # in the words of a Windows in another language (_PROC_NOT_FOUND)
+    if re.search(
+        r"(?i)specifi(?:ed|c) (?:procedure|program) could not be found|WinError 127\b|" + _PROC_NOT_FOUND,
+        failure.haystack,
+    ):
         return Lead(
             f"Windows loaded {what}but a function it needs is missing from a DLL it links: two builds of the same "
             "library (torch and a package built for another torch, two CUDA runtimes on PATH). Install the "
@@ -464,14 +477,16 @@ def _cuda_api_missing(symbol: str, api: str, library: str, loaded: str = "", mac
 
 @rule(
     "undefined-symbol",
-    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@*]{1,2000})|[ \t]*$)",
+    r"(?:(?P<library>[^\s:'\"]{1,300}\.so[\w.]{0,20}): )?undefined symbol:(?: (?P<symbol>[\w$.@*]{1,2000})|[ \t]*$)"
+    # the colon lost in a title or a retelling ("undefined symbol ncclCommRegister"): a C name, not a word of prose
+    r"|\bundefined symbol (?P<bare>(?=[\w$]{0,200}[A-Z_0-9])[A-Za-z_$][\w$]{3,200})\b",
     source=DLERROR,
     confidence=0.9,
     flags=re.MULTILINE,
 )
 def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     # the symbol is missing when the log was cut right after "undefined symbol:" (a title, a truncated paste)
-    symbol, library = found.group("symbol") or "", found.group("library") or ""
+    symbol, library = found.group("symbol") or found.group("bare") or "", found.group("library") or ""
     if symbol.startswith("*Z"):
         symbol = symbol.replace("*", "_")  # a paste rendered as Markdown: "_ZN..._" became italics, "*ZN...*"
     version = re.match(r", version (?P<by>lib[\w.+-]{1,80})", failure.haystack[found.end() : found.end() + 120])
