@@ -243,13 +243,12 @@ def secret_key(key: str) -> bool:
     if not _names_a_secret(key.lower()):
         return False
     words = _words(key)
-    secret = [w for w in words if w in _SECRET_WORDS or w.endswith(_SECRET_SUFFIXES)]
-    text_token = not key.isupper() and not _TEXT_TOKEN_QUALIFIERS.isdisjoint(words)
-    if secret and set(secret) <= {"token", "tokens"} and text_token:
-        return False  # pad_token, max_new_tokens: a piece of text
+    secret = {w for w in words if w in _SECRET_WORDS or w.endswith(_SECRET_SUFFIXES)}
+    if secret:
+        # pad_token, max_new_tokens: a piece of text, when token is its only secret word and it is code's case
+        text_token = not key.isupper() and not _TEXT_TOKEN_QUALIFIERS.isdisjoint(words)
+        return not (secret <= {"token", "tokens"} and text_token)
     for word in words:
-        if word in _SECRET_WORDS or word.endswith(_SECRET_SUFFIXES):
-            return True
         if word == "key" and (len(words) == 1 or any(w in _KEY_QUALIFIERS for w in words)):
             return True
         if word == "pass" and any(w in _PASS_QUALIFIERS for w in words):

@@ -221,14 +221,14 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
     diagnosis = with_kernel_owner(diagnosis, records)
-    if diagnosis is not None and diagnosis.family == "accelerator-unavailable":
+    if diagnosis is not None and diagnosis.family in ("accelerator-unavailable", "build-failure"):
+        # the log's end as whole lines, and the log's line number of its first: what these joins read before the record
         tail = _whole_lines(reader.tail(), reader.bytes_read > TAIL_BYTES)
-        diagnosis = with_visibility_settings(diagnosis, tail, max(1, collector.line - 1 - tail.count("\n")))
-    if diagnosis is not None and diagnosis.family == "build-failure":
-        cut = reader.bytes_read > TAIL_BYTES
-        tail = _whole_lines(reader.tail(), cut)
         tail_line = max(1, collector.line - 1 - tail.count("\n"))
-        diagnosis = with_built_package(diagnosis, records, reader.head(), tail, tail_line)
+        if diagnosis.family == "accelerator-unavailable":
+            diagnosis = with_visibility_settings(diagnosis, tail, tail_line)
+        else:
+            diagnosis = with_built_package(diagnosis, records, reader.head(), tail, tail_line)
     return dataclasses.replace(explained, skipped_bytes=reader.skipped[0], diagnosis=diagnosis, records=len(records))
 
 

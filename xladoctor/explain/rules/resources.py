@@ -396,11 +396,12 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
         )
     host = said.startswith("DefaultCPUAllocator")
     asked = _CPU_ASKED.search(failure.haystack) if host else None
-    if asked is not None and int(asked.group("bytes")) >= _NO_HOST_HAS:
-        wrapped = int(asked.group("bytes")) >= 2**63  # a negative size read as unsigned: an overflow
-        size = "a negative size wrapped around" if wrapped else f"{int(asked.group('bytes')) / 2**40:,.1f} TiB"
+    asked_bytes = int(asked.group("bytes")) if asked is not None else 0
+    if asked_bytes >= _NO_HOST_HAS:
+        wrapped = asked_bytes >= 2**63  # a negative size read as unsigned: an overflow
+        size = "a negative size wrapped around" if wrapped else f"{asked_bytes / 2**40:,.1f} TiB"
         return Lead(
-            f"One allocation of {size} ({asked.group('bytes')} bytes), more memory than nearly any computer has: not "
+            f"One allocation of {size} ({asked_bytes} bytes), more memory than nearly any computer has: not "
             "a shortage to trim but a size computed from wrong input (a shape or length read from a wrong file or "
             "path, a list of image paths that do not exist, a dtype or stride taken for a count). Check what the "
             "code read just before: the data's paths and the sizes it derives from them.",

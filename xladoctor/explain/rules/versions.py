@@ -806,7 +806,7 @@ def cannot_import_name(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 # How a compiled extension module is named (iou3d_nms_cuda, roi_align_cpp, deform_conv_cuda, _ext, _C)
-_EXTENSION_NAME = re.compile(r"(?:_(?:cuda|cpp|ext)$|^_C$|^_ext$)")
+_EXTENSION_NAME = re.compile(r"_(?:cuda|cpp|ext)$|^_C$")
 
 
 # records.IMPORT_ALIASES: a call through one is a call into that package. (Lightning's pl and L, read for
