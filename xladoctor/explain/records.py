@@ -66,11 +66,15 @@ _PREFIX = re.compile(
     r"|\d{1,5}:\s(?=\S)"
     r"|\((?:[\w.]+\s)?pid=\d+(?:,\s?ip=[\d.:a-f]+)?\)\s"
     r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:[|:-]\s*)?"
-    r"|\[?(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)\]?(?::[\w.]+:\d+:|\s+\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}"
+    r"|\[?(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)\]?(?::[\w.]+:(?:\d+:)?(?=\S)|\s+\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}"
     r"(?:\.\d+)?\s+(?:\[[^\]]{1,80}\]\s|[\w./-]+:\d+\]\s)?|\s?[|:-]\s?)"
     r"|[IWEF]\d{4}\s\d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w./+-]+:\d+\]\s?"
     r"|E\s{2,}(?=\S)|>\s?|[-*]\s(?=\S)|`{1,3}"
     r"|\s*\|\s(?=\s*\S)"  # an exception group's bars before the lines of its tracebacks
+    # Docker Compose's service tag ("vllm-1  | "), kubectl logs --prefix's ("[pod/web-0/app] "), and the logger
+    # name and level of logging's documented format "%(asctime)s - %(name)s - %(levelname)s - %(message)s"
+    r"|[A-Za-z0-9][\w.-]{0,62}(?:[-_]\d{1,3}\s*|\s{2,})\|\s|\[pod/[\w.-]{1,253}/[\w.-]{1,63}\]\s"
+    r"|[\w.]{1,80} - (?:ERROR|WARNING|INFO|DEBUG|CRITICAL) - "
     r")"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

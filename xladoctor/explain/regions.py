@@ -269,7 +269,7 @@ _HEADLESS = re.compile(
 # one of ":]>)|-" or is a timestamp (GitHub Actions' and `docker logs -t`'s "2025-01-01T10:00:00.1234567Z"), and is
 # taken off the region's lines, as the part before a traceback's header is; what follows it is a frame line whole.
 _PREFIXED_FRAME = re.compile(
-    r'^(?P<prefix>[^\s"][^"\n]{0,80}?(?:[:\]>)|-]|\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?Z?))(?P<space>\s{1,12})'
+    r'^(?P<prefix>(?:[^\s"][^"\n]{0,80}?)?(?:[:\]>)|-]|\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?Z?))(?P<space>\s{1,12})'
     r'File "[^"\n]{1,400}", line \d{1,7}(?:, in [^\n]{1,300})?\s*$'  # the whole of Python's frame line, nothing more
 )
 
@@ -278,7 +278,11 @@ def prefixed_frame(line: str) -> str:
     """The tag before a headless traceback's first frame, with the space after it that is not the frame's own
     indent (Python's two spaces), or "" when the line is not such a frame."""
     found = _PREFIXED_FRAME.match(line)
-    return found.group("prefix") + found.group("space")[:-2] if found is not None else ""
+    if found is None:
+        return ""
+    space = found.group("space")
+    # one space: a frame pasted without Python's indent ("> File ..."), so the whole space is the tag's
+    return found.group("prefix") + (space if len(space) == 1 else space[:-2])
 
 
 FRAME_TRIGGERS = (

@@ -36,7 +36,8 @@ def _explain(log: str, facts_case: str | None = None):  # type: ignore[no-untype
     [
         "", "[rank3]: ", "[default0]:", "[1,0]<stderr>:", "0: ", "(RayWorkerWrapper pid=5280) ",
         "2024-05-01 12:00:00,123 - ERROR - ", "2025-01-01T10:00:00.123Z ", "ERROR 04-26 01:59:07 worker_base.py:157] ",
-        "\x1b[0;31m",
+        "\x1b[0;31m", "vllm-openai-1  | ", "api  | ", "[pod/trainer-0/main] ", "> ",
+        "2024-05-01 12:00:00,123 - root - ERROR - ", "ERROR:root:",
     ],
 )  # fmt: skip
 def test_a_traceback_is_read_whatever_its_prefix(prefix: str) -> None:
@@ -103,8 +104,27 @@ def test_a_traceback_without_its_header_is_still_one() -> None:
 
 @pytest.mark.parametrize(
     "prefix",
-    ["", "[1,1]<stderr>:", "[rank3]: ", "2024-05-01 12:00:00,123 - ERROR - ", "(RayWorkerWrapper pid=5280) "],
+    ["vllm-openai-1  | ", "ollama  | ", "[pod/trainer-0/main] ", "2024-05-01 12:00:00,123 - root - {} - ", "{}:root:"],
 )
+def test_an_error_line_is_read_behind_a_container_s_or_a_logger_s_tag(prefix: str) -> None:
+    # `docker compose logs`, `kubectl logs --prefix` and logging's documented formats tag every line, the error's too
+    log = (
+        prefix.format("INFO") + "loading the model\n"
+        + prefix.format("ERROR") + "ValueError: vmap got inconsistent sizes for array axes to be mapped:\n"
+    )  # fmt: skip
+    exceptions = [r for r in _records(log) if r.kind == "exception"]
+    assert [(r.type, r.message) for r in exceptions] == [
+        ("ValueError", "vmap got inconsistent sizes for array axes to be mapped:")
+    ]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "", "[1,1]<stderr>:", "[rank3]: ", "2024-05-01 12:00:00,123 - ERROR - ", "(RayWorkerWrapper pid=5280) ",
+        "worker-1  | ", "[pod/trainer-0/main] ", "> ",
+    ],
+)  # fmt: skip
 @pytest.mark.parametrize("before", ["", "ERROR: the step failed\n", "Epoch 1/3\n"])
 def test_a_headless_traceback_keeps_its_frames_whatever_tags_its_lines_and_whatever_came_before(
     prefix: str, before: str
