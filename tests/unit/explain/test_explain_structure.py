@@ -1687,3 +1687,32 @@ def test_a_macos_cuda_symbol_names_the_caller_past_dyld_s_uuid_and_gives_macos_s
 def test_a_pip_commands_range_is_kept_however_it_is_written(message: str, command: str) -> None:
     diagnosis = _explain(message + "\n").diagnosis
     assert any(command in c for c in diagnosis.remediation), diagnosis.remediation
+
+
+def test_torch_s_other_wording_of_a_missing_cuda_toolkit_is_the_same_build_failure() -> None:
+    # torch/utils/cpp_extension.py's CUDA_NOT_FOUND_MESSAGE, raised by _check_cuda_version (its two strings joined
+    # with no space between them in recent releases), besides "CUDA_HOME environment variable is not set"
+    log = (
+        '  File "/env/lib/python3.8/site-packages/torch/utils/cpp_extension.py", line 394, in _check_cuda_version\n'
+        "    raise RuntimeError(CUDA_NOT_FOUND_MESSAGE)\n"
+        "RuntimeError: \n"
+        "CUDA was not found on the system, please set the CUDA_HOME or the CUDA_PATHenvironment variable or add NVCC "
+        "to your system PATH. The extension compilation will fail.\n"
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is not None
+    assert (diagnosis.family, diagnosis.decided_by) == ("build-failure", "catalogue:cuda-home-not-set")
+
+
+def test_a_shape_error_without_frames_does_not_claim_whose_code_gave_the_values() -> None:
+    # the error alone cannot tell the user's script from the project or library they run
+    alone = _explain("RuntimeError: expected scalar type Float but found Half\n").diagnosis
+    assert alone is not None and alone.verdict == "not-environment"
+    assert "your code" not in alone.cause and "the whole traceback shows whose" in alone.cause
+    framed = _explain(
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 12, in <module>\n'
+        "    y = model(x)\n"
+        "RuntimeError: expected scalar type Float but found Half\n"
+    ).diagnosis
+    assert framed is not None and "your code at /home/me/train.py:12" in framed.cause

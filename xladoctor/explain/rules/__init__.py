@@ -268,6 +268,13 @@ def yours(failure: Failure, what: str) -> str:
             last = outside[-1]
             code = f" (`{last.code}`)" if last.code else ""
             return f"{what} Not an environment problem: the call at {last.short()}{code}, in {last.owner}."
+    if frame is None and not failure.frames:
+        # the error alone, no traceback: whose code gave the values it does not say (a project or library the user
+        # runs has such bugs as often as the user's own script), only that no install or driver changes them
+        return (
+            f"{what} Not an environment problem: the code that gave these values, yours or that of the project or "
+            "library you run (the whole traceback shows whose)."
+        )
     where = f" at {frame.short()}" if frame is not None else ""
     code = f" (`{frame.code}`)" if frame is not None and frame.code else ""  # the line to change, as the user wrote it
     return f"{what} Not an environment problem: your code{where}{code}."
