@@ -223,12 +223,15 @@ class ChunkReader:
 
 
 # What a paste from a web page or a rich-text editor puts in a log's text: spaces that are no ASCII space (a forum's
-# or a notebook's no-break space between words, a thin one before a unit), invisible marks, and the five entities
-# HTML escapes ("&quot;", "&gt;") when a page's text is copied from its source. Read as the characters they stand
-# for, so that an error pasted from a forum reads as the same error printed in a terminal; each is replaced by one
-# character or by none, never by a newline, so line numbers stay the file's.
-_PASTED = tuple((c, " ") for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f") + tuple(
-    (c, "") for c in "\u200b\u200c\u200d\u2060\ufeff"
+# or a notebook's no-break space between words, a thin one before a unit), invisible marks, the curly quotes an
+# editor's or a chat's typography makes of Python's straight ones ('torch' between U+2018 and U+2019), and the five
+# entities HTML escapes ("&quot;", "&gt;") when a page's text is copied from its source. Read as the characters they
+# stand for, so that an error pasted from a forum reads as the same error printed in a terminal; each is replaced by
+# one character or by none, never by a newline, so line numbers stay the file's.
+_PASTED = (
+    tuple((c, " ") for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
+    + tuple((c, "") for c in "\u200b\u200c\u200d\u2060\ufeff")
+    + (("\u2018", "'"), ("\u2019", "'"), ("\u201c", '"'), ("\u201d", '"'))
 )
 # the entities, as HTML writes them by name and by number ("&amp;" last: "&amp;quot;" is the text "&quot;")
 _ENTITIES = (

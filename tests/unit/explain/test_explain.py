@@ -82,6 +82,22 @@ def test_a_log_copied_from_a_web_page_reads_as_the_log_itself() -> None:
     assert copied.record == plain.record
 
 
+def test_curly_quotes_an_editor_made_of_straight_ones_read_as_the_straight_ones() -> None:
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 9, in <module>\n'
+        "    import flash_attn\n"
+        "ModuleNotFoundError: No module named 'flash_attn'\n"
+    )
+    typeset = traceback.replace("'flash_attn'", "\u2018flash_attn\u2019").replace(
+        '"/home/u/train.py"', "\u201c/home/u/train.py\u201d"
+    )
+    plain, copied = _explain(traceback).diagnosis, _explain(typeset).diagnosis
+    assert plain is not None and copied is not None
+    assert plain.family == "module-not-found"
+    assert (copied.family, copied.decided_by, copied.line) == (plain.family, plain.decided_by, plain.line)
+
+
 def test_a_notebook_is_read_from_its_json_lines(tmp_path: Path) -> None:
     # what Jupyter writes (nbformat 4, indent 1): each output line is one JSON string, colours escaped
     notebook = {
