@@ -76,6 +76,12 @@ class Candidate:
 
 
 @lru_cache(maxsize=1)
+def warnings_only() -> frozenset[str]:
+    """The ids of the rules that read a log of warnings alone (rules/warnings_only.py)."""
+    return frozenset(r.id for r in load_rules() if r.on == "warnings")
+
+
+@lru_cache(maxsize=1)
 def last_words() -> frozenset[str]:
     """The ids of the rules of last words (rules/zz_fallback.py: read only where no other rule read a record)."""
     return frozenset(r.id for r in load_rules() if r.on == "fallback")
@@ -90,8 +96,10 @@ STRICT_RULES = "XLADOCTOR_STRICT_RULES"  # "1": a rule that raises is an error, 
 
 
 def _read(rule: Rule, failure: Failure, fallback: bool = False) -> Candidate | None:
-    if (rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", failure.kind):
+    if (rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", "warnings", failure.kind):
         return None
+    if rule.on == "warnings" and failure.kind != "line" and not failure.warning:
+        return None  # a warning printed under an exception's message is no reading of that exception
     haystack = failure.haystack
     if not rule.literals_in(haystack, haystack.lower() if rule.folded else haystack):
         return None

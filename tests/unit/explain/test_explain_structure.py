@@ -1716,3 +1716,22 @@ def test_a_shape_error_without_frames_does_not_claim_whose_code_gave_the_values(
         "RuntimeError: expected scalar type Float but found Half\n"
     ).diagnosis
     assert framed is not None and "your code at /home/me/train.py:12" in framed.cause
+
+
+def test_a_warning_s_reading_is_for_a_log_of_warnings_alone() -> None:
+    # a run that fails exits without destroying its process group: the error above the warning is the failure
+    warning = (
+        "[rank0]:[W825 13:09:39.967659278 ProcessGroupNCCL.cpp:1538] Warning: WARNING: destroy_process_group() was "
+        "not called before program exit, which can leak resources. (function operator())\n"
+    )
+    alone = _explain(warning).diagnosis
+    assert alone is not None and alone.decided_by == "user-code-error:process_group_left_open"
+    assert alone.cause.startswith("A warning, not a failure")
+    failed = _explain(
+        "Traceback (most recent call last):\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/zebra/step.py", line 12, in run\n'
+        "    raise RuntimeError('the zebra step stopped')\n"
+        "RuntimeError: the zebra step stopped\n" + warning
+    ).diagnosis
+    assert failed is not None and failed.decided_by != "user-code-error:process_group_left_open"
+    assert "zebra" in failed.record
