@@ -250,6 +250,27 @@ def slurm_task_counts_read_as_int(found: re.Match[str], failure: Failure) -> Lea
 
 @rule(
     "bad-configuration",
+    r"invalid literal for int\(\) with base 10: '(?P<value>(?:GPU|MIG)-[0-9a-fA-F][0-9a-fA-F-]{3,80})'",
+    source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars (CUDA_VISIBLE_DEVICES takes "
+    "indices or GPU-/MIG- UUIDs); settled in https://github.com/deepspeedai/DeepSpeed/issues/5278 (the launcher reads "
+    "CUDA_VISIBLE_DEVICES with int())",
+    confidence=0.8,
+)
+def gpu_uuids_read_as_indices(found: re.Match[str], failure: Failure) -> Lead:
+    value = found.group("value")
+    return Lead(
+        f"Code read a GPU's UUID ({value!r}) as a GPU index: CUDA_VISIBLE_DEVICES holds UUIDs here, as schedulers and "
+        "container runtimes may set it (PBS, Kubernetes' device plugin, MIG slices), and CUDA takes them, but the "
+        "code that parses the list expects numbers. Give it indices (CUDA_VISIBLE_DEVICES=0,1, or the launcher's own "
+        "GPU option, DeepSpeed's --include) and report the parsing to the library.",
+        {"value": value, "variable": "CUDA_VISIBLE_DEVICES"},
+        verdict="framework-bug",
+        next=("echo $CUDA_VISIBLE_DEVICES", "nvidia-smi -L  # each GPU's index and UUID"),
+    )
+
+
+@rule(
+    "bad-configuration",
     r"ld\.so: object '(?P<object>[^'\n]{1,300})' from (?P<where>LD_PRELOAD|/etc/ld\.so\.preload) cannot be preloaded"
     r"(?: \((?P<why>[^)\n]{1,120})\))?",
     source="https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/rtld.c (do_preload: \"ERROR: ld.so: object '%s' from "
