@@ -31,7 +31,7 @@ from xladoctor.explain.scan import (
     scan,
 )
 from xladoctor.explain.stall import stalled_at_first_barrier, stalled_at_startup, stalled_in_collective_test
-from xladoctor.explain.verdict import Diagnosis, last_words
+from xladoctor.explain.verdict import Diagnosis, last_words, warnings_only
 from xladoctor.facts import Facts
 from xladoctor.fix import PACKAGE_STEPS, Fix
 from xladoctor.matrix.signatures import ROLE_RANK, Signature
@@ -93,8 +93,10 @@ class Explanation:
         return sorted(self.matches, key=lambda m: (m.id != self.primary, _rank(m), m.first_line))
 
     def failing(self) -> bool:
-        """Whether anything found explains a failure (benign lines alone do not)."""
-        named = self.diagnosis is not None and self.diagnosis.decided
+        """Whether anything found explains a failure (benign lines alone do not, nor a reading of warnings alone)."""
+        named = (
+            self.diagnosis is not None and self.diagnosis.decided and self.diagnosis.decided_by not in warnings_only()
+        )
         return named or any(m.role != "benign" for m in self.matches)
 
 

@@ -8,7 +8,7 @@ import io
 import pytest
 from conftest import FACTS_DIR, load_json
 
-from xladoctor.explain.engine import explain_stream, trigger_words
+from xladoctor.explain.engine import exit_status, explain_stream, trigger_words
 from xladoctor.explain.records import clean, owner_of, parse
 from xladoctor.explain.regions import RegionCollector
 from xladoctor.facts import facts_from_json
@@ -1735,3 +1735,7 @@ def test_a_warning_s_reading_is_for_a_log_of_warnings_alone() -> None:
     ).diagnosis
     assert failed is not None and failed.decided_by != "user-code-error:process_group_left_open"
     assert "zebra" in failed.record
+    # a warning is no failure for a gate: exit 0 for the warning alone, 1 for a run that failed before it
+    known = _explain("RuntimeError: CUDA error: no kernel image is available for execution on the device\n" + warning)
+    assert known.diagnosis is not None and known.diagnosis.family == "gpu-arch-unsupported"
+    assert (exit_status(_explain(warning)), exit_status(known)) == (0, 1)

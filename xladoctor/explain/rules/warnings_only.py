@@ -55,6 +55,9 @@ def process_group_left_open(found: re.Match[str], failure: Failure) -> Lead:
         "failed, the error that stopped it is above this line.",
         {"fix": "torch.distributed.destroy_process_group()"},
         verdict="not-environment",
+        next=(
+            "grep -rn 'destroy_process_group' --include='*.py' .  # where your code tears the group down, if it does",
+        ),
     )
 
 
@@ -112,6 +115,7 @@ def rendezvous_master_addr(found: re.Match[str], failure: Failure) -> Lead:
         "to be used: with --rdzv_backend=c10d the address that counts is --rdzv_endpoint's.",
         {"option": "--rdzv_endpoint"},
         verdict="framework-bug",
+        next=("python -m pip show torch 2>/dev/null | grep -i '^version'",),
     )
 
 
@@ -131,4 +135,5 @@ def ipv6_listener_refused(found: re.Match[str], failure: Failure) -> Lead:
         "family works does the store fail, with an error of its own.",
         {"port": found.group("port")},
         verdict="framework-bug",
+        next=("cat /proc/sys/net/ipv6/conf/all/disable_ipv6  # 1: IPv6 is off on this host",),
     )
