@@ -669,6 +669,26 @@ def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "user-code-error",
+    r"DistributedDataParallel device_ids and output_device arguments only work with single-device"
+    r"(?:/multiple-device)? GPU modules or CPU\s+modules, but got device_ids (?P<ids>\[[^\]\n]{0,60}\])",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/nn/parallel/distributed.py (DistributedDataParallel."
+    "__init__: device_ids only for a module on one device); settled in "
+    "https://github.com/yuanzhoulvpi2017/zero_nlp/issues/115",
+    confidence=0.9,
+)
+def ddp_given_a_spread_model(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"DistributedDataParallel was given device_ids {found.group('ids')} for a model whose parameters lie on "
+        "several GPUs: the model was spread over the GPUs (device_map='auto', or model parallelism) in a process that "
+        "DDP meant to hold one replica on one GPU. Load the model on the process's own GPU (device_map={'': "
+        "local_rank}, or .to(f'cuda:{local_rank}')), or, for a model spread on purpose, give DDP device_ids=None.",
+        {"option": "device_map", "fix": "device_map={'': local_rank}"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
     # torch 2.0's words, then torch 2.1's and later (_validate_tensors_to_flatten)
     r"`FlatParameter` requires uniform (?P<what>`requires_grad`|dtype)"
     r"|Must flatten tensors with uniform (?P<what2>`requires_grad`|dtype)",
