@@ -28,7 +28,7 @@ from xladoctor.explain.verdict import (
     next_steps,
     refused_input_guess,
     root,
-    warnings_only,
+    warning_reading,
 )
 from xladoctor.facts import Facts
 from xladoctor.remedy.render import render_fix
@@ -106,15 +106,14 @@ def diagnose(
     """The one verdict of a log, or None when nothing in it failed; `tail`, the log's end, is what the last resort
     compares with the settled reports it knows."""
     found = candidates(records)
-    # a warning's reading is for a log of warnings alone: where something else failed, that is the failure
-    read_as_warnings = {c.failure.line for c in found if c.rule in warnings_only()}
-    if any(not r.warning and r.line not in read_as_warnings for r in _not_benign(records, matches)):
-        found = [c for c in found if c.rule not in warnings_only()]
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
     # an observation (a state the log shows) gives way to an exception the log goes on to: that one failed
     found = [c for c in found if not (c.observation and _failed_after(c.failure.line, records))]
     chosen = root(found, records)
     checked: Checked | None = None  # the environment's own checks: run only when no family decided
+    if chosen is None:
+        # nothing failed that a rule or a signature reads: a log of warnings alone is read for what they mean
+        chosen = warning_reading(_not_benign(records, matches))
     if chosen is None:
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:

@@ -204,7 +204,8 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
         # a last line that only a rule of last words reads ("timeout=1800s", "max_split_size_mb"): a word in a
         # healthy log's end, no failure; only a rule of a failure's own shape decides on that line
         diagnosis = None
-    if diagnosis is None or ended or (not diagnosis.decided and not explained.failing()):
+    quiet = diagnosis is None or diagnosis.decided_by in warnings_only()  # nothing failed, or warnings alone
+    if quiet or ended or (diagnosis is not None and not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = (
             stalled_at_startup(reader.tail(), explained.lines)

@@ -72,6 +72,11 @@ _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w i
 _LONGEST_WORD = max(map(len, ERROR_WORDS))
 
 
+def looks_like_an_error(line: str) -> bool:
+    """The line holds an error word (ERROR_WORDS, an exception's name)."""
+    return _ERRORISH.search(line) is not None
+
+
 _DIGITS = str.maketrans("123456789", "000000000")
 
 
@@ -196,7 +201,7 @@ class ChunkReader:
         return self._head[:4096].decode("utf-8", "replace")
 
     def chunks(self, notebook: bool = False) -> Iterator[str]:
-        return _chunks(self._blocks(), _notebook_cut if notebook else _text_cut, self.skipped)
+        return _chunks(self._blocks(), _notebook_cut if notebook else _text_cut, self.skipped, notebook)
 
     def __iter__(self) -> Iterator[str]:
         return self.chunks()
@@ -231,8 +236,10 @@ class ChunkReader:
 _PASTED = (
     tuple((c, " ") for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f")
     + tuple((c, "") for c in "\u200b\u200c\u200d\u2060\ufeff")
-    + (("\u2018", "'"), ("\u2019", "'"), ("\u201c", '"'), ("\u201d", '"'))
+    + (("\u2018", "'"), ("\u2019", "'"))
 )
+# ...and the curly double quotes, in a text only: in a notebook's JSON a straight one would end the string it is in
+_DOUBLE_QUOTES = (("\u201c", '"'), ("\u201d", '"'))
 # the entities, as HTML writes them by name and by number ("&amp;" last: "&amp;quot;" is the text "&quot;")
 _ENTITIES = (
     ("&quot;", '"'), ("&#34;", '"'), ("&#39;", "'"), ("&#x27;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&#60;", "<"),
@@ -240,19 +247,22 @@ _ENTITIES = (
 )  # fmt: skip
 
 
-def as_pasted(text: str) -> str:
+def as_pasted(text: str, notebook: bool = False) -> str:
     """`text` with a web page's spaces, invisible marks and HTML entities read as what they stand for: a str.replace
     of each that is there, at C speed (str.translate and a regular expression were 10 to 25 times slower on a log
     full of them), and nothing at all for text that has none (str.isascii is constant time in CPython)."""
-    for found, meant in (_PASTED if not text.isascii() else ()) + (_ENTITIES if "&" in text else ()):
+    pasted = () if text.isascii() else _PASTED if notebook else _PASTED + _DOUBLE_QUOTES
+    for found, meant in pasted + (_ENTITIES if "&" in text else ()):
         if found in text:
             text = text.replace(found, meant)
     return text
 
 
-def _chunks(blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int]) -> Iterator[str]:
+def _chunks(
+    blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int], notebook: bool = False
+) -> Iterator[str]:
     for chunk in _decoded(blocks, cut, skipped):
-        yield as_pasted(chunk)
+        yield as_pasted(chunk, notebook)
 
 
 def _decoded(blocks: Iterable[bytes], cut: Callable[[bytes, int], int], skipped: list[int]) -> Iterator[str]:

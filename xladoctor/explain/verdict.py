@@ -20,10 +20,10 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, file_name
+from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, file_name, is_warning
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.scan import ERROR_WORDS
+from xladoctor.explain.scan import ERROR_WORDS, looks_like_an_error
 from xladoctor.fix import Fix
 from xladoctor.sanitize import cut as cut_at_a_word
 from xladoctor.sanitize import scrub, scrubbed_head
@@ -95,17 +95,19 @@ def _verdict_of(family: str, lead: Lead) -> str:
 STRICT_RULES = "XLADOCTOR_STRICT_RULES"  # "1": a rule that raises is an error, not a reading lost
 
 
-def _read(rule: Rule, failure: Failure, fallback: bool = False) -> Candidate | None:
-    if (rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", "warnings", failure.kind):
+def _read(rule: Rule, failure: Failure, fallback: bool = False, warnings: bool = False) -> Candidate | None:
+    if (rule.on == "warnings") != warnings:
+        return None  # the warnings' rules read only a log of warnings alone (warning_reading), nothing else does
+    if not warnings and ((rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", failure.kind)):
         return None
-    if rule.on == "warnings" and failure.kind != "line" and not failure.warning:
-        return None  # a warning printed under an exception's message is no reading of that exception
     haystack = failure.haystack
     if not rule.literals_in(haystack, haystack.lower() if rule.folded else haystack):
         return None
     found = rule.pattern.search(haystack)
     if found is None:
         return None
+    if warnings and "\n" in haystack[: found.start()]:
+        return None  # a warning's rule reads the record's own line, not a line that came to rest in its context
     failure = at_match(failure, found.start())
     try:
         lead = rule.read(found, failure)
@@ -426,6 +428,23 @@ def candidates(records: Sequence[Failure], rules: Iterable[Rule] | None = None) 
             read = [c for c in (_read(r, failure, fallback=True) for r in rules) if c is not None]
         found.extend(_best_per_family(read))
     return found
+
+
+def warning_reading(records: Sequence[Failure]) -> Candidate | None:
+    """The reading of a log of warnings alone (rules/warnings_only.py): every record is a warning or a line such a
+    rule reads, and no line beside them holds an error; else None, and what failed is read as ever."""
+    rules = [r for r in load_rules() if r.on == "warnings"]
+    read: list[Candidate] = []
+    for failure in records:
+        found = next((c for c in (_read(r, failure, warnings=True) for r in rules) if c is not None), None)
+        if found is None and not failure.warning:
+            return None  # a record no warning explains: something failed
+        context = failure.haystack.split("\n")[1:]
+        if any(looks_like_an_error(line) and not is_warning(line) for line in context):
+            return None  # an error line that came to rest in the warning's context (no record of its own)
+        if found is not None:
+            read.append(found)
+    return max(read, key=lambda c: (c.confidence, -c.failure.line)) if read else None
 
 
 def _best_per_family(read: list[Candidate]) -> list[Candidate]:

@@ -133,6 +133,23 @@ def test_a_notebook_is_read_from_its_json_lines(tmp_path: Path) -> None:
     assert match.evidence[0][1].startswith("/usr/local/lib/python3.10/dist-packages/_XLAC")
 
 
+def test_a_notebook_s_curly_double_quotes_stay_inside_its_json_strings(tmp_path: Path) -> None:
+    # nbformat writes UTF-8 as it is: a straight quote made of a curly one would end the JSON string it is in
+    error = (
+        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory "
+        "(needed by \u201cmodel.so\u201d)"
+    )
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["import model\n"],
+                   "outputs": [{"name": "stderr", "output_type": "stream", "text": [error + "\n"]}]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
+    path = tmp_path / "run.ipynb"
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False), encoding="utf-8")
+    diagnosis = explain_stream(str(path), path.open("rb"), None).diagnosis
+    assert diagnosis is not None and diagnosis.record.endswith("(needed by \u201cmodel.so\u201d)")
+
+
 def test_no_known_signature_is_said_with_the_most_error_like_lines() -> None:
     log = "starting\nstep 1 ok\nRuntimeError: something nobody has seen before\nshutting down\n"
     explanation = _explain(log)

@@ -1739,3 +1739,79 @@ def test_a_warning_s_reading_is_for_a_log_of_warnings_alone() -> None:
     known = _explain("RuntimeError: CUDA error: no kernel image is available for execution on the device\n" + warning)
     assert known.diagnosis is not None and known.diagnosis.family == "gpu-arch-unsupported"
     assert (exit_status(_explain(warning)), exit_status(known)) == (0, 1)
+
+
+_RENAMED = (
+    "[rank0]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use "
+    "TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)\n"
+)
+_MASTER_ADDR = "master_addr is only used for static rdzv_backend and when rdzv_endpoint is not specified.\n"
+_IPV6 = (
+    "[W socket.cpp:436] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not "
+    "supported by protocol).\n"
+)
+
+
+@pytest.mark.parametrize("warning", [_RENAMED, _MASTER_ADDR, _IPV6], ids=["renamed", "master-addr", "ipv6"])
+@pytest.mark.parametrize(
+    ("failure", "decided_by"),
+    [
+        ("Segmentation fault (core dumped)\n", "framework-internal-error:segfault"),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 "
+         "GiB of which 1.25 GiB is free.\n", "out-of-memory:torch_device_oom"),
+        ("[2024-01-01 10:00:00,000] [INFO] [comm.py:637:init_distributed] cdb=None\n[2024-01-01 10:00:00,000] [INFO] "
+         "[comm.py:668:init_distributed] Initializing TorchBackend in DeepSpeed with backend nccl\n", "stall:startup"),
+    ],
+    ids=["segfault", "oom", "startup-stall"],
+)  # fmt: skip
+def test_a_warning_printed_before_a_failure_or_a_hang_leaves_it_the_reading(
+    warning: str, failure: str, decided_by: str
+) -> None:
+    # torchrun's note, the store's IPv6 line and a renamed variable come first in a job's log: whatever failed or
+    # hung after them, with no traceback of its own, is what explain names, and the exit status says it failed
+    explanation = _explain(warning + failure)
+    assert explanation.diagnosis is not None and explanation.diagnosis.decided_by == decided_by
+    assert exit_status(explanation) == 1
+
+
+def test_an_unread_error_after_torchrun_s_note_is_its_own_record() -> None:
+    # the note is a warning however it is printed: the error line after it is the record that matters
+    diagnosis = _explain(_MASTER_ADDR + "ValueError: the zebra config has no field 'stripes'\n").diagnosis
+    assert diagnosis is not None and diagnosis.line == 2 and "zebra" in diagnosis.record
+
+
+def test_the_private_collective_s_warning_is_read_in_torch_s_older_and_newer_words() -> None:
+    for said in (
+        "UserWarning: torch.distributed._all_gather_base is a private function and will be deprecated. Please use "
+        "torch.distributed.all_gather_into_tensor instead.\n",
+        "FutureWarning: `torch.distributed._all_gather_base` is a private function and will be deprecated. Please use "
+        "`torch.distributed.all_gather_into_tensor` instead.\n",
+    ):
+        diagnosis = _explain(said).diagnosis
+        assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:private_collective", said
+        assert diagnosis.params["use"] == "torch.distributed.all_gather_into_tensor"
+
+
+@pytest.mark.parametrize(
+    "uuid", ["GPU-8932f937-8b3e-4c6d-a0b1-1234567890ab", "MIG-GPU-8932f937-8b3e/1/0", "MIG-4f7a1c2d-9e8b"]
+)
+def test_a_gpu_uuid_read_as_an_index_is_the_setting_whatever_form_it_takes(uuid: str) -> None:
+    diagnosis = _explain(f"ValueError: invalid literal for int() with base 10: '{uuid}'\n").diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "bad-configuration:gpu_uuids_read_as_indices"
+    assert diagnosis.verdict == "environment"  # no frame says whose parser it was: the setting is the reader's
+    assert _explain("ValueError: invalid literal for int() with base 10: 'GPU-0'\n").diagnosis.decided_by != (
+        "bad-configuration:gpu_uuids_read_as_indices"
+    )
+
+
+def test_a_headless_traceback_quoted_without_python_s_indent_keeps_its_frames() -> None:
+    # a paste that lost the frames' two spaces, then quoted as Markdown: "> File ..." with one space
+    log = (
+        '> File "/opt/venv/lib/python3.11/site-packages/torchaudio/_extension/utils.py", line 61, in _load_lib\n'
+        "> torch.ops.load_library(path)\n"
+        '> File "/opt/venv/lib/python3.11/site-packages/torch/_ops.py", line 643, in load_library\n'
+        "> ctypes.CDLL(path)\n"
+        "> FileNotFoundError: Could not find module 'libtorchaudio.pyd' (or one of its dependencies).\n"
+    )
+    exceptions = [r for r in _records(log) if r.kind == "exception"]
+    assert [(r.type, len(r.frames)) for r in exceptions] == [("FileNotFoundError", 2)]

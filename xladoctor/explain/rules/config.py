@@ -250,7 +250,7 @@ def slurm_task_counts_read_as_int(found: re.Match[str], failure: Failure) -> Lea
 
 @rule(
     "bad-configuration",
-    r"invalid literal for int\(\) with base 10: '(?P<value>(?:GPU|MIG)-[0-9a-fA-F][0-9a-fA-F-]{3,80})'",
+    r"invalid literal for int\(\) with base 10: '(?P<value>(?:MIG-GPU-|GPU-|MIG-)[0-9a-fA-F]{8}[0-9a-fA-F/-]{0,80})'",
     source="https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars (CUDA_VISIBLE_DEVICES takes "
     "indices or GPU-/MIG- UUIDs); settled in https://github.com/deepspeedai/DeepSpeed/issues/5278 (the launcher reads "
     "CUDA_VISIBLE_DEVICES with int())",
@@ -262,9 +262,11 @@ def gpu_uuids_read_as_indices(found: re.Match[str], failure: Failure) -> Lead:
         f"Code read a GPU's UUID ({value!r}) as a GPU index: CUDA_VISIBLE_DEVICES holds UUIDs here, as schedulers and "
         "container runtimes may set it (PBS, Kubernetes' device plugin, MIG slices), and CUDA takes them, but the "
         "code that parses the list expects numbers. Give it indices (CUDA_VISIBLE_DEVICES=0,1, or the launcher's own "
-        "GPU option, DeepSpeed's --include) and report the parsing to the library.",
+        "GPU option, DeepSpeed's --include), and have the parser fixed by whoever owns it (the library whose frame "
+        "raised, or your own code).",
         {"value": value, "variable": "CUDA_VISIBLE_DEVICES"},
-        verdict="framework-bug",
+        # a library's parser is its bug; with no frames, or the user's own, the setting is what the reader changes
+        verdict="framework-bug" if failure.frames and failure.frames[-1].owner is not None else None,
         next=("echo $CUDA_VISIBLE_DEVICES", "nvidia-smi -L  # each GPU's index and UUID"),
     )
 

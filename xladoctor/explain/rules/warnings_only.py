@@ -1,9 +1,11 @@
 """Warnings people ask about: lines torch.distributed prints that alarm but stop nothing (a variable's old name, a
 process group left open at exit, a private collective, an address family the host lacks).
 
-These rules read a log only when it holds nothing but warnings (`on="warnings"`, decide.diagnose): the same lines are
-printed at the end of failed runs too (a program that dies exits without destroying its process group), and there
-the error above them is the failure, which the last resort reads if no rule does. Each cause says it is a warning.
+These rules (`on="warnings"`) are read by verdict.warning_reading alone, and only where nothing else decided: every
+record of the log is a warning or a line one of them reads, with no error line in its context, and no stall was
+found (engine.explain_stream). The same lines are printed at the end of failed runs too (a program that dies exits
+without destroying its process group), and there the error is the failure. Each cause says it is a warning, and a
+reading of warnings alone leaves the exit status 0.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ def process_group_left_open(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    r"torch\.distributed\.(?P<old>_\w{1,60}) is a private function and will be deprecated\. "
-    r"Please use torch\.distributed\.(?P<new>\w{1,60}) instead",
+    # torch 2.1-2.3's words, and 2.4's and later (typing_extensions.deprecated, the names between backticks)
+    r"`?torch\.distributed\.(?P<old>_\w{1,60})`? is a private function and will be deprecated\. "
+    r"Please use `?torch\.distributed\.(?P<new>\w{1,60})`? instead",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (_all_gather_base, "
     "_reduce_scatter_base: the private collectives warn); https://github.com/Lightning-AI/pytorch-lightning/issues/19091",
     confidence=0.6,
