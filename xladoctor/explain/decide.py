@@ -28,7 +28,7 @@ from xladoctor.explain.verdict import (
     next_steps,
     refused_input_guess,
     root,
-    warning_reading,
+    warnings_alone,
 )
 from xladoctor.facts import Facts
 from xladoctor.remedy.render import render_fix
@@ -112,9 +112,6 @@ def diagnose(
     chosen = root(found, records)
     checked: Checked | None = None  # the environment's own checks: run only when no family decided
     if chosen is None:
-        # nothing failed that a rule or a signature reads: a log of warnings alone is read for what they mean
-        chosen = warning_reading(_not_benign(records, matches))
-    if chosen is None:
         lead = lead_record(_not_benign(records, matches))
         if lead is None or lead.warning:
             return None
@@ -159,6 +156,17 @@ def diagnose(
         chosen.verdict, chosen.family, cause, confidence, chosen.failure.line, scrubbed_head(chosen.failure.text, 500),
         chosen.rule, params, tuple(remediation), steps, chosen.source,
         joined.said + (checked.said if checked is not None else ()), joined.contradicted, others,
+    )  # fmt: skip
+
+
+def warnings_diagnosis(text: str) -> Diagnosis | None:
+    """The verdict of a log of warnings alone (`text`, the whole log), or None: see verdict.warnings_alone."""
+    chosen = warnings_alone(text)
+    if chosen is None:
+        return None
+    return Diagnosis(
+        chosen.verdict, chosen.family, chosen.cause, chosen.confidence, chosen.failure.line,
+        scrubbed_head(chosen.failure.text, 500), chosen.rule, dict(chosen.params), (), chosen.next, chosen.source,
     )  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from xladoctor.explain.decide import diagnose
+from xladoctor.explain.decide import diagnose, warnings_diagnosis
 from xladoctor.explain.logfacts import (
     decided_by_log_facts,
     read_log_facts,
@@ -204,8 +204,7 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
         # a last line that only a rule of last words reads ("timeout=1800s", "max_split_size_mb"): a word in a
         # healthy log's end, no failure; only a rule of a failure's own shape decides on that line
         diagnosis = None
-    quiet = diagnosis is None or diagnosis.decided_by in warnings_only()  # nothing failed, or warnings alone
-    if quiet or ended or (diagnosis is not None and not diagnosis.decided and not explained.failing()):
+    if diagnosis is None or ended or (not diagnosis.decided and not explained.failing()):
         # nothing failed, or nothing that decides: a log that stopped on a launcher's start-up is a hang there
         diagnosis = (
             stalled_at_startup(reader.tail(), explained.lines)
@@ -223,6 +222,9 @@ def explain_stream(name: str, stream: BinaryIO, facts: Facts | None) -> Explanat
             if exact
             else decided_by_log_facts(diagnosis, told, reader.tail())
         )
+    if (diagnosis is None or not diagnosis.decided) and not explained.failing() and reader.bytes_read <= TAIL_BYTES:
+        # nothing decided, and the whole log is at hand: a log of warnings alone is read for what they mean
+        diagnosis = warnings_diagnosis(reader.tail()) or diagnosis
     diagnosis = with_kernel_owner(diagnosis, records)
     if diagnosis is not None and diagnosis.family in ("accelerator-unavailable", "build-failure"):
         # the log's end as whole lines, and the log's line number of its first: what these joins read before the record

@@ -554,9 +554,6 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
 
 # ... and c10's own logger since torch 2.4 ("[W1105 13:37:10.134661876 ProcessGroupNCCL.cpp:4115] ...")
 _WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|\[?W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
-# A warning a launcher logs that often reaches a log without its logger's header (torch/distributed/run.py's
-# log.warning on every rendezvous launch of some releases): a warning however it is printed
-_BARE_WARNINGS = ("master_addr is only used for static rdzv_backend",)
 
 
 # glibc's loader on a library LD_PRELOAD names that it cannot load: "ERROR: ld.so: object ... cannot be preloaded
@@ -603,7 +600,6 @@ def is_warning(line: str) -> bool:
     return (
         bool(_WARNING_LINE.match(line.strip()) or _WARNING_LINE.match(clean(line)))
         or "Warning:" in line
-        or any(text in line for text in _BARE_WARNINGS)
         or _IGNORED_PRELOAD.search(line) is not None
         # LLVM's code generator on a CPU, GPU or feature it does not know: it goes on without it
         or line.rstrip().endswith(("(ignoring processor)", "(ignoring feature)"))

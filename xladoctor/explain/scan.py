@@ -72,11 +72,6 @@ _ERRORISH = re.compile(r"(?:Error|Exception)\b|" + "|".join(re.escape(w) for w i
 _LONGEST_WORD = max(map(len, ERROR_WORDS))
 
 
-def looks_like_an_error(line: str) -> bool:
-    """The line holds an error word (ERROR_WORDS, an exception's name)."""
-    return _ERRORISH.search(line) is not None
-
-
 _DIGITS = str.maketrans("123456789", "000000000")
 
 

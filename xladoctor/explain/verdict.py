@@ -20,10 +20,10 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, file_name, is_warning
+from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, clean, file_name
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.scan import ERROR_WORDS, looks_like_an_error
+from xladoctor.explain.scan import ERROR_WORDS
 from xladoctor.fix import Fix
 from xladoctor.sanitize import cut as cut_at_a_word
 from xladoctor.sanitize import scrub, scrubbed_head
@@ -97,7 +97,7 @@ STRICT_RULES = "XLADOCTOR_STRICT_RULES"  # "1": a rule that raises is an error, 
 
 def _read(rule: Rule, failure: Failure, fallback: bool = False, warnings: bool = False) -> Candidate | None:
     if (rule.on == "warnings") != warnings:
-        return None  # the warnings' rules read only a log of warnings alone (warning_reading), nothing else does
+        return None  # the warnings' rules read only a log of warnings alone (warnings_alone), nothing else does
     if not warnings and ((rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", failure.kind)):
         return None
     haystack = failure.haystack
@@ -430,18 +430,31 @@ def candidates(records: Sequence[Failure], rules: Iterable[Rule] | None = None) 
     return found
 
 
-def warning_reading(records: Sequence[Failure]) -> Candidate | None:
-    """The reading of a log of warnings alone (rules/warnings_only.py): every record is a warning or a line such a
-    rule reads, and no line beside them holds an error; else None, and what failed is read as ever."""
+# A line that says something failed: the error words (scan.ERROR_WORDS), a logger's or glog's error
+# level, a scheduler's cancellation, a C++ runtime's end, a traceback
+_LOUD = re.compile(
+    r"(?i)\berror\b|\bfatal\b|\bcritical\b|cancell?ed|terminate called|traceback|core dumped|killed|abort"
+    r"|^\W*(?:\[?[EF]\d{4}\b|\[[EF][ \]])"
+    # the error words whatever their case, but an "ERROR" inside a name (NCCL_ASYNC_ERROR_HANDLING) is none
+    r"|(?-i:(?:Error|Exception)\b)|"
+    + "|".join(re.escape(w) for w in ERROR_WORDS if w not in ("Error", "ERROR", "error:", "Exception"))
+)
+
+
+def warnings_alone(text: str) -> Candidate | None:
+    """The reading of a log of warnings alone (rules/warnings_only.py), `text` being the whole log: every line of it
+    is quiet (no error word, no error level, no crash, each read as printed, its prefixes on) and one of them is a
+    warning such a rule reads; else None. Strict on purpose: these lines end failed runs too."""
     rules = [r for r in load_rules() if r.on == "warnings"]
     read: list[Candidate] = []
-    for failure in records:
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        if _LOUD.search(raw):
+            return None
+        line = clean(raw).strip()
+        failure = Failure("line", "", line, number, line, warning=True)
         found = next((c for c in (_read(r, failure, warnings=True) for r in rules) if c is not None), None)
-        if found is None and not failure.warning:
-            return None  # a record no warning explains: something failed
-        context = failure.haystack.split("\n")[1:]
-        if any(looks_like_an_error(line) and not is_warning(line) for line in context):
-            return None  # an error line that came to rest in the warning's context (no record of its own)
         if found is not None:
             read.append(found)
     return max(read, key=lambda c: (c.confidence, -c.failure.line)) if read else None

@@ -1815,3 +1815,42 @@ def test_a_headless_traceback_quoted_without_python_s_indent_keeps_its_frames() 
     )
     exceptions = [r for r in _records(log) if r.kind == "exception"]
     assert [(r.type, len(r.frames)) for r in exceptions] == [("FileNotFoundError", 2)]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "ERROR:root:training diverged, loss is nan\n",
+        "E0619 10:00:00.000000 1234 run.py:12] the step went wrong\n",
+        "slurmstepd: error: *** JOB 123 ON node1 CANCELLED AT 2024-01-01T10:00:00 DUE TO TIME LIMIT ***\n",
+        "RuntimeError: The server socket has failed to listen on any local network address. The server socket cannot "
+        "be initialized on [::]:29500 (errno: 97 - Address family not supported by protocol).\n",
+    ],
+    ids=["logging-error", "glog-error", "slurm-cancelled", "socket-runtime-error"],
+)
+def test_a_log_is_no_log_of_warnings_alone_when_any_line_of_it_says_it_failed(after: str) -> None:
+    for log in (_MASTER_ADDR + after, after + _IPV6, _RENAMED + "\n" + after):
+        diagnosis = _explain(log).diagnosis
+        assert diagnosis is None or not diagnosis.cause.startswith("A warning, not a failure"), log
+
+
+def test_warnings_alone_are_read_with_the_lines_python_prints_beside_them() -> None:
+    # a UserWarning with the source line warnings.warn printed under it, then the process group's warning
+    log = (
+        "/opt/venv/lib/python3.11/site-packages/zebra/data.py:12: UserWarning: stripes are deprecated\n"
+        "  warnings.warn('stripes are deprecated')\n"
+        + _IPV6.replace("[W socket.cpp:436]", "[rank0]:[W socket.cpp:436]")
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:ipv6_listener_refused"
+    assert diagnosis.line == 3
+
+
+def test_what_the_log_says_of_its_environment_outranks_a_warning_s_reading() -> None:
+    # a torch build and a driver the log names that cannot run together decide, a note beside them does not
+    log = (
+        "torch==2.4.0+cu124\n| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+        + _MASTER_ADDR
+    )
+    diagnosis = _explain(log).diagnosis
+    assert diagnosis is not None and diagnosis.family == "cuda-driver-too-old"

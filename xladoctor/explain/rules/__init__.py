@@ -167,6 +167,8 @@ def trigger_literals() -> tuple[str, ...]:
     """Text any rule needs: the region collector looks closely only at chunks that hold one of these."""
     found: list[str] = []
     for item in load_rules():
+        if item.on == "warnings":
+            continue  # read from the whole log's text (verdict.warnings_alone), never from a region of it
         if item.literals is not None:
             found.extend(item.literals if not item.folded else ())
     return tuple(dict.fromkeys(found))

@@ -1,11 +1,11 @@
 """Warnings people ask about: lines torch.distributed prints that alarm but stop nothing (a variable's old name, a
 process group left open at exit, a private collective, an address family the host lacks).
 
-These rules (`on="warnings"`) are read by verdict.warning_reading alone, and only where nothing else decided: every
-record of the log is a warning or a line one of them reads, with no error line in its context, and no stall was
-found (engine.explain_stream). The same lines are printed at the end of failed runs too (a program that dies exits
-without destroying its process group), and there the error is the failure. Each cause says it is a warning, and a
-reading of warnings alone leaves the exit status 0.
+These rules (`on="warnings"`) are read by verdict.warnings_alone only, from the whole log's text, where nothing else
+decided (engine.explain_stream: no rule, signature, stall or fact the log states) and no line of the log says that
+something failed; their words are no trigger of the region collector. The same lines are printed at the end of
+failed runs too (a program that dies exits without destroying its process group), and there the error is the
+failure. Each cause says it is a warning, and a reading of warnings alone leaves the exit status 0.
 """
 
 from __future__ import annotations
