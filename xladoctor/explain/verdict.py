@@ -20,10 +20,10 @@ from typing import Any
 
 from xladoctor.explain import similar
 from xladoctor.explain.cut import cut_at_import
-from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, clean, file_name
+from xladoctor.explain.records import CONSOLE_SCRIPT, IMPORT_ALIASES, Failure, at_match, clean, file_name, is_metric
 from xladoctor.explain.rules import LOCAL_TOPS, VERDICTS, Lead, Rule, load_rules
 from xladoctor.explain.rules.builds import BUILD_BOX, BUILD_ISOLATION, isolated_build_lacks
-from xladoctor.explain.scan import ERROR_WORDS
+from xladoctor.explain.scan import ERROR_WORDS, PLAIN_FAILURE_WORDS
 from xladoctor.fix import Fix
 from xladoctor.sanitize import cut as cut_at_a_word
 from xladoctor.sanitize import scrub, scrubbed_head
@@ -430,33 +430,44 @@ def candidates(records: Sequence[Failure], rules: Iterable[Rule] | None = None) 
     return found
 
 
-# A line that says something failed: the error words (scan.ERROR_WORDS), a logger's or glog's error
-# level, a scheduler's cancellation, a C++ runtime's end, a traceback
+# A line that says something failed: the error words and the plain words of failure (scan.ERROR_WORDS,
+# PLAIN_FAILURE_WORDS: not after a letter, digit or underscore, so NCCL_ASYNC_ERROR_HANDLING names no error), a
+# launcher's signals and exit codes, a logger's or glog's error level behind a rank's or a Ray worker's tag, a crash
+_QUIET_WORDS = ("WARN", "Warning", "warning", "Error", "ERROR", "error:", "Exception")
 _LOUD = re.compile(
-    r"(?i)\berror\b|\bfatal\b|\bcritical\b|cancell?ed|terminate called|traceback|core dumped|killed|abort"
-    r"|^\W*(?:\[?[EF]\d{4}\b|\[[EF][ \]])"
-    # the error words whatever their case, but an "ERROR" inside a name (NCCL_ASYNC_ERROR_HANDLING) is none
-    r"|(?-i:(?:Error|Exception)\b)|"
-    + "|".join(re.escape(w) for w in ERROR_WORDS if w not in ("Error", "ERROR", "error:", "Exception"))
+    r"(?i)(?<![a-z0-9_])(?:"
+    + "|".join(
+        re.escape(w.strip()) for w in dict.fromkeys((*ERROR_WORDS, *PLAIN_FAILURE_WORDS)) if w not in _QUIET_WORDS
+    )
+    + r"|error\b|fatal\b|critical\b|cancell?ed\b|killed\b|terminate called|traceback|core dumped|sigterm|sigint|nan\b"
+    r"|death signal|exitcode|exit code [1-9]|exit status [1-9])"
+    r"|(?-i:(?:Error|Exception)\b)"
+    r"|^\W*(?:(?:\[(?:rank|default)\d+\]:?|\([\w.]*\s?pid=\d+[^)]*\))\s*)*(?:\[?[EF]\d{4}\b|\[[EF][ \]])"
 )
 
 
 def warnings_alone(text: str) -> Candidate | None:
-    """The reading of a log of warnings alone (rules/warnings_only.py), `text` being the whole log: every line of it
-    is quiet (no error word, no error level, no crash, each read as printed, its prefixes on) and one of them is a
-    warning such a rule reads; else None. Strict on purpose: these lines end failed runs too."""
+    """The reading of a log of warnings alone (rules/warnings_only.py), `text` being the whole log: one of its lines
+    is a warning such a rule reads, and no other line says that something failed (each read as printed, its prefixes
+    on; a metric's "val error: 0.03" is none); else None. Strict on purpose: these lines end failed runs too."""
     rules = [r for r in load_rules() if r.on == "warnings"]
     read: list[Candidate] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        if _LOUD.search(raw):
-            return None
+    for number, raw in enumerate(text.split("\n"), 1):  # lines as the rest of the engine counts them
         line = clean(raw).strip()
+        if not line:
+            continue
         failure = Failure("line", "", line, number, line, warning=True)
         found = next((c for c in (_read(r, failure, warnings=True) for r in rules) if c is not None), None)
         if found is not None:
+            # the warning's own words ("cannot be initialized", "not supported") are no failure's; the rest of its
+            # line is read as any other line (an exception that quotes it: "RuntimeError: ... [::]:29500 ...")
+            said = next(r for r in rules if r.id == found.rule).pattern.search(line)
+            rest = raw.replace(said.group(0), " ") if said is not None else raw
+            if _LOUD.search(rest):
+                return None
             read.append(found)
+        elif _LOUD.search(raw) and not is_metric(line):
+            return None
     return max(read, key=lambda c: (c.confidence, -c.failure.line)) if read else None
 
 

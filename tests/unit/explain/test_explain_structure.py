@@ -1854,3 +1854,25 @@ def test_what_the_log_says_of_its_environment_outranks_a_warning_s_reading() -> 
     )
     diagnosis = _explain(log).diagnosis
     assert diagnosis is not None and diagnosis.family == "cuda-driver-too-old"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "rank 3 stuck in all_reduce\n",
+        "exitcode  : 1 (pid: 1234)\n",
+        "Received 15 death signal, shutting down workers\n",
+        "[rank1]:[E1207 10:00:00.100000 140 ProcessGroupNCCL.cpp:1375] ProcessGroupNCCL preparing to dump debug.\n",
+    ],
+    ids=["stuck", "exitcode", "death-signal", "ranked-glog-error"],
+)
+def test_plain_words_of_failure_or_a_ranked_error_level_keep_a_log_from_being_warnings_alone(after: str) -> None:
+    diagnosis = _explain(_RENAMED + after).diagnosis
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:variable_renamed"
+
+
+def test_a_warning_s_line_number_counts_newlines_only() -> None:
+    # a form feed or a lone carriage return is no line break to the rest of the engine
+    diagnosis = _explain("starting\x0cstill the first line\n" + _RENAMED).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:variable_renamed"
+    assert diagnosis.line == 2
