@@ -65,7 +65,7 @@ def process_group_left_open(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "api-version-skew",
-    # torch 2.1-2.3's words, and 2.4's and later (typing_extensions.deprecated, the names between backticks)
+    # older releases' words (a UserWarning), and newer ones' (a @deprecated FutureWarning, the names between backticks)
     r"`?torch\.distributed\.(?P<old>_\w{1,60})`? is a private function and will be deprecated\. "
     r"Please use `?torch\.distributed\.(?P<new>\w{1,60})`? instead",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (_all_gather_base, "
