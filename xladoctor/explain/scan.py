@@ -234,7 +234,7 @@ _PASTED = (
     + (("\u2018", "'"), ("\u2019", "'"))
 )
 # ...and the curly double quotes, in a text only: in a notebook's JSON a straight one would end the string it is in
-_DOUBLE_QUOTES = (("\u201c", '"'), ("\u201d", '"'))
+_PASTED_IN_TEXT = (*_PASTED, ("\u201c", '"'), ("\u201d", '"'))
 # the entities, as HTML writes them by name and by number ("&amp;" last: "&amp;quot;" is the text "&quot;")
 _ENTITIES = (
     ("&quot;", '"'), ("&#34;", '"'), ("&#39;", "'"), ("&#x27;", "'"), ("&apos;", "'"), ("&lt;", "<"), ("&#60;", "<"),
@@ -246,7 +246,7 @@ def as_pasted(text: str, notebook: bool = False) -> str:
     """`text` with a web page's spaces, invisible marks and HTML entities read as what they stand for: a str.replace
     of each that is there, at C speed (str.translate and a regular expression were 10 to 25 times slower on a log
     full of them), and nothing at all for text that has none (str.isascii is constant time in CPython)."""
-    pasted = () if text.isascii() else _PASTED if notebook else _PASTED + _DOUBLE_QUOTES
+    pasted = () if text.isascii() else _PASTED if notebook else _PASTED_IN_TEXT
     for found, meant in pasted + (_ENTITIES if "&" in text else ()):
         if found in text:
             text = text.replace(found, meant)

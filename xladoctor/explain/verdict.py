@@ -76,9 +76,15 @@ class Candidate:
 
 
 @lru_cache(maxsize=1)
+def warning_rules() -> tuple[Rule, ...]:
+    """The rules that read a log of warnings alone (rules/warnings_only.py)."""
+    return tuple(r for r in load_rules() if r.on == "warnings")
+
+
+@lru_cache(maxsize=1)
 def warnings_only() -> frozenset[str]:
-    """The ids of the rules that read a log of warnings alone (rules/warnings_only.py)."""
-    return frozenset(r.id for r in load_rules() if r.on == "warnings")
+    """The ids of warning_rules()."""
+    return frozenset(r.id for r in warning_rules())
 
 
 @lru_cache(maxsize=1)
@@ -106,8 +112,6 @@ def _read(rule: Rule, failure: Failure, fallback: bool = False, warnings: bool =
     found = rule.pattern.search(haystack)
     if found is None:
         return None
-    if warnings and "\n" in haystack[: found.start()]:
-        return None  # a warning's rule reads the record's own line, not a line that came to rest in its context
     failure = at_match(failure, found.start())
     try:
         lead = rule.read(found, failure)
@@ -450,22 +454,20 @@ def warnings_alone(text: str) -> Candidate | None:
     """The reading of a log of warnings alone (rules/warnings_only.py), `text` being the whole log: one of its lines
     is a warning such a rule reads, and no other line says that something failed (each read as printed, its prefixes
     on; a metric's "val error: 0.03" is none); else None. Strict on purpose: these lines end failed runs too."""
-    rules = [r for r in load_rules() if r.on == "warnings"]
     read: list[Candidate] = []
     for number, raw in enumerate(text.split("\n"), 1):  # lines as the rest of the engine counts them
         line = clean(raw).strip()
         if not line:
             continue
         failure = Failure("line", "", line, number, line, warning=True)
-        found = next((c for c in (_read(r, failure, warnings=True) for r in rules) if c is not None), None)
+        found = next(((r, c) for r in warning_rules() if (c := _read(r, failure, warnings=True)) is not None), None)
         if found is not None:
             # the warning's own words ("cannot be initialized", "not supported") are no failure's; the rest of its
             # line is read as any other line (an exception that quotes it: "RuntimeError: ... [::]:29500 ...")
-            said = next(r for r in rules if r.id == found.rule).pattern.search(line)
-            rest = raw.replace(said.group(0), " ") if said is not None else raw
-            if _LOUD.search(rest):
+            said = found[0].pattern.search(line)
+            if _LOUD.search(raw.replace(said.group(0), " ") if said is not None else raw):
                 return None
-            read.append(found)
+            read.append(found[1])
         elif _LOUD.search(raw) and not is_metric(line):
             return None
     return max(read, key=lambda c: (c.confidence, -c.failure.line)) if read else None

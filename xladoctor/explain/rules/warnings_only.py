@@ -11,22 +11,26 @@ failure. Each cause says it is a warning, and a reading of warnings alone leaves
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, Reader, rule
 
 _C10D = "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/"
 NOT_A_FAILURE = "A warning, not a failure"
 
 
-@rule(
+def _warning(family: str, pattern: str, *, source: str, confidence: float = 0.6) -> Callable[[Reader], Reader]:
+    """A rule of this module: read only in a log of warnings alone."""
+    return rule(family, pattern, source=source, confidence=confidence, on="warnings")
+
+
+@_warning(
     "api-version-skew",
     r"Environment variable (?P<old>[A-Z][A-Z0-9_]{2,60}) is deprecated; use (?P<new>[A-Z][A-Z0-9_]{2,60}) instead",
     source=f"{_C10D}Utils.hpp (getCvarString, getCvarInt, getCvarBool: each variable's old names warn); "
     "https://github.com/pytorch/pytorch/pull/114077 (the NCCL process group's variables take the TORCH_ prefix, "
     "PyTorch 2.2); https://github.com/ray-project/ray/issues/47286",
-    confidence=0.6,
-    on="warnings",
 )
 def variable_renamed(found: re.Match[str], failure: Failure) -> Lead:
     old, new = found.group("old"), found.group("new")
@@ -40,14 +44,12 @@ def variable_renamed(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-@rule(
+@_warning(
     "user-code-error",
     r"destroy_process_group\(\) was not called before program exit"
     r"|process group has NOT been destroyed before (?:it is being destructed|we destruct)",
     source=f"{_C10D}ProcessGroupNCCL.cpp (the destructor's warning, PyTorch 2.4 and later); "
     "https://pytorch.org/docs/stable/distributed.html#shutdown; https://github.com/pytorch/examples/pull/1387",
-    confidence=0.6,
-    on="warnings",
 )
 def process_group_left_open(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
@@ -63,15 +65,13 @@ def process_group_left_open(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-@rule(
+@_warning(
     "api-version-skew",
     # older releases' words (a UserWarning), and newer ones' (a @deprecated FutureWarning, the names between backticks)
     r"`?torch\.distributed\.(?P<old>_\w{1,60})`? is a private function and will be deprecated\. "
     r"Please use `?torch\.distributed\.(?P<new>\w{1,60})`? instead",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py (_all_gather_base, "
     "_reduce_scatter_base: the private collectives warn); https://github.com/Lightning-AI/pytorch-lightning/issues/19091",
-    confidence=0.6,
-    on="warnings",
 )
 def private_collective(found: re.Match[str], failure: Failure) -> Lead:
     old, new = found.group("old"), found.group("new")
@@ -85,13 +85,11 @@ def private_collective(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-@rule(
+@_warning(
     "bad-configuration",
     r"TORCH_NCCL_AVOID_RECORD_STREAMS is the default now, this environment variable is thus deprecated",
     source=f"{_C10D}ProcessGroupNCCL.cpp (avoidRecordStreams_ on by default); "
     "https://github.com/pytorch/torchtitan/pull/1088",
-    confidence=0.6,
-    on="warnings",
 )
 def setting_now_the_default(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
@@ -102,14 +100,12 @@ def setting_now_the_default(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-@rule(
+@_warning(
     "framework-internal-error",
     r"master_addr is only used for static rdzv_backend and when rdzv_endpoint is not specified",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/run.py; "
     "https://github.com/pytorch/pytorch/issues/111085 (printed on every rendezvous launch, as master_addr always "
     "has a default); https://github.com/pytorch/pytorch/pull/114335",
-    confidence=0.6,
-    on="warnings",
 )
 def rendezvous_master_addr(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
@@ -122,14 +118,13 @@ def rendezvous_master_addr(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
-@rule(
+@_warning(
     "framework-internal-error",
     r"The server socket cannot be initialized on \[::\]:(?P<port>\d{1,5}) "
     r"\(errno: 97 - Address family not supported by protocol\)",
     source=f"{_C10D}socket.cpp (the listener tries each address family getaddrinfo gives and logs each one that "
     "fails); https://github.com/pytorch/pytorch/issues/128998",
     confidence=0.9,
-    on="warnings",
 )
 def ipv6_listener_refused(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
