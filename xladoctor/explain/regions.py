@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xladoctor.explain.embedded import embedded_lines
 from xladoctor.sanitize import bounded
 
 FIRST_KEPT = 24
@@ -102,7 +103,7 @@ class RegionCollector:
             self.line += whole.count("\n", pos, start)
             stop = whole.find("\n", start)
             line = whole[start:stop]
-            self._start(line, TRACEBACK in line or _HEADLESS.match(line) is not None or prefixed_frame(line) != "")
+            self._start_at(line)
             pos = self._continue(whole, stop + 1)
         self.line += whole.count("\n", pos)
 
@@ -162,6 +163,26 @@ class RegionCollector:
             pos = stop + 1
         return pos
 
+    def _start_at(self, line: str) -> None:
+        """A region starts at this line: a traceback's when it opens one (its header, or a frame of one cut above)."""
+        lines = None if self.notebook else embedded_lines(line)
+        if lines is not None:
+            self._embedded(lines)
+            return
+        self._start(line, _opens_traceback(line))
+
+    def _embedded(self, lines: list[str]) -> None:
+        """The lines of a log escaped inside one line of the file (embedded.py), read as lines, each numbered as
+        that line: they start regions, and continue the open one, as the file's own lines do."""
+        number = self.line
+        for line in lines:
+            self.line = number
+            if self._current is not None:
+                self._take_one(line)
+            elif self._holds_trigger(line):
+                self._start(line, _opens_traceback(line))
+        self.line = number + 1
+
     def _start(self, line: str, traceback: bool) -> None:
         self._current = Region([(self.line, _bounded(line))], traceback)
         # Rich's box is no prefix of the lines below, nor is an exception group's "+ Exception Group " (its nested
@@ -175,6 +196,14 @@ class RegionCollector:
         self.line += 1
 
     def _take(self, line: str) -> None:
+        """One more line of the file for the open region (a log escaped inside it: each of its lines)."""
+        lines = None if self.notebook else embedded_lines(line)
+        if lines is None:
+            self._take_one(line)
+        else:
+            self._embedded(lines)
+
+    def _take_one(self, line: str) -> None:
         """One more line for the open region: a traceback runs to its exception line (and on through a chained
         one); any region takes a few lines of context, and starts again at another trigger."""
         region = self._current
@@ -272,6 +301,11 @@ _PREFIXED_FRAME = re.compile(
     r'^(?P<prefix>(?:[^\s"][^"\n]{0,80}?)?(?:[:\]>)|-]|\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?Z?))(?P<space>\s{1,12})'
     r'File "[^"\n]{1,400}", line \d{1,7}(?:, in [^\n]{1,300})?\s*$'  # the whole of Python's frame line, nothing more
 )
+
+
+def _opens_traceback(line: str) -> bool:
+    """A traceback's header, or a frame of a traceback whose header was cut off (bare or behind a tag)."""
+    return TRACEBACK in line or _HEADLESS.match(line) is not None or prefixed_frame(line) != ""
 
 
 def prefixed_frame(line: str) -> str:
