@@ -281,6 +281,8 @@ def clean(line: str) -> str:
         if found is None or found.end() == 0:
             break
         line = line[found.end() :]
+    if line.startswith("**") and line.rstrip().endswith("**"):  # a line a Markdown post made bold: **ValueError: x**
+        return line.strip().strip("*")
     return line.strip("`") if line.startswith("`") else line
 
 

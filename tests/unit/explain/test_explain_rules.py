@@ -30,6 +30,8 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "gpu-arch-unsupported:mem_efficient_attention_no_kernel": ("RuntimeError: cutlassF: no kernel found to launch!\n", "gpu-arch-unsupported", "environment", "float16"),
+    "user-code-error:zero_gradient_reduced_twice": ("AssertionError: The parameter 388 has already been reduced.             Gradient computed twice for this partition.             Multiple gradient reduction is currently not supported\n", "user-code-error", "not-environment", "use_reentrant=False"),
     "user-code-error:ddp_given_a_spread_model": ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device GPU modules or CPU\nmodules, but got device_ids [0], output_device 0, and module parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.\n", "user-code-error", "not-environment", "device_map"),
     "bad-configuration:gpu_uuids_read_as_indices": ('  File "/usr/local/lib/python3.10/dist-packages/deepspeed/launcher/runner.py", line 295, in <listcomp>\n    slots = [int(x) for x in slots.split(SLOT_SEP)]\nValueError: invalid literal for int() with base 10: \'GPU-8932f937\'\n', "bad-configuration", "framework-bug", "CUDA_VISIBLE_DEVICES=0,1"),
     "api-version-skew:variable_renamed": ("(RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)\n", "api-version-skew", "environment", "TORCH_NCCL_ASYNC_ERROR_HANDLING"),

@@ -25,6 +25,10 @@ def lib(pkg: str) -> str:
 
 # (log, family, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str]] = {
+    # torch-directml's wording of an op it lacks ("is not currently supported on the DML backend")
+    "not-currently-supported": ("RuntimeError: The operator 'aten::_foreach_add_.List' is not currently supported on the DML backend.\n", "unsupported-op", "DML"),
+    # an exception line a Markdown post made bold ("**ValueError: x**"): the same exception, raised in the same frame
+    "markdown-bold-exception": ('Traceback (most recent call last):\n  File "/home/me/demo.py", line 160, in run\n    out = model.generate(images=video)\n**UnboundLocalError: local variable \'video\' referenced before assignment**\n', "user-code-error", "demo.py:160"),
     # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
     "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
     "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),

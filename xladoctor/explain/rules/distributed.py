@@ -667,6 +667,28 @@ def ddp_unused_parameters(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# DeepSpeed ZeRO 1/2 reduces each parameter's gradient once per backward (runtime/zero/stage_1_and_2.py,
+# reduce_independent_p_g_buckets_and_remove_grads; stage3.py has the same assert): a second gradient in one step is a
+# parameter the backward reached twice
+@rule(
+    "user-code-error",
+    r"The parameter (?P<param>[\w.]{1,200}) has already been reduced\.\s+Gradient computed twice for this partition",
+    source="https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/zero/stage_1_and_2.py "
+    "(assert self.params_already_reduced[param_id] == False)",
+    confidence=0.8,
+)
+def zero_gradient_reduced_twice(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"DeepSpeed ZeRO reduced parameter {found.group('param')}'s gradient twice in one backward: the backward "
+        "reached it twice (reentrant gradient checkpointing recomputing a forward, a module or its weights used twice "
+        "in the step, two losses over shared parameters in one backward). Turn gradient checkpointing off or use it "
+        "with use_reentrant=False, backward each loss separately, or use ZeRO stage 1 (which does not partition "
+        "gradients).",
+        {"parameter": found.group("param"), "option": "gradient_checkpointing", "fix": "use_reentrant=False"},
+        verdict="not-environment",
+    )
+
+
 @rule(
     "user-code-error",
     r"DistributedDataParallel device_ids and output_device arguments only work with single-device"

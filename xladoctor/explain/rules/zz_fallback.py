@@ -99,7 +99,8 @@ def versions_do_not_fit(found: re.Match[str], failure: Failure) -> Lead:
     # not Python's own "unsupported operand type(s) for +" (Objects/abstract.c): a value of the wrong type, no op
     # that a backend lacks; nor the socket errno EAFNOSUPPORT, "Address family not supported by protocol" (a host
     # without IPv6, which torch's store logs as it goes on with IPv4)
-    r"(?i)\b(?:(?<!address family )not (?:yet )?supported|not implemented|unsupported(?! operand type)|not handled)\b"
+    r"(?i)\b(?:(?<!address family )not (?:yet |currently )?supported|not implemented"
+    r"|unsupported(?! operand type)|not handled)\b"
     r"|than (?:is |are )?currently supported"
     r"|\b(?:does|do)(?: not|n't) (?:yet |currently )?support\b"
     r"|File a feature request",
