@@ -413,7 +413,23 @@ def _looks_random(run: str) -> bool:
         return False
     if run == run.lower() or run == run.upper() or _DIGIT.search(run) is None:
         return False
-    return not _identifier_like(run)
+    return not _identifier_like(run) and not _model_name(run)
+
+
+# A model's name as the Hub and checkpoints spell it, words and sizes joined by '-' ("Phi-3-medium-128k-instruct",
+# "Meta-Llama-3.1-8B-Instruct", "DeepSeek-R1-Distill-Qwen-32B"): what an error names as its subject, not a secret.
+# Every piece is a word (a capital and small letters, small letters, an acronym of two to five capitals) or a size
+# or version (7B, 128k, 3.1, v2, R1, 4bit); a random token (base64url holds '-') almost never splits that way.
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,5}")
+_NAME_SIZE = re.compile(r"[vVrR]?[0-9]{1,4}(?:\.[0-9]{1,3}){0,2}(?:[a-z]{1,4}|[A-Z])?")
+
+
+def _model_name(run: str) -> bool:
+    pieces = run.split("-")
+    if len(pieces) < 3:
+        return False
+    words = sum(1 for p in pieces if _NAME_WORD.fullmatch(p))
+    return words >= 2 and all(_NAME_WORD.fullmatch(p) or _NAME_SIZE.fullmatch(p) for p in pieces)
 
 
 # NVML's device UUID (nvmlDeviceGetUUID: "GPU-" and a 5-part hexadecimal UUID; "MIG-" for a MIG device, "MIG-GPU-..."

@@ -87,6 +87,37 @@ def test_random_tokens_are_redacted_almost_always() -> None:
 
 @pytest.mark.parametrize(
     "name",
+    ["Phi-3-medium-128k-instruct", "Meta-Llama-3.1-8B-Instruct", "DeepSeek-R1-Distill-Qwen-32B", "Mixtral-8x7B-v0.1"],
+)
+def test_model_names_of_the_hub_stay_readable(name: str) -> None:
+    """`Unsloth: microsoft/Phi-3-medium-128k-instruct not supported yet!`: the model is the error's subject."""
+    assert redact_text(f"error: microsoft/{name} not supported") == f"error: microsoft/{name} not supported"
+
+
+def test_random_tokens_with_dashes_are_redacted_almost_always() -> None:
+    """The model-name allowance (redact.py's _model_name) lets no random base64url token through: of 20,000 seeded
+    tokens of 24 to 48 characters from letters, digits, '-' and '_' with at least two '-' (mixing cases and
+    digits, what the random-run rule reads), none stays."""
+    import random
+    import string
+
+    rng = random.Random(20261208)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    kept = []
+    drawn = 0
+    while drawn < 20_000:
+        token = "".join(rng.choice(alphabet) for _ in range(rng.randint(24, 48)))
+        mixed = token.lower() != token != token.upper() and any(c.isdigit() for c in token)
+        if token.count("-") < 2 or not mixed or token[0] in "-_":
+            continue  # not of the shape the allowance reads
+        drawn += 1
+        if token in redact_text(f"model {token} end"):
+            kept.append(token)
+    assert kept == []
+
+
+@pytest.mark.parametrize(
+    "name",
     [
         "T5ForConditionalGeneration",  # a capital and a digit: T5, MT5, LongT5
         "Qwen2VLForConditionalGeneration",  # a digit, then an acronym: 2VL, not 2V and L
