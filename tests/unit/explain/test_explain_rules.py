@@ -30,6 +30,11 @@ def tb(line: str, pkg: str | None = None) -> str:
 
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
+    "user-code-error:wrapped_model_prefix": (tb("KeyError: 'module.layers.0.skip_module.weight'"), "user-code-error", "not-environment", "consume_prefix_in_state_dict_if_present"),
+    "bad-configuration:no_display": ("GLFWError: (65544) b'X11: The DISPLAY environment variable is missing'\n", "bad-configuration", "environment", "MUJOCO_GL=egl"),
+    "accelerator-unavailable:egl_not_initialized": ("[F glutil.cpp:338] eglInitialize() failed\nAborted (core dumped)\n", "accelerator-unavailable", "environment", "NVIDIA_DRIVER_CAPABILITIES"),
+    "user-code-error:dgl_feature_on_another_device": (tb('dgl._ffi.base.DGLError: Cannot assign node feature "feat" on device cpu to a graph on device cuda:0. Call DGLGraph.to() to copy the graph to the same device.', "dgl"), "user-code-error", "not-environment", "g.to(device)"),
+    "user-code-error:rasterizer_bins_overflow": ("Bin size was too small in the coarse rasterization phase. This caused an overflow, meaning output may be incomplete. To solve, try increasing max_faces_per_bin / max_points_per_bin, decreasing bin_size, or setting bin_size to 0 to use the naive rasterization.\n", "user-code-error", "not-environment", "max_faces_per_bin"),
     "gpu-arch-unsupported:mem_efficient_attention_no_kernel": ("RuntimeError: cutlassF: no kernel found to launch!\n", "gpu-arch-unsupported", "environment", "float16"),
     "user-code-error:zero_gradient_reduced_twice": ("AssertionError: The parameter 388 has already been reduced.             Gradient computed twice for this partition.             Multiple gradient reduction is currently not supported\n", "user-code-error", "not-environment", "use_reentrant=False"),
     "user-code-error:ddp_given_a_spread_model": ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device GPU modules or CPU\nmodules, but got device_ids [0], output_device 0, and module parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.\n", "user-code-error", "not-environment", "device_map"),

@@ -29,6 +29,10 @@ CASES: dict[str, tuple[str, str, str]] = {
     "not-currently-supported": ("RuntimeError: The operator 'aten::_foreach_add_.List' is not currently supported on the DML backend.\n", "unsupported-op", "DML"),
     # an exception line a Markdown post made bold ("**ValueError: x**"): the same exception, raised in the same frame
     "markdown-bold-exception": ('Traceback (most recent call last):\n  File "/home/me/demo.py", line 160, in run\n    out = model.generate(images=video)\n**UnboundLocalError: local variable \'video\' referenced before assignment**\n', "user-code-error", "demo.py:160"),
+    # torch.load of a GPU-saved checkpoint with no map_location where torch has no CUDA (torch/serialization.py)
+    "deserialize-without-map-location": (TB + "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n", "user-code-error", "map_location"),
+    # aten's reflection padding of an input shorter than the pad
+    "reflection-padding-too-large": ("RuntimeError: Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (485100, 485100) at dimension 2 of input [1, 1, 298205]\n", "user-code-error", "Padding size"),
     # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
     "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
     "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),

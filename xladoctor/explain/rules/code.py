@@ -219,6 +219,85 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     return Lead(yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
 
 
+# DGL checks that a feature assigned to a graph is on the graph's device (heterograph.py, _set_n_repr/_set_e_repr)
+@rule(
+    "user-code-error",
+    r"Cannot assign (?P<kind>node|edge) feature \"(?P<name>[^\"\n]{1,120})\" on device (?P<a>\S{1,40}) to a graph on "
+    r"device (?P<b>[\w:/]{1,40})",
+    source='https://github.com/dmlc/dgl/blob/master/python/dgl/heterograph.py ("Cannot assign node feature ... Call '
+    'DGLGraph.to() to copy the graph to the same device.")',
+    confidence=0.85,
+)
+def dgl_feature_on_another_device(found: re.Match[str], failure: Failure) -> Lead:
+    a, b = found.group("a").rstrip("."), found.group("b").rstrip(".")
+    return Lead(
+        yours(
+            failure,
+            f"A {found.group('kind')} feature ({found.group('name')}) on {a} was given to a DGL graph on {b}: a graph "
+            "and its features must be on one device. Move the graph (g = g.to(device)) or the tensor (x.to(g.device)) "
+            "before assigning it.",
+        ),
+        {"feature": found.group("name"), "fix": "g.to(device)", "devices": f"{a} and {b}"},
+        verdict="not-environment",
+    )
+
+
+# DistributedDataParallel and DataParallel hold the model as .module, so every name of the wrapped model starts with
+# "module.": a state dict saved from one and loaded (or looked up) in the bare model, or the other way round, misses
+@rule(
+    "user-code-error",
+    r"KeyError: '(?P<key>module\.[\w.]{1,200})'"
+    r"|Unexpected key\(s\) in state_dict: \"(?P<unexpected>module\.[\w.]{1,200})\""
+    r"|Missing key\(s\) in state_dict: \"(?P<missing>module\.[\w.]{1,200})\"",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/nn/modules/utils.py "
+    "(consume_prefix_in_state_dict_if_present, for a state dict of a DDP/DataParallel model); "
+    "https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html (.module)",
+    confidence=0.85,
+)
+def wrapped_model_prefix(found: re.Match[str], failure: Failure) -> Lead:
+    key = found.group("key") or found.group("unexpected") or found.group("missing")
+    saved_wrapped = bool(found.group("unexpected"))
+    return Lead(
+        yours(
+            failure,
+            f'The name {key} carries "module.", the prefix DistributedDataParallel and DataParallel put on every '
+            "name of the model they wrap: "
+            + (
+                "the checkpoint was saved from the wrapped model and is loaded into the bare one. Strip the prefix "
+                "(torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state_dict, 'module.')), or save "
+                "model.module.state_dict() from now on."
+                if saved_wrapped
+                else "names of the wrapped model meet names of the bare one (a state dict, or a lookup made before "
+                "the model was wrapped). Use one of the two on both sides: model.module for the bare model, or wrap "
+                "before the names are taken; strip a loaded state dict's prefix with "
+                "consume_prefix_in_state_dict_if_present(state_dict, 'module.')."
+            ),
+        ),
+        {"key": key, "fix": "consume_prefix_in_state_dict_if_present", "wrapper": "DistributedDataParallel"},
+        verdict="not-environment",
+    )
+
+
+# PyTorch3D's coarse rasterizer puts each mesh face (or point) into screen bins of a fixed capacity; more in one bin
+# than max_faces_per_bin overflows it (csrc/rasterize_coarse/rasterize_coarse.cu prints this, and renders on)
+@rule(
+    "user-code-error",
+    r"Bin size was too small in the coarse rasterization phase",
+    source="https://github.com/facebookresearch/pytorch3d/blob/main/pytorch3d/csrc/rasterize_coarse/"
+    'rasterize_coarse.cu ("Bin size was too small in the coarse rasterization phase. This caused an overflow")',
+    confidence=0.8,
+)
+def rasterizer_bins_overflow(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "PyTorch3D's coarse rasterizer had more faces (or points) in one screen bin than a bin holds, so the "
+        "rendering may be incomplete: a scene with more or denser geometry than the settings allow. Raise "
+        "RasterizationSettings' max_faces_per_bin (max_points_per_bin for points), make bin_size smaller, or set "
+        "bin_size=0 for naive rasterization (slower, no bins); or render less geometry. Not an environment problem.",
+        {"option": "max_faces_per_bin", "fix": "bin_size=0"},
+        verdict="not-environment",
+    )
+
+
 @rule(
     "user-code-error",
     r"Can't pickle (?P<what><function <lambda>|local object '[^'\n]{1,200}'|<function [\w.<>]{1,200})"
@@ -311,6 +390,8 @@ _MORE_SHAPES = (
     r"|Function '\w{1,80}' returned nan values in its \d+th output"
     r"|Boolean value of Tensor with more than one value is ambiguous|'Tensor' object is not callable"
     r"|Trying to resize storage that is not resizable"
+    # aten's reflection and replication padding (PaddingReflection / ReplicationPadding checks)
+    r"|Padding size should be less than the corresponding input dimension"
     # TensorFlow's elementwise ops on two shapes that do not broadcast (its BCast check, and MLIR's shape dialect)
     r"|required broadcastable shapes|Incompatible shapes: \[[\d,? ]{0,80}\] vs\. \[[\d,? ]{0,80}\]"
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py)

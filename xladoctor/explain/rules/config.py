@@ -46,6 +46,30 @@ def bad_variable(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+# A renderer that opens a window (GLFW, GTK, Qt's xcb) on a machine with no display: a server, a container, an SSH
+# session without X forwarding. Simulators and 3D libraries have an off-screen back-end for it.
+@rule(
+    "bad-configuration",
+    r"X11: The DISPLAY environment variable is missing|[Cc]annot open display|[Cc]ould not connect to display"
+    r"|Failed to open X(?:11)? display|[Uu]nable to open display",
+    source='https://github.com/glfw/glfw/blob/master/src/x11_init.c ("X11: The DISPLAY environment variable is '
+    'missing"); https://mujoco.readthedocs.io/en/stable/programming/index.html (MUJOCO_GL=egl or osmesa for '
+    "headless rendering); https://pyrender.readthedocs.io/en/latest/examples/offscreen.html (PYOPENGL_PLATFORM)",
+    confidence=0.75,
+)
+def no_display(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"A renderer tried to open a window, and this machine has no display ({found.group(0)}): a server, a "
+        "container or an SSH session without X forwarding. Render off-screen instead: MuJoCo with MUJOCO_GL=egl "
+        "(on an NVIDIA GPU) or MUJOCO_GL=osmesa, pyrender and PyOpenGL with PYOPENGL_PLATFORM=egl, Open3D with its "
+        "OffscreenRenderer; or run the program under a virtual display (xvfb-run -a python ...), or log in with "
+        "ssh -X when a window is wanted. No install changes it.",
+        {"variable": "DISPLAY", "fix": "MUJOCO_GL=egl"},
+        verdict="environment",
+        next=('echo "DISPLAY=$DISPLAY"',),
+    )
+
+
 @rule(
     "bad-configuration",
     r"use_libuv was requested but PyTorch was buil[dt] without libuv support",

@@ -9,10 +9,34 @@ import re
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import Lead, rule
+from xladoctor.explain.rules import Lead, rule, yours
 from xladoctor.fix import shell
 from xladoctor.matrix.failures import code_named, error_codes
 from xladoctor.sanitize import scrubbed_head
+
+
+# EGL, OpenGL on the GPU without a display (nvdiffrast's RasterizeGLContext, pyrender, MuJoCo with MUJOCO_GL=egl):
+# the NVIDIA driver's EGL library has to be there, which the NVIDIA container runtime mounts only when the container's
+# driver capabilities include "graphics"
+@rule(
+    "accelerator-unavailable",
+    r"eglInitialize\(\) failed|EGL_NOT_INITIALIZED|[Ff]ailed to initialize EGL|eglGetDisplay\(\) failed",
+    source="https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html "
+    "(NVIDIA_DRIVER_CAPABILITIES: graphics, for OpenGL and Vulkan); https://github.com/NVlabs/nvdiffrast "
+    '(nvdiffrast/common/glutil.cpp: "eglInitialize() failed"; RasterizeCudaContext needs no OpenGL)',
+    confidence=0.7,
+)
+def egl_not_initialized(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        f"EGL, the GPU's OpenGL without a display, could not start ({found.group(0)}): the NVIDIA driver's EGL "
+        "library (libEGL_nvidia.so) is not there. In a container, the NVIDIA runtime mounts it only when "
+        "NVIDIA_DRIVER_CAPABILITIES includes graphics (set it to all, or compute,utility,graphics); on a host, install "
+        "the driver's OpenGL/EGL part (a compute-only or headless driver package leaves it out). Or avoid OpenGL: "
+        "nvdiffrast's dr.RasterizeCudaContext instead of dr.RasterizeGLContext, MUJOCO_GL=osmesa.",
+        {"variable": "NVIDIA_DRIVER_CAPABILITIES", "fix": "dr.RasterizeCudaContext", "library": "EGL"},
+        verdict="environment",
+        next=("ls /usr/lib/x86_64-linux-gnu/ | grep -i egl_nvidia", 'echo "$NVIDIA_DRIVER_CAPABILITIES"'),
+    )
 
 
 @rule(
@@ -94,15 +118,26 @@ def torch_sees_no_gpu(found: re.Match[str], failure: Failure) -> Lead:
     else:
         why = "torch sees no GPU: CUDA_VISIBLE_DEVICES hides them, the container has none, or torch is a CPU build"
         fix = "check CUDA_VISIBLE_DEVICES, the container's --gpus, and torch.version.cuda"
-    deserialize = "deserialize" in text
-    return Lead(
-        (
-            f"A checkpoint saved on a GPU is loaded where {why}: pass map_location='cpu' to torch.load, or "
-            if deserialize
-            else f"No GPU for torch: {why}; "
+    if "deserialize" in text:
+        # torch.load of a checkpoint saved from GPU tensors, with no map_location, where torch has no CUDA device: the
+        # code that loads it was written for a machine with one (a Mac, a CPU-only machine run it), as torch's own
+        # message says (torch/serialization.py, validate_cuda_device)
+        return Lead(
+            yours(
+                failure,
+                "A checkpoint saved from GPU tensors is loaded with torch.load and no map_location, where torch has no "
+                "CUDA device (a Mac, a machine without an NVIDIA GPU, or a CPU-only torch): the loading code assumes "
+                "CUDA. Pass map_location (torch.load(path, map_location='cpu'), or the device the program runs on). "
+                "Only when this machine has an NVIDIA GPU that torch should see is it torch's install instead: "
+                "check torch.cuda.is_available().",
+            ),
+            {"fix": "map_location='cpu'", "option": "map_location"},
+            verdict="not-environment",
+            family="user-code-error",
+            next=("python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",),
         )
-        + fix
-        + ".",
+    return Lead(
+        f"No GPU for torch: {why}; {fix}.",
         {"component": "torch", "package": "torch"},
         next=(
             "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())'",
