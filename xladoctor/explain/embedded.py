@@ -10,53 +10,71 @@ from __future__ import annotations
 import re
 
 _BREAK = re.compile(r"\\r\\n|\\n|\\r")
-# A piece after an escaped newline that is a log's own line: a traceback's header or frame, an exception's
-# "Type: message", the chain separator (the first piece too, from the string's opening quote on). One such piece
-# makes the escapes line breaks; a Windows path's "\new" or "\nvidia" never starts one, so it stays as written.
+# A log's own line: a traceback's header or frame, an exception's "Type: message" (a capitalised class, maybe behind
+# its module's path), the chain separator. The escapes are line breaks when a piece after one is such a line, or the
+# string they are in opens with one: a raw Windows path's "\runs", "\nvidia" or torch's "\nn\" starts none (the
+# folder's name goes on in small letters), so such a line stays as written.
 _LOG_LINE = re.compile(
     r'Traceback \(most recent call last\)|\s*File \\?"[^"\\\n]|\s*File [/~]|\s*File [A-Za-z]:\\'
-    r"|[A-Za-z_][\w.]{0,120}(?:Error|Exception|Exit|Interrupt|Warning)(?::|$)"
+    r"|(?:[a-z_]\w{0,40}\.){0,6}[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Warning):"
     r"|The above exception was the direct cause|During handling of the above exception"
 )
-# The escapes a JSON string and a Python repr write inside such a message (\\uXXXX: JSON's non-ASCII characters)
-_ESCAPE = re.compile(r"\\(?:u(?P<code>[0-9a-fA-F]{4})|(?P<char>[\"'tbf/]))")
+# The escapes a JSON string and a Python repr write inside such a message: \\uXXXX (JSON's non-ASCII characters, a
+# surrogate pair for one beyond the BMP), runs of \\xNN (a bytes repr's UTF-8 bytes, a colour code's ESC), \\" \\'
+# \\t \\/ \\b \\f
+_ESCAPE = re.compile(
+    r"\\u(?P<high>[dD][89abAB][0-9a-fA-F]{2})\\u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})|\\u(?P<code>[0-9a-fA-F]{4})"
+    r"|(?P<bytes>(?:\\x[0-9a-fA-F]{2})+)|\\(?P<char>[\"'tbf/])"
+)
 _SIMPLE = {'"': '"', "'": "'", "t": "\t", "b": "", "f": "", "/": "/"}
 KEPT_LINES = 400  # of a log escaped in one line, its first and its last this many lines are read (regions.REGION_LINES)
 _BACKSLASH = "\x00"  # an escaped backslash while the line is read (a NUL of the line's own is dropped)
+_QUOTES = {'"': re.compile(r'(?<!\\)"'), "'": re.compile(r"(?<!\\)'")}  # not escaped (\\ is _BACKSLASH by now)
 
 
 def embedded_lines(line: str) -> list[str] | None:
-    """The lines of a log escaped inside `line`, or None when it holds none. The first is cut to the string that
-    opens on it (a JSON record's keys, `stderr=b'` before it are not the log's), the last to where that string ends."""
+    """The lines of a log escaped inside `line`, or None when it holds none. The text before the string that holds
+    the log (a JSON record's keys, "exit code 137: " before a repr) is a line of its own; the string's last line ends
+    where the string does."""
     if "\\n" not in line and "\\r" not in line:  # C-speed gate: most lines have no escape at all
         return None
     # an escaped backslash first, so that a JSON-escaped Windows path ("C:\\\\new") is no break
     pieces = _BREAK.split(line.replace("\x00", "").replace("\\\\", _BACKSLASH))
     if len(pieces) > 2 * KEPT_LINES:  # bounded work whatever the line: a traceback's head and its end are kept
         pieces = pieces[:KEPT_LINES] + pieces[-KEPT_LINES:]
-    quote, pieces[0] = _opened(pieces[0])
-    if not any(_LOG_LINE.match(piece) for piece in pieces):
+    at = _opening(pieces[0])
+    opened = pieces[0][at + 1 :] if at >= 0 else ""
+    if not (at >= 0 and _LOG_LINE.match(opened)) and not any(_LOG_LINE.match(piece) for piece in pieces[1:]):
         return None
-    if quote:
-        pieces[-1] = _closed(pieces[-1], quote)
-    return [_unescaped(piece) for piece in pieces]
+    before = pieces[0][: at + 1] if at >= 0 else pieces[0]
+    if at >= 0:
+        pieces[0] = opened
+        pieces[-1] = _closed(pieces[-1], before[-1])
+    lines = [_unescaped(piece) for piece in pieces]
+    return ([_unescaped(before)] if at >= 0 and before.strip(" {[(\"',:=bBrRuU") else []) + lines
 
 
-def _opened(first: str) -> tuple[str, str]:
-    """The quote that opens the string the log is in (its last one on the first piece, not escaped), and the text
-    after it; ("", first) when the piece has no quote."""
-    at = max(_unescaped_at(first, '"'), _unescaped_at(first, "'"))
-    if at < 0:
-        return "", first
-    return first[at], first[at + 1 :]
+def _opening(first: str) -> int:
+    """Where the string the escaped lines are in opens on the first piece: of the quotes that are open at its end
+    (an even count of the same quote before it, none escaped) and stand where a string can open, the earliest (a
+    later one is inside it: the apostrophe of "Worker 'w0' crashed" inside a JSON string); -1 when none."""
+    found = [at for quote in "\"'" if (at := _open_at_end(first, quote)) >= 0 and _may_open(first, at)]
+    return min(found) if found else -1
 
 
-def _unescaped_at(text: str, quote: str) -> int:
-    """Where the last `quote` of `text` that no backslash escapes is, or -1."""
-    at = text.rfind(quote)
-    while at > 0 and _escaped(text, at):
-        at = text.rfind(quote, 0, at)
-    return at
+def _open_at_end(text: str, quote: str) -> int:
+    """The last unescaped `quote` of `text`, when an even number of them come before it (it opens, not closes)."""
+    positions = [m.start() for m in _QUOTES[quote].finditer(text)]
+    return positions[-1] if len(positions) % 2 == 1 else -1
+
+
+def _may_open(text: str, at: int) -> bool:
+    """Whether a string can open at text[at]: after nothing or no word character (`": "`, `=`, `(`), or after a
+    bytes or raw prefix (b'...', r"..."); an apostrophe inside a word ("can't") opens none."""
+    before = text[at - 1] if at > 0 else ""
+    if not (before.isalnum() or before == "_"):
+        return True
+    return before in "bBrRuU" and (at < 2 or not (text[at - 2].isalnum() or text[at - 2] == "_"))
 
 
 def _closed(last: str, quote: str) -> str:
@@ -78,8 +96,14 @@ def _unescaped(piece: str) -> str:
 
 
 def _character(escape: re.Match[str]) -> str:
+    if escape.group("high") is not None:
+        high, low = int(escape.group("high"), 16), int(escape.group("low"), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
     code = escape.group("code")
     if code is not None:
         value = int(code, 16)
         return "\ufffd" if 0xD800 <= value <= 0xDFFF else chr(value)  # a lone surrogate cannot be printed
+    raw = escape.group("bytes")
+    if raw is not None:
+        return bytes.fromhex(raw.replace("\\x", "")).decode("utf-8", "replace")
     return _SIMPLE[escape.group("char")]

@@ -10,6 +10,7 @@ others cost a newline count. The triggers are the error words and the literals e
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -166,22 +167,48 @@ class RegionCollector:
     def _start_at(self, line: str) -> None:
         """A region starts at this line: a traceback's when it opens one (its header, or a frame of one cut above)."""
         lines = None if self.notebook else embedded_lines(line)
-        if lines is not None:
-            self._embedded(lines)
+        if lines is not None and self._embedded(lines):
             return
+        if lines is not None:
+            self.line -= 1  # none of its lines started a region: the file's line starts one whole, as it triggered
         self._start(line, _opens_traceback(line))
 
-    def _embedded(self, lines: list[str]) -> None:
+    def _embedded(self, lines: list[str]) -> bool:
         """The lines of a log escaped inside one line of the file (embedded.py), read as lines, each numbered as
-        that line: they start regions, and continue the open one, as the file's own lines do."""
+        that line: they start regions, and continue the open one, as the file's own lines do. Whether any of them
+        was kept. Which of them hold a trigger is found in one pass over them all (bounded work per line of the
+        file, as the chunk's distinct lines are gated in feed)."""
         number = self.line
-        for line in lines:
+        holds = self._trigger_flags(lines)
+        kept = False
+        for line, trigger in zip(lines, holds, strict=True):
             self.line = number
             if self._current is not None:
-                self._take_one(line)
-            elif self._holds_trigger(line):
+                self._take_one(line, trigger)
+                kept = True
+            elif trigger:
                 self._start(line, _opens_traceback(line))
+                kept = True
         self.line = number + 1
+        return kept
+
+    def _trigger_flags(self, lines: list[str]) -> list[bool]:
+        """For each line, whether it holds a trigger: each gate searched once in all of them (C speed), not each
+        line against every gate."""
+        joined = "\n".join(lines).translate(_DIGITS)
+        starts = [0]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        flags = [False] * len(lines)
+        for gate in self._gates:
+            at = joined.find(gate)
+            while at >= 0:
+                index = bisect_right(starts, at) - 1
+                flags[index] = True
+                if index + 1 >= len(starts):
+                    break
+                at = joined.find(gate, starts[index + 1])
+        return flags
 
     def _start(self, line: str, traceback: bool) -> None:
         self._current = Region([(self.line, _bounded(line))], traceback)
@@ -203,9 +230,10 @@ class RegionCollector:
         else:
             self._embedded(lines)
 
-    def _take_one(self, line: str) -> None:
+    def _take_one(self, line: str, trigger: bool | None = None) -> None:
         """One more line for the open region: a traceback runs to its exception line (and on through a chained
-        one); any region takes a few lines of context, and starts again at another trigger."""
+        one); any region takes a few lines of context, and starts again at another trigger (`trigger`: whether the
+        line holds one, when the caller knows)."""
         region = self._current
         assert region is not None
         if len(region.lines) >= REGION_LINES:
@@ -229,12 +257,12 @@ class RegionCollector:
                 return
             # the listing ended without its "]": the region ends with it, and this line is read afresh
             self._close()
-            if self._holds_trigger(line):
+            if self._holds_trigger(line) if trigger is None else trigger:
                 self._start(line, False)
             else:
                 self.line += 1
             return
-        if not region.traceback and self._holds_trigger(line):
+        if not region.traceback and (self._holds_trigger(line) if trigger is None else trigger):
             region.budget = AFTER + 1  # one more error line of the same message: the region goes on
         region.lines.append((self.line, _bounded(line)))
         self.line += 1
