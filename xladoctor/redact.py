@@ -413,23 +413,36 @@ def _looks_random(run: str) -> bool:
         return False
     if run == run.lower() or run == run.upper() or _DIGIT.search(run) is None:
         return False
-    return not _identifier_like(run) and not _model_name(run)
+    return not _identifier_like(run)
 
 
-# A model's name as the Hub and checkpoints spell it, words and sizes joined by '-' ("Phi-3-medium-128k-instruct",
-# "Meta-Llama-3.1-8B-Instruct", "DeepSeek-R1-Distill-Qwen-32B"): what an error names as its subject, not a secret.
-# Every piece is a word (a capital and small letters, small letters, an acronym of two to five capitals) or a size
-# or version (7B, 128k, 3.1, v2, R1, 4bit); a random token (base64url holds '-') almost never splits that way.
-_NAME_WORD = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,5}")
-_NAME_SIZE = re.compile(r"[vVrR]?[0-9]{1,4}(?:\.[0-9]{1,3}){0,2}(?:[a-z]{1,4}|[A-Z])?")
+# A model's name as a Hub repository id spells it, behind its owner ("microsoft/Phi-3-medium-128k-instruct"): words
+# and sizes joined by '-', what an error names as its subject, not a secret. Only behind "owner/": a passphrase of
+# words and numbers ("Spring-Tiger-2024-Blue-Falcon-99") looks the same and stays redacted anywhere else. Every piece
+# is a word (a capital and small letters, or small letters; at least two of three letters or more) or a size or
+# version (7B, 128k, 3.1, v2, R1, 4bit) or an acronym (GPTQ, AWQ); a random token (base64url holds '-') almost never
+# splits that way.
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]{3,}(?:[0-9]{1,3}(?:\.[0-9]{1,3})?)?")  # Instruct, medium, Qwen2.5
+_NAME_PIECE = re.compile(
+    r"[A-Z]?[a-z]{2,}(?:[0-9]{1,3}(?:\.[0-9]{1,3})?)?|[A-Z]{2,5}[0-9]{0,2}"
+    r"|[vVrR]?[0-9]{1,4}(?:\.[0-9]{1,3}){0,2}(?:[a-z]{1,4}|[A-Z])?"
+)
+_NAME_BEHIND = 40  # how far before the run its owner's "/" may be ("Qwen/Qwen2.5-...": the run starts after the ".")
 
 
-def _model_name(run: str) -> bool:
-    pieces = run.split("-")
+def _model_name(text: str, start: int, run: str) -> bool:
+    """Whether the run at `start` is (the end of) a model's name behind a Hub owner ("owner/Name-of-it")."""
+    slash = text.rfind("/", max(0, start - _NAME_BEHIND), start)
+    if slash < 1 or not (text[slash - 1].isalnum() or text[slash - 1] in "-_."):
+        return False
+    name = text[slash + 1 : start] + run
+    if any(not (c.isalnum() or c in "-_.") for c in name):
+        return False
+    pieces = name.split("-")
     if len(pieces) < 3:
         return False
     words = sum(1 for p in pieces if _NAME_WORD.fullmatch(p))
-    return words >= 2 and all(_NAME_WORD.fullmatch(p) or _NAME_SIZE.fullmatch(p) for p in pieces)
+    return words >= 2 and all(_NAME_PIECE.fullmatch(p) for p in pieces)
 
 
 # NVML's device UUID (nvmlDeviceGetUUID: "GPU-" and a 5-part hexadecimal UUID; "MIG-" for a MIG device, "MIG-GPU-..."
@@ -443,7 +456,8 @@ def _random_runs(text: str) -> Iterator[Span]:
             continue
         # "undefined symbol: NAME" (glibc elf/dl-lookup.c) names a function, the evidence of a broken build
         # (a symbol pasted into Markdown loses its leading '_' to emphasis: "undefined symbol: *ZNK3c10...")
-        if _looks_random(match.group()) and not _after_symbol(text, match.start()):
+        run = match.group()
+        if _looks_random(run) and not _after_symbol(text, match.start()) and not _model_name(text, match.start(), run):
             yield match.span()
 
 

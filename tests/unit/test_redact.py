@@ -87,17 +87,28 @@ def test_random_tokens_are_redacted_almost_always() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["Phi-3-medium-128k-instruct", "Meta-Llama-3.1-8B-Instruct", "DeepSeek-R1-Distill-Qwen-32B", "Mixtral-8x7B-v0.1"],
+    [
+        "microsoft/Phi-3-medium-128k-instruct",
+        "Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int4",
+        "unsloth/Meta-Llama-3.1-70B-Instruct-bnb-4bit",
+    ],
 )
-def test_model_names_of_the_hub_stay_readable(name: str) -> None:
+def test_model_names_behind_their_hub_owner_stay_readable(name: str) -> None:
     """`Unsloth: microsoft/Phi-3-medium-128k-instruct not supported yet!`: the model is the error's subject."""
-    assert redact_text(f"error: microsoft/{name} not supported") == f"error: microsoft/{name} not supported"
+    assert redact_text(f"error: {name} not supported") == f"error: {name} not supported"
 
 
-def test_random_tokens_with_dashes_are_redacted_almost_always() -> None:
+@pytest.mark.parametrize(
+    "secret", ["Spring-Tiger-2024-Blue-Falcon-99", "Phi-3-medium-128k-instruct", "Sunset-Quantum-4096-Mango-Ruby-7Z"]
+)
+def test_a_passphrase_of_words_is_redacted_where_no_hub_owner_stands_before_it(secret: str) -> None:
+    assert redact_text(f"value {secret} tail") == f"value {REDACTED} tail"
+
+
+def test_random_tokens_with_dashes_behind_a_slash_are_redacted_almost_always() -> None:
     """The model-name allowance (redact.py's _model_name) lets no random base64url token through: of 20,000 seeded
-    tokens of 24 to 48 characters from letters, digits, '-' and '_' with at least two '-' (mixing cases and
-    digits, what the random-run rule reads), none stays."""
+    tokens of 24 to 48 characters from letters, digits, '-' and '_' with at least two '-' (mixing cases and digits,
+    what the random-run rule reads), each behind "owner/" where the allowance applies, none stays."""
     import random
     import string
 
@@ -111,7 +122,7 @@ def test_random_tokens_with_dashes_are_redacted_almost_always() -> None:
         if token.count("-") < 2 or not mixed or token[0] in "-_":
             continue  # not of the shape the allowance reads
         drawn += 1
-        if token in redact_text(f"model {token} end"):
+        if token in redact_text(f"model org/{token} end"):
             kept.append(token)
     assert kept == []
 

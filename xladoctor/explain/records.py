@@ -78,6 +78,7 @@ _PREFIX = re.compile(
     r")"
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_MARKDOWN_BOLD = re.compile(r"\*\*(?!\*)(\S.*?)(?<![*\s])\*\*\s*$")  # exactly two stars each side
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
 # The standard library: lib/python3.X/ on POSIX; on Windows, PythonXY\Lib\ (python.org) or an embedded Python's
 # folder, written with either case ("C:\...\Python39\lib\ctypes\__init__.py").
@@ -281,8 +282,9 @@ def clean(line: str) -> str:
         if found is None or found.end() == 0:
             break
         line = line[found.end() :]
-    if line.startswith("**") and line.rstrip().endswith("**"):  # a line a Markdown post made bold: **ValueError: x**
-        return line.strip().strip("*")
+    bold = _MARKDOWN_BOLD.match(line) if line.startswith("**") else None
+    if bold is not None:  # a line a Markdown post made bold (**ValueError: x**), not glog's "*** SIGSEGV ... ***"
+        return bold.group(1)
     return line.strip("`") if line.startswith("`") else line
 
 

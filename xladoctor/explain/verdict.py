@@ -594,11 +594,17 @@ _SYMPTOM_OF = {
     # fetched to choose from
     "resolver-conflict": frozenset({"bad-configuration"}),
 }
+# ...and a reading that is a symptom of torch seeing no GPU whatever family it reads as: a GPU-saved checkpoint loaded
+# without map_location (user-code-error where the machine has no GPU), after a warning that the GPU is there but
+# cannot be used (a driver too old, none loaded, a CUDA that failed to start)
+_SYMPTOM_OF_RULE = {
+    "accelerator-unavailable:torch_sees_no_gpu": _SYMPTOM_OF["accelerator-unavailable"] | {"accelerator-unavailable"},
+}
 _EXPLAINING = 0.7  # a warning's confidence (after its discount) at least this: a specific rule, not a fall-back
 
 
 def _explained_by_warning(chosen: Candidate, ordered: Sequence[Candidate]) -> Candidate | None:
-    causes = _SYMPTOM_OF.get(chosen.family)
+    causes = _SYMPTOM_OF.get(chosen.family) or _SYMPTOM_OF_RULE.get(chosen.rule)
     if causes is None or chosen.failure.warning:
         return None
     return next(

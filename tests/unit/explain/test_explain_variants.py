@@ -222,3 +222,61 @@ def test_a_jax_tracing_error_names_the_traced_function_and_argument() -> None:
     assert diagnosis is not None and diagnosis.family == "user-code-error"
     assert (diagnosis.params["function"], diagnosis.params["argument"]) == ("step", "params[3]")
     assert "function step, argument params[3]" in diagnosis.cause
+
+
+# A line a library prints as a warning and goes on after (GLFW's and GTK's missing display, EGL's, PyTorch3D's bins):
+# the failure that comes after it is the run's own
+_GLFW = "/v/glfw/__init__.py:912: GLFWError: (65544) b'X11: The DISPLAY environment variable is missing'\n  warnings.warn(message, GLFWError)\n"
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        _GLFW,
+        "(python:12): Gtk-WARNING **: 10:00:00.000: cannot open display: :0\n",
+        "libEGL warning: eglInitialize() failed\n",
+        "Bin size was too small in the coarse rasterization phase. This caused an overflow, meaning output may be incomplete.\n",
+    ],
+)
+def test_a_warning_of_a_display_or_a_renderer_gives_way_to_the_failure_after_it(first: str) -> None:
+    log = first + TB + "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_mujocos_gl_failure_after_the_display_warning_is_the_display() -> None:
+    log = _GLFW + TB + "mujoco.FatalError: gladLoadGL error\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "bad-configuration" and "MUJOCO_GL" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("warning", "family"),
+    [
+        (
+            "CUDA initialization: The NVIDIA driver on your system is too old (found version 11040).",
+            "cuda-driver-too-old",
+        ),
+        (
+            "CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver",
+            "accelerator-unavailable",
+        ),
+    ],
+)
+def test_a_checkpoint_loaded_without_map_location_after_torch_says_why_it_has_no_gpu_is_that_why(
+    warning: str, family: str
+) -> None:
+    log = (
+        f"/v/torch/cuda/__init__.py:138: UserWarning: {warning} (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+        "  return torch._C._cuda_getDeviceCount() > 0\n"
+        + TB
+        + "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False.\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and (diagnosis.family, diagnosis.verdict) == (family, "environment")
+
+
+def test_glogs_starred_lines_are_no_markdown_bold() -> None:
+    log = "*** SIGABRT received at time=1700000000 on cpu 3 ***\nPC: @     0x7f0000000000  (unknown)  raise\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:aborted"

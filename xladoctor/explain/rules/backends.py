@@ -41,27 +41,32 @@ def op_not_implemented(found: re.Match[str], failure: Failure) -> Lead | None:
 
 
 # PyTorch's memory-efficient attention (SDPA's mem_efficient back-end; xFormers ships the same CUTLASS kernels) picks a
-# kernel by dtype and the GPU's compute capability, and its bf16 kernels are built for sm80 only (the generated
-# kernels/cutlassF.h: "bf16 / sm80"; f16 and f32 from sm50): bf16 on a GPU below 8.0 finds none
+# kernel by dtype and the GPU's compute capability among those its build holds: the generated kernels/cutlassF.h has
+# bf16 kernels for sm80 only (f16 and f32 from sm50), and each kernel runs only on the range of GPU generations it was
+# built for, so bf16 below 8.0, or any dtype on a GPU newer (or older) than the build's kernels, finds none
 @rule(
     "gpu-arch-unsupported",
     r"cutlass(?P<pass>[FB]): no kernel found to launch",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/transformers/cuda/attention.cu "
     '(TORCH_CHECK(kernel_launched, "cutlassF: no kernel found to launch!")); '
-    "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h (bf16 kernels for sm80 only)",
+    "aten/src/ATen/native/transformers/cuda/mem_eff_attention/kernels/cutlassF.h (bf16 kernels for sm80 only, each "
+    "kernel for a range of compute capabilities); https://github.com/facebookresearch/xformers/issues/729 (H100 with "
+    "an xFormers built before it)",
     confidence=0.75,
 )
 def mem_efficient_attention_no_kernel(found: re.Match[str], failure: Failure) -> Lead:
     step = "forward" if found.group("pass") == "F" else "backward"
     return Lead(
         f"Memory-efficient attention (torch's scaled_dot_product_attention, or xFormers) has no {step} kernel for "
-        "this dtype on this GPU: its bfloat16 kernels need compute capability 8.0 (Ampere) or newer, so a model run "
-        "in bf16 on a V100, T4, RTX 20xx or GTX 10xx stops here. Load and run the model in float16 on this GPU "
-        "(torch_dtype=torch.float16; a trainer's `bf16=False, fp16=True`), or turn that back-end off: "
-        "torch.backends.cuda.enable_mem_efficient_sdp(False).",
+        "this dtype on this GPU. Most often the model runs in bfloat16 on a GPU below compute capability 8.0 (V100, "
+        "T4, RTX 20xx, GTX 10xx), for which no bf16 kernel is built: load and run it in float16 there "
+        "(torch_dtype=torch.float16; a trainer's `bf16=False, fp16=True`). On a GPU of 8.0 or newer it is a GPU "
+        "newer than the build's kernels (an H100 with an xFormers older than it, a Blackwell GPU with an older "
+        "torch): install a torch (or xFormers) release built for this GPU, or run without xFormers; "
+        "torch.backends.cuda.enable_mem_efficient_sdp(False) turns torch's own kernel off.",
         {"dtype": "bfloat16", "fix": "float16", "needs": "compute capability 8.0"},
         verdict="environment",
-        next=(GPU_CAPABILITY,),
+        next=(GPU_CAPABILITY, "python -m pip show torch xformers 2>/dev/null | grep -E '^(Name|Version)'"),
     )
 
 

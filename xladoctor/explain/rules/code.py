@@ -295,6 +295,7 @@ def rasterizer_bins_overflow(found: re.Match[str], failure: Failure) -> Lead:
         "bin_size=0 for naive rasterization (slower, no bins); or render less geometry. Not an environment problem.",
         {"option": "max_faces_per_bin", "fix": "bin_size=0"},
         verdict="not-environment",
+        observation=True,  # printed from the kernel, and rendering goes on: a later failure is the run's own
     )
 
 

@@ -51,7 +51,9 @@ def bad_variable(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "bad-configuration",
     r"X11: The DISPLAY environment variable is missing|[Cc]annot open display|[Cc]ould not connect to display"
-    r"|Failed to open X(?:11)? display|[Uu]nable to open display",
+    r"|Failed to open X(?:11)? display|[Uu]nable to open display"
+    # MuJoCo's own failure when no OpenGL could be loaded for want of a display (mujoco/glfw, MUJOCO_GL unset)
+    r"|(?P<gl>gladLoadGL error|an OpenGL platform library has not been loaded into this process)",
     source='https://github.com/glfw/glfw/blob/master/src/x11_init.c ("X11: The DISPLAY environment variable is '
     'missing"); https://mujoco.readthedocs.io/en/stable/programming/index.html (MUJOCO_GL=egl or osmesa for '
     "headless rendering); https://pyrender.readthedocs.io/en/latest/examples/offscreen.html (PYOPENGL_PLATFORM)",
@@ -59,7 +61,7 @@ def bad_variable(found: re.Match[str], failure: Failure) -> Lead:
 )
 def no_display(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"A renderer tried to open a window, and this machine has no display ({found.group(0)}): a server, a "
+        f"A renderer needs a window system, and this machine has no display ({found.group(0)}): a server, a "
         "container or an SSH session without X forwarding. Render off-screen instead: MuJoCo with MUJOCO_GL=egl "
         "(on an NVIDIA GPU) or MUJOCO_GL=osmesa, pyrender and PyOpenGL with PYOPENGL_PLATFORM=egl, Open3D with its "
         "OffscreenRenderer; or run the program under a virtual display (xvfb-run -a python ...), or log in with "
@@ -67,6 +69,9 @@ def no_display(found: re.Match[str], failure: Failure) -> Lead:
         {"variable": "DISPLAY", "fix": "MUJOCO_GL=egl"},
         verdict="environment",
         next=('echo "DISPLAY=$DISPLAY"',),
+        # GLFW and GTK say it as a warning at import, and a program that never draws goes on: it decides only where
+        # nothing failed after it (MuJoCo's own GL failure is the failure itself)
+        observation=found.group("gl") is None,
     )
 
 

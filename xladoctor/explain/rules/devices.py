@@ -28,14 +28,16 @@ from xladoctor.sanitize import scrubbed_head
 )
 def egl_not_initialized(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(
-        f"EGL, the GPU's OpenGL without a display, could not start ({found.group(0)}): the NVIDIA driver's EGL "
-        "library (libEGL_nvidia.so) is not there. In a container, the NVIDIA runtime mounts it only when "
-        "NVIDIA_DRIVER_CAPABILITIES includes graphics (set it to all, or compute,utility,graphics); on a host, install "
-        "the driver's OpenGL/EGL part (a compute-only or headless driver package leaves it out). Or avoid OpenGL: "
-        "nvdiffrast's dr.RasterizeCudaContext instead of dr.RasterizeGLContext, MUJOCO_GL=osmesa.",
+        f"EGL, OpenGL without a display, could not start ({found.group(0)}). On an NVIDIA GPU the driver's EGL "
+        "library (libEGL_nvidia.so) is most often not there: in a container, the NVIDIA runtime mounts it only when "
+        "NVIDIA_DRIVER_CAPABILITIES includes graphics (set it to all, or compute,utility,graphics); on a host, the "
+        "driver's OpenGL/EGL part is not installed (a compute-only or headless driver package). Without an NVIDIA "
+        "GPU's EGL (WSL2, Mesa, no GPU), render with OSMesa instead (PYOPENGL_PLATFORM=osmesa, MUJOCO_GL=osmesa). Or "
+        "avoid OpenGL: nvdiffrast's dr.RasterizeCudaContext instead of dr.RasterizeGLContext.",
         {"variable": "NVIDIA_DRIVER_CAPABILITIES", "fix": "dr.RasterizeCudaContext", "library": "EGL"},
         verdict="environment",
         next=("ls /usr/lib/x86_64-linux-gnu/ | grep -i egl_nvidia", 'echo "$NVIDIA_DRIVER_CAPABILITIES"'),
+        observation=True,  # a library's warning ("libEGL warning: eglInitialize() failed") before the real failure
     )
 
 

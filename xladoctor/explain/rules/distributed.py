@@ -682,8 +682,7 @@ def zero_gradient_reduced_twice(found: re.Match[str], failure: Failure) -> Lead:
         f"DeepSpeed ZeRO reduced parameter {found.group('param')}'s gradient twice in one backward: the backward "
         "reached it twice (reentrant gradient checkpointing recomputing a forward, a module or its weights used twice "
         "in the step, two losses over shared parameters in one backward). Turn gradient checkpointing off or use it "
-        "with use_reentrant=False, backward each loss separately, or use ZeRO stage 1 (which does not partition "
-        "gradients).",
+        "with use_reentrant=False, or backward each loss separately.",
         {"parameter": found.group("param"), "option": "gradient_checkpointing", "fix": "use_reentrant=False"},
         verdict="not-environment",
     )
