@@ -33,6 +33,14 @@ CASES: dict[str, tuple[str, str, str]] = {
     "deserialize-without-map-location": (TB + "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n", "user-code-error", "map_location"),
     # aten's reflection padding of an input shorter than the pad
     "reflection-padding-too-large": ("RuntimeError: Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (485100, 485100) at dimension 2 of input [1, 1, 298205]\n", "user-code-error", "Padding size"),
+    # OmegaConf's words for a config without the key (Hydra, LazyConfig)
+    "omegaconf-missing-key": ("omegaconf.errors.ConfigAttributeError: Missing key train\n    full_key: train\n    object_type=dict\n", "user-code-error", "`train`"),
+    # Lightning's own check before it forks its ranks (ddp_notebook, ddp_fork)
+    "lightning-cuda-before-fork": ("RuntimeError: Lightning can't create new processes if CUDA is already initialized. Did you manually call `torch.cuda.*` functions, have moved the model to the device, or allocated memory on the GPU any other way?\n", "user-code-error", "Trainer"),
+    # a list as a dataclass default, which no Python allows
+    "dataclass-list-default": ("ValueError: mutable default <class 'list'> for field layers is not allowed: use default_factory\n", "user-code-error", "default_factory"),
+    # cudaErrorLaunchTimeout: Windows' TDR on a display GPU
+    "cuda-launch-timeout": ("RuntimeError: CUDA error: the launch timed out and was terminated\n", "bad-configuration", "TdrDelay"),
     # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
     "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
     "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),

@@ -845,13 +845,30 @@ def insightface_pack_not_in_place(found: re.Match[str], failure: Failure) -> Lea
 
 # torch refuses to start CUDA in a process forked from one where CUDA already runs (torch/cuda/__init__.py,
 # _lazy_init): a DataLoader's workers, a multiprocessing pool or vLLM's workers forked after the parent touched CUDA.
+# Lightning checks the same before it forks its ranks (ddp_fork, ddp_notebook: the strategies of a notebook).
 @rule(
     "user-code-error",
-    r"Cannot re-initialize CUDA in forked subprocess",
-    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init)",
+    r"Cannot re-initialize CUDA in forked subprocess"
+    r"|(?P<lightning>Lightning can't create new processes if CUDA is already initialized)",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py (_lazy_init); "
+    "https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/fabric/strategies/launchers/"
+    "multiprocessing.py (_check_bad_cuda_fork)",
     confidence=0.9,
 )
 def cuda_in_forked_child(found: re.Match[str], failure: Failure) -> Lead:
+    if found.group("lightning"):
+        return Lead(
+            yours(
+                failure,
+                "Lightning starts its ranks by forking this process (the ddp_fork and ddp_notebook strategies, what a "
+                "notebook gets), and the code had already started CUDA before fit(): a torch.cuda call "
+                "(torch.cuda.set_device, a .cuda() or .to('cuda'), memory on the GPU). Leave the devices to the "
+                "Trainer (accelerator='gpu', devices=...) and remove those calls, or run the script outside a "
+                "notebook with strategy='ddp'.",
+            ),
+            {"fix": "remove torch.cuda calls before fit()", "option": "strategy"},
+            verdict="not-environment",
+        )
     return Lead(
         yours(
             failure,
@@ -862,6 +879,57 @@ def cuda_in_forked_child(found: re.Match[str], failure: Failure) -> Lead:
             "touch CUDA before the workers start.",
         ),
         {"fix": "spawn", "option": "multiprocessing start method"},
+        verdict="not-environment",
+    )
+
+
+# A configuration object asked for a key its file does not have: mmcv's ConfigDict (an AttributeError from its
+# __getattr__), OmegaConf's ConfigAttributeError and ConfigKeyError ("Missing key train"), a struct config's "Key 'x'
+# is not in struct": a config of another script or model (an evaluation config given to training), or one that
+# leaves out a section the script reads
+@rule(
+    "user-code-error",
+    r"'ConfigDict' object has no attribute '(?P<key>\w{1,80})'|Config(?:Attribute|Key)Error: Missing key "
+    r"(?P<key2>[\w.]{1,80})|Key '(?P<key3>\w{1,80})' is not in struct",
+    source="https://github.com/open-mmlab/mmcv/blob/v1.7.0/mmcv/utils/config.py (ConfigDict.__getattr__); "
+    "https://github.com/omry/omegaconf/blob/master/omegaconf/errors.py (ConfigAttributeError, ConfigKeyError)",
+    confidence=0.6,
+)
+def config_key_missing(found: re.Match[str], failure: Failure) -> Lead:
+    key = found.group("key") or found.group("key2") or found.group("key3")
+    return Lead(
+        yours(
+            failure,
+            f"The configuration given has no `{key}`, which the code asks for: a config file of another script or "
+            "model (an evaluation or inference config given to training, a detector's config given to another "
+            "stage), or one written for another release of the project; when it is the project's own config for "
+            "this very script (its README's command), the project left the key out, a bug its newer release may "
+            f"fix. Pass the config made for this script (with the options that add `{key}`, such as a Hydra "
+            "experiment), or add it.",
+        ),
+        {"key": key, "option": "config"},
+        verdict="not-environment",
+    )
+
+
+# MMDetection checks that a detector's heads have as many classes as its dataset names (mmdet/datasets/utils.py,
+# NumClassCheckHook): a custom dataset whose class names were not given keeps COCO's 80
+@rule(
+    "user-code-error",
+    r"The `num_classes` \((?P<heads>\d{1,6})\) in (?P<head>\w{1,80}) of \w{1,80} does not matches? the length of "
+    r"`CLASSES` \(?(?P<classes>\d{1,6})\) in (?P<dataset>\w{1,80})",
+    source="https://github.com/open-mmlab/mmdetection/blob/v2.28.2/mmdet/datasets/utils.py (NumClassCheckHook)",
+    confidence=0.9,
+)
+def detector_classes_not_dataset_classes(found: re.Match[str], failure: Failure) -> Lead:
+    heads, classes, dataset = found.group("heads"), found.group("classes"), found.group("dataset")
+    coco = " (COCO's 80: the dataset's own class names were not given)" if classes == "80" else ""
+    return Lead(
+        f"The model's {found.group('head')} predicts {heads} classes, but the {dataset} lists {classes}{coco}. Give "
+        "the dataset its class names in the config (classes=(...) in each of data.train, data.val and data.test in "
+        "MMDetection 2; metainfo=dict(classes=(...)) in 3), or set num_classes to the number of classes the data "
+        "has. Not an environment problem.",
+        {"option": "classes", "num_classes": heads, "classes": classes},
         verdict="not-environment",
     )
 

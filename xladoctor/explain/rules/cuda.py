@@ -57,6 +57,10 @@ FAMILY_OF = {
     "CUDA_ERROR_NOT_INITIALIZED": "accelerator-unavailable",
     "cudaErrorSystemNotReady": "accelerator-unavailable",
     "CUDA_ERROR_SYSTEM_NOT_READY": "accelerator-unavailable",
+    # a kernel ran past the display watchdog: Windows' TDR (TdrDelay, 2 s by default) on a GPU in WDDM mode, or the
+    # X server's on Linux; the GPU's setting, not the program's
+    "cudaErrorLaunchTimeout": "bad-configuration",
+    "CUDA_ERROR_LAUNCH_TIMEOUT": "bad-configuration",
     "cudaErrorDevicesUnavailable": "device-busy",
     "CUDA_ERROR_DEVICE_UNAVAILABLE": "device-busy",
     "cudaErrorMemoryAllocation": "out-of-memory",
@@ -158,6 +162,19 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             verdict="unknown",
             confidence=0.7,
             next=_NEXT_KERNEL,
+            family=family,
+        )
+    if code.name in ("cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"):  # the display watchdog stopped a kernel
+        return Lead(
+            f"CUDA: {said} ({code.name}): a kernel ran longer than the GPU's watchdog allows, which only a GPU that "
+            "drives a display has: on Windows, TDR resets a GPU in WDDM mode when a kernel runs past TdrDelay (2 s by "
+            "default); on Linux, the X server's watchdog. Raise TdrDelay (a DWORD in seconds under "
+            "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot; NVIDIA's and Microsoft's "
+            "guides), run on a GPU that drives no display (or in TCC mode), or make the work per kernel smaller "
+            "(a smaller batch or chunk).",
+            {**params, "option": "TdrDelay"},
+            verdict="environment",
+            next=("nvidia-smi --query-gpu=name,display_active,driver_model.current --format=csv",),
             family=family,
         )
     if family == "version-mismatch":  # cudaErrorSharedObjectInitFailed (HIP's hipErrorSharedObjectInitFailed too)

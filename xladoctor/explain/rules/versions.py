@@ -1425,3 +1425,34 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
         {"package": "keras", "framework": "tensorflow"},
         verdict="environment",
     )
+
+
+# Python 3.11's dataclasses refuse any unhashable default (a dataclass instance, a config object), where 3.10 and older
+# refused only list, dict and set: a dataclass that declares another dataclass as a field's default worked up to
+# Python 3.10 (https://docs.python.org/3/library/dataclasses.html#mutable-default-values, "Changed in version 3.11")
+@rule(
+    "api-version-skew",
+    r"mutable default <class '(?P<type>[\w.]{1,200})'> for field (?P<field>\w{1,80}) is not allowed: use "
+    r"default_factory",
+    source="https://docs.python.org/3/library/dataclasses.html#mutable-default-values (Changed in version 3.11: "
+    "unhashable objects, not only list, dict and set); https://github.com/python/cpython/blob/main/Lib/dataclasses.py",
+    confidence=0.85,
+)
+def dataclass_default_refused_since_3_11(found: re.Match[str], failure: Failure) -> Lead:
+    kind, field = found.group("type"), found.group("field")
+    if kind in ("list", "dict", "set"):
+        return Lead(
+            f"The dataclass field {field} has a {kind} as its default, which no Python allows (one object would be "
+            f"shared by every instance): use field(default_factory={kind}).",
+            {"field": field, "fix": "default_factory"},
+            verdict="not-environment",
+            family="user-code-error",
+        )
+    return Lead(
+        f"The dataclass field {field} has an instance of {kind} as its default. Python 3.11 and newer refuse any "
+        "unhashable default (3.10 and older refused only list, dict and set), so this code was written for Python "
+        f"3.10 or older: run it on Python 3.10, or change the field to field(default_factory=...) that makes a "
+        f"{kind.rsplit('.', 1)[-1]}.",
+        {"field": field, "fix": "default_factory", "python": "Python 3.11"},
+        verdict="environment",
+    )
