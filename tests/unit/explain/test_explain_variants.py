@@ -33,6 +33,8 @@ CASES: dict[str, tuple[str, str, str]] = {
     "deserialize-without-map-location": (TB + "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n", "user-code-error", "map_location"),
     # aten's reflection padding of an input shorter than the pad
     "reflection-padding-too-large": ("RuntimeError: Argument #4: Padding size should be less than the corresponding input dimension, but got: padding (485100, 485100) at dimension 2 of input [1, 1, 298205]\n", "user-code-error", "Padding size"),
+    # Detectron2's trainer on a loss that is no longer finite
+    "detectron2-loss-not-finite": ("FloatingPointError: Loss became infinite or NaN at iteration=88!\nloss_dict = {'loss_cls': nan}\n", "user-code-error", "iteration 88"),
     # OmegaConf's words for a config without the key (Hydra, LazyConfig)
     "omegaconf-missing-key": ("omegaconf.errors.ConfigAttributeError: Missing key train\n    full_key: train\n    object_type=dict\n", "user-code-error", "`train`"),
     # Lightning's own check before it forks its ranks (ddp_notebook, ddp_fork)

@@ -219,6 +219,28 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
     return Lead(yours(failure, hint[0].upper() + hint[1:]), params, verdict="not-environment")
 
 
+# A training loop that stops when its loss is no longer finite: MAE's and DeiT's ("Loss is nan, stopping training",
+# engine_pretrain.py / engine.py), Detectron2's ("Loss became infinite or NaN at iteration=", engine/train_loop.py)
+@rule(
+    "user-code-error",
+    r"Loss is (?P<value>nan|inf|-inf), stopping training|Loss became infinite or NaN at iteration=(?P<iteration>\d+)",
+    source="https://github.com/facebookresearch/mae/blob/main/engine_pretrain.py (math.isfinite(loss_value)); "
+    "https://github.com/facebookresearch/detectron2/blob/main/detectron2/engine/train_loop.py (FloatingPointError)",
+    confidence=0.8,
+)
+def loss_not_finite(found: re.Match[str], failure: Failure) -> Lead:
+    at = f" at iteration {found.group('iteration')}" if found.group("iteration") else ""
+    return Lead(
+        f"The training loss became NaN or infinite{at}, and the loop stopped: the training diverged. Most often "
+        "float16 overflowed under mixed precision (use bf16 where the GPU has it, keep a GradScaler, or run without "
+        "autocast), or the learning rate is too high for this batch size (lower it, add warm-up or gradient "
+        "clipping), or a sample holds a NaN or an infinity (a log of 0, a division by 0, a broken label). Not an "
+        "environment problem.",
+        {"fix": "bf16 or no autocast", "option": "learning rate"},
+        verdict="not-environment",
+    )
+
+
 # DGL checks that a feature assigned to a graph is on the graph's device (heterograph.py, _set_n_repr/_set_e_repr)
 @rule(
     "user-code-error",
