@@ -31,7 +31,7 @@ def tb(line: str, pkg: str | None = None) -> str:
 # rule id -> (log, family, verdict, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:loss_not_finite": ("[11:41:59.064379] Loss is nan, stopping training\n", "user-code-error", "not-environment", "autocast"),
-    "user-code-error:config_key_missing": (tb("AttributeError: 'ConfigDict' object has no attribute 'train'", "mmcv"), "user-code-error", "not-environment", "`train`"),
+    "user-code-error:config_key_missing": (tb("AttributeError: 'ConfigDict' object has no attribute 'train'", "mmcv"), "user-code-error", "unknown", "`train`"),
     "user-code-error:detector_classes_not_dataset_classes": ("AssertionError: The `num_classes` (3) in DINOHead of MMDataParallel does not matches the length of `CLASSES` 80) in CocoDataset\n", "user-code-error", "not-environment", "COCO's 80"),
     "api-version-skew:dataclass_default_refused_since_3_11": ("ValueError: mutable default <class 'transformers.training_args_seq2seq.Seq2SeqTrainingArguments'> for field training_args is not allowed: use default_factory\n", "api-version-skew", "environment", "Python 3.11"),
     "user-code-error:wrapped_model_prefix": (tb("KeyError: 'module.layers.0.skip_module.weight'"), "user-code-error", "not-environment", "consume_prefix_in_state_dict_if_present"),

@@ -41,8 +41,14 @@ CASES: dict[str, tuple[str, str, str]] = {
     "lightning-cuda-before-fork": ("RuntimeError: Lightning can't create new processes if CUDA is already initialized. Did you manually call `torch.cuda.*` functions, have moved the model to the device, or allocated memory on the GPU any other way?\n", "user-code-error", "Trainer"),
     # a list as a dataclass default, which no Python allows
     "dataclass-list-default": ("ValueError: mutable default <class 'list'> for field layers is not allowed: use default_factory\n", "user-code-error", "default_factory"),
-    # cudaErrorLaunchTimeout: Windows' TDR on a display GPU
-    "cuda-launch-timeout": ("RuntimeError: CUDA error: the launch timed out and was terminated\n", "bad-configuration", "TdrDelay"),
+    # cudaErrorLaunchTimeout: Windows' TDR on a GPU in WDDM mode
+    "cuda-launch-timeout": ('  File "D:\\whisper\\__main__.py", line 405, in get_diarization\nRuntimeError: CUDA error: the launch timed out and was terminated\n', "bad-configuration", "TdrDelay"),
+    # a list, dict or set subclass as a dataclass default: refused by every Python, the code's own
+    "dataclass-ordereddict-default": ('  File "/usr/lib/python3.8/dataclasses.py", line 733, in _process_class\nValueError: mutable default <class \'collections.OrderedDict\'> for field weights is not allowed: use default_factory\n', "user-code-error", "default_factory"),
+    # Hydra's command-line override of a key the config has not
+    "hydra-override-missing-key": ("Could not override 'trainer.gpus'.\nTo append to your config use +trainer.gpus=2\nKey 'gpus' is not in struct\n    full_key: trainer.gpus\n", "user-code-error", "+trainer.gpus="),
+    # MMDetection 3's wording of the head's classes against the dataset's
+    "mmdet3-classes": ("AssertionError: The `num_classes` (3) in RTMDetSepBNHead of MMDistributedDataParallel does not matches the length of `classes` 80) in CocoDataset\n", "user-code-error", "metainfo"),
     # glibc's dl-version.c quotes with ` and '; a localised or re-typed message has typographic quotes
     "glibcxx-typographic-quotes": ("ImportError: /usr/lib/libstdc++.so.6: version ‘GLIBCXX_3.4.29’ not found (required by /x/_C.so)\n", "glibc-version", "GLIBCXX_3.4.29"),
     "glibc-backtick": ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/site-packages/jaxlib/xla_extension.so)\n", "glibc-version", "GLIBC_2.28"),
@@ -290,3 +296,28 @@ def test_glogs_starred_lines_are_no_markdown_bold() -> None:
     log = "*** SIGABRT received at time=1700000000 on cpu 3 ***\nPC: @     0x7f0000000000  (unknown)  raise\n"
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:aborted"
+
+
+def test_a_launch_timeout_off_windows_is_no_certain_watchdog() -> None:
+    log = '  File "/srv/train.py", line 9, in <module>\nRuntimeError: CUDA error: the launch timed out and was terminated\n'
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.verdict == "unknown" and "Xid" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "12/07 10:00:01 - mmengine - WARNING - EMA disabled: 'ConfigDict' object has no attribute 'ema_cfg'\n",
+        "[NeMo W 2025-01-01 10:00:00 modelPT:200] optim config: Key 'sched' is not in struct\n",
+    ],
+)
+def test_a_warning_quoting_a_missing_config_key_gives_way_to_the_failure(first: str) -> None:
+    log = first + TB + "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_a_config_given_in_a_models_place_is_said_so() -> None:
+    log = TB + "AttributeError: 'ConfigDict' object has no attribute 'parameters'\n"
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and "where a model, module or tensor is expected" in diagnosis.cause

@@ -863,8 +863,8 @@ def cuda_in_forked_child(found: re.Match[str], failure: Failure) -> Lead:
                 "Lightning starts its ranks by forking this process (the ddp_fork and ddp_notebook strategies, what a "
                 "notebook gets), and the code had already started CUDA before fit(): a torch.cuda call "
                 "(torch.cuda.set_device, a .cuda() or .to('cuda'), memory on the GPU). Leave the devices to the "
-                "Trainer (accelerator='gpu', devices=...) and remove those calls, or run the script outside a "
-                "notebook with strategy='ddp'.",
+                "Trainer (accelerator='gpu', devices=...) and remove those calls (in a notebook, then restart the "
+                "kernel: CUDA stays started in it), or run the script outside a notebook with strategy='ddp'.",
             ),
             {"fix": "remove torch.cuda calls before fit()", "option": "strategy"},
             verdict="not-environment",
@@ -885,31 +885,75 @@ def cuda_in_forked_child(found: re.Match[str], failure: Failure) -> Lead:
 
 # A configuration object asked for a key its file does not have: mmcv's ConfigDict (an AttributeError from its
 # __getattr__), OmegaConf's ConfigAttributeError and ConfigKeyError ("Missing key train"), a struct config's "Key 'x'
-# is not in struct": a config of another script or model (an evaluation config given to training), or one that
-# leaves out a section the script reads
+# is not in struct". Whose config lacks it the error does not say: the user's (a config of another script, an
+# override misspelt) or the project's own (a key it left out, or one a newer library reads). Only the exception
+# itself is read, and Hydra's report of an override (a logger's warning that quotes it goes on without the key).
 @rule(
     "user-code-error",
     r"'ConfigDict' object has no attribute '(?P<key>\w{1,80})'|Config(?:Attribute|Key)Error: Missing key "
-    r"(?P<key2>[\w.]{1,80})|Key '(?P<key3>\w{1,80})' is not in struct",
+    r"(?P<key2>[\w.]{1,80})|Key '(?P<key3>\w{1,80})' is not in struct"
+    r"|Could not override '(?P<override>[\w.]{1,120})'",  # Hydra's report of a command line's override
     source="https://github.com/open-mmlab/mmcv/blob/v1.7.0/mmcv/utils/config.py (ConfigDict.__getattr__); "
-    "https://github.com/omry/omegaconf/blob/master/omegaconf/errors.py (ConfigAttributeError, ConfigKeyError)",
+    "https://github.com/omry/omegaconf/blob/master/omegaconf/errors.py (ConfigAttributeError, ConfigKeyError); "
+    "https://github.com/omry/omegaconf/blob/master/NEWS.md (2.1: a missing key raises, where 2.0 returned None); "
+    "https://hydra.cc/docs/advanced/override_grammar/basic/ (+key=value appends a key)",
     confidence=0.6,
 )
-def config_key_missing(found: re.Match[str], failure: Failure) -> Lead:
-    key = found.group("key") or found.group("key2") or found.group("key3")
+def config_key_missing(found: re.Match[str], failure: Failure) -> Lead | None:
+    key = found.group("key") or found.group("key2") or found.group("key3") or found.group("override")
+    params = {"key": key, "option": "config"}
+    override = found.group("override") is not None
+    if failure.kind != "exception" and not override:
+        return None  # a logger's line quoting it (mmengine's, NeMo's warnings), the run went on: not its failure
+    if override:
+        # Hydra: the command line's key=value names a key the config has not (its own next line says to append)
+        return Lead(
+            f"A command-line override names `{key}`, which the configuration does not have: correct the key's "
+            f"spelling or path, or append it with +{key}=... as Hydra's message says. An option a library removed "
+            "reads the same (Lightning 2's Trainer has no `gpus`: `devices`).",
+            {**params, "fix": f"+{key}="},
+            verdict="not-environment",
+        )
+    if key in _OBJECT_ATTRIBUTES:
+        return Lead(
+            yours(
+                failure,
+                f"A configuration object (a ConfigDict) was given where a model, module or tensor is expected: the "
+                f"code asked it for `{key}`, which is an object's, not a config's. Arguments swapped in a call, or "
+                "a config passed where the object it describes (built from it) belongs.",
+            ),
+            params,
+            verdict="not-environment",
+        )
+    if key == "device" and "mmdet" in failure.haystack + " ".join(f.file for f in failure.frames):
+        # mmdet >= 2.25's train_detector reads cfg.device, which only mmdet's own tools/train.py sets (get_device())
+        return Lead(
+            "MMDetection's train_detector reads cfg.device (from 2.25), which its own tools/train.py sets and an "
+            "older project's training script does not: the script was written for an older MMDetection. Set "
+            "cfg.device = get_device() (mmdet.utils) in the script, or install the MMDetection release the project "
+            "pins.",
+            {**params, "package": "mmdet"},
+            verdict="environment",
+            family="api-version-skew",
+        )
+    omegaconf = " OmegaConf 2.0 returned None for a missing key where 2.1 and newer raise this: code written for "
+    omegaconf += "2.0 reads the same (install the OmegaConf the project pins)."
     return Lead(
-        yours(
-            failure,
-            f"The configuration given has no `{key}`, which the code asks for: a config file of another script or "
-            "model (an evaluation or inference config given to training, a detector's config given to another "
-            "stage), or one written for another release of the project; when it is the project's own config for "
-            "this very script (its README's command), the project left the key out, a bug its newer release may "
-            f"fix. Pass the config made for this script (with the options that add `{key}`, such as a Hydra "
-            "experiment), or add it.",
-        ),
-        {"key": key, "option": "config"},
-        verdict="not-environment",
+        f"The configuration has no `{key}`, which the code asks for. Whose config lacks it the error does not say: a "
+        "config file of another script or model given to this one (an evaluation config given to training), or the "
+        f"project's own config for this very script (a key it left out, or one a newer release adds: add `{key}`, "
+        "select the option that adds it such as a Hydra experiment, or take the project's newer release)."
+        + (omegaconf if key == (found.group("key2") or found.group("key3")) else ""),
+        params,
+        verdict="unknown",
     )
+
+
+# an attribute of a module or tensor, which no config has: the config was given in the object's place
+_OBJECT_ATTRIBUTES = frozenset({
+    "parameters", "named_parameters", "state_dict", "load_state_dict", "eval", "to", "cuda", "forward", "shape",
+    "size", "modules", "children", "numpy", "dtype", "zero_grad",
+})  # fmt: skip
 
 
 # MMDetection checks that a detector's heads have as many classes as its dataset names (mmdet/datasets/utils.py,
@@ -917,12 +961,20 @@ def config_key_missing(found: re.Match[str], failure: Failure) -> Lead:
 @rule(
     "user-code-error",
     r"The `num_classes` \((?P<heads>\d{1,6})\) in (?P<head>\w{1,80}) of \w{1,80} does not matches? the length of "
-    r"`CLASSES` \(?(?P<classes>\d{1,6})\) in (?P<dataset>\w{1,80})",
+    r"`(?:CLASSES|classes)` \(?(?P<classes>\d{1,6})\) in (?P<dataset>\w{1,80})",
     source="https://github.com/open-mmlab/mmdetection/blob/v2.28.2/mmdet/datasets/utils.py (NumClassCheckHook)",
     confidence=0.9,
 )
 def detector_classes_not_dataset_classes(found: re.Match[str], failure: Failure) -> Lead:
     heads, classes, dataset = found.group("heads"), found.group("classes"), found.group("dataset")
+    if int(heads) == int(classes) + 1:
+        return Lead(
+            f"The model's {found.group('head')} counts {heads} classes, one more than the {classes} the {dataset} "
+            "lists: a background class, as MMDetection 1.x configs counted it. Set num_classes to the number of "
+            f"object classes ({classes}). Not an environment problem.",
+            {"option": "num_classes", "num_classes": heads, "classes": classes},
+            verdict="not-environment",
+        )
     coco = " (COCO's 80: the dataset's own class names were not given)" if classes == "80" else ""
     return Lead(
         f"The model's {found.group('head')} predicts {heads} classes, but the {dataset} lists {classes}{coco}. Give "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
 from xladoctor.explain.rules import GPU_CAPABILITY, WENT_ON, Lead, library_memory_taken, memory_framework, rule
 from xladoctor.fix import export, install, uninstall
@@ -57,8 +58,8 @@ FAMILY_OF = {
     "CUDA_ERROR_NOT_INITIALIZED": "accelerator-unavailable",
     "cudaErrorSystemNotReady": "accelerator-unavailable",
     "CUDA_ERROR_SYSTEM_NOT_READY": "accelerator-unavailable",
-    # a kernel ran past the display watchdog: Windows' TDR (TdrDelay, 2 s by default) on a GPU in WDDM mode, or the
-    # X server's on Linux; the GPU's setting, not the program's
+    # a kernel ran past a watchdog: Windows' TDR (TdrDelay, 2 s by default) on a GPU in WDDM mode, or the X server's
+    # on a Linux GPU that runs a display; the GPU's setting, not the program's (_launch_timeout)
     "cudaErrorLaunchTimeout": "bad-configuration",
     "CUDA_ERROR_LAUNCH_TIMEOUT": "bad-configuration",
     "cudaErrorDevicesUnavailable": "device-busy",
@@ -105,6 +106,37 @@ _NEXT_KERNEL = (
 def _runtime(failure: Failure) -> str:
     """HIP reports CUDA's error strings under its own name (hipGetErrorString)."""
     return "HIP" if re.search(r"\bHIP\b|hipError", failure.haystack) else "CUDA"
+
+
+def _launch_timeout(code: ErrorCode, failure: Failure, said: str, params: dict[str, str]) -> Lead:
+    """A kernel stopped by a watchdog. On Windows, TDR resets any GPU in WDDM mode (a display attached or not) whose
+    kernel runs past TdrDelay; elsewhere only a GPU that runs a display (X, or WSL under Windows' TDR) has one, and a
+    headless server's GPU has none, so there it is a hang of the GPU to look for in the kernel's log."""
+    tdr = (
+        "Raise TdrDelay (a DWORD in seconds, 2 by default, under HKLM\\SYSTEM\\CurrentControlSet\\Control\\"
+        "GraphicsDrivers, then reboot; Microsoft's TDR registry keys), put the GPU in TCC or MCDM mode where it "
+        "supports one (nvidia-smi -dm), or make the work per kernel smaller (a smaller batch or chunk)."
+    )
+    if platform_of_failure(failure) == "windows":
+        return Lead(
+            f"CUDA: {said} ({code.name}): a kernel ran longer than Windows lets a GPU in WDDM mode run one (Timeout "
+            f"Detection and Recovery, TDR), and Windows reset the GPU. {tdr}",
+            {**params, "option": "TdrDelay"},
+            verdict="environment",
+            next=("nvidia-smi --query-gpu=name,driver_model.current --format=csv",),
+            family="bad-configuration",
+        )
+    return Lead(
+        f"CUDA: {said} ({code.name}): a kernel ran longer than a watchdog allows. Only a GPU with one does this: on "
+        f"Windows (WSL too), TDR on a GPU in WDDM mode: {tdr} On Linux, a GPU that runs the X server's display: run "
+        "on another GPU, or without X on it. A headless server's GPU has no watchdog: there, look for the GPU's "
+        "own fault in the kernel's log (dmesg: NVRM Xid lines).",
+        {**params, "option": "TdrDelay"},
+        verdict="unknown",
+        confidence=0.5,
+        next=("nvidia-smi --query-gpu=name,display_active,driver_model.current --format=csv", "dmesg | grep -i xid"),
+        family="bad-configuration",
+    )
 
 
 def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
@@ -164,19 +196,8 @@ def _lead(code: ErrorCode, failure: Failure, said: str) -> Lead | None:
             next=_NEXT_KERNEL,
             family=family,
         )
-    if code.name in ("cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"):  # the display watchdog stopped a kernel
-        return Lead(
-            f"CUDA: {said} ({code.name}): a kernel ran longer than the GPU's watchdog allows, which only a GPU that "
-            "drives a display has: on Windows, TDR resets a GPU in WDDM mode when a kernel runs past TdrDelay (2 s by "
-            "default); on Linux, the X server's watchdog. Raise TdrDelay (a DWORD in seconds under "
-            "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers, then reboot; NVIDIA's and Microsoft's "
-            "guides), run on a GPU that drives no display (or in TCC mode), or make the work per kernel smaller "
-            "(a smaller batch or chunk).",
-            {**params, "option": "TdrDelay"},
-            verdict="environment",
-            next=("nvidia-smi --query-gpu=name,display_active,driver_model.current --format=csv",),
-            family=family,
-        )
+    if code.name in ("cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT"):  # a watchdog stopped a long kernel
+        return _launch_timeout(code, failure, said, params)
     if family == "version-mismatch":  # cudaErrorSharedObjectInitFailed (HIP's hipErrorSharedObjectInitFailed too)
         return Lead(
             f"{_runtime(failure)}: {said} ({code.name}): a GPU code object (the kernels of torch or of an extension) "

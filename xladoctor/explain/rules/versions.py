@@ -1427,9 +1427,10 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-# Python 3.11's dataclasses refuse any unhashable default (a dataclass instance, a config object), where 3.10 and older
-# refused only list, dict and set: a dataclass that declares another dataclass as a field's default worked up to
-# Python 3.10 (https://docs.python.org/3/library/dataclasses.html#mutable-default-values, "Changed in version 3.11")
+# Python 3.11's dataclasses refuse any unhashable default (a dataclass instance, a config object), where 3.10 and
+# older refused only list, dict and set and their subclasses: a dataclass that declares another dataclass as a
+# field's default worked up to Python 3.10 (https://docs.python.org/3/library/dataclasses.html#mutable-default-values,
+# "Changed in version 3.11")
 @rule(
     "api-version-skew",
     r"mutable default <class '(?P<type>[\w.]{1,200})'> for field (?P<field>\w{1,80}) is not allowed: use "
@@ -1440,7 +1441,7 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
 )
 def dataclass_default_refused_since_3_11(found: re.Match[str], failure: Failure) -> Lead:
     kind, field = found.group("type"), found.group("field")
-    if kind in ("list", "dict", "set"):
+    if kind in ("list", "dict", "set") or kind.rsplit(".", 1)[-1] in _REFUSED_BEFORE_3_11:
         return Lead(
             f"The dataclass field {field} has a {kind} as its default, which no Python allows (one object would be "
             f"shared by every instance): use field(default_factory={kind}).",
@@ -1452,7 +1453,14 @@ def dataclass_default_refused_since_3_11(found: re.Match[str], failure: Failure)
         f"The dataclass field {field} has an instance of {kind} as its default. Python 3.11 and newer refuse any "
         "unhashable default (3.10 and older refused only list, dict and set), so this code was written for Python "
         f"3.10 or older: run it on Python 3.10, or change the field to field(default_factory=...) that makes a "
-        f"{kind.rsplit('.', 1)[-1]}.",
+        f"{kind.rsplit('.', 1)[-1]} (unless {kind} is a list, dict or set subclass, which every Python refused: "
+        "then the code's own mistake).",
         {"field": field, "fix": "default_factory", "python": "Python 3.11"},
         verdict="environment",
     )
+
+
+# list, dict and set subclasses that Python 3.10 and older refused as well (isinstance(default, (list, dict, set)))
+_REFUSED_BEFORE_3_11 = frozenset({
+    "OrderedDict", "defaultdict", "Counter", "EasyDict", "Dict", "ConfigDict", "AttrDict", "Munch", "DotMap",
+})  # fmt: skip
