@@ -19,13 +19,13 @@ _LOG_LINE = re.compile(
     r"|(?:[a-z_]\w{0,40}\.){0,6}[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Warning):"
     r"|The above exception was the direct cause|During handling of the above exception"
 )
-# The escapes a JSON string and a Python repr write inside such a message: \\uXXXX (JSON's non-ASCII characters, a
-# surrogate pair for one beyond the BMP), runs of \\xNN (a bytes repr's UTF-8 bytes, a colour code's ESC), \\" \\'
-# \\t \\/ \\b \\f
-_ESCAPE = re.compile(
-    r"\\u(?P<high>[dD][89abAB][0-9a-fA-F]{2})\\u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})|\\u(?P<code>[0-9a-fA-F]{4})"
-    r"|(?P<bytes>(?:\\x[0-9a-fA-F]{2})+)|\\(?P<char>[\"'tbf/])"
-)
+# JSON's \uXXXX escapes of non-ASCII characters, a surrogate pair for one beyond the BMP (a notebook's strings too:
+# scan._decode)
+_UNICODE = r"\\u(?P<high>[dD][89abAB][0-9a-fA-F]{2})\\u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})|\\u(?P<code>[0-9a-fA-F]{4})"
+UNICODE_ESCAPE = re.compile(_UNICODE)
+# The escapes a JSON string and a Python repr write inside such a message: \uXXXX, runs of \xNN (a bytes repr's
+# UTF-8 bytes, a colour code's ESC), \" \' \t \/ \b \f
+_ESCAPE = re.compile(_UNICODE + r"|(?P<bytes>(?:\\x[0-9a-fA-F]{2})+)|\\(?P<char>[\"'tbf/])")
 _SIMPLE = {'"': '"', "'": "'", "t": "\t", "b": "", "f": "", "/": "/"}
 KEPT_LINES = 400  # of a log escaped in one line, its first and its last this many lines are read (regions.REGION_LINES)
 _BACKSLASH = "\x00"  # an escaped backslash while the line is read (a NUL of the line's own is dropped)
@@ -95,14 +95,18 @@ def _unescaped(piece: str) -> str:
     return piece.replace(_BACKSLASH, "\\")
 
 
-def _character(escape: re.Match[str]) -> str:
+def unicode_character(escape: re.Match[str]) -> str:
+    """The character a \\uXXXX escape (or a surrogate pair of them) matched by UNICODE_ESCAPE stands for."""
     if escape.group("high") is not None:
         high, low = int(escape.group("high"), 16), int(escape.group("low"), 16)
         return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-    code = escape.group("code")
-    if code is not None:
-        value = int(code, 16)
-        return "\ufffd" if 0xD800 <= value <= 0xDFFF else chr(value)  # a lone surrogate cannot be printed
+    value = int(escape.group("code"), 16)
+    return "\ufffd" if 0xD800 <= value <= 0xDFFF else chr(value)  # a lone surrogate cannot be printed
+
+
+def _character(escape: re.Match[str]) -> str:
+    if escape.group("high") is not None or escape.group("code") is not None:
+        return unicode_character(escape)
     raw = escape.group("bytes")
     if raw is not None:
         return bytes.fromhex(raw.replace("\\x", "")).decode("utf-8", "replace")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import BinaryIO
 
+from xladoctor.explain.embedded import UNICODE_ESCAPE, unicode_character
 from xladoctor.explain.literals import all_required_literals, longest_match, required_literals
 from xladoctor.explain.regions import RegionCollector
 from xladoctor.matrix.signatures import Match, Signature, load_signatures
@@ -42,7 +43,6 @@ SEPARATOR = "\x02"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # colour codes in IPython tracebacks and CI logs
 # The same codes as the JSON of a notebook stores them, for a .ipynb that was not recognised as one.
 _ANSI_JSON = re.compile(r"\\u001b\[[0-9;?]*[A-Za-z]")
-_UNICODE_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})")
 # Words of lines that look like an error, for logs with no known signature (the last ones are usually the
 # cause). Searched with `in` first (C speed), then with one regular expression in chunks that hold one.
 ERROR_WORDS = (
@@ -324,17 +324,9 @@ def _decode(text: str) -> str:
     if "\\" in text:
         text = text.replace("\\n", SEPARATOR).replace("\\r", SEPARATOR).replace("\\t", "\t").replace("\\/", "/")
         if "\\u" in text:
-            text = _UNICODE_ESCAPE.sub(_unicode, text)
+            text = UNICODE_ESCAPE.sub(unicode_character, text)
         text = text.replace("\\b", "").replace("\\f", "")
     return text.replace("\x00", "\\").replace("\x01", '"')
-
-
-def _unicode(escape: re.Match[str]) -> str:
-    high, low, single = escape.groups()
-    if single is not None:
-        code = int(single, 16)
-        return "\ufffd" if 0xD800 <= code <= 0xDFFF else chr(code)  # a lone surrogate cannot be printed
-    return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + (int(low, 16) - 0xDC00))
 
 
 @dataclass

@@ -39,7 +39,7 @@ def test_the_plain_traceback_is_the_reference() -> None:
     "wrap",
     [
         pytest.param(lambda log: json.dumps({"level": "error", "message": log}), id="json-record"),
-        # JSON's \\uXXXX escapes (a non-ASCII path) and Python's \\xNN bytes: the same traceback
+        # JSON's \uXXXX escapes (a non-ASCII path) and Python's \xNN bytes: the same traceback
         pytest.param(lambda log: json.dumps({"message": log.replace("/home/me", "/home/zoë")}), id="json-unicode"),
         pytest.param(lambda log: f"CalledProcessError: stderr={log.encode()!r}", id="bytes-repr"),
         pytest.param(lambda log: f"worker exited: {log!r}", id="str-repr"),
