@@ -171,7 +171,8 @@ def warnings_diagnosis(text: str) -> Diagnosis | None:
 
 
 def _failed_after(line: int, records: Sequence[Failure]) -> bool:
-    return any(r.kind == "exception" and not r.warning and r.line > line for r in records)
+    # an exception's line with no traceback counts ("XlaRuntimeError: RESOURCE_EXHAUSTED: ..." as jax logs it)
+    return any((r.kind == "exception" or r.type) and not r.warning and r.line > line for r in records)
 
 
 def _stack(failure: Failure) -> dict[str, str]:

@@ -273,6 +273,11 @@ def file_name(path: str) -> str:
     return _PATH_SEPARATOR.split(path)[-1]
 
 
+# Markdown ate a constructor's underscores (__init__ is bold "init" in a post): Python names a class's constructor
+# "Config.__init__()" in its argument errors (Objects/call.c, Python/ceval.c), never "Config.init()"
+_MARKDOWN_INIT = re.compile(r"(\b[A-Z]\w{0,100})\.init\(\)(?= (?:got |missing |takes ))")
+
+
 def clean(line: str) -> str:
     """A log line without colour codes and the prefixes loggers and launchers put before it."""
     line = _ANSI.sub("", line) if "\x1b[" in line else line
@@ -282,6 +287,8 @@ def clean(line: str) -> str:
         if found is None or found.end() == 0:
             break
         line = line[found.end() :]
+    if ".init() " in line:
+        line = _MARKDOWN_INIT.sub(r"\1.__init__()", line)
     bold = _MARKDOWN_BOLD.match(line) if line.startswith("**") else None
     if bold is not None:  # a line a Markdown post made bold (**ValueError: x**), not glog's "*** SIGSEGV ... ***"
         return bold.group(1)
@@ -557,7 +564,8 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
 
 
 # ... and c10's own logger since torch 2.4 ("[W1105 13:37:10.134661876 ProcessGroupNCCL.cpp:4115] ...")
-_WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|\[?W\d{4}\s|WARNING\b|\[?W\]?\s|warning:)")
+# (XLA's "*** WARNING ***" lines are logged at ERROR level, E0103..., and it goes on: ptx_compiler_helpers.cc)
+_WARNING_LINE = re.compile(r"^(?:[\w.]*Warning\b|\[?W\d{4}\s|WARNING\b|\[?W\]?\s|warning:|\*\*\* WARNING \*\*\*)")
 
 
 # glibc's loader on a library LD_PRELOAD names that it cannot load: "ERROR: ld.so: object ... cannot be preloaded

@@ -104,7 +104,10 @@ STRICT_RULES = "XLADOCTOR_STRICT_RULES"  # "1": a rule that raises is an error, 
 def _read(rule: Rule, failure: Failure, fallback: bool = False, warnings: bool = False) -> Candidate | None:
     if (rule.on == "warnings") != warnings:
         return None  # the warnings' rules read only a log of warnings alone (warnings_alone), nothing else does
-    if not warnings and ((rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", failure.kind)):
+    # an exception's own line quoted with no traceback ("TypeError: x" under "Error encountered:") is read by the
+    # exceptions' rules too: its type is Python's, only its frames are missing
+    kind = "exception" if failure.kind == "line" and failure.type and rule.on == "exception" else failure.kind
+    if not warnings and ((rule.on == "fallback") != fallback or rule.on not in ("any", "fallback", kind)):
         return None
     haystack = failure.haystack
     if not rule.literals_in(haystack, haystack.lower() if rule.folded else haystack):

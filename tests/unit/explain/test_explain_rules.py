@@ -183,6 +183,11 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "gpu-arch-unsupported:gpu_generation_refused": (tb("RuntimeError: torch._scaled_mm is only supported on devices with compute capability >= 9.0", "torch"), "gpu-arch-unsupported", "environment", "sm_90"),
     "gpu-arch-unsupported:sycl_aspect_missing": (tb("RuntimeError: Required aspect fp64 is not supported on the device", "torch/nn"), "gpu-arch-unsupported", "environment", "torch>=2.5"),
     "cuda-driver-too-old:driver_older_than_ptxas": ("2025-03-04 12:55:32.285132: W external/xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version is 12.2 which is older than the PTX compiler version 12.6.77. Because the driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.\n", "cuda-driver-too-old", "environment", "CUDA 12.6"),
+    "version-mismatch:ptxas_miscompiles_clamping": ("E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version 12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n", "version-mismatch", "environment", "nvidia-cuda-nvcc-cu12>=12.6.85"),
+    "bad-configuration:mkl_threading_layer_meets_libgomp": ("Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp-a34b3233.so.1 library.\n\tTry to import numpy first or set the threading layer accordingly. Set MKL_SERVICE_FORCE_INTEL to force it.\n", "bad-configuration", "environment", "MKL_THREADING_LAYER=GNU"),
+    "user-code-error:outside_the_engines_profile": ("ValueError: Couldn't assign input_ids with shape torch.Size([1, 4100]), engine supports [min, opt, max] = [(1,), (1024,), (2048,)]\n", "user-code-error", "not-environment", "--max_input_len"),
+    "version-mismatch:engine_of_another_build": ("[12/05/2023-23:50:35] [TRT-LLM] [E] The following expected tensors are not found: {'past_key_value_16', 'present_key_value_31'}\nRuntimeError: Tensor names in engine are not the same as expected, to use this GenerationSession, you need to use PretrainedModel.prepare_inputs to create TRT Network inputs.\n", "version-mismatch", "environment", "tensorrt_llm"),
+    "out-of-memory:not_enough_vram_in_words": (tb("RuntimeError: Insufficient VRAM for model and cache", "exllamav2"), "out-of-memory", "not-environment", "max_seq_len"),
     "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
     "api-version-skew:unsloth_cannot_patch_trl": ("SyntaxError: invalid syntax (<string>, line 4)\nRuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer\n", "api-version-skew", "environment", "trl"),
     "bad-configuration:arch_list_unknown_to_torch": (tb("ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported", "torch/utils"), "bad-configuration", "environment", "TORCH_CUDA_ARCH_LIST"),
@@ -2916,6 +2921,16 @@ def test_a_double_star_inside_a_name_is_the_users_pattern_not_datasets() -> None
     assert _diagnose(whole + LIB.format(pkg="fsspec/utils") + said).family == "api-version-skew"
 
 
+def test_keras_2s_lambda_shape_error_is_no_keras_3_reading() -> None:
+    # tf.keras's own words (tensorflow/python/keras/layers/core.py): a Lambda of Keras 2, no other release's code
+    log = tb(
+        "NotImplementedError: We could not automatically infer the shape of the Lambda's output. Please specify `output_shape` for this Lambda.",
+        "keras/layers",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:keras_3", diagnosis
+
+
 def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
     # NCCL 2.9's words (NVIDIA/nccl#290): the segment's path is on another line, or none
     log = "gpu2:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\ngpu2:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2\n"
@@ -2928,6 +2943,10 @@ def test_nccl_shm_growth_refused_without_its_path_is_still_dev_shm() -> None:
         ("[1]  + 12345 segmentation fault  python generate.py\n", "framework-internal-error:native_crash_words", "SIGSEGV"),
         (tb("ValueError: Pointer argument (at 0) doesn't reference XPU device memory (cpu tensor?)", "triton/backends/intel/driver"), "user-code-error:triton_pointer", ".to('xpu')"),
         (tb("jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on traced array with shape float64[]", "jax/_src/core"), "user-code-error:shapes_and_devices", "use jax.numpy"),
+        # Keras 3's Lambda that cannot run its function on symbolic tensors (Keras 2's words differ: see the test below)
+        ("NotImplementedError: Exception encountered when calling Lambda.call().\n\nWe could not automatically infer the shape of the Lambda's output. Please specify the `output_shape` argument for this Lambda layer.\n", "api-version-skew:keras_3", "keras.ops"),
+        # alloc_cpu.cpp's Windows words with the allocator's name cut off: the page file
+        ("not enough memory: you tried to allocate 9437184 bytes\n", "out-of-memory:memory_of_a_kind", "page file"),
         (tb("ValueError: The layer sequential has never been called and thus has no defined input.", "keras/src/ops/operation"), "api-version-skew:keras_3", "keras.Input"),
         (tb("ValueError: Invalid filepath extension for saving. Please add either a `.keras` extension for the native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you want to export a SavedModel for use with TFLite/TFServing/etc. Received: filepath=saved_model.", "keras/src/saving/saving_api"), "api-version-skew:keras_3", "model.export(path)"),
         ("node1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'\n .. node1 pid 1234: Test failure common.cu:842\n", "cuda-error:cuda_error_string", "cudaErrorIllegalAddress"),

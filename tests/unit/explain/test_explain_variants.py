@@ -25,6 +25,9 @@ def lib(pkg: str) -> str:
 
 # (log, family, a word the verdict must name)
 CASES: dict[str, tuple[str, str, str]] = {
+    # Markdown made a constructor's __init__ bold ("TrainingArguments.init()"); Python never prints ".init()" there,
+    # and the exception's line quoted under prose with no traceback is still read by the exceptions' rules
+    "markdown-ate-init-underscores": ("Launch command: python finetune.py\n\nError encountered:\nTypeError: TrainingArguments.init() got an unexpected keyword argument ‘evaluation_strategy’\n", "api-version-skew", "refuses it from"),
     # torch-directml's wording of an op it lacks ("is not currently supported on the DML backend")
     "not-currently-supported": ("RuntimeError: The operator 'aten::_foreach_add_.List' is not currently supported on the DML backend.\n", "unsupported-op", "DML"),
     # an exception line a Markdown post made bold ("**ValueError: x**"): the same exception, raised in the same frame
@@ -255,12 +258,27 @@ _GLFW = "/v/glfw/__init__.py:912: GLFWError: (65544) b'X11: The DISPLAY environm
         # a logger's line quoting a config's missing key, the run going on without it (mmengine's, NeMo's)
         "12/07 10:00:01 - mmengine - WARNING - EMA disabled: 'ConfigDict' object has no attribute 'ema_cfg'\n",
         "[NeMo W 2025-01-01 10:00:00 modelPT:200] optim config: Key 'sched' is not in struct\n",
+        # XLA's warning logged at ERROR level; the failure after it an exception's line with no traceback
+        "E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version 12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n",
     ],
 )
 def test_a_warning_line_gives_way_to_the_failure_after_it(first: str) -> None:
     log = first + TB + "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.family == "out-of-memory"
+
+
+def test_an_observation_gives_way_to_an_exceptions_line_with_no_traceback() -> None:
+    # XLA's ptxas warning (logged at ERROR level), then jax's error as jax prints it: the type, no frames
+    log = (
+        "E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version "
+        "12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 "
+        "miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
+        "bytes.\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
 
 
 def test_mujocos_gl_failure_after_the_display_warning_is_the_display() -> None:

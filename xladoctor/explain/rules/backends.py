@@ -995,6 +995,49 @@ def tensorrt_engine_for_another_gpu(found: re.Match[str], failure: Failure) -> L
     )
 
 
+# TensorRT-LLM's runtime (tensorrt_llm/runtime/session.py and generation.py): an input set outside the engine's
+# optimisation profile, and an engine whose inputs are not those the running code feeds
+_TRTLLM_RUNTIME = "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm/runtime/generation.py"
+
+
+@rule(
+    "user-code-error",
+    r"Couldn't assign (?P<tensor>\w{1,100}) with shape (?P<shape>[^\n]{1,200}?), engine supports \[min, opt, max\] = "
+    r"(?P<profile>[^\n]{1,400})",
+    source=f"{_TRTLLM_RUNTIME} (_set_shape: context.set_input_shape refused the shape)",
+    confidence=0.8,
+)
+def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead:
+    """A TensorRT engine takes only the shapes of the optimisation profile it was built with: the limits given to
+    the build (trtllm-build's --max_batch_size, --max_input_len, --max_seq_len or --max_num_tokens)."""
+    tensor, shape = found.group("tensor"), found.group("shape")
+    return Lead(
+        f"The input {tensor} has the shape {shape}, outside what the TensorRT engine was built to take ([min, opt, "
+        f"max] = {scrubbed_head(found.group('profile'), 200)}): the request is longer, or the batch larger, than "
+        "the limits given when the engine was built. Build the engine again with larger limits (trtllm-build's "
+        "--max_input_len, --max_seq_len, --max_batch_size, --max_num_tokens), or send shorter or fewer requests.",
+        {"tensor": tensor, "shape": shape, "setting": "max_input_len"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "version-mismatch",
+    r"The following expected tensors are not found: \{|Tensor names in engine are not the same as expected",
+    source=f"{_TRTLLM_RUNTIME} (GenerationSession: the engine's I/O tensors against those the runtime expects)",
+    confidence=0.75,
+)
+def engine_of_another_build(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The TensorRT-LLM engine's inputs are not those the installed tensorrt_llm runtime feeds: the engine was "
+        "built by another TensorRT-LLM release (an engine must be built again whenever tensorrt_llm is updated), or "
+        "with build options this runtime does not expect (paged KV cache, input padding, plugins). Build the engine "
+        "again with the tensorrt_llm installed here, with the options the runtime is run with.",
+        {"package": "tensorrt_llm", "library": "TensorRT-LLM engine"},
+        next=("python -c 'import tensorrt_llm; print(tensorrt_llm.__version__)'",),
+    )
+
+
 @rule(
     "unsupported-op",
     r"The function is not implemented\. Rebuild the library with Windows, GTK\+ 2\.x or Cocoa support",

@@ -91,6 +91,34 @@ def windows_libuv(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "bad-configuration",
+    r"(?:mkl-service|Numpy) \+ Intel(?:\(R\)|®)? MKL:? MKL_THREADING_LAYER=INTEL is incompatible with "
+    r"(?P<library>libgomp[\w.-]{0,40})",
+    source="https://github.com/IntelPython/mkl-service/blob/master/mkl/_mklinitmodule.c (the check at import, then "
+    "exit(1) unless MKL_SERVICE_FORCE_INTEL is set; Anaconda's older numpy builds said it as 'Numpy + Intel(R) "
+    "MKL'); "
+    "https://github.com/pytorch/pytorch/issues/37377 (torch's libgomp loaded before numpy's MKL: "
+    "MKL_THREADING_LAYER=GNU)",
+    confidence=0.9,
+)
+def mkl_threading_layer_meets_libgomp(found: re.Match[str], failure: Failure) -> Lead:
+    """mkl-service at import (numpy's MKL) with MKL_THREADING_LAYER=INTEL in the environment and GNU's libgomp (a pip
+    torch wheel's) already loaded: it exits. The variable is most often mkl-service's own: a parent process that
+    imported numpy first set it, and the workers it spawned (DDP, DataLoader, a launcher) inherited it."""
+    library = found.group("library")
+    return Lead(
+        f"MKL (numpy's, through mkl-service) was imported with MKL_THREADING_LAYER=INTEL in the environment into a "
+        f"process that had already loaded GNU OpenMP ({library}, which torch's pip wheels link), and it refuses to "
+        "mix the two: the variable was set by hand, or by mkl-service in a parent process that imported numpy first "
+        "and passed it on to the workers it started. Set MKL_THREADING_LAYER=GNU before the program starts (in every "
+        "job's environment).",
+        {"variable": "MKL_THREADING_LAYER", "library": library},
+        export("MKL_THREADING_LAYER", "GNU"),
+        next=('echo "MKL_THREADING_LAYER=$MKL_THREADING_LAYER"',),
+    )
+
+
+@rule(
+    "bad-configuration",
     r"Distributed package doesn't have (?P<backend>NCCL|MPI|UCC) built in|ProcessGroupNCCL is only supported with "
     r"GPUs|NCCL is not available",
     source="https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py",

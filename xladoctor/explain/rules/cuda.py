@@ -796,6 +796,32 @@ def driver_older_than_ptxas(found: re.Match[str], failure: Failure) -> Lead:
     )
 
 
+@rule(
+    "version-mismatch",
+    r"Invoking (?P<tool>ptxas|nvlink|\w+) with version (?P<version>12\.\d+\.\d+), which corresponds to a CUDA "
+    r"version <=12\.6\.2",
+    source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/ptx_compiler_helpers.cc "
+    "(WarnIfBadPtxasVersion: nvbug 4826023, ptxas of CUDA 12.0 to 12.6.2 miscompiles clamping on Hopper and newer; "
+    "12.6.85 is the first ptxas of CUDA 12.6.3)",
+    confidence=0.6,
+)
+def ptxas_miscompiles_clamping(found: re.Match[str], failure: Failure) -> Lead:
+    """XLA's check of the ptxas it found, on a Hopper or newer GPU: a CUDA toolkit of 12.0 to 12.6.2 that miscompiles
+    (its ptxas on PATH or under CUDA_HOME found before the nvidia-cuda-nvcc wheel's, or that wheel itself too old).
+    XLA goes on with it (an observation): an exception after it is read first; with none, it is the defect shown."""
+    tool, version = found.group("tool"), found.group("version")
+    return Lead(
+        f"XLA compiles with a {tool} of version {version} (a CUDA toolkit of 12.6.2 or older), which miscompiles "
+        "some clamping on Hopper and newer GPUs: a CUDA toolkit on PATH or CUDA_HOME is found before a newer one, or "
+        "the nvidia-cuda-nvcc-cu12 wheel is too old. Install the wheel of CUDA 12.6.3 or newer and take the older "
+        f"toolkit's bin folder off PATH (or upgrade it), then check which {tool} comes first.",
+        {"tool": tool, "version": version, "package": "nvidia-cuda-nvcc-cu12", "needs": "12.6.85"},
+        install(("nvidia-cuda-nvcc-cu12", ">=12.6.85"), upgrade=True),
+        next=(f"command -v {tool} && {tool} --version", 'echo "$PATH"'),
+        observation=True,
+    )
+
+
 # jax's CUDA plugin refuses cuDNN 9.10.0 beside a jaxlib built with another cuDNN (jax_plugins/cuda/__init__.py):
 # 9.10.0 reordered enum values of block-scaled datatypes, which 9.10.1 undid (cuDNN's release notes, 9.10.1).
 @rule(

@@ -234,6 +234,27 @@ def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "out-of-memory",
+    # an application's own words before it allocates (exllamav2's load_autosplit: "Insufficient VRAM for model and
+    # cache"), where no allocator error is printed
+    r"\b(?:[Ii]nsufficient|[Nn]ot enough) (?:VRAM|GPU memory|video memory)\b",
+    source="https://github.com/turboderp-org/exllamav2/blob/master/exllamav2/model.py (load_autosplit_gen: "
+    "'Insufficient VRAM for model and cache')",
+    confidence=0.7,
+)
+def not_enough_vram_in_words(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "The model does not fit the GPUs' memory, as the application worked out before loading it. For a language "
+        "model the cache for its context comes on top of the weights and grows with the context length: set a "
+        "shorter context (max_seq_len, -l), a quantized cache (Q4/Q8), a smaller or more quantized model, or "
+        "spread it over more GPUs." + _ran_out_at(failure),
+        {"memory": "GPU", "setting": "max_seq_len"},
+        verdict="not-environment",
+        next=("nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv",),
+    )
+
+
+@rule(
+    "out-of-memory",
     r"Unable to find a valid cuDNN algorithm to run convolution",
     source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cudnn/Conv_v7.cpp (try_all: every "
     "algorithm failed, a workspace it could not allocate among the reasons); settled as GPU memory in "
@@ -378,6 +399,8 @@ _NO_HOST_HAS = 8 * 2**40  # 8 TiB in one allocation: beyond nearly every machine
     "out-of-memory",
     # alloc_cpu.cpp: "can't allocate memory" after posix_memalign, "not enough memory" after Windows' _aligned_malloc
     r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory)|Blas GEMM launch failed"
+    # (the same words with the allocator's name cut off: a paste of the message's end)
+    r"|(?:can't allocate memory|not enough memory): you tried to allocate \d{1,20} bytes"
     r"|Failed to create cublas handle"
     r"|CUBLAS_STATUS_NOT_INITIALIZED"
     r"|Memory access fault by GPU node-\d+",
@@ -394,7 +417,8 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
             verdict="unknown",
             family="cuda-illegal-access",
         )
-    host = said.startswith("DefaultCPUAllocator")
+    host = said.startswith("DefaultCPUAllocator") or "you tried to allocate" in said
+    windows = "not enough memory" in said  # alloc_cpu.cpp's words after _aligned_malloc: Windows only
     asked = _CPU_ASKED.search(failure.haystack) if host else None
     asked_bytes = int(asked.group("bytes")) if asked is not None else 0
     if asked_bytes >= _NO_HOST_HAS:
@@ -418,6 +442,12 @@ def memory_of_a_kind(found: re.Match[str], failure: Failure) -> Lead:
         )
         + ": use less at once"
         + ("" if host else "; with TensorFlow turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)")
+        + (
+            ". On Windows the memory a program may take is RAM plus the page file: let the page file grow (free disk "
+            "space on its drive, or make it larger or system-managed in the virtual memory settings)"
+            if windows
+            else ""
+        )
         + ".",
         {"memory": "host" if host else "GPU"},
         verdict="not-environment",

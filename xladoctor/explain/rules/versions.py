@@ -1365,8 +1365,13 @@ def torch_load_weights_only(found: re.Match[str], failure: Failure) -> Lead:
     # Keras 3's Variable and Operation (keras/src/backend/common/variables.py, keras/src/ops/operation.py) refuse a
     # name with "/", which Keras 2 built from name scopes ("conv1/conv"): a Keras 2 model file, or code that names so
     r"|(?P<slash>Argument [`']?name[`']? must be a string and cannot contain character [`']?/[`']?\.?"
-    r"(?: Received: name=(?P<received>[^\s(]{1,200}))?)",
+    r"(?: Received: name=(?P<received>[^\s(]{1,200}))?)"
+    # Keras 3's Lambda (keras/src/layers/core/lambda_layer.py) infers its output by running the function on
+    # symbolic tensors; Keras 2's wording was "Please specify `output_shape` for this Lambda."
+    r"|(?P<lambda>We could not automatically infer the shape of the Lambda's output\. Please specify the "
+    r"`output_shape` argument for this Lambda layer)",
     source="https://keras.io/getting_started/ (Keras 3: model formats and arguments that changed from Keras 2); "
+    "https://github.com/keras-team/keras/blob/master/keras/src/layers/core/lambda_layer.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/saving/saving_api.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/ops/operation.py; "
     "https://github.com/keras-team/keras/blob/master/keras/src/backend/common/variables.py",
@@ -1408,6 +1413,17 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
             "or re-save the model with names without '/'.",
             {"package": "keras", "framework": "tensorflow"},
             verdict="environment",
+        )
+    if found.group("lambda"):
+        return Lead(
+            "Keras 3 works out a Lambda layer's output by running its function on symbolic tensors, and this function "
+            "could not run so: it uses Keras 2's backend functions (`from keras import backend as K`) or TensorFlow "
+            "ops that Keras 3 cannot trace, as code written for Keras 2 (tf.keras before TensorFlow 2.16) does. Write "
+            "the function with keras.ops (`from keras import ops`), or pass output_shape= to the Lambda; or run the "
+            "code on Keras 2 (install tf-keras and set TF_USE_LEGACY_KERAS=1).",
+            {"package": "keras", "framework": "tensorflow", "call": "keras.layers.Lambda"},
+            verdict="environment",
+            confidence=0.65,
         )
     if found.group("unbuilt"):
         return Lead(
