@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from xladoctor.explain import similar
 from xladoctor.explain.checked import Checked, environment_checked
 from xladoctor.explain.join import from_elsewhere, join
-from xladoctor.explain.records import Failure, is_warning
+from xladoctor.explain.records import Failure, clean, is_warning
 from xladoctor.explain.verdict import (
     Candidate,
     Diagnosis,
@@ -108,7 +108,7 @@ def diagnose(
     found = candidates(records)
     found += [c for c in (_from_signature(m) for m in matches) if c is not None]
     # an observation (a state the log shows) gives way to an exception the log goes on to: that one failed
-    found = [c for c in found if not (c.observation and _failed_after(c.failure.line, records))]
+    found = [c for c in found if not (c.observation and _failed_after(c.failure.line, records, tail))]
     chosen = root(found, records)
     checked: Checked | None = None  # the environment's own checks: run only when no family decided
     if chosen is None:
@@ -170,9 +170,21 @@ def warnings_diagnosis(text: str) -> Diagnosis | None:
     )  # fmt: skip
 
 
-def _failed_after(line: int, records: Sequence[Failure]) -> bool:
-    # an exception's line with no traceback counts ("XlaRuntimeError: RESOURCE_EXHAUSTED: ..." as jax logs it)
-    return any((r.kind == "exception" or r.type) and not r.warning and r.line > line for r in records)
+def _failed_after(line: int, records: Sequence[Failure], tail: str) -> bool:
+    """An exception after `line` that the program did not go on from: one with a traceback, or an exception's line
+    with none that ends the log ("XlaRuntimeError: RESOURCE_EXHAUSTED: ..." as jax ends a run). One quoted in the
+    middle of a log that goes on (an upload retried) is a handled error."""
+    return any(
+        (r.kind == "exception" or (r.type and _ends_the_log(r, tail))) and not r.warning and r.line > line
+        for r in records
+    )
+
+
+def _ends_the_log(record: Failure, tail: str) -> bool:
+    """The record's line is the log's last, but for indented lines (its message's own continuation)."""
+    lines = [text for text in tail.splitlines() if text.strip()]
+    at = next((i for i in range(len(lines) - 1, -1, -1) if clean(lines[i]).strip() == record.text.strip()), None)
+    return at is not None and all(text[:1] in (" ", "\t") for text in lines[at + 1 :])
 
 
 def _stack(failure: Failure) -> dict[str, str]:

@@ -68,7 +68,8 @@ _PREFIX = re.compile(
     r"|\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*(?:[|:-]\s*)?"
     r"|\[?(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)\]?(?::[\w.]+:(?:\d+:)?(?=\S)|\s+\d{2}-\d{2}\s\d{2}:\d{2}:\d{2}"
     r"(?:\.\d+)?\s+(?:\[[^\]]{1,80}\]\s|[\w./-]+:\d+\]\s)?|\s?[|:-]\s?)"
-    r"|[IWEF]\d{4}\s\d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[\w./+-]+:\d+\]\s?"
+    # absl's log line, and its form before absl::InitializeLog: "E0000 00:00:1758870517.195873 3168446 x.cc:88] "
+    r"|[IWEF]\d{4}\s\d{2}:\d{2}:(?:\d{2}|\d{9,11})\.\d+\s+\d+\s+[\w./+-]+:\d+\]\s?"
     r"|E\s{2,}(?=\S)|>\s?|[-*]\s(?=\S)|`{1,3}"
     r"|\s*\|\s(?=\s*\S)"  # an exception group's bars before the lines of its tracebacks
     # Docker Compose's service tag ("vllm-1  | "), kubectl logs --prefix's ("[pod/web-0/app] "), and the logger
@@ -273,11 +274,6 @@ def file_name(path: str) -> str:
     return _PATH_SEPARATOR.split(path)[-1]
 
 
-# Markdown ate a constructor's underscores (__init__ is bold "init" in a post): Python names a class's constructor
-# "Config.__init__()" in its argument errors (Objects/call.c, Python/ceval.c), never "Config.init()"
-_MARKDOWN_INIT = re.compile(r"(\b[A-Z]\w{0,100})\.init\(\)(?= (?:got |missing |takes ))")
-
-
 def clean(line: str) -> str:
     """A log line without colour codes and the prefixes loggers and launchers put before it."""
     line = _ANSI.sub("", line) if "\x1b[" in line else line
@@ -287,8 +283,6 @@ def clean(line: str) -> str:
         if found is None or found.end() == 0:
             break
         line = line[found.end() :]
-    if ".init() " in line:
-        line = _MARKDOWN_INIT.sub(r"\1.__init__()", line)
     bold = _MARKDOWN_BOLD.match(line) if line.startswith("**") else None
     if bold is not None:  # a line a Markdown post made bold (**ValueError: x**), not glog's "*** SIGSEGV ... ***"
         return bold.group(1)
@@ -502,6 +496,9 @@ def _source(body: str) -> str:
 _TF_DEFINED_AT_LINES = 400  # how far "Node: 'name'" may come after TensorFlow's "Detected at node ... defined at"
 _TF_GRAPH_ERROR = re.compile(r"Graph execution error:\s*$")  # TensorFlow's wrapper of an op's error in a tf.function
 _GROUP_RULE = re.compile(r"^\s*\+[-+]*(?: \d+ -+| \.\.\. -+)?\s*$")  # an exception group's "+-+---- 1 ----" rules
+# Keras' wrapper of a layer's error (keras/src/utils/traceback_utils.py; tf.keras's "when calling layer 'x'"): the
+# layer's own error is the paragraph after a blank line, then "Arguments received by ..."
+_KERAS_CALL = re.compile(r"Exception encountered when calling (?:layer |[\w.]+\.call\(\))")
 
 
 def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str, int]:
@@ -511,6 +508,7 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
     inside the message."""
     parts = [first]
     tf_graph_error = _TF_GRAPH_ERROR.search(first) is not None  # its op's error comes after a blank line or frames
+    keras_call = _KERAS_CALL.match(first) is not None
     index += 1
     while index < len(lines):
         text = clean(lines[index][1])
@@ -519,6 +517,11 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
             # TensorFlow's "Graph execution error:" puts the op's own error after a blank line, not indented
             detail = len(parts) == 1 and tf_graph_error
             if (after[:1] in (" ", "\t") or detail) and after.strip() and not _FRAME.match(after):
+                index += 1
+                continue
+        if keras_call and len(parts) == 1 and not text.strip() and index + 1 < len(lines):
+            after = clean(lines[index + 1][1])
+            if after.strip() and not _FRAME.match(after) and TRACEBACK not in after:
                 index += 1
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):

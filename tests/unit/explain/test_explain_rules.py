@@ -185,9 +185,12 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "cuda-driver-too-old:driver_older_than_ptxas": ("2025-03-04 12:55:32.285132: W external/xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version is 12.2 which is older than the PTX compiler version 12.6.77. Because the driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.\n", "cuda-driver-too-old", "environment", "CUDA 12.6"),
     "version-mismatch:ptxas_miscompiles_clamping": ("E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version 12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n", "version-mismatch", "environment", "nvidia-cuda-nvcc-cu12>=12.6.85"),
     "bad-configuration:mkl_threading_layer_meets_libgomp": ("Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp-a34b3233.so.1 library.\n\tTry to import numpy first or set the threading layer accordingly. Set MKL_SERVICE_FORCE_INTEL to force it.\n", "bad-configuration", "environment", "MKL_THREADING_LAYER=GNU"),
-    "user-code-error:outside_the_engines_profile": ("ValueError: Couldn't assign input_ids with shape torch.Size([1, 4100]), engine supports [min, opt, max] = [(1,), (1024,), (2048,)]\n", "user-code-error", "not-environment", "--max_input_len"),
+    "user-code-error:outside_the_engines_profile": ("ValueError: Couldn't assign input_ids with shape torch.Size([4100]), engine supports [min, opt, max] = [(1,), (1024,), (2048,)]\n", "user-code-error", "not-environment", "--max_input_len"),
     "version-mismatch:engine_of_another_build": ("[12/05/2023-23:50:35] [TRT-LLM] [E] The following expected tensors are not found: {'past_key_value_16', 'present_key_value_31'}\nRuntimeError: Tensor names in engine are not the same as expected, to use this GenerationSession, you need to use PretrainedModel.prepare_inputs to create TRT Network inputs.\n", "version-mismatch", "environment", "tensorrt_llm"),
     "out-of-memory:not_enough_vram_in_words": (tb("RuntimeError: Insufficient VRAM for model and cache", "exllamav2"), "out-of-memory", "not-environment", "max_seq_len"),
+    "user-code-error:container_where_a_tensor_was_expected": (tb("AttributeError: 'list' object has no attribute 'view'", "utils"), "user-code-error", "not-environment", "several outputs"),
+    "user-code-error:distribution_given_invalid_values": (tb("ValueError: Expected parameter loc (Tensor of shape (64, 2)) of distribution Normal(loc: torch.Size([64, 2]), scale: torch.Size([64, 2])) to satisfy the constraint Real(), but found invalid values:\ntensor([[nan, nan],\n        [nan, nan]], grad_fn=<AddmmBackward0>)", "torch/distributions"), "user-code-error", "not-environment", "set_detect_anomaly"),
+    "user-code-error:number_from_an_object": ("TypeError: float() argument must be a string or a real number, not 'NoneType'\n", "user-code-error", "not-environment", "None"),
     "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
     "api-version-skew:unsloth_cannot_patch_trl": ("SyntaxError: invalid syntax (<string>, line 4)\nRuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer\n", "api-version-skew", "environment", "trl"),
     "bad-configuration:arch_list_unknown_to_torch": (tb("ValueError: Unknown CUDA arch (9.0+PTX) or GPU not supported", "torch/utils"), "bad-configuration", "environment", "TORCH_CUDA_ARCH_LIST"),
@@ -2919,6 +2922,101 @@ def test_a_double_star_inside_a_name_is_the_users_pattern_not_datasets() -> None
     assert _diagnose(mine + LIB.format(pkg="fsspec/utils") + said).family == "user-code-error"
     whole = TB.replace("    main()", '    ds = load_dataset("parquet", data_files="data/**/*.parquet")')
     assert _diagnose(whole + LIB.format(pkg="fsspec/utils") + said).family == "api-version-skew"
+
+
+def test_a_shape_of_another_rank_than_the_engines_profile_is_the_layout_not_the_length() -> None:
+    # a padded batch fed to an engine built for packed inputs: no larger limit helps
+    log = "ValueError: Couldn't assign input_ids with shape torch.Size([1, 20]), engine supports [min, opt, max] = [(1,), (1024,), (2048,)]\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis.family == "bad-configuration" and "remove_input_padding" in diagnosis.cause, diagnosis
+
+
+def test_keras_3s_lambda_error_in_its_traceback_reads_the_paragraph_after_the_wrapper() -> None:
+    # Keras 3 prints the layer's error after "Exception encountered when calling Lambda.call()." and a blank line
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/model.py", line 40, in build\n'
+        "    x = layers.Lambda(lambda t: K.expand_dims(t, -1))(inputs)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/keras/src/layers/core/lambda_layer.py", line 95, in compute_output_shape\n'
+        "    raise NotImplementedError(\n"
+        "NotImplementedError: Exception encountered when calling Lambda.call().\n\n"
+        "We could not automatically infer the shape of the Lambda's output. Please specify the `output_shape` argument for this Lambda layer.\n\n"
+        "Arguments received by Lambda.call():\n  \u2022 args=('<KerasTensor shape=(None, 10), dtype=float32, sparse=False, name=keras_tensor>',)\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis.decided_by == "api-version-skew:keras_3" and diagnosis.verdict == "environment", diagnosis
+
+
+def test_keras_3s_lambda_error_without_keras_2_code_shown_blames_nothing_yet() -> None:
+    # raised from a bare except around the function: the function's own error ends the same way
+    log = "NotImplementedError: Exception encountered when calling Lambda.call().\n\nWe could not automatically infer the shape of the Lambda's output. Please specify the `output_shape` argument for this Lambda layer.\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis.decided_by == "api-version-skew:keras_3" and diagnosis.verdict == "unknown", diagnosis
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # an application that says so and goes on (offloading layers), an informational line: no failure
+        "Not enough GPU memory for all layers, offloading 12 layers to CPU.\nDone. 512 tokens in 3.2 s\n",
+        "  Config: small only (gpt-oss-20b) - not enough VRAM for large model\nModel loaded\nServer listening on :8080\n",
+    ],
+)
+def test_words_of_too_little_vram_that_the_program_went_on_from_are_no_out_of_memory(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.family != "out-of-memory", diagnosis
+
+
+def test_xlas_version_warning_of_nvjitlink_is_no_ptxas_reading() -> None:
+    # XLA says the same of nvJitLink (whose patch version it cannot read) and of nvPTXCompiler: other fixes
+    log = (
+        "E0000 00:00:1758870517.195873 3168446 ptx_compiler_helpers.cc:88] *** WARNING *** Invoking nvJitLink with "
+        "version 12.6.0, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 "
+        "miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "version-mismatch:ptxas_miscompiles_clamping", diagnosis
+
+
+def test_a_method_named_init_is_no_constructor_markdown_ate() -> None:
+    # Flax's Module.init, called so in the code shown: Python prints "Module.init()" for it
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/t.py", line 9, in <module>\n'
+        "    params = model.init(rng, x, deterministic=True)\n"
+        "TypeError: Module.init() got an unexpected keyword argument 'deterministic'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by != "api-version-skew:constructor_parameter_history"
+    assert "Module.init()" in diagnosis.cause, diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("library", "family"),
+    [
+        # a build from a source checkout linked with an LLVM that lacks a target (triton-lang/triton#3782)
+        ("/home/me/triton/python/triton/_C/libtriton.so", "build-failure"),
+        # a wheel's library: another release's, as for any namespace
+        ("/opt/venv/lib/python3.11/site-packages/triton/_C/libtriton.so", "undefined-symbol"),
+    ],
+)
+def test_an_llvm_symbol_missing_from_a_source_build_is_its_llvm_build(library: str, family: str) -> None:
+    diagnosis = _diagnose(f"ImportError: {library}: undefined symbol: LLVMInitializeSparcTarget\n")
+    assert diagnosis.family == family and "LLVM" in diagnosis.cause, diagnosis
+
+
+def test_a_list_asked_for_a_mappings_keys_is_no_tensor_reading() -> None:
+    # a library that now returns a list where it returned a dict reads the same: left to the other readings
+    diagnosis = _diagnose(tb("AttributeError: 'list' object has no attribute 'keys'", "somelib"))
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:container_where_a_tensor_was_expected"
+
+
+def test_a_distributions_value_out_of_its_support_without_nan_is_a_range_not_a_divergence() -> None:
+    log = tb(
+        "ValueError: Expected parameter scale (Tensor of shape (4,)) of distribution Normal(loc: torch.Size([4]), scale: torch.Size([4])) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:\ntensor([ 0.1000, -0.2000,  0.3000,  0.4000])",
+        "torch/distributions",
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis.decided_by == "user-code-error:distribution_given_invalid_values", diagnosis
+    assert "negative scale" in diagnosis.cause and "NaN" not in diagnosis.cause, diagnosis.cause
 
 
 def test_keras_2s_lambda_shape_error_is_no_keras_3_reading() -> None:

@@ -28,6 +28,8 @@ CASES: dict[str, tuple[str, str, str]] = {
     # Markdown made a constructor's __init__ bold ("TrainingArguments.init()"); Python never prints ".init()" there,
     # and the exception's line quoted under prose with no traceback is still read by the exceptions' rules
     "markdown-ate-init-underscores": ("Launch command: python finetune.py\n\nError encountered:\nTypeError: TrainingArguments.init() got an unexpected keyword argument ‘evaluation_strategy’\n", "api-version-skew", "refuses it from"),
+    # aten's advanced indexing with a mask on another device than the tensor (TensorAdvancedIndexing.cpp)
+    "indices-on-another-device": ("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (cpu)\n", "user-code-error", "different devices"),
     # torch-directml's wording of an op it lacks ("is not currently supported on the DML backend")
     "not-currently-supported": ("RuntimeError: The operator 'aten::_foreach_add_.List' is not currently supported on the DML backend.\n", "unsupported-op", "DML"),
     # an exception line a Markdown post made bold ("**ValueError: x**"): the same exception, raised in the same frame
@@ -268,10 +270,12 @@ def test_a_warning_line_gives_way_to_the_failure_after_it(first: str) -> None:
     assert diagnosis is not None and diagnosis.family == "out-of-memory"
 
 
-def test_an_observation_gives_way_to_an_exceptions_line_with_no_traceback() -> None:
-    # XLA's ptxas warning (logged at ERROR level), then jax's error as jax prints it: the type, no frames
+@pytest.mark.parametrize("glog", ["E0103 16:41:38.489316 2217885", "E0000 00:00:1758870517.195873 3168446"])
+def test_an_observation_gives_way_to_an_exceptions_line_with_no_traceback_that_ends_the_log(glog: str) -> None:
+    # XLA's ptxas warning (logged at ERROR level; absl's prefix before InitializeLog too), then jax's error as jax
+    # prints it: the type, no frames
     log = (
-        "E0103 16:41:38.489316 2217885 ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version "
+        f"{glog} ptx_compiler_helpers.cc:87] *** WARNING *** Invoking ptxas with version "
         "12.1.66, which corresponds to a CUDA version <=12.6.2. CUDA versions 12.x.y up to and including 12.6.2 "
         "miscompile certain edge cases around clamping.\nPlease upgrade to CUDA 12.6.3 or newer.\n"
         "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
@@ -279,6 +283,20 @@ def test_an_observation_gives_way_to_an_exceptions_line_with_no_traceback() -> N
     )
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
+
+
+def test_an_observation_stays_before_a_handled_error_the_log_goes_on_after() -> None:
+    # an upload that failed and was retried in the middle of a render: the rasterizer's overflow is what the log shows
+    frames = "".join(f"Rendering frame {i}\n" for i in range(1, 30))
+    log = (
+        "Rendering frame 0\nBin size was too small in the coarse rasterization phase. This caused an overflow, meaning "
+        "output may be incomplete. To solve, try increasing max_faces_per_bin / max_points_per_bin, decreasing "
+        "bin_size, or setting bin_size to 0 to use the naive rasterization.\n" + frames + "Upload of frame 1 to wandb "
+        "failed with error:\nConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Read timed out.\n"
+        "Retrying (1/3)... done.\nRendering frame 30\n"
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.decided_by == "user-code-error:rasterizer_bins_overflow", diagnosis
 
 
 def test_mujocos_gl_failure_after_the_display_warning_is_the_display() -> None:

@@ -1009,16 +1009,38 @@ _TRTLLM_RUNTIME = "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm
 )
 def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead:
     """A TensorRT engine takes only the shapes of the optimisation profile it was built with: the limits given to
-    the build (trtllm-build's --max_batch_size, --max_input_len, --max_seq_len or --max_num_tokens)."""
-    tensor, shape = found.group("tensor"), found.group("shape")
+    the build (trtllm-build's --max_batch_size, --max_input_len, --max_seq_len or --max_num_tokens). A shape of
+    another rank than the profile's is no size at all: the runtime feeds another layout than the engine was built
+    for (a padded batch to an engine of packed inputs, remove_input_padding)."""
+    tensor, shape, profile = found.group("tensor"), found.group("shape"), found.group("profile")
+    given = _rank_of(shape)
+    first = re.search(r"\(([^()]*)\)", profile)
+    built = len([d for d in first.group(1).split(",") if d.strip()]) if first else None
+    if given is not None and built is not None and given != built:
+        return Lead(
+            f"The input {tensor} has {given} dimensions ({shape}) and the TensorRT engine takes it with {built} "
+            f"([min, opt, max] = {scrubbed_head(profile, 200)}): the runtime feeds another layout than the engine "
+            "was built for (a padded batch to an engine built for packed inputs with remove_input_padding, or the "
+            "reverse). Run it with the options the engine was built with, or build the engine again with the ones "
+            "the runtime uses.",
+            {"tensor": tensor, "shape": shape, "setting": "remove_input_padding"},
+            family="bad-configuration",
+            verdict="environment",
+        )
     return Lead(
         f"The input {tensor} has the shape {shape}, outside what the TensorRT engine was built to take ([min, opt, "
-        f"max] = {scrubbed_head(found.group('profile'), 200)}): the request is longer, or the batch larger, than "
-        "the limits given when the engine was built. Build the engine again with larger limits (trtllm-build's "
-        "--max_input_len, --max_seq_len, --max_batch_size, --max_num_tokens), or send shorter or fewer requests.",
+        f"max] = {scrubbed_head(profile, 200)}): the request is longer, or the batch larger, than the limits given "
+        "when the engine was built. Build the engine again with larger limits (trtllm-build's --max_input_len, "
+        "--max_seq_len, --max_batch_size, --max_num_tokens), or send shorter or fewer requests.",
         {"tensor": tensor, "shape": shape, "setting": "max_input_len"},
         verdict="not-environment",
     )
+
+
+def _rank_of(shape: str) -> int | None:
+    """The number of dimensions of a shape as torch or Python prints it: "torch.Size([1, 20])", "(1, 20)"."""
+    inner = re.search(r"[\[(]([\d,\s]*)[\])]", shape)
+    return len([d for d in inner.group(1).split(",") if d.strip()]) if inner else None
 
 
 @rule(

@@ -56,6 +56,8 @@ _SHAPES = re.compile(
     r"|\(device='?\w{2,8}(?::\d{1,2})?'?\) (?:and|but) \w{1,40}\(device='?\w{2,8}(?::\d{1,2})?'?\)?"
     r"[ \t]{1,3}must be on the same device"
     r"|Inplace update to inference tensor outside InferenceMode"
+    # aten/src/ATen/native/TensorAdvancedIndexing.cpp: a mask or index tensor on another device than the tensor
+    r"|indices should be either on cpu or on the same device as the indexed tensor"
     # an exception type that says it (flax's ScopeParamShapeError, haiku's, a library's own ShapeError)
     r"|\b\w{0,40}ShapeError\b|Inconsistent shapes between"
     # Triton's language checks of a kernel's own values (triton/language/semantic.py: a block pointer's store)

@@ -386,6 +386,108 @@ def arithmetic_on_a_container(found: re.Match[str], failure: Failure) -> Lead | 
     )
 
 
+# torch.distributions' argument checks (validate_args, on by default): a parameter outside its constraint when the
+# distribution is made, a value outside its support when log_prob or cdf reads it; the values follow the message
+@rule(
+    "user-code-error",
+    r"Expected parameter (?P<param>\w{1,80}) \(\w{1,40} of shape \((?P<shape>[\d, ]{0,80})\)\) of distribution "
+    r"(?P<dist>\w{1,80})\([^\n]{0,400}?to satisfy the constraint (?P<constraint>[^\n]{1,120}?), but found invalid "
+    r"values"
+    r"|Expected value argument \(\w{1,40} of shape \((?P<vshape>[\d, ]{0,80})\)\) to be within the support "
+    r"\((?P<support>[^\n]{1,120}?)\) of the distribution (?P<vdist>\w{1,80})\(",
+    source="https://github.com/pytorch/pytorch/blob/main/torch/distributions/distribution.py (__init__ checks each "
+    "parameter against its constraint, _validate_sample each value against the support)",
+    confidence=0.8,
+)
+def distribution_given_invalid_values(found: re.Match[str], failure: Failure) -> Lead:
+    """Most often NaN: the network that computes the distribution's parameters (a policy's mean, a VAE's scale)
+    diverged, or its inputs hold NaN; else a value outside the support (a negative scale, a label out of range)."""
+    dist = found.group("dist") or found.group("vdist")
+    what = (
+        f"the parameter {found.group('param')} of {dist} must satisfy {found.group('constraint')}"
+        if found.group("param")
+        else f"a value given to {dist} must lie within its support ({found.group('support')})"
+    )
+    shown = failure.message[found.end() :]
+    nan = re.search(r"\bnan\b", shown) is not None
+    cause = (
+        "and it holds NaN: the numbers computed before it diverged (a learning rate too high, inputs whose "
+        "normalization is missing or wrong, a division by zero or a log of zero, half precision overflowing) or NaN "
+        "came in with the data. Find where "
+        "the first NaN appears (torch.autograd.set_detect_anomaly(True), torch.isnan checks on the inputs and the "
+        "network's outputs)."
+        if nan
+        else "and some of its values are outside that: the code computes them outside the range the distribution "
+        "takes (a negative scale, probabilities that do not sum to 1, a label out of range)."
+    )
+    return Lead(
+        yours(failure, f"torch.distributions checks its arguments: {what}, {cause}"),
+        {"distribution": dist, "values": "NaN" if nan else "out of range"},
+        verdict="not-environment",
+    )
+
+
+@rule(
+    "user-code-error",
+    # CPython's float() and int() (Objects/floatobject.c, longobject.c): the value's type named at the end
+    r"(?P<call>float|int)\(\) argument must be a string(?:, a bytes-like object)? or a (?:real )?number, not "
+    r"'(?P<type>[\w.]{1,80})'",
+    source="https://github.com/python/cpython/blob/main/Objects/floatobject.c (PyNumber_Float's TypeError); "
+    "https://github.com/python/cpython/blob/main/Objects/longobject.c",
+    confidence=0.7,
+)
+def number_from_an_object(found: re.Match[str], failure: Failure) -> Lead:
+    """A number asked of an object that is none: a gym space where its sample was meant, None from a lookup that
+    found nothing, a list or a tensor of several values where one was meant."""
+    kind = found.group("type")
+    hint = {
+        "NoneType": "None (a lookup that found nothing, a function that returned nothing)",
+        "Box": "a Gym space object itself where a value sampled from it was meant (reset() or step() returning "
+        "the observation space, not an observation)",
+        "list": "a list where one value was meant",
+        "tuple": "a tuple where one value was meant (a function that returns several values)",
+        "dict": "a dict where one value was meant",
+    }.get(kind.rsplit(".", 1)[-1], f"a {kind} where a number was meant")
+    return Lead(
+        yours(failure, f"{found.group('call')}() was given {hint}: the value came from the calling code."),
+        {"type": kind},
+        verdict="not-environment",
+    )
+
+
+# What a tensor or an array has and a list, a tuple or a dict has not (a mapping's keys() or items() on a list is
+# left alone: a library that now returns a list where it returned a dict reads the same)
+_TENSOR_ATTRIBUTES = (
+    "view|shape|size|to|cuda|cpu|float|half|bfloat16|double|long|int|dim|ndim|detach|numpy|reshape|permute|unsqueeze"
+    "|squeeze|transpose|contiguous|device|dtype|item|clone|flatten|backward|astype|repeat|expand|softmax|argmax"
+)
+
+
+@rule(
+    "user-code-error",
+    rf"'(?P<container>list|tuple|dict)' object has no attribute '(?P<name>{_TENSOR_ATTRIBUTES})'",
+    source="https://docs.python.org/3/library/stdtypes.html (list, tuple and dict have none of a tensor's or an "
+    "array's methods): the value's structure, not a release",
+    confidence=0.65,
+)
+def container_where_a_tensor_was_expected(found: re.Match[str], failure: Failure) -> Lead:
+    """A builtin container where a tensor was expected. Python's builtins do not change their methods between
+    releases: the value came in another structure than the code reading it expects (a model with several outputs, a
+    collated batch, outputs gathered from several devices)."""
+    container, name = found.group("container"), found.group("name")
+    return Lead(
+        yours(
+            failure,
+            f"A {container} reached code that expected a tensor or an array (it asked for .{name}): the value came in "
+            "another structure than that code reads, most often a model that returns several outputs (a list: a "
+            "multi-head model, or one trained with another training script) where one tensor was expected, a batch "
+            "collated into a list, or outputs gathered from several devices. Print the value's type where it is made.",
+        ),
+        {"container": container, "attribute": name},
+        verdict="not-environment",
+    )
+
+
 @rule(
     "out-of-memory",
     r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized "

@@ -798,8 +798,9 @@ def driver_older_than_ptxas(found: re.Match[str], failure: Failure) -> Lead:
 
 @rule(
     "version-mismatch",
-    r"Invoking (?P<tool>ptxas|nvlink|\w+) with version (?P<version>12\.\d+\.\d+), which corresponds to a CUDA "
-    r"version <=12\.6\.2",
+    # (XLA says the same of nvPTXCompiler, linked into jaxlib, and of nvJitLink, whose patch version it cannot read:
+    # other fixes, left unread)
+    r"Invoking (?P<tool>ptxas) with version (?P<version>12\.\d+\.\d+), which corresponds to a CUDA version <=12\.6\.2",
     source="https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/ptx_compiler_helpers.cc "
     "(WarnIfBadPtxasVersion: nvbug 4826023, ptxas of CUDA 12.0 to 12.6.2 miscompiles clamping on Hopper and newer; "
     "12.6.85 is the first ptxas of CUDA 12.6.3)",

@@ -534,8 +534,9 @@ _TPU_ATTRIBUTES = ("tpu-env", "worker-network-endpoints", "accelerator-type", "a
     "accelerator-unavailable",
     r"404[^\n]{0,60}?for url:? https?://metadata\.google\.internal/computeMetadata/v1/instance/attributes/"
     r"(?P<attr>[\w-]{1,60})|Failed to get TPU metadata|(?P<host>host='metadata\.google\.internal')"
-    # libtpu's own query of the same server (its common_lib.cc retries, then gives up: the last try)
-    r"|common_lib\.cc:\d{1,5}\] Failed to fetch URL on try (?P<try>\d{1,3}) out of (?P=try): Failed to fetch URL "
+    # libtpu's own query of the same server (its common_lib.cc retries, then gives up: the last try), with or
+    # without absl's prefix ("I0000 00:00:1694099703.825275  484 common_lib.cc:174] ", which records take off)
+    r"|(?:common_lib\.cc:\d{1,5}\] )?Failed to fetch URL on try (?P<try>\d{1,3}) out of (?P=try): Failed to fetch URL "
     r"\(http status: 404\)",
     # torch_xla/_internal/tpu.py: _get_metadata('tpu-env') asks the GCE metadata server, raise_for_status()
     source="https://github.com/pytorch/xla/blob/master/torch_xla/_internal/tpu.py (_get_metadata, get_tpu_env, "

@@ -31,8 +31,12 @@ DYLD = "https://developer.apple.com/documentation/xcode (dyld: 'Library not load
 _NAMESPACES = {
     "c10": "torch", "at": "torch", "torch": "torch", "caffe2": "torch", "xla": "torch_xla or jaxlib",
     "torch_xla": "torch_xla", "tensorflow": "tensorflow", "tsl": "tensorflow", "absl": "abseil (bundled by the "
-    "framework)", "pybind11": "pybind11", "triton": "triton", "mlir": "the MLIR of jaxlib or triton",
+    "framework)", "pybind11": "pybind11", "triton": "triton", "mlir": "the MLIR of jaxlib or triton", "llvm": "LLVM",
 }  # fmt: skip
+# a library under an installed package's folder (a wheel's), not a build in a source checkout
+_INSTALLED_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+# LLVM's C API (llvm-c/*.h: LLVMInitializeX86Target, LLVMCreateTargetMachine): its functions are not mangled
+_LLVM_C_API = re.compile(r"LLVM[A-Z]\w{2,200}")
 
 
 def _fix_for(library: str) -> tuple[str, Fix | None]:
@@ -513,8 +517,11 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
     namespace = _namespace(symbol)
     owner = _NAMESPACES.get(namespace or "") or (
         "CUDA's libraries" if symbol.startswith(("cuda", "cu", "cublas", "cudnn")) else
-        "NCCL" if symbol.startswith("nccl") else None
+        "NCCL" if symbol.startswith("nccl") else
+        "LLVM" if _LLVM_C_API.fullmatch(symbol) else None
     )  # fmt: skip
+    if owner == "LLVM" and library and not _INSTALLED_PACKAGE.search(library):
+        return _built_against_another_llvm(symbol, library)
     package = owner_of(library) if library else None
     top = installed_package(library) if library else None
     # pip gets the distribution only where one is known to ship the extension (apex's amp_C is not PyPI's apex)
@@ -537,6 +544,23 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         if shipped and package not in ("python", "torch") and is_distribution_file(library)
         else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
+    )
+
+
+def _built_against_another_llvm(symbol: str, library: str) -> Lead:
+    """An extension built from a source checkout (not a wheel) missing an LLVM symbol: the LLVM its build linked (a
+    hand-built one, LLVM_SYSPATH) lacks a component the code needs, or another LLVM is found at run time. Triton's
+    scripts build LLVM with the targets it uses; an LLVM built by its own defaults or with fewer targets lacks them."""
+    name = library.replace("\\", "/").rsplit("/", 1)[-1]
+    return Lead(
+        f"{name}, built from a source checkout, needs {scrubbed_head(symbol, 80)} from LLVM, and the LLVM it was "
+        "linked with lacks it: that LLVM was built without a component or target the project uses (Triton's own "
+        "scripts build LLVM with the targets it links), or another LLVM is found at run time. Build that LLVM again "
+        "with the flags the project's build scripts or Dockerfiles use (LLVM_TARGETS_TO_BUILD), or let the "
+        "project's build download its own prebuilt LLVM, then rebuild the extension.",
+        {"symbol": symbol, "library": library, "owner": "LLVM", "component": "LLVM"},
+        family="build-failure",
+        next=(f"ldd {shlex.quote(library)} | grep -i llvm",),
     )
 
 

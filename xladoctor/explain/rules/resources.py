@@ -240,6 +240,7 @@ def mps_oom(found: re.Match[str], failure: Failure) -> Lead:
     source="https://github.com/turboderp-org/exllamav2/blob/master/exllamav2/model.py (load_autosplit_gen: "
     "'Insufficient VRAM for model and cache')",
     confidence=0.7,
+    on="exception",  # raised: an application that says so and goes on (offloading layers to the CPU) has not failed
 )
 def not_enough_vram_in_words(found: re.Match[str], failure: Failure) -> Lead:
     return Lead(

@@ -1415,14 +1415,24 @@ def keras_3(found: re.Match[str], failure: Failure) -> Lead | None:
             verdict="environment",
         )
     if found.group("lambda"):
+        # Keras 3 raises it from a bare except around the function's symbolic run: any error inside the function
+        # (a shape bug of the user's own, in keras.ops) ends the same; the code shown says which
+        keras_2_code = re.search(r"\bK\.\w|\btf\.\w|keras\.backend\b|import backend", failure.code_shown)
         return Lead(
-            "Keras 3 works out a Lambda layer's output by running its function on symbolic tensors, and this function "
-            "could not run so: it uses Keras 2's backend functions (`from keras import backend as K`) or TensorFlow "
-            "ops that Keras 3 cannot trace, as code written for Keras 2 (tf.keras before TensorFlow 2.16) does. Write "
-            "the function with keras.ops (`from keras import ops`), or pass output_shape= to the Lambda; or run the "
-            "code on Keras 2 (install tf-keras and set TF_USE_LEGACY_KERAS=1).",
+            "Keras 3 works out a Lambda layer's output by running its function on symbolic tensors, and the function "
+            "failed there"
+            + (
+                ": it uses Keras 2's backend functions or TensorFlow ops, as code written for Keras 2 (tf.keras before "
+                "TensorFlow 2.16) does, which Keras 3 cannot trace. "
+                if keras_2_code
+                else ". Most often it uses Keras 2's backend functions (`from keras import backend as K`) or "
+                "TensorFlow ops, as code written for Keras 2 (tf.keras before TensorFlow 2.16) does; an error of the "
+                "function's own ends the same way (call it on a real tensor to see it). "
+            )
+            + "Write the function with keras.ops (`from keras import ops`), or pass output_shape= to the Lambda; or "
+            "run the code on Keras 2 (install tf-keras and set TF_USE_LEGACY_KERAS=1).",
             {"package": "keras", "framework": "tensorflow", "call": "keras.layers.Lambda"},
-            verdict="environment",
+            verdict="environment" if keras_2_code else "unknown",
             confidence=0.65,
         )
     if found.group("unbuilt"):

@@ -369,7 +369,9 @@ def _history_pick(
 
 @rule(
     "api-version-skew",
-    r"(?:(?P<cls>[A-Z]\w{1,100})\.)?__init__\(\) got an unexpected keyword argument '(?P<name>\w{1,100})'",
+    # ("Config.init()": Markdown made the underscores of __init__ bold in a post; a method named init is read apart)
+    r"(?:(?P<cls>[A-Z]\w{1,100})\.)?(?P<method>__init__|(?<=\.)init)\(\) got an unexpected keyword argument "
+    r"'(?P<name>\w{1,100})'",
     source="compat_matrix/failures/api-history.json (the first release of each minor series: constructor signatures "
     "and dataclass fields, read from the wheels by scripts/api_history.py)",
     confidence=0.85,
@@ -379,6 +381,8 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     """A constructor refusing a keyword its library took in other releases (trl's SFTTrainer and tokenizer=,
     Lightning's Trainer and gpus=): code written for another release of that library. Raised at the user's own call,
     the traceback alone reads as their typo; the library's release history says otherwise."""
+    if found.group("method") == "init" and any(re.search(r"\.init\(", frame.code) for frame in failure.frames):
+        return None  # a method named init (Flax's Module.init), called so in the code shown: no constructor
     cls = _called_class(failure, found.group("cls"))
     name = found.group("name")
     picked, shown, also = _history_pick(parameter_history(cls, name), failure) if cls else (None, False, [])
