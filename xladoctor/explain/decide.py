@@ -4,6 +4,7 @@ the root among them (verdict.root), joined with the environment's facts (join.py
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache, lru_cache
@@ -172,19 +173,27 @@ def warnings_diagnosis(text: str) -> Diagnosis | None:
 
 def _failed_after(line: int, records: Sequence[Failure], tail: str) -> bool:
     """An exception after `line` that the program did not go on from: one with a traceback, or an exception's line
-    with none that ends the log ("XlaRuntimeError: RESOURCE_EXHAUSTED: ..." as jax ends a run). One quoted in the
-    middle of a log that goes on (an upload retried) is a handled error."""
+    with none ("XlaRuntimeError: RESOURCE_EXHAUSTED: ..." as jax ends a run) after which the log's end shows no
+    more work (launchers' exit lines may follow). One the program went on from (an upload retried, more frames
+    rendered) is a handled error."""
     return any(
-        (r.kind == "exception" or (r.type and _ends_the_log(r, tail))) and not r.warning and r.line > line
+        (r.kind == "exception" or (r.type and not _went_on_after(r, tail))) and not r.warning and r.line > line
         for r in records
     )
 
 
-def _ends_the_log(record: Failure, tail: str) -> bool:
-    """The record's line is the log's last, but for indented lines (its message's own continuation)."""
+# A line of a program at work: a retry, a count of steps, epochs, iterations, batches or frames, a progress bar
+_AT_WORK = re.compile(
+    r"(?i)\b(?:retry(?:ing)?|resum(?:e|ing)|continu(?:e|ing)|proceeding)\b"
+    r"|\b(?:epoch|step|iter(?:ation)?|batch|frame)\s*[:#=]?\s*\d|\d{1,3}%\|"
+)
+
+
+def _went_on_after(record: Failure, tail: str) -> bool:
+    """The log's end shows work after the record's line, or does not hold that line at all (so much came after)."""
     lines = [text for text in tail.splitlines() if text.strip()]
     at = next((i for i in range(len(lines) - 1, -1, -1) if clean(lines[i]).strip() == record.text.strip()), None)
-    return at is not None and all(text[:1] in (" ", "\t") for text in lines[at + 1 :])
+    return at is None or any(_AT_WORK.search(text) for text in lines[at + 1 :])
 
 
 def _stack(failure: Failure) -> dict[str, str]:

@@ -188,7 +188,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "user-code-error:outside_the_engines_profile": ("ValueError: Couldn't assign input_ids with shape torch.Size([4100]), engine supports [min, opt, max] = [(1,), (1024,), (2048,)]\n", "user-code-error", "not-environment", "--max_input_len"),
     "version-mismatch:engine_of_another_build": ("[12/05/2023-23:50:35] [TRT-LLM] [E] The following expected tensors are not found: {'past_key_value_16', 'present_key_value_31'}\nRuntimeError: Tensor names in engine are not the same as expected, to use this GenerationSession, you need to use PretrainedModel.prepare_inputs to create TRT Network inputs.\n", "version-mismatch", "environment", "tensorrt_llm"),
     "out-of-memory:not_enough_vram_in_words": (tb("RuntimeError: Insufficient VRAM for model and cache", "exllamav2"), "out-of-memory", "not-environment", "max_seq_len"),
-    "user-code-error:container_where_a_tensor_was_expected": (tb("AttributeError: 'list' object has no attribute 'view'", "utils"), "user-code-error", "not-environment", "several outputs"),
+    "user-code-error:container_where_a_tensor_was_expected": (tb("AttributeError: 'list' object has no attribute 'view'"), "user-code-error", "not-environment", "several outputs"),
     "user-code-error:distribution_given_invalid_values": (tb("ValueError: Expected parameter loc (Tensor of shape (64, 2)) of distribution Normal(loc: torch.Size([64, 2]), scale: torch.Size([64, 2])) to satisfy the constraint Real(), but found invalid values:\ntensor([[nan, nan],\n        [nan, nan]], grad_fn=<AddmmBackward0>)", "torch/distributions"), "user-code-error", "not-environment", "set_detect_anomaly"),
     "user-code-error:number_from_an_object": ("TypeError: float() argument must be a string or a real number, not 'NoneType'\n", "user-code-error", "not-environment", "None"),
     "api-version-skew:rope_scaling_of_a_newer_config": (tb("ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}", "transformers"), "api-version-skew", "environment", "transformers>=4.43.2"),
@@ -3003,6 +3003,20 @@ def test_an_llvm_symbol_missing_from_a_source_build_is_its_llvm_build(library: s
     assert diagnosis.family == family and "LLVM" in diagnosis.cause, diagnosis
 
 
+@pytest.mark.parametrize(
+    ("library", "symbol"),
+    [
+        # a system library that links LLVM (Mesa's driver): a distribution's package, no build of the user's
+        ("/usr/lib/x86_64-linux-gnu/dri/radeonsi_dri.so", "LLVMInitializeAMDGPUTargetInfo"),
+        # llvmlite's own exports are llvmlite's, not LLVM's
+        ("/home/me/llvmlite/build/libllvmlite.so", "LLVMPY_GetHostCPUFeatures"),
+    ],
+)
+def test_an_llvm_like_symbol_outside_a_source_build_of_llvm_users_is_no_llvm_build(library: str, symbol: str) -> None:
+    diagnosis = _diagnose(f"OSError: {library}: undefined symbol: {symbol}\n")
+    assert diagnosis.family == "undefined-symbol", diagnosis
+
+
 def test_a_list_asked_for_a_mappings_keys_is_no_tensor_reading() -> None:
     # a library that now returns a list where it returned a dict reads the same: left to the other readings
     diagnosis = _diagnose(tb("AttributeError: 'list' object has no attribute 'keys'", "somelib"))
@@ -3017,6 +3031,28 @@ def test_a_distributions_value_out_of_its_support_without_nan_is_a_range_not_a_d
     diagnosis = _diagnose(log)
     assert diagnosis.decided_by == "user-code-error:distribution_given_invalid_values", diagnosis
     assert "negative scale" in diagnosis.cause and "NaN" not in diagnosis.cause, diagnosis.cause
+
+
+def test_a_tuple_a_librarys_code_asked_for_a_tensors_method_is_left_to_the_librarys_reading() -> None:
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/run.py", line 30, in <module>\n    out = pipe(prompt)\n'
+        '  File "/opt/venv/lib/python3.11/site-packages/somepkg/pipeline.py", line 88, in __call__\n'
+        "    h = self.encoder(ids).to(self.device)\nAttributeError: 'tuple' object has no attribute 'to'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis.decided_by != "user-code-error:container_where_a_tensor_was_expected", diagnosis
+
+
+def test_another_rank_of_an_input_no_padding_packs_is_no_layout_reading() -> None:
+    # a prompt-tuning input (TensorRT-LLM#341): neither a length nor remove_input_padding
+    log = "ValueError: Couldn't assign tasks with shape torch.Size([1, 1, 1]), engine supports [min, opt, max] = [(1, 1), (20, 1), (40, 1)]\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:outside_the_engines_profile", diagnosis
+
+
+def test_a_config_constructor_markdown_ate_is_read_as_a_config_of_another_release() -> None:
+    diagnosis = _diagnose("TypeError: MyFooConfig.init() got an unexpected keyword argument 'foo_bar'\n")
+    assert "configuration saved by a newer release" in diagnosis.cause, diagnosis.cause
 
 
 def test_keras_2s_lambda_shape_error_is_no_keras_3_reading() -> None:

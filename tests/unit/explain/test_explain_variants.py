@@ -285,18 +285,40 @@ def test_an_observation_gives_way_to_an_exceptions_line_with_no_traceback_that_e
     assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
 
 
+# PyTorch3D's rasterizer warning (an observation), then 29 frames rendered, then `after`
+def _rendered_after_the_overflow(after: str) -> str:
+    frames = "".join(f"Rendering frame {i}\n" for i in range(1, 30))
+    return (
+        "Bin size was too small in the coarse rasterization phase. This caused an overflow, meaning output may be "
+        "incomplete. To solve, try increasing max_faces_per_bin / max_points_per_bin, decreasing bin_size, or setting "
+        "bin_size to 0 to use the naive rasterization.\n" + frames + after
+    )
+
+
 def test_an_observation_stays_before_a_handled_error_the_log_goes_on_after() -> None:
     # an upload that failed and was retried in the middle of a render: the rasterizer's overflow is what the log shows
-    frames = "".join(f"Rendering frame {i}\n" for i in range(1, 30))
-    log = (
-        "Rendering frame 0\nBin size was too small in the coarse rasterization phase. This caused an overflow, meaning "
-        "output may be incomplete. To solve, try increasing max_faces_per_bin / max_points_per_bin, decreasing "
-        "bin_size, or setting bin_size to 0 to use the naive rasterization.\n" + frames + "Upload of frame 1 to wandb "
-        "failed with error:\nConnectionError: HTTPSConnectionPool(host='api.wandb.ai', port=443): Read timed out.\n"
-        "Retrying (1/3)... done.\nRendering frame 30\n"
+    log = _rendered_after_the_overflow(
+        "Upload of frame 1 to wandb failed with error:\nConnectionError: HTTPSConnectionPool(host='api.wandb.ai', "
+        "port=443): Read timed out.\nRetrying (1/3)... done.\nRendering frame 30\n"
     )
     diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
     assert diagnosis is not None and diagnosis.decided_by == "user-code-error:rasterizer_bins_overflow", diagnosis
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "srun: error: gpu01: task 0: Exited with exit code 1\n",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 82105) of binary: /usr/bin/python3\n",
+    ],
+)
+def test_an_exceptions_line_the_log_ends_after_is_the_failure_whatever_exit_lines_follow(after: str) -> None:
+    log = _rendered_after_the_overflow(
+        "Rendering failed:\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 23.65 GiB of which 1.20 GiB is free.\n" + after
+    )
+    diagnosis = explain_stream("x.log", io.BytesIO(log.encode()), None).diagnosis
+    assert diagnosis is not None and diagnosis.family == "out-of-memory", diagnosis
 
 
 def test_mujocos_gl_failure_after_the_display_warning_is_the_display() -> None:

@@ -1007,7 +1007,7 @@ _TRTLLM_RUNTIME = "https://github.com/NVIDIA/TensorRT-LLM/blob/main/tensorrt_llm
     source=f"{_TRTLLM_RUNTIME} (_set_shape: context.set_input_shape refused the shape)",
     confidence=0.8,
 )
-def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead:
+def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead | None:
     """A TensorRT engine takes only the shapes of the optimisation profile it was built with: the limits given to
     the build (trtllm-build's --max_batch_size, --max_input_len, --max_seq_len or --max_num_tokens). A shape of
     another rank than the profile's is no size at all: the runtime feeds another layout than the engine was built
@@ -1017,6 +1017,8 @@ def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead:
     first = re.search(r"\(([^()]*)\)", profile)
     built = len([d for d in first.group(1).split(",") if d.strip()]) if first else None
     if given is not None and built is not None and given != built:
+        if tensor not in _PACKED_INPUTS:
+            return None  # another rank of another input (a prompt table, tasks): no size and no layout this reads
         return Lead(
             f"The input {tensor} has {given} dimensions ({shape}) and the TensorRT engine takes it with {built} "
             f"([min, opt, max] = {scrubbed_head(profile, 200)}): the runtime feeds another layout than the engine "
@@ -1035,6 +1037,10 @@ def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead:
         {"tensor": tensor, "shape": shape, "setting": "max_input_len"},
         verdict="not-environment",
     )
+
+
+# The inputs TensorRT-LLM packs into one dimension when the engine is built with remove_input_padding
+_PACKED_INPUTS = frozenset({"input_ids", "position_ids", "token_type_ids"})
 
 
 def _rank_of(shape: str) -> int | None:

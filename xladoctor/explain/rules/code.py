@@ -158,6 +158,11 @@ def shapes_and_devices(found: re.Match[str], failure: Failure) -> Lead | None:
         else "a Python branch or conversion on a traced value inside jit: mark the argument static "
         "(static_argnums), or use jnp.where / lax.cond."
         if tracing
+        else f"the tensors are on different devices ({whole}): put the index (or mask) and the tensor it indexes on "
+        "one device. torch before 1.13 took a GPU index into a CPU tensor, so code written for it (YOLOv7's and "
+        "YOLOR's loss.py) fails so on later releases: move one of the two in that code, or run the torch it was "
+        "written for."
+        if "indices should be either on cpu" in said
         else f"the tensors are on different devices ({whole}): move the inputs to the model's device; with a model "
         "spread over several GPUs (device_map='auto'), set CUDA_VISIBLE_DEVICES to the GPUs it should use, or put "
         "inputs on its first device."

@@ -470,11 +470,14 @@ _TENSOR_ATTRIBUTES = (
     "array's methods): the value's structure, not a release",
     confidence=0.65,
 )
-def container_where_a_tensor_was_expected(found: re.Match[str], failure: Failure) -> Lead:
+def container_where_a_tensor_was_expected(found: re.Match[str], failure: Failure) -> Lead | None:
     """A builtin container where a tensor was expected. Python's builtins do not change their methods between
     releases: the value came in another structure than the code reading it expects (a model with several outputs, a
     collated batch, outputs gathered from several devices)."""
     container, name = found.group("container"), found.group("name")
+    frame = failure.last_frame
+    if frame is not None and not frame.user:
+        return None  # a library's code asked for it: a library's value from another release reads the same
     return Lead(
         yours(
             failure,

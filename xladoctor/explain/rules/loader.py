@@ -33,10 +33,13 @@ _NAMESPACES = {
     "torch_xla": "torch_xla", "tensorflow": "tensorflow", "tsl": "tensorflow", "absl": "abseil (bundled by the "
     "framework)", "pybind11": "pybind11", "triton": "triton", "mlir": "the MLIR of jaxlib or triton", "llvm": "LLVM",
 }  # fmt: skip
-# a library under an installed package's folder (a wheel's), not a build in a source checkout
-_INSTALLED_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
-# LLVM's C API (llvm-c/*.h: LLVMInitializeX86Target, LLVMCreateTargetMachine): its functions are not mangled
-_LLVM_C_API = re.compile(r"LLVM[A-Z]\w{2,200}")
+# a Python extension built in a source checkout (a project's python/ or build/ folder, a module's compiled part),
+# not a wheel's under site-packages nor a system library (Mesa's drivers link LLVM too)
+_SOURCE_BUILD = re.compile(r"[/\\](?:python|build|src)[/\\]|[/\\]_C[/\\]|\.cpython-\d+")
+_INSTALLED_OR_SYSTEM = re.compile(r"[/\\](?:site|dist)-packages[/\\]|^/(?:usr/)?(?:local/)?lib(?:32|64)?/|^/opt/rocm")
+# LLVM's C API (llvm-c/*.h: LLVMInitializeX86Target, LLVMCreateTargetMachine): its functions are not mangled;
+# llvmlite's own exports (LLVMPY_*) are its, not LLVM's
+_LLVM_C_API = re.compile(r"LLVM(?!PY_)[A-Z]\w{2,200}")
 
 
 def _fix_for(library: str) -> tuple[str, Fix | None]:
@@ -520,7 +523,7 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         "NCCL" if symbol.startswith("nccl") else
         "LLVM" if _LLVM_C_API.fullmatch(symbol) else None
     )  # fmt: skip
-    if owner == "LLVM" and library and not _INSTALLED_PACKAGE.search(library):
+    if owner == "LLVM" and _SOURCE_BUILD.search(library) and not _INSTALLED_OR_SYSTEM.search(library):
         return _built_against_another_llvm(symbol, library)
     package = owner_of(library) if library else None
     top = installed_package(library) if library else None
