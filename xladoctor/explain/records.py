@@ -512,16 +512,12 @@ def _message(lines: list[tuple[int, str]], index: int, first: str) -> tuple[str,
     index += 1
     while index < len(lines):
         text = clean(lines[index][1])
-        if not text.strip() and parts[-1].rstrip().endswith(":") and index + 1 < len(lines):
+        # TensorFlow's "Graph execution error:" and Keras' "Exception encountered when calling X.call()." put the
+        # error they wrap after a blank line, not indented
+        detail = len(parts) == 1 and (tf_graph_error or keras_call)
+        if not text.strip() and (parts[-1].rstrip().endswith(":") or detail) and index + 1 < len(lines):
             after = clean(lines[index + 1][1])
-            # TensorFlow's "Graph execution error:" puts the op's own error after a blank line, not indented
-            detail = len(parts) == 1 and tf_graph_error
             if (after[:1] in (" ", "\t") or detail) and after.strip() and not _FRAME.match(after):
-                index += 1
-                continue
-        if keras_call and len(parts) == 1 and not text.strip() and index + 1 < len(lines):
-            after = clean(lines[index + 1][1])
-            if after.strip() and not _FRAME.match(after) and TRACEBACK not in after:
                 index += 1
                 continue
         if not text.strip() or TRACEBACK in text or text.startswith((_CHAIN_CAUSE, _CHAIN_CONTEXT)):

@@ -1013,9 +1013,7 @@ def outside_the_engines_profile(found: re.Match[str], failure: Failure) -> Lead 
     another rank than the profile's is no size at all: the runtime feeds another layout than the engine was built
     for (a padded batch to an engine of packed inputs, remove_input_padding)."""
     tensor, shape, profile = found.group("tensor"), found.group("shape"), found.group("profile")
-    given = _rank_of(shape)
-    first = re.search(r"\(([^()]*)\)", profile)
-    built = len([d for d in first.group(1).split(",") if d.strip()]) if first else None
+    given, built = _rank_of(shape), _rank_of(profile)  # the profile's first shape: its minimum
     if given is not None and built is not None and given != built:
         if tensor not in _PACKED_INPUTS:
             return None  # another rank of another input (a prompt table, tasks): no size and no layout this reads
@@ -1044,7 +1042,8 @@ _PACKED_INPUTS = frozenset({"input_ids", "position_ids", "token_type_ids"})
 
 
 def _rank_of(shape: str) -> int | None:
-    """The number of dimensions of a shape as torch or Python prints it: "torch.Size([1, 20])", "(1, 20)"."""
+    """The number of dimensions of the first shape in `shape` as torch or Python prints it: "torch.Size([1, 20])",
+    "(1, 20)", "[(1,), (1024,), (2048,)]"."""
     inner = re.search(r"[\[(]([\d,\s]*)[\])]", shape)
     return len([d for d in inner.group(1).split(",") if d.strip()]) if inner else None
 

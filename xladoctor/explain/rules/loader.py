@@ -33,10 +33,10 @@ _NAMESPACES = {
     "torch_xla": "torch_xla", "tensorflow": "tensorflow", "tsl": "tensorflow", "absl": "abseil (bundled by the "
     "framework)", "pybind11": "pybind11", "triton": "triton", "mlir": "the MLIR of jaxlib or triton", "llvm": "LLVM",
 }  # fmt: skip
-# a Python extension built in a source checkout (a project's python/ or build/ folder, a module's compiled part),
-# not a wheel's under site-packages nor a system library (Mesa's drivers link LLVM too)
+# a Python extension built in a source checkout (a project's python/ or build/ folder, a module's compiled part);
+# a system library is none (Mesa's drivers link LLVM too), nor a wheel's file (records.installed_package)
 _SOURCE_BUILD = re.compile(r"[/\\](?:python|build|src)[/\\]|[/\\]_C[/\\]|\.cpython-\d+")
-_INSTALLED_OR_SYSTEM = re.compile(r"[/\\](?:site|dist)-packages[/\\]|^/(?:usr/)?(?:local/)?lib(?:32|64)?/|^/opt/rocm")
+_SYSTEM_LIBRARY = re.compile(r"^/(?:usr/)?(?:local/)?lib(?:32|64)?/|^/opt/rocm")
 # LLVM's C API (llvm-c/*.h: LLVMInitializeX86Target, LLVMCreateTargetMachine): its functions are not mangled;
 # llvmlite's own exports (LLVMPY_*) are its, not LLVM's
 _LLVM_C_API = re.compile(r"LLVM(?!PY_)[A-Z]\w{2,200}")
@@ -523,7 +523,7 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         "NCCL" if symbol.startswith("nccl") else
         "LLVM" if _LLVM_C_API.fullmatch(symbol) else None
     )  # fmt: skip
-    if owner == "LLVM" and _SOURCE_BUILD.search(library) and not _INSTALLED_OR_SYSTEM.search(library):
+    if owner == "LLVM" and _built_in_a_source_folder(library):
         return _built_against_another_llvm(symbol, library)
     package = owner_of(library) if library else None
     top = installed_package(library) if library else None
@@ -548,6 +548,12 @@ def undefined_symbol(found: re.Match[str], failure: Failure) -> Lead:
         else None,
         next=("python -m pip list 2>/dev/null | grep -i -E 'torch|xla|jax|tensorflow|flash|xformers|vllm'",),
     )
+
+
+def _built_in_a_source_folder(library: str) -> bool:
+    """A Python extension built in a source checkout: not a wheel's file, nor a system library."""
+    in_source = _SOURCE_BUILD.search(library) is not None and _SYSTEM_LIBRARY.search(library) is None
+    return in_source and installed_package(library) is None
 
 
 def _built_against_another_llvm(symbol: str, library: str) -> Lead:

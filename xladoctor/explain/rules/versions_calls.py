@@ -35,7 +35,7 @@ from xladoctor.matrix.failures import (
     # 'backend'"), which the development part's threads settle as a release question every time
 )
 def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
-    call, name = markdown_constructor(found.group("call"), failure), found.group("name")
+    call, name = _markdown_constructor(found.group("call"), failure), found.group("name")
     caller = calling_package(failure)
     if not failure.frames and re.fullmatch(r"\w*Config\.__init__", call):
         # a library's configuration class given a key it does not know: a config file (adapter_config.json,
@@ -63,15 +63,17 @@ def unexpected_keyword(found: re.Match[str], failure: Failure) -> Lead | None:
     )
 
 
-def markdown_constructor(call: str, failure: Failure) -> str:
+def _markdown_constructor(call: str, failure: Failure) -> str:
     """`Class.init` as a Markdown post shows `Class.__init__` (the underscores made it bold), read back as the
     constructor; a method named init (Flax's Module.init) that the code shown calls so is left as it is."""
     cls, _, method = call.rpartition(".")
     if method != "init" or not cls[:1].isupper() or "." in cls:
         return call
-    if any(re.search(r"\.init\(", frame.code) for frame in failure.frames):
-        return call
-    return f"{cls}.__init__"
+    return call if _calls_a_method_named_init(failure) else f"{cls}.__init__"
+
+
+def _calls_a_method_named_init(failure: Failure) -> bool:
+    return any(re.search(r"\.init\(", frame.code) for frame in failure.frames)
 
 
 def _overridden_by_a_subclass(call: str, keyword: str, caller: str, failure: Failure) -> Lead | None:
@@ -392,9 +394,7 @@ def constructor_parameter_history(found: re.Match[str], failure: Failure) -> Lea
     """A constructor refusing a keyword its library took in other releases (trl's SFTTrainer and tokenizer=,
     Lightning's Trainer and gpus=): code written for another release of that library. Raised at the user's own call,
     the traceback alone reads as their typo; the library's release history says otherwise."""
-    if found.group("method") == "init" and markdown_constructor(f"{found.group('cls')}.init", failure).endswith(
-        ".init"
-    ):
+    if found.group("method") == "init" and _calls_a_method_named_init(failure):
         return None  # a method named init (Flax's Module.init), called so in the code shown: no constructor
     cls = _called_class(failure, found.group("cls"))
     name = found.group("name")
