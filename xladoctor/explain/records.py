@@ -78,6 +78,10 @@ _PREFIX = re.compile(
     r"|[\w.]{1,80} - (?:ERROR|WARNING|INFO|DEBUG|CRITICAL) - "
     r")"
 )
+# absl's prefix again, for the source file and line it names (the rest of the prefix says nothing of the failure)
+_ABSL_SOURCE = re.compile(
+    r"[IWEF]\d{4}\s\d{2}:\d{2}:(?:\d{2}|\d{9,11})\.\d+\s+\d+\s+(?P<source>[\w./+-]{1,200}:\d{1,7})\]"
+)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _MARKDOWN_BOLD = re.compile(r"\*\*(?!\*)(\S.*?)(?<![*\s])\*\*\s*$")  # exactly two stars each side
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
@@ -207,6 +211,9 @@ class Failure:
     warning: bool = False  # a warning, not an error: the program may well have gone on
     carried_by: str = ""  # the wrapper whose message carried it ("torch._dynamo.exc.BackendCompilerFailed")
     context_lines: tuple[int, ...] = ()  # the log's line number of each line after `text` in `message` (a line record)
+    # the native source file and line absl's log prefix named ("pjrt_future.h:229"), which clean() takes off with
+    # the rest of the prefix: where a native check that failed lives, the part a search or a report names
+    source: str = ""
 
     @property
     def last_frame(self) -> Frame | None:
@@ -741,7 +748,11 @@ def _line_records(region: Region, chain: int) -> Iterator[Failure]:
         yield Failure("exception", kind, body, number, text, frames, chain, 0, warning="Warning" in kind)
         return
     numbers = tuple(n for n, _ in region.lines[1:])
-    yield Failure("line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers)
+    absl = _ABSL_SOURCE.search(first, 0, 300)
+    source = absl.group("source") if absl is not None and text in first[absl.end() :] else ""
+    yield Failure(
+        "line", "", message, number, text, (), chain, 0, warning=warning, context_lines=numbers, source=source
+    )
 
 
 def _headless_within(region: Region) -> tuple[Region, Region, Region] | None:
@@ -807,7 +818,7 @@ def at_match(failure: Failure, start: int) -> Failure:
     if index == 0 or index > len(failure.context_lines) or index >= len(lines):
         return failure
     text = lines[index]
-    return replace(failure, line=failure.context_lines[index - 1], text=text, warning=is_warning(text))
+    return replace(failure, line=failure.context_lines[index - 1], text=text, warning=is_warning(text), source="")
 
 
 def _notebook_lines(region: Region) -> Region:

@@ -81,11 +81,12 @@ def test_the_scoreboard_in_docs_is_current_and_the_floors_hold() -> None:
     # reports brought two more at first sight (huggingface-peft-1511, upseem-comfyui_sunxai_facetools-3), known by
     # their ids only; the fifty-fifth round's one more (qwenlm-qwen-1015), known by its id only; the sixty-third
     # round's two (cubiq-comfyui_essentials-46, fannovel16-comfyui_controlnet_aux-130) and the sixty-fifth's one
-    # (deepseek-ai-deepseek-ocr-74), known by their ids only.
+    # (deepseek-ai-deepseek-ocr-74), known by their ids only; the sixty-seventh's one (divelab-dig-224), a wrong
+    # blame at first sight by the engine of that round's start (f7dbf3b), known by its id only.
     assert [s.report.id for s in evaluation if s.wrong_blame] == [
-        "cubiq-comfyui_essentials-46", "deepseek-ai-deepseek-ocr-74", "fannovel16-comfyui_controlnet_aux-130",
-        "huggingface-peft-1511", "qwenlm-qwen-1015", "ultralytics-ultralytics-9938",
-        "upseem-comfyui_sunxai_facetools-3",
+        "cubiq-comfyui_essentials-46", "deepseek-ai-deepseek-ocr-74", "divelab-dig-224",
+        "fannovel16-comfyui_controlnet_aux-130", "huggingface-peft-1511", "qwenlm-qwen-1015",
+        "ultralytics-ultralytics-9938", "upseem-comfyui_sunxai_facetools-3",
     ]  # fmt: skip
     # Floors against a regression, not the targets (docs/explain.md has the scores): the development part keeps
     # growing with reports scored before any rule was read from them (how the engine does on the unseen), so its

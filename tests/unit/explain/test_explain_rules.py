@@ -221,7 +221,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:entry_point_not_located": ("ImportError: The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic link library C:\\env\\Lib\\site-packages\\xformers\\_C.pyd.\n", "undefined-symbol", "environment", "installed torch"),
     "module-not-found:framework_extension_not_installed": ("INFO transformer_engine.common - Could not find package transformer_engine_torch. Install transformer-engine using 'pip3 install transformer-engine[pytorch]==VERSION'\n", "module-not-found", "environment", "transformer-engine[pytorch]"),
     "cuda-library-mismatch:onnxruntime_cuda_not_loaded": ("onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU requirements page\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
-    "user-code-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'generate'", "torch"), "user-code-error", "not-environment", "model.module.generate"),
+    "framework-internal-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'generate'", "torch"), "framework-internal-error", "framework-bug", "model.module.generate"),
     "missing-library:cudnn_not_loaded": ("tensorflow.python.framework.errors_impl.NotFoundError: Graph execution error:\n\nDNN library is not found.\n\t [[{{node sequential/conv2d/Conv2D}}]]\n", "missing-library", "environment", "cuDNN"),
     "user-code-error:tf_devices_configured_too_late": (tb("RuntimeError: Physical devices cannot be modified after being initialized", "tensorflow"), "user-code-error", "not-environment", "before any op"),
     "unsupported-op:tf_device_placement": (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation x: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.", "tensorflow"), "unsupported-op", "framework-bug", "set_soft_device_placement"),
@@ -445,6 +445,12 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "bad-configuration:open_files_limit": (tb("RuntimeError: received 0 items of ancdata", "torch"), "bad-configuration", "environment", "ulimit"),
     "missing-library:ctypes_could_not_load": (TB + '  File "C:\\Python39\\lib\\site-packages\\torchaudio\\_extension\\utils.py", line 61, in _load_lib\n    torch.ops.load_library(path)\n  File "C:\\Python39\\lib\\site-packages\\torch\\_ops.py", line 643, in load_library\n    ctypes.CDLL(path)\n  File "C:\\Python39\\lib\\ctypes\\__init__.py", line 374, in __init__\n    self._handle = _dlopen(self._name, mode)\nFileNotFoundError: Could not find mo\n', "missing-library", "environment", "torchaudio"),
     "bad-configuration:program_not_found": ("'deepspeed' is not recognized as an internal or external command,\noperable program or batch file.\n", "bad-configuration", "environment", "PATH"),
+    "framework-internal-error:concrete_sizes_of_a_symbolic_tensor": ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function <function adaptive_max_pool1d>(*(FakeTensor(..., size=(s0, 3, s1)),), **{}):\nCannot call sizes() on tensor with symbolic sizes/strides\n", "framework-internal-error", "framework-bug", "dynamic=False"),
+    "framework-internal-error:attention_mask_not_contiguous": (tb("RuntimeError: (*bias): last dimension must be contiguous", "torch/nn"), "framework-internal-error", "framework-bug", "attn_mask.contiguous()"),
+    "api-version-skew:tensorflow_dict_wrapper_under_newer_wrapt": (tb("TypeError: this __dict__ descriptor does not support '_DictWrapper' objects", "tensorflow/python/trackable"), "api-version-skew", "environment", "wrapt<1.15"),
+    "user-code-error:flash_attention_2_asked_of_a_model_without_it": ("ValueError: TimeSeriesTransformerForPrediction does not support Flash Attention 2.0 yet. Please request to add support where the model is hosted, on its model hub page: https://huggingface.co/Maple728/TimeMoE-50M/discussions/new or in the Transformers GitHub repo: https://github.com/huggingface/transformers/issues/new\n", "user-code-error", "not-environment", "attn_implementation='sdpa'"),
+    "api-version-skew:comfyui_module_of_a_newer_release": ("Cannot import /content/ComfyUI/custom_nodes/ComfyUI_IPAdapter_plus module for custom nodes: No module named 'node_helpers'\n", "api-version-skew", "environment", "Update ComfyUI"),
+    "unsupported-op:cudnn_rnn_backward_in_eval_mode": (tb("RuntimeError: cudnn RNN backward can only be called in training mode", "captum"), "unsupported-op", "framework-bug", "torch.backends.cudnn.enabled = False"),
     "gpu-arch-unsupported:kernel_arch_check": (tb("RuntimeError: Expected is_sm90 || is_sm8x to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)", "flash_attn"), "gpu-arch-unsupported", "environment", "Ampere"),
     "cuda-library-mismatch:cudnn_did_not_start": (tb("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more details.", "jax"), "cuda-library-mismatch", "environment", "cuDNN"),
     "version-mismatch:transformers_wants_tf_keras": (tb("ValueError: Your currently installed version of Keras is Keras 3, but this is not yet supported in Transformers. Please install the backwards-compatible tf-keras package with `pip install tf-keras`.", "transformers"), "version-mismatch", "environment", "tf-keras"),
@@ -932,6 +938,13 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
             "not a valid JAX type",
         ),
         (
+            # jax/_src/core.py's concrete_aval: a function (a solver's norm) left in the pytree optax was handed
+            "TypeError: Value <function rms_norm at 0x7f554c241990> with type <class 'function'> is not a valid JAX "
+            "type\n",
+            "user-code-error",
+            "not a valid JAX type",
+        ),
+        (
             tb("tensorflow.python.framework.errors_impl.InternalError: Graph execution error:", "keras"),
             "framework-internal-error",
             "INTERNAL",
@@ -1014,6 +1027,7 @@ def test_a_file_the_user_s_code_cannot_open_is_not_a_missing_program() -> None:
         "keras-label-shapes",
         "fake-tensor-broadcast",
         "jax-invalid-type",
+        "jax-value-of-no-jax-type",
         "tf-internal-error-class",
         "tf-device-not-in-process",
         "tf-memory-growth-alike",
@@ -4936,3 +4950,76 @@ def test_an_undefined_symbol_without_its_colon_is_read_and_prose_is_not() -> Non
     assert bare is not None and bare.family == "cuda-library-mismatch" and "NCCL" in bare.cause, bare
     prose = _diagnose("Got an undefined symbol error when importing\n")
     assert prose is None or not prose.decided_by.startswith("undefined-symbol:"), prose
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "F0000 00:00:1703077828.811772  117876 pjrt_future.h:229] ",  # absl's form before InitializeLog
+        "F1220 13:10:28.811772  117876 pjrt_future.h:229] ",  # glog's and absl's usual form
+        "[rank1]: F1220 13:10:28.811772  117876 pjrt_future.h:229] ",  # behind a rank's tag
+    ],
+)
+def test_a_native_checks_source_file_survives_absls_prefix(prefix: str) -> None:
+    # the file that holds the check is what a search of the tracker or a report names (pytorch/xla#6225)
+    log = f"{prefix}Check failed: IsValid() \n*** Check failure stack trace: ***\n    @  0x7f3b  xla::PjRtFuture<>::OnReady()\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "framework-internal-error:native_abort", diagnosis
+    assert "at pjrt_future.h:229 (" in diagnosis.cause and diagnosis.params["source"] == "pjrt_future.h:229"
+
+
+def test_a_later_line_of_an_absl_region_does_not_take_the_first_lines_source() -> None:
+    log = (
+        "W1220 13:10:28.811772  117876 cuda_driver.cc:12] Failed to load libcuda\n"
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or "cuda_driver.cc" not in diagnosis.cause, diagnosis
+
+
+_IMPROVABLE = "  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+
+
+@pytest.mark.parametrize(
+    ("log", "family"),
+    [
+        # torch 2.0's own FlashAttention backward, which its dispatcher chose on an RTX 30/40 (pytorch/pytorch#98140)
+        (f"RuntimeError: Expected is_sm80 to be true, but got false.{_IMPROVABLE}\n", "framework-internal-error"),
+        (
+            tb(f"RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.{_IMPROVABLE}", "torch/nn"),
+            "framework-internal-error",
+        ),
+        # the flash-attn package's check, and any check that lists an older generation: the GPU's generation
+        (
+            tb(f"RuntimeError: Expected is_sm80 to be true, but got false.{_IMPROVABLE}", "flash_attn"),
+            "gpu-arch-unsupported",
+        ),
+        (
+            f"RuntimeError: Expected is_sm8x || is_sm75 to be true, but got false.{_IMPROVABLE}\n",
+            "gpu-arch-unsupported",
+        ),
+    ],
+    ids=["bare-sm80", "sm80-or-sm90-in-torch", "sm80-in-flash-attn", "sm8x-or-sm75"],
+)
+def test_torch_2_0s_bare_sm80_check_is_its_kernel_choice_not_the_gpu(log: str, family: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family, diagnosis
+    if family == "framework-internal-error":
+        assert "enable_flash_sdp(False)" in diagnosis.cause and diagnosis.verdict == "framework-bug"
+
+
+def test_xformers_own_kernel_given_a_bias_is_not_torchs_mask_reading() -> None:
+    log = tb("RuntimeError: (*bias): last dimension must be contiguous", "xformers")
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "framework-internal-error:attention_mask_not_contiguous"
+
+
+def test_a_newer_comfyui_module_outside_comfyui_is_no_comfyui_reading() -> None:
+    diagnosis = _diagnose(tb("ModuleNotFoundError: No module named 'node_helpers'"))
+    assert diagnosis is None or diagnosis.decided_by != "api-version-skew:comfyui_module_of_a_newer_release"
+
+
+def test_bmms_second_batch_of_another_size_is_the_codes_shapes() -> None:
+    log = tb("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [1, 768] but got: [2, 768].")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis

@@ -7,7 +7,7 @@ import re
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, Lead, rule, under_torch_compile, yours
+from xladoctor.explain.rules import GPU_CAPABILITY, TORCH_ISSUES, Lead, rule, under_torch_compile, yours
 from xladoctor.fix import install
 from xladoctor.sanitize import scrubbed_head
 
@@ -652,6 +652,73 @@ def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
         {"op": scrubbed_head(what, 120), "compiler": "torch.compile"},
         verdict="framework-bug",
         next=("TORCH_LOGS=graph_breaks,dynamic python ...  # where the data-dependent value comes from",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"Cannot call (?P<method>\w{1,40})\(\) on tensor with symbolic sizes/strides",
+    # c10/core/TensorImpl.cpp (throw_cannot_call_with_symbolic): native code asked a tensor of torch.compile's
+    # symbolic shapes for concrete sizes; an op's C++ kernel or decomposition (pytorch/pytorch#103892: the adaptive
+    # max-pool meta) or an extension's custom op that has no symbolic path
+    source="https://github.com/pytorch/pytorch/blob/main/c10/core/TensorImpl.cpp (throw_cannot_call_with_symbolic); "
+    "https://github.com/pytorch/pytorch/issues/103892",
+    confidence=0.75,
+)
+def concrete_sizes_of_a_symbolic_tensor(found: re.Match[str], failure: Failure) -> Lead:
+    method = found.group("method")
+    return Lead(
+        f"Native code called {method}() on a tensor whose sizes torch.compile traces as symbols (dynamic shapes): "
+        "an op's C++ kernel, meta function or decomposition, or an extension's custom op, has no path for symbolic "
+        "sizes. A gap of torch (or of that extension), not of your code or install: compile with dynamic=False (or "
+        "mark the input static with torch._dynamo.mark_static), keep that op out of the compiled region, try a "
+        f"newer torch, and report the op ({TORCH_ISSUES}).",
+        {"method": f"{method}()", "compiler": "torch.compile", "report": TORCH_ISSUES},
+        verdict="framework-bug",
+        next=("TORCH_LOGS=dynamic TORCH_SHOW_CPP_STACKTRACES=1 python ...  # which op asked for the sizes",),
+    )
+
+
+@rule(
+    "framework-internal-error",
+    r"\(\*bias\): last dimension must be contiguous",
+    # aten's memory-efficient attention (CHECK_NOSPARSE_LASTCONTIGUOUS_CUDA on its bias, the attention mask):
+    # scaled_dot_product_attention makes the mask it hands on fit, so a mask that reaches the kernel unfit is torch's
+    # (torch.compile's lowering of it, pytorch/pytorch#124289 and #138317)
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/transformers/cuda/attention.cu "
+    "(memory-efficient attention's checks); https://github.com/pytorch/pytorch/issues/124289",
+    confidence=0.7,
+)
+def attention_mask_not_contiguous(found: re.Match[str], failure: Failure) -> Lead | None:
+    if "xformers" in failure.code_shown.lower() or any(f.owner == "xformers" for f in failure.frames):
+        return None  # xformers' copy of the kernel, given the caller's attn_bias: not torch's own choice of mask
+    return Lead(
+        "torch's memory-efficient attention kernel got an attention mask (its bias) whose last dimension is not "
+        "contiguous: scaled_dot_product_attention (or torch.compile's lowering of it) should have made it so, a bug "
+        "of torch fixed in later releases (pytorch/pytorch#124289). Upgrade torch; until then pass "
+        "attn_mask.contiguous(), or turn that kernel off with torch.backends.cuda.enable_mem_efficient_sdp(False).",
+        {"kernel": "memory-efficient attention", "package": "torch", "report": TORCH_ISSUES},
+        verdict="framework-bug",
+    )
+
+
+@rule(
+    "unsupported-op",
+    r"cudnn RNN backward can only be called in training mode",
+    # aten/src/ATen/native/cudnn/RNN.cpp (_cudnn_rnn_backward: TORCH_CHECK(fn_train, ...)): cuDNN's RNN kernels keep
+    # what their backward needs only when run in training mode
+    source="https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cudnn/RNN.cpp (_cudnn_rnn_backward)",
+    confidence=0.85,
+)
+def cudnn_rnn_backward_in_eval_mode(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "A gradient was asked through an RNN (LSTM, GRU) that ran in eval mode on cuDNN, whose RNN kernels have no "
+        "backward outside training mode (attribution such as Captum's, adversarial inputs, an inner loop on a frozen "
+        "model). Put the RNN modules in training mode for that pass (module.train(); with dropout 0 the outputs are "
+        "the same), or run it without cuDNN: torch.backends.cudnn.enabled = False (or within "
+        "torch.backends.cudnn.flags(enabled=False)). A limit of cuDNN's kernels, not of the install.",
+        {"op": "cuDNN RNN backward", "option": "torch.backends.cudnn.enabled"},
+        verdict="framework-bug",
     )
 
 

@@ -1294,3 +1294,26 @@ def dataset_column_missing(found: re.Match[str], failure: Failure) -> Lead | Non
         {"column": asked, "columns": columns},
         verdict="not-environment",
     )
+
+
+@rule(
+    "user-code-error",
+    r"(?P<cls>\w{1,80}) does not support Flash Attention 2\.0 yet",
+    # transformers' modeling_utils.py (_check_and_enable_flash_attn_2 / _flash_attn_2_can_dispatch): the class does
+    # not declare _supports_flash_attn_2, and the load asked for it
+    source="https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_utils.py "
+    "(_supports_flash_attn_2); https://huggingface.co/docs/transformers/en/attention_interface (attn_implementation)",
+    confidence=0.8,
+)
+def flash_attention_2_asked_of_a_model_without_it(found: re.Match[str], failure: Failure) -> Lead:
+    cls = found.group("cls")
+    return Lead(
+        yours(
+            failure,
+            f"The model was loaded with Flash Attention 2 asked for (attn_implementation='flash_attention_2', or "
+            f"use_flash_attention_2=True, in the load call or the project's configuration), which {cls} does not "
+            "implement: no install adds it. Load it with attn_implementation='sdpa' (or 'eager').",
+        ),
+        {"model": cls, "option": "attn_implementation", "fix": "attn_implementation='sdpa'"},
+        verdict="not-environment",
+    )

@@ -131,13 +131,14 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
     said = found.group("check") or found.group("llvm") or found.group("type") or found.group("status") or ""
     if found.group("unreachable"):
         said = f"UNREACHABLE executed at {found.group('unreachable')}"
-    owner, report = native_owner(failure.haystack)
+    owner, report = native_owner(f"{failure.haystack}\n{failure.source}")
+    at = f" at {scrubbed_head(failure.source, 120)}" if failure.source else ""
     return Lead(
-        f"Native code of {owner} aborted ({scrubbed_head(said, 160)}): an internal check failed. Often a bug of "
+        f"Native code of {owner} aborted{at} ({scrubbed_head(said, 160)}): an internal check failed. Often a bug of "
         f"{owner}; sometimes a library of another version loaded beside it. "
         + (f"Search or report it at {report} with the program that triggers it; " if report else "")
         + "a newer release may fix it.",
-        {"check": said, "owner": owner, "report": report},
+        {"check": said, "owner": owner, "report": report, "source": failure.source},
         verdict="framework-bug",
         next=("python -X faulthandler ...  # the Python stack at the abort",),
     )

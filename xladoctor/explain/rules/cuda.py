@@ -1392,12 +1392,31 @@ _SM_NAMES = {
     r"Expected (?P<check>is_sm\w{1,8}(?:\s*\|\|\s*is_sm\w{1,8}){0,8}) to be true, but got false",
     # TORCH_CHECK(is_sm90 || is_sm8x, ...) in flash-attention's csrc/flash_attn/flash_api.cpp (and the kernels
     # built like it): c10's "Expected COND to be true, but got false" names the architectures the kernel has code for
-    source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (TORCH_CHECK is_sm8x)",
+    source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (TORCH_CHECK "
+    "is_sm8x); https://github.com/pytorch/pytorch/issues/98140, https://github.com/pytorch/pytorch/pull/94921 and "
+    "https://github.com/pytorch/pytorch/pull/99736 (torch 2.0's bare is_sm80 check in its SDPA FlashAttention "
+    "backward; the dispatch fix in 2.0.1)",
     confidence=0.85,
 )
 def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
     arches = re.findall(r"is_sm(\w+)", found.group("check"))
     named = ", ".join(_SM_NAMES.get(a, f"sm_{a}") for a in arches)
+    flash_attn = "flash_attn" in failure.code_shown.lower() or any(f.owner == "flash-attn" for f in failure.frames)
+    if set(arches) in ({"80"}, {"80", "90"}) and not flash_attn:
+        # a bare TORCH_CHECK(is_sm80) (|| is_sm90) is the backward of the FlashAttention copy inside torch 2.0 (the
+        # flash-attn package's own checks of these say why in words): torch's dispatcher sent a head dim over 64 on
+        # an sm86/sm89 GPU to it (pytorch/pytorch#98140) until 2.0.1 sent such calls elsewhere (pytorch/pytorch#99736)
+        return Lead(
+            f"torch's scaled_dot_product_attention picked its FlashAttention backward, which has code only for "
+            f"{named}, on a GPU of another generation (an RTX 30 or 40, sm_86/sm_89) for a head dimension over 64: "
+            "a bug of torch 2.0's kernel choice (pytorch/pytorch#98140), not of the code or the GPU. Upgrade torch "
+            "(2.0.1 or later), or turn that kernel off for the run: "
+            "torch.backends.cuda.enable_flash_sdp(False).",
+            {"supported": named, "check": found.group("check"), "package": "torch"},
+            verdict="framework-bug",
+            family="framework-internal-error",
+            next=("python -c 'import torch; print(torch.__version__)'",),
+        )
     return Lead(
         f"A GPU kernel checked this GPU's architecture and refused it: it has code only for {named}. This GPU is "
         "of another (usually older) generation; flash-attention's kernels need Ampere or newer (its 1.x releases "

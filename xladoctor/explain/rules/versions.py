@@ -642,6 +642,28 @@ def _host_lacks(module: str, host: str, failure: Failure) -> Lead:
     )
 
 
+# ComfyUI's own top-level modules that later releases added (node_helpers, comfy_execution, comfy_api, comfy_config):
+# a custom node that imports one was written for a newer ComfyUI than the one it runs in. The older ones (nodes,
+# folder_paths, comfy) are left out: missing, they say the node runs outside ComfyUI, not in an old one.
+_NEWER_COMFYUI_MODULES = r"node_helpers|comfy_execution|comfy_api(?:_nodes)?|comfy_config"
+
+
+@rule(
+    "api-version-skew",
+    rf"No module named '(?P<module>(?:{_NEWER_COMFYUI_MODULES})(?:\.[\w.]{{1,200}})?)'",
+    source="https://github.com/comfyanonymous/ComfyUI (node_helpers.py, comfy_execution/, comfy_api/, comfy_config/ "
+    "at the top of the repository); " + IMPORTLIB,
+    confidence=0.85,
+)
+def comfyui_module_of_a_newer_release(found: re.Match[str], failure: Failure) -> Lead | None:
+    in_comfyui = re.search(r"custom_nodes|ComfyUI", failure.code_shown) or any(
+        host_of(frame.file) == "ComfyUI" or "ComfyUI" in frame.file for frame in failure.frames
+    )
+    if not in_comfyui:
+        return None  # the log does not show ComfyUI: a module of the same name elsewhere
+    return _host_lacks(found.group("module"), "ComfyUI", failure)
+
+
 # CPython's words for an attribute asked of a module still running its own import (Objects/moduleobject.c,
 # module_getattro: "partially initialized module 'X' has no attribute 'Y' (most likely due to a circular import)"):
 # a package imported under its own name from inside itself, most often a script or file named like the package

@@ -1569,3 +1569,25 @@ def space_of_another_gym(found: re.Match[str], failure: Failure) -> Lead:
         verdict="environment",
         next=("python -m pip show stable-baselines3 gym gymnasium shimmy",),
     )
+
+
+@rule(
+    "api-version-skew",
+    r"this __dict__ descriptor does not support '_DictWrapper' objects",
+    # TensorFlow's _DictWrapper (the attribute tracking of tf.Module and Keras layers) is a wrapt ObjectProxy whose
+    # __getattribute__ relied on wrapt swallowing an exception: wrapt 1.15.0 stopped doing so (tensorflow#59869,
+    # wrapt#231), and the same lookup breaks on Python 3.12 under TensorFlow 2.16 (tensorflow#63548, #62217)
+    source="https://github.com/tensorflow/tensorflow/issues/59869; https://github.com/GrahamDumpleton/wrapt/issues/231"
+    "; https://github.com/tensorflow/tensorflow/issues/63548",
+    confidence=0.75,
+)
+def tensorflow_dict_wrapper_under_newer_wrapt(found: re.Match[str], failure: Failure) -> Lead:
+    return Lead(
+        "TensorFlow's tracking wrapper of a dict attribute (_DictWrapper, a wrapt proxy) failed: the installed wrapt "
+        "(1.15.0 or later) raises where the wrapt this TensorFlow was written against was silent. Install the "
+        "TensorFlow release made for the installed wrapt and Python, or pin wrapt below 1.15 for an older "
+        "TensorFlow (pip install 'wrapt<1.15'); TensorFlow 2.16 on Python 3.12 fails the same way (use Python 3.11 "
+        "or a newer TensorFlow). Not your code.",
+        {"package": "wrapt", "library": "tensorflow"},
+        next=("python -m pip list 2>/dev/null | grep -i -e wrapt -e tensorflow -e keras", "python --version"),
+    )
