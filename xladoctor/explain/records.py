@@ -78,10 +78,9 @@ _PREFIX = re.compile(
     r"|[\w.]{1,80} - (?:ERROR|WARNING|INFO|DEBUG|CRITICAL) - "
     r")"
 )
-# absl's prefix again, for the source file and line it names (the rest of the prefix says nothing of the failure)
-_ABSL_SOURCE = re.compile(
-    r"[IWEF]\d{4}\s\d{2}:\d{2}:(?:\d{2}|\d{9,11})\.\d+\s+\d+\s+(?P<source>[\w./+-]{1,200}:\d{1,7})\]"
-)
+# absl's prefix of a fatal line (F: the check that aborts), again for the source file and line it names (the rest of
+# the prefix says nothing of the failure); an error line's (E) file is where a message was written, not an abort
+_ABSL_SOURCE = re.compile(r"F\d{4}\s\d{2}:\d{2}:(?:\d{2}|\d{9,11})\.\d+\s+\d+\s+(?P<source>[\w./+-]{1,200}:\d{1,7})\]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _MARKDOWN_BOLD = re.compile(r"\*\*(?!\*)(\S.*?)(?<![*\s])\*\*\s*$")  # exactly two stars each side
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<top>[^/\\]+)")
@@ -565,7 +564,13 @@ def _unwrapped(failure: Failure) -> Iterator[Failure]:
     assert parsed is not None
     message = "\n".join([parsed[1], *lines[inner_at + 1 :]]).strip()
     yield replace(
-        failure, type=parsed[0], message=message, text=lines[inner_at], wrapper=False, carried_by=failure.type or first
+        failure,
+        type=parsed[0],
+        message=message,
+        text=lines[inner_at],
+        wrapper=False,
+        carried_by=failure.type or first,
+        source="",  # the wrapper's own line named that file, not the error it carries
     )
 
 

@@ -221,7 +221,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "undefined-symbol:entry_point_not_located": ("ImportError: The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic link library C:\\env\\Lib\\site-packages\\xformers\\_C.pyd.\n", "undefined-symbol", "environment", "installed torch"),
     "module-not-found:framework_extension_not_installed": ("INFO transformer_engine.common - Could not find package transformer_engine_torch. Install transformer-engine using 'pip3 install transformer-engine[pytorch]==VERSION'\n", "module-not-found", "environment", "transformer-engine[pytorch]"),
     "cuda-library-mismatch:onnxruntime_cuda_not_loaded": ("onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA andcuDNN as mentioned in the GPU requirements page\n", "cuda-library-mismatch", "environment", "onnxruntime-gpu"),
-    "framework-internal-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'generate'", "torch"), "framework-internal-error", "framework-bug", "model.module.generate"),
+    "framework-internal-error:wrapper_hides_the_model": (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'config'", "torch"), "framework-internal-error", "framework-bug", "accelerator.unwrap_model(model).config"),
     "missing-library:cudnn_not_loaded": ("tensorflow.python.framework.errors_impl.NotFoundError: Graph execution error:\n\nDNN library is not found.\n\t [[{{node sequential/conv2d/Conv2D}}]]\n", "missing-library", "environment", "cuDNN"),
     "user-code-error:tf_devices_configured_too_late": (tb("RuntimeError: Physical devices cannot be modified after being initialized", "tensorflow"), "user-code-error", "not-environment", "before any op"),
     "unsupported-op:tf_device_placement": (tb("tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot assign a device for operation x: Could not satisfy explicit device specification '/device:GPU:0' because no supported kernel for GPU devices is available.", "tensorflow"), "unsupported-op", "framework-bug", "set_soft_device_placement"),
@@ -4970,7 +4970,7 @@ def test_a_native_checks_source_file_survives_absls_prefix(prefix: str) -> None:
 
 def test_a_later_line_of_an_absl_region_does_not_take_the_first_lines_source() -> None:
     log = (
-        "W1220 13:10:28.811772  117876 cuda_driver.cc:12] Failed to load libcuda\n"
+        "F1220 13:10:28.811772  117876 cuda_driver.cc:12] Failed to load libcuda\n"
         "terminate called after throwing an instance of 'std::runtime_error'\n"
     )
     diagnosis = _diagnose(log)
@@ -5023,3 +5023,125 @@ def test_bmms_second_batch_of_another_size_is_the_codes_shapes() -> None:
     log = tb("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [1, 768] but got: [2, 768].")
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("said", "need"),
+    [
+        ("RuntimeError: Dynamo is not supported on Python 3.12+", "3.12 needs 2.4"),
+        ("RuntimeError: torch.compile is not supported on Python 3.13+", "3.13 needs 2.6"),
+        # a reporter's prose around it (kyutai-labs/moshi#156)
+        ("it returned such error saying that Dynamo not supported on Python 3.12+.", "3.12 needs 2.4"),
+    ],
+)
+def test_torch_compile_refusing_a_newer_python_is_a_torch_older_than_the_python(said: str, need: str) -> None:
+    # a pair of releases that do not go together (the torch and the Python), not a gap of either
+    diagnosis = _diagnose(tb(said, "torch") if said.startswith("Runtime") else said + "\n")
+    assert diagnosis is not None and diagnosis.family == "version-mismatch" and need in diagnosis.cause, diagnosis
+    assert diagnosis.verdict == "environment"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["peer access is not supported between two devices", "peer access is not supported between these two device"],
+)
+def test_peer_access_refused_outside_nccl_is_what_needs_it(said: str) -> None:
+    # TensorRT-LLM's custom all-reduce on two A30s, NanoFlow on RTX 3090s: P2P the GPUs do not have
+    diagnosis = _diagnose(said + "\n")
+    assert diagnosis is not None and diagnosis.family == "bad-configuration", diagnosis
+    assert "use_custom_all_reduce" in diagnosis.cause and "NCCL_P2P_DISABLE" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        # an error line's file is where its message was written, and the error it carries is another record
+        "E0000 00:00:1712345678.123456 4567 py_client.cc:212] Running the Python callback failed:\n"
+        "RuntimeError: Check failed: buffer->IsValid()\n",
+        # a file's bare name is no owner ("latency" holds "aten", "triton_fusion_emitter" is XLA's)
+        "F0000 00:00:1712345678.123456 4567 latency_hiding_scheduler.cc:2141] Check failed: it != nodes_.end()\n",
+    ],
+    ids=["error-line-carries-another", "file-name-is-no-owner"],
+)
+def test_an_absl_source_is_a_fatal_lines_own_and_names_no_owner(log: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None
+    assert "py_client.cc" not in diagnosis.cause and "PyTorch" not in diagnosis.cause, diagnosis.cause
+
+
+def test_dataparallel_the_code_asked_for_is_its_own_mistake() -> None:
+    log = tb("AttributeError: 'DataParallel' object has no attribute 'classifier'", "torch")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+    assert "model.module.classifier" in diagnosis.cause
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        (
+            'Traceback (most recent call last):\n  File "/home/me/train.py", line 40, in <module>\n'
+            "    loss.backward()\nRuntimeError: cudnn RNN backward can only be called in training mode\n",
+            "user-code-error",
+            "model.train()",
+        ),
+        (
+            tb("RuntimeError: cudnn RNN backward can only be called in training mode", "captum"),
+            "unsupported-op",
+            "cudnn.enabled = False",
+        ),
+        ("RuntimeError: cudnn RNN backward can only be called in training mode\n", "unsupported-op", "model.train()"),
+    ],
+    ids=["training-step-left-in-eval", "attribution", "bare"],
+)
+def test_cudnns_rnn_backward_in_eval_mode_names_whose_eval_mode(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family and word in diagnosis.cause, diagnosis
+
+
+def test_symbolic_sizes_outside_torch_compile_do_not_name_torch_compile() -> None:
+    log = tb("RuntimeError: Cannot call sizes() on tensor with symbolic sizes/strides", "torch/nn")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "framework-internal-error", diagnosis
+    assert "dynamic=False" not in diagnosis.cause and "nested" in diagnosis.cause
+
+
+def test_bmms_batch_check_keeps_its_sizes_in_the_cause() -> None:
+    log = tb("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [16, 64] but got: [8, 64].")
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and "but got: [8, 64]" in diagnosis.cause, diagnosis
+
+
+def test_jaxs_own_array_of_no_jax_type_is_not_the_codes_value() -> None:
+    log = "TypeError: Value Array(1., dtype=float32) with type <class 'jaxlib.xla_extension.ArrayImpl'> is not a valid JAX type\n"
+    diagnosis = _diagnose(log)
+    assert diagnosis is None or diagnosis.decided_by != "user-code-error:more_shapes", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("log", "family", "word"),
+    [
+        # flash-attn 1.0.0 to 1.0.3's own bare check, its frames shown: the package's backward and this GPU
+        (
+            tb(f"RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.{_IMPROVABLE}", "flash_attn"),
+            "gpu-arch-unsupported",
+            "Upgrade flash-attn",
+        ),
+        # xformers' own choice of that kernel
+        (
+            tb(f"RuntimeError: Expected is_sm80 to be true, but got false.{_IMPROVABLE}", "xformers/ops/fmha"),
+            "framework-internal-error",
+            "xformers#408",
+        ),
+        # nothing shown: torch 2.0's choice, and flash-attn's older check named beside it
+        (
+            f"RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.{_IMPROVABLE}\n",
+            "framework-internal-error",
+            "before 1.0.4",
+        ),
+    ],
+    ids=["flash-attn", "xformers", "bare"],
+)
+def test_a_bare_sm80_check_names_whose_flashattention_backward_ran(log: str, family: str, word: str) -> None:
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == family and word in diagnosis.cause, diagnosis

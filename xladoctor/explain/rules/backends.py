@@ -667,6 +667,20 @@ def data_dependent_shape(found: re.Match[str], failure: Failure) -> Lead:
 )
 def concrete_sizes_of_a_symbolic_tensor(found: re.Match[str], failure: Failure) -> Lead:
     method = found.group("method")
+    compiling = under_torch_compile(failure) or bool(
+        re.search(r"FakeTensor|_dynamo|_inductor|torch\.compile|TorchRuntimeError", failure.code_shown)
+    )
+    if not compiling:
+        # symbolic sizes outside torch.compile: a jagged nested tensor, torch_xla's dynamic shapes, a tracing mode
+        return Lead(
+            f"Native code called {method}() on a tensor whose sizes are symbolic (a jagged nested tensor, torch_xla's "
+            "dynamic shapes, a tracing or export mode): an op's C++ kernel, or an extension's custom op, has no path "
+            "for such sizes. A gap of torch (or of that extension), not of your install: give that op a regular "
+            f"tensor (nested.to_padded_tensor), try a newer torch, and report the op ({TORCH_ISSUES}).",
+            {"method": f"{method}()", "report": TORCH_ISSUES},
+            verdict="framework-bug",
+            next=("TORCH_SHOW_CPP_STACKTRACES=1 python ...  # which op asked for the sizes",),
+        )
     return Lead(
         f"Native code called {method}() on a tensor whose sizes torch.compile traces as symbols (dynamic shapes): "
         "an op's C++ kernel, meta function or decomposition, or an extension's custom op, has no path for symbolic "
@@ -711,15 +725,43 @@ def attention_mask_not_contiguous(found: re.Match[str], failure: Failure) -> Lea
     confidence=0.85,
 )
 def cudnn_rnn_backward_in_eval_mode(found: re.Match[str], failure: Failure) -> Lead:
+    attribution = any(f.owner in _ATTRIBUTION for f in failure.frames) or bool(
+        re.search(r"(?i)captum|attribut|saliency|integrated.?gradients|\bshap\b", failure.code_shown)
+    )
+    training = not attribution and any(".backward(" in f.code for f in failure.frames if f.user)
+    if training:
+        # the reader's own loss.backward(): the model was left in eval mode (after a validation pass, most often)
+        return Lead(
+            yours(
+                failure,
+                "The training step ran its RNN (LSTM, GRU) in eval mode, and cuDNN's RNN kernels have no backward "
+                "there: the model was left in eval mode, most often by a validation pass before it. Call "
+                "model.train() before the training steps (and model.eval() only around evaluation).",
+            ),
+            {"op": "cuDNN RNN backward", "fix": "model.train()"},
+            verdict="not-environment",
+            family="user-code-error",
+        )
+    said = (
+        "Attribution (Captum and the like) asks for gradients of a model in eval mode, which cuDNN's RNN kernels "
+        "(LSTM, GRU) cannot give: run that pass without cuDNN, torch.backends.cudnn.enabled = False (or within "
+        "torch.backends.cudnn.flags(enabled=False)), or put the RNN modules in training mode for it (module.train(); "
+        "with dropout 0 the outputs are the same)."
+        if attribution
+        else "A gradient was asked through an RNN (LSTM, GRU) that ran in eval mode on cuDNN, whose RNN kernels have "
+        "no backward outside training mode. In a training loop, the model was left in eval mode: call model.train() "
+        "before the training steps. For gradients of a model meant to stay in eval mode (attribution, adversarial "
+        "inputs), run that pass without cuDNN: torch.backends.cudnn.flags(enabled=False)."
+    )
     return Lead(
-        "A gradient was asked through an RNN (LSTM, GRU) that ran in eval mode on cuDNN, whose RNN kernels have no "
-        "backward outside training mode (attribution such as Captum's, adversarial inputs, an inner loop on a frozen "
-        "model). Put the RNN modules in training mode for that pass (module.train(); with dropout 0 the outputs are "
-        "the same), or run it without cuDNN: torch.backends.cudnn.enabled = False (or within "
-        "torch.backends.cudnn.flags(enabled=False)). A limit of cuDNN's kernels, not of the install.",
+        said + " A limit of cuDNN's kernels, not of the install.",
         {"op": "cuDNN RNN backward", "option": "torch.backends.cudnn.enabled"},
         verdict="framework-bug",
     )
+
+
+# the libraries that ask a model in eval mode for gradients of its inputs
+_ATTRIBUTION = frozenset({"captum", "shap", "lime", "alibi", "torchcam", "pytorch_grad_cam"})
 
 
 @rule(

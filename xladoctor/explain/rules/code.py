@@ -5,6 +5,7 @@ and torch_xla's device rules, processes started the wrong way. The models, data 
 from __future__ import annotations
 
 import re
+import shlex
 
 from xladoctor.explain.records import Failure, installed_package
 from xladoctor.explain.rules import ATEN, JAX_ERRORS, Lead, rule, yours
@@ -409,7 +410,7 @@ _MORE_SHAPES = (
     r"|does not require grad and does not have a grad_fn"
     # aten's bmm/baddbmm check of its second batch (LinearAlgebra.cpp: "Expected size for first two dimensions of
     # batch2 tensor to be: [1, 768] but got: [2, 768].")
-    r"|Expected size for first two dimensions of batch\d tensor to be"
+    r"|Expected size for first two dimensions of batch\d tensor to be: \[[\d, ]{1,40}\] but got: \[[\d, ]{1,40}\]"
     # aten's dtype and device checks in the words of each release (TensorIterator, the losses, the RNNs, embedding)
     r"|Expected object of scalar type \w+ but got scalar type \w+|Found dtype \w+ but expected \w+"
     r"|result type \w+ can't be cast to the desired output type \w+"
@@ -429,8 +430,9 @@ _MORE_SHAPES = (
     r"|required broadcastable shapes|Incompatible shapes: \[[\d,? ]{0,80}\] vs\. \[[\d,? ]{0,80}\]"
     # JAX's check of the arguments of a jitted function (jax/_src/api_util.py, dtypes.py) and of any value it is
     # handed (jax/_src/core.py's concrete_aval: "Value <function f at 0x..> with type <class 'function'> ...")
-    r"|(?:Argument '[^'\n]{0,80}'|Value [^\n]{1,120}?) (?:of|with) type '?<class '[\w.]{1,80}'>'? is not a valid JAX "
-    r"type"
+    # (JAX's own array class named there is two JAX installs or releases meeting, not the code's value: left out)
+    r"|Argument '[^'\n]{0,80}' of type <class '[\w.]{1,80}'> is not a valid JAX type"
+    r"|Value [^\n]{1,120}? (?:of|with) type '?<class '(?!jax(?:lib)?\.)[\w.]{1,80}'>'? is not a valid JAX type"
     r"|Received incompatible devices for jitted computation"
     # torch/_refs/__init__.py (_broadcast_shapes): the fake tensors of torch.compile's tracing, and torch's refs
     r"|Attempting to broadcast a dimension of length \d+"
@@ -924,22 +926,42 @@ def typed_prng_key_to_numpy(found: re.Match[str], failure: Failure) -> Lead:
 )
 def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead:
     """DataParallel and DistributedDataParallel wrap the model and forward only forward(): its own methods and
-    attributes (generate, config, a custom head) are on .module. The code that reads them through the wrapper is
-    most often a project's training script that was run on one GPU only (diffusers' examples, trainers: the
-    development part's reports settled 7 of 8 so, each fixed upstream by unwrapping), less often the reader's own."""
+    attributes (generate, config, a custom head) are on .module. The code that reads them through
+    DistributedDataParallel, which a launcher's several processes bring (accelerate, torchrun), is most often a
+    project's training script that was tried on one GPU only (diffusers' examples, trainers: the development part's
+    reports settled 7 of 8 so, each fixed upstream by unwrapping); nn.DataParallel is a wrapping the code asks for
+    itself, on one GPU too, and reads as that code's own mistake."""
     wrapper, attr = found.group("wrapper"), found.group("attr")
     frame = failure.user_frame
+    pattern = shlex.quote(rf"\.{attr}\b")
+    look = (f"grep -n {pattern} {shlex.quote(frame.file)}  # where the script reads it",) if frame is not None else ()
+    if wrapper == "DataParallel":
+        return Lead(
+            yours(
+                failure,
+                f"{attr} is an attribute of the model that DataParallel wraps, and the wrapper passes on only "
+                f"forward(): call it on the wrapped model, model.module.{attr} (or keep a reference to the model from "
+                "before wrapping it).",
+            ),
+            {"wrapper": wrapper, "attribute": attr, "fix": f"model.module.{attr}"},
+            verdict="not-environment",
+            family="user-code-error",
+            next=look,
+        )
     where = f" ({frame.short()})" if frame is not None else ""
     diffusers = "diffusers" in failure.code_shown.lower() or any("diffusers" in f.file.lower() for f in failure.frames)
-    whose = "diffusers' example training scripts" if diffusers else "projects' training scripts"
+    whose = "Diffusers' example training scripts" if diffusers else "Projects' training scripts"
     return Lead(
         f"The script reads {attr} on a model wrapped in {wrapper}{where}, and the wrapper passes on only forward(): "
-        f"a bug of that script, which shows only when it runs on several GPUs. {whose[0].upper()}{whose[1:]} have "
-        f"had it and fixed it by unwrapping the model (accelerator.unwrap_model(model).{attr} under Accelerate, "
-        f"model.module.{attr} otherwise): update the project's script to its fixed release; in code of your own, "
-        "unwrap the model where it reads it. Not an environment problem.",
+        "a bug of that script, which shows when the model is wrapped, as it is when the script runs in several "
+        f"processes (accelerate launch or torchrun on more than one GPU). {whose} have had it and fixed it by "
+        f"unwrapping the model (accelerator.unwrap_model(model).{attr} under Accelerate, model.module.{attr} "
+        "otherwise): update the "
+        "project's script to its fixed release; in code of your own, unwrap the model where it reads it. Not an "
+        "environment problem.",
         {"wrapper": wrapper, "attribute": attr, "fix": f"accelerator.unwrap_model(model).{attr}"},
         verdict="framework-bug",
+        next=look,
     )
 
 

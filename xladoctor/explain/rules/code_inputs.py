@@ -1311,8 +1311,9 @@ def flash_attention_2_asked_of_a_model_without_it(found: re.Match[str], failure:
         yours(
             failure,
             f"The model was loaded with Flash Attention 2 asked for (attn_implementation='flash_attention_2', or "
-            f"use_flash_attention_2=True, in the load call or the project's configuration), which {cls} does not "
-            "implement: no install adds it. Load it with attn_implementation='sdpa' (or 'eager').",
+            f"use_flash_attention_2=True, in the load call or the project's configuration), which {cls}, as the "
+            "installed transformers reads it, does not implement. Load it with attn_implementation='sdpa' (or "
+            "'eager').",
         ),
         {"model": cls, "option": "attn_implementation", "fix": "attn_implementation='sdpa'"},
         verdict="not-environment",

@@ -131,7 +131,7 @@ def native_abort(found: re.Match[str], failure: Failure) -> Lead | None:
     said = found.group("check") or found.group("llvm") or found.group("type") or found.group("status") or ""
     if found.group("unreachable"):
         said = f"UNREACHABLE executed at {found.group('unreachable')}"
-    owner, report = native_owner(f"{failure.haystack}\n{failure.source}")
+    owner, report = native_owner(failure.haystack)  # not the source's bare file name: "latency" holds "aten"
     at = f" at {scrubbed_head(failure.source, 120)}" if failure.source else ""
     return Lead(
         f"Native code of {owner} aborted{at} ({scrubbed_head(said, 160)}): an internal check failed. Often a bug of "

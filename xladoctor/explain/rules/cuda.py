@@ -1395,28 +1395,22 @@ _SM_NAMES = {
     source="https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/flash_api.cpp (TORCH_CHECK "
     "is_sm8x); https://github.com/pytorch/pytorch/issues/98140, https://github.com/pytorch/pytorch/pull/94921 and "
     "https://github.com/pytorch/pytorch/pull/99736 (torch 2.0's bare is_sm80 check in its SDPA FlashAttention "
-    "backward; the dispatch fix in 2.0.1)",
+    "backward; the dispatch fix in 2.0.1); https://github.com/facebookresearch/xformers/issues/408 (xformers' choice "
+    "of the same kernel)",
     confidence=0.85,
 )
 def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
     arches = re.findall(r"is_sm(\w+)", found.group("check"))
     named = ", ".join(_SM_NAMES.get(a, f"sm_{a}") for a in arches)
-    flash_attn = "flash_attn" in failure.code_shown.lower() or any(f.owner == "flash-attn" for f in failure.frames)
-    if set(arches) in ({"80"}, {"80", "90"}) and not flash_attn:
-        # a bare TORCH_CHECK(is_sm80) (|| is_sm90) is the backward of the FlashAttention copy inside torch 2.0 (the
-        # flash-attn package's own checks of these say why in words): torch's dispatcher sent a head dim over 64 on
-        # an sm86/sm89 GPU to it (pytorch/pytorch#98140) until 2.0.1 sent such calls elsewhere (pytorch/pytorch#99736)
-        return Lead(
-            f"torch's scaled_dot_product_attention picked its FlashAttention backward, which has code only for "
-            f"{named}, on a GPU of another generation (an RTX 30 or 40, sm_86/sm_89) for a head dimension over 64: "
-            "a bug of torch 2.0's kernel choice (pytorch/pytorch#98140), not of the code or the GPU. Upgrade torch "
-            "(2.0.1 or later), or turn that kernel off for the run: "
-            "torch.backends.cuda.enable_flash_sdp(False).",
-            {"supported": named, "check": found.group("check"), "package": "torch"},
-            verdict="framework-bug",
-            family="framework-internal-error",
-            next=("python -c 'import torch; print(torch.__version__)'",),
-        )
+    shown = failure.code_shown.lower()
+    flash_attn = "flash_attn" in shown or any(f.owner == "flash-attn" for f in failure.frames)
+    xformers = "xformers" in shown or any(f.owner == "xformers" for f in failure.frames)
+    if set(arches) in ({"80"}, {"80", "90"}):
+        # a bare TORCH_CHECK(is_sm80) (|| is_sm90): a FlashAttention backward for head dims over 64 that has code
+        # only for A100/H100: torch 2.0's own copy, which its dispatcher chose on an sm86/sm89 GPU (pytorch#98140,
+        # fixed in 2.0.1 by pytorch#99736), or the flash-attn package before 1.0.4, whose check said no more; xformers
+        # chose the same kernel by itself (xformers#408)
+        return _flash_backward_without_this_gpu(named, found.group("check"), flash_attn, xformers, failure)
     return Lead(
         f"A GPU kernel checked this GPU's architecture and refused it: it has code only for {named}. This GPU is "
         "of another (usually older) generation; flash-attention's kernels need Ampere or newer (its 1.x releases "
@@ -1424,6 +1418,49 @@ def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
         "package's option to turn it off), or on a GPU of a listed generation.",
         {"supported": named, "check": found.group("check")},
         next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+    )
+
+
+def _flash_backward_without_this_gpu(
+    named: str, check: str, flash_attn: bool, xformers: bool, failure: Failure
+) -> Lead:
+    """A FlashAttention backward whose bare check names only sm80 (and sm90): whose copy ran decides the fix."""
+    params = {"supported": named, "check": check}
+    if flash_attn:
+        return Lead(
+            f"flash-attn's backward pass has code only for {named} (A100, H100) for head dimensions over 64 in its "
+            "releases before 1.0.4 (and for the largest head dimensions in later ones): this GPU is another one. "
+            "Upgrade flash-attn, train with a head dimension of 64 or less, or use torch's own "
+            "scaled_dot_product_attention.",
+            params | {"package": "flash-attn"},
+            next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
+        )
+    if xformers:
+        return Lead(
+            f"xformers chose a FlashAttention backward that has code only for {named} (A100, H100) on a GPU of "
+            "another generation, for a head dimension over 64: its choice of kernel, not the code's or the install's "
+            "(facebookresearch/xformers#408). Run attention through torch's own scaled_dot_product_attention (the "
+            "project's option to turn xformers off), or pass xformers another op than FlashAttention's.",
+            params | {"package": "xformers"},
+            verdict="framework-bug",
+            family="framework-internal-error",
+        )
+    torch_sdpa = bool(re.search(r"scaled_dot_product|sdpa|_flash_attention", failure.code_shown, re.IGNORECASE))
+    either = (
+        ""
+        if torch_sdpa
+        else " If torch is 2.0.1 or later, the kernel was the flash-attn package's, before 1.0.4 (whose check said no "
+        "more): upgrade flash-attn, or train with a head dimension of 64 or less."
+    )
+    return Lead(
+        f"A FlashAttention backward that has code only for {named} (A100, H100) ran, for a head dimension over 64, "
+        "on a GPU of another generation (an RTX 30 or 40, sm_86/sm_89). torch 2.0's scaled_dot_product_attention "
+        "chose its own copy of it there, a bug of its kernel choice fixed in 2.0.1 (pytorch/pytorch#98140): upgrade "
+        "torch, or turn that kernel off for the run with torch.backends.cuda.enable_flash_sdp(False)." + either,
+        params | {"package": "torch"},
+        verdict="framework-bug",
+        family="framework-internal-error",
+        next=("python -m pip list 2>/dev/null | grep -i -e '^torch ' -e flash",),
     )
 
 

@@ -847,11 +847,12 @@ def _result_read(said: str) -> Lead | None:
 @rule(
     "nccl-network",
     r"Timed out after \d+ seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined"
-    r"|RendezvousTimeoutError|peer access is not supported between these two devices",
+    r"|RendezvousTimeoutError|peer access is not supported between (?:these )?two devices?",
     source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/TCPStore.cpp",
     confidence=0.8,
 )
 def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
+    said_by = failure.haystack
     if "peer access" in found.group(0) and re.search(
         r"custom[_ ]?all[_ ]?reduce|CUDART error: peer", failure.haystack, re.IGNORECASE
     ):
@@ -866,6 +867,19 @@ def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
             {"option": "disable_custom_all_reduce", "what": "custom all-reduce"},
             family="bad-configuration",
             next=("nvidia-smi topo -m  # how the GPUs connect",),
+        )
+    if "peer access" in found.group(0) and "nccl" not in failure.haystack.lower() and "Cuda failure" not in said_by:
+        # cudaErrorPeerAccessUnsupported alone, not in NCCL's words ("Cuda failure '...'", CUDACHECK): most often
+        # the program's own peer-to-peer copy or kernel (an engine's custom all-reduce, a multi-GPU runtime)
+        return Lead(
+            "The program asked for CUDA peer-to-peer access between GPUs that do not have it (most GeForce cards, a "
+            "PCIe topology or IOMMU/ACS that refuses it, a virtual machine): turn off what needs it, most often an "
+            "inference engine's custom all-reduce (vLLM and SGLang: --disable-custom-all-reduce; TensorRT-LLM 0.x: "
+            "trtllm-build --use_custom_all_reduce disable; NCCL itself: NCCL_P2P_DISABLE=1), or run on GPUs with P2P "
+            "(NVLink).",
+            {"what": "peer access", "option": "use_custom_all_reduce", "variable": "NCCL_P2P_DISABLE"},
+            family="bad-configuration",
+            next=("nvidia-smi topo -m  # how the GPUs connect", "nvidia-smi topo -p2p r  # which pairs have P2P"),
         )
     if "peer access" in found.group(0):
         return Lead(
