@@ -448,7 +448,7 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "framework-internal-error:concrete_sizes_of_a_symbolic_tensor": ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function <function adaptive_max_pool1d>(*(FakeTensor(..., size=(s0, 3, s1)),), **{}):\nCannot call sizes() on tensor with symbolic sizes/strides\n", "framework-internal-error", "framework-bug", "dynamic=False"),
     "framework-internal-error:attention_mask_not_contiguous": (tb("RuntimeError: (*bias): last dimension must be contiguous", "torch/nn"), "framework-internal-error", "framework-bug", "attn_mask.contiguous()"),
     "api-version-skew:tensorflow_dict_wrapper_under_newer_wrapt": (tb("TypeError: this __dict__ descriptor does not support '_DictWrapper' objects", "tensorflow/python/trackable"), "api-version-skew", "environment", "wrapt<1.15"),
-    "user-code-error:flash_attention_2_asked_of_a_model_without_it": ("ValueError: TimeSeriesTransformerForPrediction does not support Flash Attention 2.0 yet. Please request to add support where the model is hosted, on its model hub page: https://huggingface.co/Maple728/TimeMoE-50M/discussions/new or in the Transformers GitHub repo: https://github.com/huggingface/transformers/issues/new\n", "user-code-error", "not-environment", "attn_implementation='sdpa'"),
+    "user-code-error:flash_attention_2_asked_of_a_model_without_it": ("ValueError: TimeSeriesTransformerForPrediction does not support Flash Attention 2.0 yet. Please request to add support where the model is hosted, on its model hub page: https://huggingface.co/Maple728/TimeMoE-50M/discussions/new or in the Transformers GitHub repo: https://github.com/huggingface/transformers/issues/new\n", "user-code-error", "not-environment", "attn_implementation='eager'"),
     "api-version-skew:comfyui_module_of_a_newer_release": ("Cannot import /content/ComfyUI/custom_nodes/ComfyUI_IPAdapter_plus module for custom nodes: No module named 'node_helpers'\n", "api-version-skew", "environment", "Update ComfyUI"),
     "unsupported-op:cudnn_rnn_backward_in_eval_mode": (tb("RuntimeError: cudnn RNN backward can only be called in training mode", "captum"), "unsupported-op", "framework-bug", "torch.backends.cudnn.enabled = False"),
     "gpu-arch-unsupported:kernel_arch_check": (tb("RuntimeError: Expected is_sm90 || is_sm8x to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)", "flash_attn"), "gpu-arch-unsupported", "environment", "Ampere"),
@@ -5125,7 +5125,7 @@ def test_jaxs_own_array_of_no_jax_type_is_not_the_codes_value() -> None:
         (
             tb(f"RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.{_IMPROVABLE}", "flash_attn"),
             "gpu-arch-unsupported",
-            "Upgrade flash-attn",
+            "flash-attn 2.x",
         ),
         # xformers' own choice of that kernel
         (
@@ -5145,3 +5145,62 @@ def test_jaxs_own_array_of_no_jax_type_is_not_the_codes_value() -> None:
 def test_a_bare_sm80_check_names_whose_flashattention_backward_ran(log: str, family: str, word: str) -> None:
     diagnosis = _diagnose(log)
     assert diagnosis is not None and diagnosis.family == family and word in diagnosis.cause, diagnosis
+
+
+def test_the_dict_wrapper_inside_a_protocol_check_is_typing_extensions() -> None:
+    log = (
+        'Traceback (most recent call last):\n  File "/home/me/t.py", line 3, in <module>\n    tf.saved_model.save(m, "m")\n'
+        '  File "/opt/venv/lib/python3.10/site-packages/typing_extensions.py", line 604, in __instancecheck__\n'
+        "    val = inspect.getattr_static(instance, attr)\n"
+        "TypeError: this __dict__ descriptor does not support '_DictWrapper' objects\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "api-version-skew", diagnosis
+    assert "typing_extensions<4.6" in diagnosis.cause and "wrapt<1.15" not in diagnosis.cause
+
+
+def test_a_dotted_module_of_a_newer_comfyui_is_comfyuis_not_a_package() -> None:
+    log = (
+        "Cannot import /home/me/ComfyUI/custom_nodes/ComfyUI-KJNodes module for custom nodes: "
+        "No module named 'comfy_api.latest'\n"
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.decided_by == "api-version-skew:comfyui_module_of_a_newer_release"
+    assert "Update ComfyUI" in diagnosis.cause and "pip" not in " ".join(diagnosis.next)
+
+
+def test_xlas_note_of_no_peer_access_is_not_the_failure() -> None:
+    log = (
+        "E0000 00:00:1712345678.1 4567 cuda_driver.cc:1234] failed to enable peer access from 0x1 to 0x2: "
+        "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: peer access is not supported between these two devices\n"
+        + tb(
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: [32,10] vs. [32,1]",
+            "keras",
+        )
+    )
+    diagnosis = _diagnose(log)
+    assert diagnosis is not None and diagnosis.family == "user-code-error", diagnosis
+
+
+@pytest.mark.parametrize(
+    ("log", "word"),
+    [
+        # a private attribute of the wrapper that a library of another torch asks for: not the model's attribute
+        (
+            tb(
+                "AttributeError: 'DistributedDataParallel' object has no attribute '_sync_params'",
+                "pytorch_lightning/overrides",
+            ),
+            None,
+        ),
+        # a library's own code reading the model's attribute through the wrapper: that library's bug
+        (tb("AttributeError: 'DistributedDataParallel' object has no attribute 'config'", "peft"), "Upgrade peft"),
+    ],
+    ids=["private-attribute", "library-reads-it"],
+)
+def test_a_wrapper_attribute_a_library_reads_is_not_the_scripts(log: str, word: str | None) -> None:
+    diagnosis = _diagnose(log)
+    if word is None:
+        assert diagnosis is None or "wrapper_hides_the_model" not in diagnosis.decided_by, diagnosis
+    else:
+        assert diagnosis is not None and word in diagnosis.cause and "grep" not in " ".join(diagnosis.next), diagnosis

@@ -924,7 +924,7 @@ def typed_prng_key_to_numpy(found: re.Match[str], failure: Failure) -> Lead:
     "https://github.com/huggingface/diffusers/pull/3673 (an example script's fix)",
     confidence=0.75,
 )
-def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead:
+def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead | None:
     """DataParallel and DistributedDataParallel wrap the model and forward only forward(): its own methods and
     attributes (generate, config, a custom head) are on .module. The code that reads them through
     DistributedDataParallel, which a launcher's several processes bring (accelerate, torchrun), is most often a
@@ -932,6 +932,19 @@ def wrapper_hides_the_model(found: re.Match[str], failure: Failure) -> Lead:
     reports settled 7 of 8 so, each fixed upstream by unwrapping); nn.DataParallel is a wrapping the code asks for
     itself, on one GPU too, and reads as that code's own mistake."""
     wrapper, attr = found.group("wrapper"), found.group("attr")
+    if attr.startswith("_"):
+        return None  # a private attribute of the wrapper itself (DDP's _sync_params): a library of another torch
+    reader = next((f for f in reversed(failure.frames) if f.owner not in ("torch", "python")), None)
+    if reader is not None and reader.owner is not None:
+        return Lead(
+            f"{reader.owner}'s code reads {attr} on a model wrapped in {wrapper} ({reader.short()}), and the wrapper "
+            f"passes on only forward(): a bug of {reader.owner} (the wrapped model is .module), which later releases "
+            f"of it may have fixed. Upgrade {reader.owner}, or search its tracker for the attribute. Not an "
+            "environment problem.",
+            {"wrapper": wrapper, "attribute": attr, "package": reader.owner},
+            verdict="framework-bug",
+            next=(f"python -m pip show {shlex.quote(reader.owner)}",),
+        )
     frame = failure.user_frame
     pattern = shlex.quote(rf"\.{attr}\b")
     look = (f"grep -n {pattern} {shlex.quote(frame.file)}  # where the script reads it",) if frame is not None else ()

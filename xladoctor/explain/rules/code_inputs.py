@@ -1312,9 +1312,11 @@ def flash_attention_2_asked_of_a_model_without_it(found: re.Match[str], failure:
             failure,
             f"The model was loaded with Flash Attention 2 asked for (attn_implementation='flash_attention_2', or "
             f"use_flash_attention_2=True, in the load call or the project's configuration), which {cls}, as the "
-            "installed transformers reads it, does not implement. Load it with attn_implementation='sdpa' (or "
-            "'eager').",
+            "installed transformers reads it, does not implement. Load it with attn_implementation='eager' (or "
+            "'sdpa' where the class has it; transformers before 4.36 takes neither: drop use_flash_attention_2). "
+            f"For a model class of transformers itself, a newer transformers may implement it for {cls}.",
         ),
-        {"model": cls, "option": "attn_implementation", "fix": "attn_implementation='sdpa'"},
+        {"model": cls, "option": "attn_implementation", "fix": "attn_implementation='eager'"},
         verdict="not-environment",
+        next=("python -m pip show transformers",),
     )

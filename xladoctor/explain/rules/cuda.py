@@ -1428,16 +1428,16 @@ def _flash_backward_without_this_gpu(
     params = {"supported": named, "check": check}
     if flash_attn:
         return Lead(
-            f"flash-attn's backward pass has code only for {named} (A100, H100) for head dimensions over 64 in its "
-            "releases before 1.0.4 (and for the largest head dimensions in later ones): this GPU is another one. "
-            "Upgrade flash-attn, train with a head dimension of 64 or less, or use torch's own "
-            "scaled_dot_product_attention.",
+            f"flash-attn's backward pass has code only for {named} for head dimensions over 64 in every 1.x release "
+            "(before 1.0.4 its check printed no more than this): this GPU is another one. flash-attn 2.x runs the "
+            "backward on any Ampere or newer GPU up to head dimension 192: upgrade to it, train with a head "
+            "dimension of 64 or less, or use torch's own scaled_dot_product_attention.",
             params | {"package": "flash-attn"},
             next=("nvidia-smi --query-gpu=name,compute_cap --format=csv",),
         )
     if xformers:
         return Lead(
-            f"xformers chose a FlashAttention backward that has code only for {named} (A100, H100) on a GPU of "
+            f"xformers chose a FlashAttention backward that has code only for {named} on a GPU of "
             "another generation, for a head dimension over 64: its choice of kernel, not the code's or the install's "
             "(facebookresearch/xformers#408). Run attention through torch's own scaled_dot_product_attention (the "
             "project's option to turn xformers off), or pass xformers another op than FlashAttention's.",
@@ -1449,11 +1449,11 @@ def _flash_backward_without_this_gpu(
     either = (
         ""
         if torch_sdpa
-        else " If torch is 2.0.1 or later, the kernel was the flash-attn package's, before 1.0.4 (whose check said no "
-        "more): upgrade flash-attn, or train with a head dimension of 64 or less."
+        else " If torch is 2.0.1 or later, the kernel was the flash-attn package's 1.x backward (whose check printed "
+        "no more than this before 1.0.4): upgrade to flash-attn 2.x, or train with a head dimension of 64 or less."
     )
     return Lead(
-        f"A FlashAttention backward that has code only for {named} (A100, H100) ran, for a head dimension over 64, "
+        f"A FlashAttention backward that has code only for {named} ran, for a head dimension over 64, "
         "on a GPU of another generation (an RTX 30 or 40, sm_86/sm_89). torch 2.0's scaled_dot_product_attention "
         "chose its own copy of it there, a bug of its kernel choice fixed in 2.0.1 (pytorch/pytorch#98140): upgrade "
         "torch, or turn that kernel off for the run with torch.backends.cuda.enable_flash_sdp(False)." + either,

@@ -844,6 +844,13 @@ def _result_read(said: str) -> Lead | None:
     )
 
 
+# XLA's and TensorFlow's stream executor log a GPU pair without P2P and carry on (cuda_driver.cc: "failed to enable
+# peer access from ... CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "Unable to enable peer access between device ordinals")
+_PEER_ACCESS_NOTED = re.compile(
+    r"CUDA_ERROR_PEER_ACCESS_UNSUPPORTED|failed to enable peer access|Unable to enable peer access"
+)
+
+
 @rule(
     "nccl-network",
     r"Timed out after \d+ seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined"
@@ -851,8 +858,10 @@ def _result_read(said: str) -> Lead | None:
     source="https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/TCPStore.cpp",
     confidence=0.8,
 )
-def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
+def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead | None:
     said_by = failure.haystack
+    if "peer access" in found.group(0) and _PEER_ACCESS_NOTED.search(said_by):
+        return None  # XLA's and TensorFlow's note that they could not enable P2P: they go on without it
     if "peer access" in found.group(0) and re.search(
         r"custom[_ ]?all[_ ]?reduce|CUDART error: peer", failure.haystack, re.IGNORECASE
     ):
@@ -874,8 +883,9 @@ def ranks_never_joined(found: re.Match[str], failure: Failure) -> Lead:
         return Lead(
             "The program asked for CUDA peer-to-peer access between GPUs that do not have it (most GeForce cards, a "
             "PCIe topology or IOMMU/ACS that refuses it, a virtual machine): turn off what needs it, most often an "
-            "inference engine's custom all-reduce (vLLM and SGLang: --disable-custom-all-reduce; TensorRT-LLM 0.x: "
-            "trtllm-build --use_custom_all_reduce disable; NCCL itself: NCCL_P2P_DISABLE=1), or run on GPUs with P2P "
+            "inference engine's custom all-reduce (vLLM and SGLang: --disable-custom-all-reduce; the TensorRT-LLM "
+            "releases whose trtllm-build has it: --use_custom_all_reduce disable; NCCL itself: NCCL_P2P_DISABLE=1), "
+            "or run on GPUs with P2P "
             "(NVLink).",
             {"what": "peer access", "option": "use_custom_all_reduce", "variable": "NCCL_P2P_DISABLE"},
             family="bad-configuration",

@@ -609,6 +609,8 @@ def submodule_gone(found: re.Match[str], failure: Failure) -> Lead | None:
     module = found.group("module").replace(" ", "")
     if f"'; '{top}' is not a package" in failure.haystack:
         return None  # a file named like the package (module_shadowed_by_a_file)
+    if re.fullmatch(_NEWER_COMFYUI_MODULES, top) and _in_comfyui(failure):
+        return None  # a module of ComfyUI itself, no package: comfyui_module_of_a_newer_release
     host = _host_with_folder(failure, top) if top in LOCAL_TOPS else None
     if host is not None:
         return _host_lacks(module, host, failure)
@@ -656,12 +658,16 @@ _NEWER_COMFYUI_MODULES = r"node_helpers|comfy_execution|comfy_api(?:_nodes)?|com
     confidence=0.85,
 )
 def comfyui_module_of_a_newer_release(found: re.Match[str], failure: Failure) -> Lead | None:
-    in_comfyui = re.search(r"custom_nodes|ComfyUI", failure.code_shown) or any(
-        host_of(frame.file) == "ComfyUI" or "ComfyUI" in frame.file for frame in failure.frames
-    )
-    if not in_comfyui:
+    if not _in_comfyui(failure):
         return None  # the log does not show ComfyUI: a module of the same name elsewhere
     return _host_lacks(found.group("module"), "ComfyUI", failure)
+
+
+def _in_comfyui(failure: Failure) -> bool:
+    """The record shows ComfyUI: its custom-node loader's words, or frames in its folders."""
+    return bool(re.search(r"custom_nodes|ComfyUI", failure.code_shown)) or any(
+        host_of(frame.file) == "ComfyUI" or "ComfyUI" in frame.file for frame in failure.frames
+    )
 
 
 # CPython's words for an attribute asked of a module still running its own import (Objects/moduleobject.c,

@@ -1575,19 +1575,35 @@ def space_of_another_gym(found: re.Match[str], failure: Failure) -> Lead:
     "api-version-skew",
     r"this __dict__ descriptor does not support '_DictWrapper' objects",
     # TensorFlow's _DictWrapper (the attribute tracking of tf.Module and Keras layers) is a wrapt ObjectProxy whose
-    # __getattribute__ relied on wrapt swallowing an exception: wrapt 1.15.0 stopped doing so (tensorflow#59869,
-    # wrapt#231), and the same lookup breaks on Python 3.12 under TensorFlow 2.16 (tensorflow#63548, #62217)
+    # __getattribute__ relied on an exception being swallowed. wrapt 1.15.0 stopped swallowing it (tensorflow#59869,
+    # wrapt#231); typing_extensions 4.6 and later (and Python 3.12's own typing) look the attribute up through
+    # inspect.getattr_static in their Protocol checks and meet the same (typing_extensions#216, tensorflow#62217,
+    # tensorflow#63548)
     source="https://github.com/tensorflow/tensorflow/issues/59869; https://github.com/GrahamDumpleton/wrapt/issues/231"
+    "; https://github.com/python/typing_extensions/issues/216; https://github.com/tensorflow/tensorflow/issues/62217"
     "; https://github.com/tensorflow/tensorflow/issues/63548",
     confidence=0.75,
 )
 def tensorflow_dict_wrapper_under_newer_wrapt(found: re.Match[str], failure: Failure) -> Lead:
+    shown = failure.code_shown + " " + " ".join(f"{f.file} {f.function}" for f in failure.frames)
+    protocol = "typing_extensions" in shown or "getattr_static" in shown or "_ProtocolMeta" in shown
+    versions = ("python -m pip list 2>/dev/null | grep -i -e wrapt -e typing.extensions -e tensorflow -e keras",)
+    if protocol:
+        return Lead(
+            "TensorFlow's tracking wrapper of a dict attribute (_DictWrapper, a wrapt proxy) failed inside a "
+            "Protocol check: typing_extensions 4.6 or later (and Python 3.12's own typing) looks attributes up in a "
+            "way this TensorFlow's wrapper was not written for (python/typing_extensions#216). With TensorFlow 2.12 "
+            "or older, pin it back: pip install 'typing_extensions<4.6'; on Python 3.12, check that the TensorFlow "
+            "release supports it. Not your code.",
+            {"package": "typing_extensions", "library": "tensorflow"},
+            next=(*versions, "python --version"),
+        )
     return Lead(
-        "TensorFlow's tracking wrapper of a dict attribute (_DictWrapper, a wrapt proxy) failed: the installed wrapt "
-        "(1.15.0 or later) raises where the wrapt this TensorFlow was written against was silent. Install the "
-        "TensorFlow release made for the installed wrapt and Python, or pin wrapt below 1.15 for an older "
-        "TensorFlow (pip install 'wrapt<1.15'); TensorFlow 2.16 on Python 3.12 fails the same way (use Python 3.11 "
-        "or a newer TensorFlow). Not your code.",
+        "TensorFlow's tracking wrapper of a dict attribute (_DictWrapper, a wrapt proxy) failed: a package it is "
+        "built on now raises where the release this TensorFlow was written against was silent. Most often wrapt "
+        "1.15.0 or later under TensorFlow 2.12 or older (pip install 'wrapt<1.15'); typing_extensions 4.6 or later "
+        "and Python 3.12 meet the same wrapper (tensorflow/tensorflow#62217): the versions below say which. Not your "
+        "code.",
         {"package": "wrapt", "library": "tensorflow"},
-        next=("python -m pip list 2>/dev/null | grep -i -e wrapt -e tensorflow -e keras", "python --version"),
+        next=(*versions, "python --version"),
     )
