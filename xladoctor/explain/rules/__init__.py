@@ -260,6 +260,12 @@ def under_torch_compile(failure: Failure) -> bool:
     return bool(_TORCH_COMPILE.search(seen))
 
 
+def shows_package(failure: Failure, name: str, owner: str | None = None) -> bool:
+    """The record names the package `name` (its import name) in its words or the code it shows, or a frame of it
+    runs (`owner`: its distribution's name, where that is another: flash-attn for flash_attn)."""
+    return name in failure.code_shown.lower() or any(f.owner == (owner or name) for f in failure.frames)
+
+
 def yours(failure: Failure, what: str) -> str:
     frame = failure.user_frame
     if frame is None:

@@ -7,7 +7,15 @@ import re
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, TORCH_ISSUES, Lead, rule, under_torch_compile, yours
+from xladoctor.explain.rules import (
+    GPU_CAPABILITY,
+    TORCH_ISSUES,
+    Lead,
+    rule,
+    shows_package,
+    under_torch_compile,
+    yours,
+)
 from xladoctor.fix import install
 from xladoctor.sanitize import scrubbed_head
 
@@ -670,26 +678,31 @@ def concrete_sizes_of_a_symbolic_tensor(found: re.Match[str], failure: Failure) 
     compiling = under_torch_compile(failure) or bool(
         re.search(r"FakeTensor|_dynamo|_inductor|torch\.compile|TorchRuntimeError", failure.code_shown)
     )
-    if not compiling:
-        # symbolic sizes outside torch.compile: a jagged nested tensor, torch_xla's dynamic shapes, a tracing mode
-        return Lead(
-            f"Native code called {method}() on a tensor whose sizes are symbolic (a jagged nested tensor, torch_xla's "
-            "dynamic shapes, a tracing or export mode): an op's C++ kernel, or an extension's custom op, has no path "
-            "for such sizes. A gap of torch (or of that extension), not of your install: give that op a regular "
-            f"tensor (nested.to_padded_tensor), try a newer torch, and report the op ({TORCH_ISSUES}).",
-            {"method": f"{method}()", "report": TORCH_ISSUES},
-            verdict="framework-bug",
-            next=("TORCH_SHOW_CPP_STACKTRACES=1 python ...  # which op asked for the sizes",),
+    # symbolic sizes outside torch.compile: a jagged nested tensor, torch_xla's dynamic shapes, a tracing mode
+    whose, sized, fix, logs = (
+        (
+            "whose sizes torch.compile traces as symbols (dynamic shapes)",
+            "an op's C++ kernel, meta function or decomposition, or an extension's custom op, has no path for "
+            "symbolic sizes. A gap of torch (or of that extension), not of your code or install",
+            "compile with dynamic=False (or mark the input static with torch._dynamo.mark_static), keep that op out "
+            "of the compiled region",
+            "TORCH_LOGS=dynamic ",
         )
+        if compiling
+        else (
+            "whose sizes are symbolic (a jagged nested tensor, torch_xla's dynamic shapes, a tracing or export mode)",
+            "an op's C++ kernel, or an extension's custom op, has no path for such sizes. A gap of torch (or of that "
+            "extension), not of your install",
+            "give that op a regular tensor (nested.to_padded_tensor)",
+            "",
+        )
+    )
     return Lead(
-        f"Native code called {method}() on a tensor whose sizes torch.compile traces as symbols (dynamic shapes): "
-        "an op's C++ kernel, meta function or decomposition, or an extension's custom op, has no path for symbolic "
-        "sizes. A gap of torch (or of that extension), not of your code or install: compile with dynamic=False (or "
-        "mark the input static with torch._dynamo.mark_static), keep that op out of the compiled region, try a "
-        f"newer torch, and report the op ({TORCH_ISSUES}).",
-        {"method": f"{method}()", "compiler": "torch.compile", "report": TORCH_ISSUES},
+        f"Native code called {method}() on a tensor {whose}: {sized}: {fix}, try a newer torch, and report the op "
+        f"({TORCH_ISSUES}).",
+        {"method": f"{method}()", "report": TORCH_ISSUES} | ({"compiler": "torch.compile"} if compiling else {}),
         verdict="framework-bug",
-        next=("TORCH_LOGS=dynamic TORCH_SHOW_CPP_STACKTRACES=1 python ...  # which op asked for the sizes",),
+        next=(f"{logs}TORCH_SHOW_CPP_STACKTRACES=1 python ...  # which op asked for the sizes",),
     )
 
 
@@ -704,7 +717,7 @@ def concrete_sizes_of_a_symbolic_tensor(found: re.Match[str], failure: Failure) 
     confidence=0.7,
 )
 def attention_mask_not_contiguous(found: re.Match[str], failure: Failure) -> Lead | None:
-    if "xformers" in failure.code_shown.lower() or any(f.owner == "xformers" for f in failure.frames):
+    if shows_package(failure, "xformers"):
         return None  # xformers' copy of the kernel, given the caller's attn_bias: not torch's own choice of mask
     return Lead(
         "torch's memory-efficient attention kernel got an attention mask (its bias) whose last dimension is not "

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 
 from xladoctor.explain.platforms import platform_of_failure
 from xladoctor.explain.records import Failure
-from xladoctor.explain.rules import GPU_CAPABILITY, WENT_ON, Lead, library_memory_taken, memory_framework, rule
+from xladoctor.explain.rules import (
+    GPU_CAPABILITY,
+    WENT_ON,
+    Lead,
+    library_memory_taken,
+    memory_framework,
+    rule,
+    shows_package,
+)
 from xladoctor.fix import export, install, uninstall
 from xladoctor.matrix.failures import ErrorCode, code_named, code_saying, first_capability
 from xladoctor.sanitize import scrubbed_head
@@ -1402,9 +1410,7 @@ _SM_NAMES = {
 def kernel_arch_check(found: re.Match[str], failure: Failure) -> Lead:
     arches = re.findall(r"is_sm(\w+)", found.group("check"))
     named = ", ".join(_SM_NAMES.get(a, f"sm_{a}") for a in arches)
-    shown = failure.code_shown.lower()
-    flash_attn = "flash_attn" in shown or any(f.owner == "flash-attn" for f in failure.frames)
-    xformers = "xformers" in shown or any(f.owner == "xformers" for f in failure.frames)
+    flash_attn, xformers = shows_package(failure, "flash_attn", "flash-attn"), shows_package(failure, "xformers")
     if set(arches) in ({"80"}, {"80", "90"}):
         # a bare TORCH_CHECK(is_sm80) (|| is_sm90): a FlashAttention backward for head dims over 64 that has code
         # only for A100/H100: torch 2.0's own copy, which its dispatcher chose on an sm86/sm89 GPU (pytorch#98140,
